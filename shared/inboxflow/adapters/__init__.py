@@ -1,0 +1,1 @@
+"""Adapters: embedded (SQLite, in-process) and Google Cloud implementations of the ports."""

@@ -1,0 +1,158 @@
+"""What a node sees of the world: ports, the effect journal, and call recording."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .clock import Clock
+from .errors import NodeFailed, RetryableError
+from .naming import effect_path
+from .ports.checkpoint import CheckpointStore
+from .ports.llm import LanguageModel, LLMTask, Out
+from .tools import ToolRegistry
+
+FaultHook = Callable[[str], None]
+
+
+def _no_fault(point: str) -> None:
+    return None
+
+
+class EffectJournal:
+    """Wraps side effects so that a re-run never repeats one (rule 3).
+
+    ``effects/{trace_id}:{step}:{name}`` is written ``started`` before the
+    effect and ``done`` with its result after. A re-run returns the recorded
+    result; a ``started`` without ``done`` is reconciled (the effect looks for
+    the trace of itself, e.g. the ``X-Inboxflow-Trace`` header) before acting again.
+    """
+
+    def __init__(self, store: CheckpointStore, clock: Clock, fault: FaultHook = _no_fault) -> None:
+        self.store = store
+        self.clock = clock
+        self.fault = fault
+
+    def run(
+        self,
+        trace_id: str,
+        step: int,
+        name: str,
+        perform: Callable[[str], dict[str, Any]],
+        reconcile: Callable[[str], dict[str, Any] | None] | None = None,
+        expire_at: float | None = None,
+    ) -> dict[str, Any]:
+        """Perform the effect once. ``perform`` and ``reconcile`` get the effect key."""
+        path = effect_path(trace_id, step, name)
+        key = path.removeprefix("effects/")
+        entry = self.store.get(path)
+        if entry is not None and entry.get("status") == "done":
+            return dict(entry.get("result") or {})
+        if entry is not None and reconcile is not None:
+            found = reconcile(key)
+            if found is not None:
+                self._finish(path, entry, found, reconciled=True)
+                return found
+        if entry is None:
+            entry = {"status": "started", "started_at": self.clock.now(), "attempts": 1, "expire_at": expire_at}
+            if not self.store.create(path, entry):
+                return self.run(trace_id, step, name, perform, reconcile, expire_at)
+        else:
+            entry["attempts"] = int(entry.get("attempts", 1)) + 1
+            self.store.set(path, entry)
+        result = perform(key)
+        self.fault(f"after_effect:{name}")
+        self._finish(path, entry, result, reconciled=False)
+        return result
+
+    def _finish(self, path: str, entry: dict[str, Any], result: dict[str, Any], reconciled: bool) -> None:
+        self.store.set(
+            path,
+            {**entry, "status": "done", "result": result, "done_at": self.clock.now(), "reconciled": reconciled},
+        )
+
+
+@dataclass
+class NodeContext:
+    """Passed to every node: its address, the ports, and what it called."""
+
+    trace_id: str
+    graph: str
+    node: str
+    step: int
+    clock: Clock
+    store: CheckpointStore
+    llm: LanguageModel
+    tools: ToolRegistry
+    journal: EffectJournal
+    resume: Mapping[str, Any] | None = None
+    services: Mapping[str, Any] = field(default_factory=dict)
+    expire_at: float | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    llm_calls: list[dict[str, Any]] = field(default_factory=list)
+
+    def effect(
+        self,
+        name: str,
+        perform: Callable[[str], dict[str, Any]],
+        reconcile: Callable[[str], dict[str, Any] | None] | None = None,
+    ) -> dict[str, Any]:
+        """Run a side effect through the journal (exactly once per trace step and name)."""
+        return self.journal.run(self.trace_id, self.step, name, perform, reconcile, self.expire_at)
+
+    def generate(self, task: LLMTask[Out], inputs: Mapping[str, Any]) -> Out:
+        """Ask the model for ``task``; the call is recorded on the step."""
+        started = time.perf_counter()
+        record: dict[str, Any] = {"task": task.name, "model": self.llm.name}
+        try:
+            output, usage = self.llm.generate(task, inputs)
+        except RetryableError as exc:
+            record.update(outcome=f"retryable: {exc}", latency_ms=_ms(started))
+            self.llm_calls.append(record)
+            raise
+        except (NodeFailed, ValidationError) as exc:
+            record.update(outcome=f"failed: {exc}", latency_ms=_ms(started))
+            self.llm_calls.append(record)
+            raise NodeFailed(f"{task.name}: {exc}") from exc
+        record.update(
+            model=usage.model,
+            latency_ms=_ms(started),
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            outcome="ok",
+        )
+        self.llm_calls.append({k: v for k, v in record.items() if v is not None})
+        return output
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Run one tool; a failure becomes ``{"error": ...}`` for that tool only."""
+        started = time.perf_counter()
+        record: dict[str, Any] = {"name": name, "arguments": dict(arguments)}
+        try:
+            params = self.tools.parse(name, dict(arguments))
+            result = self.tools.get(name).handler(params, self)
+            record["result"] = result
+        except RetryableError:
+            raise
+        except KeyError:
+            result = {"error": f"unknown tool {name!r}"}
+            record["error"] = result["error"]
+        except Exception as exc:
+            result = {"error": f"{type(exc).__name__}: {exc}"}
+            record["error"] = result["error"]
+        record["latency_ms"] = _ms(started)
+        self.tool_calls.append(record)
+        return result
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """A pydantic model as a JSON-compatible dict."""
+    return model.model_dump(mode="json")

@@ -1,0 +1,1 @@
+"""Ports: the interfaces through which the runtime and nodes reach the world."""

@@ -1,0 +1,233 @@
+"""The checkpoint store port: documents addressed by slash paths, with transactions.
+
+Adapters implement five primitives (``get``, ``create``, ``set``, ``list``,
+``run_transaction``); everything the step protocol needs (lease, one-transaction
+commit, step log) is built on them here, once, for every backend.
+
+Documents are JSON-compatible dicts. Paths alternate collection and document
+ids, Firestore style: ``traces/{trace_id}/steps/{step:06d}``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from typing import Any, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, Field
+
+from ..errors import LeaseHeld, StepMoved
+from ..naming import step_path, trace_path
+
+T = TypeVar("T")
+
+Status = Literal["running", "waiting", "done", "rejected", "failed", "needs_review"]
+TERMINAL: frozenset[str] = frozenset({"done", "rejected", "failed", "needs_review"})
+SCHEMA_VERSION = 1
+
+Operator = Literal["==", "!=", "<", "<=", ">", ">=", "in"]
+Filter = tuple[str, Operator, Any]
+
+
+class DocumentExists(Exception):
+    """A create-only write found the document already there."""
+
+
+class Transaction(Protocol):
+    """Reads first, then writes; all writes apply atomically at the end."""
+
+    def get(self, path: str) -> dict[str, Any] | None:
+        """Read a document inside the transaction."""
+        ...
+
+    def set(self, path: str, doc: dict[str, Any]) -> None:
+        """Replace (or create) a document."""
+        ...
+
+    def create(self, path: str, doc: dict[str, Any]) -> None:
+        """Create a document; the transaction fails with ``DocumentExists`` if it exists."""
+        ...
+
+    def delete(self, path: str) -> None:
+        """Delete a document (no error if absent)."""
+        ...
+
+
+class Lease(BaseModel):
+    """Who is running a step, until when."""
+
+    step: int
+    owner: str
+    expires_at: float
+
+
+class Checkpoint(BaseModel):
+    """The ``traces/{trace_id}`` document."""
+
+    trace_id: str
+    graph: str
+    status: Status
+    step: int
+    node: str
+    state: dict[str, Any]
+    next: list[dict[str, Any]] = Field(default_factory=list)
+    lease: Lease | None = None
+    pause: dict[str, Any] | None = None
+    error: str | None = None
+    created_at: float
+    updated_at: float
+    expire_at: float
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def terminal(self) -> bool:
+        """True when the trace can no longer move."""
+        return self.status in TERMINAL
+
+
+class StepLog(BaseModel):
+    """One ``traces/{trace_id}/steps/{step:06d}`` entry: a delta, never a snapshot."""
+
+    step_name: str
+    step_order: int
+    input_ref: str | None = None
+    output_delta: dict[str, Any] = Field(default_factory=dict)
+    removed: list[str] = Field(default_factory=list)
+    latency_ms: float = 0.0
+    started_at: float
+    attempt: int = 1
+    error: str | None = None
+    routed_to: str | None = None
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    llm_calls: list[dict[str, Any]] = Field(default_factory=list)
+    expire_at: float | None = None
+
+
+class CheckpointStore(ABC):
+    """Documents with transactions; the step protocol's persistence."""
+
+    # --- the five primitives every adapter implements -------------------------
+
+    @abstractmethod
+    def get(self, path: str) -> dict[str, Any] | None:
+        """Read one document, or None."""
+
+    @abstractmethod
+    def create(self, path: str, doc: dict[str, Any]) -> bool:
+        """Create-only write. Returns False (and writes nothing) if the document exists."""
+
+    @abstractmethod
+    def set(self, path: str, doc: dict[str, Any]) -> None:
+        """Blind write of a whole document."""
+
+    @abstractmethod
+    def list(
+        self,
+        collection: str,
+        where: Iterable[Filter] = (),
+        order_by: str | None = None,
+        descending: bool = False,
+        limit: int | None = None,
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Documents directly in ``collection`` as ``(document_id, doc)`` pairs."""
+
+    @abstractmethod
+    def run_transaction(self, fn: Callable[[Transaction], T]) -> T:
+        """Run ``fn`` in a serializable transaction and return its result.
+
+        The adapter retries ``fn`` on contention; when it gives up it raises
+        ``Contention``. ``DocumentExists`` from a ``create`` propagates.
+        """
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
+
+    # --- the step protocol, built on the primitives ----------------------------
+
+    def get_trace(self, trace_id: str) -> Checkpoint | None:
+        """The checkpoint of a trace, or None."""
+        doc = self.get(trace_path(trace_id))
+        return Checkpoint.model_validate(doc) if doc is not None else None
+
+    def create_trace(self, checkpoint: Checkpoint, start: StepLog) -> bool:
+        """Create a trace and its step-0 log entry (the initial state) atomically.
+
+        Returns False if the trace already exists.
+        """
+
+        def create(tx: Transaction) -> None:
+            tx.create(trace_path(checkpoint.trace_id), checkpoint.model_dump())
+            tx.set(step_path(checkpoint.trace_id, 0), start.model_dump())
+
+        try:
+            self.run_transaction(create)
+        except DocumentExists:
+            return False
+        return True
+
+    def take_lease(self, trace_id: str, step: int, owner: str, now: float, ttl_s: float) -> Checkpoint:
+        """Lease ``step`` of a trace for ``owner`` (ARCHITECTURE.md section 3, rule 2).
+
+        Raises:
+            StepMoved: the checkpoint is no longer at ``step`` (someone committed it).
+            LeaseHeld: another owner holds a live lease on this step.
+        """
+
+        def lease(tx: Transaction) -> Checkpoint:
+            doc = tx.get(trace_path(trace_id))
+            if doc is None:
+                raise StepMoved(f"trace {trace_id} disappeared")
+            checkpoint = Checkpoint.model_validate(doc)
+            if checkpoint.step != step:
+                raise StepMoved(f"trace {trace_id} is at step {checkpoint.step}, not {step}")
+            held = checkpoint.lease
+            if held and held.step == step and held.owner != owner and held.expires_at > now:
+                raise LeaseHeld(
+                    f"step {step} of trace {trace_id} is leased by {held.owner} for "
+                    f"{held.expires_at - now:.1f}s more"
+                )
+            checkpoint.lease = Lease(step=step, owner=owner, expires_at=now + ttl_s)
+            doc["lease"] = checkpoint.lease.model_dump()
+            tx.set(trace_path(trace_id), doc)
+            return checkpoint
+
+        return self.run_transaction(lease)
+
+    def release_lease(self, trace_id: str, step: int, owner: str) -> None:
+        """Give a lease back early (after a failure) so a redelivery need not wait."""
+
+        def release(tx: Transaction) -> None:
+            doc = tx.get(trace_path(trace_id))
+            lease = (doc or {}).get("lease")
+            if doc and lease and lease.get("owner") == owner and lease.get("step") == step:
+                doc["lease"] = None
+                tx.set(trace_path(trace_id), doc)
+
+        self.run_transaction(release)
+
+    def commit_step(self, checkpoint: Checkpoint, owner: str, log: StepLog) -> None:
+        """Commit one step in one transaction (rule 4).
+
+        ``checkpoint`` is the new checkpoint (``step`` already advanced). The
+        write is preconditioned on the stored checkpoint still being at
+        ``log.step_order`` under ``owner``'s lease.
+
+        Raises:
+            StepMoved: the precondition failed; another worker committed the step.
+        """
+        step = log.step_order
+
+        def commit(tx: Transaction) -> None:
+            doc = tx.get(trace_path(checkpoint.trace_id))
+            lease = (doc or {}).get("lease") or {}
+            if doc is None or doc.get("step") != step or lease.get("owner") != owner:
+                raise StepMoved(f"step {step} of trace {checkpoint.trace_id} was committed by another worker")
+            tx.set(trace_path(checkpoint.trace_id), checkpoint.model_dump())
+            tx.set(step_path(checkpoint.trace_id, step), log.model_dump(exclude_defaults=True))
+
+        self.run_transaction(commit)
+
+    def step_logs(self, trace_id: str) -> list[StepLog]:
+        """The step log of a trace, in order (entry 0 holds the initial state)."""
+        rows = self.list(f"{trace_path(trace_id)}/steps", order_by="step_order")
+        return [StepLog.model_validate(doc) for _, doc in rows]

@@ -1,0 +1,33 @@
+"""The task queue port: HTTP calls scheduled for later (approval deadlines)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class ScheduledTask(BaseModel):
+    """An HTTP POST of ``payload`` (JSON) to ``url`` at ``run_at``.
+
+    ``name`` makes scheduling idempotent: a second task with the same name is
+    not created. ``audience`` asks for an OIDC token for that audience.
+    """
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,500}$")
+    url: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+    run_at: float
+    audience: str | None = None
+
+
+class TaskQueue(ABC):
+    """Schedules HTTP tasks."""
+
+    @abstractmethod
+    def schedule(self, task: ScheduledTask) -> bool:
+        """Schedule a task. Returns False if a task with that name already exists."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release clients."""

@@ -1,0 +1,388 @@
+"""The step runtime: ARCHITECTURE.md section 3, rule by rule.
+
+``Runtime.handle_message`` is what every node function runs on a Pub/Sub
+message, whether it arrives as a CloudEvent from functions-framework or from
+the embedded in-process bus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import secrets
+import socket
+import time
+import traceback
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from .clock import Clock, SystemClock
+from .context import EffectJournal, FaultHook, NodeContext, _no_fault
+from .envelope import Envelope, decode_pubsub_message
+from .errors import BadEnvelope, EarlyArrival, LeaseHeld, NodeFailed, PermanentError, RejectedEnvelope, RetryableError, StepMoved
+from .graph import END, Graph, Node, Pause, Step
+from .naming import node_id, step_path
+from .ports.bus import MessageBus
+from .ports.checkpoint import Checkpoint, CheckpointStore, StepLog
+from .ports.llm import LanguageModel
+from .tools import ToolRegistry
+
+log = logging.getLogger("inboxflow.runtime")
+
+Outcome = Literal["ran", "duplicate", "failed", "rejected"]
+MAX_RAW_FAILURE_BYTES = 16 * 1024
+
+
+@dataclass
+class RuntimeOptions:
+    """Tunables of the runtime.
+
+    Attributes:
+        node_attempts: a node's own bounded retries on retryable errors.
+        retry_base_s: first backoff between those attempts (doubles each time).
+        retention_days: ``expire_at`` horizon for traces, steps and effects.
+        only_node: ``graph.node`` this process serves (``INBOXFLOW_NODE``); others are refused.
+    """
+
+    node_attempts: int = 3
+    retry_base_s: float = 0.2
+    retention_days: float = 30
+    only_node: str | None = None
+
+
+@dataclass
+class Runtime:
+    """Runs graph nodes under the step protocol."""
+
+    graphs: Mapping[str, Graph]
+    store: CheckpointStore
+    bus: MessageBus
+    llm: LanguageModel
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
+    clock: Clock = field(default_factory=SystemClock)
+    options: RuntimeOptions = field(default_factory=RuntimeOptions)
+    services: dict[str, Any] = field(default_factory=dict)
+    fault: FaultHook = _no_fault
+    owner_prefix: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+
+    # --- starting traces ---------------------------------------------------------
+
+    def start(self, graph_name: str, state: BaseModel | Mapping[str, Any], trace_id: str | None = None) -> str:
+        """Create a trace at its entry node and publish its first envelope.
+
+        Idempotent for a given ``trace_id``: a second call republishes the
+        first envelope if the trace has not moved yet, and changes nothing.
+        """
+        graph = self._graph(graph_name)
+        trace_id = trace_id or secrets.token_hex(8)
+        model = state if isinstance(state, BaseModel) else graph.state_model.model_validate(state)
+        initial = model.model_dump(mode="json")
+        now = self.clock.now()
+        envelope = Envelope(trace_id=trace_id, graph=graph.name, node=graph.entry, step=1, sent_at=now)
+        checkpoint = Checkpoint(
+            trace_id=trace_id,
+            graph=graph.name,
+            status="running",
+            step=1,
+            node=graph.entry,
+            state=initial,
+            next=[envelope.model_dump(exclude_none=True)],
+            created_at=now,
+            updated_at=now,
+            expire_at=self._expire_at(now),
+        )
+        start = StepLog(step_name="__start__", step_order=0, output_delta=initial, started_at=now,
+                        routed_to=graph.entry, expire_at=checkpoint.expire_at)
+        if not self.store.create_trace(checkpoint, start):
+            existing = self.store.get_trace(trace_id)
+            if existing is not None and existing.step == 1:
+                self._publish(existing.next)
+            return trace_id
+        self._publish(checkpoint.next)
+        return trace_id
+
+    def resume(self, trace_id: str, decision: Mapping[str, Any]) -> Envelope:
+        """Publish the envelope that resumes a waiting trace with ``decision``."""
+        checkpoint = self.store.get_trace(trace_id)
+        if checkpoint is None or checkpoint.status != "waiting":
+            raise RejectedEnvelope(f"trace {trace_id} is not waiting")
+        envelope = Envelope(trace_id=trace_id, graph=checkpoint.graph, node=checkpoint.node,
+                            step=checkpoint.step, sent_at=self.clock.now(), resume=dict(decision))
+        self.bus.publish([envelope])
+        return envelope
+
+    # --- handling deliveries -----------------------------------------------------
+
+    def handle_message(self, message: Mapping[str, Any]) -> Outcome:
+        """Handle one Pub/Sub message (the ``message`` of a push or CloudEvent).
+
+        Returns the outcome for acknowledged messages; raises ``RetryableError``
+        for those Pub/Sub must redeliver.
+        """
+        try:
+            envelope = decode_pubsub_message(message)
+        except BadEnvelope as exc:
+            self._record_failure(str(exc), message=message)
+            self.bus.dead_letter(dict(message), str(exc), self.options.only_node)
+            log.warning("not an envelope, acknowledged and dead-lettered: %s", exc)
+            return "failed"
+        return self.handle(envelope)
+
+    def handle(self, envelope: Envelope) -> Outcome:
+        """Handle one envelope under the step protocol."""
+        try:
+            graph, node = self._resolve(envelope)
+            checkpoint = self.store.get_trace(envelope.trace_id)
+            if checkpoint is None:
+                raise RejectedEnvelope(f"no trace {envelope.trace_id}")
+            if checkpoint.graph != envelope.graph:
+                raise RejectedEnvelope(
+                    f"envelope names graph {envelope.graph!r} but trace {envelope.trace_id} runs {checkpoint.graph!r}"
+                )
+            if checkpoint.step > envelope.step:
+                self._publish(checkpoint.next)
+                return "duplicate"
+            if checkpoint.step < envelope.step:
+                if checkpoint.terminal:
+                    raise RejectedEnvelope(f"trace {envelope.trace_id} is already {checkpoint.status}")
+                raise EarlyArrival(
+                    f"envelope for step {envelope.step} arrived before step {checkpoint.step} of "
+                    f"trace {envelope.trace_id} committed"
+                )
+            if checkpoint.node != envelope.node:
+                raise RejectedEnvelope(
+                    f"step {envelope.step} of trace {envelope.trace_id} belongs to node {checkpoint.node!r}, "
+                    f"not {envelope.node!r}"
+                )
+            if checkpoint.status == "waiting" and envelope.resume is None:
+                raise RejectedEnvelope(f"trace {envelope.trace_id} is waiting for a decision")
+            if checkpoint.terminal:
+                raise RejectedEnvelope(f"trace {envelope.trace_id} is already {checkpoint.status}")
+        except PermanentError as exc:
+            self._record_failure(str(exc), envelope=envelope)
+            log.warning("envelope refused, acknowledged: %s", exc)
+            return "rejected"
+        return self._run_step(graph, node, envelope)
+
+    # --- one step ------------------------------------------------------------------
+
+    def _run_step(self, graph: Graph, node: Node, envelope: Envelope) -> Outcome:
+        owner = f"{self.owner_prefix}:{uuid.uuid4().hex[:8]}"
+        trace_id, k = envelope.trace_id, envelope.step
+        try:
+            checkpoint = self.store.take_lease(trace_id, k, owner, self.clock.now(), node.timeout_s + 30)
+        except StepMoved:
+            return self._republish_after_move(trace_id)
+        try:
+            return self._execute(graph, node, envelope, checkpoint, owner)
+        except StepMoved:
+            return self._republish_after_move(trace_id)
+        except Exception:
+            self._release(trace_id, k, owner)
+            raise
+
+    def _execute(self, graph: Graph, node: Node, envelope: Envelope, checkpoint: Checkpoint, owner: str) -> Outcome:
+        trace_id, k = envelope.trace_id, envelope.step
+        now = self.clock.now()
+        expire_at = self._expire_at(now)
+        ctx = NodeContext(
+            trace_id=trace_id, graph=graph.name, node=node.name, step=k, clock=self.clock,
+            store=self.store, llm=self.llm, tools=self.tools,
+            journal=EffectJournal(self.store, self.clock, self.fault),
+            resume=envelope.resume, services=self.services, expire_at=expire_at,
+        )
+        started_at, started = now, time.perf_counter()
+        before = checkpoint.state
+        error: str | None = None
+        attempt = 0
+        result: Step | None = None
+        new_state: dict[str, Any] = before
+        try:
+            state = graph.state_model.model_validate(before)
+            result, attempt = self._run_with_retries(node, state, ctx)
+            new_state = self._apply(graph, before, result.update)
+            self._check_route(node, result.goto)
+        except NodeFailed as exc:
+            error = str(exc)
+        except ValidationError as exc:
+            error = f"state does not match {graph.state_model.__name__}: {exc.error_count()} error(s): {_first_error(exc)}"
+        except Exception as exc:
+            error = f"unexpected {type(exc).__name__} in node {node.name}: {exc}"
+            log.error("node %s crashed on trace %s:\n%s", node.name, trace_id, traceback.format_exc())
+        latency_ms = round((time.perf_counter() - started) * 1000, 3)
+
+        delta, removed = _delta(before, new_state)
+        next_envelopes: list[Envelope] = []
+        pause: dict[str, Any] | None = None
+        routed_to: str | None
+        if error is not None or result is None:
+            status, next_node, routed_to = "needs_review", node.name, None
+        elif isinstance(result.goto, Pause):
+            status, next_node, routed_to = "waiting", result.goto.resume_node, f"pause:{result.goto.kind}"
+            pause = _pause_record(result.goto, now)
+        elif result.goto == END:
+            status, next_node, routed_to = result.status, node.name, END
+        else:
+            status, next_node, routed_to = "running", result.goto, result.goto
+            next_envelopes.append(Envelope(trace_id=trace_id, graph=graph.name, node=next_node, step=k + 1,
+                                           sent_at=self.clock.now()))
+        new_checkpoint = checkpoint.model_copy(update={
+            "status": status, "step": k + 1, "node": next_node, "state": new_state,
+            "next": [e.model_dump(exclude_none=True) for e in next_envelopes],
+            "lease": None, "pause": pause, "error": error,
+            "updated_at": self.clock.now(), "expire_at": expire_at,
+        })
+        entry = StepLog(
+            step_name=node.name, step_order=k, input_ref=step_path(trace_id, k - 1),
+            output_delta=delta, removed=removed, latency_ms=latency_ms, started_at=started_at,
+            attempt=max(attempt, 1), error=error, routed_to=routed_to,
+            tool_calls=ctx.tool_calls, llm_calls=ctx.llm_calls, expire_at=expire_at,
+        )
+        self.fault(f"before_commit:{node.name}")
+        self.store.commit_step(new_checkpoint, owner, entry)
+        if error is not None:
+            log.warning("trace %s needs review after %s: %s", trace_id, node.name, error)
+        self.fault(f"after_commit:{node.name}")
+        self.bus.publish(next_envelopes)
+        return "ran"
+
+    def _run_with_retries(self, node: Node, state: BaseModel, ctx: NodeContext) -> tuple[Step, int]:
+        attempts = max(1, self.options.node_attempts)
+        for attempt in range(1, attempts + 1):
+            try:
+                step = node.run(state, ctx)
+            except RetryableError as exc:
+                if attempt == attempts:
+                    raise NodeFailed(f"retries exhausted after {attempts} attempts: {exc}") from exc
+                delay = self.options.retry_base_s * 2 ** (attempt - 1)
+                self.clock.sleep(delay * (0.5 + secrets.randbelow(1000) / 1000))
+                continue
+            if not isinstance(step, Step):
+                raise NodeFailed(f"node {node.name} returned {type(step).__name__}, expected Step")
+            return step, attempt
+        raise AssertionError("unreachable")
+
+    # --- helpers ---------------------------------------------------------------------
+
+    def _resolve(self, envelope: Envelope) -> tuple[Graph, Node]:
+        graph = self.graphs.get(envelope.graph)
+        if graph is None:
+            raise RejectedEnvelope(f"unknown graph {envelope.graph!r}")
+        node = graph.nodes.get(envelope.node)
+        if node is None:
+            raise RejectedEnvelope(f"graph {envelope.graph!r} has no node {envelope.node!r}")
+        wanted = node_id(envelope.graph, envelope.node)
+        if self.options.only_node and self.options.only_node != wanted:
+            raise RejectedEnvelope(f"this function runs {self.options.only_node}, not {wanted}")
+        return graph, node
+
+    def _graph(self, name: str) -> Graph:
+        try:
+            return self.graphs[name]
+        except KeyError:
+            raise RejectedEnvelope(f"unknown graph {name!r}") from None
+
+    @staticmethod
+    def _apply(graph: Graph, before: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
+        unknown = set(update) - set(graph.state_model.model_fields)
+        if unknown:
+            raise NodeFailed(f"update sets unknown state fields: {sorted(unknown)}")
+        merged = {**before, **{k: _jsonable(v) for k, v in update.items()}}
+        return graph.state_model.model_validate(merged).model_dump(mode="json")
+
+    @staticmethod
+    def _check_route(node: Node, goto: str | Pause) -> None:
+        target = goto.resume_node if isinstance(goto, Pause) else goto
+        if target not in node.routes:
+            raise NodeFailed(f"node {node.name} routed to {target!r}, which is not among its routes {node.routes}")
+
+    def _republish_after_move(self, trace_id: str) -> Outcome:
+        checkpoint = self.store.get_trace(trace_id)
+        if checkpoint is not None:
+            self._publish(checkpoint.next)
+        return "duplicate"
+
+    def _publish(self, envelopes: Sequence[Mapping[str, Any]]) -> None:
+        if envelopes:
+            self.bus.publish([Envelope.model_validate(e) for e in envelopes])
+
+    def _release(self, trace_id: str, step: int, owner: str) -> None:
+        try:
+            self.store.release_lease(trace_id, step, owner)
+        except Exception:
+            log.exception("could not release the lease of step %s of trace %s", step, trace_id)
+
+    def _expire_at(self, now: float) -> float:
+        return now + self.options.retention_days * 86400
+
+    def _record_failure(self, reason: str, envelope: Envelope | None = None, message: Any = None) -> None:
+        now = self.clock.now()
+        doc: dict[str, Any] = {"status": "failed", "reason": reason, "at": now, "expire_at": self._expire_at(now),
+                               "function": self.options.only_node}
+        if envelope is not None:
+            doc.update(trace_id=envelope.trace_id, graph=envelope.graph, node=envelope.node, step=envelope.step)
+        if message is not None:
+            raw = json.dumps(message, default=repr)[:MAX_RAW_FAILURE_BYTES]
+            doc["message"] = raw
+        self.store.set(f"failures/{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}", doc)
+
+
+def _pause_record(pause: Pause, now: float) -> dict[str, Any]:
+    payload = _jsonable(pause.payload)
+    return {
+        "kind": pause.kind,
+        "payload": payload,
+        "payload_hash": payload_hash(payload),
+        "reviewers": list(pause.reviewers),
+        "deadline": now + pause.deadline_s,
+        "on_timeout": pause.on_timeout,
+        "paused_at": now,
+    }
+
+
+def payload_hash(payload: Any) -> str:
+    """SHA-256 of the canonical JSON of a payload: what an approval binds to."""
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _delta(before: Mapping[str, Any], after: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    delta = {k: v for k, v in after.items() if k not in before or before[k] != v}
+    removed = [k for k in before if k not in after]
+    return delta, removed
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+
+
+def fold(logs: Sequence[StepLog], upto: int | None = None) -> dict[str, Any]:
+    """Rebuild the full state after step ``upto`` (default: the last) by folding deltas."""
+    state: dict[str, Any] = {}
+    for entry in logs:
+        if upto is not None and entry.step_order > upto:
+            break
+        state.update(entry.output_delta)
+        for key in entry.removed:
+            state.pop(key, None)
+    return state
+
+
+__all__ = ["LeaseHeld", "Outcome", "Runtime", "RuntimeOptions", "fold", "payload_hash"]

@@ -1,0 +1,80 @@
+"""Tool registry: name, description, JSON-Schema parameters from a pydantic model, handler."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:
+    from .context import NodeContext
+
+ToolHandler = Callable[[Any, "NodeContext"], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A callable capability offered to agents.
+
+    Attributes:
+        name: tool name used in tool calls.
+        description: what it does, for the model.
+        params: pydantic model of the arguments (its JSON Schema is the spec).
+        handler: ``(params, ctx) -> result``.
+        action: True if it changes the world (send, draft, insert): such tools
+            run at dispatch through the effect journal, not while gathering context.
+    """
+
+    name: str
+    description: str
+    params: type[BaseModel]
+    handler: ToolHandler
+    action: bool = False
+
+    def spec(self) -> dict[str, Any]:
+        """The function-calling declaration of this tool."""
+        return {"name": self.name, "description": self.description, "parameters": self.params.model_json_schema()}
+
+
+class ToolRegistry:
+    """Tools by name."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        """Add a tool; names are unique."""
+        if tool.name in self._tools:
+            raise ValueError(f"tool {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool:
+        """The tool called ``name``; KeyError if there is none."""
+        return self._tools[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def names(self) -> list[str]:
+        """Registered tool names."""
+        return sorted(self._tools)
+
+    def specs(self) -> list[dict[str, Any]]:
+        """Every tool's function-calling declaration."""
+        return [self._tools[name].spec() for name in self.names()]
+
+    def parse(self, name: str, arguments: dict[str, Any]) -> BaseModel:
+        """Validate arguments for a tool.
+
+        Raises:
+            KeyError: unknown tool.
+            ValidationError: bad arguments.
+        """
+        return self.get(name).params.model_validate(arguments)
+
+
+__all__ = ["Tool", "ToolHandler", "ToolRegistry", "ValidationError"]
