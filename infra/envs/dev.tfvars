@@ -1,0 +1,11 @@
+# Example: a throwaway development project.
+# terraform plan -var-file=envs/dev.tfvars
+project_id                    = "inboxflow-dev-123456"
+region                        = "us-central1"
+environment                   = "dev"
+firestore_location            = "nam5"
+firestore_deletion_protection = false
+max_delivery_attempts         = 5
+labels = {
+  owner = "inboxflow-team"
+}

@@ -1,0 +1,92 @@
+# Checkpoints, step logs, approvals, effects, failures, mailboxes, the KB
+# and ingest claims (ARCHITECTURE.md sections 3-6).
+
+resource "google_firestore_database" "default" {
+  project     = var.project_id
+  name        = "(default)"
+  location_id = var.firestore_location
+  type        = "FIRESTORE_NATIVE"
+
+  # The step protocol commits in transactions preconditioned on the step.
+  concurrency_mode                  = "PESSIMISTIC"
+  app_engine_integration_mode       = "DISABLED"
+  point_in_time_recovery_enablement = "POINT_IN_TIME_RECOVERY_ENABLED"
+  delete_protection_state           = var.firestore_deletion_protection ? "DELETE_PROTECTION_ENABLED" : "DELETE_PROTECTION_DISABLED"
+  deletion_policy                   = var.firestore_deletion_protection ? "ABANDON" : "DELETE"
+
+  depends_on = [google_project_service.enabled]
+}
+
+# TTL on expire_at. The policy applies per collection group ("steps" covers
+# traces/{trace_id}/steps). The timestamp is exempt from indexing: it only
+# grows, which would hotspot an index, and nothing queries it.
+resource "google_firestore_field" "expire_at" {
+  for_each = toset(var.firestore_ttl_collections)
+
+  project    = var.project_id
+  database   = google_firestore_database.default.name
+  collection = each.value
+  field      = "expire_at"
+
+  ttl_config {}
+
+  index_config {}
+}
+
+# Large or nested fields nobody filters on: no single-field indexes.
+resource "google_firestore_field" "not_indexed" {
+  for_each = { for item in var.firestore_index_exemptions : "${item.collection}.${item.field}" => item }
+
+  project    = var.project_id
+  database   = google_firestore_database.default.name
+  collection = each.value.collection
+  field      = each.value.field
+
+  index_config {}
+}
+
+resource "google_firestore_index" "composite" {
+  for_each = {
+    for index in var.firestore_composite_indexes :
+    "${index.collection}:${join(",", [for field in index.fields : "${field.field_path}:${field.order}"])}" => index
+  }
+
+  project     = var.project_id
+  database    = google_firestore_database.default.name
+  collection  = each.value.collection
+  query_scope = "COLLECTION"
+
+  dynamic "fields" {
+    for_each = each.value.fields
+    content {
+      field_path = fields.value.field_path
+      order      = fields.value.order
+    }
+  }
+}
+
+# Retrieval: find_nearest over kb.embedding.
+resource "google_firestore_index" "vector" {
+  for_each = { for index in var.firestore_vector_indexes : "${index.collection}.${index.field_path}" => index }
+
+  project     = var.project_id
+  database    = google_firestore_database.default.name
+  collection  = each.value.collection
+  query_scope = "COLLECTION"
+
+  # Firestore stores __name__ ahead of the vector field; declaring it keeps
+  # the plan free of a perpetual diff.
+  fields {
+    field_path = "__name__"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = each.value.field_path
+
+    vector_config {
+      dimension = each.value.dimension
+      flat {}
+    }
+  }
+}

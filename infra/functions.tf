@@ -1,0 +1,188 @@
+# Every function is built from the same source archive (storage.tf).
+
+module "node" {
+  source   = "./modules/node_function"
+  for_each = var.node_functions
+
+  project_id         = var.project_id
+  region             = var.region
+  function_name      = each.value.function_name
+  description        = "inboxflow node ${each.key}"
+  service_account_id = each.value.service_account_id
+  project_roles      = ["roles/datastore.user"]
+
+  runtime               = var.runtime
+  entry_point           = each.value.entry_point
+  source_bucket         = google_storage_bucket.source.name
+  source_object         = google_storage_bucket_object.source.name
+  build_service_account = google_service_account.build.id
+
+  memory_mb     = each.value.memory_mb
+  timeout_s     = each.value.timeout_s
+  max_instances = each.value.max_instances
+  min_instances = each.value.min_instances
+
+  environment_variables        = merge(local.runtime_environment, { INBOXFLOW_NODE = each.key })
+  secret_environment_variables = local.node_secrets
+  labels = {
+    inboxflow-graph = replace(each.value.graph, "_", "-")
+    inboxflow-node  = replace(each.value.node, "_", "-")
+  }
+
+  topic_id              = google_pubsub_topic.pushed[each.key].id
+  subscription_name     = each.value.subscription
+  dead_letter_topic_id  = google_pubsub_topic.dead_letter[each.key].id
+  max_delivery_attempts = var.max_delivery_attempts
+  minimum_backoff       = var.push_minimum_backoff
+  maximum_backoff       = var.push_maximum_backoff
+
+  push_service_account_email = google_service_account.pubsub_push.email
+  pubsub_service_agent       = local.pubsub_service_agent
+
+  depends_on = [
+    google_project_service.enabled,
+    google_project_iam_member.build,
+  ]
+}
+
+module "ingest" {
+  source = "./modules/node_function"
+
+  project_id         = var.project_id
+  region             = var.region
+  function_name      = var.service_functions["ingest"].function_name
+  description        = "inboxflow Gmail ingest: history since the cursor, one trace per message"
+  service_account_id = var.service_functions["ingest"].service_account_id
+  project_roles      = ["roles/datastore.user"]
+
+  runtime               = var.runtime
+  entry_point           = var.service_functions["ingest"].entry_point
+  source_bucket         = google_storage_bucket.source.name
+  source_object         = google_storage_bucket_object.source.name
+  build_service_account = google_service_account.build.id
+
+  memory_mb     = var.service_functions["ingest"].memory_mb
+  timeout_s     = var.service_functions["ingest"].timeout_s
+  max_instances = var.service_functions["ingest"].max_instances
+  min_instances = var.service_functions["ingest"].min_instances
+
+  environment_variables        = local.runtime_environment
+  secret_environment_variables = local.gmail_secrets
+
+  topic_id              = google_pubsub_topic.pushed["ingest"].id
+  subscription_name     = var.service_functions["ingest"].subscription
+  dead_letter_topic_id  = google_pubsub_topic.dead_letter["ingest"].id
+  max_delivery_attempts = var.max_delivery_attempts
+  minimum_backoff       = var.push_minimum_backoff
+  maximum_backoff       = var.push_maximum_backoff
+
+  push_service_account_email = google_service_account.pubsub_push.email
+  pubsub_service_agent       = local.pubsub_service_agent
+
+  depends_on = [
+    google_project_service.enabled,
+    google_project_iam_member.build,
+  ]
+}
+
+# Approval: public HTTP (ingress ALLOW_ALL, allUsers invoker in iam.tf).
+# The credential is the single-use reviewer token in the link; a GET never
+# changes state. Cloud Tasks calls its timeout endpoint with an OIDC token.
+resource "google_cloudfunctions2_function" "approve" {
+  project     = var.project_id
+  location    = var.region
+  name        = var.service_functions["approve"].function_name
+  description = "inboxflow approval page and decisions"
+
+  build_config {
+    runtime         = var.runtime
+    entry_point     = var.service_functions["approve"].entry_point
+    service_account = google_service_account.build.id
+
+    source {
+      storage_source {
+        bucket = google_storage_bucket.source.name
+        object = google_storage_bucket_object.source.name
+      }
+    }
+  }
+
+  service_config {
+    available_memory                 = "${var.service_functions["approve"].memory_mb}Mi"
+    timeout_seconds                  = var.service_functions["approve"].timeout_s
+    max_instance_count               = var.service_functions["approve"].max_instances
+    min_instance_count               = var.service_functions["approve"].min_instances
+    max_instance_request_concurrency = 1
+    ingress_settings                 = "ALLOW_ALL"
+    all_traffic_on_latest_revision   = true
+    service_account_email            = google_service_account.approve.email
+    environment_variables            = local.runtime_environment
+
+    dynamic "secret_environment_variables" {
+      for_each = local.gmail_secrets
+      content {
+        key        = secret_environment_variables.key
+        project_id = var.project_id
+        secret     = secret_environment_variables.value
+        version    = "latest"
+      }
+    }
+  }
+
+  depends_on = [
+    google_project_service.enabled,
+    google_project_iam_member.build,
+    google_secret_manager_secret_iam_member.approve,
+  ]
+}
+
+# Renew-watch: HTTP behind IAM; only the Cloud Scheduler identity may invoke.
+resource "google_cloudfunctions2_function" "renew_watch" {
+  project     = var.project_id
+  location    = var.region
+  name        = var.service_functions["renew_watch"].function_name
+  description = "inboxflow daily Gmail users.watch renewal"
+
+  build_config {
+    runtime         = var.runtime
+    entry_point     = var.service_functions["renew_watch"].entry_point
+    service_account = google_service_account.build.id
+
+    source {
+      storage_source {
+        bucket = google_storage_bucket.source.name
+        object = google_storage_bucket_object.source.name
+      }
+    }
+  }
+
+  service_config {
+    available_memory                 = "${var.service_functions["renew_watch"].memory_mb}Mi"
+    timeout_seconds                  = var.service_functions["renew_watch"].timeout_s
+    max_instance_count               = var.service_functions["renew_watch"].max_instances
+    min_instance_count               = var.service_functions["renew_watch"].min_instances
+    max_instance_request_concurrency = 1
+    ingress_settings                 = "ALLOW_INTERNAL_ONLY"
+    all_traffic_on_latest_revision   = true
+    service_account_email            = google_service_account.renew_watch.email
+    environment_variables = merge(local.runtime_environment, {
+      INBOXFLOW_GMAIL_TOPIC = google_pubsub_topic.pushed["ingest"].id
+    })
+
+    dynamic "secret_environment_variables" {
+      for_each = local.gmail_secrets
+      content {
+        key        = secret_environment_variables.key
+        project_id = var.project_id
+        secret     = secret_environment_variables.value
+        version    = "latest"
+      }
+    }
+  }
+
+  depends_on = [
+    google_project_service.enabled,
+    google_project_iam_member.build,
+    google_secret_manager_secret_iam_member.renew_watch,
+  ]
+}

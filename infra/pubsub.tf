@@ -1,0 +1,58 @@
+# Topics: one per graph node (names from inboxflow.naming via the export),
+# the Gmail topic users.watch publishes to, and a dead-letter topic for each
+# pushed function with a pull subscription so dead letters are kept and
+# queryable (`gcloud pubsub subscriptions pull <name>-sub`).
+
+resource "google_pubsub_topic" "pushed" {
+  for_each = local.pushed_functions
+
+  project = var.project_id
+  name    = each.value.topic
+
+  message_retention_duration = "86400s"
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_pubsub_topic" "dead_letter" {
+  for_each = local.pushed_functions
+
+  project = var.project_id
+  name    = each.value.dead_letter_topic
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_pubsub_subscription" "dead_letter" {
+  for_each = local.pushed_functions
+
+  project = var.project_id
+  name    = "${each.value.dead_letter_topic}-sub"
+  topic   = google_pubsub_topic.dead_letter[each.key].id
+
+  ack_deadline_seconds       = 60
+  message_retention_duration = var.dead_letter_retention
+  retain_acked_messages      = true
+
+  expiration_policy {
+    ttl = ""
+  }
+}
+
+# Dead-lettering publishes as the Pub/Sub service agent.
+resource "google_pubsub_topic_iam_member" "dead_letter_publisher" {
+  for_each = local.pushed_functions
+
+  project = var.project_id
+  topic   = google_pubsub_topic.dead_letter[each.key].name
+  role    = "roles/pubsub.publisher"
+  member  = "serviceAccount:${local.pubsub_service_agent}"
+}
+
+# Gmail's push service publishes mailbox notifications to the Gmail topic.
+resource "google_pubsub_topic_iam_member" "gmail_push_publisher" {
+  project = var.project_id
+  topic   = google_pubsub_topic.pushed["ingest"].name
+  role    = "roles/pubsub.publisher"
+  member  = "serviceAccount:gmail-api-push@system.gserviceaccount.com"
+}

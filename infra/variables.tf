@@ -1,0 +1,219 @@
+# --- environment (envs/<environment>.tfvars) ------------------------------------
+
+variable "project_id" {
+  type        = string
+  description = "Google Cloud project that hosts this environment."
+}
+
+variable "region" {
+  type        = string
+  description = "Region for functions, Cloud Tasks and Cloud Scheduler."
+  default     = "us-central1"
+}
+
+variable "environment" {
+  type        = string
+  description = "Environment name (dev, staging or prod); used in labels and the state prefix."
+
+  validation {
+    condition     = contains(["dev", "staging", "prod"], var.environment)
+    error_message = "environment must be one of dev, staging, prod."
+  }
+}
+
+variable "labels" {
+  type        = map(string)
+  description = "Extra labels on every resource that supports them."
+  default     = {}
+}
+
+variable "firestore_location" {
+  type        = string
+  description = "Firestore location (a multi-region such as nam5/eur3, or a region). Cannot change after creation."
+  default     = "nam5"
+}
+
+variable "firestore_deletion_protection" {
+  type        = bool
+  description = "Refuse to delete the Firestore database (keep true outside throwaway dev projects)."
+  default     = true
+}
+
+variable "source_archive" {
+  type        = string
+  description = "Path of the function source zip built by `python -m inboxflow.infra_export archive`."
+  default     = "../dist/source.zip"
+}
+
+variable "secret_ids" {
+  type        = list(string)
+  description = "Secret Manager secrets the functions read as environment variables; values are added out of band."
+  default     = ["GEMINI_API_KEY", "GMAIL_CREDENTIALS"]
+}
+
+variable "max_delivery_attempts" {
+  type        = number
+  description = "Pub/Sub deliveries of one message before it goes to the dead-letter topic (5-100)."
+  default     = 10
+
+  validation {
+    condition     = var.max_delivery_attempts >= 5 && var.max_delivery_attempts <= 100
+    error_message = "max_delivery_attempts must be between 5 and 100."
+  }
+}
+
+variable "push_minimum_backoff" {
+  type        = string
+  description = "Pub/Sub retry policy: first redelivery delay (duration, e.g. \"10s\")."
+  default     = "10s"
+}
+
+variable "push_maximum_backoff" {
+  type        = string
+  description = "Pub/Sub retry policy: longest redelivery delay (at most \"600s\")."
+  default     = "600s"
+}
+
+variable "dead_letter_retention" {
+  type        = string
+  description = "How long dead-lettered messages are kept on the dead-letter subscriptions."
+  default     = "604800s"
+}
+
+variable "renew_watch_schedule" {
+  type        = string
+  description = "Cron schedule of the daily Gmail watch renewal (a watch lasts 7 days)."
+  default     = "17 5 * * *"
+}
+
+variable "scheduler_time_zone" {
+  type        = string
+  description = "Time zone of the renew-watch schedule."
+  default     = "Etc/UTC"
+}
+
+variable "tasks_max_attempts" {
+  type        = number
+  description = "Cloud Tasks attempts for an approval deadline or reminder task (-1 for unlimited)."
+  default     = 20
+}
+
+variable "tasks_max_retry_duration" {
+  type        = string
+  description = "Cloud Tasks: stop retrying a task after this long."
+  default     = "86400s"
+}
+
+variable "tasks_min_backoff" {
+  type        = string
+  description = "Cloud Tasks: first retry delay."
+  default     = "10s"
+}
+
+variable "tasks_max_backoff" {
+  type        = string
+  description = "Cloud Tasks: longest retry delay."
+  default     = "3600s"
+}
+
+variable "tasks_max_dispatches_per_second" {
+  type        = number
+  description = "Cloud Tasks rate limit on the approvals queue."
+  default     = 10
+}
+
+# --- generated: graph.auto.tfvars.json (`inboxflow infra export`) -------------
+
+variable "runtime" {
+  type        = string
+  description = "Cloud Functions runtime of every function (generated)."
+  default     = "python311"
+}
+
+variable "node_functions" {
+  type = map(object({
+    graph              = string
+    node               = string
+    function_name      = string
+    entry_point        = string
+    service_account_id = string
+    topic              = string
+    dead_letter_topic  = string
+    subscription       = string
+    publishes_to       = list(string)
+    is_entry           = bool
+    memory_mb          = number
+    timeout_s          = number
+    max_instances      = number
+    min_instances      = number
+  }))
+  description = "One entry per graph node, keyed by INBOXFLOW_NODE (graph.node); generated from inboxflow.graphs."
+}
+
+variable "service_functions" {
+  type = map(object({
+    function_name      = string
+    entry_point        = string
+    service_account_id = string
+    trigger            = string
+    public             = bool
+    topic              = optional(string)
+    dead_letter_topic  = optional(string)
+    subscription       = optional(string)
+    memory_mb          = number
+    timeout_s          = number
+    max_instances      = number
+    min_instances      = number
+  }))
+  description = "The approve, ingest and renew_watch functions (generated)."
+
+  validation {
+    condition     = alltrue([for name in ["approve", "ingest", "renew_watch"] : contains(keys(var.service_functions), name)])
+    error_message = "service_functions must define approve, ingest and renew_watch."
+  }
+}
+
+variable "gmail_topic" {
+  type        = string
+  description = "Topic Gmail users.watch publishes mailbox changes to (generated)."
+  default     = "inboxflow-gmail"
+}
+
+variable "tasks_queue" {
+  type        = string
+  description = "Cloud Tasks queue for approval deadlines and reminders (generated)."
+  default     = "inboxflow-approvals"
+}
+
+variable "firestore_ttl_collections" {
+  type        = list(string)
+  description = "Collection groups with a TTL policy on expire_at (generated)."
+}
+
+variable "firestore_composite_indexes" {
+  type = list(object({
+    collection = string
+    fields = list(object({
+      field_path = string
+      order      = string
+    }))
+  }))
+  description = "Composite indexes the Firestore adapter's queries need (generated)."
+}
+
+variable "firestore_vector_indexes" {
+  type = list(object({
+    collection = string
+    field_path = string
+    dimension  = number
+  }))
+  description = "Vector indexes for find_nearest (generated)."
+}
+
+variable "firestore_index_exemptions" {
+  type = list(object({
+    collection = string
+    field      = string
+  }))
+  description = "Fields exempt from single-field indexing: large, never filtered on (generated)."
+}

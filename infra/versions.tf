@@ -1,0 +1,24 @@
+terraform {
+  required_version = ">= 1.5.0, < 2.0.0"
+
+  required_providers {
+    google = {
+      source  = "hashicorp/google"
+      version = ">= 7.0.0, < 8.0.0"
+    }
+  }
+
+  # State lives in a GCS bucket per environment; cloudbuild.yaml passes
+  # -backend-config="bucket=..." -backend-config="prefix=inboxflow/<env>".
+  backend "gcs" {}
+}
+
+provider "google" {
+  project = var.project_id
+  region  = var.region
+
+  default_labels = merge(var.labels, {
+    app         = "inboxflow"
+    environment = var.environment
+  })
+}

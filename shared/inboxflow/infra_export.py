@@ -1,0 +1,328 @@
+"""Export the deployable shape of the graphs for Terraform.
+
+The code is the one source of truth for which functions exist: every node of
+every registered graph becomes a Pub/Sub-pushed Cloud Function, beside the
+three service functions (approval, Gmail ingest, watch renewal).
+``write_graph_tfvars`` writes that list to ``infra/graph.auto.tfvars.json``,
+which ``terraform plan`` loads automatically; a test fails when the committed
+file differs from what this module generates.
+
+The source archive for all functions is built here too
+(``build_source_archive``): a deterministic zip, so its hash (which names the
+object Terraform uploads) changes only when the code does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import zipfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from .naming import dead_letter_topic_name, function_name, node_id, subscription_name, topic_name
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_TFVARS_PATH = REPO_ROOT / "infra" / "graph.auto.tfvars.json"
+
+RUNTIME = "python311"
+NODE_ENTRY_POINT = "run_node"
+GMAIL_TOPIC = "inboxflow-gmail"
+TASKS_QUEUE = "inboxflow-approvals"
+END = "__end__"
+
+# Collection groups whose documents carry ``expire_at`` (TTL policy).
+# A TTL policy applies to a collection *group*, so ``steps`` covers
+# ``traces/{trace_id}/steps``.
+TTL_COLLECTIONS = ("traces", "steps", "approvals", "effects", "failures", "claims")
+
+# Composite indexes for the queries the Firestore adapter runs that single
+# field indexes cannot serve (equality on one field + order on another).
+# Equality-only filters on several fields are served by index merging and
+# need no entry here.
+COMPOSITE_INDEXES: tuple[dict[str, Any], ...] = (
+    {  # operator listings: traces by status, newest first
+        "collection": "traces",
+        "fields": [
+            {"field_path": "status", "order": "ASCENDING"},
+            {"field_path": "updated_at", "order": "DESCENDING"},
+        ],
+    },
+    {  # approvals still pending past their deadline
+        "collection": "approvals",
+        "fields": [
+            {"field_path": "status", "order": "ASCENDING"},
+            {"field_path": "deadline", "order": "ASCENDING"},
+        ],
+    },
+    {  # a trace's failures in order
+        "collection": "failures",
+        "fields": [
+            {"field_path": "trace_id", "order": "ASCENDING"},
+            {"field_path": "recorded_at", "order": "ASCENDING"},
+        ],
+    },
+)
+
+# Retrieval: ``find_nearest`` on kb.embedding.
+VECTOR_INDEXES: tuple[dict[str, Any], ...] = (
+    {"collection": "kb", "field_path": "embedding", "dimension": 768},
+)
+
+# Large or deeply nested fields that are never filtered on: exempt from
+# single-field indexing (cheaper writes, no 1500-byte index-entry limits).
+INDEX_EXEMPTIONS: tuple[dict[str, str], ...] = (
+    {"collection": "traces", "field": "state"},
+    {"collection": "traces", "field": "next"},
+    {"collection": "steps", "field": "output_delta"},
+    {"collection": "approvals", "field": "payload"},
+    {"collection": "kb", "field": "embedding"},
+)
+
+_FUNCTION_ID = re.compile(r"^[a-z](?:[-a-z0-9]{2,61}[a-z0-9])$")
+_SERVICE_ACCOUNT_ID = re.compile(r"^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$")
+
+
+class NodeLike(Protocol):
+    """The attributes of a graph node that deployment reads."""
+
+    name: str
+    memory_mb: int
+    timeout_s: int
+    max_instances: int
+    min_instances: int
+
+
+class GraphLike(Protocol):
+    """The attributes of a graph that deployment reads."""
+
+    name: str
+    entry: str
+
+    @property
+    def nodes(self) -> Any: ...
+
+
+def service_account_id(name: str) -> str:
+    """A service account id (6-30 chars, ``[a-z][-a-z0-9]*[a-z0-9]``) for a function.
+
+    Short names read as themselves (``ibx-pipeline-classify``); longer ones
+    keep a readable prefix and end in a hash of the full name, so two nodes
+    never collide.
+    """
+    slug = re.sub(r"[^a-z0-9-]", "-", name.lower()).strip("-")
+    candidate = f"ibx-{slug}"
+    if len(candidate) > 30:
+        digest = hashlib.sha256(slug.encode()).hexdigest()[:6]
+        candidate = f"{candidate[:23].rstrip('-')}-{digest}"
+    if not _SERVICE_ACCOUNT_ID.match(candidate):
+        raise ValueError(f"cannot derive a valid service account id from {name!r}: {candidate!r}")
+    return candidate
+
+
+def _check_function_id(name: str) -> str:
+    if not _FUNCTION_ID.match(name):
+        raise ValueError(
+            f"{name!r} is not a valid Cloud Functions (2nd gen) id: 4-63 characters of [a-z0-9-]"
+        )
+    return name
+
+
+def _sizing(memory_mb: int, timeout_s: int, max_instances: int, min_instances: int) -> dict[str, int]:
+    if not 128 <= memory_mb <= 32768:
+        raise ValueError(f"memory_mb {memory_mb} outside 128..32768")
+    if not 1 <= timeout_s <= 3600:
+        raise ValueError(f"timeout_s {timeout_s} outside 1..3600")
+    if not 0 <= min_instances <= max_instances:
+        raise ValueError(f"instances: need 0 <= min ({min_instances}) <= max ({max_instances})")
+    return {
+        "memory_mb": int(memory_mb),
+        "timeout_s": int(timeout_s),
+        "max_instances": int(max_instances),
+        "min_instances": int(min_instances),
+    }
+
+
+def _routes(graph: GraphLike, node: NodeLike) -> list[str]:
+    """Nodes ``node`` may publish to; every node of the graph if it declares no routes."""
+    declared = getattr(node, "routes", None)
+    names = list(graph.nodes) if declared is None else [t for t in declared if t != END]
+    return sorted(set(names))
+
+
+def _node_entries(graphs: Iterable[GraphLike]) -> dict[str, dict[str, Any]]:
+    entries: dict[str, dict[str, Any]] = {}
+    for graph in graphs:
+        for node in graph.nodes.values():
+            key = node_id(graph.name, node.name)
+            if key in entries:
+                raise ValueError(f"node {key} is declared twice")
+            name = _check_function_id(function_name(graph.name, node.name))
+            entries[key] = {
+                "graph": graph.name,
+                "node": node.name,
+                "function_name": name,
+                "entry_point": NODE_ENTRY_POINT,
+                "service_account_id": service_account_id(f"{graph.name}-{node.name}"),
+                "topic": topic_name(graph.name, node.name),
+                "dead_letter_topic": dead_letter_topic_name(graph.name, node.name),
+                "subscription": subscription_name(graph.name, node.name),
+                "publishes_to": [topic_name(graph.name, target) for target in _routes(graph, node)],
+                "is_entry": node.name == graph.entry,
+                **_sizing(node.memory_mb, node.timeout_s, node.max_instances, node.min_instances),
+            }
+    return dict(sorted(entries.items()))
+
+
+def _service_entries() -> dict[str, dict[str, Any]]:
+    """The functions that are not graph nodes (entry points in functions/main.py)."""
+    return {
+        "approve": {
+            "function_name": "inboxflow-approve",
+            "entry_point": "approve",
+            "service_account_id": service_account_id("approve"),
+            "trigger": "http",
+            "public": True,  # the single-use reviewer token is the credential
+            "topic": None,
+            "dead_letter_topic": None,
+            "subscription": None,
+            **_sizing(512, 60, 10, 0),
+        },
+        "ingest": {
+            "function_name": "inboxflow-ingest",
+            "entry_point": "ingest",
+            "service_account_id": service_account_id("ingest"),
+            "trigger": "pubsub",
+            "public": False,
+            "topic": GMAIL_TOPIC,
+            "dead_letter_topic": f"{GMAIL_TOPIC}-dlq",
+            "subscription": f"{GMAIL_TOPIC}-push",
+            **_sizing(512, 300, 10, 0),
+        },
+        "renew_watch": {
+            "function_name": "inboxflow-renew-watch",
+            "entry_point": "renew_watch",
+            "service_account_id": service_account_id("renew-watch"),
+            "trigger": "http",
+            "public": False,
+            "topic": None,
+            "dead_letter_topic": None,
+            "subscription": None,
+            **_sizing(256, 300, 1, 0),
+        },
+    }
+
+
+def _load_graphs() -> list[GraphLike]:
+    from .graphs import all_graphs  # imported late: the registry imports every node
+
+    return list(all_graphs())
+
+
+def export_graph_tfvars(graphs: Iterable[GraphLike] | None = None) -> dict[str, Any]:
+    """The Terraform variables that describe what the code deploys.
+
+    Args:
+        graphs: the graphs to export; defaults to ``inboxflow.graphs.all_graphs()``.
+
+    Returns:
+        A JSON-ready mapping of Terraform variable name to value, with stable
+        key order so the written file only changes when the graphs do.
+    """
+    graph_list = _load_graphs() if graphs is None else list(graphs)
+    if not graph_list:
+        raise ValueError("no graphs to export")
+    return {
+        "runtime": RUNTIME,
+        "node_functions": _node_entries(graph_list),
+        "service_functions": _service_entries(),
+        "gmail_topic": GMAIL_TOPIC,
+        "tasks_queue": TASKS_QUEUE,
+        "firestore_ttl_collections": list(TTL_COLLECTIONS),
+        "firestore_composite_indexes": [dict(index) for index in COMPOSITE_INDEXES],
+        "firestore_vector_indexes": [dict(index) for index in VECTOR_INDEXES],
+        "firestore_index_exemptions": [dict(item) for item in INDEX_EXEMPTIONS],
+    }
+
+
+def render_graph_tfvars(graphs: Iterable[GraphLike] | None = None) -> str:
+    """``export_graph_tfvars`` as the exact text written to disk."""
+    return json.dumps(export_graph_tfvars(graphs), indent=2) + "\n"
+
+
+def write_graph_tfvars(path: str | Path = DEFAULT_TFVARS_PATH, graphs: Iterable[GraphLike] | None = None) -> Path:
+    """Write ``infra/graph.auto.tfvars.json`` (or ``path``) and return its path."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_graph_tfvars(graphs), encoding="utf-8")
+    return target
+
+
+# --- the source archive ---------------------------------------------------------
+
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+_SKIP_PARTS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+
+
+def source_archive_members(root: Path = REPO_ROOT) -> list[tuple[str, Path]]:
+    """``(name in archive, file on disk)`` for the deployable source, sorted.
+
+    The archive root holds ``main.py`` (from ``functions/``), the
+    ``inboxflow`` package and ``requirements.txt``, the layout Cloud
+    Functions' Python buildpack expects.
+    """
+    members = [("main.py", root / "functions" / "main.py"), ("requirements.txt", root / "requirements.txt")]
+    package = root / "shared" / "inboxflow"
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and not _SKIP_PARTS.intersection(path.parts) and path.suffix not in {".pyc", ".pyo"}:
+            members.append((f"inboxflow/{path.relative_to(package).as_posix()}", path))
+    for name, path in members:
+        if not path.is_file():
+            raise FileNotFoundError(f"source archive member {name} is missing: {path}")
+    return sorted(members)
+
+
+def build_source_archive(out: str | Path, root: Path = REPO_ROOT) -> Path:
+    """Write a byte-for-byte reproducible zip of the function source to ``out``."""
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, path in source_archive_members(root):
+            info = zipfile.ZipInfo(name, date_time=_ZIP_EPOCH)
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, path.read_bytes())
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m inboxflow.infra_export {tfvars,archive}`` (used by cloudbuild.yaml)."""
+    parser = argparse.ArgumentParser(prog="python -m inboxflow.infra_export")
+    sub = parser.add_subparsers(dest="command", required=True)
+    tfvars = sub.add_parser("tfvars", help="write infra/graph.auto.tfvars.json")
+    tfvars.add_argument("--out", default=str(DEFAULT_TFVARS_PATH))
+    tfvars.add_argument("--check", action="store_true", help="fail if the file is out of date")
+    archive = sub.add_parser("archive", help="build the function source zip")
+    archive.add_argument("--out", default="dist/source.zip")
+    args = parser.parse_args(argv)
+
+    if args.command == "tfvars":
+        if args.check:
+            current = Path(args.out).read_text(encoding="utf-8") if Path(args.out).exists() else ""
+            if current != render_graph_tfvars():
+                print(f"{args.out} is out of date: run `inboxflow infra export`")
+                return 1
+            print(f"{args.out} is up to date")
+            return 0
+        print(write_graph_tfvars(args.out))
+        return 0
+    path = build_source_archive(args.out)
+    print(f"{path} sha256={hashlib.sha256(path.read_bytes()).hexdigest()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
