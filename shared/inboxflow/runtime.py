@@ -119,7 +119,7 @@ class Runtime:
 
     # --- handling deliveries -----------------------------------------------------
 
-    def handle_message(self, message: Mapping[str, Any]) -> Outcome:
+    def handle_message(self, message: Any) -> Outcome:
         """Handle one Pub/Sub message (the ``message`` of a push or CloudEvent).
 
         Returns the outcome for acknowledged messages; raises ``RetryableError``
@@ -129,7 +129,7 @@ class Runtime:
             envelope = decode_pubsub_message(message)
         except BadEnvelope as exc:
             self._record_failure(str(exc), message=message)
-            self.bus.dead_letter(dict(message), str(exc), self.options.only_node)
+            self.bus.dead_letter(message if isinstance(message, dict) else {"data": repr(message)[:1024]}, str(exc), self.options.only_node)
             log.warning("not an envelope, acknowledged and dead-lettered: %s", exc)
             return "failed"
         return self.handle(envelope)
@@ -206,8 +206,8 @@ class Runtime:
         try:
             state = graph.state_model.model_validate(before)
             result, attempt = self._run_with_retries(node, state, ctx)
-            new_state = self._apply(graph, before, result.update)
             self._check_route(node, result.goto)
+            new_state = self._apply(graph, before, result.update)
         except NodeFailed as exc:
             error = str(exc)
         except ValidationError as exc:
@@ -216,6 +216,8 @@ class Runtime:
             error = f"unexpected {type(exc).__name__} in node {node.name}: {exc}"
             log.error("node %s crashed on trace %s:\n%s", node.name, trace_id, traceback.format_exc())
         latency_ms = round((time.perf_counter() - started) * 1000, 3)
+        if error is not None:
+            new_state = before
 
         delta, removed = _delta(before, new_state)
         next_envelopes: list[Envelope] = []

@@ -39,8 +39,8 @@ class InProcessBus(MessageBus):
         copies: int = 1,
         shuffle_seed: int | None = None,
         max_attempts: int = 5,
-        min_backoff_s: float = 0.01,
-        max_backoff_s: float = 1.0,
+        min_backoff_s: float = 10.0,
+        max_backoff_s: float = 600.0,
     ) -> None:
         self.clock = clock or SystemClock()
         self.copies = copies

@@ -1,0 +1,47 @@
+"""What a deployed node function does with one CloudEvent.
+
+Kept apart from ``functions/main.py`` so tests and the local runner call the
+same code, and so the runtime is wired once per instance (on first event),
+not per request.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+from typing import Any
+
+from .adapters.inprocess_bus import InProcessBus
+from .runtime import Outcome, Runtime
+
+log = logging.getLogger("inboxflow.entry")
+
+
+@cache
+def runtime() -> Runtime:
+    """The instance's runtime, wired from the environment on first use."""
+    from .wiring import build_runtime
+
+    return build_runtime()
+
+
+def reset() -> None:
+    """Forget the cached runtime (tests change the environment between apps)."""
+    if runtime.cache_info().currsize:
+        runtime().store.close()
+    runtime.cache_clear()
+
+
+def handle_cloud_event(data: Any) -> Outcome:
+    """Run the node named by a Pub/Sub CloudEvent's envelope.
+
+    Permanent problems are recorded and return normally (Pub/Sub acks);
+    retryable ones raise (functions-framework answers 500, Pub/Sub redelivers).
+    On the embedded default the rest of the trace runs in-process before returning.
+    """
+    rt = runtime()
+    message = data.get("message", data) if isinstance(data, dict) else data
+    outcome = rt.handle_message(message)
+    if isinstance(rt.bus, InProcessBus):
+        rt.bus.drain()
+    return outcome

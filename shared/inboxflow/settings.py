@@ -1,0 +1,73 @@
+"""Settings from the environment, and the one place that picks the adapters.
+
+Rules (first match wins):
+- store: ``INBOXFLOW_STORE`` (sqlite|firestore); else firestore when
+  ``FIRESTORE_EMULATOR_HOST`` is set or when running on Cloud Run/Functions
+  (``K_SERVICE``); else the embedded SQLite file under ``INBOXFLOW_HOME``.
+- bus: ``INBOXFLOW_BUS`` (inprocess|pubsub); else pubsub when
+  ``PUBSUB_EMULATOR_HOST`` or ``K_SERVICE`` is set; else in-process.
+- tasks: ``INBOXFLOW_TASKS`` (sqlite|cloudtasks); else cloudtasks when
+  ``CLOUD_TASKS_EMULATOR_HOST`` or ``K_SERVICE`` is set; else SQLite-scheduled.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+StoreKind = Literal["sqlite", "firestore"]
+BusKind = Literal["inprocess", "pubsub"]
+TasksKind = Literal["sqlite", "cloudtasks"]
+
+
+def _choice(value: str | None, allowed: tuple[str, ...], variable: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if value not in allowed:
+        raise ValueError(f"{variable}={value!r}: expected one of {', '.join(allowed)}")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Deployment settings, read once at start-up."""
+
+    home: Path
+    project: str
+    store: StoreKind
+    bus: BusKind
+    tasks: TasksKind
+    node: str | None = None
+    region: str = "us-central1"
+
+    @property
+    def sqlite_path(self) -> Path:
+        """The embedded store's file."""
+        return self.home / "inboxflow.db"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read settings from ``environ`` (default ``os.environ``)."""
+        env = os.environ if environ is None else environ
+        in_cloud = bool(env.get("K_SERVICE"))
+        store = _choice(env.get("INBOXFLOW_STORE"), ("sqlite", "firestore"), "INBOXFLOW_STORE") or (
+            "firestore" if env.get("FIRESTORE_EMULATOR_HOST") or in_cloud else "sqlite"
+        )
+        bus = _choice(env.get("INBOXFLOW_BUS"), ("inprocess", "pubsub"), "INBOXFLOW_BUS") or (
+            "pubsub" if env.get("PUBSUB_EMULATOR_HOST") or in_cloud else "inprocess"
+        )
+        tasks = _choice(env.get("INBOXFLOW_TASKS"), ("sqlite", "cloudtasks"), "INBOXFLOW_TASKS") or (
+            "cloudtasks" if env.get("CLOUD_TASKS_EMULATOR_HOST") or in_cloud else "sqlite"
+        )
+        return cls(
+            home=Path(env.get("INBOXFLOW_HOME", ".inboxflow")),
+            project=env.get("GOOGLE_CLOUD_PROJECT") or env.get("GCLOUD_PROJECT") or "inboxflow-local",
+            store=store,  # type: ignore[arg-type]
+            bus=bus,  # type: ignore[arg-type]
+            tasks=tasks,  # type: ignore[arg-type]
+            node=env.get("INBOXFLOW_NODE") or None,
+            region=env.get("INBOXFLOW_REGION", "us-central1"),
+        )

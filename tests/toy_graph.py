@@ -1,0 +1,101 @@
+"""A three-node graph for runtime tests: count -> act (one side effect) -> finish."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from inboxflow.adapters.inprocess_bus import InProcessBus
+from inboxflow.adapters.offline_llm import OfflineModel
+from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.clock import FakeClock
+from inboxflow.context import NodeContext
+from inboxflow.errors import RetryableError
+from inboxflow.graph import END, Graph, Node, Pause, Step
+from inboxflow.runtime import Runtime, RuntimeOptions
+
+
+class ToyState(BaseModel):
+    schema_version: int = 1
+    text: str = ""
+    count: int = Field(default=0, ge=0)
+    flaky: int = 0
+    pause: bool = False
+    bad_route: bool = False
+    receipt: dict[str, Any] | None = None
+    decision: str | None = None
+
+
+class Outbox:
+    """A side-effect target that remembers every write and can be searched by key."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def send(self, key: str, text: str) -> dict[str, Any]:
+        self.sent.append({"key": key, "text": text})
+        return {"id": len(self.sent)}
+
+    def find(self, key: str) -> dict[str, Any] | None:
+        for index, item in enumerate(self.sent, start=1):
+            if item["key"] == key:
+                return {"id": index}
+        return None
+
+
+def count(state: ToyState, ctx: NodeContext) -> Step:
+    if state.flaky > 0:
+        attempts = ctx.services["attempts"]
+        attempts[ctx.trace_id] = attempts.get(ctx.trace_id, 0) + 1
+        if attempts[ctx.trace_id] <= state.flaky:
+            raise RetryableError("upstream 503")
+    if state.bad_route:
+        return Step(update={"count": state.count + 1}, goto="nowhere")
+    return Step(update={"count": state.count + 1}, goto="act")
+
+
+def act(state: ToyState, ctx: NodeContext) -> Step:
+    if state.pause:
+        return Step(update={}, goto=Pause(kind="approve", payload={"text": state.text}, resume_node="finish",
+                                          reviewers=("r@example.com",)))
+    outbox: Outbox = ctx.services["outbox"]
+    receipt = ctx.effect("send", lambda key: outbox.send(key, state.text), outbox.find)
+    return Step(update={"receipt": receipt}, goto="finish")
+
+
+def finish(state: ToyState, ctx: NodeContext) -> Step:
+    if ctx.resume is not None:
+        decision = ctx.resume["decision"]
+        return Step(update={"decision": decision}, goto=END, status="rejected" if decision == "reject" else "done")
+    return Step(update={"count": state.count + 1}, goto=END)
+
+
+TOY = Graph.build(
+    "toy",
+    "count",
+    ToyState,
+    [
+        Node("count", count, routes=("act",)),
+        Node("act", act, routes=("finish",), timeout_s=10),
+        Node("finish", finish, routes=(END,)),
+    ],
+)
+
+
+def make_runtime(tmp_path, clock: FakeClock | None = None, **bus_options: Any) -> tuple[Runtime, InProcessBus, Outbox]:
+    clock = clock or FakeClock()
+    store = SqliteCheckpointStore(tmp_path / "toy.db")
+    bus = InProcessBus(clock=clock, **bus_options)
+    outbox = Outbox()
+    runtime = Runtime(
+        graphs={"toy": TOY},
+        store=store,
+        bus=bus,
+        llm=OfflineModel(),
+        clock=clock,
+        options=RuntimeOptions(retry_base_s=0.01),
+        services={"outbox": outbox, "attempts": {}},
+    )
+    bus.handler = runtime.handle_message
+    return runtime, bus, outbox

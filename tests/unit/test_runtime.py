@@ -1,0 +1,233 @@
+"""The step protocol (ARCHITECTURE.md section 3) on the embedded default."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from inboxflow.adapters.inprocess_bus import SimulatedCrash
+from inboxflow.envelope import Envelope
+from inboxflow.errors import EarlyArrival, LeaseHeld
+from inboxflow.runtime import fold
+from tests.toy_graph import make_runtime
+
+
+def test_trace_runs_to_end_with_one_step_log_entry_per_node(tmp_path):
+    runtime, bus, outbox = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "hello"})
+    bus.drain()
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint.status == "done"
+    assert checkpoint.step == 4
+    assert checkpoint.next == []
+    assert checkpoint.state["count"] == 2
+    assert checkpoint.state["receipt"] == {"id": 1}
+    logs = runtime.store.step_logs(trace_id)
+    assert [entry.step_name for entry in logs] == ["__start__", "count", "act", "finish"]
+    assert logs[1].output_delta == {"count": 1}
+    assert logs[2].output_delta == {"receipt": {"id": 1}}
+    assert outbox.sent == [{"key": f"{trace_id}:2:send", "text": "hello"}]
+
+
+def test_step_log_stores_deltas_and_fold_rebuilds_every_snapshot(tmp_path):
+    runtime, bus, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "hello"})
+    bus.drain()
+    logs = runtime.store.step_logs(trace_id)
+    assert "text" not in logs[1].output_delta
+    assert fold(logs, upto=0)["count"] == 0
+    assert fold(logs, upto=1)["count"] == 1
+    assert fold(logs, upto=1)["receipt"] is None
+    assert fold(logs) == runtime.store.get_trace(trace_id).state
+
+
+def test_duplicate_delivery_is_a_no_op_that_republishes_next(tmp_path):
+    runtime, bus, outbox = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "hello"})
+    bus.drain(limit=1)  # step 1 (count) ran; step 2 envelope is queued
+    assert len(bus) == 1
+    published = bus.published
+    first = Envelope(trace_id=trace_id, graph="toy", node="count", step=1)
+    assert runtime.handle(first) == "duplicate"
+    assert bus.published == published + 1  # the recorded next envelope went out again
+    bus.drain()
+    assert runtime.store.get_trace(trace_id).status == "done"
+    assert len(outbox.sent) == 1
+    assert len(runtime.store.step_logs(trace_id)) == 4
+
+
+def test_early_arrival_is_retryable(tmp_path):
+    runtime, _, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "hello"})
+    with pytest.raises(EarlyArrival):
+        runtime.handle(Envelope(trace_id=trace_id, graph="toy", node="act", step=2))
+
+
+def test_live_lease_of_another_worker_is_retryable_until_it_expires(tmp_path):
+    runtime, bus, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "hello"})
+    runtime.store.take_lease(trace_id, 1, "other-worker", runtime.clock.now(), ttl_s=60)
+    envelope = Envelope(trace_id=trace_id, graph="toy", node="count", step=1)
+    with pytest.raises(LeaseHeld):
+        runtime.handle(envelope)
+    assert runtime.store.get_trace(trace_id).step == 1
+    runtime.clock.advance(61)
+    assert runtime.handle(envelope) == "ran"
+    assert runtime.store.get_trace(trace_id).step == 2
+
+
+def test_crash_after_commit_before_publish_is_repaired_by_redelivery(tmp_path):
+    runtime, bus, outbox = make_runtime(tmp_path)
+    crashed = []
+
+    def fault(point: str) -> None:
+        if point == "after_commit:count" and not crashed:
+            crashed.append(point)
+            raise SimulatedCrash(point)
+
+    runtime.fault = fault
+    trace_id = runtime.start("toy", {"text": "hello"})
+    bus.drain()
+    assert crashed
+    assert bus.redeliveries == 1
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint.status == "done"
+    assert len(outbox.sent) == 1
+
+
+def test_crash_inside_side_effect_after_it_happened_does_not_repeat_it(tmp_path):
+    runtime, bus, outbox = make_runtime(tmp_path)
+    crashed = []
+
+    def fault(point: str) -> None:
+        if point == "after_effect:send" and not crashed:
+            crashed.append(point)
+            raise SimulatedCrash(point)
+
+    runtime.fault = fault
+    trace_id = runtime.start("toy", {"text": "hello"})
+    bus.drain()  # the crashed worker kept its lease: redelivery waits for it to expire
+    assert crashed
+    assert runtime.store.get_trace(trace_id).status == "done"
+    assert len(outbox.sent) == 1
+    effect = runtime.store.get(f"effects/{trace_id}:2:send")
+    assert effect["status"] == "done" and effect["reconciled"] is True
+
+
+def test_node_retries_then_succeeds(tmp_path):
+    runtime, bus, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "x", "flaky": 2})
+    bus.drain()
+    assert runtime.store.get_trace(trace_id).status == "done"
+    assert runtime.store.step_logs(trace_id)[1].attempt == 3
+
+
+def test_exhausted_retries_make_the_trace_need_review_with_the_reason(tmp_path):
+    runtime, bus, outbox = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "x", "flaky": 5})
+    bus.drain()
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint.status == "needs_review"
+    assert "retries exhausted after 3 attempts" in checkpoint.error
+    assert "upstream 503" in checkpoint.error
+    assert runtime.store.step_logs(trace_id)[1].error == checkpoint.error
+    assert outbox.sent == []
+
+
+def test_undeclared_route_makes_the_trace_need_review(tmp_path):
+    runtime, bus, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "x", "bad_route": True})
+    bus.drain()
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint.status == "needs_review"
+    assert "'nowhere'" in checkpoint.error
+    assert checkpoint.state["count"] == 0  # nothing of the refused step was applied
+
+
+def test_pause_waits_and_resume_carries_the_decision(tmp_path):
+    runtime, bus, outbox = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "draft", "pause": True})
+    bus.drain()
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint.status == "waiting"
+    assert checkpoint.node == "finish"
+    assert checkpoint.pause["payload"] == {"text": "draft"}
+    assert len(checkpoint.pause["payload_hash"]) == 64
+    stray = Envelope(trace_id=trace_id, graph="toy", node="finish", step=checkpoint.step)
+    assert runtime.handle(stray) == "rejected"  # waiting traces only move on a decision
+    runtime.resume(trace_id, {"decision": "reject", "reviewer": "r@example.com"})
+    bus.drain()
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint.status == "rejected"
+    assert checkpoint.state["decision"] == "reject"
+    assert outbox.sent == []
+
+
+def test_start_is_idempotent_per_trace_id(tmp_path):
+    runtime, bus, outbox = make_runtime(tmp_path)
+    runtime.start("toy", {"text": "a"}, trace_id="fixed")
+    runtime.start("toy", {"text": "b"}, trace_id="fixed")
+    bus.drain()
+    assert runtime.store.get_trace("fixed").state["text"] == "a"
+    assert len(outbox.sent) == 1
+
+
+def _raw(data: bytes) -> dict:
+    return {"data": base64.b64encode(data).decode(), "messageId": "m"}
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ({"data": "%%% not base64 %%%"}, "not valid base64"),
+        (_raw(b"not json"), "not JSON"),
+        (_raw(b"[1, 2]"), "expected an object"),
+        (_raw(b'{"trace_id": "t"}'), "graph: Field required"),
+        (_raw(b'{"trace_id": "t", "graph": "toy", "node": "count", "step": -1}'), "step"),
+        (_raw(b"x" * (10 * 1024 * 1024)), "exceeds"),
+        ({"attributes": {}}, "no data"),
+        ("just a string", "expected an object"),
+    ],
+)
+def test_non_envelopes_are_acknowledged_recorded_and_dead_lettered(tmp_path, message, expected):
+    runtime, bus, _ = make_runtime(tmp_path)
+    bus.push_raw(message)
+    bus.drain()
+    assert bus.redeliveries == 0  # no crash loop
+    failures = runtime.store.list("failures")
+    assert len(failures) == 1
+    assert failures[0][1]["status"] == "failed"
+    assert expected in failures[0][1]["reason"]
+    assert len(bus.dead_letters) == 1
+
+
+@pytest.mark.parametrize(
+    ("envelope", "expected"),
+    [
+        ({"node": "nope"}, "has no node 'nope'"),
+        ({"graph": "other"}, "unknown graph 'other'"),
+        ({"trace_id": "missing"}, "no trace missing"),
+        ({"node": "act"}, "belongs to node 'count'"),
+    ],
+)
+def test_envelopes_no_trace_can_accept_are_refused_and_recorded(tmp_path, envelope, expected):
+    runtime, bus, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "x"})
+    bus._heap.clear()
+    fields = {"trace_id": trace_id, "graph": "toy", "node": "count", "step": 1, **envelope}
+    assert runtime.handle(Envelope(**fields)) == "rejected"
+    (_, failure), = runtime.store.list("failures")
+    assert expected in failure["reason"]
+    assert runtime.store.get_trace(trace_id).status == "running"
+
+
+def test_envelope_for_a_finished_trace_is_refused_not_retried(tmp_path):
+    runtime, bus, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "x"})
+    bus.drain()
+    late = Envelope(trace_id=trace_id, graph="toy", node="finish", step=9)
+    assert runtime.handle(late) == "rejected"
+    replay = Envelope(trace_id=trace_id, graph="toy", node="count", step=1)
+    assert runtime.handle(replay) == "duplicate"
+    assert runtime.store.get_trace(trace_id).status == "done"
