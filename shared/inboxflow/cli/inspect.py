@@ -1,0 +1,96 @@
+"""``inboxflow trace`` / ``traces`` / ``failures``: look inside the store."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..runtime import fold
+from ..settings import Settings
+from ..wiring import make_store
+from .render import STATUS_STYLE, compact, summary_row, trace_table
+
+
+def _when(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def trace(
+    trace_id: str = typer.Argument(..., help="The trace to show."),
+    at: int | None = typer.Option(None, "--at", help="Print the full state after this step."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """The step log of a trace: step, node, latency, state delta, errors; --at STEP for the full state."""
+    console = Console()
+    store = make_store(Settings.from_env())
+    checkpoint = store.get_trace(trace_id)
+    if checkpoint is None:
+        console.print(f"[red]no trace {trace_id}[/red] in {Settings.from_env().store} store")
+        raise typer.Exit(1)
+    logs = store.step_logs(trace_id)
+    if at is not None:
+        if not 0 <= at <= logs[-1].step_order:
+            console.print(f"[red]trace {trace_id} has steps 0..{logs[-1].step_order}[/red]")
+            raise typer.Exit(1)
+        state = fold(logs, upto=at)
+        if as_json:
+            typer.echo(json.dumps(state, indent=2, ensure_ascii=False))
+        else:
+            console.rule(f"state of {trace_id} after step {at} ({logs[at].step_name})")
+            console.print_json(json.dumps(state, ensure_ascii=False))
+        return
+    if as_json:
+        typer.echo(json.dumps({"checkpoint": checkpoint.model_dump(),
+                               "steps": [e.model_dump() for e in logs]}, indent=2, ensure_ascii=False))
+        return
+    status_style = STATUS_STYLE.get(checkpoint.status, "")
+    console.print(f"trace [bold]{trace_id}[/bold]  graph {checkpoint.graph}  "
+                  f"status [{status_style}]{checkpoint.status}[/{status_style}]  next node {checkpoint.node}  "
+                  f"updated {_when(checkpoint.updated_at)} UTC")
+    if checkpoint.error:
+        console.print(f"[red]error:[/red] {checkpoint.error}")
+    table = Table(show_lines=True, expand=True)
+    for column in ("step", "node", "ms", "routed to", "state delta", "tools / llm", "error"):
+        table.add_column(column, overflow="fold")
+    for entry in logs:
+        calls = [f"tool {c['name']}" + (" ✗" if c.get("error") else "") for c in entry.tool_calls]
+        calls += [f"llm {c['task']} ({c.get('model', '?')}, {c.get('latency_ms', 0):.1f} ms)" for c in entry.llm_calls]
+        delta = {**entry.output_delta, **{k: "<removed>" for k in entry.removed}}
+        table.add_row(str(entry.step_order), entry.step_name, f"{entry.latency_ms:.2f}", entry.routed_to or "",
+                      "\n".join(f"{k}: {compact(v)}" for k, v in delta.items()), "\n".join(calls), entry.error or "")
+    console.print(table)
+    if checkpoint.pause:
+        console.print(f"[yellow]waiting for {checkpoint.pause['kind']}[/yellow] by "
+                      f"{', '.join(checkpoint.pause['reviewers']) or 'a reviewer'}; pending payload:")
+        console.print_json(json.dumps(checkpoint.pause["payload"], ensure_ascii=False))
+    console.print(f"full state at any step: [bold]inboxflow trace {trace_id} --at STEP[/bold]")
+
+
+def traces(
+    status: str | None = typer.Option(None, help="Only traces with this status."),
+    limit: int = typer.Option(30, help="How many, newest first."),
+) -> None:
+    """Recent traces with their category, route and status."""
+    store = make_store(Settings.from_env())
+    where = [("status", "==", status)] if status else []
+    rows = store.list("traces", where=where, order_by="updated_at", descending=True, limit=limit)
+    from ..ports.checkpoint import Checkpoint
+
+    table_rows = [summary_row(store, Checkpoint.model_validate(doc)) for _, doc in rows]
+    Console().print(trace_table(table_rows, f"{len(table_rows)} most recent traces"))
+
+
+def failures(limit: int = typer.Option(20, help="How many, newest first.")) -> None:
+    """Acknowledged messages that were not valid envelopes for a live trace."""
+    store = make_store(Settings.from_env())
+    rows = store.list("failures", order_by="at", descending=True, limit=limit)
+    table = Table(title=f"{len(rows)} recorded failures", expand=True)
+    for column in ("at (UTC)", "trace", "node", "reason"):
+        table.add_column(column, overflow="fold")
+    for _, doc in rows:
+        table.add_row(_when(doc["at"]), doc.get("trace_id", "-"), doc.get("node", "-"), doc["reason"])
+    Console().print(table)
