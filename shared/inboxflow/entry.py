@@ -37,11 +37,12 @@ def handle_cloud_event(data: Any) -> Outcome:
 
     Permanent problems are recorded and return normally (Pub/Sub acks);
     retryable ones raise (functions-framework answers 500, Pub/Sub redelivers).
-    On the embedded default the rest of the trace runs in-process before returning.
+    On the embedded default, when this process serves every node (no
+    ``INBOXFLOW_NODE``), the rest of the trace runs in-process before returning.
     """
     rt = runtime()
     message = data.get("message", data) if isinstance(data, dict) else data
     outcome = rt.handle_message(message)
-    if isinstance(rt.bus, InProcessBus):
+    if isinstance(rt.bus, InProcessBus) and rt.options.only_node is None:
         rt.bus.drain()
     return outcome
