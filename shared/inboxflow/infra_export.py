@@ -19,7 +19,7 @@ import hashlib
 import json
 import re
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -89,21 +89,27 @@ _SERVICE_ACCOUNT_ID = re.compile(r"^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$")
 class NodeLike(Protocol):
     """The attributes of a graph node that deployment reads."""
 
-    name: str
-    memory_mb: int
-    timeout_s: int
-    max_instances: int
-    min_instances: int
+    @property
+    def name(self) -> str: ...
+    @property
+    def memory_mb(self) -> int: ...
+    @property
+    def timeout_s(self) -> int: ...
+    @property
+    def max_instances(self) -> int: ...
+    @property
+    def min_instances(self) -> int: ...
 
 
 class GraphLike(Protocol):
-    """The attributes of a graph that deployment reads."""
-
-    name: str
-    entry: str
+    """The attributes of a graph that deployment reads (``inboxflow.graph.Graph``)."""
 
     @property
-    def nodes(self) -> Any: ...
+    def name(self) -> str: ...
+    @property
+    def entry(self) -> str: ...
+    @property
+    def nodes(self) -> Mapping[str, Any]: ...
 
 
 def service_account_id(name: str) -> str:
@@ -131,7 +137,9 @@ def _check_function_id(name: str) -> str:
     return name
 
 
-def _sizing(memory_mb: int, timeout_s: int, max_instances: int, min_instances: int) -> dict[str, int]:
+def _sizing(
+    memory_mb: int, timeout_s: int, max_instances: int, min_instances: int
+) -> dict[str, int]:
     if not 128 <= memory_mb <= 32768:
         raise ValueError(f"memory_mb {memory_mb} outside 128..32768")
     if not 1 <= timeout_s <= 3600:
@@ -253,7 +261,9 @@ def render_graph_tfvars(graphs: Iterable[GraphLike] | None = None) -> str:
     return json.dumps(export_graph_tfvars(graphs), indent=2) + "\n"
 
 
-def write_graph_tfvars(path: str | Path = DEFAULT_TFVARS_PATH, graphs: Iterable[GraphLike] | None = None) -> Path:
+def write_graph_tfvars(
+    path: str | Path = DEFAULT_TFVARS_PATH, graphs: Iterable[GraphLike] | None = None
+) -> Path:
     """Write ``infra/graph.auto.tfvars.json`` (or ``path``) and return its path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -274,10 +284,14 @@ def source_archive_members(root: Path = REPO_ROOT) -> list[tuple[str, Path]]:
     ``inboxflow`` package and ``requirements.txt``, the layout Cloud
     Functions' Python buildpack expects.
     """
-    members = [("main.py", root / "functions" / "main.py"), ("requirements.txt", root / "requirements.txt")]
+    members = [
+        ("main.py", root / "functions" / "main.py"),
+        ("requirements.txt", root / "requirements.txt"),
+    ]
     package = root / "shared" / "inboxflow"
     for path in sorted(package.rglob("*")):
-        if path.is_file() and not _SKIP_PARTS.intersection(path.parts) and path.suffix not in {".pyc", ".pyo"}:
+        skipped = _SKIP_PARTS.intersection(path.parts) or path.suffix in {".pyc", ".pyo"}
+        if path.is_file() and not skipped:
             members.append((f"inboxflow/{path.relative_to(package).as_posix()}", path))
     for name, path in members:
         if not path.is_file():

@@ -1,0 +1,116 @@
+"""cloudbuild.yaml: named steps in order, substitutions declared and used."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+yaml = pytest.importorskip("yaml", reason="PyYAML is not installed")
+
+CLOUDBUILD = Path(__file__).resolve().parents[2] / "cloudbuild.yaml"
+STEP_ORDER = [
+    "install",
+    "lint",
+    "unit-tests",
+    "emulator-tests",
+    "build-source",
+    "terraform-init",
+    "terraform-plan",
+    "terraform-apply",
+]
+BUILT_IN = {
+    "PROJECT_ID",
+    "BUILD_ID",
+    "PROJECT_NUMBER",
+    "LOCATION",
+    "COMMIT_SHA",
+    "SHORT_SHA",
+    "BRANCH_NAME",
+}
+
+
+@pytest.fixture(scope="module")
+def build() -> dict[str, Any]:
+    return yaml.safe_load(CLOUDBUILD.read_text(encoding="utf-8"))
+
+
+def _text(step: dict[str, Any]) -> str:
+    return " ".join(str(arg) for arg in step.get("args", []))
+
+
+def _resolve(build: dict[str, Any], text: str) -> str:
+    """Apply the build's own substitution defaults to ``text``."""
+    return re.sub(
+        r"\$\{(_[A-Z0-9_]+)\}", lambda match: str(build["substitutions"][match.group(1)]), text
+    )
+
+
+def _step(build: dict[str, Any], step_id: str) -> dict[str, Any]:
+    return next(step for step in build["steps"] if step.get("id") == step_id)
+
+
+def test_steps_are_named_and_ordered(build: dict[str, Any]) -> None:
+    ids = [step.get("id") for step in build["steps"]]
+    assert all(ids), "every step needs an id"
+    assert ids == STEP_ORDER
+    for step in build["steps"]:
+        assert step.get("name"), f"{step['id']}: no builder image"
+        assert "waitFor" not in step, f"{step['id']}: steps run strictly in order"
+
+
+def test_substitutions_for_project_region_environment(build: dict[str, Any]) -> None:
+    subs = build["substitutions"]
+    assert {"_PROJECT_ID", "_REGION", "_ENV"} <= set(subs)
+    raw = CLOUDBUILD.read_text(encoding="utf-8")
+    body = raw.split("substitutions:", 1)[1].split("options:", 1)[1]
+    used = set(re.findall(r"\$\{(_[A-Z0-9_]+)\}|\$(_[A-Z0-9_]+)", body))
+    used_names = {name for pair in used for name in pair if name}
+    assert used_names <= set(subs), f"undeclared: {sorted(used_names - set(subs))}"
+    assert set(subs) <= used_names, f"declared but unused: {sorted(set(subs) - used_names)}"
+    # User substitutions that reference built-ins need dynamic substitutions.
+    assert build["options"]["dynamic_substitutions"] is True
+    for value in subs.values():
+        for name in re.findall(r"\$\{([A-Z_]+)\}", str(value)):
+            assert name in BUILT_IN
+
+
+def test_tests_run_before_anything_is_built_or_deployed(build: dict[str, Any]) -> None:
+    assert "pip install" in _text(_step(build, "install"))
+    lint = _text(_step(build, "lint"))
+    assert "ruff" in lint and "infra_export tfvars --check" in lint
+    assert "not emulator" in _text(_step(build, "unit-tests"))
+    emulator = _step(build, "emulator-tests")
+    assert "emulators" in _resolve(build, emulator["name"]) and "-m emulator" in _text(emulator)
+    assert "infra_export archive" in _text(_step(build, "build-source"))
+
+
+def test_terraform_uses_the_environment(build: dict[str, Any]) -> None:
+    init, plan, apply = (_step(build, f"terraform-{verb}") for verb in ("init", "plan", "apply"))
+    for step in (init, plan, apply):
+        assert step["dir"] == "infra"
+        assert "terraform" in _resolve(build, step["name"])
+    assert init["args"][0] == "init"
+    assert "-backend-config=prefix=inboxflow/${_ENV}" in init["args"]
+    assert plan["args"][0] == "plan"
+    for expected in (
+        "-var-file=envs/${_ENV}.tfvars",
+        "-var=project_id=${_PROJECT_ID}",
+        "-var=region=${_REGION}",
+        "-var=environment=${_ENV}",
+        "-out=tfplan",
+    ):
+        assert expected in plan["args"], expected
+    # Command-line -var flags override the example values in the env file.
+    assert plan["args"].index("-var-file=envs/${_ENV}.tfvars") < plan["args"].index(
+        "-var=project_id=${_PROJECT_ID}"
+    )
+    assert apply["args"][0] == "apply" and apply["args"][-1] == "tfplan"
+    assert "-auto-approve" in apply["args"]
+
+
+def test_every_environment_has_a_tfvars_file(build: dict[str, Any]) -> None:
+    envs = CLOUDBUILD.parent / "infra" / "envs"
+    assert (envs / f"{build['substitutions']['_ENV']}.tfvars").is_file()
