@@ -1,0 +1,48 @@
+"""The email pipeline of the first seed design, as a graph declaration.
+
+    classify --(spam, confidence >= 0.8)--> END
+        |
+    retrieve -> decide --(no tools)--> generate
+                  |                       ^
+                  +--> execute_tools -----+
+    generate -> review --(confidence >= 0.8, not a complaint)--> dispatch -> END
+                  |
+                  +--(otherwise)--> Pause(approve_draft) ... resume --> dispatch -> END
+
+Each node is one Cloud Function; sizing below is per function.
+"""
+
+from __future__ import annotations
+
+from ..graph import END, Graph, Node
+from .nodes.classify import classify
+from .nodes.decide import decide
+from .nodes.dispatch import dispatch
+from .nodes.execute_tools import execute_tools
+from .nodes.generate import generate
+from .nodes.retrieve import retrieve
+from .nodes.review import review
+from .state import PipelineState
+
+PIPELINE = Graph.build(
+    "pipeline",
+    "classify",
+    PipelineState,
+    [
+        Node("classify", classify, routes=("retrieve", END), memory_mb=512, timeout_s=60,
+             description="Classify the intent with a calibrated confidence; confident spam ends here."),
+        Node("retrieve", retrieve, routes=("decide",), memory_mb=256, timeout_s=30,
+             description="Known sender?, the signer, saved replies that match."),
+        Node("decide", decide, routes=("execute_tools", "generate"), memory_mb=512, timeout_s=60,
+             description="Choose the tools by the tool rules."),
+        Node("execute_tools", execute_tools, routes=("generate",), memory_mb=256, timeout_s=60,
+             description="Run the read tools; plan the action tools."),
+        Node("generate", generate, routes=("review",), memory_mb=512, timeout_s=120,
+             description="Write the reply in the category's tone."),
+        Node("review", review, routes=("dispatch",), memory_mb=256, timeout_s=30,
+             description="Auto-dispatch a confident draft; pause the rest for approval."),
+        Node("dispatch", dispatch, routes=(END,), memory_mb=256, timeout_s=60, max_instances=10,
+             description="Create the draft (or send) exactly once through the effect journal."),
+    ],
+    description="Seed 000: classify, retrieve, decide, execute tools, generate, review, dispatch.",
+)

@@ -1,0 +1,1 @@
+"""One module per node of the email pipeline; each reads like a row of the node table."""

@@ -1,0 +1,90 @@
+"""dispatch: act on the draft, exactly once.
+
+| node     | dispatch                                                                 |
+|----------|--------------------------------------------------------------------------|
+| inputs   | draft, review, planned_actions, ``ctx.resume`` (a reviewer's decision)   |
+| outputs  | dispatch {status, action, message_id, to, subject, approved_by, edited}  |
+| LLM task | none                                                                     |
+| routes   | -> END (done); a rejected draft -> END (rejected)                        |
+
+Reached directly from review (auto-dispatch) or by resuming a paused trace
+with ``{"decision": "approve" | "reject", "payload": edited payload or None,
+"reviewer": ...}``. An approval dispatches the edited payload when there is
+one, else the original draft. The action is a Gmail draft unless the
+settings ask for auto-send (never for a complaint). It runs through the
+effect journal under the name ``dispatch``; the message is stamped with the
+journal key, so a crash after the side effect is reconciled by finding it
+(``find_by_trace_key``) instead of writing it twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...context import NodeContext
+from ...errors import NodeFailed
+from ...graph import END, Step
+from ..settings import pipeline_settings
+from ..state import DispatchResult, PipelineState
+from ..tools import workspace_of
+
+
+def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
+    """Create the draft (or send the reply) once; or record the rejection."""
+    draft = state.draft
+    if draft is None:
+        raise NodeFailed("dispatch needs a draft")
+    to, subject, body = draft.to, draft.subject, draft.body
+    approved_by: str | None = None
+    if ctx.resume is not None:
+        decision = str(ctx.resume.get("decision", ""))
+        reviewer = ctx.resume.get("reviewer")
+        approved_by = str(reviewer) if reviewer else None
+        if decision == "reject":
+            result = DispatchResult(status="rejected", to=to, subject=subject, approved_by=approved_by)
+            return Step(update={"dispatch": result}, goto=END, status="rejected")
+        if decision != "approve":
+            raise NodeFailed(f"approve_draft expects decision approve or reject, not {decision!r}")
+        to, subject, body = _edited(ctx.resume.get("payload"), to, subject, body)
+    elif not (state.review and state.review.auto_dispatch):
+        raise NodeFailed("dispatch reached without an auto-dispatch verdict or an approval")
+
+    category = state.classification.category if state.classification else "other"
+    send = pipeline_settings(ctx.services).auto_send and category != "complaint"
+    thread_id = next(
+        (str(a.arguments["thread_id"]) for a in state.planned_actions if "thread_id" in a.arguments),
+        state.email.thread_id,
+    )
+    workspace = workspace_of(ctx)
+    act = workspace.send_reply if send else workspace.create_draft
+    outcome = ctx.effect(
+        "dispatch",
+        lambda key: act(to, subject, body, thread_id, key),
+        workspace.find_by_trace_key,
+    )
+    result = DispatchResult(
+        status="sent" if send else "drafted",
+        action="send_reply" if send else "create_draft",
+        message_id=outcome.get("id"),
+        to=to,
+        subject=subject,
+        approved_by=approved_by,
+        edited=(to, subject, body) != (draft.to, draft.subject, draft.body),
+    )
+    return Step(update={"dispatch": result}, goto=END)
+
+
+def _edited(payload: Any, to: str, subject: str, body: str) -> tuple[str, str, str]:
+    """The reviewer's edits over the original draft (``payload`` is None when unedited)."""
+    if payload is None:
+        return to, subject, body
+    if not isinstance(payload, Mapping):
+        raise NodeFailed(f"edited payload must be an object, not {type(payload).__name__}")
+    edited_body = payload.get("draft", payload.get("body"))
+    if isinstance(edited_body, Mapping):
+        edited_body = edited_body.get("body")
+    new_to = str(payload.get("to") or to)
+    if "@" not in new_to:
+        raise NodeFailed(f"edited recipient {new_to!r} is not an email address")
+    return new_to, str(payload.get("subject") or subject), str(edited_body if edited_body else body)

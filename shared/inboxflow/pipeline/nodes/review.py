@@ -1,0 +1,67 @@
+"""review: may the draft go out on its own, or does a human approve it?
+
+| node     | review                                                                       |
+|----------|------------------------------------------------------------------------------|
+| inputs   | classification, tool_results, draft                                          |
+| outputs  | review {auto_dispatch, reasons}                                              |
+| LLM task | none                                                                         |
+| routes   | confidence >= 0.8 and not a complaint -> dispatch;                           |
+|          | otherwise Pause(approve_draft, resume_node=dispatch) -> status ``waiting``   |
+
+Besides the confidence and category rule, a draft also waits for a human
+when the classifier flagged the email (a prompt-injection attempt), when the
+category is spam (low-confidence spam reaches this point), or when a tool
+failed and the draft was written without its data. The reviewers come from
+the settings; by default the mailbox owner reviews their own agent.
+"""
+
+from __future__ import annotations
+
+from ...context import NodeContext
+from ...errors import NodeFailed
+from ...graph import Pause, Step
+from ..settings import AUTO_DISPATCH_CONFIDENCE, pipeline_settings
+from ..state import PipelineState, Review
+
+APPROVE_DRAFT = "approve_draft"
+
+
+def review(state: PipelineState, ctx: NodeContext) -> Step:
+    """Dispatch a confident draft; pause every other one for approval."""
+    classification, draft = state.classification, state.draft
+    if classification is None or draft is None:
+        raise NodeFailed("review needs a classification and a draft")
+    reasons: list[str] = []
+    if classification.category == "complaint":
+        reasons.append("complaints are always approved by a human")
+    if classification.category == "spam":
+        reasons.append("possible spam: a human decides whether to answer")
+    if classification.confidence < AUTO_DISPATCH_CONFIDENCE:
+        reasons.append(
+            f"confidence {classification.confidence:.2f} is below {AUTO_DISPATCH_CONFIDENCE:.2f}"
+        )
+    reasons.extend(f"flagged: {flag}" for flag in classification.flags)
+    failed = [result.name for result in state.tool_results if not result.ok]
+    if failed:
+        reasons.append(f"tools failed: {', '.join(failed)}")
+
+    if not reasons:
+        verdict = Review(
+            auto_dispatch=True,
+            reasons=[
+                f"{classification.category} with confidence {classification.confidence:.2f} "
+                f">= {AUTO_DISPATCH_CONFIDENCE:.2f}"
+            ],
+        )
+        return Step(update={"review": verdict}, goto="dispatch")
+
+    settings = pipeline_settings(ctx.services)
+    pause = Pause(
+        kind=APPROVE_DRAFT,
+        payload={"draft": draft.body, "to": draft.to, "subject": draft.subject},
+        resume_node="dispatch",
+        reviewers=settings.reviewers or (state.email.mailbox,),
+        deadline_s=settings.approval_deadline_s,
+        on_timeout="needs_review",
+    )
+    return Step(update={"review": Review(auto_dispatch=False, reasons=reasons)}, goto=pause)

@@ -1,0 +1,152 @@
+"""The pipeline's state: what one email accumulates on its way through the graph.
+
+Every field is JSON-friendly (Firestore: maps and lists of maps, never a
+list directly inside a list). Nodes replace whole top-level fields; the step
+log stores only the fields a step changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..mail import Email
+
+SCHEMA_VERSION = 1
+
+Category = Literal["inquiry", "meeting_request", "complaint", "follow_up", "spam", "other"]
+CATEGORIES: tuple[Category, ...] = (
+    "inquiry",
+    "meeting_request",
+    "complaint",
+    "follow_up",
+    "spam",
+    "other",
+)
+Tone = Literal["professional", "empathetic", "friendly"]
+
+
+class Classification(BaseModel):
+    """What the email is, how sure we are, and why."""
+
+    category: Category
+    confidence: float = Field(ge=0.0, le=1.0)
+    evidence: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list)
+    """Safety signals, e.g. ``prompt_injection``; any flag sends the draft to a human."""
+
+
+class SavedReply(BaseModel):
+    """A canned answer that matches the email."""
+
+    id: str
+    title: str
+    answer: str
+    score: float
+
+
+class TimeSlot(BaseModel):
+    """A free slot in the mailbox owner's calendar."""
+
+    start: str
+    end: str
+    label: str
+
+
+class CalendarAvailability(BaseModel):
+    """Free slots found by ``check_calendar``."""
+
+    timezone: str = "UTC"
+    duration_minutes: int = 30
+    slots: list[TimeSlot] = Field(default_factory=list)
+    busy_events: int = 0
+
+
+class Context(BaseModel):
+    """What the agent knows beyond the email."""
+
+    sender_known: bool = False
+    owner: dict[str, Any] | None = None
+    """The mailbox owner's contact record (who signs the reply)."""
+    contact: dict[str, Any] | None = None
+    similar: list[SavedReply] = Field(default_factory=list)
+    calendar: CalendarAvailability | None = None
+
+
+class ToolCall(BaseModel):
+    """One tool the decide node chose, with its arguments."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    reason: str = ""
+
+
+class ToolResult(BaseModel):
+    """How a read tool call went (its data lands in ``context``; the full call is on the step log)."""
+
+    name: str
+    ok: bool
+    error: str | None = None
+
+
+class Draft(BaseModel):
+    """The reply the agent proposes."""
+
+    to: str
+    subject: str
+    body: str
+    tone: Tone
+
+
+class Review(BaseModel):
+    """The review gate's verdict."""
+
+    auto_dispatch: bool
+    reasons: list[str] = Field(default_factory=list)
+
+
+class DispatchResult(BaseModel):
+    """What dispatch did (or why it did nothing)."""
+
+    status: Literal["drafted", "sent", "rejected"]
+    action: str | None = None
+    message_id: str | None = None
+    to: str | None = None
+    subject: str | None = None
+    approved_by: str | None = None
+    edited: bool = False
+
+
+class PipelineState(BaseModel):
+    """State of the email pipeline graph."""
+
+    schema_version: int = SCHEMA_VERSION
+    email: Email
+    classification: Classification | None = None
+    context: Context | None = None
+    tool_plan: list[ToolCall] = Field(default_factory=list)
+    tool_results: list[ToolResult] = Field(default_factory=list)
+    planned_actions: list[ToolCall] = Field(default_factory=list)
+    draft: Draft | None = None
+    review: Review | None = None
+    dispatch: DispatchResult | None = None
+
+
+__all__ = [
+    "CATEGORIES",
+    "SCHEMA_VERSION",
+    "CalendarAvailability",
+    "Category",
+    "Classification",
+    "Context",
+    "DispatchResult",
+    "Draft",
+    "PipelineState",
+    "Review",
+    "SavedReply",
+    "TimeSlot",
+    "Tone",
+    "ToolCall",
+    "ToolResult",
+]
