@@ -47,6 +47,15 @@ def test_every_skip_comment_is_justified() -> None:
     assert skips, "expected the documented skips (public approval function, CSEK, bucket logging)"
 
 
+def _isolated_env() -> dict[str, str]:
+    """checkov's own ``hcl2`` (bc-python-hcl2) must not meet python-hcl2 on PYTHONPATH."""
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"}
+    }
+    env["LOG_LEVEL"] = "ERROR"
+    return env
+
+
 def _reason(item: dict[str, Any]) -> str:
     result = item.get("check_result") or {}
     return str(result.get("suppress_comment") or item.get("suppress_comment") or "").strip()
@@ -77,7 +86,7 @@ def report() -> dict[str, Any]:
         text=True,
         timeout=600,
         check=False,
-        env={**os.environ, "LOG_LEVEL": "ERROR"},
+        env=_isolated_env(),
     )
     assert result.stdout.strip(), f"checkov printed nothing:\n{result.stderr[-2000:]}"
     parsed = json.loads(result.stdout)
