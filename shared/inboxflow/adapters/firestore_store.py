@@ -1,0 +1,317 @@
+"""Firestore checkpoint store: the five primitives on google-cloud-firestore.
+
+Documents are JSON-compatible dicts and round-trip exactly. Firestore cannot
+hold everything JSON can, so documents are encoded on the way in:
+
+- an array directly inside an array becomes ``{"__list": [...]}``;
+- a map key that Firestore refuses or that collides with those markers (the
+  empty string, a leading ``__``, a leading ``~``) is prefixed with ``~``;
+- a top-level numeric ``expire_at`` is stored as a Timestamp, so the TTL
+  policy can delete the document, with the exact float beside it in
+  ``__expire_at`` (a Timestamp keeps microseconds, a float may not).
+
+Only this module imports ``google.cloud.firestore``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+from google.cloud.firestore_v1.field_path import FieldPath
+
+from ..errors import Contention, RetryableError
+from ..ports.checkpoint import CheckpointStore, DocumentExists, Filter
+
+T = TypeVar("T")
+
+LIST_MARKER = "__list"
+EXPIRE_AT = "expire_at"
+EXACT_EXPIRE_AT = "__expire_at"
+KEY_ESCAPE = "~"
+
+_TRANSIENT: tuple[type[Exception], ...] = (
+    gexc.ServiceUnavailable,
+    gexc.DeadlineExceeded,
+    gexc.ResourceExhausted,
+    gexc.InternalServerError,
+    gexc.RetryError,
+)
+_EXHAUSTED = "Failed to commit transaction"
+
+
+class FirestoreUnavailable(RetryableError):
+    """Firestore answered UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED or INTERNAL."""
+
+
+# --- encoding ------------------------------------------------------------------------
+
+
+def encode_key(key: str) -> str:
+    """A map key Firestore accepts; ``decode_key`` inverts it."""
+    if not isinstance(key, str):
+        raise TypeError(f"document keys must be strings, got {type(key).__name__} {key!r}")
+    if key == "" or key.startswith(("__", KEY_ESCAPE)):
+        return KEY_ESCAPE + key
+    return key
+
+
+def decode_key(key: str) -> str:
+    """Invert ``encode_key``."""
+    return key[1:] if key.startswith(KEY_ESCAPE) else key
+
+
+def encode_value(value: Any, in_array: bool = False) -> Any:
+    """Encode one JSON value (see the module docstring)."""
+    if isinstance(value, dict):
+        return {encode_key(k): encode_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        items = [encode_value(item, in_array=True) for item in value]
+        return {LIST_MARKER: items} if in_array else items
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        raise ValueError(f"integer {value} does not fit Firestore's 64-bit integers")
+    return value
+
+
+def decode_value(value: Any) -> Any:
+    """Invert ``encode_value``; Timestamps read back as epoch seconds."""
+    if isinstance(value, dict):
+        if len(value) == 1 and LIST_MARKER in value:
+            return [decode_value(item) for item in value[LIST_MARKER]]
+        return {decode_key(k): decode_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode_value(item) for item in value]
+    if isinstance(value, dt.datetime):
+        return value.timestamp()
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _timestamp(epoch_s: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(epoch_s, tz=dt.UTC)
+
+
+def encode_document(doc: dict[str, Any]) -> dict[str, Any]:
+    """Encode a whole document for Firestore."""
+    if not isinstance(doc, dict):
+        raise TypeError(f"a document is a dict, got {type(doc).__name__}")
+    encoded = encode_value(doc)
+    expire_at = doc.get(EXPIRE_AT)
+    if _is_number(expire_at):
+        encoded[EXPIRE_AT] = _timestamp(expire_at)
+        encoded[EXACT_EXPIRE_AT] = expire_at
+    return encoded
+
+
+def decode_document(data: dict[str, Any]) -> dict[str, Any]:
+    """Decode a document read from Firestore."""
+    data = dict(data)
+    exact = data.pop(EXACT_EXPIRE_AT, None)
+    doc = decode_value(data)
+    if exact is not None and EXPIRE_AT in doc:
+        doc[EXPIRE_AT] = exact
+    return doc
+
+
+def _encode_operand(field: str, op: str, value: Any) -> Any:
+    if op == "in":
+        return [_encode_operand(field, "==", option) for option in value]
+    if field == EXPIRE_AT and _is_number(value):
+        return _timestamp(value)
+    return encode_value(value, in_array=False)
+
+
+def _field_path(field: str) -> str:
+    """A top-level field name as a Firestore field path (quoted when needed)."""
+    return FieldPath(encode_key(field)).to_api_repr()
+
+
+# --- errors --------------------------------------------------------------------------
+
+
+def _find(exc: BaseException | None, kind: type[BaseException]) -> BaseException | None:
+    """``exc`` or the first exception of ``kind`` in its cause/context chain."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, kind):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+@contextlib.contextmanager
+def _translated(what: str) -> Iterator[None]:
+    try:
+        yield
+    except _TRANSIENT as exc:
+        raise FirestoreUnavailable(f"Firestore {what}: {exc}") from exc
+
+
+class _FirestoreTransaction:
+    """The port's ``Transaction`` over a Firestore transaction: reads, then writes."""
+
+    def __init__(self, client: firestore.Client, transaction: firestore.Transaction) -> None:
+        self._client = client
+        self._tx = transaction
+        self._written = False
+
+    def get(self, path: str) -> dict[str, Any] | None:
+        if self._written:
+            raise RuntimeError("reads must come before writes in a transaction")
+        snapshot = self._client.document(path).get(transaction=self._tx)
+        data = snapshot.to_dict() if snapshot.exists else None
+        return decode_document(data) if data is not None else None
+
+    def set(self, path: str, doc: dict[str, Any]) -> None:
+        self._written = True
+        self._tx.set(self._client.document(path), encode_document(doc))
+
+    def create(self, path: str, doc: dict[str, Any]) -> None:
+        self._written = True
+        self._tx.create(self._client.document(path), encode_document(doc))
+
+    def delete(self, path: str) -> None:
+        self._written = True
+        self._tx.delete(self._client.document(path))
+
+
+class FirestoreCheckpointStore(CheckpointStore):
+    """Documents in Firestore (native mode), transactions with Firestore's retries.
+
+    Args:
+        project: Google Cloud project (default ``GOOGLE_CLOUD_PROJECT`` or
+            ``inboxflow-local``).
+        database: database id (default ``INBOXFLOW_FIRESTORE_DATABASE`` or ``(default)``).
+        client: an existing client (then ``project`` and ``database`` are ignored).
+        max_attempts: attempts of a transaction before ``Contention``. Each
+            round is Firestore's own immediate retries (which keep the
+            transaction's place in line), then a jittered backoff.
+        serialize_transactions: run this instance's transactions one at a
+            time. Defaults to True against the emulator
+            (``FIRESTORE_EMULATOR_HOST``), whose lock manager makes concurrent
+            transactions on one document wait about 2 s and then abort all
+            but one; production Firestore does not need it.
+    """
+
+    def __init__(
+        self,
+        project: str | None = None,
+        database: str | None = None,
+        client: firestore.Client | None = None,
+        max_attempts: int = 12,
+        serialize_transactions: bool | None = None,
+    ) -> None:
+        if client is None:
+            client = firestore.Client(
+                project=project or os.environ.get("GOOGLE_CLOUD_PROJECT") or "inboxflow-local",
+                database=database or os.environ.get("INBOXFLOW_FIRESTORE_DATABASE") or "(default)",
+            )
+        self.client = client
+        self.max_attempts = max_attempts
+        if serialize_transactions is None:
+            serialize_transactions = bool(os.environ.get("FIRESTORE_EMULATOR_HOST"))
+        self._serial = threading.Lock() if serialize_transactions else None
+
+    # --- the five primitives ---------------------------------------------------------
+
+    def get(self, path: str) -> dict[str, Any] | None:
+        with _translated(f"get {path}"):
+            snapshot = self.client.document(path).get()
+        data = snapshot.to_dict() if snapshot.exists else None
+        return decode_document(data) if data is not None else None
+
+    def create(self, path: str, doc: dict[str, Any]) -> bool:
+        encoded = encode_document(doc)
+        try:
+            with _translated(f"create {path}"):
+                self.client.document(path).create(encoded)
+        except gexc.AlreadyExists:
+            return False
+        return True
+
+    def set(self, path: str, doc: dict[str, Any]) -> None:
+        encoded = encode_document(doc)
+        with _translated(f"set {path}"):
+            self.client.document(path).set(encoded)
+
+    def list(
+        self,
+        collection: str,
+        where: Iterable[Filter] = (),
+        order_by: str | None = None,
+        descending: bool = False,
+        limit: int | None = None,
+    ) -> list[tuple[str, dict[str, Any]]]:
+        query: Any = self.client.collection(collection.strip("/"))
+        for field, op, value in where:
+            operand = _encode_operand(field, op, value)
+            query = query.where(filter=FieldFilter(_field_path(field), op, operand))
+        direction = firestore.Query.DESCENDING if descending else firestore.Query.ASCENDING
+        if order_by is not None:
+            query = query.order_by(_field_path(order_by), direction=direction)
+        # Firestore cannot scan document ids backwards: reverse here instead.
+        reverse_ids = order_by is None and descending
+        if limit is not None and not reverse_ids:
+            query = query.limit(limit)
+        with _translated(f"query {collection}"):
+            rows = [(snap.id, decode_document(snap.to_dict() or {})) for snap in query.stream()]
+        if reverse_ids:
+            rows = rows[::-1][:limit]
+        return rows
+
+    def run_transaction(self, fn: Callable[[Any], T]) -> T:
+        lock = self._serial if self._serial is not None else contextlib.nullcontext()
+        with lock:
+            return self._run_transaction(fn)
+
+    # --- transactions ----------------------------------------------------------------
+
+    def _run_transaction(self, fn: Callable[[Any], T]) -> T:
+        rounds = max(1, -(-self.max_attempts // 3))
+        last: BaseException | None = None
+        for round_ in range(rounds):
+            try:
+                return self._attempt(fn, attempts=min(3, self.max_attempts - 3 * round_))
+            except (gexc.Aborted, ValueError) as exc:
+                if isinstance(exc, ValueError) and not str(exc).startswith(_EXHAUSTED):
+                    raise
+                last = exc
+            time.sleep(random.uniform(0, min(2.0, 0.05 * 2**round_)))
+        raise Contention(
+            f"Firestore transaction aborted {self.max_attempts} times by concurrent writers"
+        ) from last
+
+    def _attempt(self, fn: Callable[[Any], T], attempts: int) -> T:
+        client = self.client
+
+        @firestore.transactional
+        def body(transaction: firestore.Transaction) -> T:
+            return fn(_FirestoreTransaction(client, transaction))
+
+        try:
+            with _translated("transaction"):
+                return body(client.transaction(max_attempts=attempts))
+        except gexc.GoogleAPICallError as exc:
+            exists = _find(exc, gexc.AlreadyExists)
+            if exists is not None:
+                raise DocumentExists(str(exists)) from exc
+            raise
+        except ValueError as exc:
+            # A failed rollback after a failed commit can hide the commit's error.
+            exists = _find(exc, gexc.AlreadyExists)
+            if exists is not None:
+                raise DocumentExists(str(exists)) from exc
+            raise

@@ -1,0 +1,303 @@
+"""Start and stop the Google Cloud emulators as local subprocesses.
+
+Used by the pytest fixtures (``tests/conftest.py``) and by ``inboxflow dev``.
+Each emulator is started directly (never through ``gcloud``) on a free port,
+in its own process group, with its output in a log file; ``start_*`` returns
+once the emulator answers, or raises ``EmulatorError`` with the log's tail.
+
+- Firestore: ``cloud_firestore_emulator`` from the Cloud SDK (needs Java).
+- Pub/Sub: ``cloud-pubsub-emulator`` from the Cloud SDK (needs Java).
+- Cloud Tasks: the ``gcloud-tasks-emulator`` Python package (needs pyyaml).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FIRESTORE = "firestore"
+PUBSUB = "pubsub"
+TASKS = "tasks"
+
+DEFAULT_PROJECT = "inboxflow-local"
+_SDK_CANDIDATES = (
+    "/usr/lib/google-cloud-sdk",
+    "/usr/share/google-cloud-sdk",
+    "/opt/google-cloud-sdk",
+    "~/google-cloud-sdk",
+)
+_FIRESTORE_BIN = "platform/cloud-firestore-emulator/cloud_firestore_emulator"
+_PUBSUB_BIN = "platform/pubsub-emulator/bin/cloud-pubsub-emulator"
+
+
+class EmulatorError(RuntimeError):
+    """An emulator is not installed, did not start, or did not become ready in time."""
+
+
+@dataclass
+class Emulator:
+    """A running emulator process.
+
+    Attributes:
+        name: ``firestore``, ``pubsub`` or ``tasks``.
+        host: address it listens on (always ``127.0.0.1``).
+        port: its port.
+        process: the subprocess (leader of its own process group).
+        log_path: where its stdout and stderr go.
+    """
+
+    name: str
+    host: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    _log_file: object = field(default=None, repr=False)
+
+    @property
+    def address(self) -> str:
+        """``host:port``, the value of the ``*_EMULATOR_HOST`` variable."""
+        return f"{self.host}:{self.port}"
+
+    @property
+    def env(self) -> dict[str, str]:
+        """Environment variables that point client libraries at this emulator."""
+        variable = {
+            FIRESTORE: "FIRESTORE_EMULATOR_HOST",
+            PUBSUB: "PUBSUB_EMULATOR_HOST",
+            TASKS: "CLOUD_TASKS_EMULATOR_HOST",
+        }[self.name]
+        return {variable: self.address}
+
+    def running(self) -> bool:
+        """True while the process is alive."""
+        return self.process.poll() is None
+
+    def log_tail(self, lines: int = 20) -> str:
+        """The last lines of the emulator's output (for error messages)."""
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Terminate the emulator's whole process group (the JVM is a child of a shell script)."""
+        if self.running():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=timeout_s)
+        else:
+            # The leader exited; children (a JVM) may still hold the group.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        close = getattr(self._log_file, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> Emulator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# --- discovery ---------------------------------------------------------------------
+
+
+def sdk_root() -> Path | None:
+    """The Cloud SDK install holding the emulators, or None.
+
+    ``INBOXFLOW_GCLOUD_SDK`` overrides; otherwise the usual install locations and
+    the directory of ``gcloud`` on ``PATH`` are tried.
+    """
+    candidates = [os.environ.get("INBOXFLOW_GCLOUD_SDK", "")]
+    gcloud = shutil.which("gcloud")
+    if gcloud:
+        candidates.append(str(Path(gcloud).resolve().parent.parent))
+    candidates.extend(_SDK_CANDIDATES)
+    for candidate in candidates:
+        if not candidate:
+            continue
+        root = Path(candidate).expanduser()
+        if (root / "platform").is_dir():
+            return root
+    return None
+
+
+def _java_reason() -> str | None:
+    java_home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") or (java_home and Path(java_home, "bin", "java").exists()):
+        return None
+    return "Java is not installed (the gcloud emulators need java 11+ on PATH)"
+
+
+def _sdk_binary(relative: str, component: str) -> Path | str:
+    root = sdk_root()
+    if root is None:
+        return "the Google Cloud SDK is not installed (set INBOXFLOW_GCLOUD_SDK to its root)"
+    binary = root / relative
+    if not binary.exists():
+        return f"{binary} not found (install the SDK component {component!r})"
+    return binary
+
+
+def available() -> dict[str, bool | str]:
+    """Which emulators can be started here.
+
+    Returns:
+        ``{name: True}`` for each emulator that can start, or ``{name: reason}``
+        with a sentence saying what is missing.
+    """
+    result: dict[str, bool | str] = {}
+    java = _java_reason()
+    for name, relative, component in (
+        (FIRESTORE, _FIRESTORE_BIN, "cloud-firestore-emulator"),
+        (PUBSUB, _PUBSUB_BIN, "pubsub-emulator"),
+    ):
+        binary = _sdk_binary(relative, component)
+        result[name] = binary if isinstance(binary, str) else (java or True)
+    missing = [
+        package
+        for package, module in (
+            ("gcloud-tasks-emulator", "gcloud_tasks_emulator"),
+            ("pyyaml", "yaml"),
+        )
+        if importlib.util.find_spec(module) is None
+    ]
+    result[TASKS] = (
+        f"{' and '.join(missing)} not installed in {sys.prefix} "
+        "(pip install --no-deps gcloud-tasks-emulator; pip install pyyaml)"
+        if missing
+        else True
+    )
+    return result
+
+
+# --- starting ------------------------------------------------------------------------
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _http_ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _tcp_open(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _spawn(
+    name: str, command: list[str], port: int, ready: Callable[[], bool], timeout_s: float
+) -> Emulator:
+    reason = available()[name]
+    if reason is not True:
+        raise EmulatorError(f"the {name} emulator is not available: {reason}")
+    log_file = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed by Emulator.stop
+        prefix=f"inboxflow-{name}-emulator-", suffix=".log", delete=False
+    )
+    process = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    emulator = Emulator(name, "127.0.0.1", port, process, Path(log_file.name), log_file)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not emulator.running():
+            emulator.stop()
+            raise EmulatorError(
+                f"the {name} emulator exited with code {process.returncode} while starting:\n"
+                f"{emulator.log_tail()}"
+            )
+        if ready():
+            return emulator
+        time.sleep(0.2)
+    emulator.stop()
+    raise EmulatorError(
+        f"the {name} emulator did not answer on port {port} within {timeout_s:.0f}s:\n"
+        f"{emulator.log_tail()}"
+    )
+
+
+def start_firestore(port: int | None = None, timeout_s: float = 60.0) -> Emulator:
+    """Start the Firestore emulator (native mode) and wait until it answers."""
+    port = port or free_port()
+    binary = _sdk_binary(_FIRESTORE_BIN, "cloud-firestore-emulator")
+    command = [str(binary), "start", "--host=127.0.0.1", f"--port={port}"]
+    return _spawn(
+        FIRESTORE, command, port, lambda: _http_ok(f"http://127.0.0.1:{port}/"), timeout_s
+    )
+
+
+def start_pubsub(port: int | None = None, timeout_s: float = 60.0) -> Emulator:
+    """Start the Pub/Sub emulator and wait until it answers."""
+    port = port or free_port()
+    binary = _sdk_binary(_PUBSUB_BIN, "pubsub-emulator")
+    command = [str(binary), "--host=127.0.0.1", f"--port={port}"]
+    return _spawn(PUBSUB, command, port, lambda: _http_ok(f"http://127.0.0.1:{port}/"), timeout_s)
+
+
+def start_tasks(
+    port: int | None = None, default_queues: tuple[str, ...] = (), timeout_s: float = 30.0
+) -> Emulator:
+    """Start ``gcloud-tasks-emulator`` from this interpreter's environment.
+
+    Args:
+        port: gRPC port (a free one if None).
+        default_queues: full queue paths to create at start
+            (``projects/P/locations/L/queues/Q``).
+        timeout_s: how long to wait for the gRPC port.
+    """
+    port = port or free_port()
+    command = [sys.executable, "-m", "gcloud_tasks_emulator", "start", "-p", str(port), "-q"]
+    for queue in default_queues:
+        command += ["-d", queue]
+    return _spawn(TASKS, command, port, lambda: _tcp_open("127.0.0.1", port), timeout_s)
+
+
+START = {FIRESTORE: start_firestore, PUBSUB: start_pubsub, TASKS: start_tasks}
+"""Starter of each emulator by name."""
+
+
+# --- between tests -------------------------------------------------------------------
+
+
+def reset_firestore(emulator: Emulator, project: str = DEFAULT_PROJECT) -> None:
+    """Delete every document of ``project``'s default database in the Firestore emulator."""
+    url = f"http://{emulator.address}/emulator/v1/projects/{project}/databases/(default)/documents"
+    request = urllib.request.Request(url, method="DELETE")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        response.read()

@@ -1,0 +1,137 @@
+"""Shared fixtures: environment isolation, the gcloud emulators, and the emulator count.
+
+Emulator fixtures start each emulator once per session and skip a test only
+when that emulator is not installed here; an installed emulator that fails to
+start is an error. Mark emulator-backed tests (or parameters) with
+``pytest.mark.emulator``: the run ends with "emulator-backed tests: N ran, M skipped".
+
+More fixtures live in plugin modules listed in ``pytest_plugins``.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from inboxflow import emulators
+
+pytest_plugins: list[str] = []
+
+# Variables that would point a test at real services or at someone's emulators.
+_OUTSIDE_VARIABLES = (
+    "FIRESTORE_EMULATOR_HOST",
+    "PUBSUB_EMULATOR_HOST",
+    "CLOUD_TASKS_EMULATOR_HOST",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_environ(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """Give each test its own ``os.environ``, without emulator hosts, API keys or INBOXFLOW_*.
+
+    Whatever a test changes (through ``monkeypatch`` or ``os.environ``
+    directly) is undone after it.
+    """
+    saved = dict(os.environ)
+    for name in list(os.environ):
+        if name in _OUTSIDE_VARIABLES or name.startswith("INBOXFLOW_"):
+            monkeypatch.delenv(name)
+    yield monkeypatch
+    monkeypatch.undo()
+    for name in set(os.environ) - set(saved):
+        del os.environ[name]
+    for name, value in saved.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
+
+
+# --- emulators (one process each per session) -----------------------------------------
+
+
+def _start(name: str) -> Iterator[emulators.Emulator]:
+    reason = emulators.available()[name]
+    if reason is not True:
+        pytest.skip(f"{name} emulator not installed: {reason}")
+    emulator = emulators.START[name]()
+    try:
+        yield emulator
+    finally:
+        emulator.stop()
+
+
+@pytest.fixture(scope="session")
+def firestore_emulator() -> Iterator[emulators.Emulator]:
+    """The Firestore emulator (skips when it is not installed)."""
+    yield from _start(emulators.FIRESTORE)
+
+
+@pytest.fixture(scope="session")
+def pubsub_emulator() -> Iterator[emulators.Emulator]:
+    """The Pub/Sub emulator (skips when it is not installed)."""
+    yield from _start(emulators.PUBSUB)
+
+
+@pytest.fixture(scope="session")
+def tasks_emulator() -> Iterator[emulators.Emulator]:
+    """The Cloud Tasks emulator (skips when it is not installed)."""
+    yield from _start(emulators.TASKS)
+
+
+@pytest.fixture
+def firestore_env(
+    firestore_emulator: emulators.Emulator, monkeypatch: pytest.MonkeyPatch
+) -> emulators.Emulator:
+    """Point this test at an empty Firestore emulator (project ``inboxflow-local``)."""
+    emulators.reset_firestore(firestore_emulator, emulators.DEFAULT_PROJECT)
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", firestore_emulator.address)
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", emulators.DEFAULT_PROJECT)
+    return firestore_emulator
+
+
+@pytest.fixture
+def pubsub_env(pubsub_emulator: emulators.Emulator, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Point this test at the Pub/Sub emulator under a project of its own; returns the project."""
+    project = f"test-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("PUBSUB_EMULATOR_HOST", pubsub_emulator.address)
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", project)
+    return project
+
+
+@pytest.fixture
+def tasks_env(tasks_emulator: emulators.Emulator, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Point this test at the Cloud Tasks emulator with a queue of its own; returns the queue id."""
+    queue = f"test-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("CLOUD_TASKS_EMULATOR_HOST", tasks_emulator.address)
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", emulators.DEFAULT_PROJECT)
+    monkeypatch.setenv("INBOXFLOW_TASKS_QUEUE", queue)
+    return queue
+
+
+# --- "emulator-backed tests: N ran, M skipped" -------------------------------------------
+
+_emulator_outcomes: dict[str, str] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Remember the outcome of every test marked ``emulator``."""
+    if "emulator" not in report.keywords:
+        return
+    if report.skipped:
+        _emulator_outcomes[report.nodeid] = "skipped"
+    elif report.when == "call" or report.failed:
+        _emulator_outcomes.setdefault(report.nodeid, "ran")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say how many emulator-backed tests actually ran."""
+    if not _emulator_outcomes:
+        return
+    ran = sum(1 for outcome in _emulator_outcomes.values() if outcome == "ran")
+    skipped = len(_emulator_outcomes) - ran
+    terminalreporter.write_line(f"emulator-backed tests: {ran} ran, {skipped} skipped")
