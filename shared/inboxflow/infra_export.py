@@ -62,7 +62,7 @@ COMPOSITE_INDEXES: tuple[dict[str, Any], ...] = (
         "collection": "failures",
         "fields": [
             {"field_path": "trace_id", "order": "ASCENDING"},
-            {"field_path": "recorded_at", "order": "ASCENDING"},
+            {"field_path": "at", "order": "ASCENDING"},
         ],
     },
 )
