@@ -299,7 +299,9 @@ def neutralise_markers(text: str) -> str:
 def prompt_fields(message: Email, limit: int = MODEL_BODY_LIMIT) -> dict[str, str]:
     """The email's fields as prompt inputs, every one defused for the data block."""
     signal = "\n".join(
-        f"{name}: {message.headers[name][:300]}" for name in SIGNAL_HEADERS if name in message.headers
+        f"{name}: {message.headers[name][:300]}"
+        for name in SIGNAL_HEADERS
+        if name in message.headers
     )
     attachments = ", ".join(
         f"{a.filename or 'unnamed'} ({a.content_type}, {a.size} bytes)" for a in message.attachments
@@ -321,7 +323,8 @@ def prompt_fields(message: Email, limit: int = MODEL_BODY_LIMIT) -> dict[str, st
 
 class _TextExtractor(HTMLParser):
     _BLOCK = frozenset(
-        "p div br li tr h1 h2 h3 h4 h5 h6 table ul ol blockquote section article header footer hr".split()
+        {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol"}
+        | {"blockquote", "section", "article", "header", "footer", "hr"}
     )
     _SKIP = frozenset({"script", "style", "head", "title", "noscript", "template"})
 
@@ -386,7 +389,8 @@ def html_to_text(markup: str) -> str:
 
 def _header_map(msg: EmailMessage) -> dict[str, str]:
     headers: dict[str, str] = {}
-    for name in dict.fromkeys(k.lower() for k in msg.keys()):
+    names = dict.fromkeys(k.lower() for k in msg.keys())  # noqa: SIM118 - a Message, not a dict
+    for name in names:
         values: list[str] = []
         for value in msg.get_all(name) or []:
             try:
@@ -475,7 +479,7 @@ def _synthetic_id(raw: bytes) -> str:
 
 
 def _thread_id(headers: Mapping[str, str], message_id: str) -> str:
-    """The first message of the conversation: References' first id, else In-Reply-To, else itself."""
+    """The conversation's first message: References' first id, else In-Reply-To, else itself."""
     for name in ("references", "in-reply-to"):
         ids = re.findall(r"<([^<>\s]+)>", headers.get(name, ""))
         if ids:

@@ -51,13 +51,13 @@ class Workspace(ABC):
     def create_draft(
         self, to: str, subject: str, body: str, thread_id: str, trace_key: str
     ) -> dict[str, Any]:
-        """Save a reply draft stamped with ``X-Inboxflow-Trace: trace_key``; returns it with its ``id``."""
+        """Save a draft reply stamped ``X-Inboxflow-Trace: trace_key``; returns it (with ``id``)."""
 
     @abstractmethod
     def send_reply(
         self, to: str, subject: str, body: str, thread_id: str, trace_key: str
     ) -> dict[str, Any]:
-        """Send a reply stamped with ``X-Inboxflow-Trace: trace_key``; returns it with its ``id``."""
+        """Send a reply stamped ``X-Inboxflow-Trace: trace_key``; returns it with its ``id``."""
 
     @abstractmethod
     def find_by_trace_key(self, trace_key: str) -> dict[str, Any] | None:
@@ -87,7 +87,9 @@ class StoreWorkspace(Workspace):
 
     def list_events(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
         start_ts, end_ts = start.timestamp(), end.timestamp()
-        rows = self.store.list(CALENDAR_EVENTS, where=[("start_ts", "<", end_ts)], order_by="start_ts")
+        rows = self.store.list(
+            CALENDAR_EVENTS, where=[("start_ts", "<", end_ts)], order_by="start_ts"
+        )
         return [doc for _, doc in rows if float(doc.get("end_ts", 0)) > start_ts]
 
     def create_draft(
@@ -108,7 +110,14 @@ class StoreWorkspace(Workspace):
         return None
 
     def _write(
-        self, collection: str, kind: str, to: str, subject: str, body: str, thread_id: str, trace_key: str
+        self,
+        collection: str,
+        kind: str,
+        to: str,
+        subject: str,
+        body: str,
+        thread_id: str,
+        trace_key: str,
     ) -> dict[str, Any]:
         doc_id = f"{kind}-{uuid.uuid4().hex[:16]}"
         doc = {
@@ -154,7 +163,9 @@ def business_day(origin: date, n: int) -> date:
     return day
 
 
-def seed_workspace(store: CheckpointStore, now: float, seed: dict[str, Any] | None = None) -> dict[str, int]:
+def seed_workspace(
+    store: CheckpointStore, now: float, seed: dict[str, Any] | None = None
+) -> dict[str, int]:
     """Load the seed contacts, saved replies and calendar into ``store``.
 
     Event times in the seed are relative (``business_day``, ``start`` ``HH:MM``

@@ -83,7 +83,7 @@ class ToolCall(BaseModel):
 
 
 class ToolResult(BaseModel):
-    """How a read tool call went (its data lands in ``context``; the full call is on the step log)."""
+    """How a read tool call went (data lands in ``context``; the full call is on the step log)."""
 
     name: str
     ok: bool

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -30,7 +30,9 @@ def workspace_of(ctx: NodeContext) -> Workspace:
     """The workspace port from the runtime's services."""
     workspace = ctx.services.get("workspace") if ctx.services else None
     if not isinstance(workspace, Workspace):
-        raise RuntimeError("no workspace configured: build the runtime with services={'workspace': ...}")
+        raise RuntimeError(
+            "no workspace configured: build the runtime with services={'workspace': ...}"
+        )
     return workspace
 
 
@@ -57,7 +59,9 @@ def get_contact(params: GetContactParams, ctx: NodeContext) -> dict[str, Any]:
 class CheckCalendarParams(BaseModel):
     """Arguments of ``check_calendar``."""
 
-    days: int = Field(default=5, ge=1, le=20, description="Business days to look ahead, from tomorrow.")
+    days: int = Field(
+        default=5, ge=1, le=20, description="Business days to look ahead, from tomorrow."
+    )
     duration_minutes: int = Field(default=30, ge=15, le=240, description="Length of the meeting.")
     preferred_weekdays: list[Weekday] = Field(
         default_factory=list, description="Weekdays the sender asked for, offered first."
@@ -85,35 +89,46 @@ def check_calendar(params: CheckCalendarParams, ctx: NodeContext) -> dict[str, A
     }[params.part_of_day]
 
     preferred = set(params.preferred_weekdays)
-    ordered = [d for d in days if WEEKDAYS[d.weekday()] in preferred] + [
-        d for d in days if WEEKDAYS[d.weekday()] not in preferred
+    groups = [
+        [d for d in days if WEEKDAYS[d.weekday()] in preferred],
+        [d for d in days if WEEKDAYS[d.weekday()] not in preferred],
     ]
-    free_by_day: list[list[datetime]] = []
-    for day in ordered:
-        free: list[datetime] = []
-        start = datetime(day.year, day.month, day.day, hours[0], tzinfo=UTC)
-        day_end = datetime(day.year, day.month, day.day, hours[1], tzinfo=UTC)
-        while start + length <= day_end:
-            if all(start + length <= b_start or start >= b_end for b_start, b_end in busy):
-                free.append(start)
-            start += timedelta(minutes=SLOT_STEP_MIN)
-        free_by_day.append(free)
-
     chosen: list[datetime] = []
-    for rank in range(max((len(f) for f in free_by_day), default=0)):
-        for free in free_by_day:
-            if rank < len(free) and len(chosen) < params.max_slots:
-                chosen.append(free[rank])
+    for group in groups:  # the days asked for first, then the rest; one slot per day per round
+        free_by_day = [_free_starts(day, hours, length, busy) for day in group]
+        for rank in range(max((len(f) for f in free_by_day), default=0)):
+            for free in free_by_day:
+                if rank >= len(free) or len(chosen) >= params.max_slots:
+                    continue
+                if all(free[rank] >= c + length or free[rank] + length <= c for c in chosen):
+                    chosen.append(free[rank])
     chosen.sort()
     return {
         "timezone": "UTC",
         "duration_minutes": params.duration_minutes,
         "busy_events": len(events),
         "slots": [
-            {"start": s.isoformat(), "end": (s + length).isoformat(), "label": slot_label(s, length)}
+            {
+                "start": s.isoformat(),
+                "end": (s + length).isoformat(),
+                "label": slot_label(s, length),
+            }
             for s in chosen
         ],
     }
+
+
+def _free_starts(
+    day: date, hours: tuple[int, int], length: timedelta, busy: list[tuple[datetime, datetime]]
+) -> list[datetime]:
+    free: list[datetime] = []
+    start = datetime(day.year, day.month, day.day, hours[0], tzinfo=UTC)
+    day_end = datetime(day.year, day.month, day.day, hours[1], tzinfo=UTC)
+    while start + length <= day_end:
+        if all(start + length <= b_start or start >= b_end for b_start, b_end in busy):
+            free.append(start)
+        start += timedelta(minutes=SLOT_STEP_MIN)
+    return free
 
 
 def slot_label(start: datetime, length: timedelta) -> str:
@@ -139,7 +154,9 @@ def create_draft(params: CreateDraftParams, ctx: NodeContext) -> dict[str, Any]:
     workspace = workspace_of(ctx)
     return ctx.effect(
         "create_draft",
-        lambda key: workspace.create_draft(params.to, params.subject, params.body, params.thread_id, key),
+        lambda key: workspace.create_draft(
+            params.to, params.subject, params.body, params.thread_id, key
+        ),
         workspace.find_by_trace_key,
     )
 
@@ -154,7 +171,7 @@ GET_CONTACT = Tool(
 )
 CHECK_CALENDAR = Tool(
     name="check_calendar",
-    description="Find free meeting slots in the mailbox owner's calendar over the next business days.",
+    description="Free meeting slots in the mailbox owner's calendar over the coming business days.",
     params=CheckCalendarParams,
     handler=check_calendar,
 )

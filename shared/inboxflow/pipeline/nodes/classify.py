@@ -52,7 +52,9 @@ class IntentAnswer(BaseModel):
     """Output schema of ``classify_intent``."""
 
     category: Category = Field(description="Exactly one of the six categories.")
-    confidence: float = Field(ge=0.0, le=1.0, description="Calibrated probability the category is right.")
+    confidence: float = Field(
+        ge=0.0, le=1.0, description="Calibrated probability the category is right."
+    )
     evidence: list[str] = Field(
         default_factory=list, max_length=12, description="Phrases or headers that decided it."
     )
@@ -110,7 +112,7 @@ def classify_offline(inputs: Mapping[str, Any]) -> IntentAnswer:
     subject = str(inputs.get("subject", ""))
     body = strip_quoted(str(inputs.get("body", "")))
     text = _normalise(f"{bare_subject(subject)}\n{body}")
-    text, injections = _cut_injections(text)
+    text, injections = cut_injections(text)
 
     scores: dict[str, float] = {category: 0.0 for category in CATEGORIES}
     scores["other"] = OTHER_PRIOR
@@ -164,59 +166,191 @@ OTHER_PRIOR = 1.0
 
 PHRASES: dict[str, dict[str, float]] = {
     "spam": {
-        "unsubscribe": 1.5, "click here": 1.5, "limited time": 2.0, "act now": 2.0,
-        "congratulations": 1.5, "winner": 2.0, "you have won": 2.5, "you've won": 2.5,
-        "claim your": 2.0, "prize": 2.0, "lottery": 2.5, "inheritance": 2.5,
-        "wire transfer": 2.0, "bitcoin": 1.5, "crypto": 1.5, "investment opportunity": 2.5,
-        "guaranteed": 1.5, "100% free": 2.0, "risk-free": 1.5, "risk free": 1.5,
-        "no obligation": 1.5, "exclusive offer": 2.0, "special offer": 1.5, "seo": 1.0,
-        "first page of google": 2.0, "backlinks": 2.0, "lead generation": 1.5,
-        "verify your account": 2.5, "account suspended": 2.0, "beneficiary": 2.0,
-        "dear friend": 2.0, "dear sir": 1.5, "viagra": 3.0, "weight loss": 2.0,
-        "work from home": 1.5, "view this email in your browser": 1.5, "view in browser": 1.5,
-        "newsletter": 1.0, "manage your preferences": 1.5, "email preferences": 1.5,
-        "you are receiving this": 1.5, "you received this email": 1.5, "100% guaranteed": 2.0,
+        "unsubscribe": 1.5,
+        "click here": 1.5,
+        "limited time": 2.0,
+        "act now": 2.0,
+        "congratulations": 1.5,
+        "winner": 2.0,
+        "you have won": 2.5,
+        "you've won": 2.5,
+        "claim your": 2.0,
+        "prize": 2.0,
+        "lottery": 2.5,
+        "inheritance": 2.5,
+        "wire transfer": 2.0,
+        "bitcoin": 1.5,
+        "crypto": 1.5,
+        "investment opportunity": 2.5,
+        "guaranteed": 1.5,
+        "100% free": 2.0,
+        "risk-free": 1.5,
+        "risk free": 1.5,
+        "no obligation": 1.5,
+        "exclusive offer": 2.0,
+        "special offer": 1.5,
+        "seo": 1.0,
+        "first page of google": 2.0,
+        "backlinks": 2.0,
+        "lead generation": 1.5,
+        "verify your account": 2.5,
+        "account suspended": 2.0,
+        "beneficiary": 2.0,
+        "dear friend": 2.0,
+        "dear sir": 1.5,
+        "viagra": 3.0,
+        "weight loss": 2.0,
+        "work from home": 1.5,
+        "view this email in your browser": 1.5,
+        "view in browser": 1.5,
+        "newsletter": 1.0,
+        "manage your preferences": 1.5,
+        "email preferences": 1.5,
+        "you are receiving this": 1.5,
+        "you received this email": 1.5,
+        "100% guaranteed": 2.0,
     },
     "meeting_request": {
-        "meet": 1.5, "schedule": 2.0, "set up a call": 2.5, "set up a meeting": 2.5,
-        "call": 1.0, "catch up": 1.5, "find a time": 2.5, "availability": 2.0,
-        "available": 1.0, "calendar": 1.0, "book a": 1.5, "invite": 1.0, "zoom": 1.0,
-        "coffee": 1.0, "time to chat": 2.0, "hop on a call": 2.5, "jump on a call": 2.5,
-        "sync": 1.0, "demo": 1.0, "walkthrough": 1.0, "slot": 1.5, "reschedule": 2.0,
-        "in person": 1.0, "free to talk": 2.0, "a quick chat": 1.5,
+        "meet": 1.5,
+        "schedule a": 2.0,
+        "schedule time": 2.0,
+        "schedule some": 2.0,
+        "to schedule": 2.0,
+        "could we schedule": 2.5,
+        "can we schedule": 2.5,
+        "set up a call": 2.5,
+        "set up a meeting": 2.5,
+        "call": 1.0,
+        "catch up": 1.5,
+        "find a time": 2.5,
+        "availability": 2.0,
+        "available": 1.0,
+        "calendar": 1.0,
+        "book a": 1.5,
+        "invite": 1.0,
+        "zoom": 1.0,
+        "coffee": 1.0,
+        "time to chat": 2.0,
+        "hop on a call": 2.5,
+        "jump on a call": 2.5,
+        "sync": 1.0,
+        "demo": 1.0,
+        "walkthrough": 1.0,
+        "slot": 1.5,
+        "reschedule": 2.0,
+        "in person": 1.0,
+        "free to talk": 2.0,
+        "a quick chat": 1.5,
     },
     "complaint": {
-        "refund": 2.5, "unacceptable": 2.5, "broken": 1.5, "disappoint": 2.0,
-        "frustrat": 2.0, "terrible": 2.0, "awful": 2.0, "worst": 2.0, "charged twice": 2.5,
-        "double charged": 2.5, "double-charged": 2.5, "overcharged": 2.0, "not working": 1.5,
-        "doesn't work": 1.5, "does not work": 1.5, "stopped working": 2.0, "cancel my": 1.5,
-        "complain": 2.0, "escalat": 1.5, "angry": 2.0, "furious": 2.5, "poor service": 2.0,
-        "waste of": 1.5, "data loss": 2.0, "lost data": 2.0, "outage": 1.5, "crash": 1.5,
-        "chargeback": 2.5, "legal action": 2.5, "ridiculous": 2.0, "upset": 1.5,
+        "refund": 2.5,
+        "unacceptable": 2.5,
+        "broken": 1.5,
+        "disappoint": 2.0,
+        "frustrat": 2.0,
+        "terrible": 2.0,
+        "awful": 2.0,
+        "worst": 2.0,
+        "charged twice": 2.5,
+        "double charged": 2.5,
+        "double-charged": 2.5,
+        "overcharged": 2.0,
+        "not working": 1.5,
+        "doesn't work": 1.5,
+        "does not work": 1.5,
+        "stopped working": 2.0,
+        "cancel my": 1.5,
+        "complain": 2.0,
+        "escalat": 1.5,
+        "angry": 2.0,
+        "furious": 2.5,
+        "poor service": 2.0,
+        "waste of": 1.5,
+        "data loss": 2.0,
+        "lost data": 2.0,
+        "outage": 1.5,
+        "crash": 1.5,
+        "chargeback": 2.5,
+        "legal action": 2.5,
+        "ridiculous": 2.0,
+        "upset": 1.5,
+        "we've lost": 1.5,
+        "fail": 1.0,
+        "error": 0.5,
+        "still broken": 2.0,
     },
     "follow_up": {
-        "following up": 2.5, "follow up": 2.0, "follow-up": 2.0, "any update": 2.5,
-        "any news": 2.0, "checking in": 2.0, "check in": 1.5, "circling back": 2.5,
-        "circle back": 2.0, "just wanted to check": 1.5, "did you get a chance": 2.0,
-        "did you have a chance": 2.0, "gentle reminder": 2.0, "friendly reminder": 2.0,
-        "reminder": 1.0, "haven't heard back": 2.0, "heard back": 1.5, "bumping this": 2.0,
-        "as discussed": 1.0, "as promised": 1.0, "still waiting": 1.5, "per my last email": 2.0,
-        "where are we": 1.5, "next steps": 1.0, "wanted to follow": 2.0,
+        "following up": 2.5,
+        "follow up": 2.0,
+        "follow-up": 2.0,
+        "any update": 2.5,
+        "any news": 2.0,
+        "checking in": 2.0,
+        "check in": 1.5,
+        "circling back": 2.5,
+        "circle back": 2.0,
+        "just wanted to check": 1.5,
+        "did you get a chance": 2.0,
+        "did you have a chance": 2.0,
+        "gentle reminder": 2.0,
+        "friendly reminder": 2.0,
+        "reminder": 1.0,
+        "haven't heard back": 2.0,
+        "heard back": 1.5,
+        "bumping this": 2.0,
+        "as discussed": 1.0,
+        "as promised": 1.0,
+        "still waiting": 1.5,
+        "per my last email": 2.0,
+        "where are we": 1.5,
+        "next steps": 1.0,
+        "wanted to follow": 2.0,
     },
     "inquiry": {
-        "pricing": 2.0, "price": 1.5, "cost": 1.0, "quote": 1.5, "how do i": 2.0,
-        "how do we": 2.0, "how can i": 2.0, "how can we": 2.0, "how does": 1.5,
-        "can you tell me": 1.5, "could you tell me": 1.5, "could you let me know": 1.5,
-        "do you offer": 2.0, "do you support": 2.0, "do you have": 1.5, "is it possible": 1.5,
-        "is there a way": 2.0, "interested in": 1.5, "more information": 1.5,
-        "information about": 1.5, "wondering": 1.5, "curious": 1.0, "question": 1.5,
-        "discount": 1.5, "trial": 1.0, "documentation": 1.0, "integrat": 1.0, "api": 1.0,
-        "sso": 1.0, "does it support": 2.0, "what is the difference": 1.5, "nonprofit": 1.0,
+        "pricing": 2.0,
+        "price": 1.5,
+        "cost": 1.0,
+        "quote": 1.5,
+        "how do i": 2.0,
+        "how do we": 2.0,
+        "how can i": 2.0,
+        "how can we": 2.0,
+        "how does": 1.5,
+        "can you tell me": 1.5,
+        "could you tell me": 1.5,
+        "could you let me know": 1.5,
+        "do you offer": 2.0,
+        "do you support": 2.0,
+        "do you have": 1.5,
+        "is it possible": 1.5,
+        "is there a way": 2.0,
+        "interested in": 1.5,
+        "more information": 1.5,
+        "information about": 1.5,
+        "wondering": 1.5,
+        "curious": 1.0,
+        "question": 1.5,
+        "discount": 1.5,
+        "trial": 1.0,
+        "documentation": 1.0,
+        "integrat": 1.0,
+        "api": 1.0,
+        "sso": 1.0,
+        "does it support": 2.0,
+        "what is the difference": 1.5,
+        "nonprofit": 1.0,
     },
     "other": {
-        "out of office": 3.0, "automatic reply": 3.0, "thank you for": 0.5, "thanks for": 0.5,
-        "thanks so much": 1.0, "congrats": 1.0, "fyi": 1.0, "for your information": 1.0,
-        "no action needed": 2.0, "no reply needed": 2.0,
+        "out of office": 3.0,
+        "automatic reply": 3.0,
+        "thank you for": 0.5,
+        "thanks for": 0.5,
+        "thanks so much": 1.0,
+        "congrats": 1.0,
+        "fyi": 1.0,
+        "for your information": 1.0,
+        "no action needed": 2.0,
+        "no reply needed": 2.0,
     },
 }
 
@@ -231,7 +365,8 @@ INJECTION = re.compile(
     r"(?:instructions|prompts?|rules|directions)"
     r"|disregard (?:all |any |the |your )?(?:previous|prior|above|earlier|your)\b"
     r"|system prompt|developer message|you are now\b|new instructions"
-    r"|(?:mark|classify|label|categori[sz]e|tag|treat) (?:this|the) (?:email|message|ticket|mail) as"
+    r"|(?:mark|classify|label|categori[sz]e|tag|treat) (?:this|the) "
+    r"(?:email|message|ticket|mail) as"
     r"|\bauto-?send\b|send (?:it|this|the reply) (?:automatically|without (?:review|approval))"
     r"|(?:set|give it|assign) (?:a |the )?(?:high |maximum )?confidence"
 )
@@ -250,7 +385,7 @@ def _normalise(text: str) -> str:
     return text.lower().replace("\u2019", "'").replace("\u2018", "'")
 
 
-def _cut_injections(text: str) -> tuple[str, list[str]]:
+def cut_injections(text: str) -> tuple[str, list[str]]:
     """Drop every sentence that tries to instruct the model; return what was cut."""
     kept: list[str] = []
     cut: list[str] = []
@@ -265,7 +400,11 @@ def _cut_injections(text: str) -> tuple[str, list[str]]:
 def _meeting_time_evidence(text: str, add: Any) -> None:
     days = sorted({m.group(1) for m in _WEEKDAY.finditer(text)})
     if days:
-        add("meeting_request", min(1.5, 1.0 + 0.5 * (len(days) - 1)), f"day named: {', '.join(days)}")
+        add(
+            "meeting_request",
+            min(1.5, 1.0 + 0.5 * (len(days) - 1)),
+            f"day named: {', '.join(days)}",
+        )
     times = _CLOCK_TIME.search(text)
     if times:
         add("meeting_request", 1.0, f'time named: "{times.group(0)}"')
@@ -295,7 +434,9 @@ def _header_evidence(headers: Mapping[str, str], subject: str, sender: str, add:
     if auto and auto != "no":
         add("spam", 1.5, f"header Auto-Submitted: {auto} (automated mail is never answered)")
     local = sender.split("@", 1)[0].lower()
-    if re.fullmatch(r"(no-?reply|do-?not-?reply|newsletter|news|marketing|mailer-daemon|promo.*)", local):
+    if re.fullmatch(
+        r"(no-?reply|do-?not-?reply|newsletter|news|marketing|mailer-daemon|promo.*)", local
+    ):
         add("spam", 1.0, f"sender {local}@ is a bulk address")
     if "in-reply-to" in headers:
         add("follow_up", 1.0, "header In-Reply-To (a reply in a thread)")
@@ -330,4 +471,11 @@ def extract_meeting_hints(text: str) -> dict[str, Any]:
     return {"duration_minutes": minutes, "preferred_weekdays": weekdays, "part_of_day": part}
 
 
-__all__ = ["CLASSIFY_INTENT", "IntentAnswer", "classify", "classify_offline", "extract_meeting_hints"]
+__all__ = [
+    "CLASSIFY_INTENT",
+    "IntentAnswer",
+    "classify",
+    "classify_offline",
+    "cut_injections",
+    "extract_meeting_hints",
+]

@@ -75,7 +75,9 @@ def decide(state: PipelineState, ctx: NodeContext) -> Step:
     plan: list[ToolCall] = []
     for choice in decision.tools:
         if choice.name in arguments and all(call.name != choice.name for call in plan):
-            plan.append(ToolCall(name=choice.name, arguments=arguments[choice.name], reason=choice.reason))
+            plan.append(
+                ToolCall(name=choice.name, arguments=arguments[choice.name], reason=choice.reason)
+            )
     return Step(update={"tool_plan": plan}, goto="execute_tools" if plan else "generate")
 
 

@@ -42,7 +42,9 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         reviewer = ctx.resume.get("reviewer")
         approved_by = str(reviewer) if reviewer else None
         if decision == "reject":
-            result = DispatchResult(status="rejected", to=to, subject=subject, approved_by=approved_by)
+            result = DispatchResult(
+                status="rejected", to=to, subject=subject, approved_by=approved_by
+            )
             return Step(update={"dispatch": result}, goto=END, status="rejected")
         if decision != "approve":
             raise NodeFailed(f"approve_draft expects decision approve or reject, not {decision!r}")
@@ -53,7 +55,11 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
     category = state.classification.category if state.classification else "other"
     send = pipeline_settings(ctx.services).auto_send and category != "complaint"
     thread_id = next(
-        (str(a.arguments["thread_id"]) for a in state.planned_actions if "thread_id" in a.arguments),
+        (
+            str(a.arguments["thread_id"])
+            for a in state.planned_actions
+            if "thread_id" in a.arguments
+        ),
         state.email.thread_id,
     )
     workspace = workspace_of(ctx)

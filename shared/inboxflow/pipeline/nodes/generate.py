@@ -30,6 +30,7 @@ from ...mail import bare_subject, prompt_fields, reply_subject
 from ...ports.llm import LLMTask
 from ...workspace import business_day
 from ..state import Draft, PipelineState, Tone
+from .classify import cut_injections
 
 TONES: dict[str, Tone] = {
     "inquiry": "professional",
@@ -62,10 +63,16 @@ def generate(state: PipelineState, ctx: NodeContext) -> Step:
         "recipient_name": recipient or "there",
         "topic": bare_subject(email.subject) or "your message",
         "reply_subject": reply_subject(email.subject),
-        "contact": json.dumps(contact, ensure_ascii=False, sort_keys=True) if contact else "(not a contact)",
-        "duration_minutes": str(context.calendar.duration_minutes if context and context.calendar else 30),
+        "contact": json.dumps(contact, ensure_ascii=False, sort_keys=True)
+        if contact
+        else "(not a contact)",
+        "duration_minutes": str(
+            context.calendar.duration_minutes if context and context.calendar else 30
+        ),
         "slots": "\n".join(f"- {slot.label}" for slot in slots) or "(none)",
-        "saved_replies": "\n".join(f"- {r.title}: {r.answer}" for r in (context.similar if context else []))
+        "saved_replies": "\n".join(
+            f"- {r.title}: {r.answer}" for r in (context.similar if context else [])
+        )
         or "(none)",
         "signature": _signature(owner, email.mailbox),
         "reply_by": f"{reply_by:%A} {reply_by.day} {reply_by:%B}",
@@ -75,7 +82,9 @@ def generate(state: PipelineState, ctx: NodeContext) -> Step:
         (str(a.arguments.get("to")) for a in state.planned_actions if a.name == "create_draft"),
         email.sender.address,
     )
-    draft = Draft(to=to, subject=answer.subject or inputs["reply_subject"], body=answer.body, tone=tone)
+    draft = Draft(
+        to=to, subject=answer.subject or inputs["reply_subject"], body=answer.body, tone=tone
+    )
     return Step(update={"draft": draft}, goto="review")
 
 
@@ -159,7 +168,7 @@ def generate_offline(inputs: Mapping[str, Any]) -> ReplyDraft:
     signature = str(inputs.get("signature", ""))
     contact = _json_or_none(str(inputs.get("contact", "")))
     company = str(contact.get("company", "")) if contact else ""
-    body_text = str(inputs.get("body", "")).lower()
+    body_text = cut_injections(str(inputs.get("body", "")).lower())[0]
     paragraphs: list[str]
     if category == "meeting_request":
         paragraphs = _meeting(topic, inputs)
@@ -193,9 +202,12 @@ def generate_offline(inputs: Mapping[str, Any]) -> ReplyDraft:
 
 
 def _meeting(topic: str, inputs: Mapping[str, Any]) -> list[str]:
-    slots = [line[2:] for line in str(inputs.get("slots", "")).splitlines() if line.startswith("- ")]
+    slots = [
+        line[2:] for line in str(inputs.get("slots", "")).splitlines() if line.startswith("- ")
+    ]
     minutes = str(inputs.get("duration_minutes", "30"))
-    opening = f"Thanks for reaching out \u2014 I'd be glad to find time to talk about \u201c{topic}\u201d."
+    opening = "Thanks for reaching out \u2014 I'd be glad to find time to talk about "
+    opening += f"\u201c{topic}\u201d."
     if not slots:
         return [
             opening,
@@ -214,8 +226,8 @@ def _meeting(topic: str, inputs: Mapping[str, Any]) -> list[str]:
 def _complaint(topic: str, body: str, company: str, reply_by: str) -> list[str]:
     who = f" \u2014 I know how much the team at {company} relies on us" if company else ""
     paragraphs = [
-        f"I'm very sorry about the trouble with \u201c{topic}\u201d, and thank you for telling us "
-        f"so clearly. I understand how frustrating this is{who}."
+        f"Thank you for letting me know about \u201c{topic}\u201d, and I'm truly sorry. "
+        f"I understand how frustrating this is{who}."
     ]
     if re.search(r"refund|charged|charge|invoice|billing|payment", body):
         paragraphs.append(
@@ -246,7 +258,9 @@ def _follow_up(topic: str, company: str, reply_by: str) -> list[str]:
         f"update by {reply_by}.",
     ]
     if company:
-        paragraphs.append(f"Thanks for your patience \u2014 it's always good to hear from {company}.")
+        paragraphs.append(
+            f"Thanks for your patience \u2014 it's always good to hear from {company}."
+        )
     return paragraphs
 
 
