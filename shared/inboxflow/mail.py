@@ -347,7 +347,7 @@ class _TextExtractor(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag in self._SKIP:
             self.skip_depth = max(0, self.skip_depth - 1)
-        elif tag in self._BLOCK:
+        elif tag in self._BLOCK and tag != "li":
             self.parts.append("\n")
         elif tag == "a" and self.href:
             text = "".join(self.link_text).strip()
