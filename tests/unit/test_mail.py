@@ -163,8 +163,13 @@ def test_json_html_body_only():
 
 @pytest.mark.parametrize(
     "data",
-    [[], "text", {"to": "a@b.example", "body": "x"}, {"from": "not an address", "body": "x"},
-     {"from": "a@b.example"}],
+    [
+        [],
+        "text",
+        {"to": "a@b.example", "body": "x"},
+        {"from": "not an address", "body": "x"},
+        {"from": "a@b.example"},
+    ],
 )
 def test_bad_json_is_a_parse_error(data):
     with pytest.raises(EmailParseError):
@@ -174,7 +179,7 @@ def test_bad_json_is_a_parse_error(data):
 def test_load_email_file_errors(tmp_path):
     bad_json = tmp_path / "x.json"
     bad_json.write_text("{not json")
-    with pytest.raises(EmailParseError, match="x.json"):
+    with pytest.raises(EmailParseError, match=r"x\.json"):
         load_email_file(bad_json)
     pdf = tmp_path / "x.pdf"
     pdf.write_bytes(b"%PDF-1.4")
@@ -213,7 +218,14 @@ def test_html_to_text_blocks_links_and_entities():
         "<div>Hello &amp; welcome</div><ul><li>one</li><li>two</li></ul>"
         '<p><a href="https://x.example/a">docs</a></p><script>alert(1)</script>'
     )
-    assert text.splitlines() == ["Hello & welcome", "", "- one", "- two", "", "docs (https://x.example/a)"]
+    assert text.splitlines() == [
+        "Hello & welcome",
+        "",
+        "- one",
+        "- two",
+        "",
+        "docs (https://x.example/a)",
+    ]
 
 
 def test_reply_subject_does_not_stack_prefixes():

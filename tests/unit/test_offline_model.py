@@ -108,7 +108,9 @@ def test_header_evidence_alone_marks_bulk_mail_as_spam():
 def test_reply_headers_count_for_follow_up():
     plain = classify(make("Checking in on this.", subject="Contract"))
     reply = classify(
-        make("Checking in on this.", subject="Re: Contract", headers={"In-Reply-To": "<a@b.example>"})
+        make(
+            "Checking in on this.", subject="Re: Contract", headers={"In-Reply-To": "<a@b.example>"}
+        )
     )
     assert reply.category == "follow_up"
     assert reply.confidence > plain.confidence
@@ -117,7 +119,8 @@ def test_reply_headers_count_for_follow_up():
 
 def test_quoted_text_does_not_count():
     email = make(
-        "Thanks, that works for me.\n\nOn Mon, Ana wrote:\n> This is unacceptable, refund me now!\n",
+        "Thanks, that works for me.\n\nOn Mon, Ana wrote:\n"
+        "> This is unacceptable, refund me now!\n",
         subject="Re: Order",
     )
     assert classify(email).category != "complaint"
@@ -310,7 +313,9 @@ def test_drafts_read_in_their_tone_and_use_the_context(category, marker):
 
 
 def test_meeting_draft_offers_the_free_slots():
-    slots = "- Tuesday 19 January, 13:00\u201313:30 UTC\n- Wednesday 20 January, 16:00\u201316:30 UTC"
+    slots = (
+        "- Tuesday 19 January, 13:00\u201313:30 UTC\n- Wednesday 20 January, 16:00\u201316:30 UTC"
+    )
     draft = generate_offline(generate_inputs("meeting_request", slots=slots))
     assert "Tuesday 19 January, 13:00\u201313:30 UTC" in draft.body
     assert "Wednesday 20 January, 16:00\u201316:30 UTC" in draft.body
