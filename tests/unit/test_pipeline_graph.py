@@ -79,9 +79,10 @@ class Harness:
 
 
 def build(tmp_path: Path, bus: InProcessBus | None = None, **services: Any) -> Harness:
-    clock = bus.clock if bus is not None else FakeClock()
+    if bus is None:  # not ``bus or ...``: an empty bus is falsy (it has a length)
+        bus = InProcessBus(clock=FakeClock())
+    clock = bus.clock
     assert isinstance(clock, FakeClock)
-    bus = bus or InProcessBus(clock=clock)
     store = SqliteCheckpointStore(tmp_path / "db")
     workspace = StoreWorkspace(store, clock)
     seed_workspace(store, clock.now())
