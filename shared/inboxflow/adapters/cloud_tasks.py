@@ -1,0 +1,159 @@
+"""Cloud Tasks task queue: HTTP tasks with OIDC tokens, named for idempotency.
+
+Only this module imports ``google.cloud.tasks_v2``. Against
+``gcloud-tasks-emulator`` (``CLOUD_TASKS_EMULATOR_HOST``) the client talks
+plain gRPC; that emulator neither rejects duplicate task names nor deletes
+tasks, so in emulator mode the queue checks the pending tasks (and the names
+it created itself) before creating one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.cloud import tasks_v2
+
+from ..errors import RetryableError
+from ..ports.tasks import ScheduledTask, TaskQueue
+
+MAX_SCHEDULE_AHEAD_S = 30 * 86400
+"""Cloud Tasks refuses a schedule_time more than 30 days ahead; longer waits re-schedule."""
+
+_TRANSIENT: tuple[type[Exception], ...] = (
+    gexc.ServiceUnavailable,
+    gexc.DeadlineExceeded,
+    gexc.ResourceExhausted,
+    gexc.InternalServerError,
+    gexc.Aborted,
+    gexc.RetryError,
+)
+
+
+class CloudTasksUnavailable(RetryableError):
+    """Cloud Tasks answered with a transient error (UNAVAILABLE, DEADLINE_EXCEEDED, ...)."""
+
+
+@contextlib.contextmanager
+def _translated(what: str) -> Iterator[None]:
+    try:
+        yield
+    except _TRANSIENT as exc:
+        raise CloudTasksUnavailable(f"Cloud Tasks {what}: {exc}") from exc
+
+
+def _client(emulator_host: str | None) -> tasks_v2.CloudTasksClient:
+    if not emulator_host:
+        return tasks_v2.CloudTasksClient()
+    import grpc
+    from google.cloud.tasks_v2.services.cloud_tasks.transports import CloudTasksGrpcTransport
+
+    channel = grpc.insecure_channel(emulator_host)
+    return tasks_v2.CloudTasksClient(transport=CloudTasksGrpcTransport(channel=channel))
+
+
+class CloudTasksQueue(TaskQueue):
+    """Schedules ``ScheduledTask`` as Cloud Tasks HTTP tasks.
+
+    Args:
+        project: default ``GOOGLE_CLOUD_PROJECT`` or ``inboxflow-local``.
+        location: default ``INBOXFLOW_REGION`` or ``us-central1``.
+        queue: default ``INBOXFLOW_TASKS_QUEUE`` or ``inboxflow-approvals``.
+        service_account: email the OIDC token is minted for (default
+            ``INBOXFLOW_TASKS_SA``); without one, tasks carry no token.
+        emulator_host: ``host:port`` of gcloud-tasks-emulator (default
+            ``CLOUD_TASKS_EMULATOR_HOST``).
+        client: an existing client (overrides ``emulator_host``).
+    """
+
+    def __init__(
+        self,
+        project: str | None = None,
+        location: str | None = None,
+        queue: str | None = None,
+        service_account: str | None = None,
+        emulator_host: str | None = None,
+        client: tasks_v2.CloudTasksClient | None = None,
+    ) -> None:
+        self.project = project or os.environ.get("GOOGLE_CLOUD_PROJECT") or "inboxflow-local"
+        self.location = location or os.environ.get("INBOXFLOW_REGION") or "us-central1"
+        self.queue = queue or os.environ.get("INBOXFLOW_TASKS_QUEUE") or "inboxflow-approvals"
+        self.service_account = service_account or os.environ.get("INBOXFLOW_TASKS_SA") or None
+        emulator_host = emulator_host or os.environ.get("CLOUD_TASKS_EMULATOR_HOST") or None
+        self.emulated = client is None and emulator_host is not None
+        self.client = client or _client(emulator_host)
+        self.queue_path = self.client.queue_path(self.project, self.location, self.queue)
+        self._created: set[str] = set()
+        self._lock = threading.Lock()
+
+    def task_path(self, name: str) -> str:
+        """``{queue_path}/tasks/{name}``."""
+        return f"{self.queue_path}/tasks/{name}"
+
+    def build(self, task: ScheduledTask) -> tasks_v2.Task:
+        """The Cloud Tasks request for ``task`` (also what tests inspect)."""
+        if task.run_at > time.time() + MAX_SCHEDULE_AHEAD_S:
+            raise ValueError(
+                f"task {task.name} is scheduled more than 30 days ahead; Cloud Tasks refuses "
+                "that, schedule an intermediate task that re-schedules itself"
+            )
+        http_request: dict[str, Any] = {
+            "http_method": tasks_v2.HttpMethod.POST,
+            "url": task.url,
+            "headers": {"Content-Type": "application/json"},
+            "body": json.dumps(task.payload).encode(),
+        }
+        if self.service_account:
+            http_request["oidc_token"] = {
+                "service_account_email": self.service_account,
+                "audience": task.audience or task.url,
+            }
+        return tasks_v2.Task(
+            name=self.task_path(task.name),
+            http_request=http_request,
+            schedule_time=dt.datetime.fromtimestamp(task.run_at, tz=dt.UTC),
+        )
+
+    def schedule(self, task: ScheduledTask) -> bool:
+        request = self.build(task)
+        if self.emulated:
+            with self._lock:
+                if request.name in self._created or request.name in self.pending_names():
+                    return False
+                created = self._create(request)
+                self._created.add(request.name)
+                return created
+        return self._create(request)
+
+    def _create(self, request: tasks_v2.Task) -> bool:
+        try:
+            with _translated(f"create_task {request.name}"):
+                self.client.create_task(parent=self.queue_path, task=request)
+        except gexc.AlreadyExists:
+            return False
+        return True
+
+    def pending_names(self) -> set[str]:
+        """Full names of the tasks still in the queue (the emulator drops tasks once run)."""
+        with _translated(f"list_tasks {self.queue_path}"):
+            return {t.name for t in self.client.list_tasks(parent=self.queue_path)}
+
+    def ensure_queue(self) -> str:
+        """Create the queue unless it exists (local setups; Terraform owns it in production)."""
+        parent = self.client.common_location_path(self.project, self.location)
+        with contextlib.suppress(gexc.AlreadyExists), _translated("create_queue"):
+            self.client.create_queue(parent=parent, queue=tasks_v2.Queue(name=self.queue_path))
+        return str(self.queue_path)
+
+    def close(self) -> None:
+        transport = getattr(self.client, "transport", None)
+        close = getattr(transport, "close", None)
+        if close is not None:
+            close()
