@@ -79,8 +79,10 @@ def main() -> int:
     print(f"emails            {args.emails} ({args.body_bytes} B bodies), statuses {dict(statuses)}")
     print(f"hops              {hops} ({hops / args.emails:.2f} per email)")
     print(f"throughput        {args.emails / elapsed:.1f} emails/s ({elapsed:.2f} s)")
-    print(f"mean per hop      {ms_per_hop:.3f} ms (node code alone {statistics.mean(node_ms):.3f} ms; "
-          f"target <= {ANCHOR_MS_PER_STEP / 2:.2f} ms)")
+    node_mean = statistics.mean(node_ms)
+    print(f"mean per hop      {ms_per_hop:.3f} ms = runtime {ms_per_hop - node_mean:.3f} ms + node code "
+          f"{node_mean:.3f} ms (target <= {ANCHOR_MS_PER_STEP / 2:.2f} ms; this machine's anchor: "
+          f"bench/langgraph_anchor.py)")
     print(f"stored per email  {bytes_per_email / 1024:.2f} KB of documents "
           f"(target <= {ANCHOR_BYTES_PER_EMAIL / 4 / 1024:.2f} KB); SQLite file {file_bytes / args.emails / 1024:.2f} KB")
     ok = ms_per_hop <= ANCHOR_MS_PER_STEP / 2 and bytes_per_email <= ANCHOR_BYTES_PER_EMAIL / 4

@@ -18,7 +18,8 @@ from inboxflow.runtime import Runtime, RuntimeOptions
 
 class ToyState(BaseModel):
     schema_version: int = 1
-    text: str = ""
+    text: str = Field(default="", frozen=True)
+    mutate_input: bool = False
     count: int = Field(default=0, ge=0)
     flaky: int = 0
     pause: bool = False
@@ -50,6 +51,8 @@ def count(state: ToyState, ctx: NodeContext) -> Step:
         attempts[ctx.trace_id] = attempts.get(ctx.trace_id, 0) + 1
         if attempts[ctx.trace_id] <= state.flaky:
             raise RetryableError("upstream 503")
+    if state.mutate_input:
+        return Step(update={"text": "changed"}, goto="act")
     if state.bad_route:
         return Step(update={"count": state.count + 1}, goto="nowhere")
     return Step(update={"count": state.count + 1}, goto="act")

@@ -44,4 +44,12 @@ class NodeFailed(PermanentError):
 
 
 class StepMoved(InboxflowError):
-    """The checkpoint moved past the step while we held it: someone else committed it."""
+    """The checkpoint is past the step: someone else committed it (a duplicate delivery).
+
+    Attributes:
+        checkpoint: the checkpoint as read, when the reader had it (saves a re-read).
+    """
+
+    def __init__(self, message: str, checkpoint: object = None) -> None:
+        super().__init__(message)
+        self.checkpoint = checkpoint

@@ -16,7 +16,7 @@ import socket
 import time
 import traceback
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -97,8 +97,11 @@ class Runtime:
             updated_at=now,
             expire_at=self._expire_at(now),
         )
-        start = StepLog(step_name="__start__", step_order=0, output_delta=initial, started_at=now,
-                        routed_to=graph.entry, expire_at=checkpoint.expire_at)
+        inputs = sorted(frozen_fields(graph.state_model) & initial.keys())
+        start = StepLog(step_name="__start__", step_order=0,
+                        output_delta={k: v for k, v in initial.items() if k not in inputs},
+                        inputs_in_checkpoint=inputs, started_at=now, routed_to=graph.entry,
+                        expire_at=checkpoint.expire_at)
         if not self.store.create_trace(checkpoint, start):
             existing = self.store.get_trace(trace_id)
             if existing is not None and existing.step == 1:
@@ -136,56 +139,59 @@ class Runtime:
 
     def handle(self, envelope: Envelope) -> Outcome:
         """Handle one envelope under the step protocol."""
+        owner = f"{self.owner_prefix}:{uuid.uuid4().hex[:8]}"
+        trace_id, k = envelope.trace_id, envelope.step
         try:
             graph, node = self._resolve(envelope)
-            checkpoint = self.store.get_trace(envelope.trace_id)
-            if checkpoint is None:
-                raise RejectedEnvelope(f"no trace {envelope.trace_id}")
-            if checkpoint.graph != envelope.graph:
-                raise RejectedEnvelope(
-                    f"envelope names graph {envelope.graph!r} but trace {envelope.trace_id} runs {checkpoint.graph!r}"
-                )
-            if checkpoint.step > envelope.step:
-                self._publish(checkpoint.next)
-                return "duplicate"
-            if checkpoint.step < envelope.step:
-                if checkpoint.terminal:
-                    raise RejectedEnvelope(f"trace {envelope.trace_id} is already {checkpoint.status}")
-                raise EarlyArrival(
-                    f"envelope for step {envelope.step} arrived before step {checkpoint.step} of "
-                    f"trace {envelope.trace_id} committed"
-                )
-            if checkpoint.node != envelope.node:
-                raise RejectedEnvelope(
-                    f"step {envelope.step} of trace {envelope.trace_id} belongs to node {checkpoint.node!r}, "
-                    f"not {envelope.node!r}"
-                )
-            if checkpoint.status == "waiting" and envelope.resume is None:
-                raise RejectedEnvelope(f"trace {envelope.trace_id} is waiting for a decision")
-            if checkpoint.terminal:
-                raise RejectedEnvelope(f"trace {envelope.trace_id} is already {checkpoint.status}")
+            checkpoint = self.store.take_lease(
+                trace_id, k, owner, self.clock.now(), node.timeout_s + 30, admit=self._admission(envelope)
+            )
+        except StepMoved as moved:
+            return self._republish_after_move(trace_id, moved)
         except PermanentError as exc:
             self._record_failure(str(exc), envelope=envelope)
             log.warning("envelope refused, acknowledged: %s", exc)
             return "rejected"
-        return self._run_step(graph, node, envelope)
-
-    # --- one step ------------------------------------------------------------------
-
-    def _run_step(self, graph: Graph, node: Node, envelope: Envelope) -> Outcome:
-        owner = f"{self.owner_prefix}:{uuid.uuid4().hex[:8]}"
-        trace_id, k = envelope.trace_id, envelope.step
-        try:
-            checkpoint = self.store.take_lease(trace_id, k, owner, self.clock.now(), node.timeout_s + 30)
-        except StepMoved:
-            return self._republish_after_move(trace_id)
         try:
             return self._execute(graph, node, envelope, checkpoint, owner)
-        except StepMoved:
-            return self._republish_after_move(trace_id)
+        except StepMoved as moved:
+            return self._republish_after_move(trace_id, moved)
         except Exception:
             self._release(trace_id, k, owner)
             raise
+
+    @staticmethod
+    def _admission(envelope: Envelope) -> Callable[[Checkpoint | None], None]:
+        """Rule 1: may this delivery run against this checkpoint? Raises if not."""
+
+        def admit(checkpoint: Checkpoint | None) -> None:
+            trace_id, k = envelope.trace_id, envelope.step
+            if checkpoint is None:
+                raise RejectedEnvelope(f"no trace {trace_id}")
+            if checkpoint.graph != envelope.graph:
+                raise RejectedEnvelope(
+                    f"envelope names graph {envelope.graph!r} but trace {trace_id} runs {checkpoint.graph!r}"
+                )
+            if checkpoint.step > k:
+                raise StepMoved(f"step {k} of trace {trace_id} is already committed", checkpoint)
+            if checkpoint.terminal:
+                raise RejectedEnvelope(f"trace {trace_id} is already {checkpoint.status}")
+            if checkpoint.step < k:
+                raise EarlyArrival(
+                    f"envelope for step {k} arrived before step {checkpoint.step} of trace {trace_id} committed"
+                )
+            if checkpoint.node != envelope.node:
+                raise RejectedEnvelope(
+                    f"step {k} of trace {trace_id} belongs to node {checkpoint.node!r}, not {envelope.node!r}"
+                )
+            if checkpoint.status == "waiting" and envelope.resume is None:
+                raise RejectedEnvelope(f"trace {trace_id} is waiting for a decision")
+            if checkpoint.status != "waiting" and envelope.resume is not None:
+                raise RejectedEnvelope(f"trace {trace_id} is {checkpoint.status}: it takes no decision")
+
+        return admit
+
+    # --- one step ------------------------------------------------------------------
 
     def _execute(self, graph: Graph, node: Node, envelope: Envelope, checkpoint: Checkpoint, owner: str) -> Outcome:
         trace_id, k = envelope.trace_id, envelope.step
@@ -219,7 +225,7 @@ class Runtime:
         if error is not None:
             new_state = before
 
-        delta, removed = _delta(before, new_state)
+        delta, patch, removed = _delta(before, new_state)
         next_envelopes: list[Envelope] = []
         pause: dict[str, Any] | None = None
         routed_to: str | None
@@ -242,7 +248,7 @@ class Runtime:
         })
         entry = StepLog(
             step_name=node.name, step_order=k, input_ref=step_path(trace_id, k - 1),
-            output_delta=delta, removed=removed, latency_ms=latency_ms, started_at=started_at,
+            output_delta=delta, output_patch=patch, removed=removed, latency_ms=latency_ms, started_at=started_at,
             attempt=max(attempt, 1), error=error, routed_to=routed_to,
             tool_calls=ctx.tool_calls, llm_calls=ctx.llm_calls, expire_at=expire_at,
         )
@@ -295,6 +301,9 @@ class Runtime:
         unknown = set(update) - set(graph.state_model.model_fields)
         if unknown:
             raise NodeFailed(f"update sets unknown state fields: {sorted(unknown)}")
+        frozen = [k for k in frozen_fields(graph.state_model) & update.keys() if _jsonable(update[k]) != before.get(k)]
+        if frozen:
+            raise NodeFailed(f"update changes frozen input fields: {sorted(frozen)}")
         merged = {**before, **{k: _jsonable(v) for k, v in update.items()}}
         return graph.state_model.model_validate(merged).model_dump(mode="json")
 
@@ -304,8 +313,9 @@ class Runtime:
         if target not in node.routes:
             raise NodeFailed(f"node {node.name} routed to {target!r}, which is not among its routes {node.routes}")
 
-    def _republish_after_move(self, trace_id: str) -> Outcome:
-        checkpoint = self.store.get_trace(trace_id)
+    def _republish_after_move(self, trace_id: str, moved: StepMoved) -> Outcome:
+        checkpoint = moved.checkpoint if isinstance(moved.checkpoint, Checkpoint) else None
+        checkpoint = checkpoint or self.store.get_trace(trace_id)
         if checkpoint is not None:
             self._publish(checkpoint.next)
         return "duplicate"
@@ -364,10 +374,28 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _delta(before: Mapping[str, Any], after: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    delta = {k: v for k, v in after.items() if k not in before or before[k] != v}
+def _delta(
+    before: Mapping[str, Any], after: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[str]]:
+    """What a step changed: replaced fields, object fields patched in part, removed fields."""
+    delta: dict[str, Any] = {}
+    patch: dict[str, dict[str, Any]] = {}
+    for key, value in after.items():
+        old = before.get(key, _MISSING)
+        if old == value:
+            continue
+        if isinstance(old, dict) and isinstance(value, dict):
+            changed = {k: v for k, v in value.items() if k not in old or old[k] != v}
+            unset = [k for k in old if k not in value]
+            if len(changed) + len(unset) < len(value):
+                patch[key] = {"set": changed, "unset": unset} if unset else {"set": changed}
+                continue
+        delta[key] = value
     removed = [k for k in before if k not in after]
-    return delta, removed
+    return delta, patch, removed
+
+
+_MISSING = object()
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -375,16 +403,34 @@ def _first_error(exc: ValidationError) -> str:
     return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
 
 
-def fold(logs: Sequence[StepLog], upto: int | None = None) -> dict[str, Any]:
-    """Rebuild the full state after step ``upto`` (default: the last) by folding deltas."""
+def frozen_fields(model: type[BaseModel]) -> set[str]:
+    """State fields declared ``Field(frozen=True)``: inputs no step may change."""
+    return {name for name, info in model.model_fields.items() if info.frozen}
+
+
+def fold(logs: Sequence[StepLog], upto: int | None = None,
+         checkpoint_state: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Rebuild the full state after step ``upto`` (default: the last) by folding deltas.
+
+    Frozen inputs are stored once, in the checkpoint: pass its state to get them back.
+    """
     state: dict[str, Any] = {}
+    if logs and logs[0].inputs_in_checkpoint:
+        if checkpoint_state is None:
+            raise ValueError("this trace keeps its inputs in the checkpoint: pass checkpoint_state")
+        state.update({k: checkpoint_state[k] for k in logs[0].inputs_in_checkpoint})
     for entry in logs:
         if upto is not None and entry.step_order > upto:
             break
         state.update(entry.output_delta)
+        for key, change in entry.output_patch.items():
+            merged = {**(state.get(key) or {}), **change.get("set", {})}
+            for sub in change.get("unset", ()):
+                merged.pop(sub, None)
+            state[key] = merged
         for key in entry.removed:
             state.pop(key, None)
     return state
 
 
-__all__ = ["LeaseHeld", "Outcome", "Runtime", "RuntimeOptions", "fold", "payload_hash"]
+__all__ = ["LeaseHeld", "Outcome", "Runtime", "RuntimeOptions", "fold", "frozen_fields", "payload_hash"]

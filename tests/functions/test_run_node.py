@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cloudevents.http import CloudEvent, to_structured
+from cloudevents.conversion import to_structured
+from cloudevents.http import CloudEvent
 from functions_framework import create_app
 
 from inboxflow import entry

@@ -10,7 +10,7 @@ from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.envelope import Envelope
 from inboxflow.errors import EarlyArrival, LeaseHeld
 from inboxflow.runtime import fold
-from tests.toy_graph import make_runtime
+from tests.toy_graph import ToyState, make_runtime
 
 
 def test_trace_runs_to_end_with_one_step_log_entry_per_node(tmp_path):
@@ -35,11 +35,26 @@ def test_step_log_stores_deltas_and_fold_rebuilds_every_snapshot(tmp_path):
     trace_id = runtime.start("toy", {"text": "hello"})
     bus.drain()
     logs = runtime.store.step_logs(trace_id)
+    state = runtime.store.get_trace(trace_id).state
     assert "text" not in logs[1].output_delta
-    assert fold(logs, upto=0)["count"] == 0
-    assert fold(logs, upto=1)["count"] == 1
-    assert fold(logs, upto=1)["receipt"] is None
-    assert fold(logs) == runtime.store.get_trace(trace_id).state
+    assert "text" not in logs[0].output_delta  # a frozen input is stored once, in the checkpoint
+    assert logs[0].inputs_in_checkpoint == ["text"]
+    assert fold(logs, upto=0, checkpoint_state=state) == {**ToyState(text="hello").model_dump()}
+    assert fold(logs, upto=1, checkpoint_state=state)["count"] == 1
+    assert fold(logs, upto=1, checkpoint_state=state)["receipt"] is None
+    assert fold(logs, checkpoint_state=state) == state
+    with pytest.raises(ValueError, match="checkpoint_state"):
+        fold(logs)
+
+
+def test_a_node_that_changes_a_frozen_input_makes_the_trace_need_review(tmp_path):
+    runtime, bus, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "original", "mutate_input": True})
+    bus.drain()
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint.status == "needs_review"
+    assert "frozen input fields: ['text']" in checkpoint.error
+    assert checkpoint.state["text"] == "original"
 
 
 def test_duplicate_delivery_is_a_no_op_that_republishes_next(tmp_path):
@@ -231,3 +246,28 @@ def test_envelope_for_a_finished_trace_is_refused_not_retried(tmp_path):
     replay = Envelope(trace_id=trace_id, graph="toy", node="count", step=1)
     assert runtime.handle(replay) == "duplicate"
     assert runtime.store.get_trace(trace_id).status == "done"
+
+
+def test_a_decision_for_a_running_trace_is_refused(tmp_path):
+    runtime, bus, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "x"})
+    bus._heap.clear()
+    forged = Envelope(trace_id=trace_id, graph="toy", node="count", step=1, resume={"decision": "approve"})
+    assert runtime.handle(forged) == "rejected"
+    assert runtime.store.get_trace(trace_id).step == 1
+
+
+def test_object_fields_changed_in_part_are_stored_as_patches_and_fold_back():
+    from inboxflow.ports.checkpoint import StepLog
+    from inboxflow.runtime import _delta
+
+    before = {"a": 1, "ctx": {"x": 1, "y": 2, "z": 3, "w": 4}, "gone": True}
+    after = {"a": 1, "ctx": {"x": 1, "y": 20, "z": 3}, "new": [1]}
+    delta, patch, removed = _delta(before, after)
+    assert delta == {"new": [1]}
+    assert patch == {"ctx": {"set": {"y": 20}, "unset": ["w"]}}
+    assert removed == ["gone"]
+    logs = [StepLog(step_name="__start__", step_order=0, output_delta=before, started_at=0),
+            StepLog(step_name="n", step_order=1, output_delta=delta, output_patch=patch, removed=removed,
+                    started_at=0)]
+    assert fold(logs) == after

@@ -36,7 +36,7 @@ def trace(
         if not 0 <= at <= logs[-1].step_order:
             console.print(f"[red]trace {trace_id} has steps 0..{logs[-1].step_order}[/red]")
             raise typer.Exit(1)
-        state = fold(logs, upto=at)
+        state = fold(logs, upto=at, checkpoint_state=checkpoint.state)
         if as_json:
             typer.echo(json.dumps(state, indent=2, ensure_ascii=False))
         else:
@@ -60,6 +60,9 @@ def trace(
         calls = [f"tool {c['name']}" + (" ✗" if c.get("error") else "") for c in entry.tool_calls]
         calls += [f"llm {c['task']} ({c.get('model', '?')}, {c.get('latency_ms', 0):.1f} ms)" for c in entry.llm_calls]
         delta = {**entry.output_delta, **{k: "<removed>" for k in entry.removed}}
+        for field_name, change in entry.output_patch.items():
+            delta.update({f"{field_name}.{k}": v for k, v in change.get("set", {}).items()})
+            delta.update({f"{field_name}.{k}": "<removed>" for k in change.get("unset", ())})
         table.add_row(str(entry.step_order), entry.step_name, f"{entry.latency_ms:.2f}", entry.routed_to or "",
                       "\n".join(f"{k}: {compact(v)}" for k, v in delta.items()), "\n".join(calls), entry.error or "")
     console.print(table)

@@ -122,7 +122,8 @@ class PipelineState(BaseModel):
     """State of the email pipeline graph."""
 
     schema_version: int = SCHEMA_VERSION
-    email: Email
+    email: Email = Field(frozen=True)
+    """The input: set when the trace starts, never changed (stored once, in the checkpoint)."""
     classification: Classification | None = None
     context: Context | None = None
     tool_plan: list[ToolCall] = Field(default_factory=list)

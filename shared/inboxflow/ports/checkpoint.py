@@ -10,6 +10,7 @@ ids, Firestore style: ``traces/{trace_id}/steps/{step:06d}``.
 
 from __future__ import annotations
 
+import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from typing import Any, Literal, Protocol, TypeVar
@@ -92,7 +93,12 @@ class StepLog(BaseModel):
     step_order: int
     input_ref: str | None = None
     output_delta: dict[str, Any] = Field(default_factory=dict)
+    """Top-level state fields replaced by the step."""
+    output_patch: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Object fields changed in part: ``{field: {"set": {key: value}, "unset": [key]}}``."""
     removed: list[str] = Field(default_factory=list)
+    inputs_in_checkpoint: list[str] = Field(default_factory=list)
+    """Entry 0 only: frozen input fields not repeated here; fold takes them from the checkpoint."""
     latency_ms: float = 0.0
     started_at: float
     attempt: int = 1
@@ -165,8 +171,19 @@ class CheckpointStore(ABC):
             return False
         return True
 
-    def take_lease(self, trace_id: str, step: int, owner: str, now: float, ttl_s: float) -> Checkpoint:
-        """Lease ``step`` of a trace for ``owner`` (ARCHITECTURE.md section 3, rule 2).
+    def take_lease(
+        self,
+        trace_id: str,
+        step: int,
+        owner: str,
+        now: float,
+        ttl_s: float,
+        admit: Callable[[Checkpoint | None], None] | None = None,
+    ) -> Checkpoint:
+        """Lease ``step`` of a trace for ``owner`` (ARCHITECTURE.md section 3, rules 1 and 2).
+
+        The checkpoint is read once, inside the transaction: ``admit`` sees it
+        first and may refuse the delivery by raising (duplicate, early, wrong node).
 
         Raises:
             StepMoved: the checkpoint is no longer at ``step`` (someone committed it).
@@ -175,11 +192,13 @@ class CheckpointStore(ABC):
 
         def lease(tx: Transaction) -> Checkpoint:
             doc = tx.get(trace_path(trace_id))
-            if doc is None:
-                raise StepMoved(f"trace {trace_id} disappeared")
-            checkpoint = Checkpoint.model_validate(doc)
+            checkpoint = Checkpoint.model_validate(doc) if doc is not None else None
+            if admit is not None:
+                admit(checkpoint)
+            if checkpoint is None or doc is None:
+                raise StepMoved(f"trace {trace_id} does not exist")
             if checkpoint.step != step:
-                raise StepMoved(f"trace {trace_id} is at step {checkpoint.step}, not {step}")
+                raise StepMoved(f"trace {trace_id} is at step {checkpoint.step}, not {step}", checkpoint)
             held = checkpoint.lease
             if held and held.step == step and held.owner != owner and held.expires_at > now:
                 raise LeaseHeld(
@@ -227,7 +246,7 @@ class CheckpointStore(ABC):
 
         self.run_transaction(commit)
 
-    def step_logs(self, trace_id: str) -> list[StepLog]:
+    def step_logs(self, trace_id: str) -> builtins.list[StepLog]:
         """The step log of a trace, in order (entry 0 holds the initial state)."""
         rows = self.list(f"{trace_path(trace_id)}/steps", order_by="step_order")
         return [StepLog.model_validate(doc) for _, doc in rows]

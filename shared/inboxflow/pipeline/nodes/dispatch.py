@@ -64,10 +64,15 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
     )
     workspace = workspace_of(ctx)
     act = workspace.send_reply if send else workspace.create_draft
+
+    def receipt(message: dict[str, Any] | None) -> dict[str, Any] | None:
+        # The journal keeps what identifies the message, not a second copy of it.
+        return None if message is None else {"id": message.get("id"), "thread_id": message.get("thread_id")}
+
     outcome = ctx.effect(
         "dispatch",
-        lambda key: act(to, subject, body, thread_id, key),
-        workspace.find_by_trace_key,
+        lambda key: receipt(act(to, subject, body, thread_id, key)) or {},
+        lambda key: receipt(workspace.find_by_trace_key(key)),
     )
     result = DispatchResult(
         status="sent" if send else "drafted",
