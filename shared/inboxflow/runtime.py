@@ -249,7 +249,7 @@ class Runtime:
         entry = StepLog(
             step_name=node.name, step_order=k, input_ref=step_path(trace_id, k - 1),
             output_delta=delta, output_patch=patch, removed=removed, latency_ms=latency_ms, started_at=started_at,
-            attempt=max(attempt, 1), error=error, routed_to=routed_to,
+            attempt=max(attempt, 1), worker=owner, error=error, routed_to=routed_to,
             tool_calls=ctx.tool_calls, llm_calls=ctx.llm_calls, expire_at=expire_at,
         )
         self.fault(f"before_commit:{node.name}")

@@ -102,6 +102,8 @@ class StepLog(BaseModel):
     latency_ms: float = 0.0
     started_at: float
     attempt: int = 1
+    worker: str | None = None
+    """``host:pid:delivery`` of the process that ran the step (the lease owner)."""
     error: str | None = None
     routed_to: str | None = None
     tool_calls: list[dict[str, Any]] = Field(default_factory=list)
