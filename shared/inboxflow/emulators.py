@@ -12,6 +12,7 @@ once the emulator answers, or raises ``EmulatorError`` with the log's tail.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
 import os
@@ -43,11 +44,15 @@ _FIRESTORE_BIN = "platform/cloud-firestore-emulator/cloud_firestore_emulator"
 _PUBSUB_BIN = "platform/pubsub-emulator/bin/cloud-pubsub-emulator"
 
 
+_running: list[Emulator] = []
+"""Emulators this process started and has not stopped (stopped at interpreter exit)."""
+
+
 class EmulatorError(RuntimeError):
     """An emulator is not installed, did not start, or did not become ready in time."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Emulator:
     """A running emulator process.
 
@@ -108,6 +113,8 @@ class Emulator:
             # The leader exited; children (a JVM) may still hold the group.
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
+        if self in _running:
+            _running.remove(self)
         close = getattr(self._log_file, "close", None)
         if close is not None:
             close()
@@ -234,6 +241,7 @@ def _spawn(
         start_new_session=True,
     )
     emulator = Emulator(name, "127.0.0.1", port, process, Path(log_file.name), log_file)
+    _running.append(emulator)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if not emulator.running():
@@ -286,6 +294,13 @@ def start_tasks(
     for queue in default_queues:
         command += ["-d", queue]
     return _spawn(TASKS, command, port, lambda: _tcp_open("127.0.0.1", port), timeout_s)
+
+
+@atexit.register
+def stop_all() -> None:
+    """Stop every emulator this process started (also run at interpreter exit)."""
+    for emulator in list(_running):
+        emulator.stop()
 
 
 START = {FIRESTORE: start_firestore, PUBSUB: start_pubsub, TASKS: start_tasks}

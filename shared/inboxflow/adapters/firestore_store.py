@@ -53,6 +53,10 @@ class FirestoreUnavailable(RetryableError):
     """Firestore answered UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED or INTERNAL."""
 
 
+class FirestoreAborted(Contention):
+    """Firestore answered ABORTED: a concurrent transaction holds or won the documents."""
+
+
 # --- encoding ------------------------------------------------------------------------
 
 
@@ -156,6 +160,8 @@ def _find(exc: BaseException | None, kind: type[BaseException]) -> BaseException
 def _translated(what: str) -> Iterator[None]:
     try:
         yield
+    except gexc.Aborted as exc:
+        raise FirestoreAborted(f"Firestore {what}: {exc}") from exc
     except _TRANSIENT as exc:
         raise FirestoreUnavailable(f"Firestore {what}: {exc}") from exc
 
@@ -285,7 +291,7 @@ class FirestoreCheckpointStore(CheckpointStore):
         for round_ in range(rounds):
             try:
                 return self._attempt(fn, attempts=min(3, self.max_attempts - 3 * round_))
-            except (gexc.Aborted, ValueError) as exc:
+            except (FirestoreAborted, ValueError) as exc:
                 if isinstance(exc, ValueError) and not str(exc).startswith(_EXHAUSTED):
                     raise
                 last = exc
