@@ -139,6 +139,14 @@ def _watch(console: Console, project: str, exit_after: float) -> None:
         time.sleep(0.5)
 
 
+def use_dev_env(home: Path = Path(".inboxflow")) -> None:
+    """Point this process at the running emulated cloud (for ``trace --dev``)."""
+    state_path = _state_path(home)
+    if not state_path.exists():
+        raise typer.BadParameter(f"no emulated cloud is running ({state_path} not found): start `inboxflow dev`")
+    os.environ.update(json.loads(state_path.read_text())["env"])
+
+
 def send(
     file: Path = typer.Argument(..., help=".eml or .json email"),
     home: Path = typer.Option(Path(".inboxflow"), help="Where `inboxflow dev` wrote its addresses."),
@@ -146,7 +154,7 @@ def send(
     timeout: float = typer.Option(120, help="Seconds to wait."),
 ) -> None:
     """Drop an email into the running emulated cloud (`inboxflow dev`)."""
-    from ..cli.render import summary_row, trace_table
+    from ..cli.render import summary_row
     from ..mail import EmailParseError, load_email_file
     from ..wiring import build_runtime
 
@@ -173,7 +181,11 @@ def send(
         time.sleep(0.3)
         checkpoint = runtime.store.get_trace(trace_id)
     assert checkpoint is not None
-    console.print(trace_table([summary_row(runtime.store, checkpoint)], f"trace {trace_id}"))
+    row = summary_row(runtime.store, checkpoint)
+    confidence = "-" if row["confidence"] is None else f"{row['confidence']:.2f}"
+    console.print(f"status     [bold]{row['status']}[/bold]\ncategory   {row['category']} ({confidence})\n"
+                  f"route      {row['route']}\ndraft      {row['draft']}\n"
+                  f"inspect    inboxflow trace {trace_id} --dev")
     if checkpoint.status == "running":
         console.print(f"[yellow]still running after {timeout:.0f}s[/yellow]")
         raise typer.Exit(1)

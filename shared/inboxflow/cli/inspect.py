@@ -23,9 +23,14 @@ def trace(
     trace_id: str = typer.Argument(..., help="The trace to show."),
     at: int | None = typer.Option(None, "--at", help="Print the full state after this step."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    dev: bool = typer.Option(False, "--dev", help="Read the running emulated cloud (inboxflow dev)."),
 ) -> None:
     """The step log of a trace: step, node, latency, state delta, errors; --at STEP for the full state."""
     console = Console()
+    if dev:
+        from .dev import use_dev_env
+
+        use_dev_env()
     store = make_store(Settings.from_env())
     checkpoint = store.get_trace(trace_id)
     if checkpoint is None:
@@ -76,8 +81,13 @@ def trace(
 def traces(
     status: str | None = typer.Option(None, help="Only traces with this status."),
     limit: int = typer.Option(30, help="How many, newest first."),
+    dev: bool = typer.Option(False, "--dev", help="Read the running emulated cloud (inboxflow dev)."),
 ) -> None:
     """Recent traces with their category, route and status."""
+    if dev:
+        from .dev import use_dev_env
+
+        use_dev_env()
     store = make_store(Settings.from_env())
     where = [("status", "==", status)] if status else []
     rows = store.list("traces", where=where, order_by="updated_at", descending=True, limit=limit)
