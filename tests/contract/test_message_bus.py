@@ -241,3 +241,17 @@ def test_pubsub_push_subscription_shape(pubsub_env: str) -> None:
         assert sub.topic.endswith("/topics/inboxflow-pipeline-classify")
     finally:
         admin.close()
+
+
+@pytest.mark.emulator
+def test_pubsub_dead_letter_to_a_missing_topic_is_logged_not_raised(
+    pubsub_env: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    from inboxflow.adapters.pubsub_bus import PubSubBus
+
+    bus = PubSubBus(timeout_s=10)
+    try:
+        bus.dead_letter({"data": "e30="}, "payload is not an envelope", "pipeline.classify")
+    finally:
+        bus.close()
+    assert "inboxflow-pipeline-classify-dlq does not exist" in caplog.text

@@ -229,7 +229,7 @@ class FirestoreCheckpointStore(CheckpointStore):
         self.max_attempts = max_attempts
         if serialize_transactions is None:
             serialize_transactions = bool(os.environ.get("FIRESTORE_EMULATOR_HOST"))
-        self._serial = threading.Lock() if serialize_transactions else None
+        self._serial = threading.RLock() if serialize_transactions else None
 
     # --- the five primitives ---------------------------------------------------------
 
@@ -282,6 +282,9 @@ class FirestoreCheckpointStore(CheckpointStore):
         lock = self._serial if self._serial is not None else contextlib.nullcontext()
         with lock:
             return self._run_transaction(fn)
+
+    def close(self) -> None:
+        self.client.close()
 
     # --- transactions ----------------------------------------------------------------
 

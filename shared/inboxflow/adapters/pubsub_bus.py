@@ -13,6 +13,7 @@ import base64
 import binascii
 import contextlib
 import json
+import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -25,6 +26,8 @@ from ..envelope import Envelope
 from ..errors import RetryableError
 from ..naming import PREFIX, dead_letter_topic_name, node_id, subscription_name, topic_name
 from ..ports.bus import MessageBus
+
+log = logging.getLogger("inboxflow.pubsub")
 
 SHARED_DEAD_LETTER_TOPIC = f"{PREFIX}-dead-letter"
 """Where messages go that no node can be named for (``node_id`` None)."""
@@ -130,12 +133,24 @@ class PubSubBus(MessageBus):
             raise RetryableError(f"Pub/Sub did not accept {'; '.join(failures)}")
 
     def dead_letter(self, message: dict[str, Any], reason: str, node_id: str | None) -> None:
+        """Publish the raw message data with ``reason`` and ``node_id`` attributes.
+
+        Goes to ``naming.dead_letter_topic_name`` of ``node_id`` (``graph.node``),
+        or to ``inboxflow-dead-letter``. A missing topic is logged, not raised:
+        the runtime has already recorded the failure where it can be queried,
+        and redelivering the message cannot create the topic.
+
+        Raises:
+            RetryableError: Pub/Sub did not accept the message (transient).
+        """
         topic = self.topic_path(dead_letter_topic_for(node_id))
         future = self.publisher.publish(
             topic, _raw_body(message), **_dead_letter_attributes(message, reason, node_id)
         )
         try:
             future.result(timeout=self.timeout_s)
+        except gexc.NotFound:
+            log.error("dead-letter topic %s does not exist; message dropped: %s", topic, reason)
         except Exception as exc:
             raise RetryableError(f"could not dead-letter a message to {topic}: {exc}") from exc
 
