@@ -132,10 +132,14 @@ class Emulator:
 def sdk_root() -> Path | None:
     """The Cloud SDK install holding the emulators, or None.
 
-    ``INBOXFLOW_GCLOUD_SDK`` overrides; otherwise the usual install locations and
-    the directory of ``gcloud`` on ``PATH`` are tried.
+    ``INBOXFLOW_GCLOUD_SDK``, when set, is the only place looked at; otherwise the
+    usual install locations and the directory of ``gcloud`` on ``PATH`` are tried.
     """
-    candidates = [os.environ.get("INBOXFLOW_GCLOUD_SDK", "")]
+    explicit = os.environ.get("INBOXFLOW_GCLOUD_SDK")
+    if explicit:
+        root = Path(explicit).expanduser()
+        return root if (root / "platform").is_dir() else None
+    candidates: list[str] = []
     gcloud = shutil.which("gcloud")
     if gcloud:
         candidates.append(str(Path(gcloud).resolve().parent.parent))
@@ -279,18 +283,26 @@ def start_pubsub(port: int | None = None, timeout_s: float = 60.0) -> Emulator:
 
 
 def start_tasks(
-    port: int | None = None, default_queues: tuple[str, ...] = (), timeout_s: float = 30.0
+    port: int | None = None,
+    default_queues: tuple[str, ...] = (),
+    max_retries: int = 10,
+    timeout_s: float = 30.0,
 ) -> Emulator:
     """Start ``gcloud-tasks-emulator`` from this interpreter's environment.
+
+    The emulator re-dispatches a failed task every ~0.1 s with no backoff;
+    ``max_retries`` bounds that (its own default is forever).
 
     Args:
         port: gRPC port (a free one if None).
         default_queues: full queue paths to create at start
             (``projects/P/locations/L/queues/Q``).
+        max_retries: dispatches of a failing task before it is dropped (-1: forever).
         timeout_s: how long to wait for the gRPC port.
     """
     port = port or free_port()
     command = [sys.executable, "-m", "gcloud_tasks_emulator", "start", "-p", str(port), "-q"]
+    command += ["-r", str(max_retries)]
     for queue in default_queues:
         command += ["-d", queue]
     return _spawn(TASKS, command, port, lambda: _tcp_open("127.0.0.1", port), timeout_s)

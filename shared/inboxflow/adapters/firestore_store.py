@@ -10,6 +10,13 @@ hold everything JSON can, so documents are encoded on the way in:
   policy can delete the document, with the exact float beside it in
   ``__expire_at`` (a Timestamp keeps microseconds, a float may not).
 
+The Firestore emulator differs from production: concurrent transactions on
+one document wait about 2 s for its lock and then abort one or all of them
+(hence ``serialize_transactions``); queries never ask for composite indexes
+(production does: ``infra_export.COMPOSITE_INDEXES``); TTL deletes nothing.
+Neither can scan document ids backwards, so ``list(descending=True)``
+without ``order_by`` reverses client-side.
+
 Only this module imports ``google.cloud.firestore``.
 """
 

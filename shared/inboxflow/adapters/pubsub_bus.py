@@ -4,6 +4,12 @@
 topics and subscriptions that Terraform declares in production, for the
 emulator (``inboxflow dev``, integration tests).
 
+The Pub/Sub emulator differs from production in ways callers must respect:
+a push body carries no ``orderingKey`` or ``deliveryAttempt``; the retry
+policy is ignored (redelivery about once a second); and after
+``max_delivery_attempts`` a message is neither redelivered nor forwarded to the
+dead-letter topic, so with ordering its key stays blocked for good.
+
 Only this module imports ``google.cloud.pubsub_v1``.
 """
 
