@@ -14,8 +14,8 @@ The Firestore emulator differs from production: concurrent transactions on
 one document wait about 2 s for its lock and then abort one or all of them
 (hence ``serialize_transactions``); queries never ask for composite indexes
 (production does: ``infra_export.COMPOSITE_INDEXES``); TTL deletes nothing.
-Neither can scan document ids backwards, so ``list(descending=True)``
-without ``order_by`` reverses client-side.
+The emulator refuses descending scans of document ids, so
+``list(descending=True)`` without ``order_by`` reverses client-side everywhere.
 
 Only this module imports ``google.cloud.firestore``.
 """
