@@ -37,6 +37,22 @@ log = logging.getLogger("inboxflow.runtime")
 
 Outcome = Literal["ran", "duplicate", "failed", "rejected"]
 MAX_RAW_FAILURE_BYTES = 16 * 1024
+MAX_STATE_BYTES = 900 * 1024
+"""A checkpoint is one Firestore document (1 MiB at most): state beyond this is refused
+with a clear error instead of failing the commit. Large blobs belong beside the trace."""
+
+
+class StateTooLarge(PermanentError):
+    """A trace's state would not fit in one checkpoint document."""
+
+
+def _check_size(state: Mapping[str, Any], what: str) -> None:
+    size = len(json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode())
+    if size > MAX_STATE_BYTES:
+        raise StateTooLarge(
+            f"{what} is {size / 1024:.0f} KB; a checkpoint holds at most {MAX_STATE_BYTES // 1024} KB "
+            "(store large bodies and attachments beside the trace, not in its state)"
+        )
 
 
 @dataclass
@@ -83,6 +99,7 @@ class Runtime:
         trace_id = trace_id or secrets.token_hex(8)
         model = state if isinstance(state, BaseModel) else graph.state_model.model_validate(state)
         initial = model.model_dump(mode="json")
+        _check_size(initial, "the initial state")
         now = self.clock.now()
         envelope = Envelope(trace_id=trace_id, graph=graph.name, node=graph.entry, step=1, sent_at=now)
         checkpoint = Checkpoint(
@@ -214,7 +231,8 @@ class Runtime:
             result, attempt = self._run_with_retries(node, state, ctx)
             self._check_route(node, result.goto)
             new_state = self._apply(graph, before, result.update)
-        except NodeFailed as exc:
+            _check_size(new_state, f"the state after {node.name}")
+        except (NodeFailed, StateTooLarge) as exc:
             error = str(exc)
         except ValidationError as exc:
             error = f"state does not match {graph.state_model.__name__}: {exc.error_count()} error(s): {_first_error(exc)}"

@@ -271,3 +271,12 @@ def test_object_fields_changed_in_part_are_stored_as_patches_and_fold_back():
             StepLog(step_name="n", step_order=1, output_delta=delta, output_patch=patch, removed=removed,
                     started_at=0)]
     assert fold(logs) == after
+
+
+def test_a_state_too_large_for_a_checkpoint_is_refused_with_a_clear_error(tmp_path):
+    from inboxflow.runtime import StateTooLarge
+
+    runtime, bus, _ = make_runtime(tmp_path)
+    with pytest.raises(StateTooLarge, match=r"initial state is \d+ KB; a checkpoint holds at most 900 KB"):
+        runtime.start("toy", {"text": "x" * (10 * 1024 * 1024)})
+    assert runtime.store.list("traces") == []

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..adapters.inprocess_bus import InProcessBus
+from ..errors import PermanentError
 from ..runtime import Runtime
 from ..settings import Settings
 from .render import summary_row, trace_table
@@ -56,7 +57,13 @@ def process(runtime: Runtime, files: list[Path], console: Console, graph: str = 
                 errors += 1
                 progress.advance(task)
                 continue
-            trace_ids.append(runtime.start(graph, {"email": email.model_dump(mode="json")}))
+            try:
+                trace_ids.append(runtime.start(graph, {"email": email.model_dump(mode="json")}))
+            except PermanentError as exc:
+                console.print(f"[red]refused {path}:[/red] {exc}")
+                errors += 1
+                progress.advance(task)
+                continue
             bus.drain()
             progress.advance(task)
     return trace_ids, errors
