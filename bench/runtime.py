@@ -48,13 +48,17 @@ def make_emails(count: int, body_bytes: int) -> list[dict]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--emails", type=int, default=300)
     parser.add_argument("--body-bytes", type=int, default=2048)
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as home:
-        settings = Settings(home=Path(home), project="bench", store="sqlite", bus="inprocess", tasks="sqlite")
+        settings = Settings(
+            home=Path(home), project="bench", store="sqlite", bus="inprocess", tasks="sqlite"
+        )
         runtime = build_runtime(settings)
         store = runtime.store
         assert isinstance(store, SqliteCheckpointStore) and isinstance(runtime.bus, InProcessBus)
@@ -76,15 +80,21 @@ def main() -> int:
     hops = len(logs)
     ms_per_hop = elapsed * 1000 / hops
     bytes_per_email = stored / args.emails
-    print(f"emails            {args.emails} ({args.body_bytes} B bodies), statuses {dict(statuses)}")
+    print(
+        f"emails            {args.emails} ({args.body_bytes} B bodies), statuses {dict(statuses)}"
+    )
     print(f"hops              {hops} ({hops / args.emails:.2f} per email)")
     print(f"throughput        {args.emails / elapsed:.1f} emails/s ({elapsed:.2f} s)")
     node_mean = statistics.mean(node_ms)
-    print(f"mean per hop      {ms_per_hop:.3f} ms = runtime {ms_per_hop - node_mean:.3f} ms + node code "
-          f"{node_mean:.3f} ms (target <= {ANCHOR_MS_PER_STEP / 2:.2f} ms; this machine's anchor: "
-          f"bench/langgraph_anchor.py)")
-    print(f"stored per email  {bytes_per_email / 1024:.2f} KB of documents "
-          f"(target <= {ANCHOR_BYTES_PER_EMAIL / 4 / 1024:.2f} KB); SQLite file {file_bytes / args.emails / 1024:.2f} KB")
+    print(
+        f"mean per hop      {ms_per_hop:.3f} ms = runtime {ms_per_hop - node_mean:.3f} ms + node code "
+        f"{node_mean:.3f} ms (target <= {ANCHOR_MS_PER_STEP / 2:.2f} ms; this machine's anchor: "
+        f"bench/langgraph_anchor.py)"
+    )
+    print(
+        f"stored per email  {bytes_per_email / 1024:.2f} KB of documents "
+        f"(target <= {ANCHOR_BYTES_PER_EMAIL / 4 / 1024:.2f} KB); SQLite file {file_bytes / args.emails / 1024:.2f} KB"
+    )
     ok = ms_per_hop <= ANCHOR_MS_PER_STEP / 2 and bytes_per_email <= ANCHOR_BYTES_PER_EMAIL / 4
     print("targets           " + ("met" if ok else "NOT met"))
     return 0

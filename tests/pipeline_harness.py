@@ -45,7 +45,9 @@ def sample_emails() -> list[dict[str, Any]]:
     return [load_email_file(path).model_dump(mode="json") for path in sample_inbox()]
 
 
-def build(tmp_path: Path, bus: InProcessBus | None = None, store: CheckpointStore | None = None) -> Runtime:
+def build(
+    tmp_path: Path, bus: InProcessBus | None = None, store: CheckpointStore | None = None
+) -> Runtime:
     if bus is None:
         bus = InProcessBus(clock=FakeClock())
     clock = bus.clock
@@ -68,8 +70,11 @@ def build(tmp_path: Path, bus: InProcessBus | None = None, store: CheckpointStor
 
 def dispatch_effects(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]]:
     """Effect-journal entries of the dispatch node of a trace."""
-    return [doc for doc_id, doc in store.list("effects") if doc_id.startswith(f"{trace_id}:") and
-            doc_id.endswith(":dispatch")]
+    return [
+        doc
+        for doc_id, doc in store.list("effects")
+        if doc_id.startswith(f"{trace_id}:") and doc_id.endswith(":dispatch")
+    ]
 
 
 def mailbox_writes(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]]:
@@ -78,7 +83,11 @@ def mailbox_writes(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]
     for collection in ("mailbox_drafts", "mailbox_sent"):
         for _, doc in store.list(collection):
             headers = doc.get("headers") or {}
-            key = headers.get("X-Inboxflow-Trace") or headers.get("x-inboxflow-trace") or doc.get("trace_key", "")
+            key = (
+                headers.get("X-Inboxflow-Trace")
+                or headers.get("x-inboxflow-trace")
+                or doc.get("trace_key", "")
+            )
             if str(key).startswith(f"{trace_id}:"):
                 found.append(doc)
     return found

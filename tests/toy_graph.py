@@ -60,8 +60,15 @@ def count(state: ToyState, ctx: NodeContext) -> Step:
 
 def act(state: ToyState, ctx: NodeContext) -> Step:
     if state.pause:
-        return Step(update={}, goto=Pause(kind="approve", payload={"text": state.text}, resume_node="finish",
-                                          reviewers=("r@example.com",)))
+        return Step(
+            update={},
+            goto=Pause(
+                kind="approve",
+                payload={"text": state.text},
+                resume_node="finish",
+                reviewers=("r@example.com",),
+            ),
+        )
     outbox: Outbox = ctx.services["outbox"]
     receipt = ctx.effect("send", lambda key: outbox.send(key, state.text), outbox.find)
     return Step(update={"receipt": receipt}, goto="finish")
@@ -70,7 +77,11 @@ def act(state: ToyState, ctx: NodeContext) -> Step:
 def finish(state: ToyState, ctx: NodeContext) -> Step:
     if ctx.resume is not None:
         decision = ctx.resume["decision"]
-        return Step(update={"decision": decision}, goto=END, status="rejected" if decision == "reject" else "done")
+        return Step(
+            update={"decision": decision},
+            goto=END,
+            status="rejected" if decision == "reject" else "done",
+        )
     return Step(update={"count": state.count + 1}, goto=END)
 
 
@@ -86,7 +97,9 @@ TOY = Graph.build(
 )
 
 
-def make_runtime(tmp_path, clock: FakeClock | None = None, **bus_options: Any) -> tuple[Runtime, InProcessBus, Outbox]:
+def make_runtime(
+    tmp_path, clock: FakeClock | None = None, **bus_options: Any
+) -> tuple[Runtime, InProcessBus, Outbox]:
     clock = clock or FakeClock()
     store = SqliteCheckpointStore(tmp_path / "toy.db")
     bus = InProcessBus(clock=clock, **bus_options)

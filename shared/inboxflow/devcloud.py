@@ -62,8 +62,12 @@ class FunctionServer:
 
 
 def _ready(port: int) -> bool:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/", data=b"{}", method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/",
+        data=b"{}",
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
     try:
         urllib.request.urlopen(request, timeout=1).close()
     except urllib.error.HTTPError:
@@ -73,18 +77,41 @@ def _ready(port: int) -> bool:
     return True
 
 
-def start_function(node: str, env: dict[str, str], target: str = "run_node",
-                   signature: str = "cloudevent", timeout_s: float = 60) -> FunctionServer:
+def start_function(
+    node: str,
+    env: dict[str, str],
+    target: str = "run_node",
+    signature: str = "cloudevent",
+    timeout_s: float = 60,
+) -> FunctionServer:
     """Start ``functions-framework`` for ``target`` serving ``node`` (``graph.node``) and wait until it answers."""
     if not FUNCTIONS_SOURCE.exists():
         raise FileNotFoundError(f"{FUNCTIONS_SOURCE} not found: run from a checkout of inboxflow")
     port = free_port()
     log_file = tempfile.NamedTemporaryFile(prefix=f"inboxflow-{node}-", suffix=".log", delete=False)  # noqa: SIM115
-    command = [sys.executable, "-m", "functions_framework", "--target", target, "--source", str(FUNCTIONS_SOURCE),
-               "--signature-type", signature, "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command, env={**os.environ, **env, "INBOXFLOW_NODE": node},
-                               stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "functions_framework",
+        "--target",
+        target,
+        "--source",
+        str(FUNCTIONS_SOURCE),
+        "--signature-type",
+        signature,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
+    process = subprocess.Popen(
+        command,
+        env={**os.environ, **env, "INBOXFLOW_NODE": node},
+        stdin=subprocess.DEVNULL,
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     log_file.close()
     server = FunctionServer(node, port, process, Path(log_file.name))
     deadline = time.monotonic() + timeout_s
@@ -95,7 +122,9 @@ def start_function(node: str, env: dict[str, str], target: str = "run_node",
             return server
         time.sleep(0.2)
     server.stop()
-    raise RuntimeError(f"functions-framework for {node} did not answer within {timeout_s:.0f}s:\n{server.log_tail()}")
+    raise RuntimeError(
+        f"functions-framework for {node} did not answer within {timeout_s:.0f}s:\n{server.log_tail()}"
+    )
 
 
 @dataclass
@@ -116,8 +145,12 @@ class DevCloud:
             self.servers[nid] = start_function(nid, self.env)
         admin = PubSubAdmin(self.project)
         try:
-            admin.ensure_topics(pairs, {nid: server.url for nid, server in self.servers.items()},
-                                minimum_backoff_s=1.0, maximum_backoff_s=10.0)
+            admin.ensure_topics(
+                pairs,
+                {nid: server.url for nid, server in self.servers.items()},
+                minimum_backoff_s=1.0,
+                maximum_backoff_s=10.0,
+            )
         finally:
             admin.close()
 

@@ -25,7 +25,16 @@ from pydantic import BaseModel, ValidationError
 from .clock import Clock, SystemClock
 from .context import EffectJournal, FaultHook, NodeContext, _no_fault
 from .envelope import Envelope, decode_pubsub_message
-from .errors import BadEnvelope, EarlyArrival, LeaseHeld, NodeFailed, PermanentError, RejectedEnvelope, RetryableError, StepMoved
+from .errors import (
+    BadEnvelope,
+    EarlyArrival,
+    LeaseHeld,
+    NodeFailed,
+    PermanentError,
+    RejectedEnvelope,
+    RetryableError,
+    StepMoved,
+)
 from .graph import END, Graph, Node, Pause, Step
 from .naming import node_id, step_path
 from .ports.bus import MessageBus
@@ -89,7 +98,9 @@ class Runtime:
 
     # --- starting traces ---------------------------------------------------------
 
-    def start(self, graph_name: str, state: BaseModel | Mapping[str, Any], trace_id: str | None = None) -> str:
+    def start(
+        self, graph_name: str, state: BaseModel | Mapping[str, Any], trace_id: str | None = None
+    ) -> str:
         """Create a trace at its entry node and publish its first envelope.
 
         Idempotent for a given ``trace_id``: a second call republishes the
@@ -101,7 +112,9 @@ class Runtime:
         initial = model.model_dump(mode="json")
         _check_size(initial, "the initial state")
         now = self.clock.now()
-        envelope = Envelope(trace_id=trace_id, graph=graph.name, node=graph.entry, step=1, sent_at=now)
+        envelope = Envelope(
+            trace_id=trace_id, graph=graph.name, node=graph.entry, step=1, sent_at=now
+        )
         checkpoint = Checkpoint(
             trace_id=trace_id,
             graph=graph.name,
@@ -115,10 +128,15 @@ class Runtime:
             expire_at=self._expire_at(now),
         )
         inputs = sorted(frozen_fields(graph.state_model) & initial.keys())
-        start = StepLog(step_name="__start__", step_order=0,
-                        output_delta={k: v for k, v in initial.items() if k not in inputs},
-                        inputs_in_checkpoint=inputs, started_at=now, routed_to=graph.entry,
-                        expire_at=checkpoint.expire_at)
+        start = StepLog(
+            step_name="__start__",
+            step_order=0,
+            output_delta={k: v for k, v in initial.items() if k not in inputs},
+            inputs_in_checkpoint=inputs,
+            started_at=now,
+            routed_to=graph.entry,
+            expire_at=checkpoint.expire_at,
+        )
         if not self.store.create_trace(checkpoint, start):
             existing = self.store.get_trace(trace_id)
             if existing is not None and existing.step == 1:
@@ -132,8 +150,14 @@ class Runtime:
         checkpoint = self.store.get_trace(trace_id)
         if checkpoint is None or checkpoint.status != "waiting":
             raise RejectedEnvelope(f"trace {trace_id} is not waiting")
-        envelope = Envelope(trace_id=trace_id, graph=checkpoint.graph, node=checkpoint.node,
-                            step=checkpoint.step, sent_at=self.clock.now(), resume=dict(decision))
+        envelope = Envelope(
+            trace_id=trace_id,
+            graph=checkpoint.graph,
+            node=checkpoint.node,
+            step=checkpoint.step,
+            sent_at=self.clock.now(),
+            resume=dict(decision),
+        )
         self.bus.publish([envelope])
         return envelope
 
@@ -149,7 +173,11 @@ class Runtime:
             envelope = decode_pubsub_message(message)
         except BadEnvelope as exc:
             self._record_failure(str(exc), message=message)
-            self.bus.dead_letter(message if isinstance(message, dict) else {"data": repr(message)[:1024]}, str(exc), self.options.only_node)
+            self.bus.dead_letter(
+                message if isinstance(message, dict) else {"data": repr(message)[:1024]},
+                str(exc),
+                self.options.only_node,
+            )
             log.warning("not an envelope, acknowledged and dead-lettered: %s", exc)
             return "failed"
         return self.handle(envelope)
@@ -161,7 +189,12 @@ class Runtime:
         try:
             graph, node = self._resolve(envelope)
             checkpoint = self.store.take_lease(
-                trace_id, k, owner, self.clock.now(), node.timeout_s + 30, admit=self._admission(envelope)
+                trace_id,
+                k,
+                owner,
+                self.clock.now(),
+                node.timeout_s + 30,
+                admit=self._admission(envelope),
             )
         except StepMoved as moved:
             return self._republish_after_move(trace_id, moved)
@@ -204,21 +237,33 @@ class Runtime:
             if checkpoint.status == "waiting" and envelope.resume is None:
                 raise RejectedEnvelope(f"trace {trace_id} is waiting for a decision")
             if checkpoint.status != "waiting" and envelope.resume is not None:
-                raise RejectedEnvelope(f"trace {trace_id} is {checkpoint.status}: it takes no decision")
+                raise RejectedEnvelope(
+                    f"trace {trace_id} is {checkpoint.status}: it takes no decision"
+                )
 
         return admit
 
     # --- one step ------------------------------------------------------------------
 
-    def _execute(self, graph: Graph, node: Node, envelope: Envelope, checkpoint: Checkpoint, owner: str) -> Outcome:
+    def _execute(
+        self, graph: Graph, node: Node, envelope: Envelope, checkpoint: Checkpoint, owner: str
+    ) -> Outcome:
         trace_id, k = envelope.trace_id, envelope.step
         now = self.clock.now()
         expire_at = self._expire_at(now)
         ctx = NodeContext(
-            trace_id=trace_id, graph=graph.name, node=node.name, step=k, clock=self.clock,
-            store=self.store, llm=self.llm, tools=self.tools,
+            trace_id=trace_id,
+            graph=graph.name,
+            node=node.name,
+            step=k,
+            clock=self.clock,
+            store=self.store,
+            llm=self.llm,
+            tools=self.tools,
             journal=EffectJournal(self.store, self.clock, self.fault),
-            resume=envelope.resume, services=self.services, expire_at=expire_at,
+            resume=envelope.resume,
+            services=self.services,
+            expire_at=expire_at,
         )
         started_at, started = now, time.perf_counter()
         before = checkpoint.state
@@ -238,7 +283,9 @@ class Runtime:
             error = f"state does not match {graph.state_model.__name__}: {exc.error_count()} error(s): {_first_error(exc)}"
         except Exception as exc:
             error = f"unexpected {type(exc).__name__} in node {node.name}: {exc}"
-            log.error("node %s crashed on trace %s:\n%s", node.name, trace_id, traceback.format_exc())
+            log.error(
+                "node %s crashed on trace %s:\n%s", node.name, trace_id, traceback.format_exc()
+            )
         latency_ms = round((time.perf_counter() - started) * 1000, 3)
         if error is not None:
             new_state = before
@@ -250,25 +297,55 @@ class Runtime:
         if error is not None or result is None:
             status, next_node, routed_to = "needs_review", node.name, None
         elif isinstance(result.goto, Pause):
-            status, next_node, routed_to = "waiting", result.goto.resume_node, f"pause:{result.goto.kind}"
+            status, next_node, routed_to = (
+                "waiting",
+                result.goto.resume_node,
+                f"pause:{result.goto.kind}",
+            )
             pause = _pause_record(result.goto, now)
         elif result.goto == END:
             status, next_node, routed_to = result.status, node.name, END
         else:
             status, next_node, routed_to = "running", result.goto, result.goto
-            next_envelopes.append(Envelope(trace_id=trace_id, graph=graph.name, node=next_node, step=k + 1,
-                                           sent_at=self.clock.now()))
-        new_checkpoint = checkpoint.model_copy(update={
-            "status": status, "step": k + 1, "node": next_node, "state": new_state,
-            "next": [e.model_dump(exclude_none=True) for e in next_envelopes],
-            "lease": None, "pause": pause, "error": error,
-            "updated_at": self.clock.now(), "expire_at": expire_at,
-        })
+            next_envelopes.append(
+                Envelope(
+                    trace_id=trace_id,
+                    graph=graph.name,
+                    node=next_node,
+                    step=k + 1,
+                    sent_at=self.clock.now(),
+                )
+            )
+        new_checkpoint = checkpoint.model_copy(
+            update={
+                "status": status,
+                "step": k + 1,
+                "node": next_node,
+                "state": new_state,
+                "next": [e.model_dump(exclude_none=True) for e in next_envelopes],
+                "lease": None,
+                "pause": pause,
+                "error": error,
+                "updated_at": self.clock.now(),
+                "expire_at": expire_at,
+            }
+        )
         entry = StepLog(
-            step_name=node.name, step_order=k, input_ref=step_path(trace_id, k - 1),
-            output_delta=delta, output_patch=patch, removed=removed, latency_ms=latency_ms, started_at=started_at,
-            attempt=max(attempt, 1), worker=owner, error=error, routed_to=routed_to,
-            tool_calls=ctx.tool_calls, llm_calls=ctx.llm_calls, expire_at=expire_at,
+            step_name=node.name,
+            step_order=k,
+            input_ref=step_path(trace_id, k - 1),
+            output_delta=delta,
+            output_patch=patch,
+            removed=removed,
+            latency_ms=latency_ms,
+            started_at=started_at,
+            attempt=max(attempt, 1),
+            worker=owner,
+            error=error,
+            routed_to=routed_to,
+            tool_calls=ctx.tool_calls,
+            llm_calls=ctx.llm_calls,
+            expire_at=expire_at,
         )
         self.fault(f"before_commit:{node.name}")
         self.store.commit_step(new_checkpoint, owner, entry)
@@ -319,7 +396,11 @@ class Runtime:
         unknown = set(update) - set(graph.state_model.model_fields)
         if unknown:
             raise NodeFailed(f"update sets unknown state fields: {sorted(unknown)}")
-        frozen = [k for k in frozen_fields(graph.state_model) & update.keys() if _jsonable(update[k]) != before.get(k)]
+        frozen = [
+            k
+            for k in frozen_fields(graph.state_model) & update.keys()
+            if _jsonable(update[k]) != before.get(k)
+        ]
         if frozen:
             raise NodeFailed(f"update changes frozen input fields: {sorted(frozen)}")
         merged = {**before, **{k: _jsonable(v) for k, v in update.items()}}
@@ -329,7 +410,9 @@ class Runtime:
     def _check_route(node: Node, goto: str | Pause) -> None:
         target = goto.resume_node if isinstance(goto, Pause) else goto
         if target not in node.routes:
-            raise NodeFailed(f"node {node.name} routed to {target!r}, which is not among its routes {node.routes}")
+            raise NodeFailed(
+                f"node {node.name} routed to {target!r}, which is not among its routes {node.routes}"
+            )
 
     def _republish_after_move(self, trace_id: str, moved: StepMoved) -> Outcome:
         checkpoint = moved.checkpoint if isinstance(moved.checkpoint, Checkpoint) else None
@@ -351,12 +434,24 @@ class Runtime:
     def _expire_at(self, now: float) -> float:
         return now + self.options.retention_days * 86400
 
-    def _record_failure(self, reason: str, envelope: Envelope | None = None, message: Any = None) -> None:
+    def _record_failure(
+        self, reason: str, envelope: Envelope | None = None, message: Any = None
+    ) -> None:
         now = self.clock.now()
-        doc: dict[str, Any] = {"status": "failed", "reason": reason, "at": now, "expire_at": self._expire_at(now),
-                               "function": self.options.only_node}
+        doc: dict[str, Any] = {
+            "status": "failed",
+            "reason": reason,
+            "at": now,
+            "expire_at": self._expire_at(now),
+            "function": self.options.only_node,
+        }
         if envelope is not None:
-            doc.update(trace_id=envelope.trace_id, graph=envelope.graph, node=envelope.node, step=envelope.step)
+            doc.update(
+                trace_id=envelope.trace_id,
+                graph=envelope.graph,
+                node=envelope.node,
+                step=envelope.step,
+            )
         if message is not None:
             raw = json.dumps(message, default=repr)[:MAX_RAW_FAILURE_BYTES]
             doc["message"] = raw
@@ -426,8 +521,11 @@ def frozen_fields(model: type[BaseModel]) -> set[str]:
     return {name for name, info in model.model_fields.items() if info.frozen}
 
 
-def fold(logs: Sequence[StepLog], upto: int | None = None,
-         checkpoint_state: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def fold(
+    logs: Sequence[StepLog],
+    upto: int | None = None,
+    checkpoint_state: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Rebuild the full state after step ``upto`` (default: the last) by folding deltas.
 
     Frozen inputs are stored once, in the checkpoint: pass its state to get them back.
@@ -451,4 +549,12 @@ def fold(logs: Sequence[StepLog], upto: int | None = None,
     return state
 
 
-__all__ = ["LeaseHeld", "Outcome", "Runtime", "RuntimeOptions", "fold", "frozen_fields", "payload_hash"]
+__all__ = [
+    "LeaseHeld",
+    "Outcome",
+    "Runtime",
+    "RuntimeOptions",
+    "fold",
+    "frozen_fields",
+    "payload_hash",
+]

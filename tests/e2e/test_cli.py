@@ -18,17 +18,28 @@ CLI = [sys.executable, "-c", "from inboxflow.cli import main; main()"]
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "inboxflow" / "samples" / "inbox"
 
 
-def run_cli(*args: str, cwd: Path, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], cwd=cwd, env={**os.environ, "COLUMNS": "200", **(env or {})},
-                          capture_output=True, text=True, timeout=timeout)
+def run_cli(
+    *args: str, cwd: Path, env: dict | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*CLI, *args],
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_demo_prints_a_row_per_sample_and_trace_shows_the_steps(tmp_path):
     result = run_cli("demo", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     samples = [p for p in SAMPLES.iterdir() if p.suffix in (".eml", ".json")]
-    rows = [line for line in result.stdout.splitlines() if line.startswith("│ ") and line[2:18].strip().isalnum()
-            and len(line[2:18].strip()) == 16]
+    rows = [
+        line
+        for line in result.stdout.splitlines()
+        if line.startswith("│ ") and line[2:18].strip().isalnum() and len(line[2:18].strip()) == 16
+    ]
     assert len(rows) == len(samples) >= 12
     assert "waiting" in result.stdout and "done" in result.stdout
     trace_id = rows[0][2:18]
@@ -65,17 +76,27 @@ def test_dev_says_clearly_when_the_emulators_are_not_installed(tmp_path):
 @pytest.mark.emulator
 @pytest.mark.slow
 def test_dev_then_send_runs_a_mail_through_the_emulated_cloud(tmp_path):
-    missing = {n: r for n, r in emulators.available().items() if r is not True and n != emulators.TASKS}
+    missing = {
+        n: r for n, r in emulators.available().items() if r is not True and n != emulators.TASKS
+    }
     if missing:
         pytest.skip(f"emulators not installed: {missing}")
-    dev = subprocess.Popen([*CLI, "dev", "--exit-after", "240"], cwd=tmp_path, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    dev = subprocess.Popen(
+        [*CLI, "dev", "--exit-after", "240"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         state = tmp_path / ".inboxflow" / "dev.json"
         deadline = time.monotonic() + 180
         while not state.exists() and time.monotonic() < deadline and dev.poll() is None:
             time.sleep(0.5)
-        assert state.exists(), dev.stdout.read() if dev.poll() is not None else "dev did not start in time"
+        assert state.exists(), (
+            dev.stdout.read() if dev.poll() is not None else "dev did not start in time"
+        )
         result = run_cli("send", str(SAMPLES / "03-meeting-request.eml"), cwd=tmp_path)
         assert result.returncode == 0, result.stdout + result.stderr
         assert "status     done" in result.stdout

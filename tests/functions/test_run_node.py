@@ -43,7 +43,9 @@ def started_trace():
         rt = entry.runtime()
         seed_workspace(rt.store, rt.clock.now())
         path = next(p for p in sample_inbox() if subject_contains in load_email_file(p).subject)
-        rt.start("pipeline", {"email": load_email_file(path).model_dump(mode="json")}, trace_id=TRACE_ID)
+        rt.start(
+            "pipeline", {"email": load_email_file(path).model_dump(mode="json")}, trace_id=TRACE_ID
+        )
         rt.bus._heap.clear()  # the saved CloudEvent is the delivery of that first envelope
         return TRACE_ID
 
@@ -57,7 +59,9 @@ def post_cloudevent(client, payload: dict):
     return client.post("/", headers=headers, data=body)
 
 
-def test_structured_cloudevent_runs_the_trace_to_its_end_in_process(tmp_path, monkeypatch, started_trace):
+def test_structured_cloudevent_runs_the_trace_to_its_end_in_process(
+    tmp_path, monkeypatch, started_trace
+):
     client = make_client(tmp_path, monkeypatch)
     started_trace()
     response = post_cloudevent(client, saved("cloudevent_pipeline_classify.json"))
@@ -68,7 +72,9 @@ def test_structured_cloudevent_runs_the_trace_to_its_end_in_process(tmp_path, mo
     assert entry.runtime().store.step_logs(TRACE_ID)[1].step_name == "classify"
 
 
-def test_raw_push_body_is_converted_and_a_node_function_runs_only_its_node(tmp_path, monkeypatch, started_trace):
+def test_raw_push_body_is_converted_and_a_node_function_runs_only_its_node(
+    tmp_path, monkeypatch, started_trace
+):
     client = make_client(tmp_path, monkeypatch, node="pipeline.classify")
     started_trace()
     response = client.post("/", json=saved("push_pipeline_classify.json"))
@@ -84,10 +90,15 @@ def test_raw_push_body_is_converted_and_a_node_function_runs_only_its_node(tmp_p
 
 @pytest.mark.parametrize(
     ("name", "reason"),
-    [("push_not_base64.json", "not valid base64"), ("push_not_json.json", "not JSON"),
-     ("push_wrong_node.json", "this function runs pipeline.classify")],
+    [
+        ("push_not_base64.json", "not valid base64"),
+        ("push_not_json.json", "not JSON"),
+        ("push_wrong_node.json", "this function runs pipeline.classify"),
+    ],
 )
-def test_bad_payloads_are_acknowledged_and_recorded(tmp_path, monkeypatch, started_trace, name, reason):
+def test_bad_payloads_are_acknowledged_and_recorded(
+    tmp_path, monkeypatch, started_trace, name, reason
+):
     client = make_client(tmp_path, monkeypatch, node="pipeline.classify")
     started_trace()
     response = client.post("/", json=saved(name))
@@ -104,7 +115,10 @@ def test_early_envelope_answers_500_so_pubsub_redelivers(tmp_path, monkeypatch, 
     from inboxflow.envelope import Envelope
 
     early = Envelope(trace_id=TRACE_ID, graph="pipeline", node="retrieve", step=2)
-    payload["message"] = {**early.to_pubsub_message("66666666666"), "publishTime": "2026-11-22T10:00:00Z"}
+    payload["message"] = {
+        **early.to_pubsub_message("66666666666"),
+        "publishTime": "2026-11-22T10:00:00Z",
+    }
     response = client.post("/", json=payload)
     assert response.status_code == 500
     assert entry.runtime().store.list("failures") == []

@@ -64,12 +64,22 @@ def test_three_emails_take_three_routes_through_separate_function_processes(clou
 
     spam, inquiry, complaint = (done[traces[n]] for n in ("spam", "inquiry", "complaint"))
     assert spam.status == "done" and spam.state["classification"]["category"] == "spam"
-    assert [e.step_name for e in runtime.store.step_logs(traces["spam"])] == ["__start__", "classify"]
+    assert [e.step_name for e in runtime.store.step_logs(traces["spam"])] == [
+        "__start__",
+        "classify",
+    ]
 
     assert inquiry.status == "done"
     inquiry_logs = runtime.store.step_logs(traces["inquiry"])
     assert [e.step_name for e in inquiry_logs][1:] == [
-        "classify", "retrieve", "decide", "execute_tools", "generate", "review", "dispatch"]
+        "classify",
+        "retrieve",
+        "decide",
+        "execute_tools",
+        "generate",
+        "review",
+        "dispatch",
+    ]
     workers = {e.step_name: e.worker.rsplit(":", 1)[0] for e in inquiry_logs[1:]}
     assert len(set(workers.values())) == 7, f"each node runs in its own process: {workers}"
     drafts = runtime.store.list("mailbox_drafts")
@@ -92,11 +102,15 @@ def test_redelivered_and_resumed_envelopes_give_one_outcome(cloud):
     runtime.resume(trace_id, decision)
     runtime.resume(trace_id, decision)  # a double click: same step, one outcome
     runtime.bus.publish([Envelope(trace_id=trace_id, graph="pipeline", node="classify", step=1)])
-    final = _wait(runtime.store, [trace_id], lambda cp: cp.status not in ("running", "waiting"))[trace_id]
+    final = _wait(runtime.store, [trace_id], lambda cp: cp.status not in ("running", "waiting"))[
+        trace_id
+    ]
     time.sleep(2)  # let the stray duplicates be delivered too
 
     assert final.status == "done"
-    drafts = [d for _, d in runtime.store.list("mailbox_drafts") if d["trace_key"].startswith(trace_id)]
+    drafts = [
+        d for _, d in runtime.store.list("mailbox_drafts") if d["trace_key"].startswith(trace_id)
+    ]
     assert len(drafts) == 1
     assert drafts[0]["body"].endswith("P.S. Edited by a reviewer.")
     assert runtime.store.get_trace(trace_id).step == final.step

@@ -38,7 +38,11 @@ def test_duplicate_storm_on_firestore(tmp_path, firestore_store):
         assert checkpoint.status in SETTLED and checkpoint.error is None
         steps = [entry.step_order for entry in runtime.store.step_logs(trace_id)]
         assert steps == list(range(len(steps)))
-        assert len(mailbox_writes(runtime.store, trace_id)) == len(dispatch_effects(runtime.store, trace_id)) <= 1
+        assert (
+            len(mailbox_writes(runtime.store, trace_id))
+            == len(dispatch_effects(runtime.store, trace_id))
+            <= 1
+        )
 
 
 @pytest.mark.parametrize("point", ["after_commit", "before_commit", "after_effect"])
@@ -48,7 +52,9 @@ def test_crash_at_every_node_on_firestore(tmp_path, firestore_store, point):
     nodes = list(get_graph("pipeline").nodes)
     targets = ["dispatch"] if point == "after_effect" else nodes
     crashes: list[str] = []
-    armed = {f"{point}:{n}" if point != "after_effect" else "after_effect:dispatch" for n in targets}
+    armed = {
+        f"{point}:{n}" if point != "after_effect" else "after_effect:dispatch" for n in targets
+    }
 
     def fault(where: str) -> None:
         if where in armed:

@@ -14,12 +14,23 @@ from inboxflow.errors import BadEnvelope
 
 
 def test_round_trip_through_a_pubsub_message_keeps_fields_and_ordering_key():
-    envelope = Envelope(trace_id="abc123", graph="pipeline", node="classify", step=1, sent_at=12.5,
-                        resume={"decision": "approve"})
+    envelope = Envelope(
+        trace_id="abc123",
+        graph="pipeline",
+        node="classify",
+        step=1,
+        sent_at=12.5,
+        resume={"decision": "approve"},
+    )
     message = envelope.to_pubsub_message("42")
     assert message["orderingKey"] == "abc123"
-    assert message["attributes"] == {"trace_id": "abc123", "graph": "pipeline", "node": "classify",
-                                     "step": "1", "sent_at": "12.500000"}
+    assert message["attributes"] == {
+        "trace_id": "abc123",
+        "graph": "pipeline",
+        "node": "classify",
+        "step": "1",
+        "sent_at": "12.500000",
+    }
     assert decode_pubsub_message(message) == envelope
 
 
@@ -31,7 +42,9 @@ def test_unknown_fields_are_refused():
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 envelope_like = st.fixed_dictionaries(
@@ -48,13 +61,15 @@ envelope_like = st.fixed_dictionaries(
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(
-    st.binary(max_size=300).map(lambda b: {"data": base64.b64encode(b).decode()}),
-    st.text(max_size=300).map(lambda t: {"data": t}),
-    json_values.map(lambda v: {"data": base64.b64encode(json.dumps(v).encode()).decode()}),
-    envelope_like.map(lambda v: {"data": base64.b64encode(json.dumps(v).encode()).decode()}),
-    json_values,
-))
+@given(
+    st.one_of(
+        st.binary(max_size=300).map(lambda b: {"data": base64.b64encode(b).decode()}),
+        st.text(max_size=300).map(lambda t: {"data": t}),
+        json_values.map(lambda v: {"data": base64.b64encode(json.dumps(v).encode()).decode()}),
+        envelope_like.map(lambda v: {"data": base64.b64encode(json.dumps(v).encode()).decode()}),
+        json_values,
+    )
+)
 def test_decoder_returns_an_envelope_or_raises_bad_envelope(message):
     try:
         envelope = decode_pubsub_message(message)

@@ -15,7 +15,9 @@ SETTLED = TERMINAL | {"waiting"}
 
 
 def _distinct(emails: list[dict], count: int) -> list[dict]:
-    return [{**emails[i % len(emails)], "message_id": f"<storm-{i}@test.example>"} for i in range(count)]
+    return [
+        {**emails[i % len(emails)], "message_id": f"<storm-{i}@test.example>"} for i in range(count)
+    ]
 
 
 def test_duplicate_storm_50_emails_each_delivered_3_times_shuffled(tmp_path):
@@ -68,8 +70,15 @@ def test_crash_around_the_commit_of_every_node_is_repaired(tmp_path, node, point
     assert crashes, f"no sample email reached {node}"
     for trace_id in trace_ids:
         checkpoint = runtime.store.get_trace(trace_id)
-        assert checkpoint.status in SETTLED and checkpoint.error is None, (trace_id, checkpoint.error)
-        assert len(mailbox_writes(runtime.store, trace_id)) == len(dispatch_effects(runtime.store, trace_id)) <= 1
+        assert checkpoint.status in SETTLED and checkpoint.error is None, (
+            trace_id,
+            checkpoint.error,
+        )
+        assert (
+            len(mailbox_writes(runtime.store, trace_id))
+            == len(dispatch_effects(runtime.store, trace_id))
+            <= 1
+        )
     assert runtime.bus.dead_letters == []
 
 
@@ -102,8 +111,12 @@ def test_approved_resume_dispatches_once_even_when_delivered_twice(tmp_path):
     assert waiting
     trace_id = waiting[0]
     payload = dict(runtime.store.get_trace(trace_id).pause["payload"])
-    runtime.resume(trace_id, {"decision": "approve", "payload": payload, "reviewer": "lead@example.com"})
-    runtime.resume(trace_id, {"decision": "approve", "payload": payload, "reviewer": "lead@example.com"})
+    runtime.resume(
+        trace_id, {"decision": "approve", "payload": payload, "reviewer": "lead@example.com"}
+    )
+    runtime.resume(
+        trace_id, {"decision": "approve", "payload": payload, "reviewer": "lead@example.com"}
+    )
     runtime.bus.drain()
     assert runtime.store.get_trace(trace_id).status == "done"
     assert len(mailbox_writes(runtime.store, trace_id)) == 1

@@ -80,7 +80,7 @@ def test_early_arrival_is_retryable(tmp_path):
 
 
 def test_live_lease_of_another_worker_is_retryable_until_it_expires(tmp_path):
-    runtime, bus, _ = make_runtime(tmp_path)
+    runtime, _, _ = make_runtime(tmp_path)
     trace_id = runtime.start("toy", {"text": "hello"})
     runtime.store.take_lease(trace_id, 1, "other-worker", runtime.clock.now(), ttl_s=60)
     envelope = Envelope(trace_id=trace_id, graph="toy", node="count", step=1)
@@ -232,7 +232,7 @@ def test_envelopes_no_trace_can_accept_are_refused_and_recorded(tmp_path, envelo
     bus._heap.clear()
     fields = {"trace_id": trace_id, "graph": "toy", "node": "count", "step": 1, **envelope}
     assert runtime.handle(Envelope(**fields)) == "rejected"
-    (_, failure), = runtime.store.list("failures")
+    ((_, failure),) = runtime.store.list("failures")
     assert expected in failure["reason"]
     assert runtime.store.get_trace(trace_id).status == "running"
 
@@ -252,7 +252,9 @@ def test_a_decision_for_a_running_trace_is_refused(tmp_path):
     runtime, bus, _ = make_runtime(tmp_path)
     trace_id = runtime.start("toy", {"text": "x"})
     bus._heap.clear()
-    forged = Envelope(trace_id=trace_id, graph="toy", node="count", step=1, resume={"decision": "approve"})
+    forged = Envelope(
+        trace_id=trace_id, graph="toy", node="count", step=1, resume={"decision": "approve"}
+    )
     assert runtime.handle(forged) == "rejected"
     assert runtime.store.get_trace(trace_id).step == 1
 
@@ -267,16 +269,26 @@ def test_object_fields_changed_in_part_are_stored_as_patches_and_fold_back():
     assert delta == {"new": [1]}
     assert patch == {"ctx": {"set": {"y": 20}, "unset": ["w"]}}
     assert removed == ["gone"]
-    logs = [StepLog(step_name="__start__", step_order=0, output_delta=before, started_at=0),
-            StepLog(step_name="n", step_order=1, output_delta=delta, output_patch=patch, removed=removed,
-                    started_at=0)]
+    logs = [
+        StepLog(step_name="__start__", step_order=0, output_delta=before, started_at=0),
+        StepLog(
+            step_name="n",
+            step_order=1,
+            output_delta=delta,
+            output_patch=patch,
+            removed=removed,
+            started_at=0,
+        ),
+    ]
     assert fold(logs) == after
 
 
 def test_a_state_too_large_for_a_checkpoint_is_refused_with_a_clear_error(tmp_path):
     from inboxflow.runtime import StateTooLarge
 
-    runtime, bus, _ = make_runtime(tmp_path)
-    with pytest.raises(StateTooLarge, match=r"initial state is \d+ KB; a checkpoint holds at most 900 KB"):
+    runtime, _, _ = make_runtime(tmp_path)
+    with pytest.raises(
+        StateTooLarge, match=r"initial state is \d+ KB; a checkpoint holds at most 900 KB"
+    ):
         runtime.start("toy", {"text": "x" * (10 * 1024 * 1024)})
     assert runtime.store.list("traces") == []

@@ -14,10 +14,10 @@ from ..clock import Clock, SystemClock
 from ..envelope import Envelope
 from ..ports.bus import MessageBus
 
-MessageHandler = Callable[[dict[str, Any]], None]
+MessageHandler = Callable[[dict[str, Any]], object]
 
 
-class SimulatedCrash(BaseException):  # noqa: N818 - it is not an error the code handles
+class SimulatedCrash(BaseException):
     """Fault injection: the worker process dies here. Nothing in the runtime catches it."""
 
 
@@ -63,7 +63,9 @@ class InProcessBus(MessageBus):
             for _ in range(self.copies):
                 self.push_raw(envelope.to_pubsub_message(str(next(self._ids))), not_before=now)
 
-    def push_raw(self, message: dict[str, Any], not_before: float | None = None, attempt: int = 1) -> None:
+    def push_raw(
+        self, message: dict[str, Any], not_before: float | None = None, attempt: int = 1
+    ) -> None:
         """Enqueue a raw Pub/Sub message (tests use it to deliver garbage)."""
         when = self.clock.now() if not_before is None else not_before
         heapq.heappush(self._heap, (when, next(self._ids), attempt, message))

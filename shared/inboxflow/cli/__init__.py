@@ -27,7 +27,9 @@ app.add_typer(infra_app, name="infra")
 
 @infra_app.command("export")
 def infra_export(
-    path: str = typer.Option("infra/graph.auto.tfvars.json", help="Where to write the tfvars file."),
+    path: str = typer.Option(
+        "infra/graph.auto.tfvars.json", help="Where to write the tfvars file."
+    ),
 ) -> None:
     """Write infra/graph.auto.tfvars.json from the graphs declared in code."""
     from ..infra_export import write_graph_tfvars

@@ -39,7 +39,9 @@ def _not_installed(console: Console, reasons: dict[str, str]) -> None:
 
 
 def dev(
-    home: Path = typer.Option(Path(".inboxflow"), help="Where the running cloud's addresses are written."),
+    home: Path = typer.Option(
+        Path(".inboxflow"), help="Where the running cloud's addresses are written."
+    ),
     exit_after: float = typer.Option(0, help="Stop after this many seconds (0: run until Ctrl-C)."),
 ) -> None:
     """The emulated cloud: emulators + one functions-framework process per node + push subscriptions."""
@@ -49,8 +51,11 @@ def dev(
 
     console = Console()
     available = emulators.available()
-    missing = {name: str(reason) for name, reason in available.items()
-               if name in (emulators.FIRESTORE, emulators.PUBSUB) and reason is not True}
+    missing = {
+        name: str(reason)
+        for name, reason in available.items()
+        if name in (emulators.FIRESTORE, emulators.PUBSUB) and reason is not True
+    }
     if missing:
         _not_installed(console, missing)
         raise typer.Exit(2)
@@ -65,7 +70,11 @@ def dev(
             started.append(emulators.start_pubsub())
             if available.get(emulators.TASKS) is True:
                 started.append(emulators.start_tasks())
-        env = {"GOOGLE_CLOUD_PROJECT": project, "INBOXFLOW_STORE": "firestore", "INBOXFLOW_BUS": "pubsub"}
+        env = {
+            "GOOGLE_CLOUD_PROJECT": project,
+            "INBOXFLOW_STORE": "firestore",
+            "INBOXFLOW_BUS": "pubsub",
+        }
         for emulator in started:
             env.update(emulator.env)
         if any(e.name == emulators.TASKS for e in started):
@@ -75,11 +84,21 @@ def dev(
         graphs = all_graphs()
         cloud = DevCloud(project, env)
         count = sum(len(g.nodes) for g in graphs)
-        with console.status(f"starting {count} functions-framework servers and push subscriptions…"):
+        with console.status(
+            f"starting {count} functions-framework servers and push subscriptions…"
+        ):
             cloud.start(graphs)
         home.mkdir(parents=True, exist_ok=True)
-        state_path.write_text(json.dumps({"env": env, "pid": os.getpid(),
-                                          "functions": {n: s.url for n, s in cloud.servers.items()}}, indent=2))
+        state_path.write_text(
+            json.dumps(
+                {
+                    "env": env,
+                    "pid": os.getpid(),
+                    "functions": {n: s.url for n, s in cloud.servers.items()},
+                },
+                indent=2,
+            )
+        )
         _show(console, started, cloud)
         _watch(console, project, exit_after)
     except emulators.EmulatorError as exc:
@@ -106,7 +125,7 @@ def _seed(project: str) -> None:
     store.close()
 
 
-def _show(console: Console, started: list, cloud) -> None:  # noqa: ANN001 - display only
+def _show(console: Console, started: list, cloud) -> None:
     table = Table(title="inboxflow emulated cloud", expand=False)
     table.add_column("component")
     table.add_column("address")
@@ -116,8 +135,10 @@ def _show(console: Console, started: list, cloud) -> None:  # noqa: ANN001 - dis
     for node, server in cloud.servers.items():
         table.add_row(f"function {node}", server.url, str(server.log_path))
     console.print(table)
-    console.print("Drop an email in: [bold]inboxflow send path/to/mail.eml[/bold]   "
-                  "(samples: shared/inboxflow/samples/inbox/)   Ctrl-C stops everything.")
+    console.print(
+        "Drop an email in: [bold]inboxflow send path/to/mail.eml[/bold]   "
+        "(samples: shared/inboxflow/samples/inbox/)   Ctrl-C stops everything."
+    )
 
 
 def _watch(console: Console, project: str, exit_after: float) -> None:
@@ -134,8 +155,10 @@ def _watch(console: Console, project: str, exit_after: float) -> None:
             if seen.get(trace_id) != marker:
                 seen[trace_id] = marker
                 route = route_of(store.step_logs(trace_id))
-                console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] trace [bold]{trace_id}[/bold] "
-                              f"{doc['status']:<12} {route}")
+                console.print(
+                    f"[dim]{time.strftime('%H:%M:%S')}[/dim] trace [bold]{trace_id}[/bold] "
+                    f"{doc['status']:<12} {route}"
+                )
         time.sleep(0.5)
 
 
@@ -143,13 +166,17 @@ def use_dev_env(home: Path = Path(".inboxflow")) -> None:
     """Point this process at the running emulated cloud (for ``trace --dev``)."""
     state_path = _state_path(home)
     if not state_path.exists():
-        raise typer.BadParameter(f"no emulated cloud is running ({state_path} not found): start `inboxflow dev`")
+        raise typer.BadParameter(
+            f"no emulated cloud is running ({state_path} not found): start `inboxflow dev`"
+        )
     os.environ.update(json.loads(state_path.read_text())["env"])
 
 
 def send(
     file: Path = typer.Argument(..., help=".eml or .json email"),
-    home: Path = typer.Option(Path(".inboxflow"), help="Where `inboxflow dev` wrote its addresses."),
+    home: Path = typer.Option(
+        Path(".inboxflow"), help="Where `inboxflow dev` wrote its addresses."
+    ),
     wait: bool = typer.Option(True, help="Wait until the trace stops and show it."),
     timeout: float = typer.Option(120, help="Seconds to wait."),
 ) -> None:
@@ -161,7 +188,9 @@ def send(
     console = Console()
     state_path = _state_path(home)
     if not state_path.exists():
-        console.print(f"[red]No emulated cloud is running[/red] ({state_path} not found): start [bold]inboxflow dev[/bold] first.")
+        console.print(
+            f"[red]No emulated cloud is running[/red] ({state_path} not found): start [bold]inboxflow dev[/bold] first."
+        )
         raise typer.Exit(2)
     os.environ.update(json.loads(state_path.read_text())["env"])
     try:
@@ -183,9 +212,11 @@ def send(
     assert checkpoint is not None
     row = summary_row(runtime.store, checkpoint)
     confidence = "-" if row["confidence"] is None else f"{row['confidence']:.2f}"
-    console.print(f"status     [bold]{row['status']}[/bold]\ncategory   {row['category']} ({confidence})\n"
-                  f"route      {row['route']}\ndraft      {row['draft']}\n"
-                  f"inspect    inboxflow trace {trace_id} --dev")
+    console.print(
+        f"status     [bold]{row['status']}[/bold]\ncategory   {row['category']} ({confidence})\n"
+        f"route      {row['route']}\ndraft      {row['draft']}\n"
+        f"inspect    inboxflow trace {trace_id} --dev"
+    )
     if checkpoint.status == "running":
         console.print(f"[yellow]still running after {timeout:.0f}s[/yellow]")
         raise typer.Exit(1)

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..ports.checkpoint import Filter
 from ..runtime import fold
 from ..settings import Settings
 from ..wiring import make_store
@@ -23,7 +24,9 @@ def trace(
     trace_id: str = typer.Argument(..., help="The trace to show."),
     at: int | None = typer.Option(None, "--at", help="Print the full state after this step."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    dev: bool = typer.Option(False, "--dev", help="Read the running emulated cloud (inboxflow dev)."),
+    dev: bool = typer.Option(
+        False, "--dev", help="Read the running emulated cloud (inboxflow dev)."
+    ),
 ) -> None:
     """The step log of a trace: step, node, latency, state delta, errors; --at STEP for the full state."""
     console = Console()
@@ -49,13 +52,20 @@ def trace(
             console.print_json(json.dumps(state, ensure_ascii=False))
         return
     if as_json:
-        typer.echo(json.dumps({"checkpoint": checkpoint.model_dump(),
-                               "steps": [e.model_dump() for e in logs]}, indent=2, ensure_ascii=False))
+        typer.echo(
+            json.dumps(
+                {"checkpoint": checkpoint.model_dump(), "steps": [e.model_dump() for e in logs]},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     status_style = STATUS_STYLE.get(checkpoint.status, "")
-    console.print(f"trace [bold]{trace_id}[/bold]  graph {checkpoint.graph}  "
-                  f"status [{status_style}]{checkpoint.status}[/{status_style}]  next node {checkpoint.node}  "
-                  f"updated {_when(checkpoint.updated_at)} UTC")
+    console.print(
+        f"trace [bold]{trace_id}[/bold]  graph {checkpoint.graph}  "
+        f"status [{status_style}]{checkpoint.status}[/{status_style}]  next node {checkpoint.node}  "
+        f"updated {_when(checkpoint.updated_at)} UTC"
+    )
     if checkpoint.error:
         console.print(f"[red]error:[/red] {checkpoint.error}")
     table = Table(show_lines=True, expand=True)
@@ -63,17 +73,29 @@ def trace(
         table.add_column(column, overflow="fold")
     for entry in logs:
         calls = [f"tool {c['name']}" + (" ✗" if c.get("error") else "") for c in entry.tool_calls]
-        calls += [f"llm {c['task']} ({c.get('model', '?')}, {c.get('latency_ms', 0):.1f} ms)" for c in entry.llm_calls]
+        calls += [
+            f"llm {c['task']} ({c.get('model', '?')}, {c.get('latency_ms', 0):.1f} ms)"
+            for c in entry.llm_calls
+        ]
         delta = {**entry.output_delta, **{k: "<removed>" for k in entry.removed}}
         for field_name, change in entry.output_patch.items():
             delta.update({f"{field_name}.{k}": v for k, v in change.get("set", {}).items()})
             delta.update({f"{field_name}.{k}": "<removed>" for k in change.get("unset", ())})
-        table.add_row(str(entry.step_order), entry.step_name, f"{entry.latency_ms:.2f}", entry.routed_to or "",
-                      "\n".join(f"{k}: {compact(v)}" for k, v in delta.items()), "\n".join(calls), entry.error or "")
+        table.add_row(
+            str(entry.step_order),
+            entry.step_name,
+            f"{entry.latency_ms:.2f}",
+            entry.routed_to or "",
+            "\n".join(f"{k}: {compact(v)}" for k, v in delta.items()),
+            "\n".join(calls),
+            entry.error or "",
+        )
     console.print(table)
     if checkpoint.pause:
-        console.print(f"[yellow]waiting for {checkpoint.pause['kind']}[/yellow] by "
-                      f"{', '.join(checkpoint.pause['reviewers']) or 'a reviewer'}; pending payload:")
+        console.print(
+            f"[yellow]waiting for {checkpoint.pause['kind']}[/yellow] by "
+            f"{', '.join(checkpoint.pause['reviewers']) or 'a reviewer'}; pending payload:"
+        )
         console.print_json(json.dumps(checkpoint.pause["payload"], ensure_ascii=False))
     console.print(f"full state at any step: [bold]inboxflow trace {trace_id} --at STEP[/bold]")
 
@@ -81,7 +103,9 @@ def trace(
 def traces(
     status: str | None = typer.Option(None, help="Only traces with this status."),
     limit: int = typer.Option(30, help="How many, newest first."),
-    dev: bool = typer.Option(False, "--dev", help="Read the running emulated cloud (inboxflow dev)."),
+    dev: bool = typer.Option(
+        False, "--dev", help="Read the running emulated cloud (inboxflow dev)."
+    ),
 ) -> None:
     """Recent traces with their category, route and status."""
     if dev:
@@ -89,7 +113,7 @@ def traces(
 
         use_dev_env()
     store = make_store(Settings.from_env())
-    where = [("status", "==", status)] if status else []
+    where: list[Filter] = [("status", "==", status)] if status else []
     rows = store.list("traces", where=where, order_by="updated_at", descending=True, limit=limit)
     from ..ports.checkpoint import Checkpoint
 
@@ -105,5 +129,7 @@ def failures(limit: int = typer.Option(20, help="How many, newest first.")) -> N
     for column in ("at (UTC)", "trace", "node", "reason"):
         table.add_column(column, overflow="fold")
     for _, doc in rows:
-        table.add_row(_when(doc["at"]), doc.get("trace_id", "-"), doc.get("node", "-"), doc["reason"])
+        table.add_row(
+            _when(doc["at"]), doc.get("trace_id", "-"), doc.get("node", "-"), doc["reason"]
+        )
     Console().print(table)

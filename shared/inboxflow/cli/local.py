@@ -32,13 +32,17 @@ def embedded_runtime(home: Path | None = None) -> Runtime:
     from ..workspace import seed_workspace
 
     env = Settings.from_env()
-    settings = Settings(home=home or env.home, project=env.project, store="sqlite", bus="inprocess", tasks="sqlite")
+    settings = Settings(
+        home=home or env.home, project=env.project, store="sqlite", bus="inprocess", tasks="sqlite"
+    )
     runtime = build_runtime(settings)
     seed_workspace(runtime.store, runtime.clock.now())
     return runtime
 
 
-def process(runtime: Runtime, files: list[Path], console: Console, graph: str = "pipeline") -> tuple[list[str], int]:
+def process(
+    runtime: Runtime, files: list[Path], console: Console, graph: str = "pipeline"
+) -> tuple[list[str], int]:
     """Start one trace per email file and run each to where it stops. Returns trace ids and errors."""
     from ..mail import EmailParseError, load_email_file
 
@@ -46,7 +50,12 @@ def process(runtime: Runtime, files: list[Path], console: Console, graph: str = 
     assert isinstance(bus, InProcessBus)
     trace_ids: list[str] = []
     errors = 0
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task("processing emails", total=len(files))
         for path in files:
@@ -83,7 +92,9 @@ def show(runtime: Runtime, trace_ids: list[str], console: Console, title: str) -
     console.print("  ".join(f"{status}: [bold]{n}[/bold]" for status, n in sorted(counts.items())))
     cli = "inboxflow" if shutil.which("inboxflow") else ".venv/bin/inboxflow"
     if rows:
-        example = next((r["trace_id"] for r in rows if r["status"] == "waiting"), rows[0]["trace_id"])
+        example = next(
+            (r["trace_id"] for r in rows if r["status"] == "waiting"), rows[0]["trace_id"]
+        )
         console.print(
             f"\nInspect a trace:   [bold]{cli} trace {example}[/bold]\n"
             f"State at a step:   [bold]{cli} trace {example} --at 3[/bold]\n"

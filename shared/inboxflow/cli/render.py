@@ -58,7 +58,9 @@ def summary_row(store: CheckpointStore, checkpoint: Checkpoint) -> dict[str, Any
         "confidence": classification.get("confidence"),
         "route": route_of(store.step_logs(checkpoint.trace_id)),
         "status": checkpoint.status,
-        "draft": preview(draft) if draft else ("" if checkpoint.error is None else preview(checkpoint.error)),
+        "draft": preview(draft)
+        if draft
+        else ("" if checkpoint.error is None else preview(checkpoint.error)),
     }
 
 

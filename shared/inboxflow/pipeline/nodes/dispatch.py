@@ -67,7 +67,11 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
 
     def receipt(message: dict[str, Any] | None) -> dict[str, Any] | None:
         # The journal keeps what identifies the message, not a second copy of it.
-        return None if message is None else {"id": message.get("id"), "thread_id": message.get("thread_id")}
+        return (
+            None
+            if message is None
+            else {"id": message.get("id"), "thread_id": message.get("thread_id")}
+        )
 
     outcome = ctx.effect(
         "dispatch",
