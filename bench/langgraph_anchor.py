@@ -1,14 +1,17 @@
 """The anchor of bench/runtime.py, measured on this machine (not a test).
 
-LangGraph's StateGraph with its SqliteSaver on the same 7-node pipeline shape
+LangGraph's StateGraph with its SqliteSaver running the same 7-node pipeline
 (classify -> retrieve -> decide -> execute_tools -> generate -> review ->
-dispatch), each node adding a state update of the size ours adds, for emails
-with 2 KB bodies. Prints ms per step and bytes stored per email.
+dispatch) on the same emails (2 KB bodies). Prints ms per step and bytes
+stored per email.
 
 LangGraph is not a dependency of inboxflow; run it from a separate venv:
 
     python3 -m venv /tmp/lg && /tmp/lg/bin/pip install langgraph langgraph-checkpoint-sqlite
-    /tmp/lg/bin/python bench/langgraph_anchor.py [--emails 300]
+    PYTHONPATH=shared /tmp/lg/bin/python bench/langgraph_anchor.py [--emails 300]
+
+It runs the pipeline's own node functions (the offline model, the embedded
+tools) so that both runtimes do the same work per step; only the runtime differs.
 """
 
 from __future__ import annotations
@@ -29,123 +32,121 @@ except ImportError:  # pragma: no cover - optional
     sys.exit(__doc__)
 
 
-class PipelineState(TypedDict, total=False):
-    email: dict[str, Any]
-    classification: dict[str, Any]
-    context: dict[str, Any]
-    tool_plan: list[dict[str, Any]]
-    tool_results: list[dict[str, Any]]
-    draft: dict[str, Any]
-    review: dict[str, Any]
-    dispatch: dict[str, Any]
+class AnchorState(TypedDict, total=False):
+    state: dict[str, Any]
+    goto: str
 
 
-def classify(state: PipelineState) -> PipelineState:
-    return {
-        "classification": {
-            "category": "inquiry",
-            "confidence": 0.91,
-            "evidence": ["question mark", "pricing", "known sender"],
-        }
-    }
+def inboxflow_nodes() -> tuple[Any, Any]:
+    """The pipeline's own node functions and a context for them (needs PYTHONPATH=shared)."""
+    from inboxflow.adapters.offline_llm import OfflineModel
+    from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+    from inboxflow.clock import SystemClock
+    from inboxflow.context import EffectJournal, NodeContext
+    from inboxflow.graphs import get_graph
+    from inboxflow.pipeline.tools import pipeline_tools
+    from inboxflow.tools import ToolRegistry
+    from inboxflow.workspace import StoreWorkspace, seed_workspace
 
+    graph = get_graph("pipeline")
+    store = SqliteCheckpointStore(":memory:")
+    clock = SystemClock()
+    seed_workspace(store, clock.now())
+    tools, llm = ToolRegistry(pipeline_tools()), OfflineModel()
+    services = {"workspace": StoreWorkspace(store)}
 
-def retrieve(state: PipelineState) -> PipelineState:
-    return {
-        "context": {
-            "contact": {
-                "name": "Dana Whitfield",
-                "company": "Northwind",
-                "tier": "gold",
-                "email": "dana@northwind.example",
-            },
-            "similar": [{"subject": f"Re: pricing {i}", "snippet": "x" * 80} for i in range(3)],
-        }
-    }
+    def context(node: str, step: int) -> Any:
+        return NodeContext(
+            trace_id="anchor",
+            graph="pipeline",
+            node=node,
+            step=step,
+            clock=clock,
+            store=store,
+            llm=llm,
+            tools=tools,
+            journal=EffectJournal(store, clock),
+            services=services,
+        )
 
-
-def decide(state: PipelineState) -> PipelineState:
-    return {
-        "tool_plan": [
-            {"name": "get_contact", "arguments": {"email": "dana@northwind.example"}},
-            {"name": "create_draft", "arguments": {}},
-        ]
-    }
-
-
-def execute_tools(state: PipelineState) -> PipelineState:
-    return {
-        "tool_results": [
-            {"name": "get_contact", "result": {"name": "Dana Whitfield", "tier": "gold"}}
-        ]
-    }
-
-
-def generate(state: PipelineState) -> PipelineState:
-    return {
-        "draft": {
-            "subject": "Re: " + state["email"]["subject"],
-            "tone": "professional",
-            "body": "Dear Dana,\n\n" + "Thank you for your question about our plans. " * 15,
-        }
-    }
-
-
-def review(state: PipelineState) -> PipelineState:
-    return {
-        "review": {"auto_dispatch": True, "reasons": ["confidence 0.91 >= 0.8", "not a complaint"]}
-    }
-
-
-def dispatch(state: PipelineState) -> PipelineState:
-    return {"dispatch": {"action": "create_draft", "draft_id": "d-1", "trace_key": "t:7:dispatch"}}
+    return graph, context
 
 
 def build(saver: SqliteSaver) -> Any:
-    graph = StateGraph(PipelineState)
-    nodes = [classify, retrieve, decide, execute_tools, generate, review, dispatch]
-    for fn in nodes:
-        graph.add_node(fn.__name__, fn)
-    graph.add_edge(START, "classify")
-    for a, b in itertools.pairwise(nodes):
-        graph.add_edge(a.__name__, b.__name__)
-    graph.add_edge("dispatch", END)
-    return graph.compile(checkpointer=saver)
+    """The pipeline graph with LangGraph as its runtime: same nodes, same routes."""
+    graph, context = inboxflow_nodes()
+    model = graph.state_model
+    workflow = StateGraph(AnchorState)
+    for step, (name, node) in enumerate(graph.nodes.items(), start=1):
+
+        def run(
+            anchor: AnchorState, node: Any = node, name: str = name, step: int = step
+        ) -> AnchorState:
+            result = node.run(model.model_validate(anchor["state"]), context(name, step))
+            merged = {
+                **anchor["state"],
+                **{
+                    k: v.model_dump(mode="json")
+                    if hasattr(v, "model_dump")
+                    else (
+                        [i.model_dump(mode="json") if hasattr(i, "model_dump") else i for i in v]
+                        if isinstance(v, list)
+                        else v
+                    )
+                    for k, v in result.update.items()
+                },
+            }
+            goto = (
+                result.goto if isinstance(result.goto, str) else END
+            )  # a pause ends the anchor's run
+            return {"state": model.model_validate(merged).model_dump(mode="json"), "goto": goto}
+
+        workflow.add_node(name, run)
+        targets = {target: (END if target == "__end__" else target) for target in node.routes}
+        targets[END] = END
+        workflow.add_conditional_edges(name, lambda anchor: anchor["goto"], targets)
+    workflow.add_edge(START, graph.entry)
+    return workflow.compile(checkpointer=saver)
+
+
+def sample_emails(count: int, body_bytes: int) -> list[dict[str, Any]]:
+    """The same emails bench/runtime.py pushes."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from runtime import make_emails  # bench/runtime.py
+
+    return make_emails(count, body_bytes)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--emails", type=int, default=300)
+    parser.add_argument("--body-bytes", type=int, default=2048)
     args = parser.parse_args()
-    body = ("Hello team, I would like to understand the pricing of the enterprise plan. " * 40)[
-        :2048
-    ]
+    emails = sample_emails(args.emails, args.body_bytes)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "anchor.db"
         conn = sqlite3.connect(path, check_same_thread=False)
         app = build(SqliteSaver(conn))
+        steps = 0
         started = time.perf_counter()
-        for index in range(args.emails):
-            email = {
-                "message_id": f"<a-{index}@x>",
-                "subject": "Pricing question",
-                "sender": "dana@northwind.example",
-                "body_text": body,
-            }
-            app.invoke({"email": email}, {"configurable": {"thread_id": f"t-{index}"}})
+        for index, email in enumerate(emails):
+            config = {"configurable": {"thread_id": f"t-{index}"}}
+            app.invoke({"state": {"email": email}}, config)
         elapsed = time.perf_counter() - started
+        for index in range(len(emails)):
+            history = list(app.get_state_history({"configurable": {"thread_id": f"t-{index}"}}))
+            steps += max(0, len(history) - 2)  # minus the input and START checkpoints
         conn.commit()
-        stored = sum(
-            conn.execute(
-                f"SELECT COALESCE(SUM(LENGTH(checkpoint)+LENGTH(metadata)),0) FROM {t}"
-            ).fetchone()[0]
-            for t in ("checkpoints",)
-        )
+        stored = conn.execute(
+            "SELECT COALESCE(SUM(LENGTH(checkpoint)+LENGTH(metadata)),0) FROM checkpoints"
+        ).fetchone()[0]
         stored += conn.execute("SELECT COALESCE(SUM(LENGTH(value)),0) FROM writes").fetchone()[0]
         conn.close()
         file_bytes = sum(p.stat().st_size for p in Path(folder).glob("anchor.db*"))
-    steps = args.emails * 7
-    print(f"langgraph anchor  {args.emails} emails, {steps} steps in {elapsed:.2f} s")
+    print(
+        f"langgraph anchor  {args.emails} emails, {steps} node steps in {elapsed:.2f} s "
+        "(the pipeline's own node functions, LangGraph StateGraph + SqliteSaver as the runtime)"
+    )
     print(f"mean per step     {elapsed * 1000 / steps:.3f} ms")
     print(
         f"stored per email  {stored / args.emails / 1024:.2f} KB of checkpoints+writes; "
