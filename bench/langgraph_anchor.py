@@ -17,7 +17,6 @@ tools) so that both runtimes do the same work per step; only the runtime differs
 from __future__ import annotations
 
 import argparse
-import itertools
 import sqlite3
 import sys
 import tempfile
