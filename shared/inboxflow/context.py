@@ -58,7 +58,12 @@ class EffectJournal:
                 self._finish(path, entry, found, reconciled=True)
                 return found
         if entry is None:
-            entry = {"status": "started", "started_at": self.clock.now(), "attempts": 1, "expire_at": expire_at}
+            entry = {
+                "status": "started",
+                "started_at": self.clock.now(),
+                "attempts": 1,
+                "expire_at": expire_at,
+            }
             if not self.store.create(path, entry):
                 return self.run(trace_id, step, name, perform, reconcile, expire_at)
         else:
@@ -69,10 +74,18 @@ class EffectJournal:
         self._finish(path, entry, result, reconciled=False)
         return result
 
-    def _finish(self, path: str, entry: dict[str, Any], result: dict[str, Any], reconciled: bool) -> None:
+    def _finish(
+        self, path: str, entry: dict[str, Any], result: dict[str, Any], reconciled: bool
+    ) -> None:
         self.store.set(
             path,
-            {**entry, "status": "done", "result": result, "done_at": self.clock.now(), "reconciled": reconciled},
+            {
+                **entry,
+                "status": "done",
+                "result": result,
+                "done_at": self.clock.now(),
+                "reconciled": reconciled,
+            },
         )
 
 

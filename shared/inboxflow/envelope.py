@@ -74,7 +74,9 @@ def decode_body(body: bytes) -> Envelope:
         BadEnvelope: with a message that says what is wrong with the body.
     """
     if len(body) > MAX_ENVELOPE_BYTES:
-        raise BadEnvelope(f"payload of {len(body)} bytes exceeds the {MAX_ENVELOPE_BYTES} byte envelope limit")
+        raise BadEnvelope(
+            f"payload of {len(body)} bytes exceeds the {MAX_ENVELOPE_BYTES} byte envelope limit"
+        )
     try:
         parsed = json.loads(body)
     except (UnicodeDecodeError, ValueError) as exc:
@@ -85,7 +87,8 @@ def decode_body(body: bytes) -> Envelope:
         return Envelope.model_validate(parsed)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'payload'}: {err['msg']}" for err in exc.errors()
+            f"{'.'.join(str(p) for p in err['loc']) or 'payload'}: {err['msg']}"
+            for err in exc.errors()
         )
         raise BadEnvelope(f"payload is not an envelope: {problems}") from None
 
@@ -106,7 +109,9 @@ def decode_pubsub_message(message: Any) -> Envelope:
         raw = data
     elif isinstance(data, str):
         if len(data) > MAX_ENVELOPE_BYTES * 4 // 3 + 4:
-            raise BadEnvelope(f"payload of {len(data)} base64 characters exceeds the envelope limit")
+            raise BadEnvelope(
+                f"payload of {len(data)} base64 characters exceeds the envelope limit"
+            )
         try:
             raw = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError):

@@ -99,9 +99,18 @@ class Graph:
         for node in self.nodes.values():
             for target in node.routes:
                 if target != END and target not in self.nodes:
-                    raise ValueError(f"graph {self.name}: {node.name} routes to undeclared node {target!r}")
+                    raise ValueError(
+                        f"graph {self.name}: {node.name} routes to undeclared node {target!r}"
+                    )
 
     @classmethod
-    def build(cls, name: str, entry: str, state_model: type[BaseModel], nodes: list[Node], description: str = "") -> Graph:
+    def build(
+        cls,
+        name: str,
+        entry: str,
+        state_model: type[BaseModel],
+        nodes: list[Node],
+        description: str = "",
+    ) -> Graph:
         """Declare a graph from a list of nodes."""
         return cls(name, entry, state_model, {node.name: node for node in nodes}, description)

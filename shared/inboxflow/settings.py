@@ -59,12 +59,14 @@ class Settings:
         bus = _choice(env.get("INBOXFLOW_BUS"), ("inprocess", "pubsub"), "INBOXFLOW_BUS") or (
             "pubsub" if env.get("PUBSUB_EMULATOR_HOST") or in_cloud else "inprocess"
         )
-        tasks = _choice(env.get("INBOXFLOW_TASKS"), ("sqlite", "cloudtasks"), "INBOXFLOW_TASKS") or (
-            "cloudtasks" if env.get("CLOUD_TASKS_EMULATOR_HOST") or in_cloud else "sqlite"
-        )
+        tasks = _choice(
+            env.get("INBOXFLOW_TASKS"), ("sqlite", "cloudtasks"), "INBOXFLOW_TASKS"
+        ) or ("cloudtasks" if env.get("CLOUD_TASKS_EMULATOR_HOST") or in_cloud else "sqlite")
         return cls(
             home=Path(env.get("INBOXFLOW_HOME", ".inboxflow")),
-            project=env.get("GOOGLE_CLOUD_PROJECT") or env.get("GCLOUD_PROJECT") or "inboxflow-local",
+            project=env.get("GOOGLE_CLOUD_PROJECT")
+            or env.get("GCLOUD_PROJECT")
+            or "inboxflow-local",
             store=store,  # type: ignore[arg-type]
             bus=bus,  # type: ignore[arg-type]
             tasks=tasks,  # type: ignore[arg-type]

@@ -35,7 +35,11 @@ class Tool:
 
     def spec(self) -> dict[str, Any]:
         """The function-calling declaration of this tool."""
-        return {"name": self.name, "description": self.description, "parameters": self.params.model_json_schema()}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.params.model_json_schema(),
+        }
 
 
 class ToolRegistry:

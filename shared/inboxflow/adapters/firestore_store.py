@@ -121,7 +121,7 @@ def encode_document(doc: dict[str, Any]) -> dict[str, Any]:
     encoded = encode_value(doc)
     expire_at = doc.get(EXPIRE_AT)
     if _is_number(expire_at):
-        encoded[EXPIRE_AT] = _timestamp(expire_at)
+        encoded[EXPIRE_AT] = _timestamp(float(expire_at))  # type: ignore[arg-type]
         encoded[EXACT_EXPIRE_AT] = expire_at
     return encoded
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from google.api_core import exceptions as gexc
-from google.cloud import pubsub_v1
+from google.cloud import pubsub_v1  # type: ignore[attr-defined]
 from google.protobuf import duration_pb2
 
 from ..envelope import Envelope

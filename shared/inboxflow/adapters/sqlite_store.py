@@ -66,7 +66,9 @@ class _SqliteTransaction:
         if self._writes:
             raise RuntimeError("reads must come before writes in a transaction")
         parent, doc_id = _split(path)
-        row = self._conn.execute("SELECT body FROM docs WHERE parent=? AND id=?", (parent, doc_id)).fetchone()
+        row = self._conn.execute(
+            "SELECT body FROM docs WHERE parent=? AND id=?", (parent, doc_id)
+        ).fetchone()
         return json.loads(row[0]) if row else None
 
     def set(self, path: str, doc: dict[str, Any]) -> None:
@@ -85,7 +87,8 @@ class _SqliteTransaction:
             elif kind == "create":
                 try:
                     self._conn.execute(
-                        "INSERT INTO docs(parent, id, body) VALUES (?,?,?)", (parent, doc_id, _encode(doc or {}))
+                        "INSERT INTO docs(parent, id, body) VALUES (?,?,?)",
+                        (parent, doc_id, _encode(doc or {})),
                     )
                 except sqlite3.IntegrityError:
                     raise DocumentExists(f"{parent}/{doc_id}") from None
@@ -108,7 +111,9 @@ class SqliteCheckpointStore(CheckpointStore):
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30)
+        self._conn = sqlite3.connect(
+            str(path), isolation_level=None, check_same_thread=False, timeout=30
+        )
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.executescript(_SCHEMA)
@@ -116,14 +121,17 @@ class SqliteCheckpointStore(CheckpointStore):
     def get(self, path: str) -> dict[str, Any] | None:
         parent, doc_id = _split(path)
         with self._lock:
-            row = self._conn.execute("SELECT body FROM docs WHERE parent=? AND id=?", (parent, doc_id)).fetchone()
+            row = self._conn.execute(
+                "SELECT body FROM docs WHERE parent=? AND id=?", (parent, doc_id)
+            ).fetchone()
         return json.loads(row[0]) if row else None
 
     def create(self, path: str, doc: dict[str, Any]) -> bool:
         parent, doc_id = _split(path)
         with self._lock:
             cursor = self._conn.execute(
-                "INSERT OR IGNORE INTO docs(parent, id, body) VALUES (?,?,?)", (parent, doc_id, _encode(doc))
+                "INSERT OR IGNORE INTO docs(parent, id, body) VALUES (?,?,?)",
+                (parent, doc_id, _encode(doc)),
             )
         return cursor.rowcount == 1
 
@@ -131,7 +139,8 @@ class SqliteCheckpointStore(CheckpointStore):
         parent, doc_id = _split(path)
         with self._lock:
             self._conn.execute(
-                "INSERT OR REPLACE INTO docs(parent, id, body) VALUES (?,?,?)", (parent, doc_id, _encode(doc))
+                "INSERT OR REPLACE INTO docs(parent, id, body) VALUES (?,?,?)",
+                (parent, doc_id, _encode(doc)),
             )
 
     def list(

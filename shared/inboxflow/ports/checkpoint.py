@@ -200,7 +200,9 @@ class CheckpointStore(ABC):
             if checkpoint is None or doc is None:
                 raise StepMoved(f"trace {trace_id} does not exist")
             if checkpoint.step != step:
-                raise StepMoved(f"trace {trace_id} is at step {checkpoint.step}, not {step}", checkpoint)
+                raise StepMoved(
+                    f"trace {trace_id} is at step {checkpoint.step}, not {step}", checkpoint
+                )
             held = checkpoint.lease
             if held and held.step == step and held.owner != owner and held.expires_at > now:
                 raise LeaseHeld(
@@ -242,7 +244,9 @@ class CheckpointStore(ABC):
             doc = tx.get(trace_path(checkpoint.trace_id))
             lease = (doc or {}).get("lease") or {}
             if doc is None or doc.get("step") != step or lease.get("owner") != owner:
-                raise StepMoved(f"step {step} of trace {checkpoint.trace_id} was committed by another worker")
+                raise StepMoved(
+                    f"step {step} of trace {checkpoint.trace_id} was committed by another worker"
+                )
             tx.set(trace_path(checkpoint.trace_id), checkpoint.model_dump())
             tx.set(step_path(checkpoint.trace_id, step), log.model_dump(exclude_defaults=True))
 
