@@ -91,7 +91,7 @@ TOY = Graph.build(
     ToyState,
     [
         Node("count", count, routes=("act",)),
-        Node("act", act, routes=("finish",), timeout_s=10),
+        Node("act", act, routes=("finish",), timeout_s=10, pauses=True),
         Node("finish", finish, routes=(END,)),
     ],
 )

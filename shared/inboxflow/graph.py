@@ -71,6 +71,8 @@ class Node:
         routes: every target ``run`` may return (node names, ``END``, or the
             resume node of a pause).
         memory_mb, timeout_s, max_instances, min_instances: deployment sizing.
+        pauses: True if ``run`` may return a ``Pause``: only such nodes get the
+            permissions to notify reviewers and schedule deadline tasks.
     """
 
     name: str
@@ -81,6 +83,7 @@ class Node:
     max_instances: int = 20
     min_instances: int = 0
     description: str = ""
+    pauses: bool = False
 
 
 @dataclass(frozen=True)

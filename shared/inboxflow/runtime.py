@@ -409,6 +409,8 @@ class Runtime:
     @staticmethod
     def _check_route(node: Node, goto: str | Pause) -> None:
         target = goto.resume_node if isinstance(goto, Pause) else goto
+        if isinstance(goto, Pause) and not node.pauses:
+            raise NodeFailed(f"node {node.name} paused but is not declared with pauses=True")
         if target not in node.routes:
             raise NodeFailed(
                 f"node {node.name} routed to {target!r}, which is not among its routes {node.routes}"

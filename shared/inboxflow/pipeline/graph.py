@@ -75,6 +75,7 @@ PIPELINE = Graph.build(
             routes=("dispatch",),
             memory_mb=256,
             timeout_s=30,
+            pauses=True,
             description="Auto-dispatch a confident draft; pause the rest for approval.",
         ),
         Node(

@@ -8,6 +8,9 @@ from typing import Literal
 
 EmbeddingPurpose = Literal["document", "query"]
 
+EMBEDDING_DIMENSIONS = 768
+"""Every embedder returns vectors of this length, so one Firestore vector index serves them all."""
+
 
 class Embedder(ABC):
     """Turns texts into vectors of ``dimensions`` floats, comparable by cosine distance.
@@ -18,7 +21,7 @@ class Embedder(ABC):
     """
 
     name: str = "embedder"
-    dimensions: int = 256
+    dimensions: int = EMBEDDING_DIMENSIONS
 
     @abstractmethod
     def embed(
