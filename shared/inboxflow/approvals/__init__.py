@@ -1,0 +1,1 @@
+"""Human approval: approval records, reviewer tokens, the review pages and the approval function."""
