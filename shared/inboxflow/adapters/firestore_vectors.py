@@ -1,0 +1,203 @@
+"""Firestore vector index: documents with a ``Vector`` field, searched with ``find_nearest``.
+
+A document ``{collection}/{doc_id}`` holds the fields (encoded as the
+checkpoint store encodes documents) plus ``embedding``, a Firestore
+``Vector``. ``nearest`` is ``find_nearest(distance_measure=COSINE)``, which
+reports the cosine distance in ``vector_distance``.
+
+Production needs a vector index per collection on ``embedding`` (flat, 768
+dimensions), with every field used in ``where`` declared ahead of it
+(``infra_export.VECTOR_INDEXES``); the emulator searches without indexes.
+
+Document ids may contain any character: ``/`` and ``%`` are percent-encoded
+(and ids Firestore reserves, ``.``, ``..`` and ``__x__``, are escaped) on the
+way in and decoded on the way out.
+
+Only Firestore adapters import ``google.cloud.firestore``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+from urllib.parse import quote, unquote
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+from google.cloud.firestore_v1.base_vector_query import DistanceMeasure
+from google.cloud.firestore_v1.field_path import FieldPath
+from google.cloud.firestore_v1.vector import Vector
+
+from ..ports.checkpoint import Filter
+from ..ports.vectors import (
+    DISTANCE_FIELD,
+    EMBEDDING_FIELD,
+    Neighbor,
+    VectorDocument,
+    VectorIndex,
+    check_document,
+    check_limit,
+)
+from .firestore_store import (
+    FirestoreAborted,
+    FirestoreUnavailable,
+    decode_value,
+    encode_key,
+    encode_value,
+)
+
+BATCH_SIZE = 400
+"""Writes per batch (Firestore allows 500; vector documents are large, requests max 10 MiB)."""
+
+_TRANSIENT: tuple[type[Exception], ...] = (
+    gexc.ServiceUnavailable,
+    gexc.DeadlineExceeded,
+    gexc.ResourceExhausted,
+    gexc.InternalServerError,
+    gexc.RetryError,
+)
+_RESERVED_ID = re.compile(r"^__.*__$")
+_SAFE = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) not in "/%")
+
+
+def encode_doc_id(doc_id: str) -> str:
+    """A Firestore document id for any string; ``decode_doc_id`` inverts it."""
+    encoded = quote(doc_id, safe=_SAFE)
+    if encoded in (".", "..") or _RESERVED_ID.match(encoded):
+        encoded = "%2E" + encoded[1:] if encoded[0] == "." else "%5F" + encoded[1:]
+    return encoded
+
+
+def decode_doc_id(key: str) -> str:
+    """Invert ``encode_doc_id``."""
+    return unquote(key)
+
+
+@contextlib.contextmanager
+def _translated(what: str) -> Iterator[None]:
+    try:
+        yield
+    except gexc.Aborted as exc:
+        raise FirestoreAborted(f"Firestore {what}: {exc}") from exc
+    except _TRANSIENT as exc:
+        raise FirestoreUnavailable(f"Firestore {what}: {exc}") from exc
+
+
+def _field_path(name: str) -> str:
+    return FieldPath(encode_key(name)).to_api_repr()
+
+
+def _fields_of(data: dict[str, Any]) -> dict[str, Any]:
+    data = {k: v for k, v in data.items() if k not in (EMBEDDING_FIELD, DISTANCE_FIELD)}
+    decoded: dict[str, Any] = decode_value(data)
+    return decoded
+
+
+class FirestoreVectorIndex(VectorIndex):
+    """Vector documents in Firestore collections, searched with ``find_nearest``.
+
+    Args:
+        project: Google Cloud project (default ``GOOGLE_CLOUD_PROJECT`` or ``inboxflow-local``).
+        database: database id (default ``INBOXFLOW_FIRESTORE_DATABASE`` or ``(default)``).
+        client: an existing client, e.g. the checkpoint store's
+            (``FirestoreCheckpointStore.client``); then ``project`` and ``database`` are ignored.
+    """
+
+    def __init__(
+        self,
+        project: str | None = None,
+        database: str | None = None,
+        client: firestore.Client | None = None,
+    ) -> None:
+        self._owns_client = client is None
+        if client is None:
+            client = firestore.Client(
+                project=project or os.environ.get("GOOGLE_CLOUD_PROJECT") or "inboxflow-local",
+                database=database or os.environ.get("INBOXFLOW_FIRESTORE_DATABASE") or "(default)",
+            )
+        self.client = client
+
+    def _document(self, doc: VectorDocument) -> dict[str, Any]:
+        check_document(doc.doc_id, doc.vector, doc.fields)
+        body: dict[str, Any] = encode_value(doc.fields)
+        body[EMBEDDING_FIELD] = Vector([float(x) for x in doc.vector])
+        return body
+
+    def upsert(
+        self, collection: str, doc_id: str, vector: Sequence[float], fields: dict[str, Any]
+    ) -> None:
+        body = self._document(VectorDocument(doc_id, vector, fields))
+        with _translated(f"upsert {collection}/{doc_id}"):
+            self.client.collection(collection).document(encode_doc_id(doc_id)).set(body)
+
+    def upsert_many(self, collection: str, documents: Iterable[VectorDocument]) -> int:
+        ref = self.client.collection(collection)
+        pending = [(encode_doc_id(doc.doc_id), self._document(doc)) for doc in documents]
+        for start in range(0, len(pending), BATCH_SIZE):
+            batch = self.client.batch()
+            for key, body in pending[start : start + BATCH_SIZE]:
+                batch.set(ref.document(key), body)
+            with _translated(f"upsert into {collection}"):
+                batch.commit()
+        return len(pending)
+
+    def delete(self, collection: str, doc_id: str) -> None:
+        with _translated(f"delete {collection}/{doc_id}"):
+            self.client.collection(collection).document(encode_doc_id(doc_id)).delete()
+
+    def nearest(
+        self,
+        collection: str,
+        vector: Sequence[float],
+        limit: int,
+        where: Iterable[Filter] | None = None,
+    ) -> list[Neighbor]:
+        check_limit(limit)
+        query: Any = self.client.collection(collection)
+        for name, op, value in where or ():
+            query = query.where(filter=FieldFilter(_field_path(name), op, encode_value(value)))
+        search = query.find_nearest(
+            vector_field=EMBEDDING_FIELD,
+            query_vector=Vector([float(x) for x in vector]),
+            distance_measure=DistanceMeasure.COSINE,
+            limit=limit,
+            distance_result_field=DISTANCE_FIELD,
+        )
+        with _translated(f"find_nearest in {collection}"):
+            snapshots = list(search.stream())
+        found = []
+        for snapshot in snapshots:
+            data = snapshot.to_dict() or {}
+            found.append(
+                Neighbor(
+                    doc_id=decode_doc_id(snapshot.id),
+                    distance=float(data.get(DISTANCE_FIELD, 0.0)),
+                    fields=_fields_of(data),
+                )
+            )
+        found.sort(key=lambda n: n.distance)
+        return found
+
+    def documents(
+        self, collection: str, where: Iterable[Filter] | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        query: Any = self.client.collection(collection)
+        for name, op, value in where or ():
+            query = query.where(filter=FieldFilter(_field_path(name), op, encode_value(value)))
+        with _translated(f"query {collection}"):
+            rows = [
+                (decode_doc_id(snap.id), _fields_of(snap.to_dict() or {}))
+                for snap in query.stream()
+            ]
+        return sorted(rows, key=lambda row: row[0])
+
+    def close(self) -> None:
+        if self._owns_client:
+            self.client.close()
+
+
+__all__ = ["FirestoreVectorIndex", "decode_doc_id", "encode_doc_id"]

@@ -1,0 +1,151 @@
+"""The vector index port: documents with an embedding, searched by cosine distance.
+
+A vector index holds, per collection, documents made of an id, one vector
+and a few JSON-compatible fields (title, excerpt, category...). ``nearest``
+returns the documents whose vectors are closest to a query vector by
+**cosine distance** (``1 - cosine similarity``: 0 for the same direction, 1
+for orthogonal, 2 for opposite), closest first.
+
+Adapters: ``SqliteVectorIndex`` (the embedded default, exact search in the
+SQLite file beside the checkpoints) and ``FirestoreVectorIndex`` (Firestore
+``find_nearest``). Only documents whose vector has the query's length are
+candidates, as in Firestore.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .checkpoint import Filter
+
+EMBEDDING_FIELD = "embedding"
+"""Name of the vector field in stored documents; ``fields`` may not use it."""
+DISTANCE_FIELD = "vector_distance"
+"""Name under which Firestore reports the distance; ``fields`` may not use it."""
+RESERVED_FIELDS = frozenset({EMBEDDING_FIELD, DISTANCE_FIELD})
+MAX_LIMIT = 1000
+"""Firestore's ``find_nearest`` returns at most this many documents."""
+
+
+@dataclass(frozen=True)
+class Neighbor:
+    """One search result.
+
+    Attributes:
+        doc_id: the document's id in its collection.
+        distance: cosine distance to the query vector (smaller is nearer).
+        fields: the document's stored fields (without the vector).
+    """
+
+    doc_id: str
+    distance: float
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VectorDocument:
+    """A document to upsert: id, vector and fields."""
+
+    doc_id: str
+    vector: Sequence[float]
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+def check_document(doc_id: str, vector: Sequence[float], fields: dict[str, Any]) -> None:
+    """Refuse what no adapter can store.
+
+    Raises:
+        ValueError: empty id, empty or non-finite vector, or a reserved field name.
+    """
+    if not doc_id:
+        raise ValueError("a vector document needs a non-empty id")
+    if not vector:
+        raise ValueError(f"document {doc_id!r}: empty vector")
+    if not all(math.isfinite(x) for x in vector):
+        raise ValueError(f"document {doc_id!r}: the vector holds NaN or infinity")
+    clash = RESERVED_FIELDS.intersection(fields)
+    if clash:
+        raise ValueError(f"document {doc_id!r}: reserved field names {sorted(clash)}")
+
+
+def check_limit(limit: int) -> None:
+    """Refuse a ``nearest`` limit outside ``1..MAX_LIMIT``.
+
+    Raises:
+        ValueError: the limit is out of range.
+    """
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
+
+
+class VectorIndex(ABC):
+    """Documents with a vector each, in named collections, searched by cosine distance."""
+
+    @abstractmethod
+    def upsert(
+        self, collection: str, doc_id: str, vector: Sequence[float], fields: dict[str, Any]
+    ) -> None:
+        """Create or replace one document (idempotent).
+
+        Raises:
+            ValueError: see ``check_document``.
+        """
+
+    @abstractmethod
+    def nearest(
+        self,
+        collection: str,
+        vector: Sequence[float],
+        limit: int,
+        where: Iterable[Filter] | None = None,
+    ) -> list[Neighbor]:
+        """The ``limit`` documents nearest to ``vector``, nearest first.
+
+        Args:
+            collection: where to search.
+            vector: the query vector (any length; only documents of that length match).
+            limit: at most this many results, 1 to ``MAX_LIMIT``.
+            where: filters on fields applied before ranking, ``(field, op, value)``
+                as in ``CheckpointStore.list``. On Firestore each filtered field
+                needs a composite vector index.
+
+        Returns:
+            Neighbors by increasing distance; ties in any order.
+        """
+
+    @abstractmethod
+    def delete(self, collection: str, doc_id: str) -> None:
+        """Remove a document (no error if absent)."""
+
+    @abstractmethod
+    def documents(
+        self, collection: str, where: Iterable[Filter] | None = None
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Every document of a collection as ``(doc_id, fields)``, by id (for listings)."""
+
+    def upsert_many(self, collection: str, documents: Iterable[VectorDocument]) -> int:
+        """Upsert several documents; adapters batch the writes. Returns how many."""
+        count = 0
+        for doc in documents:
+            self.upsert(collection, doc.doc_id, doc.vector, doc.fields)
+            count += 1
+        return count
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
+
+
+__all__ = [
+    "DISTANCE_FIELD",
+    "EMBEDDING_FIELD",
+    "MAX_LIMIT",
+    "Neighbor",
+    "VectorDocument",
+    "VectorIndex",
+    "check_document",
+    "check_limit",
+]

@@ -1,0 +1,195 @@
+"""The vector index contract, run against every adapter (SQLite, Firestore emulator)."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from inboxflow.adapters.sqlite_vectors import SqliteVectorIndex
+from inboxflow.ports.vectors import MAX_LIMIT, VectorDocument, VectorIndex
+
+IndexFactory = Callable[[], VectorIndex]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
+def make_index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[IndexFactory]:
+    """Opens indexes on one shared backend (a new connection or client each call)."""
+    opened: list[VectorIndex] = []
+
+    def make() -> VectorIndex:
+        if request.param == "sqlite":
+            index: VectorIndex = SqliteVectorIndex(tmp_path / "vectors.sqlite")
+        else:
+            from inboxflow.adapters.firestore_vectors import FirestoreVectorIndex
+
+            index = FirestoreVectorIndex()
+        opened.append(index)
+        return index
+
+    if request.param == "firestore":
+        request.getfixturevalue("firestore_env")
+    yield make
+    for index in opened:
+        index.close()
+
+
+@pytest.fixture
+def index(make_index: IndexFactory) -> VectorIndex:
+    return make_index()
+
+
+def unit(*components: float) -> list[float]:
+    return list(components)
+
+
+def angle(degrees: float) -> list[float]:
+    """A 2-d unit vector at ``degrees`` from the x axis."""
+    return [math.cos(math.radians(degrees)), math.sin(math.radians(degrees))]
+
+
+def test_nearest_orders_by_cosine_distance(index: VectorIndex) -> None:
+    for degrees in (0, 30, 60, 90, 180):
+        index.upsert("shapes", f"d{degrees}", angle(degrees), {"degrees": degrees})
+    found = index.nearest("shapes", angle(10), limit=5)
+    assert [n.doc_id for n in found] == ["d0", "d30", "d60", "d90", "d180"]
+    for neighbor in found:
+        expected = 1 - math.cos(math.radians(neighbor.fields["degrees"] - 10))
+        assert neighbor.distance == pytest.approx(expected, abs=1e-5)
+    assert found[0].fields == {"degrees": 0}
+
+
+def test_cosine_ignores_length(index: VectorIndex) -> None:
+    index.upsert("v", "long", [10.0, 0.0, 0.0], {})
+    index.upsert("v", "short-diagonal", [0.1, 0.1, 0.0], {})
+    found = index.nearest("v", [3.0, 0.2, 0.0], limit=2)
+    assert [n.doc_id for n in found] == ["long", "short-diagonal"]
+    assert found[0].distance == pytest.approx(1 - 3 / math.sqrt(9.04), abs=1e-5)
+
+
+def test_limit_caps_results(index: VectorIndex) -> None:
+    for i in range(8):
+        index.upsert("many", f"doc-{i}", angle(i * 10), {"i": i})
+    found = index.nearest("many", angle(0), limit=3)
+    assert [n.doc_id for n in found] == ["doc-0", "doc-1", "doc-2"]
+    with pytest.raises(ValueError):
+        index.nearest("many", angle(0), limit=0)
+    with pytest.raises(ValueError):
+        index.nearest("many", angle(0), limit=MAX_LIMIT + 1)
+
+
+def test_upsert_replaces_vector_and_fields(index: VectorIndex) -> None:
+    index.upsert("kb", "a", angle(0), {"title": "old", "tags": ["x"]})
+    index.upsert("kb", "b", angle(45), {"title": "b"})
+    index.upsert("kb", "a", angle(90), {"title": "new"})
+    found = index.nearest("kb", angle(90), limit=5)
+    assert [(n.doc_id, n.fields) for n in found] == [("a", {"title": "new"}), ("b", {"title": "b"})]
+    assert found[0].distance == pytest.approx(0.0, abs=1e-6)
+
+
+def test_delete_removes_and_is_idempotent(index: VectorIndex) -> None:
+    index.upsert("kb", "a", angle(0), {})
+    index.upsert("kb", "b", angle(5), {})
+    index.delete("kb", "a")
+    index.delete("kb", "a")
+    index.delete("kb", "never-there")
+    assert [n.doc_id for n in index.nearest("kb", angle(0), limit=5)] == ["b"]
+    assert [doc_id for doc_id, _ in index.documents("kb")] == ["b"]
+
+
+def test_collections_are_separate(index: VectorIndex) -> None:
+    index.upsert("kb_chunks", "same-id", angle(0), {"kind": "chunk"})
+    index.upsert("email_vectors", "same-id", angle(90), {"kind": "email"})
+    assert index.nearest("kb_chunks", angle(90), limit=5)[0].fields == {"kind": "chunk"}
+    assert index.nearest("empty_collection", angle(0), limit=5) == []
+
+
+def test_where_filters_before_ranking(index: VectorIndex) -> None:
+    index.upsert("mail", "near-spam", angle(1), {"category": "spam", "year": 2026})
+    index.upsert("mail", "far-inquiry", angle(80), {"category": "inquiry", "year": 2027})
+    index.upsert("mail", "mid-inquiry", angle(40), {"category": "inquiry", "year": 2025})
+    index.upsert("mail", "no-category", angle(0), {"year": 2027})
+    found = index.nearest("mail", angle(0), limit=2, where=[("category", "==", "inquiry")])
+    assert [n.doc_id for n in found] == ["mid-inquiry", "far-inquiry"]
+    found = index.nearest(
+        "mail", angle(0), limit=5, where=[("category", "in", ["spam", "inquiry"])]
+    )
+    assert [n.doc_id for n in found] == ["near-spam", "mid-inquiry", "far-inquiry"]
+    assert [doc_id for doc_id, _ in index.documents("mail", where=[("year", "==", 2027)])] == [
+        "far-inquiry",
+        "no-category",
+    ]
+
+
+def test_only_vectors_of_the_query_length_match(index: VectorIndex) -> None:
+    index.upsert("dims", "two", [1.0, 0.0], {})
+    index.upsert("dims", "three", [1.0, 0.0, 0.0], {})
+    assert [n.doc_id for n in index.nearest("dims", [1.0, 0.1, 0.0], limit=5)] == ["three"]
+
+
+def test_ids_and_fields_round_trip(index: VectorIndex) -> None:
+    odd_ids = [
+        "<CAF=abc/def%20@mail.gmail.com>",
+        "kb:pricing.md:003",
+        "..",
+        "__reserved__",
+        "Grüße 日本",
+    ]
+    fields = {"title": "Plans & pricing", "nested": {"a": [1, 2.5, None]}, "empty": ""}
+    for i, doc_id in enumerate(odd_ids):
+        index.upsert("odd", doc_id, angle(i * 20), fields)
+    found = index.nearest("odd", angle(0), limit=10)
+    assert [n.doc_id for n in found] == odd_ids
+    assert all(n.fields == fields for n in found)
+    assert sorted(doc_id for doc_id, _ in index.documents("odd")) == sorted(odd_ids)
+
+
+def test_refuses_what_it_cannot_store(index: VectorIndex) -> None:
+    with pytest.raises(ValueError):
+        index.upsert("kb", "", angle(0), {})
+    with pytest.raises(ValueError):
+        index.upsert("kb", "a", [], {})
+    with pytest.raises(ValueError):
+        index.upsert("kb", "a", [float("nan"), 1.0], {})
+    with pytest.raises(ValueError):
+        index.upsert("kb", "a", angle(0), {"embedding": "mine"})
+    assert index.documents("kb") == []
+
+
+def test_upsert_many_and_another_connection_sees_the_writes(make_index: IndexFactory) -> None:
+    writer, reader = make_index(), make_index()
+    rng = random.Random(7)
+    docs = [
+        VectorDocument(f"doc-{i:03d}", [rng.uniform(-1, 1) for _ in range(16)], {"i": i})
+        for i in range(120)
+    ]
+    assert writer.upsert_many("bulk", docs) == 120
+    target = docs[42].vector
+    assert reader.nearest("bulk", target, limit=1)[0].doc_id == "doc-042"
+    # A later write by the other connection is seen by the first one's loaded copy too.
+    reader.upsert("bulk", "doc-042", [-x for x in target], {"i": -1})
+    reader.upsert("bulk", "late", list(target), {"i": 999})
+    assert writer.nearest("bulk", target, limit=1)[0].doc_id == "late"
+    assert len(writer.documents("bulk")) == 121
+
+
+def test_results_match_brute_force(index: VectorIndex) -> None:
+    rng = random.Random(3)
+    vectors = {f"v{i:02d}": [rng.gauss(0, 1) for _ in range(32)] for i in range(60)}
+    index.upsert_many("brute", [VectorDocument(k, v, {}) for k, v in vectors.items()])
+    query = [rng.gauss(0, 1) for _ in range(32)]
+
+    def cosine_distance(a: list[float], b: list[float]) -> float:
+        dot = sum(x * y for x, y in zip(a, b, strict=True))
+        return 1 - dot / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+
+    expected = sorted(vectors, key=lambda k: cosine_distance(query, vectors[k]))[:7]
+    found = index.nearest("brute", query, limit=7)
+    assert [n.doc_id for n in found] == expected
+    for neighbor in found:
+        assert neighbor.distance == pytest.approx(
+            cosine_distance(query, vectors[neighbor.doc_id]), abs=1e-4
+        )
