@@ -46,3 +46,18 @@ def handle_cloud_event(data: Any) -> Outcome:
     if isinstance(rt.bus, InProcessBus) and rt.options.only_node is None:
         rt.bus.drain()
     return outcome
+
+
+def handle_approval_request(request: Any) -> Any:
+    """Serve one request of the approval function (review pages, decisions, deadlines, API).
+
+    On the embedded default the resumed trace runs in-process before the
+    response is returned, so the page reports a finished action.
+    """
+    from .approvals.app import handle_http
+
+    rt = runtime()
+    response = handle_http(request, rt.services["approvals"])
+    if isinstance(rt.bus, InProcessBus) and rt.options.only_node is None:
+        rt.bus.drain()
+    return response

@@ -33,6 +33,9 @@ class Pause:
         reviewers: email addresses of the reviewers.
         deadline_s: seconds from now until ``on_timeout`` applies.
         on_timeout: ``escalate``, ``reject`` or ``needs_review``.
+        escalate_to: backup reviewers notified when ``on_timeout`` is ``escalate``.
+        context: what the reviewer needs to see to decide (the email, why it
+            waits); shown on the review page, not part of the approved payload.
     """
 
     kind: str
@@ -41,6 +44,8 @@ class Pause:
     reviewers: tuple[str, ...] = ()
     deadline_s: float = 24 * 3600
     on_timeout: TimeoutPolicy = "needs_review"
+    escalate_to: tuple[str, ...] = ()
+    context: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

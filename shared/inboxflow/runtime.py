@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from .approvals.records import Approval, approval_id_for, approval_path
 from .clock import Clock, SystemClock
 from .context import EffectJournal, FaultHook, NodeContext, _no_fault
 from .envelope import Envelope, decode_pubsub_message
@@ -94,6 +95,9 @@ class Runtime:
     options: RuntimeOptions = field(default_factory=RuntimeOptions)
     services: dict[str, Any] = field(default_factory=dict)
     fault: FaultHook = _no_fault
+    on_pause: Callable[[Approval], None] | None = None
+    """Called after a pause commits (and again on a redelivery of that step, until it
+    succeeds): notifies the reviewers and schedules the deadline (``ApprovalService.after_pause``)."""
     owner_prefix: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
 
     # --- starting traces ---------------------------------------------------------
@@ -240,6 +244,8 @@ class Runtime:
                 raise RejectedEnvelope(
                     f"trace {trace_id} is {checkpoint.status}: it takes no decision"
                 )
+            if envelope.resume is not None:
+                _check_decision(envelope.resume, checkpoint)
 
         return admit
 
@@ -293,6 +299,7 @@ class Runtime:
         delta, patch, removed = _delta(before, new_state)
         next_envelopes: list[Envelope] = []
         pause: dict[str, Any] | None = None
+        approval: Approval | None = None
         routed_to: str | None
         if error is not None or result is None:
             status, next_node, routed_to = "needs_review", node.name, None
@@ -302,7 +309,8 @@ class Runtime:
                 result.goto.resume_node,
                 f"pause:{result.goto.kind}",
             )
-            pause = _pause_record(result.goto, now)
+            approval = _approval(result.goto, graph.name, trace_id, k, now, expire_at)
+            pause = _pause_record(result.goto, approval)
         elif result.goto == END:
             status, next_node, routed_to = result.status, node.name, END
         else:
@@ -348,11 +356,18 @@ class Runtime:
             expire_at=expire_at,
         )
         self.fault(f"before_commit:{node.name}")
-        self.store.commit_step(new_checkpoint, owner, entry)
+        creates = (
+            {approval_path(approval.approval_id): approval.model_dump()}
+            if approval is not None
+            else None
+        )
+        self.store.commit_step(new_checkpoint, owner, entry, creates)
         if error is not None:
             log.warning("trace %s needs review after %s: %s", trace_id, node.name, error)
         self.fault(f"after_commit:{node.name}")
         self.bus.publish(next_envelopes)
+        if approval is not None and self.on_pause is not None:
+            self.on_pause(approval)
         return "ran"
 
     def _run_with_retries(self, node: Node, state: BaseModel, ctx: NodeContext) -> tuple[Step, int]:
@@ -421,7 +436,17 @@ class Runtime:
         checkpoint = checkpoint or self.store.get_trace(trace_id)
         if checkpoint is not None:
             self._publish(checkpoint.next)
+            self._repair_pause(checkpoint)
         return "duplicate"
+
+    def _repair_pause(self, checkpoint: Checkpoint) -> None:
+        """A redelivered pausing step: finish what its first run may not have (notify, schedule)."""
+        pause = checkpoint.pause or {}
+        if checkpoint.status != "waiting" or self.on_pause is None or not pause.get("approval_id"):
+            return
+        doc = self.store.get(approval_path(str(pause["approval_id"])))
+        if doc is not None:
+            self.on_pause(Approval.model_validate(doc))
 
     def _publish(self, envelopes: Sequence[Mapping[str, Any]]) -> None:
         if envelopes:
@@ -460,17 +485,60 @@ class Runtime:
         self.store.set(f"failures/{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}", doc)
 
 
-def _pause_record(pause: Pause, now: float) -> dict[str, Any]:
+def _approval(
+    pause: Pause, graph: str, trace_id: str, step: int, now: float, expire_at: float
+) -> Approval:
     payload = _jsonable(pause.payload)
+    return Approval(
+        approval_id=approval_id_for(trace_id, step),
+        trace_id=trace_id,
+        graph=graph,
+        step=step,
+        resume_node=pause.resume_node,
+        kind=pause.kind,
+        payload=payload,
+        payload_hash=payload_hash(payload),
+        reviewers=list(dict.fromkeys(pause.reviewers)),
+        escalate_to=list(pause.escalate_to),
+        context=_jsonable(pause.context),
+        deadline=now + pause.deadline_s,
+        window_s=pause.deadline_s,
+        on_timeout=pause.on_timeout,
+        created_at=now,
+        expire_at=max(expire_at, now + pause.deadline_s + 7 * 86400),
+    )
+
+
+def _pause_record(pause: Pause, approval: Approval) -> dict[str, Any]:
     return {
-        "kind": pause.kind,
-        "payload": payload,
-        "payload_hash": payload_hash(payload),
-        "reviewers": list(pause.reviewers),
-        "deadline": now + pause.deadline_s,
-        "on_timeout": pause.on_timeout,
-        "paused_at": now,
+        "approval_id": approval.approval_id,
+        "kind": approval.kind,
+        "payload": approval.payload,
+        "payload_hash": approval.payload_hash,
+        "reviewers": approval.reviewers,
+        "deadline": approval.deadline,
+        "on_timeout": approval.on_timeout,
+        "paused_at": approval.created_at,
     }
+
+
+def _check_decision(decision: Mapping[str, Any], checkpoint: Checkpoint) -> None:
+    """A decision from an approval must be for this pause and carry what was approved."""
+    approval_id = decision.get("approval_id")
+    if approval_id is None:
+        return
+    pause = checkpoint.pause or {}
+    if approval_id != pause.get("approval_id"):
+        raise RejectedEnvelope(
+            f"decision for approval {approval_id!r}, but trace {checkpoint.trace_id} waits on "
+            f"{pause.get('approval_id')!r}"
+        )
+    approved = decision.get("payload")
+    expected = pause.get("payload_hash") if approved is None else payload_hash(approved)
+    if decision.get("payload_hash") != expected:
+        raise RejectedEnvelope(
+            f"decision for approval {approval_id} does not carry the hash of what was approved"
+        )
 
 
 def payload_hash(payload: Any) -> str:

@@ -6,15 +6,22 @@ adapters the settings select, so an embedded run never loads them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from .adapters.inprocess_bus import InProcessBus
 from .adapters.offline_llm import OfflineModel
 from .clock import Clock, SystemClock
 from .ports.bus import MessageBus
 from .ports.checkpoint import CheckpointStore
 from .ports.llm import LanguageModel
-from .ports.tasks import TaskQueue
+from .ports.tasks import ScheduledTask, TaskQueue
 from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .approvals.notify import Notifier
+    from .approvals.service import ApprovalService
 
 
 def make_store(settings: Settings) -> CheckpointStore:
@@ -76,4 +83,46 @@ def build_runtime(settings: Settings | None = None, clock: Clock | None = None) 
     )
     if isinstance(bus, InProcessBus):
         bus.handler = runtime.handle_message
+    approvals = make_approval_service(runtime, settings)
+    runtime.services["approvals"] = approvals
+    runtime.on_pause = approvals.after_pause
     return runtime
+
+
+def make_notifier(settings: Settings, store: CheckpointStore, clock: Clock) -> Notifier:
+    """How reviewers are emailed: the embedded outbox until Gmail is configured."""
+    from .approvals.notify import OutboxNotifier
+
+    return OutboxNotifier(store, clock)
+
+
+def make_approval_service(runtime: Runtime, settings: Settings) -> ApprovalService:
+    """The approval service sharing ``runtime``'s store, clock and bus (tasks created lazily)."""
+    from .approvals.service import ApprovalConfig, ApprovalService
+
+    return ApprovalService(
+        store=runtime.store,
+        tasks=LazyTaskQueue(lambda: make_task_queue(settings, runtime.store)),
+        notifier=make_notifier(settings, runtime.store, runtime.clock),
+        resume=runtime.resume,
+        clock=runtime.clock,
+        config=ApprovalConfig.from_env(),
+    )
+
+
+class LazyTaskQueue(TaskQueue):
+    """Builds the real queue on first use: most functions never schedule a task."""
+
+    def __init__(self, build: Callable[[], TaskQueue]) -> None:
+        self._build = build
+        self._queue: TaskQueue | None = None
+
+    @property
+    def queue(self) -> TaskQueue:
+        """The underlying queue (built now if needed)."""
+        if self._queue is None:
+            self._queue = self._build()
+        return self._queue
+
+    def schedule(self, task: ScheduledTask) -> bool:
+        return self.queue.schedule(task)

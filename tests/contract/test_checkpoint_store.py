@@ -127,7 +127,13 @@ def _seed(store: CheckpointStore) -> None:
     for trace_id, status, step, updated_at in rows:
         store.set(
             f"traces/{trace_id}",
-            {"status": status, "step": step, "updated_at": updated_at, "expire_at": updated_at},
+            {
+                "status": status,
+                "step": step,
+                "updated_at": updated_at,
+                "expire_at": updated_at,
+                "reviewers": [f"r{step}@example.com", "all@example.com"],
+            },
         )
 
 
@@ -156,6 +162,12 @@ def test_list_default_order_is_document_id(store: CheckpointStore) -> None:
         ([("status", "==", "done"), ("step", ">", 2)], {"t1"}),
         ([("expire_at", "<", 20.25)], {"t2", "t5"}),
         ([("missing_field", "==", 1)], set()),
+        ([("reviewers", "array_contains", "r9@example.com")], {"t3"}),
+        (
+            [("reviewers", "array_contains", "all@example.com"), ("status", "==", "done")],
+            {"t1", "t4"},
+        ),
+        ([("reviewers", "array_contains", "nobody@example.com")], set()),
     ],
 )
 def test_list_filters(store: CheckpointStore, where: list[Any], expected: set[str]) -> None:

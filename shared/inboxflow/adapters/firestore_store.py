@@ -139,6 +139,8 @@ def decode_document(data: dict[str, Any]) -> dict[str, Any]:
 def _encode_operand(field: str, op: str, value: Any) -> Any:
     if op == "in":
         return [_encode_operand(field, "==", option) for option in value]
+    if op == "array_contains":
+        return encode_value(value, in_array=True)
     if field == EXPIRE_AT and _is_number(value):
         return _timestamp(value)
     return encode_value(value, in_array=False)

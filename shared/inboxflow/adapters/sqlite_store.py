@@ -22,6 +22,7 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">": operator.gt,
     ">=": operator.ge,
     "in": lambda value, options: value in options,
+    "array_contains": lambda value, item: isinstance(value, list) and item in value,
 }
 
 _SCHEMA = """

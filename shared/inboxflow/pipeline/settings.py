@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from ..graph import TimeoutPolicy
+
 AUTO_DISPATCH_CONFIDENCE = 0.8
 
 
@@ -23,22 +25,43 @@ class PipelineSettings:
         auto_send: dispatch sends replies instead of saving drafts (never for
             complaints, whatever this says).
         approval_deadline_s: how long a draft waits for a reviewer.
+        approval_on_timeout: what a deadline does to an undecided draft:
+            ``needs_review`` (default), ``reject``, or ``escalate`` to ``escalate_to``.
+        escalate_to: backup reviewers for ``escalate``.
         calendar_days: business days ``check_calendar`` looks ahead.
     """
 
     reviewers: tuple[str, ...] = ()
     auto_send: bool = False
     approval_deadline_s: float = 24 * 3600
+    approval_on_timeout: TimeoutPolicy = "needs_review"
+    escalate_to: tuple[str, ...] = ()
     calendar_days: int = 5
 
     @classmethod
     def from_env(cls) -> PipelineSettings:
-        """Settings from ``INBOXFLOW_REVIEWERS`` (comma-separated) and ``INBOXFLOW_AUTO_SEND``."""
-        reviewers = tuple(
-            r.strip() for r in os.environ.get("INBOXFLOW_REVIEWERS", "").split(",") if r.strip()
+        """Settings from the environment.
+
+        ``INBOXFLOW_REVIEWERS`` and ``INBOXFLOW_ESCALATE_TO`` (comma-separated),
+        ``INBOXFLOW_AUTO_SEND``, ``INBOXFLOW_APPROVAL_DEADLINE_S``, ``INBOXFLOW_APPROVAL_ON_TIMEOUT``.
+        """
+        env = os.environ
+        policy = env.get("INBOXFLOW_APPROVAL_ON_TIMEOUT", "needs_review")
+        if policy not in ("needs_review", "reject", "escalate"):
+            raise ValueError(
+                f"INBOXFLOW_APPROVAL_ON_TIMEOUT={policy!r}: expected needs_review, reject or escalate"
+            )
+        return cls(
+            reviewers=_addresses(env.get("INBOXFLOW_REVIEWERS", "")),
+            auto_send=env.get("INBOXFLOW_AUTO_SEND", "").lower() in ("1", "true", "yes", "on"),
+            approval_deadline_s=float(env.get("INBOXFLOW_APPROVAL_DEADLINE_S", 24 * 3600)),
+            approval_on_timeout=policy,  # type: ignore[arg-type]
+            escalate_to=_addresses(env.get("INBOXFLOW_ESCALATE_TO", "")),
         )
-        auto_send = os.environ.get("INBOXFLOW_AUTO_SEND", "").lower() in ("1", "true", "yes", "on")
-        return cls(reviewers=reviewers, auto_send=auto_send)
+
+
+def _addresses(value: str) -> tuple[str, ...]:
+    return tuple(r.strip() for r in value.split(",") if r.strip())
 
 
 def pipeline_settings(services: Any) -> PipelineSettings:

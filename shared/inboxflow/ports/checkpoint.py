@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import builtins
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
@@ -26,7 +26,7 @@ Status = Literal["running", "waiting", "done", "rejected", "failed", "needs_revi
 TERMINAL: frozenset[str] = frozenset({"done", "rejected", "failed", "needs_review"})
 SCHEMA_VERSION = 1
 
-Operator = Literal["==", "!=", "<", "<=", ">", ">=", "in"]
+Operator = Literal["==", "!=", "<", "<=", ">", ">=", "in", "array_contains"]
 Filter = tuple[str, Operator, Any]
 
 
@@ -228,12 +228,20 @@ class CheckpointStore(ABC):
 
         self.run_transaction(release)
 
-    def commit_step(self, checkpoint: Checkpoint, owner: str, log: StepLog) -> None:
+    def commit_step(
+        self,
+        checkpoint: Checkpoint,
+        owner: str,
+        log: StepLog,
+        creates: Mapping[str, dict[str, Any]] | None = None,
+    ) -> None:
         """Commit one step in one transaction (rule 4).
 
         ``checkpoint`` is the new checkpoint (``step`` already advanced). The
         write is preconditioned on the stored checkpoint still being at
-        ``log.step_order`` under ``owner``'s lease.
+        ``log.step_order`` under ``owner``'s lease. ``creates`` are documents
+        born with the step (a pause's approval record), written in the same
+        transaction.
 
         Raises:
             StepMoved: the precondition failed; another worker committed the step.
@@ -249,6 +257,8 @@ class CheckpointStore(ABC):
                 )
             tx.set(trace_path(checkpoint.trace_id), checkpoint.model_dump())
             tx.set(step_path(checkpoint.trace_id, step), log.model_dump(exclude_defaults=True))
+            for path, doc in (creates or {}).items():
+                tx.set(path, doc)
 
         self.run_transaction(commit)
 

@@ -24,6 +24,8 @@ from ..settings import AUTO_DISPATCH_CONFIDENCE, pipeline_settings
 from ..state import PipelineState, Review
 
 APPROVE_DRAFT = "approve_draft"
+REVIEW_BODY_CHARS = 20_000
+"""The email as shown to the reviewer (longer mail is cut with a visible marker)."""
 
 
 def review(state: PipelineState, ctx: NodeContext) -> Step:
@@ -62,6 +64,16 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
         resume_node="dispatch",
         reviewers=settings.reviewers or (state.email.mailbox,),
         deadline_s=settings.approval_deadline_s,
-        on_timeout="needs_review",
+        on_timeout=settings.approval_on_timeout,
+        escalate_to=settings.escalate_to,
+        context={
+            "sender": state.email.sender.formatted(),
+            "subject": state.email.subject,
+            "received_at": state.email.received_at.isoformat(),
+            "email_text": state.email.body_for_model(REVIEW_BODY_CHARS),
+            "category": classification.category,
+            "confidence": classification.confidence,
+            "reasons": reasons,
+        },
     )
     return Step(update={"review": Review(auto_dispatch=False, reasons=reasons)}, goto=pause)

@@ -1,0 +1,63 @@
+"""How reviewers are told: the notifier port and its embedded outbox.
+
+A notification is an effect (run through the effect journal), so every
+notifier can find a message it already sent by the effect key it was
+stamped with; a re-run after a crash then sends nothing twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from typing import Any
+
+from ..ports.checkpoint import CheckpointStore
+
+OUTBOX = "outbox"
+
+
+class Notifier(ABC):
+    """Sends reviewer emails."""
+
+    @abstractmethod
+    def send(self, to: str, subject: str, text: str, html: str, trace_key: str) -> dict[str, Any]:
+        """Send one email (plain text + HTML alternative) stamped with ``trace_key``; returns ``{"id": ...}``."""
+
+    @abstractmethod
+    def find(self, trace_key: str) -> dict[str, Any] | None:
+        """The email already sent with ``trace_key``, or None."""
+
+
+class OutboxNotifier(Notifier):
+    """The embedded default: emails are documents in ``outbox/`` (``inboxflow approvals`` shows them)."""
+
+    def __init__(self, store: CheckpointStore, clock: Any = None) -> None:
+        self.store = store
+        self.clock = clock
+
+    @staticmethod
+    def _path(trace_key: str) -> str:
+        return f"{OUTBOX}/{hashlib.sha256(trace_key.encode()).hexdigest()[:32]}"
+
+    def send(self, to: str, subject: str, text: str, html: str, trace_key: str) -> dict[str, Any]:
+        path = self._path(trace_key)
+        now = float(self.clock.now()) if self.clock is not None else 0.0
+        doc = {
+            "to": to,
+            "subject": subject,
+            "text": text,
+            "html": html,
+            "trace_key": trace_key,
+            "sent_at": now,
+        }
+        self.store.set(path, doc)
+        return {"id": path.removeprefix(f"{OUTBOX}/")}
+
+    def find(self, trace_key: str) -> dict[str, Any] | None:
+        doc = self.store.get(self._path(trace_key))
+        return None if doc is None else {"id": self._path(trace_key).removeprefix(f"{OUTBOX}/")}
+
+    def messages(self, to: str | None = None) -> list[dict[str, Any]]:
+        """Sent notifications, oldest first (optionally only those to ``to``)."""
+        where = [("to", "==", to)] if to else []
+        return [doc for _, doc in self.store.list(OUTBOX, where=where, order_by="sent_at")]

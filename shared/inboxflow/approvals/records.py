@@ -1,0 +1,120 @@
+"""Approval records and reviewer tokens as stored documents.
+
+``approvals/{approval_id}`` is written in the commit of the step that
+paused (ARCHITECTURE section 4). ``approval_tokens/{sha256(token)}`` binds
+one random token to one approval and one reviewer; the token itself is
+never stored, only sent in the reviewer's link.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+APPROVALS = "approvals"
+TOKENS = "approval_tokens"
+TOKEN_BYTES = 32
+"""256 random bits per token."""
+TOKEN_RETENTION_S = 7 * 86400
+"""How long a used or expired token's record is kept (to say "expired" rather than "unknown")."""
+
+ApprovalStatus = Literal["pending", "decided", "timed_out"]
+
+
+def approval_id_for(trace_id: str, step: int) -> str:
+    """The approval of the pause committed at ``step`` (also the deadline task's name)."""
+    return f"{trace_id}-{step}"
+
+
+def approval_path(approval_id: str) -> str:
+    """Document path of an approval."""
+    return f"{APPROVALS}/{approval_id}"
+
+
+def token_hash(token: str) -> str:
+    """SHA-256 hex of a token: the id of its record."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def token_path(token: str) -> str:
+    """Document path of a token's record (by its hash)."""
+    return f"{TOKENS}/{token_hash(token)}"
+
+
+def new_token() -> str:
+    """A fresh URL-safe token of 256 random bits."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+class Approval(BaseModel):
+    """One pending or decided human decision.
+
+    ``payload`` is what was put up for approval and ``payload_hash`` binds
+    the decision to it; ``applied_payload`` is what the reviewer approved
+    (their edit, or the payload itself) and ``applied_payload_hash`` is what
+    the resumed node must execute.
+    """
+
+    approval_id: str
+    trace_id: str
+    graph: str
+    step: int
+    """The step that paused; the resume envelope is for ``step + 1``."""
+    resume_node: str
+    kind: str
+    payload: dict[str, Any]
+    payload_hash: str
+    reviewers: list[str]
+    escalate_to: list[str] = Field(default_factory=list)
+    context: dict[str, Any] = Field(default_factory=dict)
+    status: ApprovalStatus = "pending"
+    deadline: float
+    window_s: float
+    on_timeout: str = "needs_review"
+    round: int = 0
+    """0 for the first notification; +1 per escalation."""
+    decision: str | None = None
+    decided_by: str | None = None
+    decided_at: float | None = None
+    edited: bool = False
+    applied_payload: dict[str, Any] | None = None
+    applied_payload_hash: str | None = None
+    resumed_at: float | None = None
+    timed_out_at: float | None = None
+    created_at: float
+    expire_at: float
+
+    @property
+    def resume_step(self) -> int:
+        """The step number of the envelope that resumes the trace."""
+        return self.step + 1
+
+
+class TokenRecord(BaseModel):
+    """A reviewer token's stored record (its id is the token's hash)."""
+
+    approval_id: str
+    reviewer: str
+    expires_at: float
+    created_at: float
+    used_at: float | None = None
+    round: int = 0
+    expire_at: float
+
+
+def token_record(
+    approval: Approval, reviewer: str, now: float, expires_at: float | None = None
+) -> TokenRecord:
+    """The record of a token for ``reviewer``, expiring at the approval's deadline."""
+    until = approval.deadline if expires_at is None else expires_at
+    return TokenRecord(
+        approval_id=approval.approval_id,
+        reviewer=reviewer,
+        expires_at=until,
+        created_at=now,
+        round=approval.round,
+        expire_at=until + TOKEN_RETENTION_S,
+    )
