@@ -13,7 +13,7 @@ from .clock import Clock
 from .errors import NodeFailed, RetryableError
 from .naming import effect_path
 from .ports.checkpoint import CheckpointStore
-from .ports.llm import LanguageModel, LLMTask, Out
+from .ports.llm import LanguageModel, LLMFailed, LLMTask, LLMUsage, Out
 from .tools import ToolRegistry
 
 FaultHook = Callable[[str], None]
@@ -118,48 +118,90 @@ class NodeContext:
         return self.journal.run(self.trace_id, self.step, name, perform, reconcile, self.expire_at)
 
     def generate(self, task: LLMTask[Out], inputs: Mapping[str, Any]) -> Out:
-        """Ask the model for ``task``; the call is recorded on the step."""
+        """Ask the model for ``task``; the call is recorded on the step (``llm_calls``).
+
+        Each record holds task, model, latency_ms, input/output tokens where the
+        model reports them, attempts, outcome (``ok``, ``retried``,
+        ``schema_retry``, ``failed``) and, when it failed, the error.
+
+        Raises:
+            NodeFailed: the model could not produce a valid answer (message starts
+                with the task name).
+            RetryableError: a transient failure left to the runtime's retries.
+        """
         started = time.perf_counter()
-        record: dict[str, Any] = {"task": task.name, "model": self.llm.name}
         try:
             output, usage = self.llm.generate(task, inputs)
+        except LLMFailed as exc:
+            self._record_llm(task, started, exc.usage, error=str(exc))
+            raise NodeFailed(_prefixed(task.name, str(exc))) from exc
         except RetryableError as exc:
-            record.update(outcome=f"retryable: {exc}", latency_ms=_ms(started))
-            self.llm_calls.append(record)
+            usage = LLMUsage(model=self.llm.name, outcome="failed")
+            self._record_llm(task, started, usage, error=str(exc), retryable=True)
             raise
         except (NodeFailed, ValidationError) as exc:
-            record.update(outcome=f"failed: {exc}", latency_ms=_ms(started))
-            self.llm_calls.append(record)
-            raise NodeFailed(f"{task.name}: {exc}") from exc
-        record.update(
-            model=usage.model,
-            latency_ms=_ms(started),
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            outcome="ok",
-        )
-        self.llm_calls.append({k: v for k, v in record.items() if v is not None})
+            usage = LLMUsage(model=self.llm.name, outcome="failed")
+            self._record_llm(task, started, usage, error=str(exc))
+            raise NodeFailed(_prefixed(task.name, str(exc))) from exc
+        self._record_llm(task, started, usage)
         return output
 
+    def _record_llm(
+        self,
+        task: LLMTask[Any],
+        started: float,
+        usage: LLMUsage,
+        error: str | None = None,
+        retryable: bool = False,
+    ) -> None:
+        record: dict[str, Any] = {
+            "task": task.name,
+            "model": usage.model,
+            "latency_ms": _ms(started),
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "attempts": usage.attempts,
+            "outcome": "failed" if error is not None else usage.outcome,
+            "error": error,
+            "retried_errors": usage.errors or None,
+            "retryable": retryable or None,
+            **usage.extra,
+        }
+        self.llm_calls.append({k: v for k, v in record.items() if v is not None})
+
     def call_tool(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """Run one tool; a failure becomes ``{"error": ...}`` for that tool only."""
+        """Run one tool; a failure becomes ``{"error": ...}`` for that tool only.
+
+        Every call is recorded on the step (``tool_calls``): name, arguments,
+        result or error, latency_ms. Transient failures too (``retryable``):
+        the tool's adapter has had its own retries by then.
+        """
         started = time.perf_counter()
         record: dict[str, Any] = {"name": name, "arguments": dict(arguments)}
-        try:
-            params = self.tools.parse(name, dict(arguments))
-            result = self.tools.get(name).handler(params, self)
+        if name not in self.tools:
+            result: dict[str, Any] = {"error": f"unknown tool {name!r}"}
+        else:
+            try:
+                params = self.tools.parse(name, dict(arguments))
+                result = self.tools.get(name).handler(params, self)
+            except ValidationError as exc:
+                result = {"error": f"invalid arguments for {name}: {exc}"}
+            except RetryableError as exc:
+                result = {"error": f"{type(exc).__name__}: {exc}"}
+                record["retryable"] = True
+            except Exception as exc:
+                result = {"error": f"{type(exc).__name__}: {exc}"}
+        if "error" in result and len(result) == 1:
+            record["error"] = result["error"]
+        else:
             record["result"] = result
-        except RetryableError:
-            raise
-        except KeyError:
-            result = {"error": f"unknown tool {name!r}"}
-            record["error"] = result["error"]
-        except Exception as exc:
-            result = {"error": f"{type(exc).__name__}: {exc}"}
-            record["error"] = result["error"]
         record["latency_ms"] = _ms(started)
         self.tool_calls.append(record)
         return result
+
+
+def _prefixed(task_name: str, message: str) -> str:
+    return message if message.startswith(f"{task_name}:") else f"{task_name}: {message}"
 
 
 def _ms(started: float) -> float:

@@ -10,6 +10,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from ..errors import NodeFailed
+
 Out = TypeVar("Out", bound=BaseModel)
 
 
@@ -36,14 +38,44 @@ class LLMTask(Generic[Out]):
         return Template(self.template).safe_substitute({k: str(v) for k, v in inputs.items()})
 
 
+LLMOutcome = str
+"""``ok``, ``retried`` (transient errors, then an answer), ``schema_retry`` (an answer
+that failed validation, then a valid one) or ``failed``."""
+
+
 @dataclass
 class LLMUsage:
-    """What one call cost, as far as the model reports it."""
+    """What one task call cost and how it went, as far as the model reports it.
+
+    Attributes:
+        model: model that answered (``gemini-2.5-flash``, ``offline-heuristics``).
+        input_tokens: prompt tokens over all attempts, when reported.
+        output_tokens: answer tokens over all attempts, when reported.
+        attempts: requests sent (transient retries and the schema retry included).
+        outcome: see ``LLMOutcome``.
+        errors: what went wrong on the attempts that were retried, oldest first.
+        extra: anything else the adapter reports (thinking tokens...).
+    """
 
     model: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    attempts: int = 1
+    outcome: LLMOutcome = "ok"
+    errors: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+class LLMFailed(NodeFailed):
+    """A task call failed for good; ``usage`` says what was tried (logged on the step).
+
+    Raised when the output still fails its schema after the one schema retry,
+    when transient failures outlast the retries, and on permanent API errors.
+    """
+
+    def __init__(self, message: str, usage: LLMUsage) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class LanguageModel(ABC):
@@ -55,7 +87,12 @@ class LanguageModel(ABC):
     def generate(self, task: LLMTask[Out], inputs: Mapping[str, Any]) -> tuple[Out, LLMUsage]:
         """Answer ``task`` for ``inputs``.
 
+        Returns:
+            The validated answer and what the call cost.
+
         Raises:
-            RetryableError: a transient failure (timeout, 429, 5xx).
-            NodeFailed: the output cannot be made to fit the schema.
+            LLMFailed: the output cannot be made to fit the schema, or the model
+                stayed unavailable through the adapter's own retries (the step
+                fails and the trace goes to ``needs_review`` with the reason).
+            RetryableError: a transient failure the adapter leaves to the runtime.
         """

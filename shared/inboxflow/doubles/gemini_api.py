@@ -1,0 +1,565 @@
+"""A local HTTP double of the Gemini REST API, for ``google-genai`` pointed at it.
+
+Serves, on loopback in a thread, the calls our adapters make:
+
+- ``POST /v1beta/models/{model}:generateContent`` (Gemini API) and
+  ``/v1beta1/projects/{p}/locations/{l}/publishers/google/models/{model}:generateContent`` (Vertex);
+- ``:batchEmbedContents`` and ``:embedContent`` on the same two prefixes.
+
+Bodies are shaped like Google's (``candidates``, ``usageMetadata``,
+``modelVersion``; errors as ``{"error": {code, message, status}}``). Every
+request is recorded. ``script()`` queues what the next calls get (errors,
+slow answers, invalid JSON, answers that violate the schema); unscripted
+calls are answered by the responder.
+
+The default responder, ``TaskOracle``, recognises the pipeline's LLM tasks by
+their system instruction and prompt template, reads the inputs back out of the
+rendered prompt, and answers with the task's offline heuristic: a demo through
+the double reads like the offline demo, but every call went through google-genai.
+Embeddings are deterministic hashed bag-of-words vectors of the requested size,
+so texts that share words are close.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import secrets
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from email.utils import parseaddr
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from string import Template
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from ..ports.llm import LLMTask
+
+DOUBLE_API_KEY = "double-key"
+
+_ROUTE = re.compile(
+    r"^/(?P<version>v1(?:alpha|beta1?)?)/"
+    r"(?:projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/publishers/google/)?"
+    r"models/(?P<model>[^/:]+):(?P<action>generateContent|batchEmbedContents|embedContent)$"
+)
+
+_STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    408: "DEADLINE_EXCEEDED",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    502: "UNAVAILABLE",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+_STATUS_MESSAGES = {
+    429: "Resource has been exhausted (e.g. check quota).",
+    500: "An internal error has occurred. Please retry or report in "
+    "https://developers.generativeai.google/guide/troubleshooting",
+    503: "The model is overloaded. Please try again later.",
+}
+
+Action = Literal["generate", "embed"]
+
+
+# --- what the double is told to do ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer.
+
+    Attributes:
+        status: HTTP status; anything but 200 is sent as a Google error body.
+        answer: a JSON-able answer, sent as the candidate's text (generate only).
+        text: raw candidate text, sent as is (e.g. invalid JSON).
+        message: error message (default: Google's usual one for the status).
+        delay_s: wait this long before answering (to trip client timeouts).
+    """
+
+    status: int = 200
+    answer: Any = None
+    text: str | None = None
+    message: str | None = None
+    delay_s: float = 0.0
+
+    @classmethod
+    def error(cls, status: int, message: str | None = None) -> Reply:
+        """An error response in Google's format (429, 500, 503, 400...)."""
+        return cls(status=status, message=message)
+
+    @classmethod
+    def json(cls, answer: Any) -> Reply:
+        """A 200 whose candidate text is ``answer`` as JSON (valid for the schema or not)."""
+        return cls(answer=answer)
+
+    @classmethod
+    def raw(cls, text: str) -> Reply:
+        """A 200 whose candidate text is ``text`` verbatim (e.g. ``'{"category": '``)."""
+        return cls(text=text)
+
+    @classmethod
+    def slow(cls, seconds: float) -> Reply:
+        """Answer normally, but only after ``seconds``."""
+        return cls(delay_s=seconds)
+
+
+@dataclass(frozen=True)
+class GenerateCall:
+    """A ``generateContent`` request as a responder sees it.
+
+    Attributes:
+        model: model id from the URL.
+        system: the system instruction's text.
+        prompt: the first user turn's text (the rendered task prompt).
+        turns: every turn as ``(role, text)``, in order (a schema retry adds two).
+        schema: ``generationConfig.responseSchema`` or ``responseJsonSchema``.
+        body: the whole request body.
+    """
+
+    model: str
+    system: str
+    prompt: str
+    turns: list[tuple[str, str]]
+    schema: dict[str, Any] | None
+    body: dict[str, Any]
+
+
+Responder = Callable[[GenerateCall], "Reply | Mapping[str, Any] | BaseModel"]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the double received.
+
+    Attributes:
+        path: URL path (query string removed).
+        action: ``generateContent``, ``batchEmbedContents`` or ``embedContent`` (or "" if unrouted).
+        model: model id from the URL.
+        vertex: True for the Vertex URL shape (``projects/.../publishers/google/models``).
+        headers: request headers, names lowercased.
+        body: parsed JSON body.
+        status: HTTP status answered.
+    """
+
+    path: str
+    action: str
+    model: str
+    vertex: bool
+    headers: dict[str, str]
+    body: dict[str, Any]
+    status: int
+
+
+# --- the default responder ------------------------------------------------------------------------
+
+
+def known_tasks() -> list[LLMTask[Any]]:
+    """Every ``LLMTask`` the deployed graphs define (found in their loaded modules)."""
+    from ..graphs import graph_registry
+
+    graph_registry()
+    found: dict[str, LLMTask[Any]] = {}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("inboxflow.") or module is None:
+            continue
+        for value in vars(module).values():
+            if isinstance(value, LLMTask):
+                found.setdefault(value.name, value)
+    return list(found.values())
+
+
+def template_pattern(template: str) -> re.Pattern[str]:
+    """A regex that matches ``template`` rendered, capturing each ``$field``."""
+    parts: list[str] = []
+    seen: set[str] = set()
+    position = 0
+    for match in Template.pattern.finditer(template):
+        parts.append(re.escape(template[position : match.start()]))
+        position = match.end()
+        name = match.group("named") or match.group("braced")
+        if match.group("escaped") is not None:
+            parts.append(re.escape("$"))
+        elif name is None:
+            parts.append(re.escape(match.group(0)))
+        elif name in seen:
+            parts.append(f"(?P={name})")
+        else:
+            seen.add(name)
+            parts.append(f"(?P<{name}>.*?)")
+    parts.append(re.escape(template[position:]))
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def _derived_inputs(fields: Mapping[str, str]) -> dict[str, str]:
+    """Inputs the heuristics read that prompts show only in another form."""
+    from ..mail import bare_subject
+
+    derived: dict[str, str] = {}
+    if "sender" in fields:
+        derived["sender_address"] = parseaddr(fields["sender"])[1]
+        derived["sender_name"] = parseaddr(fields["sender"])[0]
+    if "subject" in fields:
+        derived["topic"] = bare_subject(fields["subject"]) or "your message"
+    return derived
+
+
+class TaskOracle:
+    """Answers a task's prompt with that task's offline heuristic.
+
+    The task is the one whose system instruction and template match the
+    request; the template's fields are read back out of the prompt. A prompt
+    no task matches gets the smallest answer its response schema allows.
+    """
+
+    def __init__(self, tasks: Iterable[LLMTask[Any]] | None = None) -> None:
+        chosen = list(tasks) if tasks is not None else known_tasks()
+        self.tasks = [(task, template_pattern(task.template)) for task in chosen]
+
+    def __call__(self, call: GenerateCall) -> Mapping[str, Any] | BaseModel:
+        """The task's offline answer, or a minimal answer for the schema."""
+        for task, pattern in self.tasks:
+            if task.system and call.system.strip() != task.system.strip():
+                continue
+            match = pattern.fullmatch(call.prompt)
+            if match is None:
+                continue
+            fields = match.groupdict()
+            return task.offline({**_derived_inputs(fields), **fields})
+        return minimal_answer(call.schema or {})
+
+
+def minimal_answer(schema: Mapping[str, Any]) -> Any:
+    """The smallest value ``schema`` (OpenAPI or JSON Schema, as Gemini takes it) allows."""
+    if "anyOf" in schema or "any_of" in schema:
+        return minimal_answer((schema.get("anyOf") or schema.get("any_of"))[0])
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = str(schema.get("type", "object")).lower()
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {name: minimal_answer(props[name]) for name in schema.get("required", [])}
+    if kind == "array":
+        return []
+    if kind in ("number", "integer"):
+        value = schema.get("minimum", 0)
+        return int(value) if kind == "integer" else float(value)
+    if kind == "boolean":
+        return False
+    return ""
+
+
+def hashed_embedding(text: str, dimensions: int) -> list[float]:
+    """A deterministic unit vector: signed feature hashing of the text's lowercased words."""
+    vector = [0.0] * dimensions
+    words = re.findall(r"\w+", text.lower()) or [text]
+    for word in words:
+        digest = hashlib.sha256(word.encode()).digest()
+        index = int.from_bytes(digest[:4], "big") % dimensions
+        vector[index] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+    return [round(v / norm, 6) for v in vector]
+
+
+# --- the server -----------------------------------------------------------------------------------
+
+
+def _estimate_tokens(text: str) -> int:
+    return max(1, math.ceil(len(text) / 4)) if text else 0
+
+
+def _text_of(content: Mapping[str, Any] | None) -> str:
+    parts = (content or {}).get("parts") or []
+    return "".join(str(p.get("text", "")) for p in parts if isinstance(p, Mapping))
+
+
+def error_body(status: int, message: str | None = None) -> dict[str, Any]:
+    """Google's JSON error body for ``status``."""
+    return {
+        "error": {
+            "code": status,
+            "message": message
+            or _STATUS_MESSAGES.get(status)
+            or HTTPStatus(status).phrase
+            or "error",
+            "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+        }
+    }
+
+
+@dataclass
+class GeminiDouble:
+    """A running double. ``base_url`` goes to ``HttpOptions(base_url=...)``.
+
+    Attributes:
+        responder: answers unscripted ``generateContent`` calls.
+        api_key: the key it accepts (None: any key or bearer token).
+        requests: every request received, in order.
+    """
+
+    responder: Responder
+    api_key: str | None = None
+    requests: list[RecordedRequest] = field(default_factory=list)
+    _server: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
+    _scripts: dict[str, deque[Reply]] = field(
+        default_factory=lambda: {"generate": deque(), "embed": deque()}
+    )
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>``."""
+        assert self._server is not None, "the double is not running"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def script(self, *replies: Reply, action: Action = "generate") -> None:
+        """Queue what the next ``generate`` (or ``embed``) calls get, one reply per call."""
+        with self._lock:
+            self._scripts[action].extend(replies)
+
+    def calls(self, action: str = "generateContent") -> list[RecordedRequest]:
+        """Recorded requests of one action."""
+        return [r for r in self.requests if r.action == action]
+
+    def stop(self) -> None:
+        """Stop serving and free the port."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+
+    def __enter__(self) -> GeminiDouble:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- request handling (called on the server's threads) --------------------------------------
+
+    def _next(self, action: Action) -> Reply | None:
+        with self._lock:
+            queue = self._scripts[action]
+            return queue.popleft() if queue else None
+
+    def _handle(self, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, dict[str, Any]]:
+        route = _ROUTE.match(path)
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = None
+        action = route.group("action") if route else ""
+        model = route.group("model") if route else ""
+        status, response = self._answer(route, headers, body)
+        with self._lock:
+            self.requests.append(
+                RecordedRequest(
+                    path=path,
+                    action=action,
+                    model=model,
+                    vertex=bool(route and route.group("project")),
+                    headers=headers,
+                    body=body if isinstance(body, dict) else {},
+                    status=status,
+                )
+            )
+        return status, response
+
+    def _answer(
+        self, route: re.Match[str] | None, headers: Mapping[str, str], body: Any
+    ) -> tuple[int, dict[str, Any]]:
+        if route is None:
+            return 404, error_body(404, "Requested entity was not found.")
+        if not isinstance(body, dict):
+            return 400, error_body(400, "Invalid JSON payload received.")
+        key = headers.get("x-goog-api-key")
+        bearer = headers.get("authorization", "").startswith("Bearer ")
+        if not key and not bearer:
+            return 403, error_body(
+                403,
+                "Method doesn't allow unregistered callers (callers without established "
+                "identity). Please use API Key or other form of API consumer identity to call "
+                "this API.",
+            )
+        if key and self.api_key is not None and key != self.api_key:
+            return 400, error_body(400, "API key not valid. Please pass a valid API key.")
+        action: Action = "generate" if route.group("action") == "generateContent" else "embed"
+        reply = self._next(action) or Reply()
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
+        if reply.status != 200:
+            return reply.status, error_body(reply.status, reply.message)
+        if action == "embed":
+            return self._embed(route.group("action"), body)
+        return self._generate(route.group("model"), body, reply)
+
+    def _generate(
+        self, model: str, body: Mapping[str, Any], reply: Reply
+    ) -> tuple[int, dict[str, Any]]:
+        contents = body.get("contents") or []
+        if not contents:
+            return 400, error_body(
+                400, "* GenerateContentRequest.contents: contents is not specified"
+            )
+        turns = [(str(c.get("role", "user")), _text_of(c)) for c in contents]
+        config = body.get("generationConfig") or {}
+        call = GenerateCall(
+            model=model,
+            system=_text_of(body.get("systemInstruction")),
+            prompt=next((text for role, text in turns if role == "user"), ""),
+            turns=turns,
+            schema=config.get("responseSchema") or config.get("responseJsonSchema"),
+            body=dict(body),
+        )
+        if reply.text is not None:
+            text = reply.text
+        elif reply.answer is not None:
+            text = json.dumps(reply.answer, ensure_ascii=False)
+        else:
+            answer = self.responder(call)
+            if isinstance(answer, Reply):
+                return self._generate(model, body, answer)
+            if isinstance(answer, BaseModel):
+                answer = answer.model_dump(mode="json")
+            text = json.dumps(answer, ensure_ascii=False)
+        prompt_tokens = _estimate_tokens(call.system) + sum(_estimate_tokens(t) for _, t in turns)
+        answer_tokens = _estimate_tokens(text)
+        return 200, {
+            "candidates": [
+                {
+                    "content": {"parts": [{"text": text}], "role": "model"},
+                    "finishReason": "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {
+                "promptTokenCount": prompt_tokens,
+                "candidatesTokenCount": answer_tokens,
+                "totalTokenCount": prompt_tokens + answer_tokens,
+                "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt_tokens}],
+            },
+            "modelVersion": model,
+            "responseId": secrets.token_urlsafe(12),
+        }
+
+    def _embed(self, action: str, body: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+        requests = body.get("requests") if action == "batchEmbedContents" else [body]
+        if not requests:
+            return 400, error_body(400, "* BatchEmbedContentsRequest.requests: must not be empty")
+        embeddings = []
+        for request in requests:
+            config = request.get("embedContentConfig") or request
+            dimensions = int(config.get("outputDimensionality") or 3072)
+            embeddings.append(
+                {"values": hashed_embedding(_text_of(request.get("content")), dimensions)}
+            )
+        if action == "embedContent":
+            return 200, {"embedding": embeddings[0]}
+        return 200, {"embeddings": embeddings}
+
+
+def _handler_for(double: GeminiDouble) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            path = self.path.split("?", 1)[0]
+            status, response = double._handle(path, headers, raw)
+            payload = json.dumps(response).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=UTF-8")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+    return Handler
+
+
+def start_gemini_double(
+    responder: Responder | None = None, api_key: str | None = None, port: int = 0
+) -> GeminiDouble:
+    """Start a Gemini double on 127.0.0.1 (a free port unless ``port``), in a daemon thread.
+
+    Args:
+        responder: answers unscripted generate calls (default: ``TaskOracle()``).
+        api_key: the only key accepted (default: any key, or a bearer token).
+        port: port to bind (0 picks a free one).
+    """
+    double = GeminiDouble(responder=responder or TaskOracle(), api_key=api_key)
+    server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(double))
+    server.daemon_threads = True
+    double._server = server
+    double._thread = threading.Thread(
+        target=server.serve_forever, name="gemini-double", daemon=True
+    )
+    double._thread.start()
+    return double
+
+
+def double_environment(double: GeminiDouble) -> dict[str, str]:
+    """The variables that point ``choose_llm``/``choose_embedder`` at ``double`` (API-key mode)."""
+    return {"GEMINI_API_KEY": DOUBLE_API_KEY, "INBOXFLOW_GEMINI_BASE_URL": double.base_url}
+
+
+@contextmanager
+def gemini_double_environment(responder: Responder | None = None) -> Iterator[GeminiDouble]:
+    """Start a double and point this process's environment at it; undo both on exit.
+
+    Variables that would win over the double (``GOOGLE_API_KEY``, Vertex mode,
+    ``INBOXFLOW_LLM``) are removed for the duration.
+    """
+    double = start_gemini_double(responder)
+    overridden = ("GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "INBOXFLOW_LLM")
+    settings = double_environment(double)
+    saved = {name: os.environ.get(name) for name in (*settings, *overridden)}
+    try:
+        for name in overridden:
+            os.environ.pop(name, None)
+        os.environ.update(settings)
+        yield double
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        double.stop()
+
+
+__all__ = [
+    "DOUBLE_API_KEY",
+    "GeminiDouble",
+    "GenerateCall",
+    "RecordedRequest",
+    "Reply",
+    "TaskOracle",
+    "double_environment",
+    "gemini_double_environment",
+    "hashed_embedding",
+    "known_tasks",
+    "minimal_answer",
+    "start_gemini_double",
+    "template_pattern",
+]
