@@ -1,0 +1,99 @@
+"""What the deployed ingest and renew-watch functions do.
+
+``functions/main.py`` exposes them::
+
+    @functions_framework.cloud_event
+    def ingest(cloud_event): handle_gmail_event(cloud_event)
+
+    @functions_framework.http
+    def renew_watch(request): return renew_watch_http(request)
+
+The ingestor is wired once per instance, on first use, from the environment
+(the same settings as the node functions, plus ``INBOXFLOW_GOOGLE_API_URL``
+for the local Gmail double and ``INBOXFLOW_GMAIL_TOPIC``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from ..adapters.inprocess_bus import InProcessBus
+from .ingest import Ingestor, IngestReport
+from .notification import GmailNotification, pubsub_message_of
+
+log = logging.getLogger("inboxflow.ingest.entry")
+
+
+@cache
+def ingestor() -> Ingestor:
+    """The instance's ingestor: the node runtime's store and bus, Gmail through the client library."""
+    from ..entry import runtime
+    from .gmail_api import GoogleApiGmailReader
+
+    return Ingestor(runtime(), GoogleApiGmailReader())
+
+
+def reset() -> None:
+    """Forget the cached ingestor (tests change the environment between apps)."""
+    from .. import entry
+
+    ingestor.cache_clear()
+    entry.reset()
+
+
+def _drain_if_embedded(target: Ingestor) -> None:
+    runtime = target.runtime
+    if isinstance(runtime.bus, InProcessBus) and runtime.options.only_node is None:
+        runtime.bus.drain()
+
+
+def handle_gmail_event(cloud_event: Any) -> IngestReport:
+    """Ingest one Gmail watch notification (a Pub/Sub CloudEvent, its data, or a push body).
+
+    Malformed notifications and unknown mailboxes are recorded in ``failures``
+    and return normally (Pub/Sub acknowledges). On the embedded default the
+    started traces run in-process before this returns.
+
+    Raises:
+        RetryableError: Gmail or the store failed transiently; Pub/Sub redelivers.
+    """
+    target = ingestor()
+    report = target.handle_message(pubsub_message_of(cloud_event))
+    _drain_if_embedded(target)
+    return report
+
+
+def in_process_notifier(target: Ingestor) -> Callable[[str, int], None]:
+    """A Gmail double ``on_notify`` hook that ingests right away (the embedded default).
+
+    The notification goes through the same Pub/Sub message decoding as in
+    production, then the traces it starts run on the in-process bus.
+    """
+
+    def notify(email_address: str, history_id: int) -> None:
+        message = GmailNotification(email_address, int(history_id)).to_pubsub_message()
+        target.handle_message(message)
+        _drain_if_embedded(target)
+
+    return notify
+
+
+def renew_watch_http(request: Any = None) -> tuple[str, int, dict[str, str]]:
+    """Renew the Gmail watch of every mailbox; the HTTP answer is a JSON summary.
+
+    Returns:
+        ``(body, status, headers)``: 200 when every mailbox renewed, 500 when
+        any failed (the others were still renewed), so Cloud Scheduler flags it.
+    """
+    from .watch import renew_watches
+
+    target = ingestor()
+    summary = renew_watches(target.store, target.gmail, target.clock)
+    status = 500 if summary["failed"] else 200
+    if summary["failed"]:
+        log.error("watch renewal failed for %d mailbox(es)", len(summary["failed"]))
+    return json.dumps(summary), status, {"Content-Type": "application/json"}

@@ -1,0 +1,471 @@
+"""Gmail ingestion: from a watch notification to one trace per new message (ARCHITECTURE section 5).
+
+For a notification ``{emailAddress, historyId}``:
+
+1. Read the mailbox's cursor in a transaction. A notification at or behind
+   the cursor is stale (out of order or redelivered): nothing to do.
+2. ``history.list`` from the cursor to the last page; keep ``messageAdded``
+   in INBOX, skip SENT and DRAFT. A 404 (cursor too old) or a mailbox without
+   a cursor runs a bounded full sync (``messages.list`` over a recent window)
+   instead, recorded in ``ingest_events`` and on the mailbox.
+3. Per message: claim it (create-only), fetch it raw, parse it, skip our own
+   mail, record loop-guarded mail with the reason, then resume the thread's
+   trace if it waits for a customer reply or start a trace whose id derives
+   from the message. The claim records each decision and its completion, so
+   a run that dies half-way is finished by the next delivery.
+4. Move the cursor forward (a transaction taking the max): only after every
+   message up to it is claimed and carried out.
+
+Rate limits and outages are retried with backoff; if they persist the error
+is raised as ``RetryableError`` so Pub/Sub redelivers the notification.
+Malformed notifications and unknown mailboxes are recorded in ``failures``
+and acknowledged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, TypeVar
+
+from ..errors import PermanentError, RetryableError
+from ..mail import Email, EmailParseError
+from ..runtime import Runtime
+from .claims import FINISHED, Claims, ClaimState
+from .gmail_reader import (
+    INBOX,
+    AddedMessage,
+    GmailError,
+    GmailRateLimited,
+    GmailReader,
+    GmailUnavailable,
+    HistoryExpired,
+    MessageGone,
+    RawMessage,
+)
+from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
+from .notification import BadNotification, GmailNotification, decode_notification
+from .parsing import auto_reply_block, is_own_message, label_skip, parse_raw
+from .threads import ThreadResolver
+
+log = logging.getLogger("inboxflow.ingest")
+
+T = TypeVar("T")
+Outcome = Literal["ingested", "stale", "rejected"]
+FUNCTION = "ingest"
+MAX_RAW_FAILURE_BYTES = 16 * 1024
+
+
+@dataclass
+class IngestOptions:
+    """Tunables of ingestion.
+
+    Attributes:
+        gmail_attempts: tries of one Gmail call on 429/403-rate-limit/5xx before giving up.
+        backoff_base_s: first wait between those tries (doubles, jittered).
+        backoff_max_s: longest single wait.
+        full_sync_days: the window of a full sync (``newer_than:{days}d``).
+        full_sync_max_pages: at most this many ``messages.list`` pages per full sync.
+        max_history_pages: safety bound on one ``history.list`` walk.
+        retention_days: how long claims and records are kept.
+    """
+
+    gmail_attempts: int = 5
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 16.0
+    full_sync_days: int = 7
+    full_sync_max_pages: int = 5
+    max_history_pages: int = 10_000
+    retention_days: float = 30
+
+
+@dataclass
+class IngestReport:
+    """What one notification did (logged, returned, and read by tests and the bench)."""
+
+    mailbox: str
+    history_id: int
+    outcome: Outcome = "ingested"
+    cursor_before: int | None = None
+    cursor_after: int | None = None
+    pages: int = 0
+    listed: int = 0
+    started: list[str] = field(default_factory=list)
+    resumed: list[str] = field(default_factory=list)
+    duplicates: int = 0
+    repaired: int = 0
+    blocked: int = 0
+    own: int = 0
+    skipped: int = 0
+    gone: int = 0
+    unreadable: int = 0
+    full_sync: dict[str, Any] | None = None
+    error: str | None = None
+
+    def summary(self) -> str:
+        """One log line."""
+        if self.outcome != "ingested":
+            return f"{self.mailbox} @{self.history_id}: {self.outcome} {self.error or ''}".strip()
+        return (
+            f"{self.mailbox} @{self.history_id}: cursor {self.cursor_before} -> {self.cursor_after}, "
+            f"{self.listed} listed, {len(self.started)} started, {len(self.resumed)} resumed, "
+            f"{self.duplicates} duplicates, {self.repaired} repaired, {self.blocked} blocked, "
+            f"{self.own} own, {self.skipped} skipped"
+            + (f", full sync of {self.full_sync['messages']}" if self.full_sync else "")
+        )
+
+
+class Ingestor:
+    """Turns Gmail watch notifications into traces.
+
+    Args:
+        runtime: starts and resumes traces; its store holds mailboxes, claims and threads.
+        gmail: the Gmail reader.
+        options: tunables.
+        sleep: how to wait between Gmail retries (default: the runtime's clock).
+    """
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        gmail: GmailReader,
+        options: IngestOptions | None = None,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.store = runtime.store
+        self.clock = runtime.clock
+        self.gmail = gmail
+        self.options = options or IngestOptions()
+        self.sleep = sleep or runtime.clock.sleep
+        retention_s = self.options.retention_days * 86400
+        self.mailboxes = MailboxRegistry(self.store)
+        self.claims = Claims(self.store, retention_s)
+        self.threads = ThreadResolver(self.store)
+
+    # --- entry --------------------------------------------------------------------------
+
+    def handle_message(self, message: Any) -> IngestReport:
+        """Handle the Pub/Sub ``message`` of a Gmail notification.
+
+        Returns normally (Pub/Sub acknowledges) for processed, stale and
+        permanently bad notifications; the bad ones are in ``failures``.
+
+        Raises:
+            RetryableError: Gmail or the store failed transiently; redeliver.
+        """
+        try:
+            notification = decode_notification(message)
+        except BadNotification as exc:
+            self._record_failure(f"not a Gmail notification: {exc}", message=message)
+            log.warning("malformed Gmail notification, acknowledged: %s", exc)
+            return IngestReport(mailbox="", history_id=0, outcome="rejected", error=str(exc))
+        return self.ingest(notification, message=message)
+
+    def ingest(self, notification: GmailNotification, message: Any | None = None) -> IngestReport:
+        """Ingest everything new in a mailbox up to (at least) the notification's history id.
+
+        Raises:
+            RetryableError: Gmail or the store failed transiently; redeliver.
+        """
+        report = IngestReport(notification.email_address, notification.history_id)
+        try:
+            mailbox = self.mailboxes.read_cursor(notification.email_address)
+        except (UnknownMailbox, ValueError) as exc:
+            return self._reject(report, f"unknown mailbox: {exc}", message)
+        if mailbox.graph not in self.runtime.graphs:
+            return self._reject(
+                report, f"mailbox {mailbox.address} starts unknown graph {mailbox.graph!r}", message
+            )
+        report.mailbox = mailbox.address
+        cursor = report.cursor_before = mailbox.history_id
+        if cursor is not None and notification.history_id <= cursor:
+            report.outcome = "stale"
+            report.cursor_after = cursor
+            log.info("%s", report.summary())
+            return report
+
+        updates: dict[str, Any] = {}
+        if cursor is None:
+            new_cursor = self._full_sync(mailbox, notification, report, "the mailbox had no cursor")
+            updates["last_full_sync"] = report.full_sync
+        else:
+            try:
+                new_cursor = self._sync_history(mailbox, cursor, report)
+            except HistoryExpired:
+                reason = f"history from {cursor} is no longer available (404)"
+                new_cursor = self._full_sync(mailbox, notification, report, reason)
+                updates["last_full_sync"] = report.full_sync
+        _, report.cursor_after = self.mailboxes.advance_cursor(
+            mailbox.address, new_cursor, self.clock.now(), **updates
+        )
+        log.info("%s", report.summary())
+        return report
+
+    # --- listing ----------------------------------------------------------------------
+
+    def _sync_history(self, mailbox: Mailbox, cursor: int, report: IngestReport) -> int:
+        """Claim every message added since ``cursor``; returns the history id listed up to."""
+        seen: set[str] = set()
+        latest = cursor
+        for added, history_id in self._history_pages(mailbox.address, cursor, report):
+            latest = max(latest, history_id)
+            for message in added:
+                if message.gmail_id in seen:
+                    continue
+                seen.add(message.gmail_id)
+                report.listed += 1
+                if message.label_ids and label_skip(message.label_ids):
+                    report.skipped += 1
+                    continue
+                self._process(mailbox, message, "history", report)
+        return latest
+
+    def _history_pages(
+        self, address: str, cursor: int, report: IngestReport
+    ) -> Iterator[tuple[list[AddedMessage], int]]:
+        token: str | None = None
+        for _ in range(self.options.max_history_pages):
+            page = self._call(
+                "history.list",
+                lambda token=token: self.gmail.list_history(address, cursor, token),
+            )
+            report.pages += 1
+            yield list(page.added), page.history_id
+            token = page.next_page_token
+            if not token:
+                return
+        raise RetryableError(
+            f"history of {address} from {cursor} has more than {self.options.max_history_pages} pages"
+        )
+
+    def _full_sync(
+        self,
+        mailbox: Mailbox,
+        notification: GmailNotification,
+        report: IngestReport,
+        reason: str,
+    ) -> int:
+        """Claim the INBOX messages of the recent window; returns the new cursor."""
+        query = f"newer_than:{self.options.full_sync_days}d"
+        at = self.clock.now()
+        token: str | None = None
+        pages = listed = 0
+        truncated = False
+        seen: set[str] = set()
+        while True:
+            page = self._call(
+                "messages.list",
+                lambda token=token: self.gmail.list_messages(
+                    mailbox.address, [INBOX], query, token
+                ),
+            )
+            pages += 1
+            for message in page.messages:
+                if message.gmail_id in seen:
+                    continue
+                seen.add(message.gmail_id)
+                listed += 1
+                self._process(mailbox, message, "full_sync", report)
+            token = page.next_page_token
+            if not token:
+                break
+            if pages >= self.options.full_sync_max_pages:
+                truncated = True
+                break
+        report.listed += listed
+        report.pages += pages
+        report.full_sync = {
+            "at": at,
+            "reason": reason,
+            "query": query,
+            "messages": listed,
+            "pages": pages,
+            "truncated": truncated,
+            "started": len(report.started),
+            "history_id": notification.history_id,
+        }
+        now = self.clock.now()
+        self.store.set(
+            f"ingest_events/{_event_id(now)}",
+            {
+                "kind": "full_sync",
+                "mailbox": mailbox.address,
+                **report.full_sync,
+                "expire_at": now + self.options.retention_days * 86400,
+            },
+        )
+        log.warning(
+            "full sync of %s (%s): %d messages in %d pages%s",
+            mailbox.address,
+            reason,
+            listed,
+            pages,
+            ", truncated" if truncated else "",
+        )
+        return notification.history_id
+
+    # --- one message --------------------------------------------------------------------
+
+    def _process(
+        self, mailbox: Mailbox, listed: AddedMessage, via: str, report: IngestReport
+    ) -> None:
+        address, gmail_id = mailbox.address, listed.gmail_id
+        created, claim = self.claims.claim(
+            address, gmail_id, listed.thread_id, self.clock.now(), via
+        )
+        if not created:
+            if claim.get("state") in FINISHED:
+                report.duplicates += 1
+                return
+            report.repaired += 1  # claimed by a run that has not finished it (or died)
+        try:
+            raw = self._call("messages.get", lambda: self.gmail.get_raw(address, gmail_id))
+        except MessageGone:
+            self._finish(address, gmail_id, "gone", report)
+            return
+        skip = label_skip(raw.label_ids) if raw.label_ids else None
+        if skip:
+            self._finish(address, gmail_id, "skipped", report, reason=skip)
+            return
+        try:
+            email = parse_raw(raw, address)
+        except EmailParseError as exc:
+            reason = f"message {gmail_id} of {address} is not a readable email: {exc}"
+            self._record_failure(reason, mailbox=address)
+            self._finish(address, gmail_id, "unreadable", report, reason=str(exc))
+            return
+        facts = {"sender": email.sender.address, "subject": email.subject[:200]}
+        if is_own_message(email):
+            self._finish(address, gmail_id, "own", report, **facts)
+            return
+        blocked = auto_reply_block(email)
+        if blocked:
+            log.info("not answering %s in %s: %s", gmail_id, address, blocked)
+            self._finish(address, gmail_id, "blocked", report, reason=blocked, **facts)
+            return
+        self._start_or_resume(mailbox, raw, email, claim["trace_id"], report, facts)
+
+    def _start_or_resume(
+        self,
+        mailbox: Mailbox,
+        raw: RawMessage,
+        email: Email,
+        trace_id: str,
+        report: IngestReport,
+        facts: dict[str, Any],
+    ) -> None:
+        address, gmail_id, thread_id = mailbox.address, raw.gmail_id, raw.thread_id
+        waiting = self.threads.waiting_for_reply(address, thread_id)
+        decision: dict[str, Any] = (
+            {"action": "resume", "resume_trace_id": waiting.trace_id, "resume_step": waiting.step}
+            if waiting
+            else {"action": "start"}
+        )
+        claim = self.claims.decide(
+            address, gmail_id, {**decision, "thread_id": thread_id}, self.clock.now()
+        )
+        email_json = email.model_dump(mode="json")
+        if claim["action"] == "resume":
+            target, step = str(claim["resume_trace_id"]), int(claim["resume_step"])
+            checkpoint = self.store.get_trace(target)
+            if (
+                checkpoint is not None
+                and checkpoint.status == "waiting"
+                and checkpoint.step == step
+            ):
+                self.runtime.resume(
+                    target,
+                    {
+                        "decision": "reply",
+                        "payload": {"email": email_json},
+                        "reviewer": email.sender.address,
+                    },
+                )
+            self._finish(address, gmail_id, "resumed", report, trace_id=target, **facts)
+            report.resumed.append(target)
+            return
+        try:
+            self.runtime.start(mailbox.graph, {"email": email_json}, trace_id=trace_id)
+        except PermanentError as exc:
+            reason = f"message {gmail_id} of {address} cannot start a trace: {exc}"
+            self._record_failure(reason, mailbox=address)
+            self._finish(address, gmail_id, "unreadable", report, reason=str(exc), **facts)
+            return
+        self.threads.record(address, thread_id, trace_id, self.clock.now())
+        self._finish(address, gmail_id, "started", report, **facts)
+        report.started.append(trace_id)
+
+    def _finish(
+        self,
+        address: str,
+        gmail_id: str,
+        state: ClaimState,
+        report: IngestReport,
+        **fields: Any,
+    ) -> None:
+        self.claims.finish(address, gmail_id, state, self.clock.now(), **fields)
+        if state in ("blocked", "own", "skipped", "gone", "unreadable"):
+            setattr(report, state, getattr(report, state) + 1)
+
+    # --- Gmail calls with backoff ---------------------------------------------------------
+
+    def _call(self, what: str, call: Callable[[], T]) -> T:
+        attempts = max(1, self.options.gmail_attempts)
+        for attempt in range(1, attempts + 1):
+            try:
+                return call()
+            except (GmailRateLimited, GmailUnavailable) as exc:
+                if attempt == attempts:
+                    raise RetryableError(
+                        f"Gmail {what} still failing after {attempts} attempts: {exc}"
+                    ) from exc
+                delay = min(
+                    self.options.backoff_max_s, self.options.backoff_base_s * 2 ** (attempt - 1)
+                )
+                self.sleep(delay * (0.5 + random.random() / 2))
+            except (HistoryExpired, MessageGone):
+                raise
+            except GmailError as exc:
+                # Neither transient nor expected: keep the notification (Pub/Sub redelivers,
+                # its dead-letter policy bounds it) rather than lose mail.
+                raise RetryableError(f"Gmail {what} failed: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    # --- records ------------------------------------------------------------------------
+
+    def _reject(self, report: IngestReport, reason: str, message: Any) -> IngestReport:
+        self._record_failure(reason, message=message, mailbox=report.mailbox)
+        log.warning("Gmail notification refused, acknowledged: %s", reason)
+        report.outcome = "rejected"
+        report.error = reason
+        return report
+
+    def _record_failure(self, reason: str, message: Any = None, mailbox: str = "") -> None:
+        now = self.clock.now()
+        doc: dict[str, Any] = {
+            "status": "failed",
+            "reason": reason,
+            "at": now,
+            "expire_at": now + self.options.retention_days * 86400,
+            "function": FUNCTION,
+            "node": FUNCTION,
+        }
+        if mailbox:
+            doc["mailbox"] = mailbox
+        if message is not None:
+            doc["message"] = json.dumps(message, default=repr)[:MAX_RAW_FAILURE_BYTES]
+        self.store.set(f"failures/{_event_id(now)}", doc)
+
+
+def _event_id(now: float) -> str:
+    return f"{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}"
+
+
+def report_dict(report: IngestReport) -> dict[str, Any]:
+    """The report as JSON-friendly data."""
+    return asdict(report)

@@ -1,0 +1,197 @@
+"""The mailbox registry: ``mailboxes/{address}``.
+
+One document per watched mailbox: the graph its mail starts, its settings
+(reviewers, auto-send, ...), the history cursor ingestion has processed up
+to, and the state of its Gmail watch. The cursor only moves forward, in a
+transaction, whatever order notifications arrive in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from ..ports.checkpoint import CheckpointStore, Transaction
+
+COLLECTION = "mailboxes"
+DEFAULT_GRAPH = "pipeline"
+
+
+class UnknownMailbox(LookupError):
+    """No ``mailboxes/{address}`` document."""
+
+
+class Mailbox(BaseModel):
+    """A watched mailbox.
+
+    Attributes:
+        address: the Gmail address (``userId`` of every API call).
+        graph: the graph a new message starts.
+        settings: per-mailbox settings the graphs read (reviewers, auto_send, ...).
+        history_id: the cursor: every ``messageAdded`` up to it has been claimed.
+        watch_history_id: ``historyId`` of the last ``users.watch`` answer.
+        watch_expiration_ms: when that watch stops (epoch milliseconds).
+        watch_error: why the last renewal failed, if it did.
+        last_full_sync: ``{at, messages, reason, truncated}`` of the last bounded full sync.
+    """
+
+    address: str
+    graph: str = DEFAULT_GRAPH
+    settings: dict[str, Any] = Field(default_factory=dict)
+    history_id: int | None = None
+    watch_history_id: int | None = None
+    watch_expiration_ms: int | None = None
+    watch_renewed_at: float | None = None
+    watch_error: str | None = None
+    last_full_sync: dict[str, Any] | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+    @field_validator("address")
+    @classmethod
+    def _normalise(cls, value: str) -> str:
+        return normalise_address(value)
+
+
+def normalise_address(address: str) -> str:
+    """The registry key of an address: trimmed, lowercased (Gmail addresses are case-blind).
+
+    Raises:
+        ValueError: not an address, or one that cannot be a document id.
+    """
+    value = address.strip().strip("<>").strip().lower()
+    local, at, domain = value.rpartition("@")
+    if not at or not local or not domain or "/" in value or any(c.isspace() for c in value):
+        raise ValueError(f"not a mailbox address: {address!r}")
+    return value
+
+
+def mailbox_path(address: str) -> str:
+    """Document path of a mailbox."""
+    return f"{COLLECTION}/{normalise_address(address)}"
+
+
+class MailboxRegistry:
+    """Reads and updates ``mailboxes/{address}`` through the checkpoint store port."""
+
+    def __init__(self, store: CheckpointStore) -> None:
+        self.store = store
+
+    def add(
+        self,
+        address: str,
+        now: float,
+        graph: str = DEFAULT_GRAPH,
+        settings: Mapping[str, Any] | None = None,
+    ) -> Mailbox:
+        """Register a mailbox, or update the graph and settings of a registered one.
+
+        The cursor and watch state of an existing mailbox are kept.
+        """
+        path = mailbox_path(address)
+
+        def upsert(tx: Transaction) -> Mailbox:
+            doc = tx.get(path)
+            if doc is None:
+                mailbox = Mailbox(address=address, graph=graph, created_at=now)
+            else:
+                mailbox = Mailbox.model_validate(doc).model_copy(update={"graph": graph})
+            if settings is not None:
+                mailbox.settings = {**mailbox.settings, **settings}
+            mailbox.updated_at = now
+            tx.set(path, mailbox.model_dump())
+            return mailbox
+
+        return self.store.run_transaction(upsert)
+
+    def get(self, address: str) -> Mailbox | None:
+        """The mailbox, or None if it is not registered."""
+        doc = self.store.get(mailbox_path(address))
+        return Mailbox.model_validate(doc) if doc is not None else None
+
+    def read_cursor(self, address: str) -> Mailbox:
+        """The mailbox as of now, read in a transaction (a consistent cursor).
+
+        Raises:
+            UnknownMailbox: it is not registered.
+        """
+        path = mailbox_path(address)
+
+        def read(tx: Transaction) -> dict[str, Any] | None:
+            return tx.get(path)
+
+        doc = self.store.run_transaction(read)
+        if doc is None:
+            raise UnknownMailbox(f"mailbox {address!r} is not registered")
+        return Mailbox.model_validate(doc)
+
+    def mailboxes(self) -> list[Mailbox]:
+        """Every registered mailbox, by address."""
+        return [Mailbox.model_validate(doc) for _, doc in self.store.list(COLLECTION)]
+
+    def advance_cursor(
+        self, address: str, history_id: int, now: float, **updates: Any
+    ) -> tuple[int | None, int]:
+        """Move the cursor to ``history_id`` unless it is already there or beyond.
+
+        Args:
+            address: the mailbox.
+            history_id: the history id processed up to.
+            now: the time of the update.
+            **updates: other mailbox fields to set in the same write (``last_full_sync``).
+
+        Returns:
+            ``(before, after)``: the cursor as found and as left (never smaller).
+
+        Raises:
+            UnknownMailbox: it is not registered.
+        """
+        path = mailbox_path(address)
+
+        def advance(tx: Transaction) -> tuple[int | None, int]:
+            doc = tx.get(path)
+            if doc is None:
+                raise UnknownMailbox(f"mailbox {address!r} is not registered")
+            before = doc.get("history_id")
+            after = history_id if before is None else max(int(before), history_id)
+            if after != before or updates:
+                doc.update(updates, history_id=after, updated_at=now)
+                tx.set(path, doc)
+            return before, after
+
+        return self.store.run_transaction(advance)
+
+    def record_watch(
+        self,
+        address: str,
+        now: float,
+        history_id: int | None = None,
+        expiration_ms: int | None = None,
+        error: str | None = None,
+    ) -> Mailbox:
+        """Store the outcome of a ``users.watch`` call.
+
+        A successful watch sets the cursor when the mailbox has none yet (mail
+        after that history id is ingested); an existing cursor is never moved.
+        """
+        path = mailbox_path(address)
+
+        def record(tx: Transaction) -> Mailbox:
+            doc = tx.get(path)
+            if doc is None:
+                raise UnknownMailbox(f"mailbox {address!r} is not registered")
+            mailbox = Mailbox.model_validate(doc)
+            mailbox.watch_error = error
+            mailbox.updated_at = now
+            if error is None:
+                mailbox.watch_history_id = history_id
+                mailbox.watch_expiration_ms = expiration_ms
+                mailbox.watch_renewed_at = now
+                if mailbox.history_id is None and history_id is not None:
+                    mailbox.history_id = history_id
+            tx.set(path, mailbox.model_dump())
+            return mailbox
+
+        return self.store.run_transaction(record)
