@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from ..ports.llm import LanguageModel, LLMFailed, LLMTask, LLMUsage, Out
 
@@ -377,7 +377,9 @@ class GeminiModel(LanguageModel):
                 usage.errors.append(f"schema: {exc}")
                 if schema_attempt == 2:
                     usage.outcome = "failed"
-                    raise LLMFailed(f"{task.name}: output did not match schema: {exc}", usage)
+                    raise LLMFailed(
+                        f"{task.name}: output did not match schema: {exc}", usage
+                    ) from None
                 contents = [
                     *contents,
                     types.ModelContent(parts=[types.Part(text=text or "")]),

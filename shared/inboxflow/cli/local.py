@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+from contextlib import AbstractContextManager, nullcontext
 from importlib import resources
 from pathlib import Path
 
@@ -102,20 +103,34 @@ def show(runtime: Runtime, trace_ids: list[str], console: Console, title: str) -
         )
 
 
+GEMINI_DOUBLE_HELP = "Send every LLM call through google-genai to a local Gemini API double."
+
+
+def llm_double(enabled: bool) -> AbstractContextManager[object]:
+    """For ``--gemini-double``: a Gemini double and the environment that selects it."""
+    if not enabled:
+        return nullcontext()
+    from ..doubles.gemini_api import gemini_double_environment
+
+    return gemini_double_environment()
+
+
 def demo(
     home: Path = typer.Option(Path(".inboxflow"), help="Folder of the embedded store."),
+    gemini_double: bool = typer.Option(False, "--gemini-double", help=GEMINI_DOUBLE_HELP),
 ) -> None:
     """Process the bundled sample inbox through the email pipeline on the embedded default."""
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     console = Console()
-    runtime = embedded_runtime(home)
-    files = sample_inbox()
-    console.print(
-        f"[bold]inboxflow demo[/bold]: {len(files)} sample emails → graph [bold]pipeline[/bold] "
-        f"(classify → retrieve → decide → execute_tools → generate → review → dispatch)\n"
-        f"store: SQLite {runtime.services['settings'].sqlite_path} · bus: in-process · model: {runtime.llm.name}"
-    )
-    trace_ids, _ = process(runtime, files, console)
+    with llm_double(gemini_double):
+        runtime = embedded_runtime(home)
+        files = sample_inbox()
+        console.print(
+            f"[bold]inboxflow demo[/bold]: {len(files)} sample emails → graph [bold]pipeline[/bold] "
+            f"(classify → retrieve → decide → execute_tools → generate → review → dispatch)\n"
+            f"store: SQLite {runtime.services['settings'].sqlite_path} · bus: in-process · model: {runtime.llm.name}"
+        )
+        trace_ids, _ = process(runtime, files, console)
     show(runtime, trace_ids, console, f"{len(trace_ids)} sample emails")
 
 
@@ -123,15 +138,19 @@ def run(
     files: list[Path] = typer.Argument(..., help=".eml or .json emails", exists=False),
     home: Path = typer.Option(Path(".inboxflow"), help="Folder of the embedded store."),
     graph: str = typer.Option("pipeline", help="Graph to run."),
+    gemini_double: bool = typer.Option(False, "--gemini-double", help=GEMINI_DOUBLE_HELP),
 ) -> None:
     """Process your own .eml or JSON emails through a graph on the embedded default."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     console = Console()
-    runtime = embedded_runtime(home)
-    if graph not in runtime.graphs:
-        console.print(f"[red]unknown graph {graph!r}[/red]; graphs: {', '.join(runtime.graphs)}")
-        raise typer.Exit(2)
-    trace_ids, errors = process(runtime, list(files), console, graph)
+    with llm_double(gemini_double):
+        runtime = embedded_runtime(home)
+        if graph not in runtime.graphs:
+            console.print(
+                f"[red]unknown graph {graph!r}[/red]; graphs: {', '.join(runtime.graphs)}"
+            )
+            raise typer.Exit(2)
+        trace_ids, errors = process(runtime, list(files), console, graph)
     show(runtime, trace_ids, console, f"{len(trace_ids)} emails")
     if errors:
         raise typer.Exit(1)
