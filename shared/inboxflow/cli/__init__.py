@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import dev, inspect, local
+from . import approvals, dev, inspect, local
 
 app = typer.Typer(
     name="inboxflow",
@@ -20,6 +20,8 @@ app.command("traces")(inspect.traces)
 app.command("failures")(inspect.failures)
 app.command("dev")(dev.dev)
 app.command("send")(dev.send)
+app.command("approvals")(approvals.approvals)
+app.command("serve")(approvals.serve)
 
 infra_app = typer.Typer(help="Terraform helpers.", no_args_is_help=True)
 app.add_typer(infra_app, name="infra")

@@ -7,6 +7,7 @@ import shutil
 from contextlib import AbstractContextManager, nullcontext
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -132,6 +133,40 @@ def demo(
         )
         trace_ids, _ = process(runtime, files, console)
     show(runtime, trace_ids, console, f"{len(trace_ids)} sample emails")
+    show_approvals(runtime, trace_ids, console)
+
+
+def show_approvals(runtime: Runtime, trace_ids: list[str], console: Console) -> None:
+    """Fire due deadlines, then print a review link for the first email waiting for a human."""
+    service = runtime.services["approvals"]
+    fired = service.tasks.queue.run_due(runtime.clock.now(), _in_process_timeout(service))
+    if fired:
+        console.print(f"deadline tasks fired: {fired}")
+    ours = set(trace_ids)
+    waiting = [a for a in service.pending() if a.trace_id in ours]
+    if not waiting:
+        return
+    first = waiting[0]
+    reviewer = first.reviewers[0]
+    link = service.issue_link(first, reviewer)
+    cli = "inboxflow" if shutil.which("inboxflow") else ".venv/bin/inboxflow"
+    console.print(
+        f"\n[bold]{len(waiting)} emails wait for a human decision[/bold] "
+        f"(reviewer emails in the outbox, deadline tasks scheduled). Review one:\n"
+        f"  1. [bold]{cli} serve[/bold]   (the approval function on {service.config.base_url})\n"
+        f"  2. open {link}\n"
+        f"     {first.context.get('subject', '')} - as {reviewer}\n"
+        f"All pending approvals with links: [bold]{cli} approvals[/bold]"
+    )
+
+
+def _in_process_timeout(service: Any) -> Any:
+    def run(task: Any) -> None:
+        service.on_timeout(
+            str(task.payload.get("approval_id", "")), int(task.payload.get("hop", 0))
+        )
+
+    return run
 
 
 def run(

@@ -1,0 +1,574 @@
+"""Human approval on the embedded default: the pause, the approval function, and attacks on it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inboxflow.approvals.records import token_hash
+from inboxflow.envelope import Envelope
+from inboxflow.pipeline.settings import PipelineSettings
+from inboxflow.runtime import payload_hash
+from tests.approval_harness import BACKUP, REVIEWERS, Harness, Link, sample
+from tests.pipeline_harness import mailbox_writes
+
+
+@pytest.fixture
+def h(tmp_path: Path) -> Harness:
+    return Harness(tmp_path)
+
+
+def _paused(h: Harness) -> tuple[str, list[Link]]:
+    trace_id = h.start()
+    checkpoint = h.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.status == "waiting"
+    links = h.links(h.approval_of(trace_id).approval_id)
+    assert len(links) == len(REVIEWERS)
+    return trace_id, links
+
+
+def _form(link: Link, decision: str, **edit: str) -> dict[str, str]:
+    return {"token": link.token, "decision": decision, **edit}
+
+
+# --- the pause -------------------------------------------------------------------------
+
+
+def test_pause_commits_an_approval_and_notifies_each_reviewer_once(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    approval = h.approval_of(trace_id)
+    assert approval.status == "pending"
+    assert approval.payload_hash == payload_hash(approval.payload)
+    assert approval.reviewers == list(REVIEWERS)
+    assert approval.deadline == pytest.approx(h.clock.now() + 3600, abs=5)
+    assert {link.to for link in links} == set(REVIEWERS)
+    # Only hashes are stored, one per reviewer, bound to approval and reviewer, expiring.
+    tokens = dict(h.store.list("approval_tokens"))
+    assert set(tokens) == {token_hash(link.token) for link in links}
+    for link in links:
+        record = tokens[token_hash(link.token)]
+        assert (record["approval_id"], record["reviewer"]) == (approval.approval_id, link.to)
+        assert record["expires_at"] == approval.deadline and record["used_at"] is None
+    everything = json.dumps(
+        [
+            doc
+            for c in ("approvals", "approval_tokens", "outbox", "effects")
+            for doc in h.store.list(c)
+            if c != "outbox"
+        ]
+    )
+    assert not any(link.token in everything for link in links)
+    # The deadline task, named after the approval, at the deadline, on the timeout endpoint.
+    tasks = h.tasks.pending()  # type: ignore[attr-defined]
+    assert [t.name for t in tasks] == [f"{approval.approval_id}-d0"]
+    assert tasks[0].run_at == approval.deadline
+    assert tasks[0].url == "http://approvals.test/timeout"
+    assert tasks[0].audience == "http://approvals.test"
+    # A redelivery of the pausing step sends nothing twice.
+    h.service.after_pause(approval)
+    h.runtime.handle(
+        Envelope(trace_id=trace_id, graph="pipeline", node="review", step=approval.step, sent_at=0)
+    )
+    assert len(h.links(approval.approval_id)) == len(REVIEWERS)
+    assert len(h.tasks.pending()) == 1  # type: ignore[attr-defined]
+
+
+def test_notification_lost_in_a_crash_is_sent_on_redelivery(h: Harness) -> None:
+    calls = {"n": 0}
+    send = h.outbox.send
+
+    def flaky(*args: Any) -> dict[str, Any]:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise ConnectionError("gmail went away")
+        return send(*args)
+
+    h.outbox.send = flaky  # type: ignore[method-assign]
+    h.runtime.options.node_attempts = 1
+    trace_id = h.start()  # the in-process bus redelivers after the failure
+    approval = h.approval_of(trace_id)
+    assert sorted(link.to for link in h.links(approval.approval_id)) == sorted(REVIEWERS)
+
+
+def test_notification_email_has_the_email_the_draft_and_the_link(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    message = h.outbox.messages(REVIEWERS[0])[0]
+    approval = h.approval_of(trace_id)
+    assert links[0].path.split("?")[0] in message["text"]
+    assert approval.payload["draft"][:40] in message["text"]
+    assert "Sofia" in message["text"] or "sofia" in message["text"]
+    assert links[0].token in message["html"]
+
+
+# --- GET never changes state -----------------------------------------------------------
+
+
+def test_get_renders_the_review_page_and_changes_nothing(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    before = h.snapshot(trace_id)
+    for _ in range(3):  # a link scanner, a previewer, the reviewer
+        response = h.client.get(links[0].path)
+        assert response.status_code == 200
+    assert h.client.head(links[0].path).status_code == 200
+    page = response.get_data(as_text=True)
+    approval = h.approval_of(trace_id)
+    assert 'name="decision"' in page and 'value="approve"' in page and 'value="reject"' in page
+    assert "textarea" in page and f'value="{links[0].token}"' in page
+    assert "complaint" in page.lower()
+    assert response.headers["Cache-Control"] == "no-store"
+    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert "default-src 'none'" in response.headers["Content-Security-Policy"]
+    assert approval.status == "pending"
+    assert h.snapshot(trace_id) == before
+
+
+# --- deciding ----------------------------------------------------------------------------
+
+
+def test_approve_with_an_edit_dispatches_exactly_the_edited_text(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    edited = "Hi Sofia,\n\nWe refunded the duplicate charge today.\n\nMaya"
+    response = h.client.post(
+        f"/a/{links[1].approval_id}", data=_form(links[1], "approve", draft=edited)
+    )
+    assert response.status_code == 200, response.data
+    checkpoint = h.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.status == "done"
+    assert checkpoint.state["dispatch"]["approved_by"] == links[1].to
+    assert checkpoint.state["dispatch"]["edited"] is True
+    (draft,) = mailbox_writes(h.store, trace_id)
+    assert draft["body"] == edited
+    approval = h.approval_of(trace_id)
+    assert approval.decided_by == links[1].to and approval.decision == "approve"
+    assert approval.applied_payload_hash == payload_hash({**approval.payload, "draft": edited})
+
+
+def test_approve_unedited_dispatches_the_approved_payload(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    approval = h.approval_of(trace_id)
+    assert (
+        h.client.post(f"/a/{approval.approval_id}", data=_form(links[0], "approve")).status_code
+        == 200
+    )
+    (draft,) = mailbox_writes(h.store, trace_id)
+    assert draft["body"] == approval.payload["draft"]
+    assert h.approval_of(trace_id).edited is False
+
+
+def test_reject_ends_the_trace_rejected_without_a_draft(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    response = h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "reject"))
+    assert response.status_code == 200
+    checkpoint = h.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.status == "rejected"
+    assert mailbox_writes(h.store, trace_id) == []
+
+
+# --- attacks -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make_request", "status"),
+    [
+        pytest.param(
+            lambda l: ("post", f"/a/{l.approval_id}", {"token": "A" * 43, "decision": "approve"}),
+            403,
+            id="forged-token",
+        ),
+        pytest.param(
+            lambda l: ("get", f"/a/{l.approval_id}?t={'B' * 43}", None), 403, id="forged-token-get"
+        ),
+        pytest.param(
+            lambda l: ("post", f"/a/{l.approval_id}", {"decision": "approve"}),
+            400,
+            id="post-without-token",
+        ),
+        pytest.param(lambda l: ("get", f"/a/{l.approval_id}", None), 400, id="get-without-token"),
+        pytest.param(
+            lambda l: ("post", f"/a/{l.approval_id}", {"token": l.token, "decision": "ignore"}),
+            400,
+            id="decision-not-offered",
+        ),
+        pytest.param(
+            lambda l: (
+                "post",
+                f"/a/{l.approval_id}",
+                {"token": l.token, "decision": "approve", "draft": "x" * 20_001},
+            ),
+            413,
+            id="oversized-edit",
+        ),
+        pytest.param(
+            lambda l: (
+                "post",
+                f"/a/{l.approval_id}",
+                {"token": l.token, "decision": "approve", "to": "a@x.io, b@y.io"},
+            ),
+            400,
+            id="edit-adds-recipients",
+        ),
+        pytest.param(
+            lambda l: (
+                "post",
+                f"/a/{l.approval_id}",
+                {"token": l.token, "decision": "approve", "subject": "Hi\r\nBcc: evil@x.io"},
+            ),
+            400,
+            id="header-injection-in-subject",
+        ),
+        pytest.param(
+            lambda l: (
+                "post",
+                f"/a/{l.approval_id}",
+                {"token": l.token, "decision": "approve", "draft": "y" * 300_000},
+            ),
+            413,
+            id="oversized-body",
+        ),
+        pytest.param(
+            lambda l: ("post", "/a/nope-1", {"token": l.token, "decision": "approve"}),
+            403,
+            id="unknown-approval",
+        ),
+        pytest.param(
+            lambda l: ("post", f"/a/{l.approval_id}/..", {"token": l.token, "decision": "approve"}),
+            404,
+            id="path-games",
+        ),
+        pytest.param(
+            lambda l: ("put", f"/a/{l.approval_id}", {"token": l.token, "decision": "approve"}),
+            405,
+            id="wrong-method",
+        ),
+    ],
+)
+def test_refused_requests_change_nothing(h: Harness, make_request: Any, status: int) -> None:
+    trace_id, links = _paused(h)
+    before = h.snapshot(trace_id)
+    method, path, form = make_request(links[0])
+    response = getattr(h.client, method)(path, data=form)
+    assert response.status_code == status, response.get_data(as_text=True)[:300]
+    assert links[0].token not in response.get_data(as_text=True) or status == 200
+    assert h.snapshot(trace_id) == before
+
+
+def test_token_of_another_approval_is_refused(h: Harness) -> None:
+    first, first_links = _paused(h)
+    second = h.start(sample("15-complaint-exports-broken"))
+    second_approval = h.approval_of(second)
+    before = h.snapshot(second)
+    response = h.client.post(
+        f"/a/{second_approval.approval_id}", data=_form(first_links[0], "approve")
+    )
+    assert response.status_code == 403
+    assert (
+        h.client.get(f"/a/{second_approval.approval_id}?t={first_links[0].token}").status_code
+        == 403
+    )
+    assert h.snapshot(second) == before
+    assert h.approval_of(first).status == "pending"
+
+
+def test_token_of_another_reviewer_cannot_decide_as_them(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    ana, ben = links
+    before = h.snapshot(trace_id)
+    # JSON API: Ana's token claiming to be Ben.
+    response = h.client.post(
+        f"/api/approvals/{ana.approval_id}/decision",
+        json={"decision": "approve", "reviewer": ben.to},
+        headers={"Authorization": f"Bearer {ana.token}"},
+    )
+    assert response.status_code == 403
+    assert h.snapshot(trace_id) == before
+    # The form ignores any reviewer field: the decision is Ana's.
+    form = {**_form(ana, "reject"), "reviewer": ben.to, "decided_by": ben.to}
+    assert h.client.post(f"/a/{ana.approval_id}", data=form).status_code == 200
+    assert h.approval_of(trace_id).decided_by == ana.to
+
+
+def test_expired_token_is_refused(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    before = h.snapshot(trace_id)
+    h.clock.advance(3601)
+    assert h.client.get(links[0].path).status_code == 410
+    response = h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "approve"))
+    assert response.status_code == 410
+    assert "expired" in response.get_data(as_text=True).lower()
+    assert h.snapshot(trace_id) == before
+
+
+def test_replayed_token_after_a_decision_sees_already_decided(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    assert (
+        h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "reject")).status_code
+        == 200
+    )
+    after = h.snapshot(trace_id)
+    for link, decision in ((links[0], "approve"), (links[1], "approve")):
+        response = h.client.post(f"/a/{link.approval_id}", data=_form(link, decision))
+        assert response.status_code == 409
+        page = response.get_data(as_text=True)
+        assert links[0].to in page and link.token not in page
+    decided_page = h.client.get(links[1].path)
+    assert decided_page.status_code == 200
+    assert links[0].to in decided_page.get_data(as_text=True)
+    assert h.snapshot(trace_id) == after
+
+
+def test_fifty_concurrent_decisions_apply_exactly_one(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    barrier = threading.Barrier(50)
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def decide(n: int) -> None:
+        link = links[n % 2]
+        client = h.app.test_client()
+        barrier.wait()
+        response = client.post(
+            f"/a/{link.approval_id}", data=_form(link, "approve" if n % 3 else "reject")
+        )
+        with lock:
+            statuses.append(response.status_code)
+
+    threads = [threading.Thread(target=decide, args=(n,)) for n in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [200] + [409] * 49
+    approval = h.approval_of(trace_id)
+    checkpoint = h.store.get_trace(trace_id)
+    assert checkpoint is not None
+    expected = "done" if approval.decision == "approve" else "rejected"
+    assert checkpoint.status == expected
+    assert len(mailbox_writes(h.store, trace_id)) == (1 if approval.decision == "approve" else 0)
+    used = [doc for _, doc in h.store.list("approval_tokens") if doc.get("used_at")]
+    assert len(used) == 1
+
+
+class _Inert(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts = 0
+        self.handlers: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.scripts += tag in ("script", "iframe", "object", "embed")
+        self.handlers += [name for name, _ in attrs if name.startswith("on")]
+        self.handlers += [
+            f"{name}={value}"
+            for name, value in attrs
+            if value and value.strip().lower().startswith("javascript:")
+        ]
+
+
+def test_hostile_email_is_rendered_inert(h: Harness) -> None:
+    email = sample("04-complaint-double-charge")
+    email["subject"] = "Refund <script>alert('s')</script> now"
+    email["body_text"] = (
+        "I was charged twice! <img src=x onerror=alert(1)> </textarea><script>alert(2)</script>"
+        '<a href="javascript:alert(3)">click</a> {{ 7*7 }}'
+    )
+    trace_id = h.start(email)
+    link = h.links(h.approval_of(trace_id).approval_id)[0]
+    page = h.client.get(link.path).get_data(as_text=True)
+    parser = _Inert()
+    parser.feed(page)
+    assert parser.scripts == 0 and parser.handlers == []
+    assert "&lt;script&gt;alert(&#39;s&#39;)&lt;/script&gt;" in page or "&lt;script&gt;" in page
+    assert "{{ 7*7 }}" in page and "49" not in page.split("{{ 7*7 }}")[0][-5:]
+    message = h.outbox.messages(link.to)[0]
+    html_parser = _Inert()
+    html_parser.feed(message["html"])
+    assert html_parser.scripts == 0 and html_parser.handlers == []
+
+
+def test_a_resume_that_does_not_match_the_approved_payload_is_refused(h: Harness) -> None:
+    trace_id, _ = _paused(h)
+    approval = h.approval_of(trace_id)
+    forged = {
+        "decision": "approve",
+        "reviewer": "x@evil.io",
+        "approval_id": approval.approval_id,
+        "payload": {**approval.payload, "draft": "wire money to ..."},
+        "payload_hash": approval.payload_hash,
+    }
+    h.runtime.resume(trace_id, forged)
+    h.drain()
+    wrong_approval = {
+        "decision": "approve",
+        "approval_id": "other-1",
+        "payload": None,
+        "payload_hash": approval.payload_hash,
+    }
+    h.runtime.resume(trace_id, wrong_approval)
+    h.drain()
+    checkpoint = h.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.status == "waiting"
+    assert mailbox_writes(h.store, trace_id) == []
+    reasons = [doc["reason"] for _, doc in h.store.list("failures")]
+    assert any("hash of what was approved" in r for r in reasons)
+    assert any("waits on" in r for r in reasons)
+
+
+# --- deadlines -------------------------------------------------------------------------
+
+
+def test_deadline_needs_review(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    assert h.run_due_tasks() == 0
+    h.clock.advance(3600)
+    assert h.run_due_tasks() == 1
+    checkpoint = h.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.status == "needs_review"
+    assert "no decision within 1 h" in (checkpoint.error or "")
+    assert h.approval_of(trace_id).status == "timed_out"
+    response = h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "approve"))
+    assert response.status_code == 409
+    assert mailbox_writes(h.store, trace_id) == []
+
+
+def test_deadline_reject(tmp_path: Path) -> None:
+    h = Harness(
+        tmp_path,
+        settings=PipelineSettings(
+            reviewers=REVIEWERS, approval_deadline_s=60, approval_on_timeout="reject"
+        ),
+    )
+    trace_id, _ = _paused(h)
+    h.clock.advance(61)
+    assert h.run_due_tasks() == 1
+    checkpoint = h.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.status == "rejected"
+    assert h.approval_of(trace_id).decided_by == "deadline"
+
+
+def test_deadline_escalates_to_backup_who_approves(tmp_path: Path) -> None:
+    h = Harness(
+        tmp_path,
+        settings=PipelineSettings(
+            reviewers=REVIEWERS,
+            approval_deadline_s=600,
+            approval_on_timeout="escalate",
+            escalate_to=(BACKUP,),
+        ),
+    )
+    trace_id, first_links = _paused(h)
+    h.clock.advance(600)
+    assert h.run_due_tasks() == 1
+    approval = h.approval_of(trace_id)
+    assert approval.round == 1 and approval.status == "pending"
+    assert approval.deadline == pytest.approx(h.clock.now() + 600)
+    backup_links = [link for link in h.links(approval.approval_id) if link.to == BACKUP]
+    assert len(backup_links) == 1
+    assert [t.name for t in h.tasks.pending()] == [f"{approval.approval_id}-d1"]  # type: ignore[attr-defined]
+    # The first reviewers' links expired with the first deadline.
+    assert h.client.get(first_links[0].path).status_code == 410
+    response = h.client.post(f"/a/{approval.approval_id}", data=_form(backup_links[0], "approve"))
+    assert response.status_code == 200
+    checkpoint = h.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.status == "done"
+    assert checkpoint.state["dispatch"]["approved_by"] == BACKUP
+    # The second deadline finds it decided and does nothing.
+    h.clock.advance(600)
+    assert h.run_due_tasks() == 1
+    assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
+
+
+def test_timeout_before_the_deadline_reschedules_and_changes_nothing(h: Harness) -> None:
+    trace_id, _ = _paused(h)
+    approval = h.approval_of(trace_id)
+    before = h.snapshot(trace_id)
+    response = h.client.post("/timeout", json={"approval_id": approval.approval_id})
+    assert response.status_code == 200 and response.get_json()["action"] == "rescheduled"
+    after = h.snapshot(trace_id)
+    assert after["trace"] == before["trace"] and after["approval"] == before["approval"]
+
+
+def test_timeout_after_a_decision_does_nothing(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "approve"))
+    h.clock.advance(3600)
+    assert h.run_due_tasks() == 1
+    assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
+    assert len(mailbox_writes(h.store, trace_id)) == 1
+
+
+def test_lost_resume_is_published_by_the_deadline_task(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    resume = h.service.resume
+    h.service.resume = lambda *a: (_ for _ in ()).throw(ConnectionError("pubsub down"))  # type: ignore[assignment]
+    with pytest.raises(ConnectionError):
+        h.service.decide(links[0].approval_id, links[0].token, "approve")
+    assert h.store.get_trace(trace_id).status == "waiting"  # type: ignore[union-attr]
+    h.service.resume = resume  # type: ignore[method-assign]
+    h.clock.advance(3600)
+    h.run_due_tasks()
+    assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
+    assert len(mailbox_writes(h.store, trace_id)) == 1
+
+
+# --- JSON API --------------------------------------------------------------------------
+
+
+def test_json_api_reads_and_decides_with_the_token(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    auth = {"Authorization": f"Bearer {links[0].token}"}
+    doc = h.client.get(f"/api/approvals/{links[0].approval_id}", headers=auth).get_json()
+    assert doc["status"] == "pending" and doc["choices"] == ["approve", "reject"]
+    assert doc["payload_hash"] == payload_hash(doc["payload"])
+    assert h.client.get(f"/api/approvals/{links[0].approval_id}").status_code == 400
+    response = h.client.post(
+        f"/api/approvals/{links[0].approval_id}/decision",
+        json={"decision": "approve", "edit": {"draft": "Short and sweet."}},
+        headers=auth,
+    )
+    assert response.status_code == 200 and response.get_json()["edited"] is True
+    (draft,) = mailbox_writes(h.store, trace_id)
+    assert draft["body"] == "Short and sweet."
+    again = h.client.post(
+        f"/api/approvals/{links[0].approval_id}/decision", json={"decision": "reject"}, headers=auth
+    )
+    assert again.status_code == 409 and again.get_json()["decided_by"] == links[0].to
+
+
+def test_pending_list_needs_the_api_key(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    assert h.client.get("/api/pending").status_code == 401
+    assert (
+        h.client.get(
+            "/api/pending", headers={"Authorization": f"Bearer {links[0].token}"}
+        ).status_code
+        == 401
+    )
+    key = {"Authorization": "Bearer " + "k" * 40}
+    items = h.client.get(f"/api/pending?reviewer={REVIEWERS[0]}", headers=key).get_json()["pending"]
+    assert [i["trace_id"] for i in items] == [trace_id]
+    assert (
+        h.client.get("/api/pending?reviewer=nobody@x.io", headers=key).get_json()["pending"] == []
+    )
+    # A chat integration decides for a named reviewer with the key.
+    response = h.client.post(
+        f"/api/approvals/{links[0].approval_id}/decision",
+        json={"decision": "reject", "reviewer": REVIEWERS[1]},
+        headers=key,
+    )
+    assert response.status_code == 200 and response.get_json()["decided_by"] == REVIEWERS[1]
+    outsider = h.client.post(
+        f"/api/approvals/{links[0].approval_id}/decision",
+        json={"decision": "approve", "reviewer": "mallory@evil.io"},
+        headers=key,
+    )
+    assert outsider.status_code in (403, 409)
+
+
+def test_token_hash_is_sha256() -> None:
+    assert token_hash("abc") == hashlib.sha256(b"abc").hexdigest()
