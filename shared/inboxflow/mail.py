@@ -2,27 +2,29 @@
 
 An ``Email`` keeps every header (lowercased names), the full plain-text body,
 the HTML body when there is one, and attachment metadata only: attachment
-bytes are blobs stored beside the trace, never copied into its state.
+bytes stay in the mailbox (``gmail_id`` + ``part_id``), never in trace state.
+Bodies too large for a checkpoint are cut with a visible marker
+(``body_truncated``, ``body_chars``). MIME parsing lives in
+:mod:`inboxflow.mime_parse` (:func:`parse_message`); the model sees
+:meth:`Email.body_for_model`: the new text of the message, quoted replies and
+signature trimmed, capped.
 """
 
 from __future__ import annotations
 
-import email
-import email.policy
 import hashlib
-import html
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from email.message import EmailMessage
 from email.utils import getaddresses, parseaddr, parsedate_to_datetime
-from html.parser import HTMLParser
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+
+from .html_text import html_to_text
 
 MODEL_BODY_LIMIT = 20_000
 """Characters of body text shown to a model; the rest is cut with a visible marker."""
@@ -76,16 +78,72 @@ class Address(BaseModel):
 
 
 class Attachment(BaseModel):
-    """Attachment metadata; the bytes live in the blob store, not in state."""
+    """Attachment metadata; the bytes stay in the mailbox, never in state.
+
+    A tool fetches the bytes with Gmail ``messages.attachments.get`` using the
+    ``attachmentId`` of the payload part whose ``partId`` equals ``part_id``
+    (``messages.get(format="full")``), or ``attachment_id`` when ingestion had it.
+    """
 
     filename: str = ""
     content_type: str = "application/octet-stream"
     size: int = 0
+    """Decoded size in bytes."""
     content_id: str | None = None
+    """Content-ID without angle brackets (``cid:`` references in the HTML)."""
+    attachment_id: str | None = None
+    """Gmail's attachment id, when known."""
+    part_id: str | None = None
+    """MIME part path in Gmail's ``partId`` numbering (``"1"``, ``"1.0"``...)."""
+    inline: bool = False
+    """An inline resource (image of a ``multipart/related`` body), not a file the sender attached."""
+
+
+class CalendarInvite(BaseModel):
+    """The first event of a ``text/calendar`` part (RFC 5545 / iTIP RFC 5546)."""
+
+    method: str = ""
+    """iTIP method: ``REQUEST``, ``CANCEL``, ``REPLY``..."""
+    uid: str = ""
+    summary: str = ""
+    start: str = ""
+    """ISO 8601 (``2027-01-15T15:00:00+00:00``, local time when ``timezone`` names a zone)."""
+    end: str = ""
+    timezone: str = ""
+    organizer: str = ""
+    location: str = ""
+
+    def readable(self) -> str:
+        """One line for the body text the model reads."""
+        kind = {"CANCEL": "cancellation", "REPLY": "reply"}.get(self.method, "invitation")
+        parts = [self.summary or "(no title)"]
+        if self.start:
+            when = f"{self.start} to {self.end}" if self.end else self.start
+            parts.append(f"{when} {self.timezone}".strip())
+        if self.location:
+            parts.append(f"at {self.location}")
+        if self.organizer:
+            parts.append(f"organizer {self.organizer}")
+        return f"[Calendar {kind}: {', '.join(parts)}]"
+
+
+class ForwardedMessage(BaseModel):
+    """Headers of a message forwarded as a ``message/rfc822`` part (its text is in the body)."""
+
+    sender: str = ""
+    to: str = ""
+    subject: str = ""
+    date: str = ""
+    message_id: str | None = None
+    part_id: str | None = None
 
 
 class Email(BaseModel):
-    """One received message."""
+    """One received message.
+
+    Fields added after the first release all have defaults: traces stored
+    before them still load.
+    """
 
     message_id: str
     thread_id: str
@@ -100,10 +158,39 @@ class Email(BaseModel):
     """Every header, names lowercased; repeated headers joined by newlines."""
     received_at: datetime
     attachments: list[Attachment] = Field(default_factory=list)
+    gmail_id: str | None = None
+    """Gmail's message id: where the full message and attachment bytes stay."""
+    label_ids: list[str] = Field(default_factory=list)
+    in_reply_to: str | None = None
+    """The first id of ``In-Reply-To``, without angle brackets."""
+    references: list[str] = Field(default_factory=list)
+    """The ids of ``References``, oldest first, without angle brackets."""
+    body_chars: int = 0
+    """Characters of the body text as received (more than ``len(body_text)`` when truncated)."""
+    body_truncated: bool = False
+    """``body_text`` was cut for storage; the end carries a visible marker."""
+    calendar: CalendarInvite | None = None
+    forwarded: list[ForwardedMessage] = Field(default_factory=list)
+    parse_warnings: list[str] = Field(default_factory=list)
+    """What was repaired or dropped while parsing (bad charset, broken MIME...)."""
+
+    @model_validator(mode="after")
+    def _count_body(self) -> Email:
+        if not self.body_truncated and self.body_chars < len(self.body_text):
+            self.body_chars = len(self.body_text)
+        return self
 
     def body_for_model(self, limit: int = MODEL_BODY_LIMIT) -> str:
-        """The body text capped at ``limit`` characters, with a visible truncation marker."""
+        """The text a model reads: quoted replies and signature trimmed, capped at ``limit``.
+
+        Forwarded messages are kept whole (they are the content). When nothing
+        new is left after trimming, the full text is used. Trimming and the cap
+        are both announced in the text.
+        """
         text = self.body_text
+        trimmed = strip_quoted(text)
+        if trimmed and len(trimmed) < len(text.strip()):
+            text = f"{trimmed}\n{TRIMMED_MARKER}"
         if len(text) <= limit:
             return text
         return f"{text[:limit]}\n[... truncated: {len(text) - limit} more characters not shown ...]"
@@ -121,13 +208,45 @@ class Email(BaseModel):
 # --- loaders -----------------------------------------------------------------------------
 
 
-def email_from_eml(raw: bytes, mailbox: str | None = None) -> Email:
-    """Parse an RFC 5322 message.
+def parse_message(
+    raw: bytes,
+    *,
+    mailbox: str,
+    gmail_id: str | None = None,
+    thread_id: str | None = None,
+    label_ids: Sequence[str] = (),
+    internal_date_ms: int | None = None,
+) -> Email:
+    """Parse RFC 5322 / MIME bytes into an Email (see :func:`inboxflow.mime_parse.parse_message`).
 
-    Multipart messages give their ``text/plain`` body; HTML-only messages are
-    converted to text (the HTML is kept in ``body_html``). Any declared
-    charset Python knows is decoded; unknown ones fall back to UTF-8 with
-    replacement characters.
+    Args:
+        raw: the message bytes (Gmail ``format=raw``, decoded from base64url).
+        mailbox: the receiving mailbox; empty means ``Delivered-To`` or the first recipient.
+        gmail_id: Gmail's message id.
+        thread_id: Gmail's thread id (default: derived from ``References``).
+        label_ids: Gmail label ids.
+        internal_date_ms: Gmail's ``internalDate``; the received time when given.
+
+    Returns:
+        The email, with ``parse_warnings`` for anything repaired.
+
+    Raises:
+        EmailParseError: not an email, or no usable sender address.
+    """
+    from .mime_parse import parse_message as parse
+
+    return parse(
+        raw,
+        mailbox=mailbox,
+        gmail_id=gmail_id,
+        thread_id=thread_id,
+        label_ids=label_ids,
+        internal_date_ms=internal_date_ms,
+    )
+
+
+def email_from_eml(raw: bytes, mailbox: str | None = None) -> Email:
+    """Parse an RFC 5322 message (an ``.eml`` file); :func:`parse_message` without Gmail metadata.
 
     Args:
         raw: the message bytes.
@@ -136,39 +255,7 @@ def email_from_eml(raw: bytes, mailbox: str | None = None) -> Email:
     Raises:
         EmailParseError: the bytes are not an email (no headers, no sender).
     """
-    if not isinstance(raw, bytes | bytearray):
-        raise EmailParseError(f"expected bytes, got {type(raw).__name__}")
-    if not raw.strip():
-        raise EmailParseError("empty message")
-    if b"\x00" in raw[:4096]:
-        raise EmailParseError("binary data, not an RFC 5322 message")
-    msg = email.message_from_bytes(bytes(raw), policy=email.policy.default)
-    if not isinstance(msg, EmailMessage):  # pragma: no cover - policy.default always gives one
-        raise EmailParseError("could not parse message")
-    headers = _header_map(msg)
-    if not any(name in headers for name in ("from", "to", "subject", "message-id", "date")):
-        raise EmailParseError("not an email: no From, To, Subject, Message-ID or Date header")
-    sender = _first_address(headers.get("from", ""))
-    if sender is None:
-        raise EmailParseError(f"no usable From address in {headers.get('from', '')!r}")
-    to = _addresses(headers.get("to", ""))
-    cc = _addresses(headers.get("cc", ""))
-    body_text, body_html, attachments = _bodies(msg)
-    message_id = _strip_angle(headers.get("message-id", "")) or _synthetic_id(raw)
-    return Email(
-        message_id=message_id,
-        thread_id=_thread_id(headers, message_id),
-        mailbox=_mailbox(mailbox, headers, to),
-        sender=sender,
-        to=to,
-        cc=cc,
-        subject=headers.get("subject", ""),
-        body_text=body_text,
-        body_html=body_html,
-        headers=headers,
-        received_at=_received_at(headers.get("date", "")),
-        attachments=attachments,
-    )
+    return parse_message(raw, mailbox=mailbox or "")
 
 
 def email_from_json(data: Mapping[str, Any], mailbox: str | None = None) -> Email:
@@ -261,10 +348,37 @@ def sample_inbox_paths() -> list[Path]:
 
 # --- text helpers the nodes share -------------------------------------------------------
 
-_REPLY_PREFIX = re.compile(r"^\s*((re|aw|sv|antw|fwd?|tr)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
-_QUOTE_INTRO = re.compile(
-    r"^(on .{3,200}wrote:|-{2,}\s*original message\s*-{2,}|from: .+@.+|_{10,})\s*$", re.IGNORECASE
+_REPLY_PREFIX = re.compile(
+    r"^\s*((re|aw|sv|antw|wg|fwd?|tr|rif|r)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE
 )
+_REPLY_INTRO = re.compile(
+    # Gmail, Apple Mail, Thunderbird and their translations: "On <date>, <who> wrote:"
+    r"^(on\b.{3,300}\bwrote|am\b.{3,300}\bschrieb\b.{0,200}|le\b.{3,300}\ba [ée]crit\s?"
+    r"|el\b.{3,300}\bescribi[óo]|op\b.{3,300}\bschreef\b.{0,200}|il giorno\b.{3,300}\bha scritto"
+    r"|.{3,300} (?:wrote|schrieb|a écrit)\s?):$"
+    # Outlook and friends
+    r"|^-{2,}\s*(original message|ursprüngliche nachricht|message d'origine|mensaje original)"
+    r"\s*-{2,}$",
+    re.IGNORECASE,
+)
+_OUTLOOK_FROM = re.compile(r"^\*?(from|von|de)\s*:\*?\s*\S", re.IGNORECASE)
+_OUTLOOK_FIELD = re.compile(
+    r"^\*?(sent|date|to|subject|gesendet|an|betreff|envoyé|objet|à)\s*:", re.IGNORECASE
+)
+_FORWARD_MARKER = re.compile(
+    r"^(-{3,}\s*(forwarded message|weitergeleitete nachricht|message transféré)\b.*-{3,}"
+    r"|begin forwarded message:|anfang der weitergeleiteten nachricht:)$",
+    re.IGNORECASE,
+)
+_SIGNATURE_LINE = re.compile(
+    r"^(sent from my \w+( \w+)?|sent from (mail|outlook) for \w+|get outlook for (ios|android)"
+    r"|sent from yahoo mail.*|envoyé de mon \w+|von meinem \w+ gesendet|enviado desde mi \w+)\.?$",
+    re.IGNORECASE,
+)
+SIGNATURE_WINDOW = 15
+"""A ``--`` separator this many non-blank lines from the end (or fewer) starts a signature."""
+
+TRIMMED_MARKER = "[earlier quoted messages and signature not shown]"
 
 
 def bare_subject(subject: str) -> str:
@@ -279,16 +393,80 @@ def reply_subject(subject: str) -> str:
 
 
 def strip_quoted(text: str) -> str:
-    """The new part of a reply: quoted lines, the quote intro and the signature removed."""
-    kept: list[str] = []
-    for line in text.splitlines():
+    """The new part of a message: quoted replies, their intro line and the signature removed.
+
+    Handles ``>`` quoting (top-posted or interleaved answers), the intros of
+    Gmail, Apple Mail, Thunderbird and Outlook (``On ... wrote:`` wrapped over
+    two lines, ``-----Original Message-----``, an Outlook ``From:/Sent:``
+    block) and signatures (``-- `` near the end, "Sent from my iPhone").
+    Forwarded messages are content and are kept. When nothing new remains the
+    full text is returned.
+
+    Args:
+        text: the full body text.
+
+    Returns:
+        The new text, stripped.
+    """
+    lines = text.split("\n")
+    cut, interleaved = _reply_cut(lines)
+    if cut is None:
+        kept = [line for line in lines if not line.lstrip().startswith(">")]
+    elif interleaved:
+        kept = lines[:cut] + [line for line in lines[cut + 1 :] if not line.lstrip().startswith(">")]
+    else:
+        kept = lines[:cut]
+    kept = _without_signature(kept)
+    result = "\n".join(kept).strip()
+    return result or text.strip()
+
+
+def _reply_cut(lines: list[str]) -> tuple[int | None, bool]:
+    """Index of the first reply intro (None if none, or a forward comes first), and whether
+    the answer is interleaved with the quote (new lines after ``>`` lines)."""
+    for index, line in enumerate(lines):
         stripped = line.strip()
-        if _QUOTE_INTRO.match(stripped) or stripped == "--":
-            break
+        if not stripped:
+            continue
+        if _FORWARD_MARKER.match(stripped):
+            return None, False
         if stripped.startswith(">"):
             continue
-        kept.append(line)
-    return "\n".join(kept).strip()
+        intro = _REPLY_INTRO.match(stripped)
+        if not intro and len(stripped) < 300 and re.match(r"^(on|am|le|el|op|il)\b", stripped, re.I):
+            for end in (2, 3):  # Gmail wraps a long intro: "On ... <\nname@example.com> wrote:"
+                intro = _REPLY_INTRO.match(" ".join(p.strip() for p in lines[index : index + end]))
+                if intro:
+                    break
+        if intro or _is_outlook_block(lines, index) or re.fullmatch(r"_{10,}", stripped):
+            rest = [r.strip() for r in lines[index + 1 :] if r.strip()]
+            quoted = [r.startswith(">") for r in rest[:200]]
+            interleaved = bool(quoted) and quoted[0] and not all(quoted)
+            if re.fullmatch(r"_{10,}", stripped) and not (
+                rest and _OUTLOOK_FROM.match(rest[0])
+            ):
+                continue
+            return index, interleaved
+    return None, False
+
+
+def _is_outlook_block(lines: list[str], index: int) -> bool:
+    if not _OUTLOOK_FROM.match(lines[index].strip()):
+        return False
+    following = [line.strip() for line in lines[index + 1 : index + 6] if line.strip()]
+    return sum(1 for line in following[:4] if _OUTLOOK_FIELD.match(line)) >= 2
+
+
+def _without_signature(lines: list[str]) -> list[str]:
+    non_blank = [i for i, line in enumerate(lines) if line.strip()]
+    window = non_blank[-SIGNATURE_WINDOW:]
+    for i in window:
+        if lines[i].rstrip() in ("--", "-- ") or lines[i] == "-- ":
+            return lines[:i]
+    for i in non_blank[-3:]:
+        if _SIGNATURE_LINE.match(lines[i].strip()):
+            return lines[:i]
+    return lines
 
 
 def neutralise_markers(text: str) -> str:
@@ -321,84 +499,7 @@ def prompt_fields(message: Email, limit: int = MODEL_BODY_LIMIT) -> dict[str, st
     return {k: neutralise_markers(v) for k, v in fields.items()}
 
 
-class _TextExtractor(HTMLParser):
-    _BLOCK = frozenset(
-        {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol"}
-        | {"blockquote", "section", "article", "header", "footer", "hr"}
-    )
-    _SKIP = frozenset({"script", "style", "head", "title", "noscript", "template"})
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skip_depth = 0
-        self.href: str | None = None
-        self.link_text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._SKIP:
-            self.skip_depth += 1
-        elif tag in self._BLOCK:
-            self.parts.append("\n- " if tag == "li" else "\n")
-        elif tag == "a":
-            self.href = dict(attrs).get("href")
-            self.link_text = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP:
-            self.skip_depth = max(0, self.skip_depth - 1)
-        elif tag in self._BLOCK and tag != "li":
-            self.parts.append("\n")
-        elif tag == "a" and self.href:
-            text = "".join(self.link_text).strip()
-            if self.href.startswith(("http://", "https://")) and self.href != text:
-                self.parts.append(f" ({self.href})")
-            self.href = None
-
-    def handle_data(self, data: str) -> None:
-        if self.skip_depth:
-            return
-        self.parts.append(data)
-        if self.href is not None:
-            self.link_text.append(data)
-
-
-def html_to_text(markup: str) -> str:
-    """Readable text from HTML: scripts and styles dropped, blocks on their own lines.
-
-    Crude on purpose (no CSS, no tables), but it never executes anything and
-    never backtracks: the stdlib tokenizer does the work.
-    """
-    parser = _TextExtractor()
-    try:
-        parser.feed(markup)
-        parser.close()
-    except Exception:  # the stdlib parser is lenient; this is a last resort
-        return html.unescape(re.sub(r"<[^>]{0,2000}>", " ", markup))
-    text = "".join(parser.parts).replace("\xa0", " ")
-    lines = [re.sub(r"[ \t\r\f\v]+", " ", line).strip() for line in text.splitlines()]
-    out: list[str] = []
-    for line in lines:
-        if line or (out and out[-1]):
-            out.append(line)
-    return "\n".join(out).strip()
-
-
 # --- internals ---------------------------------------------------------------------------
-
-
-def _header_map(msg: EmailMessage) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    names = dict.fromkeys(k.lower() for k in msg.keys())  # noqa: SIM118 - a Message, not a dict
-    for name in names:
-        values: list[str] = []
-        for value in msg.get_all(name) or []:
-            try:
-                values.append(str(value))
-            except Exception:  # undecodable header: keep what we can read
-                values.append(str(getattr(value, "_parse_tree", "") or ""))
-        headers[name] = "\n".join(v.replace("\r", "").replace("\n", " ").strip() for v in values)
-    return headers
 
 
 def _addresses(value: str) -> list[Address]:
@@ -497,60 +598,21 @@ def _mailbox(explicit: str | None, headers: Mapping[str, str], to: list[Address]
     return to[0].address if to else "unknown@localhost"
 
 
-def _decode_part(part: EmailMessage) -> str:
-    try:
-        content = part.get_content()
-        if isinstance(content, str):
-            return content
-    except (LookupError, UnicodeError, KeyError, AssertionError):
-        pass
-    payload = part.get_payload(decode=True)
-    if isinstance(payload, bytes):
-        return payload.decode("utf-8", errors="replace")
-    return str(part.get_payload())
-
-
-def _bodies(msg: EmailMessage) -> tuple[str, str | None, list[Attachment]]:
-    plain_part = msg.get_body(preferencelist=("plain",))
-    html_part = msg.get_body(preferencelist=("html",))
-    body_html = _decode_part(html_part) if isinstance(html_part, EmailMessage) else None
-    if isinstance(plain_part, EmailMessage):
-        body_text = _decode_part(plain_part)
-    elif body_html is not None:
-        body_text = html_to_text(body_html)
-    elif not msg.is_multipart():
-        body_text = _decode_part(msg)
-    else:
-        body_text = ""
-    attachments: list[Attachment] = []
-    if msg.is_multipart():
-        for part in msg.iter_attachments():
-            if not isinstance(part, EmailMessage):
-                continue
-            payload = part.get_payload(decode=True)
-            attachments.append(
-                Attachment(
-                    filename=part.get_filename() or "",
-                    content_type=part.get_content_type(),
-                    size=len(payload) if isinstance(payload, bytes) else 0,
-                    content_id=_strip_angle(part.get("content-id", "")) or None,
-                )
-            )
-    return body_text.replace("\r\n", "\n").strip(), body_html, attachments
-
-
 __all__ = [
     "MODEL_BODY_LIMIT",
     "Address",
     "Attachment",
+    "CalendarInvite",
     "Email",
     "EmailParseError",
+    "ForwardedMessage",
     "bare_subject",
     "email_from_eml",
     "email_from_json",
     "html_to_text",
     "load_email_file",
     "neutralise_markers",
+    "parse_message",
     "prompt_fields",
     "reply_subject",
     "sample_inbox_dir",

@@ -220,11 +220,10 @@ def test_html_to_text_blocks_links_and_entities():
     )
     assert text.splitlines() == [
         "Hello & welcome",
+        "  * one",
+        "  * two",
         "",
-        "- one",
-        "- two",
-        "",
-        "docs (https://x.example/a)",
+        "[docs](https://x.example/a)",
     ]
 
 
