@@ -177,72 +177,72 @@ def test_reject_ends_the_trace_rejected_without_a_draft(h: Harness) -> None:
     ("make_request", "status"),
     [
         pytest.param(
-            lambda l: ("post", f"/a/{l.approval_id}", {"token": "A" * 43, "decision": "approve"}),
+            lambda k: ("post", f"/a/{k.approval_id}", {"token": "A" * 43, "decision": "approve"}),
             403,
             id="forged-token",
         ),
         pytest.param(
-            lambda l: ("get", f"/a/{l.approval_id}?t={'B' * 43}", None), 403, id="forged-token-get"
+            lambda k: ("get", f"/a/{k.approval_id}?t={'B' * 43}", None), 403, id="forged-token-get"
         ),
         pytest.param(
-            lambda l: ("post", f"/a/{l.approval_id}", {"decision": "approve"}),
+            lambda k: ("post", f"/a/{k.approval_id}", {"decision": "approve"}),
             400,
             id="post-without-token",
         ),
-        pytest.param(lambda l: ("get", f"/a/{l.approval_id}", None), 400, id="get-without-token"),
+        pytest.param(lambda k: ("get", f"/a/{k.approval_id}", None), 400, id="get-without-token"),
         pytest.param(
-            lambda l: ("post", f"/a/{l.approval_id}", {"token": l.token, "decision": "ignore"}),
+            lambda k: ("post", f"/a/{k.approval_id}", {"token": k.token, "decision": "ignore"}),
             400,
             id="decision-not-offered",
         ),
         pytest.param(
-            lambda l: (
+            lambda k: (
                 "post",
-                f"/a/{l.approval_id}",
-                {"token": l.token, "decision": "approve", "draft": "x" * 20_001},
+                f"/a/{k.approval_id}",
+                {"token": k.token, "decision": "approve", "draft": "x" * 20_001},
             ),
             413,
             id="oversized-edit",
         ),
         pytest.param(
-            lambda l: (
+            lambda k: (
                 "post",
-                f"/a/{l.approval_id}",
-                {"token": l.token, "decision": "approve", "to": "a@x.io, b@y.io"},
+                f"/a/{k.approval_id}",
+                {"token": k.token, "decision": "approve", "to": "a@x.io, b@y.io"},
             ),
             400,
             id="edit-adds-recipients",
         ),
         pytest.param(
-            lambda l: (
+            lambda k: (
                 "post",
-                f"/a/{l.approval_id}",
-                {"token": l.token, "decision": "approve", "subject": "Hi\r\nBcc: evil@x.io"},
+                f"/a/{k.approval_id}",
+                {"token": k.token, "decision": "approve", "subject": "Hi\r\nBcc: evil@x.io"},
             ),
             400,
             id="header-injection-in-subject",
         ),
         pytest.param(
-            lambda l: (
+            lambda k: (
                 "post",
-                f"/a/{l.approval_id}",
-                {"token": l.token, "decision": "approve", "draft": "y" * 300_000},
+                f"/a/{k.approval_id}",
+                {"token": k.token, "decision": "approve", "draft": "y" * 300_000},
             ),
             413,
             id="oversized-body",
         ),
         pytest.param(
-            lambda l: ("post", "/a/nope-1", {"token": l.token, "decision": "approve"}),
+            lambda k: ("post", "/a/nope-1", {"token": k.token, "decision": "approve"}),
             403,
             id="unknown-approval",
         ),
         pytest.param(
-            lambda l: ("post", f"/a/{l.approval_id}/..", {"token": l.token, "decision": "approve"}),
+            lambda k: ("post", f"/a/{k.approval_id}/..", {"token": k.token, "decision": "approve"}),
             404,
             id="path-games",
         ),
         pytest.param(
-            lambda l: ("put", f"/a/{l.approval_id}", {"token": l.token, "decision": "approve"}),
+            lambda k: ("put", f"/a/{k.approval_id}", {"token": k.token, "decision": "approve"}),
             405,
             id="wrong-method",
         ),
