@@ -62,7 +62,9 @@ def chromium() -> Iterator[Browser]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.skip("browser test skipped: the playwright package is not installed (pip install playwright)")
+        pytest.skip(
+            "browser test skipped: the playwright package is not installed (pip install playwright)"
+        )
     executable = chromium_executable()
     if executable is None:
         pytest.skip(

@@ -71,12 +71,18 @@ _KIND_TITLES = {
 
 # Shown after a decision, keyed by (kind, decision); the first line is the headline.
 _OUTCOMES = {
-    ("approve_draft", "approve"): ("Approved – the reply goes out", "The reply below is sent now."),
+    ("approve_draft", "approve"): (
+        "Approved \N{EN DASH} the reply goes out",
+        "The reply below is sent now.",
+    ),
     ("approve_draft", "reject"): ("Rejected", "Nothing is sent. The email stays in the inbox."),
     ("review_action", "approve"): ("Approved", "The action below runs now."),
     ("review_action", "reject"): ("Rejected", "The action does not run."),
-    ("triage_decision", "respond"): ("Respond – a reply is prepared", "The agent drafts a reply."),
-    ("triage_decision", "notify"): ("Notify – you will be told", "No reply is sent."),
+    ("triage_decision", "respond"): (
+        "Respond \N{EN DASH} a reply is prepared",
+        "The agent drafts a reply.",
+    ),
+    ("triage_decision", "notify"): ("Notify \N{EN DASH} you will be told", "No reply is sent."),
     ("triage_decision", "ignore"): ("Ignored", "No reply is sent."),
 }
 
@@ -202,7 +208,7 @@ def render_decided(view: ApprovalView) -> str:
 
 
 def render_result(view: ApprovalView) -> str:
-    """The page after a successful decision, e.g. "Approved – the reply goes out".
+    """The page after a successful decision, e.g. "Approved" and the reply that goes out.
 
     Args:
         view: the approval with ``decision`` set and the payload as approved
@@ -359,8 +365,9 @@ def _choice_label(view: ApprovalView, value: str | None) -> str:
 
 
 def _outcome(view: ApprovalView) -> tuple[str, str]:
-    if view.decision is None:
-        return (f"Closed ({view.status})", "This approval was closed without a decision.")
+    if view.decision is None or view.decided_by is None:
+        closed_as = view.decision or view.status
+        return (f"Closed: {closed_as}", f"No reviewer decided; it was closed as {closed_as}.")
     default = (f"Decision recorded: {_choice_label(view, view.decision)}", "")
     return _OUTCOMES.get((view.kind, view.decision), default)
 
