@@ -4,10 +4,13 @@ The claim is a create-only write, so of all the notifications, redeliveries
 and concurrent runs that list a message, exactly one creates its claim; the
 others see ``DocumentExists`` and skip it. The claim records what was decided
 for the message (start trace X, resume trace Y at step k, blocked because R)
-and whether that was carried out: a claim still ``claimed`` (its owner crashed
-between the claim and the start) is finished by the next run that meets it,
-never left behind. Every action is idempotent (a trace id derived from the
-message, a resume of one step), so finishing twice has one outcome.
+and whether that was carried out. A claim is held under a lease by the run
+that created it: another run meeting a ``claimed`` claim under a live lease
+leaves it to its owner (and has its notification redelivered rather than
+move the cursor past it); a claim whose lease ran out (its owner died between
+the claim and the start) or was released (its owner failed) is taken over and
+finished, never left behind. Every action is idempotent (a trace id derived
+from the message, a resume of one step), so finishing twice has one outcome.
 """
 
 from __future__ import annotations
@@ -52,12 +55,15 @@ def message_trace_id(mailbox: str, gmail_id: str) -> str:
 class Claims:
     """Create, decide and finish message claims through the checkpoint store port."""
 
-    def __init__(self, store: CheckpointStore, retention_s: float = 30 * 86400) -> None:
+    def __init__(
+        self, store: CheckpointStore, retention_s: float = 30 * 86400, lease_s: float = 120.0
+    ) -> None:
         self.store = store
         self.retention_s = retention_s
+        self.lease_s = lease_s
 
     def claim(
-        self, mailbox: str, gmail_id: str, thread_id: str, now: float, via: str
+        self, mailbox: str, gmail_id: str, thread_id: str, now: float, via: str, owner: str
     ) -> tuple[bool, dict[str, Any]]:
         """Claim a message.
 
@@ -67,6 +73,7 @@ class Claims:
             thread_id: Gmail's thread id (may be empty when not known yet).
             now: claim time.
             via: ``history`` or ``full_sync``.
+            owner: the ingest run claiming it (holds the lease).
 
         Returns:
             ``(created, claim)``: True and the new claim, or False and the existing one.
@@ -78,6 +85,8 @@ class Claims:
             "trace_id": message_trace_id(mailbox, gmail_id),
             "state": "claimed",
             "via": via,
+            "owner": owner,
+            "lease_until": now + self.lease_s,
             "claimed_at": now,
             "updated_at": now,
             "expire_at": now + self.retention_s,
@@ -87,6 +96,39 @@ class Claims:
             return True, doc
         existing = self.store.get(path)
         return False, existing if existing is not None else doc
+
+    def take_over(self, mailbox: str, gmail_id: str, owner: str, now: float) -> bool:
+        """Take an unfinished claim whose lease ran out (or was released).
+
+        Returns:
+            True if ``owner`` now holds it; False if it is finished or leased by another run.
+        """
+        path = claim_path(mailbox, gmail_id)
+
+        def take(tx: Transaction) -> bool:
+            doc = tx.get(path)
+            if doc is None or doc.get("state") in FINISHED:
+                return False
+            if doc.get("owner") != owner and float(doc.get("lease_until") or 0) > now:
+                return False
+            doc.update(owner=owner, lease_until=now + self.lease_s, updated_at=now)
+            doc["takeovers"] = int(doc.get("takeovers") or 0) + 1
+            tx.set(path, doc)
+            return True
+
+        return self.store.run_transaction(take)
+
+    def release(self, mailbox: str, gmail_id: str, owner: str, now: float) -> None:
+        """Give an unfinished claim back (its owner failed) so a redelivery need not wait."""
+        path = claim_path(mailbox, gmail_id)
+
+        def give_back(tx: Transaction) -> None:
+            doc = tx.get(path)
+            if doc and doc.get("owner") == owner and doc.get("state") not in FINISHED:
+                doc.update(lease_until=0, updated_at=now)
+                tx.set(path, doc)
+
+        self.store.run_transaction(give_back)
 
     def decide(
         self, mailbox: str, gmail_id: str, decision: dict[str, Any], now: float

@@ -12,7 +12,9 @@ For a notification ``{emailAddress, historyId}``:
    mail, record loop-guarded mail with the reason, then resume the thread's
    trace if it waits for a customer reply or start a trace whose id derives
    from the message. The claim records each decision and its completion, so
-   a run that dies half-way is finished by the next delivery.
+   a run that dies half-way is finished by the next delivery; a message
+   another run is still handling makes this run end retryable (after the
+   rest of its messages) instead of moving the cursor past it.
 4. Move the cursor forward (a transaction taking the max): only after every
    message up to it is claimed and carried out.
 
@@ -30,6 +32,7 @@ import random
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any, Literal, TypeVar
 
 from ..errors import PermanentError, RetryableError
@@ -97,6 +100,7 @@ class IngestReport:
     started: list[str] = field(default_factory=list)
     resumed: list[str] = field(default_factory=list)
     duplicates: int = 0
+    in_flight: int = 0
     repaired: int = 0
     blocked: int = 0
     own: int = 0
@@ -113,10 +117,23 @@ class IngestReport:
         return (
             f"{self.mailbox} @{self.history_id}: cursor {self.cursor_before} -> {self.cursor_after}, "
             f"{self.listed} listed, {len(self.started)} started, {len(self.resumed)} resumed, "
-            f"{self.duplicates} duplicates, {self.repaired} repaired, {self.blocked} blocked, "
+            f"{self.duplicates} duplicates, {self.in_flight} in flight elsewhere, "
+            f"{self.repaired} repaired, {self.blocked} blocked, "
             f"{self.own} own, {self.skipped} skipped"
             + (f", full sync of {self.full_sync['messages']}" if self.full_sync else "")
         )
+
+
+class IngestIncomplete(RetryableError):
+    """Another run holds some of the listed messages: redeliver once it is done.
+
+    Attributes:
+        report: what this run did before giving up on moving the cursor.
+    """
+
+    def __init__(self, message: str, report: IngestReport) -> None:
+        super().__init__(message)
+        self.report = report
 
 
 class Ingestor:
@@ -173,6 +190,7 @@ class Ingestor:
             RetryableError: Gmail or the store failed transiently; redeliver.
         """
         report = IngestReport(notification.email_address, notification.history_id)
+        owner = f"ingest:{uuid.uuid4().hex[:12]}"
         try:
             mailbox = self.mailboxes.read_cursor(notification.email_address)
         except (UnknownMailbox, ValueError) as exc:
@@ -191,15 +209,24 @@ class Ingestor:
 
         updates: dict[str, Any] = {}
         if cursor is None:
-            new_cursor = self._full_sync(mailbox, notification, report, "the mailbox had no cursor")
+            new_cursor = self._full_sync(
+                mailbox, notification, report, "the mailbox had no cursor", owner
+            )
             updates["last_full_sync"] = report.full_sync
         else:
             try:
-                new_cursor = self._sync_history(mailbox, cursor, report)
+                new_cursor = self._sync_history(mailbox, cursor, report, owner)
             except HistoryExpired:
                 reason = f"history from {cursor} is no longer available (404)"
-                new_cursor = self._full_sync(mailbox, notification, report, reason)
+                new_cursor = self._full_sync(mailbox, notification, report, reason, owner)
                 updates["last_full_sync"] = report.full_sync
+        if report.in_flight:
+            log.info("%s", report.summary())
+            raise IngestIncomplete(
+                f"{report.in_flight} message(s) of {mailbox.address} are being ingested by "
+                "another run: the cursor stays until they are done",
+                report,
+            )
         _, report.cursor_after = self.mailboxes.advance_cursor(
             mailbox.address, new_cursor, self.clock.now(), **updates
         )
@@ -208,7 +235,7 @@ class Ingestor:
 
     # --- listing ----------------------------------------------------------------------
 
-    def _sync_history(self, mailbox: Mailbox, cursor: int, report: IngestReport) -> int:
+    def _sync_history(self, mailbox: Mailbox, cursor: int, report: IngestReport, owner: str) -> int:
         """Claim every message added since ``cursor``; returns the history id listed up to."""
         seen: set[str] = set()
         latest = cursor
@@ -222,7 +249,7 @@ class Ingestor:
                 if message.label_ids and label_skip(message.label_ids):
                     report.skipped += 1
                     continue
-                self._process(mailbox, message, "history", report)
+                self._process(mailbox, message, "history", report, owner)
         return latest
 
     def _history_pages(
@@ -231,8 +258,7 @@ class Ingestor:
         token: str | None = None
         for _ in range(self.options.max_history_pages):
             page = self._call(
-                "history.list",
-                lambda token=token: self.gmail.list_history(address, cursor, token),
+                "history.list", partial(self.gmail.list_history, address, cursor, token)
             )
             report.pages += 1
             yield list(page.added), page.history_id
@@ -249,6 +275,7 @@ class Ingestor:
         notification: GmailNotification,
         report: IngestReport,
         reason: str,
+        owner: str,
     ) -> int:
         """Claim the INBOX messages of the recent window; returns the new cursor."""
         query = f"newer_than:{self.options.full_sync_days}d"
@@ -260,9 +287,7 @@ class Ingestor:
         while True:
             page = self._call(
                 "messages.list",
-                lambda token=token: self.gmail.list_messages(
-                    mailbox.address, [INBOX], query, token
-                ),
+                partial(self.gmail.list_messages, mailbox.address, [INBOX], query, token),
             )
             pages += 1
             for message in page.messages:
@@ -270,7 +295,7 @@ class Ingestor:
                     continue
                 seen.add(message.gmail_id)
                 listed += 1
-                self._process(mailbox, message, "full_sync", report)
+                self._process(mailbox, message, "full_sync", report, owner)
             token = page.next_page_token
             if not token:
                 break
@@ -312,17 +337,31 @@ class Ingestor:
     # --- one message --------------------------------------------------------------------
 
     def _process(
-        self, mailbox: Mailbox, listed: AddedMessage, via: str, report: IngestReport
+        self, mailbox: Mailbox, listed: AddedMessage, via: str, report: IngestReport, owner: str
     ) -> None:
         address, gmail_id = mailbox.address, listed.gmail_id
         created, claim = self.claims.claim(
-            address, gmail_id, listed.thread_id, self.clock.now(), via
+            address, gmail_id, listed.thread_id, self.clock.now(), via, owner
         )
         if not created:
             if claim.get("state") in FINISHED:
                 report.duplicates += 1
                 return
-            report.repaired += 1  # claimed by a run that has not finished it (or died)
+            if not self.claims.take_over(address, gmail_id, owner, self.clock.now()):
+                report.in_flight += 1
+                return
+            report.repaired += 1  # its first owner failed or died before finishing it
+        try:
+            self._carry_out(mailbox, claim, report)
+        except Exception:
+            try:
+                self.claims.release(address, gmail_id, owner, self.clock.now())
+            except Exception:
+                log.exception("could not release the claim of %s in %s", gmail_id, address)
+            raise
+
+    def _carry_out(self, mailbox: Mailbox, claim: dict[str, Any], report: IngestReport) -> None:
+        address, gmail_id = mailbox.address, str(claim["gmail_id"])
         try:
             raw = self._call("messages.get", lambda: self.gmail.get_raw(address, gmail_id))
         except MessageGone:
