@@ -1,10 +1,20 @@
 """The pipeline's tools: read tools run by ``execute_tools``, action tools run at dispatch.
 
-| tool           | kind   | what it does                                                     |
-|----------------|--------|------------------------------------------------------------------|
-| get_contact    | read   | the sender's contact record (name, company, tier, notes)         |
-| check_calendar | read   | free slots over the next N business days, from calendar events   |
-| create_draft   | action | saves the reply as a draft (through the effect journal)          |
+| tool             | kind   | what it does                                                   |
+|------------------|--------|----------------------------------------------------------------|
+| get_contact      | read   | the sender's contact record (name, company, tier, notes)       |
+| check_calendar   | read   | free slots over the next N business days, from free/busy       |
+| create_draft     | action | saves the reply as a draft in the thread                       |
+| send_email       | action | sends the reply in the thread (In-Reply-To, References, Re:)   |
+| mark_as_read     | action | removes UNREAD from the message answered                       |
+| schedule_meeting | action | puts a meeting in the owner's calendar and invites attendees   |
+
+Action tools run through the effect journal (``ctx.effect``), so each one
+happens once per trace step even when the step is re-run after a crash:
+mail is stamped ``X-Inboxflow-Trace`` with the journal key and found again
+by it, calendar events get an id derived from the key. Every tool takes an
+optional ``mailbox`` (the mailbox the agent acts for; default: the
+workspace's own).
 """
 
 from __future__ import annotations
@@ -26,14 +36,19 @@ WORKDAY_START_H, LUNCH_H, WORKDAY_END_H = 9, 12, 17
 SLOT_STEP_MIN = 30
 
 
-def workspace_of(ctx: NodeContext) -> Workspace:
-    """The workspace port from the runtime's services."""
+def workspace_of(ctx: NodeContext, mailbox: str | None = None) -> Workspace:
+    """The workspace port from the runtime's services, for ``mailbox`` when one is given."""
     workspace = ctx.services.get("workspace") if ctx.services else None
     if not isinstance(workspace, Workspace):
         raise RuntimeError(
             "no workspace configured: build the runtime with services={'workspace': ...}"
         )
-    return workspace
+    return workspace.for_mailbox(mailbox) if mailbox else workspace
+
+
+MAILBOX_FIELD = Field(
+    default=None, description="Mailbox the agent acts for (default: the configured one)."
+)
 
 
 # --- get_contact ---------------------------------------------------------------------------
@@ -43,11 +58,12 @@ class GetContactParams(BaseModel):
     """Arguments of ``get_contact``."""
 
     email: str = Field(description="The email address to look up.")
+    mailbox: str | None = MAILBOX_FIELD
 
 
 def get_contact(params: GetContactParams, ctx: NodeContext) -> dict[str, Any]:
     """Look the address up in the contacts."""
-    contact = workspace_of(ctx).get_contact(params.email)
+    contact = workspace_of(ctx, params.mailbox).get_contact(params.email)
     if contact is None:
         return {"found": False, "email": params.email}
     return {"found": True, "contact": {k: v for k, v in contact.items() if k != "seeded"}}
@@ -70,6 +86,7 @@ class CheckCalendarParams(BaseModel):
         default="any", description="Morning (9-12), afternoon (13-17) or any working hour, UTC."
     )
     max_slots: int = Field(default=3, ge=1, le=10, description="How many slots to offer.")
+    mailbox: str | None = MAILBOX_FIELD
 
 
 def check_calendar(params: CheckCalendarParams, ctx: NodeContext) -> dict[str, Any]:
@@ -79,8 +96,7 @@ def check_calendar(params: CheckCalendarParams, ctx: NodeContext) -> dict[str, A
     first, last = days[0], days[-1]
     window_start = datetime(first.year, first.month, first.day, WORKDAY_START_H, tzinfo=UTC)
     window_end = datetime(last.year, last.month, last.day, WORKDAY_END_H, tzinfo=UTC)
-    events = workspace_of(ctx).list_events(window_start, window_end)
-    busy = [(datetime.fromisoformat(e["start"]), datetime.fromisoformat(e["end"])) for e in events]
+    busy = workspace_of(ctx, params.mailbox).free_busy(window_start, window_end)
     length = timedelta(minutes=params.duration_minutes)
     hours = {
         "any": (WORKDAY_START_H, WORKDAY_END_H),
@@ -106,7 +122,7 @@ def check_calendar(params: CheckCalendarParams, ctx: NodeContext) -> dict[str, A
     return {
         "timezone": "UTC",
         "duration_minutes": params.duration_minutes,
-        "busy_events": len(events),
+        "busy_events": len(busy),
         "slots": [
             {
                 "start": s.isoformat(),
@@ -137,27 +153,105 @@ def slot_label(start: datetime, length: timedelta) -> str:
     return f"{start:%A} {start.day} {start:%B}, {start:%H:%M}\u2013{end:%H:%M} UTC"
 
 
-# --- create_draft --------------------------------------------------------------------------
+# --- create_draft / send_email ------------------------------------------------------------
 
 
-class CreateDraftParams(BaseModel):
-    """Arguments of ``create_draft``."""
+class ReplyParams(BaseModel):
+    """Arguments of ``create_draft`` and ``send_email``: a reply in a thread."""
 
     to: str = Field(description="Recipient address.")
-    subject: str = Field(description="Subject of the reply.")
+    subject: str = Field(description="Subject of the reply ('Re: ' is added when missing).")
     body: str = Field(default="", description="Plain-text body of the reply.")
     thread_id: str = Field(description="Thread the reply belongs to.")
+    in_reply_to: str | None = Field(
+        default=None, description="Message-ID of the message answered (threads the reply)."
+    )
+    references: list[str] = Field(
+        default_factory=list, description="Message-IDs of the References of the message answered."
+    )
+    mailbox: str | None = MAILBOX_FIELD
 
 
-def create_draft(params: CreateDraftParams, ctx: NodeContext) -> dict[str, Any]:
+CreateDraftParams = ReplyParams
+SendEmailParams = ReplyParams
+
+
+def create_draft(params: ReplyParams, ctx: NodeContext) -> dict[str, Any]:
     """Save the reply as a draft, exactly once per step (effect journal + trace header)."""
-    workspace = workspace_of(ctx)
+    workspace = workspace_of(ctx, params.mailbox)
     return ctx.effect(
         "create_draft",
         lambda key: workspace.create_draft(
-            params.to, params.subject, params.body, params.thread_id, key
+            params.to,
+            params.subject,
+            params.body,
+            params.thread_id,
+            key,
+            in_reply_to=params.in_reply_to,
+            references=params.references,
         ),
         workspace.find_by_trace_key,
+    )
+
+
+def send_email(params: ReplyParams, ctx: NodeContext) -> dict[str, Any]:
+    """Send the reply in its thread, exactly once per step (effect journal + trace header)."""
+    workspace = workspace_of(ctx, params.mailbox)
+    return ctx.effect(
+        "send_email",
+        lambda key: workspace.send_reply(
+            params.to,
+            params.subject,
+            params.body,
+            params.thread_id,
+            key,
+            in_reply_to=params.in_reply_to,
+            references=params.references,
+        ),
+        workspace.find_by_trace_key,
+    )
+
+
+# --- mark_as_read ----------------------------------------------------------------------------
+
+
+class MarkAsReadParams(BaseModel):
+    """Arguments of ``mark_as_read``."""
+
+    message_id: str = Field(description="Message-ID (or Gmail id) of the message to mark read.")
+    mailbox: str | None = MAILBOX_FIELD
+
+
+def mark_as_read(params: MarkAsReadParams, ctx: NodeContext) -> dict[str, Any]:
+    """Remove UNREAD from the message (idempotent; journalled so it is recorded once)."""
+    workspace = workspace_of(ctx, params.mailbox)
+    return ctx.effect("mark_as_read", lambda key: workspace.mark_as_read(params.message_id))
+
+
+# --- schedule_meeting ------------------------------------------------------------------------
+
+
+class ScheduleMeetingParams(BaseModel):
+    """Arguments of ``schedule_meeting``."""
+
+    summary: str = Field(description="Title of the meeting.")
+    start: datetime = Field(description="Start, ISO 8601 with an offset (e.g. 2026-01-06T14:00Z).")
+    duration_minutes: int = Field(default=30, ge=15, le=480, description="Length of the meeting.")
+    attendees: list[str] = Field(default_factory=list, description="Addresses to invite.")
+    description: str = Field(default="", description="Agenda or notes.")
+    mailbox: str | None = MAILBOX_FIELD
+
+
+def schedule_meeting(params: ScheduleMeetingParams, ctx: NodeContext) -> dict[str, Any]:
+    """Insert the event once (its id derives from the journal key, so a re-run finds it)."""
+    start = params.start if params.start.tzinfo else params.start.replace(tzinfo=UTC)
+    end = start + timedelta(minutes=params.duration_minutes)
+    workspace = workspace_of(ctx, params.mailbox)
+    return ctx.effect(
+        "schedule_meeting",
+        lambda key: workspace.insert_event(
+            params.summary, start, end, params.attendees, key, params.description
+        ),
     )
 
 
@@ -182,21 +276,49 @@ CREATE_DRAFT = Tool(
     handler=create_draft,
     action=True,
 )
+SEND_EMAIL = Tool(
+    name="send_email",
+    description="Send a reply in the thread (In-Reply-To, References and a 'Re:' subject).",
+    params=SendEmailParams,
+    handler=send_email,
+    action=True,
+)
+MARK_AS_READ = Tool(
+    name="mark_as_read",
+    description="Mark the message answered as read.",
+    params=MarkAsReadParams,
+    handler=mark_as_read,
+    action=True,
+)
+SCHEDULE_MEETING = Tool(
+    name="schedule_meeting",
+    description="Put a meeting in the mailbox owner's calendar and invite the attendees.",
+    params=ScheduleMeetingParams,
+    handler=schedule_meeting,
+    action=True,
+)
 
 
 def pipeline_tools() -> list[Tool]:
     """The tools of the email pipeline, for ``ToolRegistry(pipeline_tools())``."""
-    return [GET_CONTACT, CHECK_CALENDAR, CREATE_DRAFT]
+    return [GET_CONTACT, CHECK_CALENDAR, CREATE_DRAFT, SEND_EMAIL, MARK_AS_READ, SCHEDULE_MEETING]
 
 
 __all__ = [
     "CHECK_CALENDAR",
     "CREATE_DRAFT",
     "GET_CONTACT",
+    "MARK_AS_READ",
+    "SCHEDULE_MEETING",
+    "SEND_EMAIL",
     "WEEKDAYS",
     "CheckCalendarParams",
     "CreateDraftParams",
     "GetContactParams",
+    "MarkAsReadParams",
+    "ReplyParams",
+    "ScheduleMeetingParams",
+    "SendEmailParams",
     "Weekday",
     "pipeline_tools",
     "slot_label",

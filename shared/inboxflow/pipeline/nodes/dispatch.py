@@ -11,10 +11,14 @@ Reached directly from review (auto-dispatch) or by resuming a paused trace
 with ``{"decision": "approve" | "reject", "payload": edited payload or None,
 "reviewer": ...}``. An approval dispatches the edited payload when there is
 one, else the original draft. The action is a Gmail draft unless the
-settings ask for auto-send (never for a complaint). It runs through the
-effect journal under the name ``dispatch``; the message is stamped with the
-journal key, so a crash after the side effect is reconciled by finding it
-(``find_by_trace_key``) instead of writing it twice.
+settings ask for auto-send (never for a complaint), in the mailbox the email
+arrived in and in its thread (In-Reply-To and References from the email's
+Message-ID). It runs through the effect journal under the name
+``dispatch``; the message is stamped with the journal key (``X-Inboxflow-Trace``
+and a Message-ID derived from it), so a crash after the side effect is
+reconciled by finding it (``find_by_trace_key``) instead of writing it twice.
+Other planned action tools (``mark_as_read``, ``schedule_meeting``) run after
+it, each through the journal and recorded on the step.
 """
 
 from __future__ import annotations
@@ -62,7 +66,8 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         ),
         state.email.thread_id,
     )
-    workspace = workspace_of(ctx)
+    email = state.email
+    workspace = workspace_of(ctx, email.mailbox)
     act = workspace.send_reply if send else workspace.create_draft
 
     def receipt(message: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -75,9 +80,25 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
 
     outcome = ctx.effect(
         "dispatch",
-        lambda key: receipt(act(to, subject, body, thread_id, key)) or {},
+        lambda key: (
+            receipt(
+                act(
+                    to,
+                    subject,
+                    body,
+                    thread_id,
+                    key,
+                    in_reply_to=email.message_id,
+                    references=email.header("references"),
+                )
+            )
+            or {}
+        ),
         lambda key: receipt(workspace.find_by_trace_key(key)),
     )
+    for action in state.planned_actions:
+        if action.name not in REPLY_TOOLS:
+            ctx.call_tool(action.name, {"mailbox": email.mailbox, **action.arguments})
     result = DispatchResult(
         status="sent" if send else "drafted",
         action="send_reply" if send else "create_draft",
@@ -88,6 +109,10 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         edited=(to, subject, body) != (draft.to, draft.subject, draft.body),
     )
     return Step(update={"dispatch": result}, goto=END)
+
+
+REPLY_TOOLS = frozenset({"create_draft", "send_email"})
+"""Planned actions that dispatch itself performs (as the reply), not through their tool."""
 
 
 def _edited(payload: Any, to: str, subject: str, body: str) -> tuple[str, str, str]:

@@ -1,0 +1,158 @@
+"""Credentials for Gmail and Calendar: domain-wide delegation or a stored OAuth refresh token.
+
+The key material comes from the environment, never from the code or the repository:
+
+- ``INBOXFLOW_GMAIL_CREDENTIALS``: the JSON itself, or a path to a JSON file;
+- ``INBOXFLOW_GMAIL_CREDENTIALS_SECRET``: a Secret Manager secret holding it
+  (``projects/P/secrets/S[/versions/V]``, or just ``S`` in ``GOOGLE_CLOUD_PROJECT``),
+  read once with the function's own identity (Application Default Credentials).
+
+The JSON is either a service-account key (``"type": "service_account"``),
+used with domain-wide delegation as the mailbox (``subject=mailbox``), or an
+authorized user (``{"type": "authorized_user", client_id, client_secret,
+refresh_token}``) for a single mailbox. Against the local double
+(``INBOXFLOW_GOOGLE_API_URL``) no credentials are needed: ``AnonymousCredentials``.
+
+``google.auth`` is imported inside the functions, so importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+GMAIL_MODIFY_SCOPE = "https://www.googleapis.com/auth/gmail.modify"
+CALENDAR_EVENTS_SCOPE = "https://www.googleapis.com/auth/calendar.events"
+SCOPES = (GMAIL_MODIFY_SCOPE, CALENDAR_EVENTS_SCOPE)
+SECRET_MANAGER_URL = "https://secretmanager.googleapis.com/v1"
+
+SecretFetcher = Callable[[str], str]
+"""Reads a Secret Manager version (full resource name) and returns its payload as text."""
+
+
+class CredentialsError(ValueError):
+    """The configured credentials cannot be used; the message says what is wrong."""
+
+
+def secret_version_name(name: str, project: str | None) -> str:
+    """The full version name of a secret reference.
+
+    ``S`` -> ``projects/{project}/secrets/S/versions/latest``;
+    ``projects/P/secrets/S`` -> ``.../versions/latest``; a version name stays as is.
+
+    Raises:
+        CredentialsError: a short name without a project.
+    """
+    name = name.strip()
+    if not name.startswith("projects/"):
+        if not project:
+            raise CredentialsError(
+                f"secret {name!r} needs GOOGLE_CLOUD_PROJECT (or a full projects/... name)"
+            )
+        name = f"projects/{project}/secrets/{name}"
+    return name if "/versions/" in name else f"{name}/versions/latest"
+
+
+def fetch_secret(version_name: str) -> str:
+    """Read a secret version over Secret Manager's REST API with Application Default Credentials."""
+    import google.auth
+    from google.auth.transport.requests import AuthorizedSession
+
+    credentials, _ = google.auth.default(scopes=["https://www.googleapis.com/auth/cloud-platform"])
+    response = AuthorizedSession(credentials).get(
+        f"{SECRET_MANAGER_URL}/{version_name}:access", timeout=30
+    )
+    if response.status_code != 200:
+        raise CredentialsError(
+            f"Secret Manager answered {response.status_code} for {version_name}: {response.text[:200]}"
+        )
+    data = response.json()["payload"]["data"]
+    return base64.b64decode(data).decode("utf-8")
+
+
+def credentials_info(
+    environ: Mapping[str, str] | None = None, fetch: SecretFetcher | None = None
+) -> dict[str, Any] | None:
+    """The credentials JSON the environment configures, or None when there is none.
+
+    Raises:
+        CredentialsError: the value is neither JSON nor a readable JSON file,
+            or its ``type`` is not ``service_account`` / ``authorized_user``.
+    """
+    env = os.environ if environ is None else environ
+    text = env.get("INBOXFLOW_GMAIL_CREDENTIALS", "").strip()
+    source = "INBOXFLOW_GMAIL_CREDENTIALS"
+    if not text and env.get("INBOXFLOW_GMAIL_CREDENTIALS_SECRET"):
+        source = "INBOXFLOW_GMAIL_CREDENTIALS_SECRET"
+        name = secret_version_name(
+            env["INBOXFLOW_GMAIL_CREDENTIALS_SECRET"],
+            env.get("GOOGLE_CLOUD_PROJECT") or env.get("GCLOUD_PROJECT"),
+        )
+        text = (fetch or fetch_secret)(name).strip()
+    if not text:
+        return None
+    if not text.startswith("{"):
+        path = Path(text).expanduser()
+        if not path.is_file():
+            raise CredentialsError(f"{source}: not JSON and not a file: {text[:40]!r}")
+        text = path.read_text("utf-8")
+    try:
+        info = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CredentialsError(f"{source}: invalid JSON ({exc.msg})") from None
+    if not isinstance(info, dict) or info.get("type") not in ("service_account", "authorized_user"):
+        raise CredentialsError(
+            f"{source}: expected a service_account key or an authorized_user token, "
+            f"got type {info.get('type') if isinstance(info, dict) else type(info).__name__!r}"
+        )
+    return info
+
+
+def credentials_for(info: Mapping[str, Any], mailbox: str) -> Any:
+    """``google.auth`` credentials acting as ``mailbox`` with the Gmail and Calendar scopes.
+
+    Args:
+        info: a service-account key (domain-wide delegation: the token is for
+            ``subject=mailbox``) or an authorized-user token (it must belong to ``mailbox``).
+        mailbox: the address the agent works for.
+
+    Raises:
+        CredentialsError: the JSON lacks a field the credentials need.
+    """
+    try:
+        if info.get("type") == "service_account":
+            from google.oauth2 import service_account
+
+            return service_account.Credentials.from_service_account_info(
+                dict(info), scopes=list(SCOPES), subject=mailbox
+            )
+        from google.oauth2.credentials import Credentials
+
+        return Credentials.from_authorized_user_info(dict(info), scopes=list(SCOPES))
+    except (KeyError, ValueError) as exc:
+        raise CredentialsError(f"unusable credentials ({info.get('type')}): {exc}") from exc
+
+
+def anonymous_credentials() -> Any:
+    """Credentials that add no Authorization header (for the local double)."""
+    from google.auth.credentials import AnonymousCredentials
+
+    return AnonymousCredentials()
+
+
+__all__ = [
+    "CALENDAR_EVENTS_SCOPE",
+    "GMAIL_MODIFY_SCOPE",
+    "SCOPES",
+    "CredentialsError",
+    "SecretFetcher",
+    "anonymous_credentials",
+    "credentials_for",
+    "credentials_info",
+    "fetch_secret",
+    "secret_version_name",
+]

@@ -1,0 +1,460 @@
+"""A local HTTP double of the Gmail v1 and Calendar v3 APIs (the subset inboxflow calls).
+
+It answers exactly the paths ``googleapiclient`` builds from its bundled
+discovery documents (``gmail.v1.json``, ``calendar.v3.json``), so the real
+client library is what talks to it: point the Gmail service's
+``api_endpoint`` at ``url + "/"`` and Calendar's at ``url + "/calendar/v3/"``
+(``GoogleWorkspace`` does this from ``INBOXFLOW_GOOGLE_API_URL``). It serves
+several mailboxes at once; ``userId`` must be the mailbox address.
+
+Gmail: users.getProfile, users.watch, users.stop, messages.list/get/send/
+modify, drafts.create/list/get, history.list. Calendar: events.list/get/
+insert, freebusy.query. Errors come in Google's JSON format.
+
+Test hooks (Python API): ``deliver``, ``expire_history``, ``fail_next``,
+``on_notify``, ``messages``, ``drafts``, ``events``, ``history_id``,
+``seed_from_workspace_json``. Run it as a process with
+``python -m inboxflow.doubles.google_api --port N [--seed]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
+from werkzeug.routing import Map, Rule
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+from werkzeug.wrappers import Request, Response
+
+from .calendar_api import CalendarState, public
+from .errors import ApiError
+from .gmail_api import GmailState, Notification, b64url_decode, render_message
+
+log = logging.getLogger(__name__)
+
+NotifyCallback = Callable[[str, int], None]
+
+_ROUTES = Map(
+    [
+        Rule("/gmail/v1/users/<user>/profile", methods=["GET"], endpoint="gmail.users.getProfile"),
+        Rule("/gmail/v1/users/<user>/watch", methods=["POST"], endpoint="gmail.users.watch"),
+        Rule("/gmail/v1/users/<user>/stop", methods=["POST"], endpoint="gmail.users.stop"),
+        Rule(
+            "/gmail/v1/users/<user>/messages",
+            methods=["GET"],
+            endpoint="gmail.users.messages.list",
+        ),
+        Rule(
+            "/gmail/v1/users/<user>/messages/send",
+            methods=["POST"],
+            endpoint="gmail.users.messages.send",
+        ),
+        Rule(
+            "/gmail/v1/users/<user>/messages/<message_id>",
+            methods=["GET"],
+            endpoint="gmail.users.messages.get",
+        ),
+        Rule(
+            "/gmail/v1/users/<user>/messages/<message_id>/modify",
+            methods=["POST"],
+            endpoint="gmail.users.messages.modify",
+        ),
+        Rule(
+            "/gmail/v1/users/<user>/drafts", methods=["POST"], endpoint="gmail.users.drafts.create"
+        ),
+        Rule("/gmail/v1/users/<user>/drafts", methods=["GET"], endpoint="gmail.users.drafts.list"),
+        Rule(
+            "/gmail/v1/users/<user>/drafts/<draft_id>",
+            methods=["GET"],
+            endpoint="gmail.users.drafts.get",
+        ),
+        Rule(
+            "/gmail/v1/users/<user>/history", methods=["GET"], endpoint="gmail.users.history.list"
+        ),
+        Rule(
+            "/calendar/v3/calendars/<calendar>/events",
+            methods=["GET"],
+            endpoint="calendar.events.list",
+        ),
+        Rule(
+            "/calendar/v3/calendars/<calendar>/events",
+            methods=["POST"],
+            endpoint="calendar.events.insert",
+        ),
+        Rule(
+            "/calendar/v3/calendars/<calendar>/events/<event_id>",
+            methods=["GET"],
+            endpoint="calendar.events.get",
+        ),
+        Rule("/calendar/v3/freeBusy", methods=["POST"], endpoint="calendar.freebusy.query"),
+    ]
+)
+
+
+@dataclass
+class _Fault:
+    key: str
+    status: int
+    times: int
+    after_apply: bool
+    reason: str | None
+
+    def matches(self, method: str, path: str) -> bool:
+        return method == self.key or method.endswith(f".{self.key}") or self.key in path
+
+
+class GoogleApiDouble:
+    """Gmail v1 + Calendar v3 on loopback, multi-mailbox and thread-safe.
+
+    Args:
+        clock: time source with ``now()`` (default: wall clock).
+
+    Use as a context manager (``with GoogleApiDouble() as double:``) or call
+    ``start()`` / ``stop()``; ``url`` is ``http://127.0.0.1:PORT``.
+    """
+
+    def __init__(self, clock: Any = None) -> None:
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._pending: list[Notification] = []
+        self.gmail = GmailState(self._now, self._pending.append)
+        self.calendar = CalendarState(self._now)
+        self.contacts: dict[str, dict[str, Any]] = {}
+        self._faults: list[_Fault] = []
+        self._callbacks: list[NotifyCallback] = []
+        self.notify_errors: list[BaseException] = []
+        self.calls: list[tuple[str, str]] = []
+        """``(method, path)`` of every request served, in order."""
+        self._server: BaseWSGIServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def _now(self) -> float:
+        return float(self._clock.now()) if self._clock is not None else time.time()
+
+    # --- serving -----------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        """Base URL of the running double."""
+        if self._server is None:
+            raise RuntimeError("the double is not started")
+        return f"http://127.0.0.1:{self._server.server_port}"
+
+    def start(self, port: int = 0) -> GoogleApiDouble:
+        """Serve on 127.0.0.1 (``port`` 0 picks a free one) in a daemon thread."""
+        self._server = make_server(
+            "127.0.0.1", port, self, threaded=True, request_handler=_QuietHandler
+        )
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="google-api-double", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = self._thread = None
+
+    def __enter__(self) -> GoogleApiDouble:
+        return self.start() if self._server is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        response = self._respond(Request(environ))
+        return response(environ, start_response)  # type: ignore[no-any-return]
+
+    def _respond(self, request: Request) -> Response:
+        adapter = _ROUTES.bind_to_environ(request.environ)
+        try:
+            method, params = adapter.match()
+        except (NotFound, MethodNotAllowed) as exc:
+            return _json(
+                ApiError(
+                    exc.code or 404, f"No route {request.method} {request.path}", "notFound"
+                ).body(),
+                exc.code or 404,
+            )
+        except HTTPException as exc:  # pragma: no cover - other routing errors
+            return _json(ApiError(exc.code or 400, str(exc)).body(), exc.code or 400)
+        self.calls.append((str(method), request.path))
+        fault = self._take_fault(str(method), request.path)
+        if fault is not None and not fault.after_apply:
+            return _json(ApiError(fault.status, reason=fault.reason).body(), fault.status)
+        args = {name: request.args.getlist(name) for name in request.args}
+        try:
+            body = request.get_json(silent=True) if request.data else {}
+            if request.data and body is None:
+                raise ApiError(400, "Invalid JSON payload received.", "parseError")
+            with self._lock:
+                result = self._dispatch(str(method), params, args, body or {})
+        except ApiError as exc:
+            self._flush_notifications()
+            return _json(exc.body(), exc.status)
+        self._flush_notifications()
+        if fault is not None:
+            return _json(ApiError(fault.status, reason=fault.reason).body(), fault.status)
+        return _json(result, 200)
+
+    def _dispatch(
+        self, method: str, params: dict[str, str], args: dict[str, list[str]], body: Any
+    ) -> Any:
+        gmail, calendar = self.gmail, self.calendar
+        user = params.get("user", "")
+        if method == "gmail.users.getProfile":
+            return gmail.get_profile(user)
+        if method == "gmail.users.watch":
+            return gmail.watch(user, body)
+        if method == "gmail.users.stop":
+            return gmail.stop(user)
+        if method == "gmail.users.messages.list":
+            return gmail.list_messages(user, args)
+        if method == "gmail.users.messages.get":
+            return gmail.get_message(user, params["message_id"], args)
+        if method == "gmail.users.messages.send":
+            return gmail.send(user, body)
+        if method == "gmail.users.messages.modify":
+            return gmail.modify(user, params["message_id"], body)
+        if method == "gmail.users.drafts.create":
+            return gmail.create_draft(user, body)
+        if method == "gmail.users.drafts.list":
+            return gmail.list_drafts(user, args)
+        if method == "gmail.users.drafts.get":
+            return gmail.get_draft(user, params["draft_id"], args)
+        if method == "gmail.users.history.list":
+            return gmail.list_history(user, args)
+        if method == "calendar.events.list":
+            return calendar.list(params["calendar"], args)
+        if method == "calendar.events.insert":
+            return calendar.insert(params["calendar"], body)
+        if method == "calendar.events.get":
+            return calendar.get(params["calendar"], params["event_id"])
+        if method == "calendar.freebusy.query":
+            return calendar.free_busy(body)
+        raise ApiError(404, f"Unknown method {method}", "notFound")  # pragma: no cover
+
+    # --- faults and notifications ------------------------------------------------------
+
+    def fail_next(
+        self,
+        method_or_path: str,
+        status: int,
+        times: int = 1,
+        *,
+        after_apply: bool = False,
+        reason: str | None = None,
+    ) -> None:
+        """Answer the next ``times`` matching requests with ``status`` (429, 403, 500...).
+
+        Args:
+            method_or_path: a method id (``gmail.users.messages.send``), its tail
+                (``messages.send``) or a substring of the path.
+            status: HTTP status of the injected error.
+            times: how many requests fail.
+            after_apply: perform the request first, then answer the error (a
+                response lost after the server acted).
+            reason: Google's ``reason`` (default per status: ``rateLimitExceeded``
+                for 429, ``userRateLimitExceeded`` for 403, ``backendError`` for 5xx).
+        """
+        with self._lock:
+            self._faults.append(_Fault(method_or_path, status, times, after_apply, reason))
+
+    def _take_fault(self, method: str, path: str) -> _Fault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.times > 0 and fault.matches(method, path):
+                    fault.times -= 1
+                    return fault
+            return None
+
+    def on_notify(self, callback: NotifyCallback) -> None:
+        """Call ``callback(email_address, history_id)`` after each change of a watched mailbox.
+
+        Called synchronously, outside the double's lock, in the thread that
+        made the change (a request thread or a ``deliver`` caller). A callback
+        that raises is logged and kept in ``notify_errors``.
+        """
+        with self._lock:
+            self._callbacks.append(callback)
+
+    def _flush_notifications(self) -> None:
+        with self._lock:
+            pending, self._pending[:] = list(self._pending), []
+            callbacks = list(self._callbacks)
+        for address, history_id in pending:
+            for callback in callbacks:
+                try:
+                    callback(address, history_id)
+                except Exception as exc:
+                    log.exception("notify callback failed for %s at %s", address, history_id)
+                    self.notify_errors.append(exc)
+
+    # --- test hooks --------------------------------------------------------------------
+
+    def deliver(self, mailbox: str, raw: bytes, labels: Sequence[str] = ("INBOX", "UNREAD")) -> str:
+        """Put a received message in ``mailbox`` (threaded by References); returns its Gmail id."""
+        with self._lock:
+            box = self.gmail.mailbox(mailbox)
+            message = self.gmail.add_message(box, raw, labels)
+        self._flush_notifications()
+        return message.id
+
+    def expire_history(self, mailbox: str, before_history_id: int) -> None:
+        """Drop history older than ``before_history_id``: ``history.list`` from an
+        earlier ``startHistoryId`` then answers 404, as Gmail does for old cursors."""
+        with self._lock:
+            self.gmail.expire_history(self.gmail.mailbox(mailbox), before_history_id)
+
+    def history_id(self, mailbox: str) -> int:
+        """The mailbox's current history id."""
+        with self._lock:
+            return self.gmail.mailbox(mailbox).history_id
+
+    def messages(self, mailbox: str, label: str | None = None) -> list[dict[str, Any]]:
+        """The mailbox's messages (oldest first), optionally only those with ``label``.
+
+        Each is ``{id, thread_id, labels, headers, subject, to, from, body, raw}``
+        with ``headers`` a dict of the first value of each header.
+        """
+        with self._lock:
+            box = self.gmail.mailbox(mailbox)
+            stored = [m for m in box.messages.values() if label is None or label in m.labels]
+            return [_summary(m) for m in stored]
+
+    def drafts(self, mailbox: str) -> list[dict[str, Any]]:
+        """The mailbox's drafts: ``messages(mailbox, "DRAFT")`` plus ``draft_id``."""
+        with self._lock:
+            box = self.gmail.mailbox(mailbox)
+            return [
+                {**_summary(box.messages[message_id]), "draft_id": draft_id}
+                for draft_id, message_id in box.drafts.items()
+                if message_id in box.messages
+            ]
+
+    def message_resource(self, mailbox: str, message_id: str, fmt: str = "full") -> dict[str, Any]:
+        """A message as ``messages.get`` would return it."""
+        with self._lock:
+            box = self.gmail.mailbox(mailbox)
+            return render_message(box.messages[message_id], fmt)
+
+    def events(self, calendar_id: str) -> list[dict[str, Any]]:
+        """The calendar's events, by start time."""
+        with self._lock:
+            events = sorted(
+                self.calendar.calendar(calendar_id).values(), key=lambda e: (e["_start"], e["id"])
+            )
+            return [public(e) for e in events]
+
+    def seed_from_workspace_json(
+        self, path: str | Path | None = None, mailbox: str | None = None, now: float | None = None
+    ) -> dict[str, int]:
+        """Load a workspace seed (default: the bundled ``samples/workspace.json``).
+
+        Calendar events land in ``mailbox``'s calendar (default: the first
+        contact, the mailbox owner in the bundled seed) on the business days
+        after ``now``; contacts are kept in ``contacts`` (the API has no
+        contacts endpoint: the pipeline reads contacts from the checkpoint store).
+
+        Returns:
+            How many contacts and events were loaded.
+        """
+        from ..workspace import load_seed, seed_event_times
+
+        seed = load_seed() if path is None else json.loads(Path(path).read_text("utf-8"))
+        contacts = seed.get("contacts", [])
+        owner = mailbox or (contacts[0]["email"] if contacts else None)
+        if owner is None:
+            raise ValueError("no mailbox given and the seed has no contacts")
+        today = datetime.fromtimestamp(self._now() if now is None else now, UTC).date()
+        with self._lock:
+            for contact in contacts:
+                self.contacts[contact["email"].strip().lower()] = dict(contact)
+            events = self.calendar.calendar(owner)
+            for event in seed.get("calendar_events", []):
+                events.pop(event["id"], None)
+                start, end = seed_event_times(event, today)
+                self.calendar.put(
+                    owner,
+                    {
+                        "id": event["id"],
+                        "summary": event["summary"],
+                        "start": {"dateTime": start.isoformat()},
+                        "end": {"dateTime": end.isoformat()},
+                        "attendees": [{"email": a} for a in event.get("attendees", [])],
+                    },
+                    validate_id=False,
+                )
+        return {"contacts": len(contacts), "calendar_events": len(seed.get("calendar_events", []))}
+
+
+def _summary(message: Any) -> dict[str, Any]:
+    parsed = message.parsed
+    body = parsed.get_body(preferencelist=("plain", "html"))
+    text = str(body.get_content()) if body is not None else ""
+    return {
+        "id": message.id,
+        "thread_id": message.thread_id,
+        "labels": sorted(message.labels),
+        "headers": {name: str(parsed[name]) for name in dict.fromkeys(parsed.keys())},
+        "subject": str(parsed.get("Subject") or ""),
+        "to": str(parsed.get("To") or ""),
+        "from": str(parsed.get("From") or ""),
+        "body": text,
+        "raw": message.raw,
+    }
+
+
+def _json(payload: Any, status: int) -> Response:
+    return Response(json.dumps(payload), status=status, mimetype="application/json")
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        log.debug("%s %s", self.requestline, code)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m inboxflow.doubles.google_api --port N [--seed [FILE]] [--mailbox ADDR]``."""
+    parser = argparse.ArgumentParser(description="Gmail v1 + Calendar v3 double on loopback")
+    parser.add_argument("--port", type=int, default=0, help="port (0: a free one)")
+    parser.add_argument(
+        "--seed",
+        nargs="?",
+        const="",
+        default=None,
+        help="load a workspace seed (no value: the bundled samples/workspace.json)",
+    )
+    parser.add_argument("--mailbox", default=None, help="calendar the seed's events go to")
+    options = parser.parse_args(argv)
+    double = GoogleApiDouble()
+    if options.seed is not None:
+        double.seed_from_workspace_json(options.seed or None, options.mailbox)
+    double.start(options.port)
+    print(f"google api double listening on {double.url}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        double.stop()
+
+
+__all__ = ["GoogleApiDouble", "NotifyCallback", "b64url_decode", "main"]
+
+if __name__ == "__main__":
+    main()
