@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .adapters.inprocess_bus import InProcessBus
-from .adapters.offline_llm import OfflineModel
 from .clock import Clock, SystemClock
 from .ports.bus import MessageBus
 from .ports.checkpoint import CheckpointStore
@@ -56,8 +55,10 @@ def make_task_queue(settings: Settings, store: CheckpointStore) -> TaskQueue:
 
 
 def make_llm(settings: Settings) -> LanguageModel:
-    """The language model: the offline deterministic model until Gemini is configured."""
-    return OfflineModel()
+    """The language model: Gemini when configured (key or Vertex), else the offline model."""
+    from .llm_selection import choose_llm
+
+    return choose_llm()
 
 
 def build_runtime(settings: Settings | None = None, clock: Clock | None = None) -> Runtime:
