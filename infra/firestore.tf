@@ -1,5 +1,8 @@
-# Checkpoints, step logs, approvals, effects, failures, mailboxes, the KB
-# and ingest claims (ARCHITECTURE.md sections 3-6).
+# Checkpoints, step logs, approvals and their tokens, effects, failures,
+# mailboxes, mail claims, threads, the KB chunks and email vectors
+# (ARCHITECTURE.md sections 3-6). The lists below come from
+# inboxflow.infra_export (TTL_COLLECTIONS, COMPOSITE_INDEXES, VECTOR_INDEXES,
+# INDEX_EXEMPTIONS), so code and infra agree.
 
 resource "google_firestore_database" "default" {
   project     = var.project_id
@@ -48,7 +51,7 @@ resource "google_firestore_field" "not_indexed" {
 resource "google_firestore_index" "composite" {
   for_each = {
     for index in var.firestore_composite_indexes :
-    "${index.collection}:${join(",", [for field in index.fields : "${field.field_path}:${field.order}"])}" => index
+    "${index.collection}:${join(",", [for field in index.fields : "${field.field_path}:${coalesce(field.order, field.array_config)}"])}" => index
   }
 
   project     = var.project_id
@@ -56,16 +59,21 @@ resource "google_firestore_index" "composite" {
   collection  = each.value.collection
   query_scope = "COLLECTION"
 
+  # Each field is ordered (ASCENDING/DESCENDING) or array-contains (CONTAINS);
+  # the other attribute is null, which leaves it unset.
   dynamic "fields" {
     for_each = each.value.fields
     content {
-      field_path = fields.value.field_path
-      order      = fields.value.order
+      field_path   = fields.value.field_path
+      order        = fields.value.order
+      array_config = fields.value.array_config
     }
   }
 }
 
-# Retrieval: find_nearest over kb.embedding.
+# Retrieval: find_nearest over kb_chunks.embedding and email_vectors.embedding.
+# A flat index searches exhaustively; the distance measure (cosine) is chosen
+# by each query, not by the index.
 resource "google_firestore_index" "vector" {
   for_each = { for index in var.firestore_vector_indexes : "${index.collection}.${index.field_path}" => index }
 

@@ -1,4 +1,5 @@
-# Every function is built from the same source archive (storage.tf).
+# Every function is built from the same source archive (storage.tf) and runs
+# as its own service account (created by the modules).
 
 module "node" {
   source   = "./modules/node_function"
@@ -22,8 +23,8 @@ module "node" {
   max_instances = each.value.max_instances
   min_instances = each.value.min_instances
 
-  environment_variables        = merge(local.runtime_environment, { INBOXFLOW_NODE = each.key })
-  secret_environment_variables = local.node_secrets
+  environment_variables        = merge(local.base_environment, local.node_task_environment[each.key], { INBOXFLOW_NODE = each.key })
+  secret_environment_variables = local.node_secrets[each.key]
   labels = {
     inboxflow-graph = replace(each.value.graph, "_", "-")
     inboxflow-node  = replace(each.value.node, "_", "-")
@@ -45,6 +46,7 @@ module "node" {
   ]
 }
 
+# Gmail ingest: pushed from the Gmail topic like a node (entry point `ingest`).
 module "ingest" {
   source = "./modules/node_function"
 
@@ -66,8 +68,8 @@ module "ingest" {
   max_instances = var.service_functions["ingest"].max_instances
   min_instances = var.service_functions["ingest"].min_instances
 
-  environment_variables        = local.runtime_environment
-  secret_environment_variables = local.gmail_secrets
+  environment_variables        = local.base_environment
+  secret_environment_variables = local.gmail_secret
 
   topic_id              = google_pubsub_topic.pushed["ingest"].id
   subscription_name     = var.service_functions["ingest"].subscription
@@ -87,103 +89,70 @@ module "ingest" {
 
 # Approval: public HTTP (ingress ALLOW_ALL, allUsers invoker in iam.tf).
 # The credential is the single-use reviewer token in the link; a GET never
-# changes state. Cloud Tasks calls its timeout endpoint with an OIDC token.
-resource "google_cloudfunctions2_function" "approve" {
-  #checkov:skip=CKV_GCP_124:Reviewers open approval links from their mail clients on the internet; the single-use, hashed, deadline-bound token in the link is the credential (ARCHITECTURE.md section 4).
-  project     = var.project_id
-  location    = var.region
-  name        = var.service_functions["approve"].function_name
-  description = "inboxflow approval page and decisions"
+# changes state. Cloud Tasks calls POST /timeout with an OIDC token of the
+# tasks identity, which the function verifies itself (the service is public).
+module "approve" {
+  source = "./modules/http_function"
 
-  build_config {
-    runtime         = var.runtime
-    entry_point     = var.service_functions["approve"].entry_point
-    service_account = google_service_account.build.id
+  project_id         = var.project_id
+  region             = var.region
+  function_name      = var.service_functions["approve"].function_name
+  description        = "inboxflow approval page, decisions, timeouts and JSON API"
+  service_account_id = var.service_functions["approve"].service_account_id
+  project_roles      = ["roles/datastore.user"]
 
-    source {
-      storage_source {
-        bucket = google_storage_bucket.source.name
-        object = google_storage_bucket_object.source.name
-      }
-    }
-  }
+  runtime               = var.runtime
+  entry_point           = var.service_functions["approve"].entry_point
+  source_bucket         = google_storage_bucket.source.name
+  source_object         = google_storage_bucket_object.source.name
+  build_service_account = google_service_account.build.id
 
-  service_config {
-    available_memory                 = "${var.service_functions["approve"].memory_mb}Mi"
-    timeout_seconds                  = var.service_functions["approve"].timeout_s
-    max_instance_count               = var.service_functions["approve"].max_instances
-    min_instance_count               = var.service_functions["approve"].min_instances
-    max_instance_request_concurrency = 1
-    ingress_settings                 = "ALLOW_ALL"
-    all_traffic_on_latest_revision   = true
-    service_account_email            = google_service_account.approve.email
-    environment_variables            = local.runtime_environment
+  memory_mb     = var.service_functions["approve"].memory_mb
+  timeout_s     = var.service_functions["approve"].timeout_s
+  max_instances = var.service_functions["approve"].max_instances
+  min_instances = var.service_functions["approve"].min_instances
 
-    dynamic "secret_environment_variables" {
-      for_each = local.gmail_secrets
-      content {
-        key        = secret_environment_variables.key
-        project_id = var.project_id
-        secret     = secret_environment_variables.value
-        version    = "latest"
-      }
-    }
-  }
+  ingress_settings             = "ALLOW_ALL"
+  environment_variables        = merge(local.base_environment, local.tasks_environment)
+  secret_environment_variables = local.gmail_secret
 
   depends_on = [
     google_project_service.enabled,
     google_project_iam_member.build,
-    google_secret_manager_secret_iam_member.approve,
   ]
 }
 
 # Renew-watch: HTTP behind IAM; only the Cloud Scheduler identity may invoke.
-resource "google_cloudfunctions2_function" "renew_watch" {
-  project     = var.project_id
-  location    = var.region
-  name        = var.service_functions["renew_watch"].function_name
-  description = "inboxflow daily Gmail users.watch renewal"
+module "renew_watch" {
+  source = "./modules/http_function"
 
-  build_config {
-    runtime         = var.runtime
-    entry_point     = var.service_functions["renew_watch"].entry_point
-    service_account = google_service_account.build.id
+  project_id         = var.project_id
+  region             = var.region
+  function_name      = var.service_functions["renew_watch"].function_name
+  description        = "inboxflow daily Gmail users.watch renewal"
+  service_account_id = var.service_functions["renew_watch"].service_account_id
+  project_roles      = ["roles/datastore.user"]
 
-    source {
-      storage_source {
-        bucket = google_storage_bucket.source.name
-        object = google_storage_bucket_object.source.name
-      }
-    }
-  }
+  runtime               = var.runtime
+  entry_point           = var.service_functions["renew_watch"].entry_point
+  source_bucket         = google_storage_bucket.source.name
+  source_object         = google_storage_bucket_object.source.name
+  build_service_account = google_service_account.build.id
 
-  service_config {
-    available_memory                 = "${var.service_functions["renew_watch"].memory_mb}Mi"
-    timeout_seconds                  = var.service_functions["renew_watch"].timeout_s
-    max_instance_count               = var.service_functions["renew_watch"].max_instances
-    min_instance_count               = var.service_functions["renew_watch"].min_instances
-    max_instance_request_concurrency = 1
-    ingress_settings                 = "ALLOW_INTERNAL_ONLY"
-    all_traffic_on_latest_revision   = true
-    service_account_email            = google_service_account.renew_watch.email
-    environment_variables = merge(local.runtime_environment, {
-      INBOXFLOW_GMAIL_TOPIC = google_pubsub_topic.pushed["ingest"].id
-    })
+  memory_mb     = var.service_functions["renew_watch"].memory_mb
+  timeout_s     = var.service_functions["renew_watch"].timeout_s
+  max_instances = var.service_functions["renew_watch"].max_instances
+  min_instances = var.service_functions["renew_watch"].min_instances
 
-    dynamic "secret_environment_variables" {
-      for_each = local.gmail_secrets
-      content {
-        key        = secret_environment_variables.key
-        project_id = var.project_id
-        secret     = secret_environment_variables.value
-        version    = "latest"
-      }
-    }
-  }
+  ingress_settings = "ALLOW_INTERNAL_ONLY"
+  environment_variables = merge(local.base_environment, {
+    INBOXFLOW_GMAIL_TOPIC = google_pubsub_topic.pushed["ingest"].id
+  })
+  secret_environment_variables = local.gmail_secret
+  invoker_members              = { scheduler = google_service_account.scheduler_invoker.member }
 
   depends_on = [
     google_project_service.enabled,
     google_project_iam_member.build,
-    google_secret_manager_secret_iam_member.renew_watch,
   ]
 }

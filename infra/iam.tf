@@ -1,42 +1,16 @@
-# Least privilege, granted on the narrowest resource that works:
-# topics, subscriptions, secrets, the queue and Cloud Run services rather
-# than the project. Project-level grants are only roles with no finer
-# resource (Firestore data access, build logs and images). tests/infra keeps
-# every role on an allowlist.
-
-# --- function identities: Firestore -----------------------------------------------
-
-resource "google_project_iam_member" "approve" {
-  project = var.project_id
-  role    = "roles/datastore.user"
-  member  = google_service_account.approve.member
-}
-
-resource "google_project_iam_member" "renew_watch" {
-  project = var.project_id
-  role    = "roles/datastore.user"
-  member  = google_service_account.renew_watch.member
-}
-
-# --- function identities: secrets (node and ingest grants live in the module) --
-
-resource "google_secret_manager_secret_iam_member" "approve" {
-  for_each = local.gmail_secrets
-
-  project   = var.project_id
-  secret_id = each.value
-  role      = "roles/secretmanager.secretAccessor"
-  member    = google_service_account.approve.member
-}
-
-resource "google_secret_manager_secret_iam_member" "renew_watch" {
-  for_each = local.gmail_secrets
-
-  project   = var.project_id
-  secret_id = each.value
-  role      = "roles/secretmanager.secretAccessor"
-  member    = google_service_account.renew_watch.member
-}
+# Least privilege, granted on the narrowest resource that works: topics,
+# secrets, the queue, the tasks identity and Cloud Run services rather than
+# the project. Project-level grants are only roles with no finer resource
+# (Firestore data access, build logs and images). Each function's own
+# Firestore role, secrets and invokers are granted by its module.
+# tests/infra keeps every role on an allowlist.
+#
+#   function        publishes to                 Cloud Tasks          secrets
+#   node            the nodes it routes to       pausing nodes only   Gemini if uses_llm,
+#                                                                     Gmail if uses_gmail
+#   ingest          entry topics, shared DLQ     -                    Gmail
+#   approve         resume topics                enqueuer + actAs     Gmail
+#   renew_watch     -                            -                    Gmail
 
 # --- publishing envelopes --------------------------------------------------------
 
@@ -61,30 +35,41 @@ resource "google_pubsub_topic_iam_member" "node_dead_letters" {
   member  = module.node[each.key].service_account_member
 }
 
-# Ingest starts traces (and resumes waiting ones); approve resumes paused ones.
+# Ingest starts traces at the entry node of a mailbox's graph.
 resource "google_pubsub_topic_iam_member" "ingest_publishes" {
-  for_each = var.node_functions
+  for_each = toset(var.entry_topics)
 
   project = var.project_id
-  topic   = google_pubsub_topic.pushed[each.key].name
+  topic   = google_pubsub_topic.pushed[local.node_topic_names[each.value]].name
   role    = "roles/pubsub.publisher"
   member  = module.ingest.service_account_member
 }
 
+# Ingest serves no node: what it cannot read goes to the shared dead-letter topic.
+resource "google_pubsub_topic_iam_member" "ingest_dead_letters" {
+  project = var.project_id
+  topic   = google_pubsub_topic.shared_dead_letter.name
+  role    = "roles/pubsub.publisher"
+  member  = module.ingest.service_account_member
+}
+
+# Approve resumes paused traces: only at the nodes a pause resumes.
 resource "google_pubsub_topic_iam_member" "approve_publishes" {
-  for_each = var.node_functions
+  for_each = toset(var.resume_topics)
 
   project = var.project_id
-  topic   = google_pubsub_topic.pushed[each.key].name
+  topic   = google_pubsub_topic.pushed[local.node_topic_names[each.value]].name
   role    = "roles/pubsub.publisher"
-  member  = google_service_account.approve.member
+  member  = module.approve.service_account_member
 }
 
 # --- Cloud Tasks -------------------------------------------------------------------
 
 # Pausing nodes schedule the deadline task; approve re-schedules on escalation.
+# (Deleting a decided approval's task is only an optimisation the code does
+# not make, so nobody holds cloudtasks.taskDeleter.)
 resource "google_cloud_tasks_queue_iam_member" "node_enqueuer" {
-  for_each = var.node_functions
+  for_each = local.pausing_nodes
 
   project  = var.project_id
   location = var.region
@@ -98,21 +83,12 @@ resource "google_cloud_tasks_queue_iam_member" "approve_enqueuer" {
   location = var.region
   name     = google_cloud_tasks_queue.approvals.name
   role     = "roles/cloudtasks.enqueuer"
-  member   = google_service_account.approve.member
-}
-
-# Deleting a decided approval's timeout task is an optimisation only.
-resource "google_cloud_tasks_queue_iam_member" "approve_task_deleter" {
-  project  = var.project_id
-  location = var.region
-  name     = google_cloud_tasks_queue.approvals.name
-  role     = "roles/cloudtasks.taskDeleter"
-  member   = google_service_account.approve.member
+  member   = module.approve.service_account_member
 }
 
 # Creating a task with an OIDC token acts as the tasks identity.
 resource "google_service_account_iam_member" "node_act_as_tasks_invoker" {
-  for_each = var.node_functions
+  for_each = local.pausing_nodes
 
   service_account_id = google_service_account.tasks_invoker.name
   role               = "roles/iam.serviceAccountUser"
@@ -122,37 +98,22 @@ resource "google_service_account_iam_member" "node_act_as_tasks_invoker" {
 resource "google_service_account_iam_member" "approve_act_as_tasks_invoker" {
   service_account_id = google_service_account.tasks_invoker.name
   role               = "roles/iam.serviceAccountUser"
-  member             = google_service_account.approve.member
+  member             = module.approve.service_account_member
 }
 
 # --- invokers, on the Cloud Run services under the functions ---------------------
 
 # Public approval page: the reviewer token in the link is the credential.
+# This also admits the deadline tasks; the function checks their OIDC token
+# (issuer Google, audience INBOXFLOW_TASKS_AUDIENCE, email of the tasks
+# identity) itself, so the tasks identity needs no invoker grant.
 resource "google_cloud_run_service_iam_member" "approve_public" {
   #checkov:skip=CKV_GCP_102:Public by design: the approval page authenticates each reviewer by the single-use token in the link, and a GET never changes state.
   project  = var.project_id
   location = var.region
-  service  = google_cloudfunctions2_function.approve.service_config[0].service
+  service  = module.approve.service_name
   role     = "roles/run.invoker"
   member   = "allUsers"
-}
-
-# Deadline tasks carry an OIDC token of the tasks identity; the function
-# checks it on its timeout endpoint.
-resource "google_cloud_run_service_iam_member" "approve_tasks_invoker" {
-  project  = var.project_id
-  location = var.region
-  service  = google_cloudfunctions2_function.approve.service_config[0].service
-  role     = "roles/run.invoker"
-  member   = google_service_account.tasks_invoker.member
-}
-
-resource "google_cloud_run_service_iam_member" "renew_watch_scheduler_invoker" {
-  project  = var.project_id
-  location = var.region
-  service  = google_cloudfunctions2_function.renew_watch.service_config[0].service
-  role     = "roles/run.invoker"
-  member   = google_service_account.scheduler_invoker.member
 }
 
 # --- push identity -----------------------------------------------------------------

@@ -13,25 +13,48 @@ locals {
   approval_url = "https://${var.region}-${var.project_id}.cloudfunctions.net/${var.service_functions["approve"].function_name}"
 
   # Environment every function reads (see ARCHITECTURE.md section 6).
-  runtime_environment = {
-    GOOGLE_CLOUD_PROJECT   = var.project_id
-    INBOXFLOW_STORE        = "firestore"
-    INBOXFLOW_BUS          = "pubsub"
-    INBOXFLOW_TASKS        = "cloudtasks"
-    INBOXFLOW_REGION       = var.region
-    INBOXFLOW_APPROVAL_URL = local.approval_url
-    INBOXFLOW_TASKS_QUEUE  = google_cloud_tasks_queue.approvals.name
-    INBOXFLOW_TASKS_SA     = google_service_account.tasks_invoker.email
+  base_environment = merge(var.function_environment, {
+    GOOGLE_CLOUD_PROJECT = var.project_id
+    INBOXFLOW_STORE      = "firestore"
+    INBOXFLOW_BUS        = "pubsub"
+    INBOXFLOW_TASKS      = "cloudtasks"
+    INBOXFLOW_REGION     = var.region
+  })
+
+  # Only for functions that schedule deadline tasks and mail review links:
+  # pausing nodes and the approval function. Tasks carry an OIDC token of
+  # the tasks identity for the audience INBOXFLOW_TASKS_AUDIENCE; the public
+  # approval function verifies both itself on POST /timeout.
+  tasks_environment = {
+    INBOXFLOW_APPROVAL_URL   = local.approval_url
+    INBOXFLOW_TASKS_QUEUE    = google_cloud_tasks_queue.approvals.name
+    INBOXFLOW_TASKS_INVOKER  = google_service_account.tasks_invoker.email
+    INBOXFLOW_TASKS_SA       = google_service_account.tasks_invoker.email # read by adapters/cloud_tasks.py
+    INBOXFLOW_TASKS_AUDIENCE = local.approval_url
   }
 
-  # Secret Manager secrets exposed as environment variables, by function kind.
+  # Environment variable => Secret Manager secret. Values never pass
+  # through Terraform; each function's identity may read only its own.
+  gemini_secret = { GEMINI_API_KEY = google_secret_manager_secret.runtime["GEMINI_API_KEY"].secret_id }
+  gmail_secret  = { INBOXFLOW_GMAIL_CREDENTIALS = google_secret_manager_secret.runtime["GMAIL_CREDENTIALS"].secret_id }
+
+  # Per node, from the export: the Gemini key only for nodes that call the
+  # LLM or the embedder, Gmail credentials only for nodes that talk to
+  # Gmail/Calendar (pausing nodes mail their reviewers).
   node_secrets = {
-    GEMINI_API_KEY    = google_secret_manager_secret.runtime["GEMINI_API_KEY"].secret_id
-    GMAIL_CREDENTIALS = google_secret_manager_secret.runtime["GMAIL_CREDENTIALS"].secret_id
+    for key, node in var.node_functions : key => merge(
+      { for name, secret in local.gemini_secret : name => secret if node.uses_llm },
+      { for name, secret in local.gmail_secret : name => secret if node.uses_gmail },
+    )
   }
-  gmail_secrets = {
-    GMAIL_CREDENTIALS = google_secret_manager_secret.runtime["GMAIL_CREDENTIALS"].secret_id
+  node_task_environment = {
+    for key, node in var.node_functions : key => {
+      for name, value in local.tasks_environment : name => value if node.pauses
+    }
   }
+
+  # Nodes that may return a Pause: they create Cloud Tasks as the tasks identity.
+  pausing_nodes = { for key, node in var.node_functions : key => node if node.pauses }
 
   # Every Pub/Sub-pushed function: the graph nodes plus the Gmail ingest.
   pushed_functions = merge(
@@ -46,7 +69,7 @@ locals {
   )
 
   # (publisher key, topic name) pairs: each node may publish only to the
-  # nodes it routes to; ingest and approve start or resume any node.
+  # nodes it routes to.
   node_publish_grants = merge([
     for key, node in var.node_functions : {
       for topic in node.publishes_to : "${key}>${topic}" => { function = key, topic = topic }

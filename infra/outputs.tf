@@ -5,12 +5,12 @@ output "approval_url" {
 
 output "approval_run_uri" {
   description = "run.app URI of the approval function."
-  value       = google_cloudfunctions2_function.approve.service_config[0].uri
+  value       = module.approve.function_uri
 }
 
 output "renew_watch_uri" {
   description = "run.app URI of the renew-watch function (OIDC only)."
-  value       = google_cloudfunctions2_function.renew_watch.service_config[0].uri
+  value       = module.renew_watch.function_uri
 }
 
 output "gmail_topic" {
@@ -33,8 +33,23 @@ output "node_functions" {
 }
 
 output "dead_letter_subscriptions" {
-  description = "Pull subscriptions holding dead-lettered messages, by function."
-  value       = { for key, subscription in google_pubsub_subscription.dead_letter : key => subscription.id }
+  description = "Pull subscriptions holding dead-lettered messages, by function (\"shared\": messages no node can be named for)."
+  value = merge(
+    { for key, subscription in google_pubsub_subscription.dead_letter : key => subscription.id },
+    { shared = google_pubsub_subscription.shared_dead_letter.id },
+  )
+}
+
+output "function_service_accounts" {
+  description = "Email of each function's own identity, by function (graph.node, ingest, approve, renew_watch)."
+  value = merge(
+    { for key, node in module.node : key => node.service_account_email },
+    {
+      ingest      = module.ingest.service_account_email
+      approve     = module.approve.service_account_email
+      renew_watch = module.renew_watch.service_account_email
+    },
+  )
 }
 
 output "tasks_queue" {
@@ -43,7 +58,7 @@ output "tasks_queue" {
 }
 
 output "tasks_service_account" {
-  description = "Identity of approval deadline tasks (INBOXFLOW_TASKS_SA)."
+  description = "Identity of approval deadline tasks (INBOXFLOW_TASKS_INVOKER)."
   value       = google_service_account.tasks_invoker.email
 }
 

@@ -1,7 +1,8 @@
 # Topics: one per graph node (names from inboxflow.naming via the export),
-# the Gmail topic users.watch publishes to, and a dead-letter topic for each
-# pushed function with a pull subscription so dead letters are kept and
-# queryable (`gcloud pubsub subscriptions pull <name>-sub`).
+# the Gmail topic users.watch publishes to, a dead-letter topic for each
+# pushed function, and the shared dead-letter topic for messages no node can
+# be named for. Every dead-letter topic has a pull subscription so dead
+# letters are kept and queryable (`gcloud pubsub subscriptions pull <name>-sub`).
 
 resource "google_pubsub_topic" "pushed" {
   #checkov:skip=CKV_GCP_83:Messages carry only envelope ids (trace_id, graph, node, step) or Gmail's {emailAddress, historyId}; mail content stays in Firestore. Google-managed encryption is enough and avoids a KMS key per environment.
@@ -31,6 +32,28 @@ resource "google_pubsub_subscription" "dead_letter" {
   project = var.project_id
   name    = "${each.value.dead_letter_topic}-sub"
   topic   = google_pubsub_topic.dead_letter[each.key].id
+
+  ack_deadline_seconds       = 60
+  message_retention_duration = var.dead_letter_retention
+  retain_acked_messages      = true
+
+  expiration_policy {
+    ttl = ""
+  }
+}
+
+resource "google_pubsub_topic" "shared_dead_letter" {
+  #checkov:skip=CKV_GCP_83:Holds messages that did not decode as envelopes; only inboxflow identities and Gmail may publish to inboxflow topics and mail content never travels on them, so Google-managed encryption is enough.
+  project = var.project_id
+  name    = var.shared_dead_letter_topic
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_pubsub_subscription" "shared_dead_letter" {
+  project = var.project_id
+  name    = "${var.shared_dead_letter_topic}-sub"
+  topic   = google_pubsub_topic.shared_dead_letter.id
 
   ack_deadline_seconds       = 60
   message_retention_duration = var.dead_letter_retention

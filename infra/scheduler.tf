@@ -17,13 +17,13 @@ resource "google_cloud_scheduler_job" "renew_watch" {
 
   http_target {
     http_method = "POST"
-    uri         = google_cloudfunctions2_function.renew_watch.service_config[0].uri
+    uri         = module.renew_watch.function_uri
 
     oidc_token {
       service_account_email = google_service_account.scheduler_invoker.email
-      audience              = google_cloudfunctions2_function.renew_watch.service_config[0].uri
+      audience              = module.renew_watch.function_uri
     }
   }
 
-  depends_on = [google_cloud_run_service_iam_member.renew_watch_scheduler_invoker]
+  depends_on = [module.renew_watch]
 }

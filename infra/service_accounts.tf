@@ -1,20 +1,6 @@
-# One identity per function (node and ingest identities are created by
-# modules/node_function), plus the identities that call functions:
-# Pub/Sub push, Cloud Tasks, Cloud Scheduler, and the function build.
-
-resource "google_service_account" "approve" {
-  project      = var.project_id
-  account_id   = var.service_functions["approve"].service_account_id
-  display_name = "inboxflow approve function"
-  description  = "Runs the approval HTTP function: reads/decides approvals, resumes traces."
-}
-
-resource "google_service_account" "renew_watch" {
-  project      = var.project_id
-  account_id   = var.service_functions["renew_watch"].service_account_id
-  display_name = "inboxflow renew-watch function"
-  description  = "Runs the daily Gmail users.watch renewal."
-}
+# Each function's own identity is created by its module (modules/http_function).
+# Here: the identities that call functions (Pub/Sub push, Cloud Tasks, Cloud
+# Scheduler) and the one that builds them.
 
 resource "google_service_account" "pubsub_push" {
   project      = var.project_id
@@ -27,7 +13,7 @@ resource "google_service_account" "tasks_invoker" {
   project      = var.project_id
   account_id   = "ibx-tasks-invoker"
   display_name = "inboxflow Cloud Tasks identity"
-  description  = "Signs the OIDC tokens of approval deadline/reminder tasks (INBOXFLOW_TASKS_SA)."
+  description  = "Signs the OIDC tokens of approval deadline tasks (INBOXFLOW_TASKS_INVOKER); the approval function accepts only its tokens on /timeout."
 }
 
 resource "google_service_account" "scheduler_invoker" {

@@ -47,8 +47,19 @@ variable "source_archive" {
 
 variable "secret_ids" {
   type        = list(string)
-  description = "Secret Manager secrets the functions read as environment variables; values are added out of band."
+  description = "Secret Manager secrets the functions read as environment variables (GEMINI_API_KEY, and GMAIL_CREDENTIALS as INBOXFLOW_GMAIL_CREDENTIALS); values are added out of band."
   default     = ["GEMINI_API_KEY", "GMAIL_CREDENTIALS"]
+
+  validation {
+    condition     = alltrue([for id in ["GEMINI_API_KEY", "GMAIL_CREDENTIALS"] : contains(var.secret_ids, id)])
+    error_message = "secret_ids must include GEMINI_API_KEY and GMAIL_CREDENTIALS."
+  }
+}
+
+variable "function_environment" {
+  type        = map(string)
+  description = "Extra plain environment variables for every function (e.g. INBOXFLOW_GEMINI_MODEL, INBOXFLOW_REVIEWERS); never secrets."
+  default     = {}
 }
 
 variable "max_delivery_attempts" {
@@ -142,12 +153,15 @@ variable "node_functions" {
     subscription       = string
     publishes_to       = list(string)
     is_entry           = bool
+    pauses             = bool
+    uses_llm           = bool
+    uses_gmail         = bool
     memory_mb          = number
     timeout_s          = number
     max_instances      = number
     min_instances      = number
   }))
-  description = "One entry per graph node, keyed by INBOXFLOW_NODE (graph.node); generated from inboxflow.graphs."
+  description = "One entry per graph node, keyed by INBOXFLOW_NODE (graph.node), with what it may do (pauses, uses_llm, uses_gmail); generated from inboxflow.graphs."
 }
 
 variable "service_functions" {
@@ -173,6 +187,22 @@ variable "service_functions" {
   }
 }
 
+variable "entry_topics" {
+  type        = list(string)
+  description = "Topics of the graphs' entry nodes: the only node topics the ingest function may publish to (generated)."
+}
+
+variable "resume_topics" {
+  type        = list(string)
+  description = "Topics of the nodes a pause resumes (routes of pausing nodes): the only node topics the approval function may publish to (generated)."
+}
+
+variable "shared_dead_letter_topic" {
+  type        = string
+  description = "Topic for messages no node can be named for (the runtime's bus.dead_letter without INBOXFLOW_NODE) (generated)."
+  default     = "inboxflow-dead-letter"
+}
+
 variable "gmail_topic" {
   type        = string
   description = "Topic Gmail users.watch publishes mailbox changes to (generated)."
@@ -194,11 +224,12 @@ variable "firestore_composite_indexes" {
   type = list(object({
     collection = string
     fields = list(object({
-      field_path = string
-      order      = string
+      field_path   = string
+      order        = optional(string)
+      array_config = optional(string)
     }))
   }))
-  description = "Composite indexes the Firestore adapter's queries need (generated)."
+  description = "Composite indexes the code's Firestore queries need; each field has order (ASCENDING/DESCENDING) or array_config (CONTAINS) (generated)."
 }
 
 variable "firestore_vector_indexes" {
@@ -207,7 +238,7 @@ variable "firestore_vector_indexes" {
     field_path = string
     dimension  = number
   }))
-  description = "Vector indexes for find_nearest (generated)."
+  description = "Flat vector indexes for find_nearest (distance measure chosen per query: cosine) (generated)."
 }
 
 variable "firestore_index_exemptions" {

@@ -2,7 +2,10 @@
 
 The code is the one source of truth for which functions exist: every node of
 every registered graph becomes a Pub/Sub-pushed Cloud Function, beside the
-three service functions (approval, Gmail ingest, watch renewal).
+three service functions (approval, Gmail ingest, watch renewal). Per node it
+also says what the node may do, so Terraform grants only that: whether it
+pauses (Cloud Tasks, reviewer mail), calls the LLM (Gemini key) and talks to
+Gmail/Calendar (Gmail credentials).
 ``write_graph_tfvars`` writes that list to ``infra/graph.auto.tfvars.json``,
 which ``terraform plan`` loads automatically; a test fails when the committed
 file differs from what this module generates.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import inspect
 import json
 import re
 import zipfile
@@ -23,7 +27,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from .naming import dead_letter_topic_name, function_name, node_id, subscription_name, topic_name
+from .naming import (
+    PREFIX,
+    dead_letter_topic_name,
+    function_name,
+    node_id,
+    subscription_name,
+    topic_name,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TFVARS_PATH = REPO_ROOT / "infra" / "graph.auto.tfvars.json"
@@ -32,44 +43,63 @@ RUNTIME = "python311"
 NODE_ENTRY_POINT = "run_node"
 GMAIL_TOPIC = "inboxflow-gmail"
 TASKS_QUEUE = "inboxflow-approvals"
+SHARED_DEAD_LETTER_TOPIC = f"{PREFIX}-dead-letter"
+"""Dead letters of functions that serve no node (``adapters.pubsub_bus`` publishes there)."""
 END = "__end__"
 
 # Collection groups whose documents carry ``expire_at`` (TTL policy).
 # A TTL policy applies to a collection *group*, so ``steps`` covers
 # ``traces/{trace_id}/steps``.
-TTL_COLLECTIONS = ("traces", "steps", "approvals", "effects", "failures", "claims")
+TTL_COLLECTIONS = (
+    "traces",
+    "steps",
+    "effects",
+    "failures",
+    "approvals",
+    "approval_tokens",
+    "mail_claims",
+    "threads",
+)
 
-# Composite indexes for the queries the Firestore adapter runs that single
-# field indexes cannot serve (equality on one field + order on another).
-# Equality-only filters on several fields are served by index merging and
-# need no entry here.
+# Composite indexes for the Firestore queries the code runs that single-field
+# indexes cannot serve: equality (or array-contains) on some fields plus an
+# order on another. A field has ``order`` or ``array_config``, never both.
+# Equality-only queries (``mail_claims``, ``mailboxes``, ``threads`` are read
+# by id or listed whole) are served by single-field indexes and need none.
+# ``composite_index_for`` tells whether a query shape is covered.
 COMPOSITE_INDEXES: tuple[dict[str, Any], ...] = (
-    {  # operator listings: traces by status, newest first
+    {  # `inboxflow traces --status S`: traces by status, newest first
         "collection": "traces",
         "fields": [
             {"field_path": "status", "order": "ASCENDING"},
             {"field_path": "updated_at", "order": "DESCENDING"},
         ],
     },
-    {  # approvals still pending past their deadline
+    {  # a reviewer's pending list: reviewers array-contains R, status == pending, by deadline
+        "collection": "approvals",
+        "fields": [
+            {"field_path": "reviewers", "array_config": "CONTAINS"},
+            {"field_path": "status", "order": "ASCENDING"},
+            {"field_path": "deadline", "order": "ASCENDING"},
+        ],
+    },
+    {  # every pending approval by deadline (`inboxflow approvals`)
         "collection": "approvals",
         "fields": [
             {"field_path": "status", "order": "ASCENDING"},
             {"field_path": "deadline", "order": "ASCENDING"},
         ],
     },
-    {  # a trace's failures in order
-        "collection": "failures",
-        "fields": [
-            {"field_path": "trace_id", "order": "ASCENDING"},
-            {"field_path": "at", "order": "ASCENDING"},
-        ],
-    },
 )
 
-# Retrieval: ``find_nearest`` on kb.embedding.
+EMBEDDING_DIMENSIONS = 768
+"""Must equal ``ports.embeddings.EMBEDDING_DIMENSIONS`` (a test checks it)."""
+
+# Retrieval: ``find_nearest`` (cosine distance, chosen per query) over the
+# knowledge-base chunks and past emails. Flat indexes: exhaustive search.
 VECTOR_INDEXES: tuple[dict[str, Any], ...] = (
-    {"collection": "kb", "field_path": "embedding", "dimension": 768},
+    {"collection": "kb_chunks", "field_path": "embedding", "dimension": EMBEDDING_DIMENSIONS},
+    {"collection": "email_vectors", "field_path": "embedding", "dimension": EMBEDDING_DIMENSIONS},
 )
 
 # Large or deeply nested fields that are never filtered on: exempt from
@@ -79,8 +109,20 @@ INDEX_EXEMPTIONS: tuple[dict[str, str], ...] = (
     {"collection": "traces", "field": "next"},
     {"collection": "steps", "field": "output_delta"},
     {"collection": "approvals", "field": "payload"},
-    {"collection": "kb", "field": "embedding"},
+    {"collection": "approvals", "field": "applied_payload"},
+    {"collection": "approvals", "field": "context"},
+    {"collection": "kb_chunks", "field": "embedding"},
+    {"collection": "kb_chunks", "field": "text"},
+    {"collection": "email_vectors", "field": "embedding"},
 )
+
+# What a node's own module says about its needs, when the Node declares
+# nothing (``Node.uses_llm`` / ``Node.uses_gmail`` win when present).
+# Matching too much grants a secret a node does not need; matching too
+# little would leave a production node on the offline model or the local
+# workspace, so the markers are broad and an unreadable module gets both.
+_LLM_MARKERS = re.compile(r"\.generate\(|\bembedder\b|\.embed\(|\bembed_\w+\(|\bknowledge\b")
+_GMAIL_MARKERS = re.compile(r"\bworkspace_of\(|\bcall_tool\(|\bctx\.tools\b")
 
 _FUNCTION_ID = re.compile(r"^[a-z](?:[-a-z0-9]{2,61}[a-z0-9])$")
 _SERVICE_ACCOUNT_ID = re.compile(r"^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$")
@@ -154,6 +196,48 @@ def _sizing(
     }
 
 
+def _node_source(node: NodeLike) -> str | None:
+    """Source of the module that defines the node's function, if it can be read."""
+    run = getattr(node, "run", None)
+    module = inspect.getmodule(run) if run is not None else None
+    if module is None:
+        return None
+    try:
+        return inspect.getsource(module)
+    except (OSError, TypeError):
+        return None
+
+
+def _declared_or_found(node: NodeLike, attribute: str, markers: re.Pattern[str]) -> bool:
+    declared = getattr(node, attribute, None)
+    if declared is not None:
+        return bool(declared)
+    source = _node_source(node)
+    return True if source is None else bool(markers.search(source))
+
+
+def uses_llm(node: NodeLike) -> bool:
+    """Whether the node calls the LLM or the embedder (and so needs the Gemini key).
+
+    ``node.uses_llm`` when the node declares it; otherwise True when the
+    node's module calls ``ctx.generate``, an embedder or the knowledge base,
+    or cannot be read.
+    """
+    return _declared_or_found(node, "uses_llm", _LLM_MARKERS)
+
+
+def uses_gmail(node: NodeLike) -> bool:
+    """Whether the node talks to Gmail or Calendar (and so needs the Gmail credentials).
+
+    Pausing nodes mail their reviewers. Otherwise ``node.uses_gmail`` when
+    declared, else True when the node's module reaches the workspace or runs
+    tools, or cannot be read.
+    """
+    if getattr(node, "pauses", False):
+        return True
+    return _declared_or_found(node, "uses_gmail", _GMAIL_MARKERS)
+
+
 def _routes(graph: GraphLike, node: NodeLike) -> list[str]:
     """Nodes ``node`` may publish to; every node of the graph if it declares no routes."""
     declared = getattr(node, "routes", None)
@@ -180,9 +264,96 @@ def _node_entries(graphs: Iterable[GraphLike]) -> dict[str, dict[str, Any]]:
                 "subscription": subscription_name(graph.name, node.name),
                 "publishes_to": [topic_name(graph.name, target) for target in _routes(graph, node)],
                 "is_entry": node.name == graph.entry,
+                "pauses": bool(getattr(node, "pauses", False)),
+                "uses_llm": uses_llm(node),
+                "uses_gmail": uses_gmail(node),
                 **_sizing(node.memory_mb, node.timeout_s, node.max_instances, node.min_instances),
             }
     return dict(sorted(entries.items()))
+
+
+def entry_topics(graphs: Iterable[GraphLike]) -> list[str]:
+    """Topics of the graphs' entry nodes: where ingest starts traces."""
+    return sorted({topic_name(graph.name, graph.entry) for graph in graphs})
+
+
+def resume_topics(graphs: Iterable[GraphLike]) -> list[str]:
+    """Topics of the nodes a pause can resume: the routes of every pausing node.
+
+    The approval function publishes the resume envelope there, and nowhere else.
+    """
+    topics: set[str] = set()
+    for graph in graphs:
+        for node in graph.nodes.values():
+            if getattr(node, "pauses", False):
+                declared = getattr(node, "routes", None)
+                targets = list(graph.nodes) if declared is None else declared
+                topics.update(topic_name(graph.name, t) for t in targets if t != END)
+    return sorted(topics)
+
+
+def composite_index_for(
+    collection: str,
+    where: Iterable[tuple[str, str, Any]] = (),
+    order_by: str | None = None,
+    descending: bool = False,
+) -> dict[str, Any] | None:
+    """The declared composite index that serves a query, if the query needs one.
+
+    Follows Firestore's rule: equality and array-contains filters alone, or an
+    order on a single field, are served by single-field indexes; equality or
+    array-contains filters combined with an order (or a range) on another
+    field need a composite index with those fields first and the ordered
+    field last, in the query's direction.
+
+    Args:
+        collection: collection (group) id, e.g. ``approvals``.
+        where: ``(field, op, value)`` filters as passed to ``CheckpointStore.list``.
+        order_by: the ordered field, if any.
+        descending: the order's direction.
+
+    Returns:
+        The matching entry of ``COMPOSITE_INDEXES``, or None when the query
+        needs no composite index.
+
+    Raises:
+        LookupError: the query needs a composite index that is not declared.
+    """
+    prefix: dict[str, str] = {}
+    ranged: str | None = None
+    for field_path, op, _ in where:
+        if op in {"==", "in"}:
+            prefix[field_path] = "ORDER"
+        elif op == "array_contains":
+            prefix[field_path] = "CONTAINS"
+        elif op in {"<", "<=", ">", ">=", "!="}:
+            ranged = field_path
+        else:
+            raise ValueError(f"filter operator {op!r} is not supported by composite_index_for")
+    ordered = order_by or ranged
+    if ordered is None or not set(prefix) - {ordered}:
+        return None
+    direction = "DESCENDING" if descending and order_by else "ASCENDING"
+    for index in COMPOSITE_INDEXES:
+        if index["collection"] != collection:
+            continue
+        *head, last = index["fields"]
+        kinds = {f["field_path"]: "CONTAINS" if f.get("array_config") else "ORDER" for f in head}
+        equalities_match = all(
+            kinds.get(name) == kind for name, kind in prefix.items() if name != ordered
+        )
+        if (
+            equalities_match
+            and set(kinds) == set(prefix) - {ordered}
+            and last["field_path"] == ordered
+            and last.get("order") == direction
+        ):
+            return index
+    raise LookupError(
+        f"query on {collection} (where {sorted(prefix)}, order by {ordered} {direction}) needs a "
+        "composite index: add it to inboxflow.infra_export.COMPOSITE_INDEXES and run "
+        "`inboxflow infra export`"
+    )
 
 
 def _service_entries() -> dict[str, dict[str, Any]]:
@@ -247,7 +418,10 @@ def export_graph_tfvars(graphs: Iterable[GraphLike] | None = None) -> dict[str, 
         "runtime": RUNTIME,
         "node_functions": _node_entries(graph_list),
         "service_functions": _service_entries(),
+        "entry_topics": entry_topics(graph_list),
+        "resume_topics": resume_topics(graph_list),
         "gmail_topic": GMAIL_TOPIC,
+        "shared_dead_letter_topic": SHARED_DEAD_LETTER_TOPIC,
         "tasks_queue": TASKS_QUEUE,
         "firestore_ttl_collections": list(TTL_COLLECTIONS),
         "firestore_composite_indexes": [dict(index) for index in COMPOSITE_INDEXES],

@@ -1,5 +1,6 @@
-"""Offline model of infra/: the HCL files parsed with python-hcl2, and the
-instance count of every resource type worked out from graph.auto.tfvars.json.
+"""Offline model of infra/: the HCL files of the root and of every local
+module parsed with python-hcl2, and the instance count of every resource type
+worked out from graph.auto.tfvars.json.
 
 No provider can be downloaded here, so `terraform validate`/`plan` cannot
 run; these fixtures let the structural tests read the configuration the way
@@ -19,7 +20,6 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 INFRA = REPO_ROOT / "infra"
-MODULE = INFRA / "modules" / "node_function"
 
 
 def _strip(value: Any) -> Any:
@@ -54,11 +54,11 @@ class Resource:
     name: str
     body: dict[str, Any]
     file: str
-    module: str  # "root" or "node_function"
+    module: str  # "root" or the module's directory name
 
     @property
     def address(self) -> str:
-        prefix = "" if self.module == "root" else "module.<node_function>."
+        prefix = "" if self.module == "root" else f"module.<{self.module}>."
         return f"{prefix}{self.type}.{self.name}"
 
 
@@ -126,13 +126,38 @@ def first(value: Any) -> Any:
     return value
 
 
+def _unwrap(expression: Any) -> str:
+    text = str(expression).strip()
+    if text.startswith("${") and text.endswith("}"):
+        text = text[2:-1].strip()
+    while True:  # toset(...) / tomap(...) do not change the count of a literal or a map
+        wrapped = re.fullmatch(r"to(?:set|map)\((.*)\)", text, re.S)
+        if not wrapped:
+            return text
+        text = wrapped.group(1).strip()
+
+
 @dataclass
 class Infra:
-    """The root module, the node_function module and the generated tfvars."""
+    """The root module, the local modules and the generated tfvars.
+
+    ``resource_counts`` expands ``for_each`` the way plan would, from the
+    generated tfvars. The root's computed locals are sized by hand below, in
+    Python that mirrors their HCL; an expression this file does not know
+    fails loudly so the sizing is taught rather than guessed.
+    """
 
     root: TerraformDir
-    module: TerraformDir
+    modules_by_dir: dict[str, TerraformDir]
     tfvars: dict[str, Any]
+
+    @property
+    def node_module(self) -> TerraformDir:
+        return self.modules_by_dir["node_function"]
+
+    @property
+    def http_module(self) -> TerraformDir:
+        return self.modules_by_dir["http_function"]
 
     @staticmethod
     def load_hcl(path: Path) -> dict[str, Any]:
@@ -145,79 +170,119 @@ class Infra:
         values.update(self.tfvars)
         return values
 
-    # --- for_each expansion ------------------------------------------------------
+    # --- sizing ------------------------------------------------------------------
 
-    def _local_size(self, name: str, values: dict[str, Any]) -> int:
-        nodes = values["node_functions"]
+    def _local_value(self, name: str, each_key: str | None) -> Any:
+        """A root local, as a value whose len() is what for_each would see."""
+        nodes = self.variable_values()["node_functions"]
         if name == "pushed_functions":  # every node plus the Gmail ingest
-            return len(nodes) + 1
+            return [*nodes, "ingest"]
         if name == "node_publish_grants":
-            return sum(len(node["publishes_to"]) for node in nodes.values())
+            return [(key, topic) for key, node in nodes.items() for topic in node["publishes_to"]]
+        if name == "pausing_nodes":
+            return [key for key, node in nodes.items() if node["pauses"]]
+        if name in ("gmail_secret", "gemini_secret"):
+            return [name]
+        if name == "node_secrets" and each_key is not None:
+            node = nodes[each_key]
+            return [flag for flag in ("uses_llm", "uses_gmail") if node[flag]]
         literal = self.root.locals.get(name)
         if isinstance(literal, (dict, list)):
-            return len(literal)
+            return literal
         raise KeyError(f"cannot size local.{name}: teach tests/infra/conftest.py")
 
-    def for_each_size(
-        self, expression: Any, values: dict[str, Any], module_args: dict[str, Any] | None = None
-    ) -> int:
-        """Instances created by a ``for_each`` expression of this configuration."""
-        if isinstance(expression, (list, dict)):
-            return len(expression)
-        text = str(expression).strip()
-        inner = text[2:-1].strip() if text.startswith("${") and text.endswith("}") else text
-        literal = re.fullmatch(r"toset\(\[(.*)\]\)", inner, re.S)
-        if literal:
-            return len(set(re.findall(r'"([^"]+)"', literal.group(1))))
-        ref = re.fullmatch(r"(?:toset\()?(var|local)\.(\w+)\)?", inner)
-        if ref:
-            kind, name = ref.groups()
-            if kind == "local":
-                return self._local_size(name, values)
-            if module_args is not None:
-                return self.for_each_size(module_args.get(name, []), values)
-            return len(set(values[name])) if isinstance(values[name], list) else len(values[name])
-        comprehension = re.match(r"\{\s*for\s+\w+(?:\s*,\s*\w+)?\s+in\s+var\.(\w+)\s*:", inner)
-        if comprehension:
-            return len(values[comprehension.group(1)])
-        raise ValueError(f"unsupported for_each expression {text!r}: teach tests/infra/conftest.py")
+    def evaluate(
+        self,
+        expression: Any,
+        scope: dict[str, Any] | None,
+        each_key: str | None = None,
+    ) -> Any:
+        """Value (for its length) of a for_each or module argument expression.
 
-    def _module_arg_values(self, call: dict[str, Any]) -> dict[str, Any]:
-        """Module arguments whose size matters (literal lists, or locals that are maps)."""
+        ``scope`` is None in the root module, else the evaluated arguments of
+        the module call (``var.X`` inside a module means the caller's ``X``).
+        """
+        if isinstance(expression, (list, dict)):
+            return expression
+        text = _unwrap(expression)
+        if text == "[]" or text == "{}":
+            return []
+        literal = re.fullmatch(r"\[(.*)\]", text, re.S)
+        if literal:
+            return sorted(set(re.findall(r'"([^"]+)"', literal.group(1))))
+        ref = re.fullmatch(r"(var|local)\.(\w+)(\[each\.key\])?", text)
+        if ref:
+            kind, name, indexed = ref.groups()
+            key = each_key if indexed else None
+            if kind == "local":
+                if scope is not None:
+                    raise KeyError(f"module local.{name}: teach tests/infra/conftest.py")
+                return self._local_value(name, key)
+            if scope is not None:
+                return scope.get(name, [])
+            return self.variable_values()[name]
+        comprehension = re.match(r"\{\s*for\s+\w+(?:\s*,\s*\w+)?\s+in\s+var\.(\w+)\s*:", text)
+        if comprehension and " if " not in text:
+            return self.variable_values()[comprehension.group(1)]
+        raise ValueError(f"unsupported expression {text!r}: teach tests/infra/conftest.py")
+
+    def _size(self, expression: Any, scope: dict[str, Any] | None, each_key: str | None) -> int:
+        value = self.evaluate(expression, scope, each_key)
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            return len(set(value))  # toset() of a list of strings
+        return len(value)
+
+    def _module_dir(self, call: dict[str, Any]) -> TerraformDir:
+        return self.modules_by_dir[Path(call["source"]).name]
+
+    def _call_scope(
+        self, call: dict[str, Any], scope: dict[str, Any] | None, each_key: str | None
+    ) -> dict[str, Any]:
+        """The arguments of a module call that for_each inside it may read."""
         args: dict[str, Any] = {}
-        for key, value in call.items():
-            if isinstance(value, list):
-                args[key] = value
-            elif isinstance(value, str):
-                ref = re.fullmatch(r"\$\{local\.(\w+)\}", value.strip())
-                if ref and isinstance(self.root.locals.get(ref.group(1)), dict):
-                    args[key] = self.root.locals[ref.group(1)]
+        for name, value in call.items():
+            if name in ("source", "for_each", "depends_on"):
+                continue
+            try:
+                args[name] = self.evaluate(value, scope, each_key)
+            except (KeyError, ValueError):
+                continue  # not a collection anything is sized by
         return args
+
+    def _count_dir(
+        self,
+        tf: TerraformDir,
+        scope: dict[str, Any] | None,
+        each_key: str | None,
+        counts: Counter[str],
+    ) -> None:
+        for res in tf.resources:
+            each = (
+                self._size(res.body["for_each"], scope, each_key) if "for_each" in res.body else 1
+            )
+            counts[res.type] += each
+        for call in tf.modules.values():
+            if "for_each" in call:
+                keys = list(self.evaluate(call["for_each"], scope, each_key))
+            else:
+                keys = [each_key]
+            for key in keys:
+                child = self._call_scope(call, scope, key)
+                self._count_dir(self._module_dir(call), child, key, counts)
 
     def resource_counts(self) -> Counter[str]:
         """Instances per resource type, as a plan with the generated tfvars would create."""
-        values = self.variable_values()
         counts: Counter[str] = Counter()
-        for res in self.root.resources:
-            counts[res.type] += (
-                self.for_each_size(res.body["for_each"], values) if "for_each" in res.body else 1
-            )
-        for call in self.root.modules.values():
-            instances = self.for_each_size(call["for_each"], values) if "for_each" in call else 1
-            args = self._module_arg_values(call)
-            for res in self.module.resources:
-                each = (
-                    self.for_each_size(res.body["for_each"], values, args)
-                    if "for_each" in res.body
-                    else 1
-                )
-                counts[res.type] += instances * each
+        self._count_dir(self.root, None, None, counts)
         return counts
 
 
 @pytest.fixture(scope="session")
 def infra() -> Infra:
     tfvars = json.loads((INFRA / "graph.auto.tfvars.json").read_text(encoding="utf-8"))
-    return Infra(
-        TerraformDir.load(INFRA, "root"), TerraformDir.load(MODULE, "node_function"), tfvars
-    )
+    modules = {
+        path.name: TerraformDir.load(path, path.name)
+        for path in sorted((INFRA / "modules").iterdir())
+        if path.is_dir()
+    }
+    return Infra(TerraformDir.load(INFRA, "root"), modules, tfvars)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import json
+import sys
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,7 @@ class FakeNode:
     timeout_s: int = 60
     max_instances: int = 20
     min_instances: int = 0
+    pauses: bool = False
 
 
 @dataclass
@@ -99,8 +102,12 @@ def test_service_functions_and_shared_settings() -> None:
     assert exported["tasks_queue"] == "inboxflow-approvals"
     assert "traces" in exported["firestore_ttl_collections"]
     assert exported["firestore_vector_indexes"] == [
-        {"collection": "kb", "field_path": "embedding", "dimension": 768}
+        {"collection": "kb_chunks", "field_path": "embedding", "dimension": 768},
+        {"collection": "email_vectors", "field_path": "embedding", "dimension": 768},
     ]
+    assert {"approvals", "approval_tokens", "effects", "traces"} <= set(
+        exported["firestore_ttl_collections"]
+    )
     json.dumps(exported)  # JSON-ready
 
 
@@ -119,6 +126,114 @@ def test_publish_grants_follow_declared_routes() -> None:
     # Without declared routes a node may publish to every node of its graph.
     unrouted = infra_export.export_graph_tfvars([_pipeline()])["node_functions"]["pipeline.review"]
     assert len(unrouted["publishes_to"]) == len(PIPELINE_NODES)
+
+
+def test_pausing_nodes_resume_targets_and_entry_topics() -> None:
+    review = RoutedNode("review", routes=("dispatch", "__end__"), pauses=True)
+    graph = FakeGraph(
+        "pipeline",
+        "classify",
+        {
+            "classify": RoutedNode("classify", routes=("review",)),
+            "review": review,
+            "dispatch": RoutedNode("dispatch", routes=("__end__",)),
+        },
+    )
+    other = FakeGraph("triage", "sort", {"sort": RoutedNode("sort", routes=("__end__",))})
+    exported = infra_export.export_graph_tfvars([graph, other])
+    nodes = exported["node_functions"]
+    assert [key for key, node in nodes.items() if node["pauses"]] == ["pipeline.review"]
+    assert exported["resume_topics"] == [topic_name("pipeline", "dispatch")]
+    assert exported["entry_topics"] == [
+        topic_name("pipeline", "classify"),
+        topic_name("triage", "sort"),
+    ]
+    assert exported["shared_dead_letter_topic"] == "inboxflow-dead-letter"
+
+
+def _node_function(tmp_path: Path, name: str, body: str):
+    """A node function defined in its own module file, as graph nodes are."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(f"def run(state, ctx):\n    {body}\n", encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(f"infra_test_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # inspect.getmodule finds modules through sys.modules
+    spec.loader.exec_module(module)
+    return module.run
+
+
+@dataclass
+class DeclaringNode(FakeNode):
+    run: object = None
+    uses_llm: bool | None = None
+    uses_gmail: bool | None = None
+
+
+def test_llm_and_gmail_needs_are_declared_or_read_from_the_node_module(tmp_path: Path) -> None:
+    from inboxflow.pipeline.nodes import classify, dispatch
+
+    asks = _node_function(tmp_path, "asks", "return ctx.generate(TASK, {})")
+    embeds = _node_function(tmp_path, "embeds", "return ctx.services['embedder'].embed([])")
+    mails = _node_function(tmp_path, "mails", "return workspace_of(ctx).create_draft()")
+    quiet = _node_function(tmp_path, "quiet", "return ctx.clock.now()")
+    assert infra_export.uses_llm(DeclaringNode("a", run=asks))
+    assert infra_export.uses_llm(DeclaringNode("e", run=embeds))
+    assert not infra_export.uses_gmail(DeclaringNode("a", run=asks))
+    assert infra_export.uses_gmail(DeclaringNode("m", run=mails))
+    assert not infra_export.uses_llm(DeclaringNode("m", run=mails))
+    assert not infra_export.uses_llm(DeclaringNode("q", run=quiet))
+    assert not infra_export.uses_gmail(DeclaringNode("q", run=quiet))
+    # Declared flags win over the module's text.
+    assert not infra_export.uses_llm(DeclaringNode("a", run=asks, uses_llm=False))
+    assert infra_export.uses_gmail(DeclaringNode("q", run=quiet, uses_gmail=True))
+    # Real nodes: classify asks the LLM and never touches Gmail; dispatch is the reverse.
+    assert infra_export.uses_llm(DeclaringNode("c", run=classify.classify))
+    assert not infra_export.uses_gmail(DeclaringNode("c", run=classify.classify))
+    assert infra_export.uses_gmail(DeclaringNode("d", run=dispatch.dispatch))
+    assert not infra_export.uses_llm(DeclaringNode("d", run=dispatch.dispatch))
+    # A pausing node mails its reviewers, whatever its module says.
+    assert infra_export.uses_gmail(DeclaringNode("r", run=classify.classify, pauses=True))
+    # Nothing readable: both granted (a missing key would silently mean the offline model).
+    assert infra_export.uses_llm(FakeNode("x")) and infra_export.uses_gmail(FakeNode("x"))
+
+
+def test_composite_index_for_the_queries_the_code_runs() -> None:
+    pending = infra_export.composite_index_for(
+        "approvals",
+        [("reviewers", "array_contains", "a@example.com"), ("status", "==", "pending")],
+        order_by="deadline",
+    )
+    assert pending is not None and pending["fields"][0]["array_config"] == "CONTAINS"
+    by_status = infra_export.composite_index_for(
+        "traces", [("status", "==", "done")], order_by="updated_at", descending=True
+    )
+    assert by_status is not None and by_status["collection"] == "traces"
+    # Single-field indexes serve these: no composite needed.
+    assert infra_export.composite_index_for("traces", order_by="updated_at") is None
+    assert infra_export.composite_index_for("mail_claims", [("mailbox", "==", "a")]) is None
+    assert (
+        infra_export.composite_index_for("approvals", [("reviewers", "array_contains", "a")])
+        is None
+    )
+    # A shape nobody declared is refused with the fix in the message.
+    with pytest.raises(LookupError, match="COMPOSITE_INDEXES"):
+        infra_export.composite_index_for(
+            "traces", [("status", "==", "done")], order_by="updated_at", descending=False
+        )
+    with pytest.raises(LookupError):
+        infra_export.composite_index_for(
+            "approvals", [("reviewers", "array_contains", "a")], order_by="deadline"
+        )
+
+
+def test_names_shared_with_the_code_agree() -> None:
+    from inboxflow.ports.embeddings import EMBEDDING_DIMENSIONS
+
+    assert infra_export.EMBEDDING_DIMENSIONS == EMBEDDING_DIMENSIONS
+    pubsub_bus = pytest.importorskip("inboxflow.adapters.pubsub_bus")
+    assert infra_export.SHARED_DEAD_LETTER_TOPIC == pubsub_bus.SHARED_DEAD_LETTER_TOPIC
+    assert pubsub_bus.dead_letter_topic_for(None) == infra_export.SHARED_DEAD_LETTER_TOPIC
 
 
 def test_long_names_get_short_unique_service_account_ids() -> None:
@@ -160,16 +275,7 @@ def test_write_is_stable(tmp_path: Path) -> None:
 
 def test_committed_tfvars_match_the_code() -> None:
     """Fails when infra/graph.auto.tfvars.json differs from what the graphs generate."""
-    try:
-        importlib.import_module("inboxflow.graphs")
-    except ModuleNotFoundError as exc:  # only until the graph registry lands
-        if exc.name != "inboxflow.graphs":
-            raise
-        print(
-            f"NOTICE: inboxflow.graphs is not importable ({exc}); "
-            "skipping the committed tfvars check"
-        )
-        pytest.skip("inboxflow.graphs is not importable yet")
+    importlib.import_module("inboxflow.graphs")
     expected = infra_export.render_graph_tfvars()
     committed = COMMITTED.read_text(encoding="utf-8")
     assert committed == expected, (

@@ -46,18 +46,26 @@ TOPIC_NAME = re.compile(r"^[A-Za-z][-A-Za-z0-9_.~+%]{2,254}$")
 
 
 def _iam_resources(infra):
-    for tf in (infra.root, infra.module):
+    for tf in (infra.root, *infra.modules_by_dir.values()):
         for res in tf.resources:
             if res.type.endswith("_iam_member") or res.type.endswith("_iam_binding"):
                 yield res
 
 
+def _all_dirs(infra):
+    return {"root": infra.root, **infra.modules_by_dir}
+
+
+def _node(**flags: bool) -> dict[str, bool]:
+    return {"pauses": False, "uses_llm": False, "uses_gmail": False, **flags}
+
+
 # --- variables, outputs, versions ----------------------------------------------------
 
 
-@pytest.mark.parametrize("which", ["root", "module"])
+@pytest.mark.parametrize("which", ["root", "node_function", "http_function"])
 def test_every_variable_has_type_and_description(infra, which: str) -> None:
-    tf = getattr(infra, which)
+    tf = _all_dirs(infra)[which]
     assert tf.variables, f"{which}: no variables found"
     for name, body in tf.variables.items():
         assert body.get("type"), f"{which} variable {name!r} has no type"
@@ -66,9 +74,9 @@ def test_every_variable_has_type_and_description(infra, which: str) -> None:
         )
 
 
-@pytest.mark.parametrize("which", ["root", "module"])
+@pytest.mark.parametrize("which", ["root", "node_function", "http_function"])
 def test_every_output_is_described(infra, which: str) -> None:
-    tf = getattr(infra, which)
+    tf = _all_dirs(infra)[which]
     assert tf.outputs
     for name, body in tf.outputs.items():
         assert str(body.get("description", "")).strip(), (
@@ -76,9 +84,9 @@ def test_every_output_is_described(infra, which: str) -> None:
         )
 
 
-@pytest.mark.parametrize("which", ["root", "module"])
+@pytest.mark.parametrize("which", ["root", "node_function", "http_function"])
 def test_google_provider_range_is_pinned(infra, which: str) -> None:
-    tf = getattr(infra, which)
+    tf = _all_dirs(infra)[which]
     versions = tf.files["versions.tf"]["terraform"][0]
     google = first(versions["required_providers"])["google"]
     assert google["source"] == "hashicorp/google"
@@ -97,8 +105,9 @@ def test_file_per_concern_layout() -> None:
     }  # fmt: skip
     present = {path.name for path in INFRA.glob("*.tf")}
     assert expected <= present, f"missing: {sorted(expected - present)}"
-    module_files = {path.name for path in (INFRA / "modules" / "node_function").glob("*.tf")}
-    assert {"main.tf", "variables.tf", "outputs.tf", "versions.tf"} <= module_files
+    for module in ("node_function", "http_function"):
+        module_files = {path.name for path in (INFRA / "modules" / module).glob("*.tf")}
+        assert {"main.tf", "variables.tf", "outputs.tf", "versions.tf"} <= module_files, module
 
 
 def test_generated_tfvars_match_declared_variables(infra) -> None:
@@ -106,6 +115,9 @@ def test_generated_tfvars_match_declared_variables(infra) -> None:
     assert set(infra.tfvars) <= declared, f"undeclared: {sorted(set(infra.tfvars) - declared)}"
     required = {name for name, body in infra.root.variables.items() if "default" not in body}
     assert required - set(infra.tfvars) <= {"project_id", "environment"}
+    node_type = infra.root.variables["node_functions"]["type"]
+    for key in next(iter(infra.tfvars["node_functions"].values())):
+        assert key in node_type, f"node_functions.{key} is exported but not in the variable type"
 
 
 @pytest.mark.parametrize(
@@ -134,6 +146,8 @@ def test_every_node_has_names_for_each_piece(infra) -> None:
         assert node["entry_point"] == "run_node"
         all_topics = {other["topic"] for other in nodes.values()}
         assert set(node["publishes_to"]) <= all_topics, f"{key} publishes to an unknown topic"
+        for flag in ("pauses", "uses_llm", "uses_gmail"):
+            assert isinstance(node[flag], bool), f"{key}.{flag}"
     for field in (
         "function_name",
         "service_account_id",
@@ -162,20 +176,24 @@ def test_nodes_expand_to_topic_subscription_function_and_identity(infra) -> None
         "${local.pushed_functions}"
     )
 
-    # Inside the module: the identity, the function, the push subscription.
-    module = infra.module
-    module.resource("google_service_account", "function")
-    function = module.resource("google_cloudfunctions2_function", "function").body
+    # node_function = http_function (identity + function) + the push subscription.
+    inner = infra.node_module.modules["function"]
+    assert inner["source"] == "../http_function"
+    assert inner["ingress_settings"] == "ALLOW_INTERNAL_ONLY"
+    assert "push_service_account_email" in str(inner["invoker_members"])
+    http = infra.http_module
+    http.resource("google_service_account", "function")
+    function = http.resource("google_cloudfunctions2_function", "function").body
     assert (
         "google_service_account.function.email"
         in first(function["service_config"])["service_account_email"]
     )
-    subscription = module.resource("google_pubsub_subscription", "push").body
+    subscription = infra.node_module.resource("google_pubsub_subscription", "push").body
     assert subscription["enable_message_ordering"] is True
     push = first(subscription["push_config"])
     oidc = first(push["oidc_token"])
     assert "push_service_account_email" in oidc["service_account_email"]
-    assert oidc["audience"] == push["push_endpoint"]
+    assert oidc["audience"] == push["push_endpoint"] == "${module.function.function_uri}"
     retry = first(subscription["retry_policy"])
     assert retry["minimum_backoff"] and retry["maximum_backoff"]
     dead_letter = first(subscription["dead_letter_policy"])
@@ -188,7 +206,7 @@ def test_dead_lettering_grants_for_the_pubsub_service_agent(infra) -> None:
     assert publisher["role"] == "roles/pubsub.publisher"
     assert "pubsub_service_agent" in publisher["member"]
     assert publisher["for_each"] == "${local.pushed_functions}"
-    subscriber = infra.module.resource(
+    subscriber = infra.node_module.resource(
         "google_pubsub_subscription_iam_member", "dead_letter_subscriber"
     ).body
     assert subscriber["role"] == "roles/pubsub.subscriber"
@@ -196,47 +214,76 @@ def test_dead_lettering_grants_for_the_pubsub_service_agent(infra) -> None:
     assert "gcp-sa-pubsub.iam.gserviceaccount.com" in infra.root.locals["pubsub_service_agent"]
 
 
+def test_shared_dead_letter_topic_is_kept_and_only_ingest_publishes(infra) -> None:
+    topic = infra.root.resource("google_pubsub_topic", "shared_dead_letter").body
+    assert topic["name"] == "${var.shared_dead_letter_topic}"
+    assert infra.root.variables["shared_dead_letter_topic"]["default"] == "inboxflow-dead-letter"
+    assert infra.tfvars["shared_dead_letter_topic"] == "inboxflow-dead-letter"
+    pull = infra.root.resource("google_pubsub_subscription", "shared_dead_letter").body
+    assert "shared_dead_letter.id" in pull["topic"] and "push_config" not in pull
+    assert pull["retain_acked_messages"] is True
+    grants = [
+        res
+        for res in infra.root.resources
+        if res.type == "google_pubsub_topic_iam_member"
+        and "shared_dead_letter" in res.body["topic"]
+    ]
+    assert [res.name for res in grants] == ["ingest_dead_letters"]
+    assert grants[0].body["member"] == "${module.ingest.service_account_member}"
+
+
 def test_functions_share_one_hashed_source_archive(infra) -> None:
     source = infra.root.resource("google_storage_bucket_object", "source").body
     assert "filesha256(var.source_archive)" in source["name"]
-    functions = [
-        res for res in infra.root.resources if res.type == "google_cloudfunctions2_function"
-    ]
+    assert set(infra.root.modules) == {"node", "ingest", "approve", "renew_watch"}
     for call in infra.root.modules.values():
         assert call["source_object"] == "${google_storage_bucket_object.source.name}"
         assert call["build_service_account"] == "${google_service_account.build.id}"
-    for res in functions:
-        build = first(res.body["build_config"])
-        storage = first(first(build["source"])["storage_source"])
-        assert storage["object"] == "${google_storage_bucket_object.source.name}", res.address
-        assert build["service_account"] == "${google_service_account.build.id}", res.address
+    inner = infra.node_module.modules["function"]
+    assert inner["source_object"] == "${var.source_object}"
+    assert not [res for res in infra.root.resources if res.type.startswith("google_cloudfunctions")]
+    function = infra.http_module.resource("google_cloudfunctions2_function", "function").body
+    build = first(function["build_config"])
+    storage = first(first(build["source"])["storage_source"])
+    assert storage["object"] == "${var.source_object}"
+    assert build["service_account"] == "${var.build_service_account}"
+
+
+def test_http_functions_use_the_module(infra) -> None:
+    for name in ("approve", "renew_watch"):
+        call = infra.root.modules[name]
+        assert call["source"] == "./modules/http_function", name
+        assert call["entry_point"] == f'${{var.service_functions["{name}"].entry_point}}'
+    assert infra.root.modules["ingest"]["source"] == "./modules/node_function"
 
 
 def test_every_function_has_its_own_identity_and_only_approve_is_public(infra) -> None:
-    identities = []
-    for res in infra.root.resources:
-        if res.type == "google_cloudfunctions2_function":
-            config = first(res.body["service_config"])
-            identities.append(config["service_account_email"])
-            expected = "ALLOW_ALL" if res.name == "approve" else "ALLOW_INTERNAL_ONLY"
-            assert config["ingress_settings"] == expected, res.address
-    assert len(identities) == len(set(identities))
-    assert (
-        first(
-            infra.module.resource("google_cloudfunctions2_function", "function").body[
-                "service_config"
-            ]
-        )["ingress_settings"]
-        == "${var.ingress_settings}"
-    )
-    assert infra.module.variables["ingress_settings"]["default"] == "ALLOW_INTERNAL_ONLY"
+    ingress = {
+        name: call.get("ingress_settings", "ALLOW_INTERNAL_ONLY")
+        for name, call in infra.root.modules.items()
+    }
+    assert ingress == {
+        "node": "ALLOW_INTERNAL_ONLY",  # node_function hard-codes internal ingress
+        "ingest": "ALLOW_INTERNAL_ONLY",
+        "approve": "ALLOW_ALL",
+        "renew_watch": "ALLOW_INTERNAL_ONLY",
+    }
+    assert infra.node_module.modules["function"]["ingress_settings"] == "ALLOW_INTERNAL_ONLY"
+    assert "ingress_settings" not in infra.node_module.variables
+    assert infra.http_module.variables["ingress_settings"]["default"] == "ALLOW_INTERNAL_ONLY"
+    function = infra.http_module.resource("google_cloudfunctions2_function", "function").body
+    assert first(function["service_config"])["ingress_settings"] == "${var.ingress_settings}"
+    # One identity per function: created inside the module, from a unique account id.
+    accounts = [node["service_account_id"] for node in infra.tfvars["node_functions"].values()]
+    accounts += [svc["service_account_id"] for svc in infra.tfvars["service_functions"].values()]
+    assert len(accounts) == len(set(accounts))
     public = [
         res
         for res in _iam_resources(infra)
         if res.body.get("member") in ("allUsers", "allAuthenticatedUsers")
     ]
     assert [res.address for res in public] == ["google_cloud_run_service_iam_member.approve_public"]
-    assert "approve" in public[0].body["service"]
+    assert public[0].body["service"] == "${module.approve.service_name}"
 
 
 def test_invoker_is_granted_on_cloud_run_services_not_functions(infra) -> None:
@@ -244,7 +291,16 @@ def test_invoker_is_granted_on_cloud_run_services_not_functions(infra) -> None:
         assert not res.type.startswith("google_cloudfunctions2_function_iam"), res.address
         if res.body.get("role") == "roles/run.invoker":
             assert res.type == "google_cloud_run_service_iam_member", res.address
-            assert "service_config[0].service" in res.body["service"], res.address
+            service = res.body["service"]
+            assert "service_config[0].service" in service or ".service_name}" in service, (
+                res.address
+            )
+    invoker = infra.http_module.resource("google_cloud_run_service_iam_member", "invoker").body
+    assert invoker["for_each"] == "${var.invoker_members}"
+    assert infra.root.modules["renew_watch"]["invoker_members"] == {
+        "scheduler": "${google_service_account.scheduler_invoker.member}"
+    }
+    assert "invoker_members" not in infra.root.modules["approve"]  # public; see approve_public
 
 
 # --- IAM allowlist ------------------------------------------------------------------
@@ -270,6 +326,82 @@ def test_no_identity_has_a_role_outside_the_allowlist(infra) -> None:
     outside = roles - ROLE_ALLOWLIST
     assert not outside, f"roles outside the allowlist: {sorted(outside)}"
     assert not any(re.search(r"roles/(owner|editor|viewer)$|\.admin$", role) for role in roles)
+    assert "roles/cloudtasks.taskDeleter" not in roles  # the code never deletes tasks
+
+
+def test_only_pausing_nodes_and_approve_schedule_tasks(infra) -> None:
+    assert infra.root.locals["pausing_nodes"].replace(" ", "").endswith("ifnode.pauses}}")
+    for rtype, name in (
+        ("google_cloud_tasks_queue_iam_member", "node_enqueuer"),
+        ("google_service_account_iam_member", "node_act_as_tasks_invoker"),
+    ):
+        body = infra.root.resource(rtype, name).body
+        assert body["for_each"] == "${local.pausing_nodes}", name
+        assert body["member"] == "${module.node[each.key].service_account_member}"
+    act_as = infra.root.resource("google_service_account_iam_member", "node_act_as_tasks_invoker")
+    assert act_as.body["service_account_id"] == "${google_service_account.tasks_invoker.name}"
+    assert act_as.body["role"] == "roles/iam.serviceAccountUser"
+    counts = infra.resource_counts()
+    pausing = sum(node["pauses"] for node in infra.tfvars["node_functions"].values())
+    assert pausing >= 1, "the pipeline's review node pauses"
+    assert counts["google_cloud_tasks_queue_iam_member"] == pausing + 1  # + approve
+    assert counts["google_service_account_iam_member"] == pausing + 1 + 1  # + approve, push agent
+    # The task environment reaches pausing nodes (and approve) only.
+    task_env = infra.root.locals["node_task_environment"].replace(" ", "")
+    assert task_env.endswith("ifnode.pauses}}}")
+    assert (
+        "local.node_task_environment[each.key]"
+        in infra.root.modules["node"]["environment_variables"]
+    )
+    assert "local.tasks_environment" in infra.root.modules["approve"]["environment_variables"]
+    for name in ("ingest", "renew_watch"):
+        assert "tasks_environment" not in str(infra.root.modules[name]["environment_variables"])
+
+
+def test_task_environment_names_the_queue_invoker_and_audience(infra) -> None:
+    env = infra.root.locals["tasks_environment"]
+    assert set(env) >= {
+        "INBOXFLOW_APPROVAL_URL",
+        "INBOXFLOW_TASKS_QUEUE",
+        "INBOXFLOW_TASKS_INVOKER",
+        "INBOXFLOW_TASKS_AUDIENCE",
+    }
+    assert env["INBOXFLOW_TASKS_INVOKER"] == "${google_service_account.tasks_invoker.email}"
+    assert env["INBOXFLOW_TASKS_AUDIENCE"] == env["INBOXFLOW_APPROVAL_URL"]
+    assert env["INBOXFLOW_APPROVAL_URL"] == "${local.approval_url}"
+    assert "cloudfunctions.net" in infra.root.locals["approval_url"]
+
+
+def test_publish_grants_follow_entry_and_resume_topics(infra) -> None:
+    nodes = infra.tfvars["node_functions"]
+    by_topic = {node["topic"]: node for node in nodes.values()}
+    assert infra.tfvars["entry_topics"] == sorted(
+        node["topic"] for node in nodes.values() if node["is_entry"]
+    )
+    resume = sorted(
+        {topic for node in nodes.values() if node["pauses"] for topic in node["publishes_to"]}
+    )
+    assert infra.tfvars["resume_topics"] == resume
+    assert set(resume) <= set(by_topic)
+    assert "inboxflow-pipeline-dispatch" in resume
+    ingest = infra.root.resource("google_pubsub_topic_iam_member", "ingest_publishes").body
+    assert ingest["for_each"] == "${toset(var.entry_topics)}"
+    assert ingest["member"] == "${module.ingest.service_account_member}"
+    approve = infra.root.resource("google_pubsub_topic_iam_member", "approve_publishes").body
+    assert approve["for_each"] == "${toset(var.resume_topics)}"
+    assert approve["member"] == "${module.approve.service_account_member}"
+    # Nobody else may publish to another function's topic.
+    publishers = {
+        res.name
+        for res in infra.root.resources
+        if res.type == "google_pubsub_topic_iam_member" and "pushed[" in res.body["topic"]
+    }
+    assert publishers == {
+        "node_publishes",
+        "ingest_publishes",
+        "approve_publishes",
+        "gmail_push_publisher",
+    }
 
 
 # --- service functions, Gmail, Tasks, Scheduler, Firestore, secrets --------------------
@@ -282,9 +414,14 @@ def test_service_functions(infra) -> None:
     gmail = infra.root.resource("google_pubsub_topic_iam_member", "gmail_push_publisher").body
     assert gmail["member"] == "serviceAccount:gmail-api-push@system.gserviceaccount.com"
     assert gmail["role"] == "roles/pubsub.publisher"
+    assert gmail["topic"] == '${google_pubsub_topic.pushed["ingest"].name}'
     ingest = infra.root.modules["ingest"]
     assert ingest["source"] == "./modules/node_function"
     assert 'pushed["ingest"]' in ingest["topic_id"]
+    renew = infra.root.modules["renew_watch"]
+    assert 'INBOXFLOW_GMAIL_TOPIC = google_pubsub_topic.pushed["ingest"].id' in renew[
+        "environment_variables"
+    ].replace("\\", "")
 
 
 def test_renew_watch_is_called_daily_by_scheduler_with_oidc(infra) -> None:
@@ -296,7 +433,7 @@ def test_renew_watch_is_called_daily_by_scheduler_with_oidc(infra) -> None:
     target = first(job["http_target"])
     oidc = first(target["oidc_token"])
     assert "scheduler_invoker" in oidc["service_account_email"]
-    assert "renew_watch" in target["uri"]
+    assert target["uri"] == oidc["audience"] == "${module.renew_watch.function_uri}"
 
 
 def test_tasks_queue_has_retry_config(infra) -> None:
@@ -313,14 +450,33 @@ def test_firestore_ttl_vector_and_composite_indexes(infra) -> None:
     assert database["type"] == "FIRESTORE_NATIVE"
     ttl = infra.root.resource("google_firestore_field", "expire_at").body
     assert ttl["field"] == "expire_at" and "ttl_config" in ttl
-    assert {"traces", "approvals", "effects"} <= set(infra.tfvars["firestore_ttl_collections"])
+    assert {"traces", "approvals", "approval_tokens", "effects"} <= set(
+        infra.tfvars["firestore_ttl_collections"]
+    )
     vector = infra.root.resource("google_firestore_index", "vector").body
     assert any("vector_config" in first(field) for field in vector["fields"])
-    assert {"collection": "kb", "field_path": "embedding", "dimension": 768} in infra.tfvars[
-        "firestore_vector_indexes"
-    ]
-    assert infra.tfvars["firestore_composite_indexes"], "no composite indexes declared"
-    infra.root.resource("google_firestore_index", "composite")
+    for collection in ("kb_chunks", "email_vectors"):
+        assert {"collection": collection, "field_path": "embedding", "dimension": 768} in (
+            infra.tfvars["firestore_vector_indexes"]
+        )
+    pending_list = {
+        "collection": "approvals",
+        "fields": [
+            {"field_path": "reviewers", "array_config": "CONTAINS"},
+            {"field_path": "status", "order": "ASCENDING"},
+            {"field_path": "deadline", "order": "ASCENDING"},
+        ],
+    }
+    assert pending_list in infra.tfvars["firestore_composite_indexes"]
+    composite = infra.root.resource("google_firestore_index", "composite").body
+    fields = first(composite["dynamic"])["fields"]
+    content = first(first(fields)["content"])
+    assert content["array_config"] == "${fields.value.array_config}"
+    assert content["order"] == "${fields.value.order}"
+    # null order must not break the for_each key (string templates refuse null)
+    assert "coalesce(field.order, field.array_config)" in composite["for_each"]
+    field_type = infra.root.variables["firestore_composite_indexes"]["type"]
+    assert "optional(string)" in field_type and "array_config" in field_type
 
 
 def test_secrets_reach_functions_from_secret_manager(infra) -> None:
@@ -333,9 +489,50 @@ def test_secrets_reach_functions_from_secret_manager(infra) -> None:
     assert not [
         res for res in infra.root.resources if res.type == "google_secret_manager_secret_version"
     ]
-    function = infra.module.resource("google_cloudfunctions2_function", "function").body
+    function = infra.http_module.resource("google_cloudfunctions2_function", "function").body
     assert "secret_environment_variables" in str(
         first(function["service_config"]).get("dynamic", "")
+    )
+    assert set(infra.root.locals["gmail_secret"]) == {"INBOXFLOW_GMAIL_CREDENTIALS"}
+    assert set(infra.root.locals["gemini_secret"]) == {"GEMINI_API_KEY"}
+
+
+def test_secrets_follow_what_each_function_does(infra) -> None:
+    node_secrets = infra.root.locals["node_secrets"].replace(" ", "")
+    assert "local.gemini_secret:name=>secretifnode.uses_llm" in node_secrets
+    assert "local.gmail_secret:name=>secretifnode.uses_gmail" in node_secrets
+    calls = infra.root.modules
+    assert calls["node"]["secret_environment_variables"] == "${local.node_secrets[each.key]}"
+    for name in ("ingest", "approve", "renew_watch"):  # Gmail only, never the Gemini key
+        assert calls[name]["secret_environment_variables"] == "${local.gmail_secret}", name
+
+    # The sizing model agrees: one accessor grant per secret a function reads.
+    nodes = infra.tfvars["node_functions"]
+    expected = sum(node["uses_llm"] + node["uses_gmail"] for node in nodes.values()) + 3
+    assert infra.resource_counts()["google_secret_manager_secret_iam_member"] == expected
+    assert any(not node["uses_llm"] for node in nodes.values()), "some node has no LLM"
+    assert all(node["uses_gmail"] for node in nodes.values() if node["pauses"])
+
+
+def test_resource_counts_follow_node_flags(infra) -> None:
+    """The sizing model reacts to the exported flags (so the counts below mean something)."""
+    base = infra.resource_counts()
+    flipped = dict(infra.tfvars)
+    nodes = {key: dict(node) for key, node in infra.tfvars["node_functions"].items()}
+    quiet = next(key for key, node in nodes.items() if not node["pauses"])
+    nodes[quiet].update(pauses=True, uses_llm=True, uses_gmail=True)
+    flipped["node_functions"] = nodes
+    other = type(infra)(infra.root, infra.modules_by_dir, flipped).resource_counts()
+    assert other["google_cloud_tasks_queue_iam_member"] == (
+        base["google_cloud_tasks_queue_iam_member"] + 1
+    )
+    assert other["google_service_account_iam_member"] == (
+        base["google_service_account_iam_member"] + 1
+    )
+    was = infra.tfvars["node_functions"][quiet]
+    added = (not was["uses_llm"]) + (not was["uses_gmail"])
+    assert other["google_secret_manager_secret_iam_member"] == (
+        base["google_secret_manager_secret_iam_member"] + added
     )
 
 
@@ -343,9 +540,11 @@ def test_resource_counts(infra) -> None:
     counts = infra.resource_counts()
     nodes = len(infra.tfvars["node_functions"])
     assert counts["google_cloudfunctions2_function"] == nodes + 3
-    assert counts["google_pubsub_topic"] == 2 * (nodes + 1)
-    assert counts["google_pubsub_subscription"] == 2 * (nodes + 1)
+    assert counts["google_pubsub_topic"] == 2 * (nodes + 1) + 1  # + the shared dead-letter topic
+    assert counts["google_pubsub_subscription"] == 2 * (nodes + 1) + 1
     assert counts["google_service_account"] == (nodes + 3) + 4  # one per function + 4 callers/build
+    # run.invoker: the push identity on each pushed function, Scheduler, and allUsers on approve
+    assert counts["google_cloud_run_service_iam_member"] == (nodes + 1) + 1 + 1
     width = max(len(rtype) for rtype in counts)
     report = "\n".join(f"  {rtype:<{width}}  {count}" for rtype, count in sorted(counts.items()))
     print(f"\nresource instances per type ({nodes} nodes, {sum(counts.values())} total):\n{report}")

@@ -1,89 +1,36 @@
-# One Pub/Sub-pushed Cloud Function (2nd gen): its identity, the function,
-# the push subscription with OIDC, retry policy, ordering and dead-lettering,
-# and the IAM those need. Used for every graph node and the Gmail ingest.
+# One Pub/Sub-pushed Cloud Function (2nd gen): the function with its own
+# identity (modules/http_function), the push subscription with OIDC, retry
+# policy, ordering and dead-lettering, and the IAM those need. Used for
+# every graph node and the Gmail ingest.
 
-resource "google_service_account" "function" {
-  project      = var.project_id
-  account_id   = var.service_account_id
-  display_name = "inboxflow ${var.function_name}"
-  description  = "Identity of the ${var.function_name} function."
-}
+module "function" {
+  source = "../http_function"
 
-resource "google_project_iam_member" "function" {
-  for_each = var.project_roles
+  project_id         = var.project_id
+  region             = var.region
+  function_name      = var.function_name
+  description        = var.description
+  service_account_id = var.service_account_id
+  project_roles      = var.project_roles
 
-  project = var.project_id
-  role    = each.value
-  member  = google_service_account.function.member
-}
+  runtime               = var.runtime
+  entry_point           = var.entry_point
+  source_bucket         = var.source_bucket
+  source_object         = var.source_object
+  build_service_account = var.build_service_account
 
-# Accessor on each secret, not on the project's secrets at large.
-resource "google_secret_manager_secret_iam_member" "function" {
-  for_each = var.secret_environment_variables
+  memory_mb     = var.memory_mb
+  timeout_s     = var.timeout_s
+  max_instances = var.max_instances
+  min_instances = var.min_instances
 
-  project   = var.project_id
-  secret_id = each.value
-  role      = "roles/secretmanager.secretAccessor"
-  member    = google_service_account.function.member
-}
+  ingress_settings             = "ALLOW_INTERNAL_ONLY" # Pub/Sub push in the same project is internal
+  environment_variables        = var.environment_variables
+  secret_environment_variables = var.secret_environment_variables
+  labels                       = var.labels
 
-resource "google_cloudfunctions2_function" "function" {
-  project     = var.project_id
-  location    = var.region
-  name        = var.function_name
-  description = var.description
-  labels      = var.labels
-
-  build_config {
-    runtime         = var.runtime
-    entry_point     = var.entry_point
-    service_account = var.build_service_account
-
-    source {
-      storage_source {
-        bucket = var.source_bucket
-        object = var.source_object
-      }
-    }
-  }
-
-  service_config {
-    available_memory                 = "${var.memory_mb}Mi"
-    timeout_seconds                  = var.timeout_s
-    max_instance_count               = var.max_instances
-    min_instance_count               = var.min_instances
-    max_instance_request_concurrency = 1
-    ingress_settings                 = var.ingress_settings
-    all_traffic_on_latest_revision   = true
-    service_account_email            = google_service_account.function.email
-    environment_variables            = var.environment_variables
-
-    dynamic "secret_environment_variables" {
-      for_each = var.secret_environment_variables
-      content {
-        key        = secret_environment_variables.key
-        project_id = var.project_id
-        secret     = secret_environment_variables.value
-        version    = "latest"
-      }
-    }
-  }
-
-  # The function cannot start without its secrets and roles.
-  depends_on = [
-    google_secret_manager_secret_iam_member.function,
-    google_project_iam_member.function,
-  ]
-}
-
-# Invoker on the underlying Cloud Run service, not on the function resource:
-# push requests go to the run.app URL and Cloud Run checks this binding.
-resource "google_cloud_run_service_iam_member" "push_invoker" {
-  project  = var.project_id
-  location = var.region
-  service  = google_cloudfunctions2_function.function.service_config[0].service
-  role     = "roles/run.invoker"
-  member   = "serviceAccount:${var.push_service_account_email}"
+  # Only the push identity may call a pushed function.
+  invoker_members = { push = "serviceAccount:${var.push_service_account_email}" }
 }
 
 resource "google_pubsub_subscription" "push" {
@@ -98,11 +45,11 @@ resource "google_pubsub_subscription" "push" {
   enable_message_ordering    = true
 
   push_config {
-    push_endpoint = google_cloudfunctions2_function.function.service_config[0].uri
+    push_endpoint = module.function.function_uri
 
     oidc_token {
       service_account_email = var.push_service_account_email
-      audience              = google_cloudfunctions2_function.function.service_config[0].uri
+      audience              = module.function.function_uri
     }
   }
 
@@ -120,7 +67,8 @@ resource "google_pubsub_subscription" "push" {
     ttl = "" # never expire, however quiet the node is
   }
 
-  depends_on = [google_cloud_run_service_iam_member.push_invoker]
+  # Pushing before the invoker grant exists would only produce 403 retries.
+  depends_on = [module.function]
 }
 
 # Dead-lettering: the Pub/Sub service agent must be able to acknowledge the

@@ -79,12 +79,6 @@ variable "min_instances" {
   default     = 0
 }
 
-variable "ingress_settings" {
-  type        = string
-  description = "ALLOW_INTERNAL_ONLY (Pub/Sub push in the same project is internal) or ALLOW_ALL."
-  default     = "ALLOW_INTERNAL_ONLY"
-}
-
 variable "environment_variables" {
   type        = map(string)
   description = "Plain environment variables (INBOXFLOW_NODE, adapters, queue, ...)."

@@ -1,0 +1,91 @@
+# One Cloud Function (2nd gen) with its own identity, the project roles and
+# secrets that identity may use, and the principals allowed to invoke it.
+# Used directly for the HTTP functions (approve, renew_watch) and by
+# modules/node_function for every Pub/Sub-pushed function.
+
+resource "google_service_account" "function" {
+  project      = var.project_id
+  account_id   = var.service_account_id
+  display_name = "inboxflow ${var.function_name}"
+  description  = "Identity of the ${var.function_name} function."
+}
+
+resource "google_project_iam_member" "function" {
+  for_each = var.project_roles
+
+  project = var.project_id
+  role    = each.value
+  member  = google_service_account.function.member
+}
+
+# Accessor on each secret, not on the project's secrets at large.
+resource "google_secret_manager_secret_iam_member" "function" {
+  for_each = var.secret_environment_variables
+
+  project   = var.project_id
+  secret_id = each.value
+  role      = "roles/secretmanager.secretAccessor"
+  member    = google_service_account.function.member
+}
+
+resource "google_cloudfunctions2_function" "function" {
+  #checkov:skip=CKV_GCP_124:Ingress comes from var.ingress_settings, ALLOW_INTERNAL_ONLY by default; only the approval function sets ALLOW_ALL, because reviewers open its links from their mail clients and the single-use token is the credential (tests/infra enforces that no other function does).
+  project     = var.project_id
+  location    = var.region
+  name        = var.function_name
+  description = var.description
+  labels      = var.labels
+
+  build_config {
+    runtime         = var.runtime
+    entry_point     = var.entry_point
+    service_account = var.build_service_account
+
+    source {
+      storage_source {
+        bucket = var.source_bucket
+        object = var.source_object
+      }
+    }
+  }
+
+  service_config {
+    available_memory                 = "${var.memory_mb}Mi"
+    timeout_seconds                  = var.timeout_s
+    max_instance_count               = var.max_instances
+    min_instance_count               = var.min_instances
+    max_instance_request_concurrency = 1
+    ingress_settings                 = var.ingress_settings
+    all_traffic_on_latest_revision   = true
+    service_account_email            = google_service_account.function.email
+    environment_variables            = var.environment_variables
+
+    dynamic "secret_environment_variables" {
+      for_each = var.secret_environment_variables
+      content {
+        key        = secret_environment_variables.key
+        project_id = var.project_id
+        secret     = secret_environment_variables.value
+        version    = "latest"
+      }
+    }
+  }
+
+  # The function cannot start without its secrets and roles.
+  depends_on = [
+    google_secret_manager_secret_iam_member.function,
+    google_project_iam_member.function,
+  ]
+}
+
+# Invoker on the underlying Cloud Run service, not on the function resource:
+# requests go to the run.app URL and Cloud Run checks this binding.
+resource "google_cloud_run_service_iam_member" "invoker" {
+  for_each = var.invoker_members
+
+  project  = var.project_id
+  location = var.region
+  service  = google_cloudfunctions2_function.function.service_config[0].service
+  role     = "roles/run.invoker"
+  member   = each.value
+}
