@@ -58,6 +58,7 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">": operator.gt,
     ">=": operator.ge,
     "in": lambda value, options: value in options,
+    "array_contains": lambda value, item: isinstance(value, list) and item in value,
 }
 
 _sumprod: Callable[[Sequence[float], Sequence[float]], float] | None = getattr(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import approvals, dev, inspect, local
+from . import approvals, dev, inspect, kb, local
 
 app = typer.Typer(
     name="inboxflow",
@@ -22,6 +22,8 @@ app.command("dev")(dev.dev)
 app.command("send")(dev.send)
 app.command("approvals")(approvals.approvals)
 app.command("serve")(approvals.serve)
+
+app.add_typer(kb.app, name="kb")
 
 infra_app = typer.Typer(help="Terraform helpers.", no_args_is_help=True)
 app.add_typer(infra_app, name="infra")

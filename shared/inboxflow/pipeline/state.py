@@ -63,6 +63,42 @@ class CalendarAvailability(BaseModel):
     busy_events: int = 0
 
 
+class KnowledgeHit(BaseModel):
+    """A knowledge-base chunk near the email: a pointer and an excerpt, not the document."""
+
+    id: str
+    """Chunk id in ``kb_chunks`` (``{source}#{nnn}``)."""
+    title: str
+    section: str = ""
+    source: str = ""
+    excerpt: str
+    distance: float
+    """Cosine distance to the email (smaller is nearer)."""
+
+
+class SimilarEmail(BaseModel):
+    """A past email near this one (from ``email_vectors``)."""
+
+    message_id: str
+    subject: str
+    sender: str = ""
+    category: str | None = None
+    received_at: str | None = None
+    excerpt: str = ""
+    """The start of its unquoted body: untrusted text, like any email."""
+    distance: float
+
+
+class UpcomingEvent(BaseModel):
+    """An event in the mailbox owner's calendar over the coming days."""
+
+    id: str
+    summary: str
+    start: str
+    end: str
+    attendees: list[str] = Field(default_factory=list)
+
+
 class Context(BaseModel):
     """What the agent knows beyond the email."""
 
@@ -70,8 +106,18 @@ class Context(BaseModel):
     owner: dict[str, Any] | None = None
     """The mailbox owner's contact record (who signs the reply)."""
     contact: dict[str, Any] | None = None
+    """The sender's contact record (CRM), when the sender is a contact."""
     similar: list[SavedReply] = Field(default_factory=list)
+    """Saved replies whose keywords the email mentions, best first."""
     calendar: CalendarAvailability | None = None
+    knowledge: list[KnowledgeHit] = Field(default_factory=list)
+    """Knowledge-base chunks nearest to the email (vector search), nearest first."""
+    similar_emails: list[SimilarEmail] = Field(default_factory=list)
+    """Past emails nearest to this one, nearest first (never the email itself)."""
+    upcoming_events: list[UpcomingEvent] = Field(default_factory=list)
+    """For meeting requests: the owner's calendar over the coming business days."""
+    retrieval_errors: list[str] = Field(default_factory=list)
+    """Parts of the context that could not be gathered, and why."""
 
 
 class ToolCall(BaseModel):
@@ -143,11 +189,14 @@ __all__ = [
     "Context",
     "DispatchResult",
     "Draft",
+    "KnowledgeHit",
     "PipelineState",
     "Review",
     "SavedReply",
+    "SimilarEmail",
     "TimeSlot",
     "Tone",
     "ToolCall",
     "ToolResult",
+    "UpcomingEvent",
 ]

@@ -1,0 +1,165 @@
+"""``inboxflow kb``: load, list and search the knowledge base.
+
+The knowledge base lives in the configured store: the embedded SQLite file
+under ``--home`` (default ``INBOXFLOW_HOME`` or ``.inboxflow``), or Firestore
+when ``FIRESTORE_EMULATOR_HOST`` / ``INBOXFLOW_STORE=firestore`` say so.
+Embeddings come from Gemini when it is configured, else the offline embedder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..knowledge import KnowledgeBase
+
+app = typer.Typer(help="The knowledge base the retrieve node searches.", no_args_is_help=True)
+
+HOME = typer.Option(
+    None, help="Folder of the embedded store (default: INBOXFLOW_HOME or .inboxflow)."
+)
+
+
+@contextmanager
+def _knowledge_base(home: Path | None) -> Iterator[tuple[KnowledgeBase, str]]:
+    """The knowledge base of the configured store, and a description of where it is."""
+    from ..knowledge import KnowledgeBase, default_embedder, make_vector_index
+    from ..wiring import make_store
+
+    settings = Settings.from_env()
+    if home is not None:
+        settings = dataclasses.replace(settings, home=home)
+    store = make_store(settings)
+    vectors = make_vector_index(settings, store)
+    where = (
+        f"SQLite {settings.sqlite_path}"
+        if settings.store == "sqlite"
+        else f"Firestore (project {settings.project})"
+    )
+    try:
+        yield KnowledgeBase(default_embedder(), vectors), where
+    finally:
+        vectors.close()
+        store.close()
+
+
+def _when(epoch_s: float | None) -> str:
+    if not epoch_s:
+        return ""
+    return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+@app.command("add")
+def add(
+    files: list[Path] = typer.Argument(..., help="Markdown or text files (.md, .markdown, .txt)."),
+    home: Path | None = HOME,
+) -> None:
+    """Add (or replace) documents; a document is identified by its file name."""
+    console = Console()
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        console.print(Text(f"no such file: {', '.join(missing)}", style="red"))
+        raise typer.Exit(2)
+    with _knowledge_base(home) as (kb, where):
+        try:
+            added = kb.add_documents(files)
+        except (ValueError, UnicodeDecodeError) as exc:
+            console.print(Text(str(exc), style="red"))
+            raise typer.Exit(2) from exc
+        table = Table(title=f"added to the knowledge base ({where}, {kb.embedder.name})")
+        table.add_column("document", no_wrap=True)
+        table.add_column("title")
+        table.add_column("chunks", justify="right")
+        table.add_column("chars", justify="right")
+        for doc in added:
+            table.add_row(Text(doc.source), Text(doc.title), str(doc.chunks), str(doc.chars))
+        console.print(table)
+
+
+@app.command("seed")
+def seed(home: Path | None = HOME) -> None:
+    """Load the bundled sample knowledge base (matches the sample inbox)."""
+    from ..knowledge import sample_kb_paths
+
+    add(sample_kb_paths(), home)
+
+
+@app.command("list")
+def list_documents(home: Path | None = HOME) -> None:
+    """The documents in the knowledge base."""
+    console = Console()
+    with _knowledge_base(home) as (kb, where):
+        documents = kb.documents()
+    if not documents:
+        console.print(
+            f"the knowledge base is empty ({where}); add files with: inboxflow kb add FILE..."
+        )
+        return
+    table = Table(title=f"knowledge base ({where})")
+    table.add_column("document", no_wrap=True)
+    table.add_column("title")
+    table.add_column("chunks", justify="right")
+    table.add_column("chars", justify="right")
+    table.add_column("added", no_wrap=True)
+    for doc in documents:
+        table.add_row(
+            Text(doc.source), Text(doc.title), str(doc.chunks), str(doc.chars), _when(doc.added_at)
+        )
+    console.print(table)
+
+
+@app.command("search")
+def search(
+    text: str = typer.Argument(..., help="What to look for."),
+    limit: int = typer.Option(5, min=1, max=50, help="How many chunks to show."),
+    home: Path | None = HOME,
+) -> None:
+    """The knowledge-base chunks nearest to TEXT (cosine distance, nearest first)."""
+    from ..knowledge import excerpt
+
+    console = Console()
+    with _knowledge_base(home) as (kb, where):
+        found = kb.search(text, limit=limit)
+        embedder = kb.embedder.name
+    if not found:
+        console.print(f"nothing found ({where}, {embedder}); is the knowledge base empty?")
+        raise typer.Exit(1)
+    table = Table(title=f"nearest chunks ({where}, {embedder})")
+    table.add_column("distance", justify="right")
+    table.add_column("chunk", no_wrap=True)
+    table.add_column("section")
+    table.add_column("excerpt", ratio=1)
+    for hit in found:
+        table.add_row(
+            f"{hit.distance:.3f}",
+            Text(hit.doc_id),
+            Text(str(hit.fields.get("section", ""))),
+            Text(excerpt(str(hit.fields.get("text", "")), 160)),
+        )
+    console.print(table)
+
+
+@app.command("remove")
+def remove(
+    source: str = typer.Argument(..., help="Document name as listed (the file name)."),
+    home: Path | None = HOME,
+) -> None:
+    """Remove a document and its chunks."""
+    with _knowledge_base(home) as (kb, _):
+        removed = kb.remove_document(source)
+    if not removed:
+        Console().print(Text(f"no document named {source!r}", style="red"))
+        raise typer.Exit(1)
+    Console().print(f"removed {source} ({removed} chunks)")

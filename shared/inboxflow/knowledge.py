@@ -1,0 +1,497 @@
+"""The knowledge base and the memory of past emails, on the embedder and vector index ports.
+
+Two collections in the vector index:
+
+- ``kb_chunks/{source}#{nnn}``: knowledge-base documents (Markdown or text)
+  cut into chunks of about 800 characters along headings and paragraphs;
+  fields ``source, title, section, text, position, embedder, added_at``.
+- ``email_vectors/{message_id}``: every email the pipeline retrieved context
+  for; fields ``message_id, thread_id, subject, sender, received_at,
+  category, excerpt, embedder``.
+
+Every stored vector records the ``embedder`` that made it and searches only
+consider vectors of the current embedder (offline and Gemini vectors have
+the same length but are not comparable). An email is embedded once, as a
+query: that vector searches the knowledge base and past emails and is then
+stored as the email's own vector (emails are compared with emails, so both
+sides are embedded alike).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .adapters.offline_embedder import OfflineEmbedder
+from .mail import Email, bare_subject, strip_quoted
+from .ports.checkpoint import CheckpointStore, Filter
+from .ports.embeddings import Embedder
+from .ports.vectors import Neighbor, VectorDocument, VectorIndex
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+log = logging.getLogger(__name__)
+
+KB_CHUNKS = "kb_chunks"
+EMAIL_VECTORS = "email_vectors"
+CHUNK_CHARS = 800
+"""Target chunk length; a chunk exceeds it only when one sentence does."""
+EMAIL_EMBED_CHARS = 2000
+"""Subject and unquoted body beyond this are not embedded."""
+EXCERPT_CHARS = 240
+KB_SUFFIXES = (".md", ".markdown", ".txt")
+MAX_DISTANCE_BY_EMBEDDER: dict[str, float] = {"offline-hash": 0.85}
+"""Farther than this, a result is noise (by embedder name prefix; measured on the samples:
+related texts of the offline embedder lie within 0.78, unrelated ones beyond 0.85)."""
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+# --- chunking ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a knowledge-base document, embedded and searched on its own."""
+
+    source: str
+    position: int
+    title: str
+    section: str
+    text: str
+
+    @property
+    def chunk_id(self) -> str:
+        """``{source}#{position:03d}``."""
+        return f"{self.source}#{self.position:03d}"
+
+    @property
+    def embedding_text(self) -> str:
+        """What is embedded: the titles give a short chunk its topic."""
+        heading = self.title if self.section == self.title else f"{self.title}: {self.section}"
+        return f"{heading}\n{self.text}"
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "\u2026"
+
+
+def _pieces(paragraph: str, max_chars: int) -> list[str]:
+    """A paragraph as pieces of at most ``max_chars``, split between sentences (or words)."""
+    if len(paragraph) <= max_chars:
+        return [paragraph]
+    pieces: list[str] = []
+    current = ""
+    for sentence in _SENTENCE_END.split(paragraph):
+        while len(sentence) > max_chars:  # one huge sentence: cut between words
+            cut = sentence[:max_chars].rsplit(" ", 1)[0] or sentence[:max_chars]
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(cut)
+            sentence = sentence[len(cut) :].lstrip()
+        if current and len(current) + 1 + len(sentence) > max_chars:
+            pieces.append(current)
+            current = ""
+        current = f"{current} {sentence}" if current else sentence
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def chunk_document(text: str, source: str, max_chars: int = CHUNK_CHARS) -> list[Chunk]:
+    """Cut a Markdown or plain-text document into chunks.
+
+    Headings start a new chunk; within a section, paragraphs are packed into
+    chunks of at most ``max_chars`` characters, and a paragraph longer than
+    that is split between sentences. The title is the first level-1 heading,
+    else the file name.
+
+    Args:
+        text: the document.
+        source: its name (the file name), which prefixes the chunk ids.
+        max_chars: target chunk length.
+
+    Returns:
+        The chunks in document order, numbered from 0.
+    """
+    title = ""
+    sections: list[tuple[str, list[str]]] = []
+    section = ""
+    paragraph_lines: list[str] = []
+    paragraphs: list[str] = []
+
+    def end_paragraph() -> None:
+        if paragraph_lines:
+            paragraphs.append(" ".join(line.strip() for line in paragraph_lines))
+            paragraph_lines.clear()
+
+    for line in text.replace("\r\n", "\n").split("\n"):
+        heading = _HEADING.match(line)
+        if heading:
+            end_paragraph()
+            if paragraphs:
+                sections.append((section, list(paragraphs)))
+                paragraphs.clear()
+            name = heading.group(2).strip()
+            if len(heading.group(1)) == 1 and not title:
+                title = name
+            section = name
+        elif not line.strip():
+            end_paragraph()
+        elif line.lstrip().startswith(("- ", "* ", "+ ")) and paragraph_lines:
+            end_paragraph()  # each list item is its own paragraph
+            paragraph_lines.append(line)
+        else:
+            paragraph_lines.append(line)
+    end_paragraph()
+    if paragraphs:
+        sections.append((section, list(paragraphs)))
+
+    title = title or _title_from_name(source)
+    chunks: list[Chunk] = []
+    for name, section_paragraphs in sections:
+        current = ""
+        for paragraph in section_paragraphs:
+            for piece in _pieces(paragraph, max_chars):
+                if current and len(current) + 2 + len(piece) > max_chars:
+                    chunks.append(Chunk(source, len(chunks), title, name or title, current))
+                    current = ""
+                current = f"{current}\n\n{piece}" if current else piece
+        if current:
+            chunks.append(Chunk(source, len(chunks), title, name or title, current))
+    return chunks
+
+
+def _title_from_name(source: str) -> str:
+    stem = Path(source).stem.replace("-", " ").replace("_", " ").strip()
+    return stem[:1].upper() + stem[1:] if stem else source
+
+
+# --- the knowledge base ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KbDocument:
+    """A document in the knowledge base, as listed."""
+
+    source: str
+    title: str
+    chunks: int
+    chars: int
+    added_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What the knowledge base knows about one email."""
+
+    knowledge: list[Neighbor] = field(default_factory=list)
+    similar_emails: list[Neighbor] = field(default_factory=list)
+
+
+class KnowledgeBase:
+    """Knowledge-base documents and past emails, embedded and searchable.
+
+    Args:
+        embedder: turns texts into vectors.
+        vectors: where the vectors live.
+        clock: anything with ``now()`` for ``added_at`` (wall clock by default).
+        max_distance: ``retrieve`` drops results farther than this; default from
+            ``MAX_DISTANCE_BY_EMBEDDER`` (no cut-off for embedders not listed).
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        vectors: VectorIndex,
+        clock: Any = None,
+        max_distance: float | None = None,
+    ) -> None:
+        self.embedder = embedder
+        self.vectors = vectors
+        self.clock = clock
+        if max_distance is None:
+            max_distance = next(
+                (d for p, d in MAX_DISTANCE_BY_EMBEDDER.items() if embedder.name.startswith(p)),
+                None,
+            )
+        self.max_distance = max_distance
+
+    def _now(self) -> float:
+        return float(self.clock.now()) if self.clock is not None else time.time()
+
+    @property
+    def _mine(self) -> list[Filter]:
+        return [("embedder", "==", self.embedder.name)]
+
+    # --- documents -----------------------------------------------------------------------
+
+    def add_text(self, source: str, text: str) -> KbDocument:
+        """Add (or replace) one document given as text.
+
+        Chunks are embedded as documents and upserted; chunks left over from
+        an earlier, longer version of the same source are deleted.
+
+        Raises:
+            ValueError: the document has no text.
+            RetryableError: the embedder failed transiently.
+        """
+        chunks = chunk_document(text, source)
+        if not chunks:
+            raise ValueError(f"{source}: no text to add")
+        vectors = self.embedder.embed([c.embedding_text for c in chunks], purpose="document")
+        added_at = self._now()
+        self.vectors.upsert_many(
+            KB_CHUNKS,
+            [
+                VectorDocument(
+                    chunk.chunk_id,
+                    vector,
+                    {
+                        "source": chunk.source,
+                        "title": chunk.title,
+                        "section": chunk.section,
+                        "text": chunk.text,
+                        "position": chunk.position,
+                        "embedder": self.embedder.name,
+                        "added_at": added_at,
+                    },
+                )
+                for chunk, vector in zip(chunks, vectors, strict=True)
+            ],
+        )
+        keep = {chunk.chunk_id for chunk in chunks}
+        for doc_id, _ in self.vectors.documents(KB_CHUNKS, where=[("source", "==", source)]):
+            if doc_id not in keep:
+                self.vectors.delete(KB_CHUNKS, doc_id)
+        return KbDocument(
+            source=source,
+            title=chunks[0].title,
+            chunks=len(chunks),
+            chars=sum(len(c.text) for c in chunks),
+            added_at=added_at,
+        )
+
+    def add_documents(self, paths: Iterable[str | Path]) -> list[KbDocument]:
+        """Add (or replace) Markdown or text files; a file's name is its source id.
+
+        Raises:
+            OSError: a file cannot be read.
+            UnicodeDecodeError: a file is not UTF-8.
+            ValueError: a file is empty or not ``.md``/``.markdown``/``.txt``.
+        """
+        added = []
+        for path in map(Path, paths):
+            if path.suffix.lower() not in KB_SUFFIXES:
+                raise ValueError(f"{path}: only {', '.join(KB_SUFFIXES)} files can be added")
+            added.append(self.add_text(path.name, path.read_text(encoding="utf-8")))
+        return added
+
+    def remove_document(self, source: str) -> int:
+        """Delete every chunk of a source; returns how many."""
+        doc_ids = [
+            d for d, _ in self.vectors.documents(KB_CHUNKS, where=[("source", "==", source)])
+        ]
+        for doc_id in doc_ids:
+            self.vectors.delete(KB_CHUNKS, doc_id)
+        return len(doc_ids)
+
+    def documents(self) -> list[KbDocument]:
+        """The documents in the knowledge base, by source."""
+        by_source: dict[str, list[dict[str, Any]]] = {}
+        for _, fields in self.vectors.documents(KB_CHUNKS):
+            by_source.setdefault(str(fields.get("source", "?")), []).append(fields)
+        return [
+            KbDocument(
+                source=source,
+                title=str(chunks[0].get("title", source)),
+                chunks=len(chunks),
+                chars=sum(len(str(c.get("text", ""))) for c in chunks),
+                added_at=max((float(c.get("added_at") or 0) for c in chunks), default=None),
+            )
+            for source, chunks in sorted(by_source.items())
+        ]
+
+    def search(self, text: str, limit: int = 5) -> list[Neighbor]:
+        """Knowledge-base chunks nearest to ``text``, nearest first."""
+        (vector,) = self.embedder.embed([text], purpose="query")
+        return self.vectors.nearest(KB_CHUNKS, vector, limit, where=self._mine)
+
+    # --- emails --------------------------------------------------------------------------
+
+    @staticmethod
+    def email_text(email: Email) -> str:
+        """What is embedded of an email: its subject and unquoted body, trimmed."""
+        body = strip_quoted(email.body_text)
+        return f"{bare_subject(email.subject)}\n{body}"[:EMAIL_EMBED_CHARS]
+
+    def index_email(
+        self, email: Email, category: str | None = None, vector: Sequence[float] | None = None
+    ) -> None:
+        """Upsert an email into ``email_vectors`` under its message id (idempotent).
+
+        Args:
+            email: the email.
+            category: its category when known.
+            vector: its embedding if already computed (see the module docstring).
+        """
+        if vector is None:
+            (vector,) = self.embedder.embed([self.email_text(email)], purpose="query")
+        fields: dict[str, Any] = {
+            "message_id": email.message_id,
+            "thread_id": email.thread_id,
+            "subject": email.subject,
+            "sender": email.sender.address,
+            "received_at": email.received_at.isoformat(),
+            "excerpt": excerpt(strip_quoted(email.body_text)),
+            "embedder": self.embedder.name,
+        }
+        if category:
+            fields["category"] = category
+        self.vectors.upsert(EMAIL_VECTORS, email.message_id, vector, fields)
+
+    def retrieve(
+        self,
+        email: Email,
+        category: str | None = None,
+        kb_limit: int = 3,
+        email_limit: int = 3,
+        index: bool = True,
+    ) -> Retrieval:
+        """Embed an email once, find KB chunks and similar past emails, then index it.
+
+        The email itself (by message id) is never among the similar emails,
+        so a re-run after indexing returns the same answer. Results beyond
+        ``max_distance`` are dropped.
+        """
+        (vector,) = self.embedder.embed([self.email_text(email)], purpose="query")
+        knowledge = self.vectors.nearest(KB_CHUNKS, vector, kb_limit, where=self._mine)
+        similar = [
+            n
+            for n in self.vectors.nearest(EMAIL_VECTORS, vector, email_limit + 1, where=self._mine)
+            if n.doc_id != email.message_id
+        ][:email_limit]
+        if index:
+            self.index_email(email, category, vector)
+        return Retrieval(knowledge=self._near(knowledge), similar_emails=self._near(similar))
+
+    def _near(self, found: list[Neighbor]) -> list[Neighbor]:
+        limit = self.max_distance
+        return found if limit is None else [n for n in found if n.distance <= limit]
+
+
+# --- construction ------------------------------------------------------------------------
+
+
+def sample_kb_paths() -> list[Path]:
+    """The bundled sample knowledge base (``samples/kb``), in name order."""
+    folder = resources.files("inboxflow") / "samples" / "kb"
+    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(KB_SUFFIXES))
+
+
+def seed_knowledge(kb: KnowledgeBase) -> list[KbDocument]:
+    """Load the bundled sample knowledge base (idempotent: chunk ids are fixed)."""
+    return kb.add_documents(sample_kb_paths())
+
+
+def default_embedder(environ: Mapping[str, str] | None = None) -> Embedder:
+    """Gemini embeddings when configured (``llm_selection.choose_embedder``), else offline."""
+    try:
+        from .llm_selection import choose_embedder  # type: ignore[import-not-found,unused-ignore]
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.llm_selection":
+            raise
+        return OfflineEmbedder()
+    chosen: Embedder | None = choose_embedder(environ)
+    return chosen if chosen is not None else OfflineEmbedder()
+
+
+def make_vector_index(settings: Settings, store: CheckpointStore) -> VectorIndex:
+    """The vector index beside ``store``, as the settings select it.
+
+    Firestore: the same client as the checkpoint store. SQLite: the same file
+    (its own connection and tables).
+    """
+    if settings.store == "firestore":
+        from .adapters.firestore_vectors import FirestoreVectorIndex
+
+        client = getattr(store, "client", None)
+        return FirestoreVectorIndex(project=settings.project, client=client)
+    from .adapters.sqlite_vectors import SqliteVectorIndex
+
+    return SqliteVectorIndex(getattr(store, "path", None) or settings.sqlite_path)
+
+
+def vector_index_for(store: CheckpointStore) -> VectorIndex:
+    """A vector index matching a checkpoint store (for runtimes wired without one).
+
+    A store that is neither the SQLite nor the Firestore adapter (a test
+    double) gets an in-memory SQLite index.
+    """
+    from .adapters.sqlite_store import SqliteCheckpointStore
+    from .adapters.sqlite_vectors import SqliteVectorIndex
+
+    if isinstance(store, SqliteCheckpointStore):
+        return SqliteVectorIndex(store.path)
+    if type(store).__module__ == f"{__package__}.adapters.firestore_store":
+        from .adapters.firestore_vectors import FirestoreVectorIndex
+
+        return FirestoreVectorIndex(client=getattr(store, "client", None))
+    return SqliteVectorIndex(":memory:")
+
+
+_fallbacks: weakref.WeakKeyDictionary[CheckpointStore, KnowledgeBase] = weakref.WeakKeyDictionary()
+
+
+def knowledge_base_for(services: Mapping[str, Any], store: CheckpointStore) -> KnowledgeBase:
+    """The knowledge base a node uses: ``services["embedder"]`` and ``services["vectors"]``.
+
+    Either missing, the node still works: the default embedder and an index
+    matching ``store`` (built once per store and reused).
+    """
+    embedder = services.get("embedder")
+    vectors = services.get("vectors")
+    if isinstance(embedder, Embedder) and isinstance(vectors, VectorIndex):
+        return KnowledgeBase(embedder, vectors)
+    fallback = _fallbacks.get(store)
+    if fallback is None:
+        log.info("no embedder/vectors services configured: using defaults beside the store")
+        fallback = KnowledgeBase(default_embedder(), vector_index_for(store))
+        _fallbacks[store] = fallback
+    return KnowledgeBase(
+        embedder if isinstance(embedder, Embedder) else fallback.embedder,
+        vectors if isinstance(vectors, VectorIndex) else fallback.vectors,
+    )
+
+
+__all__ = [
+    "EMAIL_VECTORS",
+    "KB_CHUNKS",
+    "Chunk",
+    "KbDocument",
+    "KnowledgeBase",
+    "Retrieval",
+    "chunk_document",
+    "default_embedder",
+    "excerpt",
+    "knowledge_base_for",
+    "make_vector_index",
+    "sample_kb_paths",
+    "seed_knowledge",
+    "vector_index_for",
+]
