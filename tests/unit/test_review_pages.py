@@ -261,6 +261,31 @@ def test_review_page_error_message_is_escaped() -> None:
 
 
 @pytest.mark.parametrize(
+    "deadline",
+    [
+        "2025-07-08T09:14:00Z",
+        "2025-07-08T11:14:00+02:00",
+        "2025-07-08 09:14 UTC",
+        "2025-07-08T09:14",
+    ],
+)
+def test_deadline_formats_read_the_same(deadline: str) -> None:
+    html = render_review(
+        make_view(deadline=deadline), form_action=ACTION, token=TOKEN, max_edit_chars=100
+    )
+
+    assert "Decide by 8 Jul 2025, 09:14 UTC" in " ".join(Document(html).all_text.split())
+
+
+def test_a_deadline_that_is_not_a_timestamp_is_shown_as_is() -> None:
+    html = render_review(
+        make_view(deadline="tomorrow <noon>"), form_action=ACTION, token=TOKEN, max_edit_chars=100
+    )
+
+    assert "Decide by tomorrow <noon>" in " ".join(assert_inert(html).all_text.split())
+
+
+@pytest.mark.parametrize(
     "action",
     ["javascript:alert(1)", "//evil.example/steal", "data:text/html,x", "/a b", "ftp://x/y"],
 )

@@ -335,14 +335,20 @@ def _clean(value: str) -> str:
     return _INVISIBLE.sub("", value)
 
 
-def _when(value: str | None) -> str:
-    """An ISO 8601 timestamp as "7 Jul 2025, 17:47 UTC"; other text unchanged."""
-    if not value:
+def _when(value: str | float | None) -> str:
+    """A timestamp as "7 Jul 2025, 17:47 UTC"; text that is not one is shown unchanged.
+
+    Accepts ISO 8601 (``2025-07-07T17:47:00Z``), ``2025-07-07 17:47 UTC`` and epoch seconds.
+    """
+    if value is None or value == "":
         return ""
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return value
+    if isinstance(value, int | float):
+        moment = datetime.fromtimestamp(value, UTC)
+    else:
+        try:
+            moment = datetime.fromisoformat(value.removesuffix(" UTC").replace("Z", "+00:00"))
+        except ValueError:
+            return value
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     moment = moment.astimezone(UTC)
