@@ -100,6 +100,8 @@ def test_review_page_screenshot_and_layout(
         assert button.is_visible() and button.is_enabled()
         box = button.bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= inner_width
+        if device == "desktop":  # on a desktop the decision needs no scrolling
+            assert box["y"] + box["height"] <= height, f"{label} below the fold"
     # the stylesheet applied under the CSP (a blocked <style> leaves the default white body)
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background != "rgba(0, 0, 0, 0)"
