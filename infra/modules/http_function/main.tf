@@ -29,7 +29,6 @@ resource "google_secret_manager_secret_iam_member" "function" {
 }
 
 resource "google_cloudfunctions2_function" "function" {
-  #checkov:skip=CKV_GCP_124:Ingress comes from var.ingress_settings, ALLOW_INTERNAL_ONLY by default; only the approval function sets ALLOW_ALL, because reviewers open its links from their mail clients and the single-use token is the credential (tests/infra enforces that no other function does).
   project     = var.project_id
   location    = var.region
   name        = var.function_name
