@@ -46,8 +46,10 @@ class GoogleApiGmailReader:
         api_url: base URL of a Gmail API double (default ``INBOXFLOW_GOOGLE_API_URL``);
             None means Google's endpoint with real credentials.
         credentials_for: ``address -> google.auth credentials`` for real
-            mailboxes (default: application default credentials).
+            mailboxes (default: ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]`` through
+            ``adapters.google_credentials``, else application default credentials).
         timeout_s: socket timeout of each HTTP call.
+        page_size: ``maxResults`` of ``history.list`` and ``messages.list``.
     """
 
     def __init__(
@@ -55,10 +57,12 @@ class GoogleApiGmailReader:
         api_url: str | None = None,
         credentials_for: Callable[[str], Any] | None = None,
         timeout_s: float = 30.0,
+        page_size: int = 500,
     ) -> None:
         self.api_url = api_url if api_url is not None else google_api_url()
         self.credentials_for = credentials_for
         self.timeout_s = timeout_s
+        self.page_size = page_size
         self._local = threading.local()
 
     # --- the port ----------------------------------------------------------------------
@@ -74,7 +78,7 @@ class GoogleApiGmailReader:
                 startHistoryId=str(start_history_id),
                 historyTypes=["messageAdded"],
                 pageToken=page_token,
-                maxResults=500,
+                maxResults=self.page_size,
             )
         )
         try:
@@ -105,7 +109,7 @@ class GoogleApiGmailReader:
                 labelIds=list(label_ids),
                 q=query,
                 pageToken=page_token,
-                maxResults=100,
+                maxResults=self.page_size,
             )
         )
         body = self._execute(request)
@@ -187,6 +191,11 @@ class GoogleApiGmailReader:
     def _credentials(self, mailbox: str) -> Any:
         if self.credentials_for is not None:
             return self.credentials_for(mailbox)
+        from ..adapters.google_credentials import credentials_for, credentials_info
+
+        info = credentials_info()
+        if info is not None:
+            return credentials_for(info, mailbox)
         import google.auth
 
         credentials, _ = google.auth.default(scopes=list(GMAIL_SCOPES))
@@ -222,7 +231,8 @@ def _translate(exc: Any) -> GmailError:
         if isinstance(detail, dict)
     }
     if status == 429 or (
-        status == 403 and (reasons & RATE_LIMIT_REASONS or "rate limit" in text.lower())
+        status == 403
+        and (reasons & RATE_LIMIT_REASONS or (not reasons and "rate limit" in text.lower()))
     ):
         return GmailRateLimited(text, status)
     if status >= 500:
