@@ -125,6 +125,8 @@ class GmailState:
         self._notify = notify
         self._ids = itertools.count(1)
         self.mailboxes: dict[str, Mailbox] = {}
+        self.replace_sent_message_ids = False
+        """Give sent messages a Message-ID of Gmail's own, as Gmail sometimes does."""
 
     # --- the python API's building blocks --------------------------------------------------
 
@@ -303,6 +305,11 @@ class GmailState:
         """``users.messages.send``: stored with SENT, threaded by ``threadId`` or References."""
         box = self.mailbox(user_id)
         raw = _raw_of(body)
+        if self.replace_sent_message_ids:
+            parsed = parse_raw(raw)
+            del parsed["Message-ID"]
+            parsed["Message-ID"] = f"<{self._new_id()}.gmail-assigned@mail.gmail.com>"
+            raw = parsed.as_bytes()
         message = self.add_message(box, raw, ["SENT"], thread_id=body.get("threadId"))
         return message.with_labels()
 
