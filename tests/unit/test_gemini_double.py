@@ -65,7 +65,9 @@ def test_errors_use_googles_format(double):
     )
     status, body = post(url, generate_body(), {"x-goog-api-key": "nope"})
     assert status == 400 and body["error"]["status"] == "INVALID_ARGUMENT"
-    status, body = post(f"{double.base_url}/v1beta/models/x:countTokens", {}, {"x-goog-api-key": "k"})
+    status, body = post(
+        f"{double.base_url}/v1beta/models/x:countTokens", {}, {"x-goog-api-key": "k"}
+    )
     assert status == 404 and body["error"]["status"] == "NOT_FOUND"
     double.script(Reply.error(429))
     status, body = post(url, generate_body(), {"x-goog-api-key": "k"})

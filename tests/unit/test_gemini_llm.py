@@ -41,9 +41,15 @@ def sleeps() -> Sleeps:
 
 
 def model(double: GeminiDouble, sleeps: Sleeps, **settings: Any) -> GeminiModel:
-    options: dict[str, Any] = {"mode": "api_key", "api_key": "test-key", "base_url": double.base_url}
+    options: dict[str, Any] = {
+        "mode": "api_key",
+        "api_key": "test-key",
+        "base_url": double.base_url,
+    }
     options.update(settings)
-    return GeminiModel(GeminiSettings(**options), retry=RetryPolicy(sleep=sleeps, jitter=lambda: 0.5))
+    return GeminiModel(
+        GeminiSettings(**options), retry=RetryPolicy(sleep=sleeps, jitter=lambda: 0.5)
+    )
 
 
 @pytest.fixture
@@ -143,7 +149,9 @@ def test_network_error_is_retried_then_reported(sleeps, inputs):
 def test_client_error_is_not_retried(double, sleeps, inputs):
     llm = model(double, sleeps, api_key="wrong-key")
 
-    with pytest.raises(LLMFailed, match="refused the request: 400 INVALID_ARGUMENT: API key not valid"):
+    with pytest.raises(
+        LLMFailed, match="refused the request: 400 INVALID_ARGUMENT: API key not valid"
+    ):
         llm.generate(CLASSIFY_INTENT, inputs)
     assert len(double.calls()) == 1 and sleeps == []
 
@@ -172,7 +180,9 @@ def test_schema_violation_twice_is_a_step_error(double, sleeps, inputs):
         model(double, sleeps).generate(CLASSIFY_INTENT, inputs)
 
     message = str(failure.value)
-    assert message.startswith("classify_intent: output did not match schema: category: Input should be")
+    assert message.startswith(
+        "classify_intent: output did not match schema: category: Input should be"
+    )
     assert "confidence: Input should be less than or equal to 1" in message
     assert failure.value.usage.attempts == 2
     correction = double.calls()[1].body["contents"][2]["parts"][0]["text"]
@@ -209,7 +219,9 @@ def test_vertex_mode_goes_to_the_vertex_path_with_a_bearer_token(double, sleeps,
         }
     )
     assert settings is not None and settings.mode == "vertex"
-    llm = GeminiModel(settings, retry=RetryPolicy(sleep=sleeps), credentials=Credentials(token="t0k"))
+    llm = GeminiModel(
+        settings, retry=RetryPolicy(sleep=sleeps), credentials=Credentials(token="t0k")
+    )
 
     answer, usage = llm.generate(CLASSIFY_INTENT, inputs)
 

@@ -164,7 +164,9 @@ def test_schema_violation_twice_is_a_step_error(tmp_path, double):
 
     checkpoint = runtime.store.get_trace(trace_id)
     assert checkpoint.status == "needs_review"
-    assert checkpoint.error.startswith("classify_intent: output did not match schema: not valid JSON")
+    assert checkpoint.error.startswith(
+        "classify_intent: output did not match schema: not valid JSON"
+    )
     (call,) = runtime.store.step_logs(trace_id)[1].llm_calls
     assert call["outcome"] == "failed" and call["attempts"] == 2
     assert call["retried_errors"][0].startswith("schema: category: Input should be")

@@ -244,8 +244,9 @@ class TaskOracle:
 
 def minimal_answer(schema: Mapping[str, Any]) -> Any:
     """The smallest value ``schema`` (OpenAPI or JSON Schema, as Gemini takes it) allows."""
-    if "anyOf" in schema or "any_of" in schema:
-        return minimal_answer((schema.get("anyOf") or schema.get("any_of"))[0])
+    choices = schema.get("anyOf") or schema.get("any_of")
+    if choices:
+        return minimal_answer(choices[0])
     if schema.get("enum"):
         return schema["enum"][0]
     kind = str(schema.get("type", "object")).lower()
