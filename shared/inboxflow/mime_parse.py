@@ -111,6 +111,9 @@ _REFUSED_CODECS = frozenset(
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ESCAPED_BYTES = re.compile(r"[\udc80-\udcff]+")
 _SURROGATES = re.compile(r"[\ud800-\udfff]")
+_BARE_LOCAL_PART = re.compile(
+    r"(?P<name>[^<>]*?)\s*<(?P<bracketed>[\w.+-]{1,64})>|(?P<local>[\w.+-]{1,64})(?:\s*\((?P<comment>[^()]*)\))?"
+)
 _MESSAGE_IDS = re.compile(r"<([^<>\s]{1,500})>")
 
 
@@ -337,10 +340,10 @@ class _Walk:
             return
         for defect in part.defects if depth else ():
             self.warnings.add(f"MIME part {path or 'root'}: {_describe_defect(defect)}")
-        if part.is_multipart():
-            self._multipart(part, path, depth, want_text, want_html)
-        elif part.get_content_type() == "message/rfc822":
+        if part.get_content_type() == "message/rfc822":  # is_multipart() is true for it too
             self._forwarded(part, path, depth, want_text)
+        elif part.is_multipart():
+            self._multipart(part, path, depth, want_text, want_html)
         else:
             self.visit_leaf(part, path, want_text, want_html)
 
@@ -871,12 +874,14 @@ def _sender(headers: Mapping[str, str], message_id: str, warnings: _Warnings) ->
         if fallback:
             warnings.add(f"no usable From address: sender taken from {name.title()}")
             return fallback[0]
-    bare = re.fullmatch(r"[\"']?([^\"'<>]*?)[\"']?\s*<?([A-Za-z0-9._+-]{1,64})>?", raw_from.strip())
-    if bare and bare.group(2):
-        domain = message_id.rpartition("@")[2] if "@" in message_id else "unknown.invalid"
-        domain = re.sub(r"[^A-Za-z0-9.-]", "", domain) or "unknown.invalid"
+    bare = _BARE_LOCAL_PART.fullmatch(raw_from.strip())
+    if bare:  # "MAILER-DAEMON (Mail Delivery System)": a local part without its domain
+        local = bare.group("bracketed") or bare.group("local")
+        name = (bare.group("name") or bare.group("comment") or "").strip().strip("\"'")
+        domain = message_id.rpartition("@")[2] if "@" in message_id else ""
+        domain = re.sub(r"[^A-Za-z0-9.-]", "", domain).strip(".") or "unknown.invalid"
         warnings.add(f"From has no domain ({raw_from.strip()[:80]!r}): qualified with {domain}")
-        return Address(address=f"{bare.group(2)}@{domain}", name=bare.group(1).strip())
+        return Address(address=f"{local}@{domain}", name=name[:200])
     raise EmailParseError(
         f"no usable sender: From is {raw_from[:200]!r} and there is no Sender or Return-Path address"
     )
