@@ -12,3 +12,7 @@ labels = {
   owner       = "inboxflow-team"
   cost-center = "email-agents"
 }
+# Plain settings for every function (never secrets).
+function_environment = {
+  INBOXFLOW_REVIEWERS = "support-lead@example.com"
+}

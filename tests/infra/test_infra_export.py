@@ -205,6 +205,14 @@ def test_composite_index_for_the_queries_the_code_runs() -> None:
         order_by="deadline",
     )
     assert pending is not None and pending["fields"][0]["array_config"] == "CONTAINS"
+    # approvals.service.pending() without a reviewer: every pending approval by deadline.
+    every = infra_export.composite_index_for(
+        "approvals", [("status", "==", "pending")], order_by="deadline"
+    )
+    assert every is not None and [f["field_path"] for f in every["fields"]] == [
+        "status",
+        "deadline",
+    ]
     by_status = infra_export.composite_index_for(
         "traces", [("status", "==", "done")], order_by="updated_at", descending=True
     )
