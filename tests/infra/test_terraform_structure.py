@@ -548,3 +548,38 @@ def test_resource_counts(infra) -> None:
     width = max(len(rtype) for rtype in counts)
     report = "\n".join(f"  {rtype:<{width}}  {count}" for rtype, count in sorted(counts.items()))
     print(f"\nresource instances per type ({nodes} nodes, {sum(counts.values())} total):\n{report}")
+
+
+def _entry_points() -> dict[str, str]:
+    """Functions of functions/main.py by name, with their functions_framework decorator."""
+    import ast
+
+    tree = ast.parse((INFRA.parent / "functions" / "main.py").read_text(encoding="utf-8"))
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            for decorator in node.decorator_list:
+                if isinstance(decorator, ast.Attribute) and decorator.attr in (
+                    "http",
+                    "cloud_event",
+                ):
+                    found[node.name] = decorator.attr
+    return found
+
+
+def test_every_deployed_entry_point_exists_with_its_signature(infra) -> None:
+    """A deploy fails on an entry point main.py does not define (or serves the wrong way)."""
+    expected = {
+        node["entry_point"]: "cloud_event" for node in infra.tfvars["node_functions"].values()
+    }
+    for service in infra.tfvars["service_functions"].values():
+        expected[service["entry_point"]] = "http" if service["trigger"] == "http" else "cloud_event"
+    assert expected == {
+        "run_node": "cloud_event",
+        "ingest": "cloud_event",
+        "approve": "http",
+        "renew_watch": "http",
+    }
+    defined = _entry_points()
+    missing = {name: kind for name, kind in expected.items() if defined.get(name) != kind}
+    assert not missing, f"functions/main.py must define {missing} (functions_framework.<kind>)"
