@@ -23,7 +23,12 @@ module "node" {
   max_instances = each.value.max_instances
   min_instances = each.value.min_instances
 
-  environment_variables        = merge(local.base_environment, local.node_task_environment[each.key], { INBOXFLOW_NODE = each.key })
+  environment_variables = merge(
+    local.base_environment,
+    local.node_llm_environment[each.key],
+    local.node_task_environment[each.key],
+    { INBOXFLOW_NODE = each.key },
+  )
   secret_environment_variables = local.node_secrets[each.key]
   labels = {
     inboxflow-graph = replace(each.value.graph, "_", "-")
@@ -113,8 +118,10 @@ module "approve" {
   max_instances = var.service_functions["approve"].max_instances
   min_instances = var.service_functions["approve"].min_instances
 
-  ingress_settings             = "ALLOW_ALL"
-  environment_variables        = merge(local.base_environment, local.tasks_environment)
+  ingress_settings = "ALLOW_ALL"
+  environment_variables = merge(local.base_environment, local.tasks_environment, {
+    INBOXFLOW_TASKS_VERIFY = "true" # check the deadline tasks' OIDC token (approvals/app.py)
+  })
   secret_environment_variables = local.gmail_secret
 
   depends_on = [

@@ -53,6 +53,15 @@ locals {
     }
   }
 
+  # Nodes that call the LLM say which model family they must use, so a
+  # missing key stops them at start instead of silently answering with the
+  # offline model (llm_selection.gemini_settings raises for "gemini").
+  node_llm_environment = {
+    for key, node in var.node_functions : key => {
+      for name, value in { INBOXFLOW_LLM = var.llm } : name => value if node.uses_llm
+    }
+  }
+
   # Nodes that may return a Pause: they create Cloud Tasks as the tasks identity.
   pausing_nodes = { for key, node in var.node_functions : key => node if node.pauses }
 

@@ -56,6 +56,17 @@ variable "secret_ids" {
   }
 }
 
+variable "llm" {
+  type        = string
+  description = "INBOXFLOW_LLM of the nodes that call the LLM: gemini (refuse to start without GEMINI_API_KEY or Vertex settings) or offline (the deterministic model, for a dry run)."
+  default     = "gemini"
+
+  validation {
+    condition     = contains(["gemini", "offline"], var.llm)
+    error_message = "llm must be gemini or offline."
+  }
+}
+
 variable "function_environment" {
   type        = map(string)
   description = "Extra plain environment variables for every function (e.g. INBOXFLOW_GEMINI_MODEL, INBOXFLOW_REVIEWERS); never secrets."

@@ -514,6 +514,18 @@ def test_secrets_follow_what_each_function_does(infra) -> None:
     assert all(node["uses_gmail"] for node in nodes.values() if node["pauses"])
 
 
+def test_llm_nodes_refuse_to_start_on_the_offline_model_by_mistake(infra) -> None:
+    llm_env = infra.root.locals["node_llm_environment"].replace(" ", "")
+    assert "INBOXFLOW_LLM=var.llm" in llm_env and llm_env.endswith("ifnode.uses_llm}}}")
+    assert (
+        "local.node_llm_environment[each.key]"
+        in infra.root.modules["node"]["environment_variables"]
+    )
+    assert infra.root.variables["llm"]["default"] == "gemini"
+    approve_env = infra.root.modules["approve"]["environment_variables"].replace(" ", "")
+    assert 'INBOXFLOW_TASKS_VERIFY="true"' in approve_env
+
+
 def test_resource_counts_follow_node_flags(infra) -> None:
     """The sizing model reacts to the exported flags (so the counts below mean something)."""
     base = infra.resource_counts()
