@@ -2,14 +2,18 @@
 
 One functions-framework server per graph node (each with its own
 ``INBOXFLOW_NODE``), Pub/Sub emulator topics with push subscriptions to those
-servers, state in the Firestore emulator. Used by ``inboxflow dev`` and by the
-integration tests.
+servers, state in the Firestore emulator. With Gmail on: the Gmail double
+(``ingest.dev_gmail``) relaying watch notifications to the ``inboxflow-gmail``
+topic, whose push subscription feeds the ``ingest`` function; and the
+``approve`` function when ``functions/main.py`` has it. Used by
+``inboxflow dev`` and by the integration tests.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -26,6 +30,22 @@ from .naming import node_id
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS_SOURCE = REPO_ROOT / "functions" / "main.py"
+GMAIL_TOPIC = "inboxflow-gmail"
+INGEST = "ingest"
+APPROVE = "approve"
+
+
+def functions_source() -> Path:
+    """The entry-point file: ``INBOXFLOW_FUNCTIONS_SOURCE`` or ``functions/main.py``."""
+    override = os.environ.get("INBOXFLOW_FUNCTIONS_SOURCE")
+    return Path(override) if override else FUNCTIONS_SOURCE
+
+
+def function_targets(source: Path | None = None) -> set[str]:
+    """Names of the functions the entry-point file defines."""
+    path = source or functions_source()
+    text = path.read_text() if path.exists() else ""
+    return set(re.findall(r"^def (\w+)\(", text, flags=re.MULTILINE))
 
 
 @dataclass
@@ -61,11 +81,11 @@ class FunctionServer:
                     os.killpg(self.process.pid, signal.SIGKILL)
 
 
-def _ready(port: int) -> bool:
+def _ready(port: int, method: str = "POST", path: str = "/") -> bool:
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/",
-        data=b"{}",
-        method="POST",
+        f"http://127.0.0.1:{port}{path}",
+        data=b"{}" if method == "POST" else None,
+        method=method,
         headers={"Content-Type": "application/json"},
     )
     try:
@@ -84,9 +104,14 @@ def start_function(
     signature: str = "cloudevent",
     timeout_s: float = 60,
 ) -> FunctionServer:
-    """Start ``functions-framework`` for ``target`` serving ``node`` (``graph.node``) and wait until it answers."""
-    if not FUNCTIONS_SOURCE.exists():
-        raise FileNotFoundError(f"{FUNCTIONS_SOURCE} not found: run from a checkout of inboxflow")
+    """Start ``functions-framework`` for ``target`` serving ``node`` (``graph.node``) and wait until it answers.
+
+    HTTP functions are probed with a GET (which never changes state); CloudEvent
+    functions with an empty POST (refused as not a CloudEvent).
+    """
+    source = functions_source()
+    if not source.exists():
+        raise FileNotFoundError(f"{source} not found: run from a checkout of inboxflow")
     port = free_port()
     log_file = tempfile.NamedTemporaryFile(prefix=f"inboxflow-{node}-", suffix=".log", delete=False)  # noqa: SIM115
     command = [
@@ -96,7 +121,7 @@ def start_function(
         "--target",
         target,
         "--source",
-        str(FUNCTIONS_SOURCE),
+        str(source),
         "--signature-type",
         signature,
         "--host",
@@ -118,7 +143,7 @@ def start_function(
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"functions-framework for {node} exited:\n{server.log_tail()}")
-        if _ready(port):
+        if _ready(port, "GET" if signature == "http" else "POST"):
             return server
         time.sleep(0.2)
     server.stop()
@@ -128,21 +153,109 @@ def start_function(
 
 
 @dataclass
+class GmailDouble:
+    """The Gmail double process (``ingest.dev_gmail``)."""
+
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    @property
+    def url(self) -> str:
+        """Base URL (``INBOXFLOW_GOOGLE_API_URL``)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The end of the process's output."""
+        return FunctionServer("gmail", self.port, self.process, self.log_path).log_tail(lines)
+
+    def stop(self) -> None:
+        """Stop the process group."""
+        FunctionServer("gmail", self.port, self.process, self.log_path).stop()
+
+
+def start_gmail_double(env: dict[str, str], topic: str, timeout_s: float = 60) -> GmailDouble:
+    """Start the Gmail double relaying notifications of watched mailboxes to ``topic``."""
+    port = free_port()
+    log_file = tempfile.NamedTemporaryFile(prefix="inboxflow-gmail-", suffix=".log", delete=False)  # noqa: SIM115
+    command = [sys.executable, "-m", "inboxflow.ingest.dev_gmail", "--port", str(port)]
+    process = subprocess.Popen(
+        [*command, "--topic", topic, "--seed"],
+        env={**os.environ, **env},
+        stdin=subprocess.DEVNULL,
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    log_file.close()
+    double = GmailDouble(port, process, Path(log_file.name))
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the Gmail double exited:\n{double.log_tail()}")
+        if _ready(port, "GET", "/gmail/v1/users/probe@localhost/profile"):
+            return double
+        time.sleep(0.2)
+    double.stop()
+    raise RuntimeError(f"the Gmail double did not answer within {timeout_s:.0f}s")
+
+
+def dev_mailbox() -> str:
+    """The mailbox ``inboxflow dev`` watches: the owner in the bundled workspace seed."""
+    from .workspace import load_seed
+
+    return str(load_seed()["contacts"][0]["email"]).lower()
+
+
+@dataclass
 class DevCloud:
-    """Function servers for every node of some graphs, wired to Pub/Sub push subscriptions."""
+    """Function servers for every node of some graphs, wired to Pub/Sub push subscriptions.
+
+    Args:
+        project: the emulators' project.
+        env: environment of every function process (emulator hosts, store and bus).
+        gmail: also run the Gmail double and the ``ingest`` function, and watch
+            ``dev_mailbox()`` (when the entry-point file has ``ingest``).
+    """
 
     project: str
     env: dict[str, str]
     servers: dict[str, FunctionServer] = field(default_factory=dict)
+    gmail: bool = False
+    gmail_double: GmailDouble | None = None
+    mailbox: str | None = None
+
+    @property
+    def gmail_topic(self) -> str:
+        """Full name of the topic Gmail notifications go to."""
+        return f"projects/{self.project}/topics/{GMAIL_TOPIC}"
 
     def start(self, graphs: list[Graph]) -> None:
-        """Start one server per node and push subscriptions from each node's topic to it."""
+        """Start one server per node and push subscriptions from each node's topic to it.
+
+        With ``gmail``: the Gmail double first (every function gets its URL),
+        then ``ingest`` behind a push subscription on ``inboxflow-gmail``, and
+        the watch of ``dev_mailbox()``. ``approve`` runs when the entry-point
+        file defines it.
+        """
         from .adapters.pubsub_bus import PubSubAdmin
 
+        targets = function_targets()
+        with_gmail = self.gmail and INGEST in targets
+        if with_gmail:
+            self.gmail_double = start_gmail_double(self.env, self.gmail_topic)
+            self.env.update(
+                INBOXFLOW_GOOGLE_API_URL=self.gmail_double.url,
+                INBOXFLOW_GMAIL_TOPIC=self.gmail_topic,
+            )
         pairs = [(graph.name, node) for graph in graphs for node in graph.nodes]
         for graph_name, node in pairs:
             nid = node_id(graph_name, node)
             self.servers[nid] = start_function(nid, self.env)
+        if APPROVE in targets:
+            self.servers[APPROVE] = start_function(APPROVE, self.env, APPROVE, "http")
+        if with_gmail:
+            self.servers[INGEST] = start_function(INGEST, self.env, INGEST, "cloudevent")
         admin = PubSubAdmin(self.project)
         try:
             admin.ensure_topics(
@@ -151,14 +264,51 @@ class DevCloud:
                 minimum_backoff_s=1.0,
                 maximum_backoff_s=10.0,
             )
+            if with_gmail:
+                admin.ensure_push_subscription(
+                    f"{GMAIL_TOPIC}-push",
+                    GMAIL_TOPIC,
+                    self.servers[INGEST].url,
+                    dead_letter_topic=f"{GMAIL_TOPIC}-dlq",
+                    minimum_backoff_s=1.0,
+                    maximum_backoff_s=10.0,
+                )
         finally:
             admin.close()
+        if with_gmail:
+            self.mailbox = self.watch_dev_mailbox()
+
+    def watch_dev_mailbox(self) -> str:
+        """Register ``dev_mailbox()`` and watch it (its cursor starts at the double's history id)."""
+        from .clock import SystemClock
+        from .ingest.gmail_api import GoogleApiGmailReader
+        from .ingest.mailboxes import MailboxRegistry
+        from .ingest.watch import renew_watches
+        from .settings import Settings
+        from .wiring import make_store
+
+        assert self.gmail_double is not None
+        address = dev_mailbox()
+        store = make_store(Settings.from_env({**os.environ, **self.env}))
+        try:
+            clock = SystemClock()
+            MailboxRegistry(store).add(address, clock.now())
+            reader = GoogleApiGmailReader(api_url=self.gmail_double.url)
+            summary = renew_watches(store, reader, clock, topic=self.gmail_topic)
+        finally:
+            store.close()
+        if summary["failed"]:
+            raise RuntimeError(f"could not watch {address}: {summary['failed']}")
+        return address
 
     def stop(self) -> None:
-        """Stop every server."""
+        """Stop every server (and the Gmail double)."""
         for server in self.servers.values():
             server.stop()
         self.servers.clear()
+        if self.gmail_double is not None:
+            self.gmail_double.stop()
+            self.gmail_double = None
 
     def __enter__(self) -> DevCloud:
         return self

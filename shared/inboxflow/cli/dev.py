@@ -2,8 +2,11 @@
 
 ``dev`` starts the Firestore, Pub/Sub (and, when installed, Cloud Tasks)
 emulators, one functions-framework server per graph node, and a push
-subscription from each node's topic to its server, then shows traces as they
-move. ``send`` drops an email into it.
+subscription from each node's topic to its server; the Gmail double with the
+``ingest`` function behind the ``inboxflow-gmail`` topic (a watched mailbox);
+then shows traces as they move. ``send`` drops an email into it: straight to
+the pipeline's first topic, or (``--gmail``) into the watched mailbox, from
+where Gmail's notification, the ingest function and the pipeline take it.
 """
 
 from __future__ import annotations
@@ -13,12 +16,16 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..mail import Email
 
 STATE_FILE = "dev.json"
 
@@ -82,7 +89,7 @@ def dev(
         os.environ.update(env)
         _seed(project)
         graphs = all_graphs()
-        cloud = DevCloud(project, env)
+        cloud = DevCloud(project, env, gmail=True)
         count = sum(len(g.nodes) for g in graphs)
         with console.status(
             f"starting {count} functions-framework servers and push subscriptions…"
@@ -92,9 +99,14 @@ def dev(
         state_path.write_text(
             json.dumps(
                 {
-                    "env": env,
+                    "env": cloud.env,
                     "pid": os.getpid(),
                     "functions": {n: s.url for n, s in cloud.servers.items()},
+                    "gmail": {
+                        "url": cloud.gmail_double.url if cloud.gmail_double else None,
+                        "mailbox": cloud.mailbox,
+                        "topic": cloud.gmail_topic,
+                    },
                 },
                 indent=2,
             )
@@ -132,6 +144,12 @@ def _show(console: Console, started: list, cloud) -> None:
     table.add_column("log")
     for emulator in started:
         table.add_row(f"{emulator.name} emulator", emulator.address, str(emulator.log_path))
+    if cloud.gmail_double is not None:
+        table.add_row(
+            f"Gmail double ({cloud.mailbox})",
+            cloud.gmail_double.url,
+            str(cloud.gmail_double.log_path),
+        )
     for node, server in cloud.servers.items():
         table.add_row(f"function {node}", server.url, str(server.log_path))
     console.print(table)
@@ -139,6 +157,15 @@ def _show(console: Console, started: list, cloud) -> None:
         "Drop an email in: [bold]inboxflow send path/to/mail.eml[/bold]   "
         "(samples: shared/inboxflow/samples/inbox/)   Ctrl-C stops everything."
     )
+    if cloud.gmail_double is not None:
+        console.print(
+            f"Or deliver it to {cloud.mailbox}: [bold]inboxflow send --gmail path/to/mail.eml[/bold] "
+            "(watch notification -> ingest -> pipeline)"
+        )
+    else:
+        console.print(
+            "[yellow]No Gmail flow: functions/main.py has no `ingest` entry point.[/yellow]"
+        )
 
 
 def _watch(console: Console, project: str, exit_after: float) -> None:
@@ -179,11 +206,17 @@ def send(
     ),
     wait: bool = typer.Option(True, help="Wait until the trace stops and show it."),
     timeout: float = typer.Option(120, help="Seconds to wait."),
+    gmail: bool = typer.Option(
+        False,
+        "--gmail",
+        help="Deliver it into the watched mailbox of the Gmail double instead "
+        "(notification -> ingest function -> pipeline).",
+    ),
 ) -> None:
     """Drop an email into the running emulated cloud (`inboxflow dev`)."""
     from ..cli.render import summary_row
     from ..mail import EmailParseError, load_email_file
-    from ..wiring import build_runtime
+    from ..wiring import build_runtime, make_store
 
     console = Console()
     state_path = _state_path(home)
@@ -192,25 +225,40 @@ def send(
             f"[red]No emulated cloud is running[/red] ({state_path} not found): start [bold]inboxflow dev[/bold] first."
         )
         raise typer.Exit(2)
-    os.environ.update(json.loads(state_path.read_text())["env"])
+    state = json.loads(state_path.read_text())
+    os.environ.update(state["env"])
     try:
         email = load_email_file(file)
     except (EmailParseError, OSError) as exc:
         console.print(f"[red]cannot read {file}:[/red] {exc}")
         raise typer.Exit(1) from None
-    runtime = build_runtime(Settings.from_env())
-    trace_id = runtime.start("pipeline", {"email": email.model_dump(mode="json")})
-    runtime.bus.close()
-    console.print(f"published trace [bold]{trace_id}[/bold] to the classify topic")
+    deadline = time.monotonic() + timeout
+    if gmail:
+        trace_id = _deliver_to_gmail(console, state, file, email)
+        store = make_store(Settings.from_env())
+        checkpoint = store.get_trace(trace_id)
+        while checkpoint is None and time.monotonic() < deadline and wait:
+            time.sleep(0.3)
+            checkpoint = store.get_trace(trace_id)
+        if checkpoint is None:
+            if wait:
+                console.print(f"[yellow]no trace {trace_id} after {timeout:.0f}s[/yellow]")
+                raise typer.Exit(1)
+            return
+    else:
+        runtime = build_runtime(Settings.from_env())
+        trace_id = runtime.start("pipeline", {"email": email.model_dump(mode="json")})
+        runtime.bus.close()
+        store = runtime.store
+        console.print(f"published trace [bold]{trace_id}[/bold] to the classify topic")
     if not wait:
         return
-    deadline = time.monotonic() + timeout
-    checkpoint = runtime.store.get_trace(trace_id)
+    checkpoint = store.get_trace(trace_id)
     while checkpoint is not None and checkpoint.status == "running" and time.monotonic() < deadline:
         time.sleep(0.3)
-        checkpoint = runtime.store.get_trace(trace_id)
+        checkpoint = store.get_trace(trace_id)
     assert checkpoint is not None
-    row = summary_row(runtime.store, checkpoint)
+    row = summary_row(store, checkpoint)
     confidence = "-" if row["confidence"] is None else f"{row['confidence']:.2f}"
     console.print(
         f"status     [bold]{row['status']}[/bold]\ncategory   {row['category']} ({confidence})\n"
@@ -220,3 +268,44 @@ def send(
     if checkpoint.status == "running":
         console.print(f"[yellow]still running after {timeout:.0f}s[/yellow]")
         raise typer.Exit(1)
+
+
+def _deliver_to_gmail(console: Console, state: dict[str, Any], file: Path, email: Email) -> str:
+    """Deliver ``file`` into the dev mailbox of the Gmail double; returns the trace id it starts."""
+    from ..ingest.claims import message_trace_id
+    from ..ingest.dev_gmail import deliver
+
+    gmail = state.get("gmail") or {}
+    if not gmail.get("url") or not gmail.get("mailbox"):
+        console.print("[red]This emulated cloud runs no Gmail double[/red] (no `ingest` function).")
+        raise typer.Exit(2)
+    raw = file.read_bytes() if file.suffix.lower() != ".json" else _to_rfc822(email)
+    delivered = deliver(gmail["url"], gmail["mailbox"], raw)
+    trace_id = message_trace_id(gmail["mailbox"], delivered["id"])
+    console.print(
+        f"delivered Gmail message [bold]{delivered['id']}[/bold] to {gmail['mailbox']} "
+        f"(history {delivered['historyId']}); its trace will be [bold]{trace_id}[/bold]"
+    )
+    return trace_id
+
+
+def _to_rfc822(email: Email) -> bytes:
+    """A JSON sample as the RFC 5322 message Gmail would hold."""
+    from email.message import EmailMessage
+    from email.utils import format_datetime
+
+    message = EmailMessage()
+    message["From"] = email.sender.formatted()
+    message["To"] = ", ".join(a.formatted() for a in email.to) or email.mailbox
+    if email.cc:
+        message["Cc"] = ", ".join(a.formatted() for a in email.cc)
+    message["Subject"] = email.subject
+    message["Message-ID"] = f"<{email.message_id}>"
+    message["Date"] = format_datetime(email.received_at)
+    skip = {"from", "to", "cc", "subject", "message-id", "date", "content-type", "mime-version"}
+    skip |= {"content-transfer-encoding"}
+    for name, value in email.headers.items():
+        if name not in skip:
+            message[name] = value.replace("\n", " ")
+    message.set_content(email.body_text)
+    return message.as_bytes()
