@@ -1,0 +1,179 @@
+"""The pipeline dispatching through GoogleWorkspace (googleapiclient) to the Gmail double:
+a crash after Gmail accepted the send is redelivered and still sends exactly once, in the thread."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inboxflow.adapters.google_workspace import GoogleWorkspace
+from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
+from inboxflow.adapters.offline_llm import OfflineModel
+from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.cli.local import sample_inbox
+from inboxflow.clock import FakeClock
+from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.graphs import graph_registry
+from inboxflow.mail import Email, bare_subject, load_email_file
+from inboxflow.pipeline.settings import PipelineSettings
+from inboxflow.pipeline.tools import pipeline_tools
+from inboxflow.runtime import Runtime, RuntimeOptions
+from inboxflow.tools import ToolRegistry
+from inboxflow.workspace import TRACE_HEADER, seed_workspace
+from tests.pipeline_harness import dispatch_effects
+
+MAILBOX = "maya.chen@brightlane.io"
+
+
+@dataclass
+class Mailroom:
+    runtime: Runtime
+    double: GoogleApiDouble
+    originals: dict[str, dict[str, Any]]
+    """trace_id -> the original message as the double holds it."""
+
+    def replies(self, trace_id: str) -> list[dict[str, Any]]:
+        """Drafts and sent messages stamped for this trace."""
+        return [
+            m
+            for m in self.double.messages(MAILBOX)
+            if {"SENT", "DRAFT"} & set(m["labels"])
+            and m["headers"].get(TRACE_HEADER, "").startswith(f"{trace_id}:")
+        ]
+
+
+def _raw(path: Path, email: Email) -> bytes:
+    if path.suffix == ".eml":
+        return path.read_bytes()
+    message = EmailMessage()  # the JSON samples, as they would arrive
+    message["From"] = email.sender.formatted()
+    message["To"] = ", ".join(a.formatted() for a in email.to) or MAILBOX
+    message["Subject"] = email.subject
+    message["Message-ID"] = f"<{email.message_id}>"
+    message.set_content(email.body_text)
+    return message.as_bytes()
+
+
+@pytest.fixture
+def mailroom(tmp_path: Path) -> Iterator[Mailroom]:
+    clock = FakeClock()
+    bus = InProcessBus(clock=clock)
+    store = SqliteCheckpointStore(tmp_path / "pipeline.db")
+    seed_workspace(store, clock.now())  # contacts and saved replies
+    with GoogleApiDouble(clock=clock) as double:
+        double.seed_from_workspace_json(mailbox=MAILBOX, now=clock.now())
+        workspace = GoogleWorkspace(MAILBOX, store, api_url=double.url, sleep=lambda s: None)
+        runtime = Runtime(
+            graphs=graph_registry(),
+            store=store,
+            bus=bus,
+            llm=OfflineModel(),
+            tools=ToolRegistry(pipeline_tools()),
+            clock=clock,
+            options=RuntimeOptions(retry_base_s=0.01),
+            services={
+                "workspace": workspace,
+                "pipeline_settings": PipelineSettings(auto_send=True),
+            },
+        )
+        bus.handler = runtime.handle_message
+        yield Mailroom(runtime, double, {})
+    store.close()
+
+
+def _start_all(room: Mailroom) -> list[str]:
+    trace_ids = []
+    for path in sample_inbox():
+        email = load_email_file(path, mailbox=MAILBOX)
+        gmail_id = room.double.deliver(MAILBOX, _raw(path, email))
+        trace_id = room.runtime.start("pipeline", {"email": email.model_dump(mode="json")})
+        [original] = [m for m in room.double.messages(MAILBOX) if m["id"] == gmail_id]
+        room.originals[trace_id] = original
+        trace_ids.append(trace_id)
+    return trace_ids
+
+
+def _assert_in_thread(reply: dict[str, Any], original: dict[str, Any]) -> None:
+    original_id = original["headers"]["Message-ID"]
+    assert reply["thread_id"] == original["thread_id"]
+    assert reply["headers"]["In-Reply-To"] == original_id
+    assert reply["headers"]["References"].split()[-1] == original_id
+    assert reply["subject"] == f"Re: {bare_subject(original['subject'])}"
+    assert not reply["subject"].lower().startswith("re: re:")
+    assert reply["headers"]["From"] == MAILBOX
+
+
+def test_a_crash_after_gmail_accepted_the_send_is_redelivered_and_sends_once(
+    mailroom: Mailroom,
+) -> None:
+    crashes: list[str] = []
+
+    def fault(where: str) -> None:
+        if where == "after_effect:dispatch" and len(crashes) < 4:
+            crashes.append(where)  # Gmail has the message; the journal does not know yet
+            raise SimulatedCrash(where)
+
+    mailroom.runtime.fault = fault
+    trace_ids = _start_all(mailroom)
+    mailroom.runtime.bus.drain()
+
+    assert len(crashes) == 4
+    sent = reconciled = 0
+    for trace_id in trace_ids:
+        checkpoint = mailroom.runtime.store.get_trace(trace_id)
+        assert checkpoint.error is None, (trace_id, checkpoint.error)
+        replies = mailroom.replies(trace_id)
+        effects = dispatch_effects(mailroom.runtime.store, trace_id)
+        assert len(replies) == len(effects) <= 1, trace_id
+        reconciled += sum(1 for effect in effects if effect.get("reconciled"))
+        if not replies:
+            continue
+        [reply] = replies
+        dispatched = checkpoint.state["dispatch"]
+        kind = "SENT" if dispatched["status"] == "sent" else "DRAFT"
+        assert kind in reply["labels"]
+        assert dispatched["message_id"] in (
+            reply["id"],
+            *[d["draft_id"] for d in mailroom.double.drafts(MAILBOX) if d["id"] == reply["id"]],
+        )
+        _assert_in_thread(reply, mailroom.originals[trace_id])
+        sent += kind == "SENT"
+    assert reconciled == len(crashes)
+    assert sent >= 1
+    assert len(mailroom.double.messages(MAILBOX, "SENT")) == sent
+
+
+def test_a_send_whose_answer_gmail_lost_is_not_sent_again(mailroom: Mailroom) -> None:
+    mailroom.double.fail_next("gmail.users.messages.send", 503, times=3, after_apply=True)
+    trace_ids = _start_all(mailroom)
+    mailroom.runtime.bus.drain()
+
+    sends = [call for call in mailroom.double.calls if call[0] == "gmail.users.messages.send"]
+    sent = mailroom.double.messages(MAILBOX, "SENT")
+    assert len(sends) == len(sent) >= 1  # every accepted send was found, none repeated
+    for trace_id in trace_ids:
+        assert mailroom.runtime.store.get_trace(trace_id).error is None
+        assert len(mailroom.replies(trace_id)) <= 1
+
+
+def test_an_approved_draft_resumed_twice_is_written_once_in_the_thread(
+    mailroom: Mailroom,
+) -> None:
+    trace_ids = _start_all(mailroom)
+    mailroom.runtime.bus.drain()
+    waiting = [t for t in trace_ids if mailroom.runtime.store.get_trace(t).status == "waiting"]
+    assert waiting
+    trace_id = waiting[0]
+    payload = dict(mailroom.runtime.store.get_trace(trace_id).pause["payload"])
+    decision = {"decision": "approve", "payload": payload, "reviewer": "lead@brightlane.io"}
+    mailroom.runtime.resume(trace_id, decision)
+    mailroom.runtime.resume(trace_id, decision)
+    mailroom.runtime.bus.drain()
+    assert mailroom.runtime.store.get_trace(trace_id).status == "done"
+    [reply] = mailroom.replies(trace_id)
+    _assert_in_thread(reply, mailroom.originals[trace_id])
