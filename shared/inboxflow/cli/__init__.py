@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import approvals, dev, inspect, kb, local
+from . import approvals, dev, inspect, kb, local, mailbox
 
 app = typer.Typer(
     name="inboxflow",
@@ -24,6 +24,7 @@ app.command("approvals")(approvals.approvals)
 app.command("serve")(approvals.serve)
 
 app.add_typer(kb.app, name="kb")
+app.add_typer(mailbox.app, name="mailbox")
 
 infra_app = typer.Typer(help="Terraform helpers.", no_args_is_help=True)
 app.add_typer(infra_app, name="infra")

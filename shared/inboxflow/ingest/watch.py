@@ -15,7 +15,7 @@ from typing import Any
 
 from ..clock import Clock
 from ..ports.checkpoint import CheckpointStore
-from .gmail_reader import INBOX, GmailError, GmailReader
+from .gmail_reader import INBOX, GmailReader
 from .mailboxes import MailboxRegistry
 
 log = logging.getLogger("inboxflow.ingest.watch")
@@ -65,7 +65,7 @@ def renew_watches(
             continue
         try:
             result = gmail.watch(mailbox.address, topic, [INBOX])
-        except (GmailError, OSError) as exc:
+        except Exception as exc:  # one mailbox's failure (API, credentials) never stops the rest
             error = f"{type(exc).__name__}: {exc}"
             log.error("users.watch failed for %s: %s", mailbox.address, error)
             failed.append({"address": mailbox.address, "error": error})

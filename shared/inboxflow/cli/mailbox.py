@@ -1,0 +1,147 @@
+"""``inboxflow mailbox add|list|watch``: the mailbox registry from the command line."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..ports.checkpoint import CheckpointStore
+from ..settings import Settings
+
+app = typer.Typer(
+    help="Watched Gmail mailboxes: add, list, renew their watch.", no_args_is_help=True
+)
+
+DEV_HOME = typer.Option(
+    None, "--dev", help="Use the running `inboxflow dev` (its .inboxflow directory)."
+)
+
+
+def _store(dev: Path | None) -> CheckpointStore:
+    from ..wiring import make_store
+
+    if dev is not None:
+        from .dev import use_dev_env
+
+        use_dev_env(dev)
+    return make_store(Settings.from_env())
+
+
+@app.command("add")
+def add(
+    address: str = typer.Argument(..., help="The Gmail address."),
+    graph: str = typer.Option("pipeline", help="The graph a new message starts."),
+    reviewer: list[str] = typer.Option([], help="A reviewer's address (repeatable)."),
+    auto_send: bool | None = typer.Option(None, help="Send approved replies without a human."),
+    dev: Path | None = DEV_HOME,
+) -> None:
+    """Register a mailbox (or change its graph and settings)."""
+    from ..graphs import graph_registry
+    from ..ingest.mailboxes import MailboxRegistry
+
+    console = Console()
+    if graph not in graph_registry():
+        console.print(f"[red]unknown graph {graph!r}[/red]: one of {', '.join(graph_registry())}")
+        raise typer.Exit(1)
+    settings: dict[str, object] = {}
+    if reviewer:
+        settings["reviewers"] = [r.strip().lower() for r in reviewer]
+    if auto_send is not None:
+        settings["auto_send"] = auto_send
+    store = _store(dev)
+    try:
+        mailbox = MailboxRegistry(store).add(address, time.time(), graph, settings or None)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    finally:
+        store.close()
+    console.print(
+        f"mailbox [bold]{mailbox.address}[/bold] starts graph {mailbox.graph}; "
+        "run [bold]inboxflow mailbox watch[/bold] to start its Gmail notifications"
+    )
+
+
+def _when_ms(value: int | None) -> str:
+    if not value:
+        return "-"
+    return datetime.fromtimestamp(value / 1000, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+@app.command("list")
+def list_mailboxes(dev: Path | None = DEV_HOME) -> None:
+    """Every registered mailbox with its cursor and watch."""
+    from ..ingest.mailboxes import MailboxRegistry
+
+    store = _store(dev)
+    try:
+        mailboxes = MailboxRegistry(store).mailboxes()
+    finally:
+        store.close()
+    table = Table(title=f"{len(mailboxes)} mailboxes", expand=False)
+    for column in (
+        "address",
+        "graph",
+        "cursor",
+        "watch expires (UTC)",
+        "settings",
+        "last full sync",
+    ):
+        table.add_column(column, overflow="fold")
+    for mailbox in mailboxes:
+        sync = mailbox.last_full_sync
+        table.add_row(
+            mailbox.address,
+            mailbox.graph,
+            str(mailbox.history_id or "-"),
+            f"[red]{mailbox.watch_error}[/red]"
+            if mailbox.watch_error
+            else _when_ms(mailbox.watch_expiration_ms),
+            ", ".join(f"{k}={v}" for k, v in sorted(mailbox.settings.items())) or "-",
+            f"{sync['messages']} messages ({sync['reason']})" if sync else "-",
+        )
+    Console().print(table)
+
+
+@app.command("watch")
+def watch(
+    address: str | None = typer.Argument(None, help="Only this mailbox (default: every one)."),
+    topic: str | None = typer.Option(None, help="Topic (default INBOXFLOW_GMAIL_TOPIC)."),
+    dev: Path | None = DEV_HOME,
+) -> None:
+    """Call users.watch now (what the daily renew_watch function does)."""
+    from ..clock import SystemClock
+    from ..ingest.gmail_api import GoogleApiGmailReader
+    from ..ingest.watch import renew_watches
+
+    console = Console()
+    store = _store(dev)
+    wanted = address.strip().lower() if address else None
+    try:
+        summary = renew_watches(
+            store,
+            GoogleApiGmailReader(),
+            SystemClock(),
+            topic=topic,
+            only=(lambda a: a == wanted) if wanted else None,
+        )
+    finally:
+        store.close()
+    for row in summary["renewed"]:
+        console.print(
+            f"[green]watching[/green] {row['address']} -> {summary['topic']} until "
+            f"{_when_ms(row['expiration_ms'])} UTC (cursor {row['cursor']})"
+        )
+    for row in summary["failed"]:
+        console.print(f"[red]failed[/red] {row['address']}: {row['error']}")
+    if not summary["renewed"] and not summary["failed"]:
+        console.print(
+            "no mailbox to watch: add one with [bold]inboxflow mailbox add ADDRESS[/bold]"
+        )
+    if summary["failed"]:
+        raise typer.Exit(1)
