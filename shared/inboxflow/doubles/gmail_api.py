@@ -543,35 +543,36 @@ def _compile_query(query: str, now: float) -> list[Callable[[StoredMessage], boo
             tests.append(_ANYWHERE)
         elif operator in ("in", "is") and value.lower() in ("spam", "trash"):
             tests.append(_SPAM_OR_TRASH)
-            label = _LABEL_OF_IN[value.lower()]
-            tests.append(lambda m, label=label: label in m.labels)
+            tests.append(_has_label(_LABEL_OF_IN[value.lower()]))
         elif operator in ("in", "is") and value.lower() == "read":
             tests.append(lambda m: "UNREAD" not in m.labels)
         elif operator in ("in", "is") and value.lower() in _LABEL_OF_IN:
-            label = _LABEL_OF_IN[value.lower()]
-            tests.append(lambda m, label=label: label in m.labels)
+            tests.append(_has_label(_LABEL_OF_IN[value.lower()]))
         elif operator == "label":
             tests.append(_label_test(value.upper()))
         elif operator in ("after", "before"):
-            bound = _date_bound(value)
-            if operator == "after":
-                tests.append(lambda m, b=bound: m.internal_date_ms / 1000 >= b)
-            else:
-                tests.append(lambda m, b=bound: m.internal_date_ms / 1000 < b)
+            tests.append(_date_test(_date_bound(value), after=operator == "after"))
         elif operator in ("newer_than", "older_than"):
             match = re.fullmatch(r"(\d+)([dhmy])", value.lower())
             if match is None:
                 raise ApiError(400, f"Invalid search value {token!r}", "invalidArgument")
             bound = now - int(match.group(1)) * _UNITS[match.group(2)]
-            if operator == "newer_than":
-                tests.append(lambda m, b=bound: m.internal_date_ms / 1000 >= b)
-            else:
-                tests.append(lambda m, b=bound: m.internal_date_ms / 1000 < b)
+            tests.append(_date_test(bound, after=operator == "newer_than"))
         elif operator in ("from", "to", "subject"):
             tests.append(_header_test(operator, value.lower()))
         else:
             tests.append(_text_test(token))
     return tests
+
+
+def _has_label(label: str) -> Callable[[StoredMessage], bool]:
+    return lambda m: label in m.labels
+
+
+def _date_test(bound: float, after: bool) -> Callable[[StoredMessage], bool]:
+    if after:
+        return lambda m: m.internal_date_ms / 1000 >= bound
+    return lambda m: m.internal_date_ms / 1000 < bound
 
 
 def _msgid_test(wanted: str) -> Callable[[StoredMessage], bool]:

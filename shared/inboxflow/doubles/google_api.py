@@ -24,7 +24,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -212,7 +212,7 @@ class GoogleApiDouble:
         return _json(result, 200)
 
     def _dispatch(
-        self, method: str, params: dict[str, str], args: dict[str, list[str]], body: Any
+        self, method: str, params: Mapping[str, Any], args: dict[str, list[str]], body: Any
     ) -> Any:
         gmail, calendar = self.gmail, self.calendar
         user = params.get("user", "")
