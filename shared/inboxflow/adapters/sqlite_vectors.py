@@ -243,17 +243,17 @@ class SqliteVectorIndex(VectorIndex):
     ) -> list[Neighbor]:
         check_limit(limit)
         filters = list(where or ())
-        query = normalised(vector)
+        query = normalised(vector).tolist()  # Python floats: faster to multiply than an array's
         size = len(query)
         with self._lock:
             loaded = self._load(collection)
-            candidates = [
-                i
+            fields = loaded.fields
+            scores = (
+                (dot(query, stored), i)
                 for i, stored in enumerate(loaded.vectors)
-                if len(stored) == size and (not filters or matches(loaded.fields[i], filters))
-            ]
-            vectors = loaded.vectors
-            best = heapq.nlargest(limit, ((dot(query, vectors[i]), i) for i in candidates))
+                if len(stored) == size and (not filters or matches(fields[i], filters))
+            )
+            best = heapq.nlargest(limit, scores)
             return [
                 Neighbor(
                     doc_id=loaded.ids[i],
