@@ -410,10 +410,14 @@ def strip_quoted(text: str) -> str:
     """
     lines = text.split("\n")
     cut, interleaved = _reply_cut(lines)
+    if cut == _FORWARDED:
+        return text.strip()
     if cut is None:
         kept = [line for line in lines if not line.lstrip().startswith(">")]
     elif interleaved:
-        kept = lines[:cut] + [line for line in lines[cut + 1 :] if not line.lstrip().startswith(">")]
+        kept = lines[:cut] + [
+            line for line in lines[cut + 1 :] if not line.lstrip().startswith(">")
+        ]
     else:
         kept = lines[:cut]
     kept = _without_signature(kept)
@@ -421,19 +425,26 @@ def strip_quoted(text: str) -> str:
     return result or text.strip()
 
 
+_FORWARDED = -1
+
+
 def _reply_cut(lines: list[str]) -> tuple[int | None, bool]:
-    """Index of the first reply intro (None if none, or a forward comes first), and whether
-    the answer is interleaved with the quote (new lines after ``>`` lines)."""
+    """Index of the first reply intro (None if none, ``_FORWARDED`` if a forward comes first),
+    and whether the answer is interleaved with the quote (new lines after ``>`` lines)."""
     for index, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             continue
         if _FORWARD_MARKER.match(stripped):
-            return None, False
+            return _FORWARDED, False
         if stripped.startswith(">"):
             continue
         intro = _REPLY_INTRO.match(stripped)
-        if not intro and len(stripped) < 300 and re.match(r"^(on|am|le|el|op|il)\b", stripped, re.I):
+        if (
+            not intro
+            and len(stripped) < 300
+            and re.match(r"^(on|am|le|el|op|il)\b", stripped, re.I)
+        ):
             for end in (2, 3):  # Gmail wraps a long intro: "On ... <\nname@example.com> wrote:"
                 intro = _REPLY_INTRO.match(" ".join(p.strip() for p in lines[index : index + end]))
                 if intro:
@@ -442,9 +453,7 @@ def _reply_cut(lines: list[str]) -> tuple[int | None, bool]:
             rest = [r.strip() for r in lines[index + 1 :] if r.strip()]
             quoted = [r.startswith(">") for r in rest[:200]]
             interleaved = bool(quoted) and quoted[0] and not all(quoted)
-            if re.fullmatch(r"_{10,}", stripped) and not (
-                rest and _OUTLOOK_FROM.match(rest[0])
-            ):
+            if re.fullmatch(r"_{10,}", stripped) and not (rest and _OUTLOOK_FROM.match(rest[0])):
                 continue
             return index, interleaved
     return None, False

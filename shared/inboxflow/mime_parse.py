@@ -71,6 +71,10 @@ MAX_WARNINGS = 30
 FORWARD_START = "---------- Forwarded message ----------"
 FORWARD_END = "---------- End of forwarded message ----------"
 
+HTML_CUT_MARKER = (
+    "\n\n[... HTML body of {total} characters: text shown from the first {shown} only; "
+    "the full message stays in the mailbox ...]"
+)
 TRUNCATION_MARKER = (
     "\n\n[... message truncated for storage: {shown} of {total} characters kept; "
     "the full message stays in the mailbox ...]"
@@ -172,7 +176,7 @@ def _parse(
     label_ids: Sequence[str],
     internal_date_ms: int | None,
 ) -> Email:
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    msg: Message = email.message_from_bytes(raw, policy=email.policy.default)
     warnings = _Warnings()
     if msg.get_content_maintype() == "multipart" and not msg.is_multipart():
         msg = _repair_boundary(raw, msg, warnings)
@@ -205,6 +209,7 @@ def _parse(
 
     body_chars = len(body_text)
     body_text, body_truncated = _cap(body_text, BODY_TEXT_LIMIT)
+    body_truncated = body_truncated or walk.html_cut
     if body_truncated:
         warnings.add(f"body text of {body_chars} characters truncated for storage")
     if body_html is not None:
@@ -263,19 +268,46 @@ def _repair_boundary(raw: bytes, msg: Message, warnings: _Warnings) -> Message:
     repaired = email.message_from_bytes(fixed_head + body, policy=email.policy.default)
     if not repaired.is_multipart():
         return msg
-    warnings.add(f"multipart without a boundary parameter: boundary {boundary!r} taken from the body")
+    warnings.add(
+        f"multipart without a boundary parameter: boundary {boundary!r} taken from the body"
+    )
     return repaired
 
 
 def _fit(result: Email) -> Email:
-    """Last guard: the email serialised stays under EMAIL_STATE_LIMIT whatever its shape."""
+    """Last guard: the serialised email stays under EMAIL_STATE_LIMIT whatever its shape.
+
+    The caps per field normally suffice; hostile combinations (huge CJK headers,
+    hundreds of long recipients) lose, in this order, the HTML body and the
+    non-essential headers, then list entries beyond the first 50, then body text.
+    """
     if _json_size(result.model_dump(mode="json")) <= EMAIL_STATE_LIMIT:
         return result
     warnings = [*result.parse_warnings, "email too large for state: HTML body and headers dropped"]
-    essential = {k: v for k, v in result.headers.items() if k in _ESSENTIAL_HEADERS}
-    return result.model_copy(
+    essential = {k: v[:2000] for k, v in result.headers.items() if k in _ESSENTIAL_HEADERS}
+    result = result.model_copy(
         update={"body_html": None, "headers": essential, "parse_warnings": warnings}
     )
+    if _json_size(result.model_dump(mode="json")) <= EMAIL_STATE_LIMIT:
+        return result
+    result = result.model_copy(
+        update={
+            "to": result.to[:50],
+            "cc": result.cc[:50],
+            "attachments": result.attachments[:50],
+            "forwarded": result.forwarded[:5],
+            "parse_warnings": [*warnings, "recipients and attachments beyond 50 dropped"],
+        }
+    )
+    size = _json_size(result.model_dump(mode="json"))
+    if size <= EMAIL_STATE_LIMIT:
+        return result
+    text_budget = max(10_000, BODY_TEXT_LIMIT - (size - EMAIL_STATE_LIMIT))
+    text = result.body_text
+    if result.body_truncated:  # cut again from the text before the first marker
+        text = text[: text.rfind("\n\n[... message truncated for storage:")]
+    body_text, _ = _cap(text, text_budget, total=result.body_chars)
+    return result.model_copy(update={"body_text": body_text, "body_truncated": True})
 
 
 _ESSENTIAL_HEADERS = frozenset(
@@ -329,6 +361,7 @@ class _Walk:
     forwarded: list[ForwardedMessage] = field(default_factory=list)
     calendar: CalendarInvite | None = None
     parts_seen: int = 0
+    html_cut: bool = False
 
     def visit(self, part: Message, path: str, depth: int, want_text: bool, want_html: bool) -> None:
         self.parts_seen += 1
@@ -416,7 +449,9 @@ class _Walk:
             self.visit(children[plain_index], paths[plain_index], depth + 1, want_text, False)
         if rich_index is not None:
             text_from_rich = want_text and plain_index is None
-            self.visit(children[rich_index], paths[rich_index], depth + 1, text_from_rich, want_html)
+            self.visit(
+                children[rich_index], paths[rich_index], depth + 1, text_from_rich, want_html
+            )
 
     def visit_leaf(
         self,
@@ -438,9 +473,17 @@ class _Walk:
                 if want_html:
                     self.htmls.append(text)
                 if want_text:
-                    from .html_text import html_to_text
+                    from .html_text import HTML_INPUT_LIMIT, html_to_text
 
-                    self.texts.append(html_to_text(text))
+                    converted = html_to_text(text)
+                    if len(text) > HTML_INPUT_LIMIT:
+                        self.html_cut = True
+                        self.warnings.add(
+                            f"HTML body of {len(text)} characters: only the first "
+                            f"{HTML_INPUT_LIMIT} converted to text"
+                        )
+                        converted += HTML_CUT_MARKER.format(total=len(text), shown=HTML_INPUT_LIMIT)
+                    self.texts.append(converted)
             elif want_text:
                 if _param(part, "format").lower() == "flowed":
                     text = unflow(text, delsp=_param(part, "delsp").lower() == "yes")
@@ -499,7 +542,10 @@ class _Walk:
         else:
             inner.visit_leaf(nested, nested_path, want_text=want_text, want_html=False)
         self.parts_seen = inner.parts_seen
-        self.attachments.extend(inner.attachments[: max(0, MAX_ATTACHMENTS - len(self.attachments))])
+        self.html_cut = self.html_cut or inner.html_cut
+        self.attachments.extend(
+            inner.attachments[: max(0, MAX_ATTACHMENTS - len(self.attachments))]
+        )
         self.forwarded.extend(inner.forwarded)
         if self.calendar is None:
             self.calendar = inner.calendar
@@ -654,7 +700,10 @@ def _codec(label: str) -> str | None:
         info = codecs.lookup(name)
     except (LookupError, ValueError):
         return None
-    if not getattr(info, "_is_text_encoding", True) or info.name in _REFUSED_CODECS:
+    if (
+        not getattr(info, "_is_text_encoding", True)
+        or info.name.replace("-", "_") in _REFUSED_CODECS
+    ):
         return None
     return _CHARSET_ALIASES.get(info.name, info.name)
 
@@ -743,7 +792,9 @@ def parse_calendar(ics: str, method: str = "") -> CalendarInvite | None:
 
     def text(name: str) -> str:
         raw_value = props.get(name, ({}, ""))[1]
-        unescaped = re.sub(r"\\([nN,;\\])", lambda m: "\n" if m.group(1) in "nN" else m.group(1), raw_value)
+        unescaped = re.sub(
+            r"\\([nN,;\\])", lambda m: "\n" if m.group(1) in "nN" else m.group(1), raw_value
+        )
         return _one_line(unescaped)[:500]
 
     start_params, start_raw = props.get("DTSTART", ({}, ""))
@@ -976,11 +1027,14 @@ def _json_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
 
 
-def _cap(text: str, limit: int) -> tuple[str, bool]:
-    """``text`` cut (with the truncation marker) so its stored JSON form is at most ``limit`` bytes."""
+def _cap(text: str, limit: int, total: int | None = None) -> tuple[str, bool]:
+    """``text`` cut (with the truncation marker) so its stored JSON form is at most ``limit`` bytes.
+
+    ``total`` is the length the marker reports (default: ``len(text)``).
+    """
     if len(text) * 6 + 2 <= limit or _json_size(text) <= limit:
         return text, False
-    total = len(text)
+    total = len(text) if total is None else total
     budget = limit - 300  # room for the marker
     keep = min(total, budget)
     while keep > 0 and _json_size(text[:keep]) > budget:

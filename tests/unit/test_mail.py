@@ -231,3 +231,169 @@ def test_reply_subject_does_not_stack_prefixes():
     assert reply_subject("Re: RE: Fwd: Quote") == "Re: Quote"
     assert reply_subject("Quote") == "Re: Quote"
     assert reply_subject("") == "Re: your message"
+
+
+# --- parse_message: Gmail metadata, fallbacks, stored-trace compatibility ------------------
+
+
+def test_parse_message_takes_gmail_metadata():
+    from inboxflow.mail import parse_message
+
+    email = parse_message(
+        PLAIN,
+        mailbox="maya@brightlane.io",
+        gmail_id="18d4f0a1b2c3",
+        thread_id="18d4ee00",
+        label_ids=["INBOX", "UNREAD"],
+        internal_date_ms=1_800_000_000_123,
+    )
+    assert email.mailbox == "maya@brightlane.io"  # explicit beats Delivered-To
+    assert (email.gmail_id, email.thread_id) == ("18d4f0a1b2c3", "18d4ee00")
+    assert email.label_ids == ["INBOX", "UNREAD"]
+    assert email.received_at == datetime.fromtimestamp(1_800_000_000.123, UTC)
+    assert email.body_chars == len("Hello there.") and not email.body_truncated
+
+
+def test_sender_falls_back_to_sender_then_return_path_with_a_warning():
+    raw = b"Sender: Ops Robot <ops@x.example>\r\nTo: a@b.example\r\nSubject: s\r\n\r\nhi\r\n"
+    email = email_from_eml(raw)
+    assert email.sender.address == "ops@x.example"
+    assert any("taken from Sender" in w for w in email.parse_warnings)
+    raw = b"Return-Path: <bounce@y.example>\r\nFrom: (nobody)\r\nSubject: s\r\n\r\nhi\r\n"
+    assert email_from_eml(raw).sender.address == "bounce@y.example"
+
+
+def test_bare_mailer_daemon_is_qualified_with_the_message_id_domain():
+    raw = (
+        b"From: MAILER-DAEMON (Mail Delivery System)\r\nSubject: failure notice\r\n"
+        b"Message-ID: <123@mx.example.org>\r\n\r\nbounced\r\n"
+    )
+    email = email_from_eml(raw)
+    assert email.sender.address == "MAILER-DAEMON@mx.example.org"
+    assert email.sender.name == "Mail Delivery System"
+    assert any("has no domain" in w for w in email.parse_warnings)
+
+
+def test_an_email_stored_before_the_new_fields_still_loads():
+    stored = json.loads(sample("01-pricing-inquiry.eml").model_dump_json())
+    new_fields = ("gmail_id", "label_ids", "in_reply_to", "references", "body_chars")
+    for name in (*new_fields, "body_truncated", "calendar", "forwarded", "parse_warnings"):
+        stored.pop(name)
+    for attachment in stored["attachments"]:
+        attachment.pop("part_id", None)
+    email = Email.model_validate(stored)
+    assert email.body_chars == len(email.body_text) and email.parse_warnings == []
+
+
+# --- reply and signature trimming --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "gone"),
+    [
+        (  # Gmail top-posting, intro wrapped over two lines
+            "Sounds good.\n\nOn Mon, Jan 4, 2027 at 9:00 AM Priya Raman <\npriya@k.example> wrote:\n> old",
+            "Sounds good.",
+            "old",
+        ),
+        (  # German Gmail
+            "Passt.\n\nAm Mo., 4. Jan. 2027 um 09:00 Uhr schrieb Lena <l@n.example>:\n> alt",
+            "Passt.",
+            "alt",
+        ),
+        (  # Outlook classic
+            "Approved.\n\n-----Original Message-----\nFrom: Maya\nSent: Monday\nSubject: x\n\nold text",
+            "Approved.",
+            "old text",
+        ),
+        (  # Outlook From/Sent block without a separator
+            "Yes.\n\nFrom: Maya Chen <maya@b.example>\nSent: Monday, 4 January 2027 09:00\nTo: Dan\n"
+            "Subject: RE: x\n\nold text",
+            "Yes.",
+            "old text",
+        ),
+        (  # signature with the RFC 3676 separator
+            "Thanks!\n\n-- \nDan Okafor\nHarbourline\n+44 20 0000",
+            "Thanks!",
+            "Harbourline",
+        ),
+        (  # mobile signature
+            "On my way.\n\nSent from my iPhone",
+            "On my way.",
+            "iPhone",
+        ),
+    ],
+)
+def test_strip_quoted_trims_replies_and_signatures(text: str, kept: str, gone: str):
+    result = strip_quoted(text)
+    assert kept in result
+    assert gone not in result
+
+
+def test_strip_quoted_keeps_interleaved_answers():
+    text = (
+        "On Mon, Jan 4, 2027, Maya wrote:\n> Does Tuesday work?\n\nYes, 10am.\n\n"
+        "> And the budget?\n\nAbout 5k.\n"
+    )
+    assert strip_quoted(text) == "Yes, 10am.\n\n\nAbout 5k."
+
+
+def test_strip_quoted_keeps_forwards_a_far_dashdash_and_an_all_quoted_body():
+    forward = "FYI\n\n---------- Forwarded message ---------\nFrom: X <x@y.example>\n\nOn Monday Y wrote:\n> q"
+    assert strip_quoted(forward) == forward
+    long_body = "Intro\n--\n" + "\n".join(f"point {i}" for i in range(30))
+    assert "point 29" in strip_quoted(long_body)  # a "--" far from the end is not a signature
+    assert strip_quoted("> only\n> quoted") == "> only\n> quoted"
+
+
+def test_body_for_model_announces_trimming_and_keeps_the_full_text():
+    email = email_from_json(
+        {"from": "a@b.example", "body": "New point.\n\nOn Monday Maya wrote:\n> old point"}
+    )
+    shown = email.body_for_model()
+    assert shown.startswith("New point.") and "old point" not in shown
+    assert shown.endswith("[earlier quoted messages and signature not shown]")
+    assert "old point" in email.body_text
+
+
+# --- decoding helpers --------------------------------------------------------------------
+
+
+def test_unflow_joins_soft_breaks_and_keeps_quote_depth():
+    from inboxflow.mime_parse import unflow
+
+    flowed = "Hello \nworld.\n> quoted \n> line\n>> deeper\n-- \nsig"
+    assert unflow(flowed) == "Hello world.\n> quoted line\n>> deeper\n-- \nsig"
+    assert unflow("no sp\nace", delsp=True) == "no sp\nace"
+    assert unflow("soft \nbreak", delsp=True) == "softbreak"
+
+
+@pytest.mark.parametrize(
+    ("payload", "label", "text", "warned"),
+    [
+        ("café".encode(), "iso-8859-1", "café", False),  # UTF-8 mislabelled Latin-1
+        (b"\x93q\x94", "iso-8859-1", "\u201cq\u201d", False),  # Windows-1252 as Latin-1
+        ("Привет".encode("cp1251"), "windows-1251", "Привет", False),
+        ("①".encode("cp932"), "shift_jis", "①", False),
+        (b"caf\xe9", "utf-8", "caf\ufffd", True),
+        (b"ok", "x-nonsense", "ok", True),
+        (b"\\u0041", "unicode_escape", "\\u0041", True),  # escape codecs are refused
+        (b"caf\xe9", "", "café", False),  # undeclared 8-bit: Windows-1252
+    ],
+)
+def test_decode_bytes_repairs_labels(payload: bytes, label: str, text: str, warned: bool):
+    from inboxflow.mime_parse import decode_bytes
+
+    decoded, warning = decode_bytes(payload, label)
+    assert decoded == text
+    assert (warning is not None) is warned
+
+
+def test_html_to_text_falls_back_to_the_stdlib_when_lxml_fails(monkeypatch):
+    from inboxflow import html_text
+
+    def broken(markup: str) -> str:
+        raise ValueError("lxml refused")
+
+    monkeypatch.setattr(html_text, "_inscriptis_text", broken)
+    assert html_to_text("<p>Hi <script>x()</script>there</p>") == "Hi there"
