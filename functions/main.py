@@ -2,23 +2,47 @@
 ``inboxflow`` package:
 
 - ``run_node``: one graph node (``INBOXFLOW_NODE`` = ``graph.node``), Pub/Sub CloudEvent;
-- ``approve``: the approval HTTP function (review pages, decisions, deadline tasks, JSON API).
+- ``approve``: the approval HTTP function (review pages, decisions, deadline tasks, JSON API);
+- ``ingest``: Gmail watch notifications (Pub/Sub CloudEvent) -> one trace per new message;
+- ``renew_watch``: renews every mailbox's Gmail watch (HTTP, daily from Cloud Scheduler).
+
+Each imports only what it needs, when first called.
 """
+
+from typing import Any
 
 import functions_framework
 from cloudevents.http import CloudEvent
-from flask import Request, Response
-
-from inboxflow.entry import handle_approval_request, handle_cloud_event
+from flask import Request
 
 
 @functions_framework.cloud_event
 def run_node(cloud_event: CloudEvent) -> None:
     """Run one graph node for one Pub/Sub message."""
+    from inboxflow.entry import handle_cloud_event
+
     handle_cloud_event(cloud_event.data)
 
 
 @functions_framework.http
-def approve(request: Request) -> Response:
+def approve(request: Request) -> Any:
     """Review, decide and time out human approvals."""
+    from inboxflow.entry import handle_approval_request
+
     return handle_approval_request(request)
+
+
+@functions_framework.cloud_event
+def ingest(cloud_event: CloudEvent) -> None:
+    """Turn one Gmail watch notification into traces of the new messages."""
+    from inboxflow.ingest.entry import handle_gmail_event
+
+    handle_gmail_event(cloud_event)
+
+
+@functions_framework.http
+def renew_watch(request: Request) -> Any:
+    """Renew the Gmail watch of every mailbox."""
+    from inboxflow.ingest.entry import renew_watch_http
+
+    return renew_watch_http(request)
