@@ -216,12 +216,14 @@ class DevCloud:
         env: environment of every function process (emulator hosts, store and bus).
         gmail: also run the Gmail double and the ``ingest`` function, and watch
             ``dev_mailbox()`` (when the entry-point file has ``ingest``).
+        approve: also run the ``approve`` function (when the entry-point file has it).
     """
 
     project: str
     env: dict[str, str]
     servers: dict[str, FunctionServer] = field(default_factory=dict)
     gmail: bool = False
+    approve: bool = False
     gmail_double: GmailDouble | None = None
     mailbox: str | None = None
 
@@ -235,8 +237,8 @@ class DevCloud:
 
         With ``gmail``: the Gmail double first (every function gets its URL),
         then ``ingest`` behind a push subscription on ``inboxflow-gmail``, and
-        the watch of ``dev_mailbox()``. ``approve`` runs when the entry-point
-        file defines it.
+        the watch of ``dev_mailbox()``. With ``approve``: the approval function,
+        when the entry-point file defines it.
         """
         from .adapters.pubsub_bus import PubSubAdmin
 
@@ -252,7 +254,7 @@ class DevCloud:
         for graph_name, node in pairs:
             nid = node_id(graph_name, node)
             self.servers[nid] = start_function(nid, self.env)
-        if APPROVE in targets:
+        if self.approve and APPROVE in targets:
             self.servers[APPROVE] = start_function(APPROVE, self.env, APPROVE, "http")
         if with_gmail:
             self.servers[INGEST] = start_function(INGEST, self.env, INGEST, "cloudevent")

@@ -89,7 +89,7 @@ def dev(
         os.environ.update(env)
         _seed(project)
         graphs = all_graphs()
-        cloud = DevCloud(project, env, gmail=True)
+        cloud = DevCloud(project, env, gmail=True, approve=True)
         count = sum(len(g.nodes) for g in graphs)
         with console.status(
             f"starting {count} functions-framework servers and push subscriptions…"
