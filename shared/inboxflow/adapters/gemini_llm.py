@@ -8,7 +8,7 @@ Configuration (environment, read by ``GeminiSettings.from_env``):
 - ``INBOXFLOW_GEMINI_MODEL``: the model of every task (default ``DEFAULT_MODEL``);
   ``INBOXFLOW_GEMINI_MODEL_<TASK>`` overrides it for one task
   (``INBOXFLOW_GEMINI_MODEL_GENERATE_RESPONSE=gemini-2.5-pro``).
-- ``INBOXFLOW_GEMINI_TIMEOUT_S``: per-request timeout (default 30 s).
+- ``INBOXFLOW_GEMINI_TIMEOUT_S``: per-request timeout (default 20 s).
 - ``INBOXFLOW_GEMINI_BASE_URL``: send requests there instead (the local Gemini double).
 
 ``google.genai`` is imported when a ``GeminiModel`` is built, never when this
@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("inboxflow.llm")
 
 DEFAULT_MODEL = "gemini-2.5-flash"
-DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_TIMEOUT_S = 20.0
+"""Per request. Three attempts and their backoff (~63 s at worst) fit in a node's lease (timeout + 30 s)."""
 TRANSIENT_STATUS = frozenset({408, 429})
 """Besides every 5xx: the HTTP statuses worth another attempt."""
 
