@@ -180,7 +180,13 @@ def test_list_order_and_limit(store: CheckpointStore) -> None:
     assert _ids(store.list("traces", order_by="updated_at")) == ["t5", "t2", "t3", "t1", "t4"]
     newest = store.list("traces", order_by="updated_at", descending=True, limit=2)
     assert _ids(newest) == ["t4", "t1"]
-    assert newest[0][1] == {"status": "done", "step": 1, "updated_at": 40.0, "expire_at": 40.0}
+    assert newest[0][1] == {
+        "status": "done",
+        "step": 1,
+        "updated_at": 40.0,
+        "expire_at": 40.0,
+        "reviewers": ["r1@example.com", "all@example.com"],
+    }
     done = store.list("traces", where=[("status", "==", "done")], order_by="step")
     assert _ids(done) == ["t4", "t1"]
     assert _ids(store.list("traces", order_by="expire_at", limit=1)) == ["t5"]
