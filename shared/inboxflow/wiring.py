@@ -7,7 +7,7 @@ adapters the settings select, so an embedded run never loads them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .adapters.inprocess_bus import InProcessBus
 from .clock import Clock, SystemClock
@@ -66,7 +66,7 @@ def build_runtime(settings: Settings | None = None, clock: Clock | None = None) 
     from .graphs import graph_registry
     from .pipeline.tools import pipeline_tools
     from .tools import ToolRegistry
-    from .workspace import StoreWorkspace
+    from .workspace import workspace_from_env
 
     settings = settings or Settings.from_env()
     clock = clock or SystemClock()
@@ -80,7 +80,7 @@ def build_runtime(settings: Settings | None = None, clock: Clock | None = None) 
         tools=ToolRegistry(pipeline_tools()),
         clock=clock,
         options=RuntimeOptions(only_node=settings.node),
-        services={"workspace": StoreWorkspace(store), "settings": settings},
+        services={"workspace": workspace_from_env(store, clock=clock), "settings": settings},
     )
     if isinstance(bus, InProcessBus):
         bus.handler = runtime.handle_message
@@ -90,10 +90,12 @@ def build_runtime(settings: Settings | None = None, clock: Clock | None = None) 
     return runtime
 
 
-def make_notifier(settings: Settings, store: CheckpointStore, clock: Clock) -> Notifier:
-    """How reviewers are emailed: the embedded outbox until Gmail is configured."""
-    from .approvals.notify import OutboxNotifier
+def make_notifier(workspace: Any, store: CheckpointStore, clock: Clock) -> Notifier:
+    """How reviewers are emailed: through Gmail when the workspace is Gmail, else the outbox."""
+    from .approvals.notify import GmailNotifier, OutboxNotifier
 
+    if hasattr(workspace, "send_message"):
+        return GmailNotifier(workspace)
     return OutboxNotifier(store, clock)
 
 
@@ -104,7 +106,7 @@ def make_approval_service(runtime: Runtime, settings: Settings) -> ApprovalServi
     return ApprovalService(
         store=runtime.store,
         tasks=LazyTaskQueue(lambda: make_task_queue(settings, runtime.store)),
-        notifier=make_notifier(settings, runtime.store, runtime.clock),
+        notifier=make_notifier(runtime.services.get("workspace"), runtime.store, runtime.clock),
         resume=runtime.resume,
         clock=runtime.clock,
         config=ApprovalConfig.from_env(),

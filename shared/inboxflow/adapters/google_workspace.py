@@ -356,6 +356,31 @@ class GoogleWorkspace(Workspace):
             return dict(answer)
         return self._described(message, "sent", answer["id"], answer, trace_key)
 
+    def send_message(
+        self, to: str, subject: str, text: str, html: str, trace_key: str
+    ) -> dict[str, Any]:
+        """Send a new message (plain text with an HTML alternative), once per ``trace_key``.
+
+        Used for reviewer notifications; ``find_by_trace_key`` finds it again.
+        """
+        message = EmailMessage()
+        message["From"] = self.mailbox
+        message["To"] = to
+        message["Subject"] = subject
+        message["Date"] = formatdate(usegmt=True)
+        message["Message-ID"] = trace_message_id(trace_key, _domain(self.mailbox))
+        message[TRACE_HEADER] = trace_key
+        message.set_content(text)
+        message.add_alternative(html, subtype="html")
+        payload = {"raw": _raw(message)}
+        answer, found = self._write_once(
+            trace_key,
+            lambda: self._gmail.messages().send(userId=self.mailbox, body=payload),
+        )
+        if found:
+            return dict(answer)
+        return self._described(message, "sent", answer["id"], answer, trace_key)
+
     def mark_as_read(self, message_id: str) -> dict[str, Any]:
         ids = self._gmail_ids(message_id)
         if not ids:

@@ -61,3 +61,18 @@ class OutboxNotifier(Notifier):
         """Sent notifications, oldest first (optionally only those to ``to``)."""
         where = [("to", "==", to)] if to else []
         return [doc for _, doc in self.store.list(OUTBOX, where=where, order_by="sent_at")]
+
+
+class GmailNotifier(Notifier):
+    """Reviewer emails sent from the agent's Gmail mailbox (``GoogleWorkspace.send_message``)."""
+
+    def __init__(self, workspace: Any) -> None:
+        self.workspace = workspace
+
+    def send(self, to: str, subject: str, text: str, html: str, trace_key: str) -> dict[str, Any]:
+        sent = self.workspace.send_message(to, subject, text, html, trace_key)
+        return {"id": sent.get("id")}
+
+    def find(self, trace_key: str) -> dict[str, Any] | None:
+        found = self.workspace.find_by_trace_key(trace_key)
+        return None if found is None else {"id": found.get("id")}
