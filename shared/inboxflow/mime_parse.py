@@ -349,6 +349,7 @@ class _Warnings:
         self.items: list[str] = []
 
     def add(self, text: str) -> None:
+        text = _clean_text(text)
         if text in self.items:
             return
         if len(self.items) < MAX_WARNINGS:
@@ -505,7 +506,7 @@ class _Walk:
         if len(self.attachments) >= MAX_ATTACHMENTS:
             self.warnings.add(f"more than {MAX_ATTACHMENTS} attachments: the rest not listed")
             return
-        content_type = part.get_content_type()
+        content_type = _clean_text(part.get_content_type())[:200]
         filename = _filename(part, self.warnings)
         if not filename and content_type == "message/rfc822":
             nested = _nested_message(part)
@@ -632,9 +633,22 @@ def _filename(part: Message, warnings: _Warnings) -> str:
         warnings.add(f"unreadable attachment file name ({type(exc).__name__})")
         return ""
     name = _clean_text(str(name))
+    if "\ufffd" in name:  # raw 8-bit in the parameter: read it from the undecoded header
+        name = _filename_from_raw_headers(part) or name
     if "=?" in name:  # Outlook puts RFC 2047 words inside (RFC 2231-less) name= parameters
         name = decode_header_words(name)[0]
     return _one_line(name)[:255]
+
+
+def _filename_from_raw_headers(part: Message) -> str:
+    probe = Message()
+    for key, value in part.raw_items():
+        if key.lower() in ("content-type", "content-disposition"):
+            probe[key] = _raw_header_value(key.lower(), str(value), _Warnings())
+    try:
+        return str(probe.get_filename() or "")
+    except Exception:  # malformed parameters
+        return ""
 
 
 def _param(part: Message, name: str) -> str:
@@ -1053,13 +1067,20 @@ def _strip_angle(value: str) -> str:
 def _clean_text(text: str) -> str:
     """Valid Unicode only: escaped bytes re-decoded, lone surrogates and C0 controls removed."""
     if _SURROGATES.search(text):
-        text = _ESCAPED_BYTES.sub(
-            lambda m: bytes(ord(c) - 0xDC00 for c in m.group()).decode("utf-8", "replace"), text
-        )
+        text = _ESCAPED_BYTES.sub(lambda m: _redecode(m.group()), text)
         text = _SURROGATES.sub("\ufffd", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _CONTROL_CHARS.sub("", text)
+
+
+def _redecode(escaped: str) -> str:
+    """Bytes the parser kept as surrogate escapes: UTF-8 if they are, else Windows-1252."""
+    data = bytes(ord(c) - 0xDC00 for c in escaped)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", "replace")
 
 
 def _one_line(text: str) -> str:
