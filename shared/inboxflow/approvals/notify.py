@@ -11,7 +11,7 @@ import hashlib
 from abc import ABC, abstractmethod
 from typing import Any
 
-from ..ports.checkpoint import CheckpointStore
+from ..ports.checkpoint import CheckpointStore, Filter
 
 OUTBOX = "outbox"
 
@@ -59,7 +59,7 @@ class OutboxNotifier(Notifier):
 
     def messages(self, to: str | None = None) -> list[dict[str, Any]]:
         """Sent notifications, oldest first (optionally only those to ``to``)."""
-        where = [("to", "==", to)] if to else []
+        where: list[Filter] = [("to", "==", to)] if to else []
         return [doc for _, doc in self.store.list(OUTBOX, where=where, order_by="sent_at")]
 
 

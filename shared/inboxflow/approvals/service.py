@@ -10,6 +10,7 @@ duplicate resumes.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable, Mapping
@@ -163,7 +164,7 @@ class ApprovalService:
                 current.trace_id,
                 current.step,
                 f"notify-{current.round}-{reviewer}",
-                lambda key, r=reviewer: self._notify(current, r, key),
+                functools.partial(self._notify, current, reviewer),
                 self.notifier.find,
                 expire_at=current.expire_at,
             )
