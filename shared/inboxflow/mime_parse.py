@@ -1121,6 +1121,7 @@ __all__ = [
     "FORWARD_END",
     "FORWARD_START",
     "decode_bytes",
+    "decode_header_words",
     "parse_calendar",
     "parse_message",
     "unflow",
