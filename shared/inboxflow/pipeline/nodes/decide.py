@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from email.utils import parseaddr
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -41,6 +41,9 @@ from ..tools import Weekday, pipeline_tools
 from .classify import extract_meeting_hints
 
 ToolName = Literal["get_contact", "check_calendar", "create_draft"]
+DECIDABLE_TOOLS = frozenset(get_args(ToolName))
+"""The tools this node may plan; the others (send_email, mark_as_read, schedule_meeting) are
+for graphs whose agents act on their own, and for reviewers' decisions."""
 
 
 def decide(state: PipelineState, ctx: NodeContext) -> Step:
@@ -53,7 +56,9 @@ def decide(state: PipelineState, ctx: NodeContext) -> Step:
         "category": state.classification.category,
         "confidence": f"{state.classification.confidence:.2f}",
         "sender_known": "yes" if state.context.sender_known else "no",
-        "tools": "\n".join(f"- {t.name}: {t.description}" for t in pipeline_tools()),
+        "tools": "\n".join(
+            f"- {t.name}: {t.description}" for t in pipeline_tools() if t.name in DECIDABLE_TOOLS
+        ),
     }
     decision = ctx.generate(DECIDE_TOOLS, inputs)
     settings = pipeline_settings(ctx.services)
