@@ -6,8 +6,8 @@ and kept current: every write bumps the collection's version in the same
 transaction, writes from this instance update the loaded copy in place, and a
 version moved by another process (or connection) reloads it.
 
-Exact search in pure Python (numpy is not a dependency) costs about 16 ms per
-1,000 vectors of 768 dimensions on one core (``bench/vector_search.py``);
+Exact search in pure Python (numpy is not a dependency) costs about 15 ms per
+1,000 vectors of 768 dimensions (150 ms for 10,000) on one core (``bench/vector_search.py``);
 ``math.sumprod`` (Python 3.12+) is used when present and is several times faster.
 """
 
