@@ -6,14 +6,15 @@ adapters the settings select, so an embedded run never loads them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .adapters.inprocess_bus import InProcessBus
 from .clock import Clock, SystemClock
 from .ports.bus import MessageBus
 from .ports.checkpoint import CheckpointStore
-from .ports.llm import LanguageModel
+from .ports.embeddings import Embedder, EmbeddingPurpose
+from .ports.llm import LanguageModel, LLMTask, LLMUsage, Out
 from .ports.tasks import ScheduledTask, TaskQueue
 from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
@@ -55,15 +56,19 @@ def make_task_queue(settings: Settings, store: CheckpointStore) -> TaskQueue:
 
 
 def make_llm(settings: Settings) -> LanguageModel:
-    """The language model: Gemini when configured (key or Vertex), else the offline model."""
+    """The language model: Gemini when configured (key or Vertex), else the offline model.
+
+    Built on first use, so node functions that never call a model never import google.genai.
+    """
     from .llm_selection import choose_llm
 
-    return choose_llm()
+    return LazyModel(choose_llm)
 
 
 def build_runtime(settings: Settings | None = None, clock: Clock | None = None) -> Runtime:
     """Wire a Runtime for ``settings`` (default: from the environment)."""
     from .graphs import graph_registry
+    from .knowledge import default_embedder, make_vector_index
     from .pipeline.tools import pipeline_tools
     from .tools import ToolRegistry
     from .workspace import workspace_from_env
@@ -80,7 +85,12 @@ def build_runtime(settings: Settings | None = None, clock: Clock | None = None) 
         tools=ToolRegistry(pipeline_tools()),
         clock=clock,
         options=RuntimeOptions(only_node=settings.node),
-        services={"workspace": workspace_from_env(store, clock=clock), "settings": settings},
+        services={
+            "workspace": workspace_from_env(store, clock=clock),
+            "settings": settings,
+            "embedder": LazyEmbedder(default_embedder),
+            "vectors": make_vector_index(settings, store),
+        },
     )
     if isinstance(bus, InProcessBus):
         bus.handler = runtime.handle_message
@@ -129,3 +139,53 @@ class LazyTaskQueue(TaskQueue):
 
     def schedule(self, task: ScheduledTask) -> bool:
         return self.queue.schedule(task)
+
+
+class LazyModel(LanguageModel):
+    """A language model built on its first call."""
+
+    def __init__(self, build: Callable[[], LanguageModel]) -> None:
+        self._build = build
+        self._model: LanguageModel | None = None
+
+    @property
+    def model(self) -> LanguageModel:
+        """The underlying model (built now if needed)."""
+        if self._model is None:
+            self._model = self._build()
+        return self._model
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.model.name
+
+    def generate(self, task: LLMTask[Out], inputs: Mapping[str, Any]) -> tuple[Out, LLMUsage]:
+        return self.model.generate(task, inputs)
+
+
+class LazyEmbedder(Embedder):
+    """An embedder built on its first call."""
+
+    def __init__(self, build: Callable[[], Embedder]) -> None:
+        self._build = build
+        self._embedder: Embedder | None = None
+
+    @property
+    def embedder(self) -> Embedder:
+        """The underlying embedder (built now if needed)."""
+        if self._embedder is None:
+            self._embedder = self._build()
+        return self._embedder
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.embedder.name
+
+    @property
+    def dimensions(self) -> int:  # type: ignore[override]
+        return self.embedder.dimensions
+
+    def embed(
+        self, texts: Sequence[str], purpose: EmbeddingPurpose = "document"
+    ) -> list[list[float]]:
+        return self.embedder.embed(texts, purpose)

@@ -30,6 +30,7 @@ def sample_inbox() -> list[Path]:
 
 def embedded_runtime(home: Path | None = None) -> Runtime:
     """A runtime on the embedded default whatever the environment says (SQLite, in-process bus)."""
+    from ..knowledge import knowledge_base_for, seed_knowledge
     from ..wiring import build_runtime
     from ..workspace import seed_workspace
 
@@ -39,6 +40,7 @@ def embedded_runtime(home: Path | None = None) -> Runtime:
     )
     runtime = build_runtime(settings)
     seed_workspace(runtime.store, runtime.clock.now())
+    seed_knowledge(knowledge_base_for(runtime.services, runtime.store))
     return runtime
 
 
