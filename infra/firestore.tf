@@ -82,6 +82,15 @@ resource "google_firestore_index" "vector" {
   collection  = each.value.collection
   query_scope = "COLLECTION"
 
+  # Equality pre-filters (the embedder that made the vectors) come first.
+  dynamic "fields" {
+    for_each = each.value.prefix_fields
+    content {
+      field_path = fields.value
+      order      = "ASCENDING"
+    }
+  }
+
   # Firestore stores __name__ ahead of the vector field; declaring it keeps
   # the plan free of a perpetual diff.
   fields {

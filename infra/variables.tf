@@ -245,11 +245,12 @@ variable "firestore_composite_indexes" {
 
 variable "firestore_vector_indexes" {
   type = list(object({
-    collection = string
-    field_path = string
-    dimension  = number
+    collection    = string
+    prefix_fields = list(string)
+    field_path    = string
+    dimension     = number
   }))
-  description = "Flat vector indexes for find_nearest (distance measure chosen per query: cosine) (generated)."
+  description = "Flat vector indexes for find_nearest (distance measure chosen per query: cosine), with the equality fields searches pre-filter on (generated)."
 }
 
 variable "firestore_index_exemptions" {

@@ -97,9 +97,21 @@ EMBEDDING_DIMENSIONS = 768
 
 # Retrieval: ``find_nearest`` (cosine distance, chosen per query) over the
 # knowledge-base chunks and past emails. Flat indexes: exhaustive search.
+# Searches pre-filter on ``embedder == name`` (vectors of different embedders
+# are not comparable), so ``embedder`` is an equality field ahead of the vector.
 VECTOR_INDEXES: tuple[dict[str, Any], ...] = (
-    {"collection": "kb_chunks", "field_path": "embedding", "dimension": EMBEDDING_DIMENSIONS},
-    {"collection": "email_vectors", "field_path": "embedding", "dimension": EMBEDDING_DIMENSIONS},
+    {
+        "collection": "kb_chunks",
+        "prefix_fields": ["embedder"],
+        "field_path": "embedding",
+        "dimension": EMBEDDING_DIMENSIONS,
+    },
+    {
+        "collection": "email_vectors",
+        "prefix_fields": ["embedder"],
+        "field_path": "embedding",
+        "dimension": EMBEDDING_DIMENSIONS,
+    },
 )
 
 # Large or deeply nested fields that are never filtered on: exempt from

@@ -102,8 +102,18 @@ def test_service_functions_and_shared_settings() -> None:
     assert exported["tasks_queue"] == "inboxflow-approvals"
     assert "traces" in exported["firestore_ttl_collections"]
     assert exported["firestore_vector_indexes"] == [
-        {"collection": "kb_chunks", "field_path": "embedding", "dimension": 768},
-        {"collection": "email_vectors", "field_path": "embedding", "dimension": 768},
+        {
+            "collection": "kb_chunks",
+            "prefix_fields": ["embedder"],
+            "field_path": "embedding",
+            "dimension": 768,
+        },
+        {
+            "collection": "email_vectors",
+            "prefix_fields": ["embedder"],
+            "field_path": "embedding",
+            "dimension": 768,
+        },
     ]
     assert {"approvals", "approval_tokens", "effects", "traces"} <= set(
         exported["firestore_ttl_collections"]

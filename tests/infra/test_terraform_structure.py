@@ -456,9 +456,12 @@ def test_firestore_ttl_vector_and_composite_indexes(infra) -> None:
     vector = infra.root.resource("google_firestore_index", "vector").body
     assert any("vector_config" in first(field) for field in vector["fields"])
     for collection in ("kb_chunks", "email_vectors"):
-        assert {"collection": collection, "field_path": "embedding", "dimension": 768} in (
-            infra.tfvars["firestore_vector_indexes"]
-        )
+        assert {
+            "collection": collection,
+            "prefix_fields": ["embedder"],
+            "field_path": "embedding",
+            "dimension": 768,
+        } in infra.tfvars["firestore_vector_indexes"]
     pending_list = {
         "collection": "approvals",
         "fields": [
