@@ -19,7 +19,11 @@ def test_reviewers_are_emailed_once_through_gmail(tmp_path: Path) -> None:
     h = Harness(tmp_path)
     with GoogleApiDouble(clock=h.clock) as double:
         double.seed_from_workspace_json(mailbox=MAILBOX, now=h.clock.now())
-        workspace = GoogleWorkspace(MAILBOX, h.store, api_url=double.url, sleep=lambda s: None)
+        # As deployed without INBOXFLOW_MAILBOX: the notification goes out from the
+        # mailbox of the email under review, not from the workspace's default.
+        workspace = GoogleWorkspace(
+            "unset-mailbox@invalid", h.store, api_url=double.url, sleep=lambda s: None
+        )
         h.service.notifier = GmailNotifier(workspace)
         trace_id = h.start()
         approval = h.approval_of(trace_id)
@@ -31,6 +35,7 @@ def test_reviewers_are_emailed_once_through_gmail(tmp_path: Path) -> None:
             if m["headers"].get(TRACE_HEADER, "").startswith(f"{trace_id}:")
         ]
         assert sorted(m["headers"]["To"] for m in sent) == sorted(REVIEWERS)
+        assert {m["headers"]["From"] for m in sent} == {MAILBOX}
         parsed = email.message_from_bytes(sent[0]["raw"], policy=policy.default)
         text = parsed.get_body(("plain",)).get_content()
         html = parsed.get_body(("html",)).get_content()

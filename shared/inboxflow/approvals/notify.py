@@ -20,12 +20,24 @@ class Notifier(ABC):
     """Sends reviewer emails."""
 
     @abstractmethod
-    def send(self, to: str, subject: str, text: str, html: str, trace_key: str) -> dict[str, Any]:
-        """Send one email (plain text + HTML alternative) stamped with ``trace_key``; returns ``{"id": ...}``."""
+    def send(
+        self,
+        to: str,
+        subject: str,
+        text: str,
+        html: str,
+        trace_key: str,
+        sender: str | None = None,
+    ) -> dict[str, Any]:
+        """Send one email (plain text + HTML alternative) stamped with ``trace_key``.
+
+        ``sender`` is the mailbox the agent works for (default: the notifier's own).
+        Returns ``{"id": ...}``.
+        """
 
     @abstractmethod
-    def find(self, trace_key: str) -> dict[str, Any] | None:
-        """The email already sent with ``trace_key``, or None."""
+    def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
+        """The email already sent with ``trace_key`` (from ``sender``), or None."""
 
 
 class OutboxNotifier(Notifier):
@@ -39,7 +51,15 @@ class OutboxNotifier(Notifier):
     def _path(trace_key: str) -> str:
         return f"{OUTBOX}/{hashlib.sha256(trace_key.encode()).hexdigest()[:32]}"
 
-    def send(self, to: str, subject: str, text: str, html: str, trace_key: str) -> dict[str, Any]:
+    def send(
+        self,
+        to: str,
+        subject: str,
+        text: str,
+        html: str,
+        trace_key: str,
+        sender: str | None = None,
+    ) -> dict[str, Any]:
         path = self._path(trace_key)
         now = float(self.clock.now()) if self.clock is not None else 0.0
         doc = {
@@ -48,12 +68,13 @@ class OutboxNotifier(Notifier):
             "text": text,
             "html": html,
             "trace_key": trace_key,
+            "from": sender,
             "sent_at": now,
         }
         self.store.set(path, doc)
         return {"id": path.removeprefix(f"{OUTBOX}/")}
 
-    def find(self, trace_key: str) -> dict[str, Any] | None:
+    def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
         doc = self.store.get(self._path(trace_key))
         return None if doc is None else {"id": self._path(trace_key).removeprefix(f"{OUTBOX}/")}
 
@@ -69,10 +90,21 @@ class GmailNotifier(Notifier):
     def __init__(self, workspace: Any) -> None:
         self.workspace = workspace
 
-    def send(self, to: str, subject: str, text: str, html: str, trace_key: str) -> dict[str, Any]:
-        sent = self.workspace.send_message(to, subject, text, html, trace_key)
+    def _mailbox(self, sender: str | None) -> Any:
+        return self.workspace.for_mailbox(sender) if sender else self.workspace
+
+    def send(
+        self,
+        to: str,
+        subject: str,
+        text: str,
+        html: str,
+        trace_key: str,
+        sender: str | None = None,
+    ) -> dict[str, Any]:
+        sent = self._mailbox(sender).send_message(to, subject, text, html, trace_key)
         return {"id": sent.get("id")}
 
-    def find(self, trace_key: str) -> dict[str, Any] | None:
-        found = self.workspace.find_by_trace_key(trace_key)
+    def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
+        found = self._mailbox(sender).find_by_trace_key(trace_key)
         return None if found is None else {"id": found.get("id")}

@@ -165,7 +165,7 @@ class ApprovalService:
                 current.step,
                 f"notify-{current.round}-{reviewer}",
                 functools.partial(self._notify, current, reviewer),
-                self.notifier.find,
+                functools.partial(self._sent, current),
                 expire_at=current.expire_at,
             )
         self.journal.run(
@@ -182,8 +182,12 @@ class ApprovalService:
 
         link = self.issue_link(approval, reviewer)
         subject, text, html = render_notification(self.view(approval, reviewer), link=link)
-        receipt = self.notifier.send(reviewer, subject, text, html, key)
+        sender = approval.context.get("mailbox") or None
+        receipt = self.notifier.send(reviewer, subject, text, html, key, sender)
         return {"id": receipt.get("id"), "to": reviewer}
+
+    def _sent(self, approval: Approval, key: str) -> dict[str, Any] | None:
+        return self.notifier.find(key, approval.context.get("mailbox") or None)
 
     def _schedule_deadline(self, approval: Approval, round_: int, hop: int) -> dict[str, Any]:
         run_at = min(approval.deadline, self.clock.now() + MAX_SCHEDULE_AHEAD_S)

@@ -67,6 +67,7 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
         on_timeout=settings.approval_on_timeout,
         escalate_to=settings.escalate_to,
         context={
+            "mailbox": state.email.mailbox,
             "sender": state.email.sender.formatted(),
             "subject": state.email.subject,
             "received_at": state.email.received_at.isoformat(),
