@@ -103,6 +103,7 @@ def start_function(
     target: str = "run_node",
     signature: str = "cloudevent",
     timeout_s: float = 60,
+    port: int | None = None,
 ) -> FunctionServer:
     """Start ``functions-framework`` for ``target`` serving ``node`` (``graph.node``) and wait until it answers.
 
@@ -112,7 +113,7 @@ def start_function(
     source = functions_source()
     if not source.exists():
         raise FileNotFoundError(f"{source} not found: run from a checkout of inboxflow")
-    port = free_port()
+    port = port or free_port()
     log_file = tempfile.NamedTemporaryFile(prefix=f"inboxflow-{node}-", suffix=".log", delete=False)  # noqa: SIM115
     command = [
         sys.executable,
@@ -250,12 +251,18 @@ class DevCloud:
                 INBOXFLOW_GOOGLE_API_URL=self.gmail_double.url,
                 INBOXFLOW_GMAIL_TOPIC=self.gmail_topic,
             )
+        approve_port = free_port() if self.approve and APPROVE in targets else None
+        if approve_port:
+            # Review links and deadline tasks (made by the pausing node) point at it.
+            self.env["INBOXFLOW_APPROVAL_URL"] = f"http://127.0.0.1:{approve_port}"
         pairs = [(graph.name, node) for graph in graphs for node in graph.nodes]
         for graph_name, node in pairs:
             nid = node_id(graph_name, node)
             self.servers[nid] = start_function(nid, self.env)
-        if self.approve and APPROVE in targets:
-            self.servers[APPROVE] = start_function(APPROVE, self.env, APPROVE, "http")
+        if approve_port:
+            self.servers[APPROVE] = start_function(
+                APPROVE, self.env, APPROVE, "http", port=approve_port
+            )
         if with_gmail:
             self.servers[INGEST] = start_function(INGEST, self.env, INGEST, "cloudevent")
         admin = PubSubAdmin(self.project)

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,20 @@ def test_a_mail_delivered_to_the_gmail_double_runs_to_the_end_in_dev(tmp_path: P
         deadline = time.monotonic() + 30  # dev's watcher shows the finished trace too
         while f"trace {trace_id} done" not in log_path.read_text() and time.monotonic() < deadline:
             time.sleep(0.5)
+        # A complaint waits for a human: the review link points at dev's approve function.
+        complaint = SAMPLES / "04-complaint-double-charge.eml"
+        result = run_cli("send", "--gmail", str(complaint), cwd=tmp_path, env=env)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "status     waiting" in result.stdout, result.stdout
+        dev_env = {**env, **json.loads(state.read_text())["env"]}
+        approve_url = json.loads(state.read_text())["functions"]["approve"].rstrip("/")
+        assert dev_env["INBOXFLOW_APPROVAL_URL"] == approve_url
+        pending = run_cli("approvals", cwd=tmp_path, env=dev_env)
+        assert pending.returncode == 0, pending.stdout + pending.stderr
+        link = next(word for word in pending.stdout.split() if word.startswith(f"{approve_url}/a/"))
+        with urllib.request.urlopen(link, timeout=30) as page:
+            assert page.status == 200
+            assert "Charged twice" in page.read().decode()
         listing = run_cli("mailbox", "list", "--dev", ".inboxflow", cwd=tmp_path, env=env)
         assert listing.returncode == 0, listing.stderr
         assert "maya.chen@brightlane.io" in listing.stdout

@@ -87,6 +87,10 @@ def dev(
         if any(e.name == emulators.TASKS for e in started):
             env["INBOXFLOW_TASKS"] = "cloudtasks"
         os.environ.update(env)
+        if env.get("INBOXFLOW_TASKS") == "cloudtasks":
+            from ..adapters.cloud_tasks import CloudTasksQueue
+
+            CloudTasksQueue(project=project).ensure_queue()  # the approval deadlines' queue
         _seed(project)
         graphs = all_graphs()
         cloud = DevCloud(project, env, gmail=True, approve=True)
