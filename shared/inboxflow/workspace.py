@@ -276,15 +276,12 @@ class StoreWorkspace(Workspace):
 
     def mark_as_read(self, message_id: str) -> dict[str, Any]:
         bare = message_id.strip().strip("<>")
-        doc_id = hashlib.sha256(bare.encode("utf-8")).hexdigest()[:32]
-        self.store.set(f"{READ_MARKS}/{doc_id}", {"message_id": bare, "read_at": self._now()})
+        self.store.set(_read_mark_path(bare), {"message_id": bare, "read_at": self._now()})
         return {"id": bare, "found": True}
 
     def is_read(self, message_id: str) -> bool:
         """Whether ``mark_as_read`` was called for ``message_id`` (for the demo and tests)."""
-        bare = message_id.strip().strip("<>")
-        doc_id = hashlib.sha256(bare.encode("utf-8")).hexdigest()[:32]
-        return self.store.get(f"{READ_MARKS}/{doc_id}") is not None
+        return self.store.get(_read_mark_path(message_id.strip().strip("<>"))) is not None
 
     def insert_event(
         self,
@@ -477,3 +474,7 @@ __all__ = [
     "trace_message_id",
     "workspace_from_env",
 ]
+
+
+def _read_mark_path(bare_message_id: str) -> str:
+    return f"{READ_MARKS}/{hashlib.sha256(bare_message_id.encode('utf-8')).hexdigest()[:32]}"

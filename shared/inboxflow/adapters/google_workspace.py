@@ -320,16 +320,7 @@ class GoogleWorkspace(Workspace):
         message, gmail_thread = self._compose(
             to, subject, body, thread_id, trace_key, in_reply_to, references
         )
-        payload: dict[str, Any] = {"raw": _raw(message)}
-        if gmail_thread:
-            payload["threadId"] = gmail_thread
-        answer, found = self._write_once(
-            trace_key,
-            lambda: self._gmail.drafts().create(userId=self.mailbox, body={"message": payload}),
-        )
-        if found:
-            return dict(answer)
-        return self._described(message, "draft", answer["id"], answer["message"], trace_key)
+        return self._write_message(message, gmail_thread, trace_key, draft=True)
 
     def send_reply(
         self,
@@ -345,16 +336,7 @@ class GoogleWorkspace(Workspace):
         message, gmail_thread = self._compose(
             to, subject, body, thread_id, trace_key, in_reply_to, references
         )
-        payload: dict[str, Any] = {"raw": _raw(message)}
-        if gmail_thread:
-            payload["threadId"] = gmail_thread
-        answer, found = self._write_once(
-            trace_key,
-            lambda: self._gmail.messages().send(userId=self.mailbox, body=payload),
-        )
-        if found:
-            return dict(answer)
-        return self._described(message, "sent", answer["id"], answer, trace_key)
+        return self._write_message(message, gmail_thread, trace_key, draft=False)
 
     def send_message(
         self, to: str, subject: str, text: str, html: str, trace_key: str
@@ -363,6 +345,33 @@ class GoogleWorkspace(Workspace):
 
         Used for reviewer notifications; ``find_by_trace_key`` finds it again.
         """
+        message = self._stamped(to, subject, trace_key)
+        message.set_content(text)
+        message.add_alternative(html, subtype="html")
+        return self._write_message(message, None, trace_key, draft=False)
+
+    def _write_message(
+        self, message: EmailMessage, gmail_thread: str | None, trace_key: str, *, draft: bool
+    ) -> dict[str, Any]:
+        """Save ``message`` as a draft or send it, once per ``trace_key``."""
+        payload: dict[str, Any] = {"raw": _raw(message)}
+        if gmail_thread:
+            payload["threadId"] = gmail_thread
+
+        def request() -> Any:
+            if draft:
+                return self._gmail.drafts().create(userId=self.mailbox, body={"message": payload})
+            return self._gmail.messages().send(userId=self.mailbox, body=payload)
+
+        answer, found = self._write_once(trace_key, request)
+        if found:
+            return dict(answer)
+        gmail_message = answer["message"] if draft else answer
+        kind = "draft" if draft else "sent"
+        return self._described(message, kind, answer["id"], gmail_message, trace_key)
+
+    def _stamped(self, to: str, subject: str, trace_key: str) -> EmailMessage:
+        """A message from this mailbox carrying the trace header and the key's Message-ID."""
         message = EmailMessage()
         message["From"] = self.mailbox
         message["To"] = to
@@ -370,16 +379,7 @@ class GoogleWorkspace(Workspace):
         message["Date"] = formatdate(usegmt=True)
         message["Message-ID"] = trace_message_id(trace_key, _domain(self.mailbox))
         message[TRACE_HEADER] = trace_key
-        message.set_content(text)
-        message.add_alternative(html, subtype="html")
-        payload = {"raw": _raw(message)}
-        answer, found = self._write_once(
-            trace_key,
-            lambda: self._gmail.messages().send(userId=self.mailbox, body=payload),
-        )
-        if found:
-            return dict(answer)
-        return self._described(message, "sent", answer["id"], answer, trace_key)
+        return message
 
     def mark_as_read(self, message_id: str) -> dict[str, Any]:
         ids = self._gmail_ids(message_id)
@@ -450,17 +450,11 @@ class GoogleWorkspace(Workspace):
             gmail_thread = thread_id  # already a Gmail thread id
         if original is not None:
             references = original["references"]
-        message = EmailMessage()
-        message["From"] = self.mailbox
-        message["To"] = to
-        message["Subject"] = reply_subject(subject) if in_reply_to else subject
-        message["Date"] = formatdate(usegmt=True)
-        message["Message-ID"] = trace_message_id(trace_key, _domain(self.mailbox))
+        message = self._stamped(to, reply_subject(subject) if in_reply_to else subject, trace_key)
         if in_reply_to:
             refs = reply_references(in_reply_to, references)
             message["In-Reply-To"] = refs[-1]
             message["References"] = " ".join(refs)
-        message[TRACE_HEADER] = trace_key
         message.set_content(body)
         return message, gmail_thread
 

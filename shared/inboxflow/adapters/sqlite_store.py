@@ -46,7 +46,8 @@ def _encode(doc: dict[str, Any]) -> str:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
 
-def _matches(doc: dict[str, Any], where: Iterable[Filter]) -> bool:
+def matches(doc: dict[str, Any], where: Iterable[Filter]) -> bool:
+    """Whether ``doc`` passes every filter (a missing field or incomparable value fails)."""
     for field, op, expected in where:
         if field not in doc:
             return False
@@ -158,7 +159,7 @@ class SqliteCheckpointStore(CheckpointStore):
                 "SELECT id, body FROM docs WHERE parent=? ORDER BY id", (collection.strip("/"),)
             ).fetchall()
         docs = [(doc_id, json.loads(body)) for doc_id, body in rows]
-        docs = [(doc_id, doc) for doc_id, doc in docs if _matches(doc, where)]
+        docs = [(doc_id, doc) for doc_id, doc in docs if matches(doc, where)]
         if order_by is not None:
             docs = [(doc_id, doc) for doc_id, doc in docs if order_by in doc]
             docs.sort(key=lambda item: item[1][order_by], reverse=descending)

@@ -34,6 +34,7 @@ from ..ports.vectors import (
     check_document,
     check_limit,
 )
+from .sqlite_store import matches
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (
@@ -50,16 +51,6 @@ CREATE TABLE IF NOT EXISTS vector_collections (
 """
 # vectors.vector: float32 little-endian, L2-normalised; vectors.fields: JSON object.
 
-_OPS: dict[str, Callable[[Any, Any], bool]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "in": lambda value, options: value in options,
-    "array_contains": lambda value, item: isinstance(value, list) and item in value,
-}
 
 _sumprod: Callable[[Sequence[float], Sequence[float]], float] | None = getattr(
     math, "sumprod", None
@@ -93,19 +84,6 @@ def _from_blob(blob: bytes) -> array[float]:
     if sys.byteorder == "big":
         vector.byteswap()
     return vector
-
-
-def matches(fields: dict[str, Any], where: Iterable[Filter]) -> bool:
-    """Whether ``fields`` pass every filter (a missing field or incomparable value fails)."""
-    for name, op, expected in where:
-        if name not in fields:
-            return False
-        try:
-            if not _OPS[op](fields[name], expected):
-                return False
-        except TypeError:
-            return False
-    return True
 
 
 @dataclass
@@ -315,4 +293,4 @@ class SqliteVectorIndex(VectorIndex):
         return loaded
 
 
-__all__ = ["SqliteVectorIndex", "dot", "matches", "normalised"]
+__all__ = ["SqliteVectorIndex", "dot", "normalised"]
