@@ -12,6 +12,7 @@ import base64
 import binascii
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -93,6 +94,31 @@ def decode_body(body: bytes) -> Envelope:
         raise BadEnvelope(f"payload is not an envelope: {problems}") from None
 
 
+def pubsub_data(
+    message: Any, max_bytes: int, error: Callable[[str], Exception] = BadEnvelope
+) -> bytes:
+    """The decoded ``data`` of a Pub/Sub message object (push body or CloudEvent ``message``).
+
+    Raises:
+        ``error(reason)``: not an object, no data, data over ``max_bytes``, or not base64.
+    """
+    if not isinstance(message, dict):
+        raise error(f"Pub/Sub message is {type(message).__name__}, expected an object")
+    data = message.get("data")
+    if not data:
+        raise error("Pub/Sub message has no data")
+    if isinstance(data, bytes):
+        return data
+    if not isinstance(data, str):
+        raise error(f"Pub/Sub message data is {type(data).__name__}, expected base64 text")
+    if len(data) > max_bytes * 4 // 3 + 4:
+        raise error(f"data of {len(data)} base64 characters exceeds the {max_bytes}-byte limit")
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        raise error("Pub/Sub message data is not valid base64") from None
+
+
 def decode_pubsub_message(message: Any) -> Envelope:
     """Decode the ``message`` object of a Pub/Sub push / CloudEvent into an envelope.
 
@@ -100,25 +126,7 @@ def decode_pubsub_message(message: Any) -> Envelope:
         BadEnvelope: the message has no data, data that is not base64, or a body
             that is not an envelope.
     """
-    if not isinstance(message, dict):
-        raise BadEnvelope(f"Pub/Sub message is {type(message).__name__}, expected an object")
-    data = message.get("data")
-    if not data:
-        raise BadEnvelope("Pub/Sub message has no data")
-    if isinstance(data, bytes):
-        raw = data
-    elif isinstance(data, str):
-        if len(data) > MAX_ENVELOPE_BYTES * 4 // 3 + 4:
-            raise BadEnvelope(
-                f"payload of {len(data)} base64 characters exceeds the envelope limit"
-            )
-        try:
-            raw = base64.b64decode(data, validate=True)
-        except (binascii.Error, ValueError):
-            raise BadEnvelope("Pub/Sub message data is not valid base64") from None
-    else:
-        raise BadEnvelope(f"Pub/Sub message data is {type(data).__name__}, expected base64 text")
-    return decode_body(raw)
+    return decode_body(pubsub_data(message, MAX_ENVELOPE_BYTES))
 
 
 def decode_cloudevent_data(data: Any) -> Envelope:

@@ -46,6 +46,18 @@ def _encode(doc: dict[str, Any]) -> str:
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
 
+def connect(path: str | Path, schema: str) -> sqlite3.Connection:
+    """A connection shared by the threads of one process (callers hold a lock), in WAL mode,
+    with ``schema`` applied; creates the file's folder."""
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.executescript(schema)
+    return conn
+
+
 def matches(doc: dict[str, Any], where: Iterable[Filter]) -> bool:
     """Whether ``doc`` passes every filter (a missing field or incomparable value fails)."""
     for field, op, expected in where:
@@ -110,15 +122,8 @@ class SqliteCheckpointStore(CheckpointStore):
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(
-            str(path), isolation_level=None, check_same_thread=False, timeout=30
-        )
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.executescript(_SCHEMA)
+        self._conn = connect(path, _SCHEMA)
 
     def get(self, path: str) -> dict[str, Any] | None:
         parent, doc_id = _split(path)

@@ -17,7 +17,6 @@ import heapq
 import json
 import math
 import operator
-import sqlite3
 import sys
 import threading
 from array import array
@@ -34,7 +33,7 @@ from ..ports.vectors import (
     check_document,
     check_limit,
 )
-from .sqlite_store import matches
+from .sqlite_store import connect, matches
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (
@@ -132,15 +131,8 @@ class SqliteVectorIndex(VectorIndex):
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(
-            str(path), isolation_level=None, check_same_thread=False, timeout=30
-        )
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.executescript(_SCHEMA)
+        self._conn = connect(path, _SCHEMA)
         self._loaded: dict[str, _Loaded] = {}
 
     # --- writes ----------------------------------------------------------------------

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from dataclasses import dataclass
 from typing import Any
+
+from ..envelope import pubsub_data
 
 MAX_NOTIFICATION_BYTES = 4096
 
@@ -42,22 +43,7 @@ def decode_notification(message: Any) -> GmailNotification:
     Raises:
         BadNotification: no data, not base64, not JSON, or fields missing or wrong.
     """
-    if not isinstance(message, dict):
-        raise BadNotification(f"Pub/Sub message is {type(message).__name__}, expected an object")
-    data = message.get("data")
-    if not data:
-        raise BadNotification("Pub/Sub message has no data")
-    if isinstance(data, bytes):
-        body = data
-    elif isinstance(data, str):
-        if len(data) > MAX_NOTIFICATION_BYTES * 2:
-            raise BadNotification(f"data of {len(data)} characters is not a Gmail notification")
-        try:
-            body = base64.b64decode(data, validate=True)
-        except (binascii.Error, ValueError):
-            raise BadNotification("Pub/Sub message data is not valid base64") from None
-    else:
-        raise BadNotification(f"Pub/Sub message data is {type(data).__name__}, expected base64")
+    body = pubsub_data(message, MAX_NOTIFICATION_BYTES, BadNotification)
     try:
         parsed = json.loads(body)
     except (UnicodeDecodeError, ValueError) as exc:
