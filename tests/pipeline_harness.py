@@ -14,10 +14,8 @@ from inboxflow.clock import FakeClock
 from inboxflow.envelope import Envelope
 from inboxflow.graphs import graph_registry
 from inboxflow.mail import load_email_file
-from inboxflow.pipeline.tools import pipeline_tools
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.runtime import Runtime, RuntimeOptions
-from inboxflow.tools import ToolRegistry
 from inboxflow.workspace import StoreWorkspace, seed_workspace
 
 
@@ -59,7 +57,6 @@ def build(
         store=store,
         bus=bus,
         llm=OfflineModel(),
-        tools=ToolRegistry(pipeline_tools()),
         clock=clock,
         options=RuntimeOptions(retry_base_s=0.01),
         services={"workspace": StoreWorkspace(store)},

@@ -13,6 +13,7 @@ from inboxflow.clock import FakeClock
 from inboxflow.context import NodeContext
 from inboxflow.errors import RetryableError
 from inboxflow.graph import END, Graph, Node, Pause, Step
+from inboxflow.pauses import APPROVE_REJECT
 from inboxflow.runtime import Runtime, RuntimeOptions
 
 
@@ -94,6 +95,7 @@ TOY = Graph.build(
         Node("act", act, routes=("finish",), timeout_s=10, pauses=True),
         Node("finish", finish, routes=(END,)),
     ],
+    pause_kinds=[APPROVE_REJECT],
 )
 
 

@@ -105,6 +105,8 @@ class NodeContext:
     resume: Mapping[str, Any] | None = None
     services: Mapping[str, Any] = field(default_factory=dict)
     expire_at: float | None = None
+    uses_llm: bool = True
+    """Whether the node declares ``uses_llm``: deployment grants the model's key only then."""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
 
@@ -129,6 +131,11 @@ class NodeContext:
                 with the task name).
             RetryableError: a transient failure left to the runtime's retries.
         """
+        if not self.uses_llm:
+            raise NodeFailed(
+                f"node {self.node} asks the model ({task.name}) but does not declare uses_llm=True: "
+                "deployed, it would have no model credentials"
+            )
         started = time.perf_counter()
         try:
             output, usage = self.llm.generate(task, inputs)

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from .pauses import PauseKind
+from .tools import ToolRegistry
+
 if TYPE_CHECKING:
     from .context import NodeContext
+    from .ports.checkpoint import Checkpoint
 
 END = "__end__"
 """Routing target that finishes the trace."""
@@ -78,6 +83,12 @@ class Node:
         memory_mb, timeout_s, max_instances, min_instances: deployment sizing.
         pauses: True if ``run`` may return a ``Pause``: only such nodes get the
             permissions to notify reviewers and schedule deadline tasks.
+        uses_llm: the node calls the language model or the embedder: only such
+            nodes get the Gemini secret and ``INBOXFLOW_LLM``.
+        uses_gmail: the node reads or writes the mailbox (Gmail / Calendar): only
+            such nodes get the Gmail credentials.
+        tools: the tools (of its graph's registry) this node may call; a call to
+            any other tool is refused.
     """
 
     name: str
@@ -89,17 +100,86 @@ class Node:
     min_instances: int = 0
     description: str = ""
     pauses: bool = False
+    uses_llm: bool = False
+    uses_gmail: bool = False
+    tools: tuple[str, ...] = ()
+
+
+InitialState = Callable[[Mapping[str, Any], "StartContext"], BaseModel | Mapping[str, Any]]
+Summary = Callable[["Checkpoint"], "TraceSummary"]
+
+
+@dataclass(frozen=True)
+class StartContext:
+    """How a trace is being started: what routing decided, for ``Graph.initial_state``.
+
+    Attributes:
+        rule: the routing rule that matched (``None``: the graph was named explicitly).
+        profile: the agent profile the rule names, if any.
+        mailbox: the mailbox the email arrived in, if known.
+    """
+
+    rule: str | None = None
+    profile: str | None = None
+    mailbox: str | None = None
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """One row of a trace in the CLI's table, as the graph sees it.
+
+    Attributes:
+        label: what the graph made of the email (a category, a classification, a ticket).
+        confidence: how sure it was, if it says.
+        preview: the answer, the draft or the plan, shortened by the table.
+    """
+
+    label: str = "-"
+    confidence: float | None = None
+    preview: str = ""
+
+
+def email_state(email: Mapping[str, Any], start: StartContext) -> Mapping[str, Any]:
+    """The default ``initial_state``: the graph's state takes the email as ``email``."""
+    return {"email": dict(email)}
+
+
+def no_summary(checkpoint: Checkpoint) -> TraceSummary:
+    """The default ``summary``: nothing beyond status and route."""
+    return TraceSummary()
 
 
 @dataclass(frozen=True)
 class Graph:
-    """A plain declaration of an agent graph."""
+    """A plain declaration of an agent graph: everything the rest of the system reads.
+
+    Attributes:
+        name: the graph's name (routing rules, envelopes, topics use it).
+        entry: the first node.
+        state_model: the pydantic model of the trace's state.
+        nodes: the nodes by name.
+        description: one line for ``inboxflow graphs``.
+        tools: the graph's own tool registry; each node may call the tools it declares.
+        pause_kinds: the kinds of pause its nodes may return, by name.
+        initial_state: how an email (JSON form of ``mail.Email``) becomes the first state.
+        summary: the graph's view of a trace for the CLI table.
+        settings_model: the graph's settings (read from ``inboxflow.yaml``), if any.
+        samples: folder of sample emails the demo runs through this graph, if any.
+        takes_profile: routing rules to this graph must name an agent profile.
+    """
 
     name: str
     entry: str
     state_model: type[BaseModel]
     nodes: Mapping[str, Node]
     description: str = ""
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
+    pause_kinds: Mapping[str, PauseKind] = field(default_factory=dict)
+    initial_state: InitialState = email_state
+    summary: Summary = no_summary
+    settings_model: type[BaseModel] | None = None
+    samples: Path | None = None
+    takes_profile: bool = False
 
     def __post_init__(self) -> None:
         if self.entry not in self.nodes:
@@ -110,15 +190,37 @@ class Graph:
                     raise ValueError(
                         f"graph {self.name}: {node.name} routes to undeclared node {target!r}"
                     )
+            unknown = [tool for tool in node.tools if tool not in self.tools]
+            if unknown:
+                raise ValueError(
+                    f"graph {self.name}: {node.name} declares tools {unknown} "
+                    f"that the graph's registry does not have"
+                )
+            if node.pauses and not self.pause_kinds:
+                raise ValueError(
+                    f"graph {self.name}: {node.name} pauses but no pause kind is declared"
+                )
+        for key, kind in self.pause_kinds.items():
+            if key != kind.name:
+                raise ValueError(f"graph {self.name}: pause kind {kind.name!r} filed as {key!r}")
 
     @classmethod
     def build(
-        cls,
-        name: str,
-        entry: str,
-        state_model: type[BaseModel],
-        nodes: list[Node],
-        description: str = "",
+        cls, name: str, entry: str, state_model: type[BaseModel], nodes: list[Node], **declared: Any
     ) -> Graph:
-        """Declare a graph from a list of nodes."""
-        return cls(name, entry, state_model, {node.name: node for node in nodes}, description)
+        """Declare a graph from a list of nodes (and pause kinds as a list, if given)."""
+        kinds = declared.pop("pause_kinds", ())
+        if not isinstance(kinds, Mapping):
+            kinds = {kind.name: kind for kind in kinds}
+        return cls(
+            name,
+            entry,
+            state_model,
+            {node.name: node for node in nodes},
+            pause_kinds=kinds,
+            **declared,
+        )
+
+    def node_tools(self, node: str) -> ToolRegistry:
+        """The registry ``node`` sees: only the tools it declares."""
+        return self.tools.only(self.nodes[node].tools)

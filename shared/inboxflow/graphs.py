@@ -1,19 +1,74 @@
 """Every graph the deployment serves, by name: the one list the runtime, the
-CLI and the Terraform export read."""
+CLI, ingest, the approval function and the Terraform export read.
+
+Adding a graph is its package plus one line in ``BUILT_IN``. A graph that lives
+outside the package (a team's own, or a test's) is added by naming it in
+``INBOXFLOW_GRAPHS`` (comma-separated ``module:attribute``), which every
+function of a deployment reads the same way.
+"""
 
 from __future__ import annotations
 
-from functools import cache
+import importlib
+import os
+from collections.abc import Mapping
 
 from .graph import Graph
 
+BUILT_IN: tuple[str, ...] = ("inboxflow.pipeline.graph:PIPELINE",)
+"""The graphs shipped with inboxflow, as ``module:attribute``."""
 
-@cache
-def graph_registry() -> dict[str, Graph]:
-    """Graphs by name (imported on first use: node modules stay out of cold start until needed)."""
-    from .pipeline.graph import PIPELINE
+PLUGINS_VARIABLE = "INBOXFLOW_GRAPHS"
 
-    return {graph.name: graph for graph in (PIPELINE,)}
+_loaded: dict[tuple[str, ...], dict[str, Graph]] = {}
+
+
+def load_graph(reference: str) -> Graph:
+    """Import the graph declared at ``module:attribute``.
+
+    Raises:
+        ValueError: the reference is malformed, does not import, or is not a ``Graph``.
+    """
+    module_name, _, attribute = reference.strip().partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"graph reference {reference!r}: expected module:attribute")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(
+            f"graph reference {reference!r}: cannot import {module_name}: {exc}"
+        ) from exc
+    graph = getattr(module, attribute, None)
+    if not isinstance(graph, Graph):
+        raise ValueError(f"graph reference {reference!r}: {attribute} is not a Graph declaration")
+    return graph
+
+
+def graph_references(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The built-in graphs and those ``INBOXFLOW_GRAPHS`` adds."""
+    env = os.environ if environ is None else environ
+    extra = tuple(ref.strip() for ref in env.get(PLUGINS_VARIABLE, "").split(",") if ref.strip())
+    return BUILT_IN + extra
+
+
+def graph_registry(environ: Mapping[str, str] | None = None) -> dict[str, Graph]:
+    """Graphs by name (imported on first use: node modules stay out of cold start until needed).
+
+    Raises:
+        ValueError: a reference does not load, or two graphs share a name.
+    """
+    references = graph_references(environ)
+    cached = _loaded.get(references)
+    if cached is not None:
+        return cached
+    registry: dict[str, Graph] = {}
+    for reference in references:
+        graph = load_graph(reference)
+        if graph.name in registry and registry[graph.name] is not graph:
+            raise ValueError(f"two graphs are called {graph.name!r} ({reference})")
+        registry[graph.name] = graph
+    _loaded[references] = registry
+    return registry
 
 
 def all_graphs() -> list[Graph]:

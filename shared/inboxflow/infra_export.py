@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import inspect
 import json
 import re
 import zipfile
@@ -128,14 +127,6 @@ INDEX_EXEMPTIONS: tuple[dict[str, str], ...] = (
     {"collection": "email_vectors", "field": "embedding"},
 )
 
-# What a node's own module says about its needs, when the Node declares
-# nothing (``Node.uses_llm`` / ``Node.uses_gmail`` win when present).
-# Matching too much grants a secret a node does not need; matching too
-# little would leave a production node on the offline model or the local
-# workspace, so the markers are broad and an unreadable module gets both.
-_LLM_MARKERS = re.compile(r"\.generate\(|\bembedder\b|\.embed\(|\bembed_\w+\(|\bknowledge\b")
-_GMAIL_MARKERS = re.compile(r"\bworkspace_of\(|\bcall_tool\(|\bctx\.tools\b")
-
 _FUNCTION_ID = re.compile(r"^[a-z](?:[-a-z0-9]{2,61}[a-z0-9])$")
 _SERVICE_ACCOUNT_ID = re.compile(r"^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$")
 
@@ -208,46 +199,15 @@ def _sizing(
     }
 
 
-def _node_source(node: NodeLike) -> str | None:
-    """Source of the module that defines the node's function, if it can be read."""
-    run = getattr(node, "run", None)
-    module = inspect.getmodule(run) if run is not None else None
-    if module is None:
-        return None
-    try:
-        return inspect.getsource(module)
-    except (OSError, TypeError):
-        return None
-
-
-def _declared_or_found(node: NodeLike, attribute: str, markers: re.Pattern[str]) -> bool:
-    declared = getattr(node, attribute, None)
-    if declared is not None:
-        return bool(declared)
-    source = _node_source(node)
-    return True if source is None else bool(markers.search(source))
-
-
 def uses_llm(node: NodeLike) -> bool:
-    """Whether the node calls the LLM or the embedder (and so needs the Gemini key).
-
-    ``node.uses_llm`` when the node declares it; otherwise True when the
-    node's module calls ``ctx.generate``, an embedder or the knowledge base,
-    or cannot be read.
-    """
-    return _declared_or_found(node, "uses_llm", _LLM_MARKERS)
+    """Whether the node gets the Gemini key and ``INBOXFLOW_LLM``: what it declares (``Node.uses_llm``)."""
+    return bool(getattr(node, "uses_llm", False))
 
 
 def uses_gmail(node: NodeLike) -> bool:
-    """Whether the node talks to Gmail or Calendar (and so needs the Gmail credentials).
-
-    Pausing nodes mail their reviewers. Otherwise ``node.uses_gmail`` when
-    declared, else True when the node's module reaches the workspace or runs
-    tools, or cannot be read.
-    """
-    if getattr(node, "pauses", False):
-        return True
-    return _declared_or_found(node, "uses_gmail", _GMAIL_MARKERS)
+    """Whether the node gets the Gmail credentials: declared ``Node.uses_gmail``, or it pauses
+    (a pausing node emails its reviewers)."""
+    return bool(getattr(node, "uses_gmail", False) or getattr(node, "pauses", False))
 
 
 def _routes(graph: GraphLike, node: NodeLike) -> list[str]:

@@ -41,7 +41,6 @@ from .naming import node_id, step_path
 from .ports.bus import MessageBus
 from .ports.checkpoint import Checkpoint, CheckpointStore, StepLog
 from .ports.llm import LanguageModel
-from .tools import ToolRegistry
 
 log = logging.getLogger("inboxflow.runtime")
 
@@ -90,7 +89,6 @@ class Runtime:
     store: CheckpointStore
     bus: MessageBus
     llm: LanguageModel
-    tools: ToolRegistry = field(default_factory=ToolRegistry)
     clock: Clock = field(default_factory=SystemClock)
     options: RuntimeOptions = field(default_factory=RuntimeOptions)
     services: dict[str, Any] = field(default_factory=dict)
@@ -265,11 +263,12 @@ class Runtime:
             clock=self.clock,
             store=self.store,
             llm=self.llm,
-            tools=self.tools,
+            tools=graph.node_tools(node.name),
             journal=EffectJournal(self.store, self.clock, self.fault),
             resume=envelope.resume,
             services=self.services,
             expire_at=expire_at,
+            uses_llm=node.uses_llm,
         )
         started_at, started = now, time.perf_counter()
         before = checkpoint.state

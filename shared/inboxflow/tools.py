@@ -43,7 +43,7 @@ class Tool:
 
 
 class ToolRegistry:
-    """Tools by name."""
+    """Tools by name: one registry per graph (or agent profile); names are unique within it."""
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
@@ -55,6 +55,14 @@ class ToolRegistry:
         if tool.name in self._tools:
             raise ValueError(f"tool {tool.name!r} is already registered")
         self._tools[tool.name] = tool
+
+    def only(self, names: Iterable[str]) -> ToolRegistry:
+        """A registry with just ``names`` (a node's declared tools); unknown names are an error."""
+        wanted = list(names)
+        missing = [name for name in wanted if name not in self._tools]
+        if missing:
+            raise KeyError(f"no tools {missing} in this registry")
+        return ToolRegistry(self._tools[name] for name in wanted)
 
     def get(self, name: str) -> Tool:
         """The tool called ``name``; KeyError if there is none."""

@@ -69,8 +69,6 @@ def build_runtime(settings: Settings | None = None, clock: Clock | None = None) 
     """Wire a Runtime for ``settings`` (default: from the environment)."""
     from .graphs import graph_registry
     from .knowledge import default_embedder, make_vector_index
-    from .pipeline.tools import pipeline_tools
-    from .tools import ToolRegistry
     from .workspace import workspace_from_env
 
     settings = settings or Settings.from_env()
@@ -82,7 +80,6 @@ def build_runtime(settings: Settings | None = None, clock: Clock | None = None) 
         store=store,
         bus=bus,
         llm=make_llm(settings),
-        tools=ToolRegistry(pipeline_tools()),
         clock=clock,
         options=RuntimeOptions(only_node=settings.node),
         services={

@@ -6,7 +6,6 @@ import hashlib
 import importlib
 import importlib.util
 import json
-import sys
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,51 +160,30 @@ def test_pausing_nodes_resume_targets_and_entry_topics() -> None:
     assert exported["shared_dead_letter_topic"] == "inboxflow-dead-letter"
 
 
-def _node_function(tmp_path: Path, name: str, body: str):
-    """A node function defined in its own module file, as graph nodes are."""
-    path = tmp_path / f"{name}.py"
-    path.write_text(f"def run(state, ctx):\n    {body}\n", encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(f"infra_test_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # inspect.getmodule finds modules through sys.modules
-    spec.loader.exec_module(module)
-    return module.run
-
-
 @dataclass
 class DeclaringNode(FakeNode):
-    run: object = None
-    uses_llm: bool | None = None
-    uses_gmail: bool | None = None
+    uses_llm: bool = False
+    uses_gmail: bool = False
 
 
-def test_llm_and_gmail_needs_are_declared_or_read_from_the_node_module(tmp_path: Path) -> None:
-    from inboxflow.pipeline.nodes import classify, dispatch
+def test_llm_and_gmail_grants_follow_the_declarations_only() -> None:
+    assert infra_export.uses_llm(DeclaringNode("a", uses_llm=True))
+    assert not infra_export.uses_gmail(DeclaringNode("a", uses_llm=True))
+    assert infra_export.uses_gmail(DeclaringNode("m", uses_gmail=True))
+    assert not infra_export.uses_llm(DeclaringNode("m", uses_gmail=True))
+    # Nothing declared: nothing granted (no guessing from the node's source).
+    assert not infra_export.uses_llm(FakeNode("x")) and not infra_export.uses_gmail(FakeNode("x"))
+    # A pausing node mails its reviewers.
+    assert infra_export.uses_gmail(DeclaringNode("r", pauses=True))
 
-    asks = _node_function(tmp_path, "asks", "return ctx.generate(TASK, {})")
-    embeds = _node_function(tmp_path, "embeds", "return ctx.services['embedder'].embed([])")
-    mails = _node_function(tmp_path, "mails", "return workspace_of(ctx).create_draft()")
-    quiet = _node_function(tmp_path, "quiet", "return ctx.clock.now()")
-    assert infra_export.uses_llm(DeclaringNode("a", run=asks))
-    assert infra_export.uses_llm(DeclaringNode("e", run=embeds))
-    assert not infra_export.uses_gmail(DeclaringNode("a", run=asks))
-    assert infra_export.uses_gmail(DeclaringNode("m", run=mails))
-    assert not infra_export.uses_llm(DeclaringNode("m", run=mails))
-    assert not infra_export.uses_llm(DeclaringNode("q", run=quiet))
-    assert not infra_export.uses_gmail(DeclaringNode("q", run=quiet))
-    # Declared flags win over the module's text.
-    assert not infra_export.uses_llm(DeclaringNode("a", run=asks, uses_llm=False))
-    assert infra_export.uses_gmail(DeclaringNode("q", run=quiet, uses_gmail=True))
-    # Real nodes: classify asks the LLM and never touches Gmail; dispatch is the reverse.
-    assert infra_export.uses_llm(DeclaringNode("c", run=classify.classify))
-    assert not infra_export.uses_gmail(DeclaringNode("c", run=classify.classify))
-    assert infra_export.uses_gmail(DeclaringNode("d", run=dispatch.dispatch))
-    assert not infra_export.uses_llm(DeclaringNode("d", run=dispatch.dispatch))
-    # A pausing node mails its reviewers, whatever its module says.
-    assert infra_export.uses_gmail(DeclaringNode("r", run=classify.classify, pauses=True))
-    # Nothing readable: both granted (a missing key would silently mean the offline model).
-    assert infra_export.uses_llm(FakeNode("x")) and infra_export.uses_gmail(FakeNode("x"))
+
+def test_the_pipeline_declares_what_each_node_reaches() -> None:
+    from inboxflow.pipeline.graph import PIPELINE
+
+    llm = {name for name, node in PIPELINE.nodes.items() if infra_export.uses_llm(node)}
+    gmail = {name for name, node in PIPELINE.nodes.items() if infra_export.uses_gmail(node)}
+    assert llm == {"classify", "retrieve", "decide", "generate"}
+    assert gmail == {"retrieve", "execute_tools", "review", "dispatch"}
 
 
 def test_composite_index_for_the_queries_the_code_runs() -> None:

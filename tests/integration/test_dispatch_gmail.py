@@ -21,9 +21,7 @@ from inboxflow.doubles.google_api import GoogleApiDouble
 from inboxflow.graphs import graph_registry
 from inboxflow.mail import Email, bare_subject, load_email_file
 from inboxflow.pipeline.settings import PipelineSettings
-from inboxflow.pipeline.tools import pipeline_tools
 from inboxflow.runtime import Runtime, RuntimeOptions
-from inboxflow.tools import ToolRegistry
 from inboxflow.workspace import TRACE_HEADER, seed_workspace
 from tests.pipeline_harness import dispatch_effects
 
@@ -73,7 +71,6 @@ def mailroom(tmp_path: Path) -> Iterator[Mailroom]:
             store=store,
             bus=bus,
             llm=OfflineModel(),
-            tools=ToolRegistry(pipeline_tools()),
             clock=clock,
             options=RuntimeOptions(retry_base_s=0.01),
             services={

@@ -56,8 +56,7 @@ def use_tools(state: AskState, ctx: NodeContext) -> Step:
     return Step(update={"results": results}, goto=END)
 
 
-GRAPH = Graph.build("ask", "ask", AskState, [Node("ask", ask, routes=(END,))])
-TOOLS_GRAPH = Graph.build("tools", "tools", AskState, [Node("tools", use_tools, routes=(END,))])
+GRAPH = Graph.build("ask", "ask", AskState, [Node("ask", ask, routes=(END,), uses_llm=True)])
 
 
 class Text(BaseModel):
@@ -79,6 +78,13 @@ TOOLS = ToolRegistry(
         Tool("flaky", "Transiently down.", Text, _flaky),
     ]
 )
+TOOLS_GRAPH = Graph.build(
+    "tools",
+    "tools",
+    AskState,
+    [Node("tools", use_tools, routes=(END,), tools=("echo", "broken", "flaky"))],
+    tools=TOOLS,
+)
 
 
 @pytest.fixture
@@ -95,7 +101,6 @@ def runtime_with(tmp_path: Path, llm: LanguageModel) -> tuple[Runtime, InProcess
         store=SqliteCheckpointStore(tmp_path / "ask.db"),
         bus=bus,
         llm=llm,
-        tools=TOOLS,
         clock=clock,
         options=RuntimeOptions(retry_base_s=0.01),
     )

@@ -28,9 +28,8 @@ from inboxflow.ingest.notification import GmailNotification
 from inboxflow.ingest.threads import ThreadResolver
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.mail import Email
-from inboxflow.pipeline.tools import pipeline_tools
+from inboxflow.pauses import Choice, PauseKind
 from inboxflow.runtime import Runtime, RuntimeOptions
-from inboxflow.tools import ToolRegistry
 from inboxflow.workspace import StoreWorkspace, seed_workspace
 
 MAILBOX = "maya.chen@brightlane.io"
@@ -76,6 +75,14 @@ FOLLOW_UP = Graph.build(
     "ask",
     FollowUpState,
     [Node("ask", ask, routes=("got",), pauses=True), Node("got", got, routes=(END,))],
+    pause_kinds=[
+        PauseKind(
+            "customer_reply",
+            "Waiting for the customer",
+            (Choice("reply", "Reply"),),
+            waits_for="customer",
+        )
+    ],
 )
 
 
@@ -90,7 +97,6 @@ class World:
             store=self.store,
             bus=self.bus,
             llm=OfflineModel(),
-            tools=ToolRegistry(pipeline_tools()),
             clock=self.clock,
             options=RuntimeOptions(retry_base_s=0.01),
             services={"workspace": StoreWorkspace(self.store)},

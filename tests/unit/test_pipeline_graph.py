@@ -18,9 +18,7 @@ from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.pipeline import initial_state
 from inboxflow.pipeline.graph import PIPELINE
 from inboxflow.pipeline.settings import PipelineSettings
-from inboxflow.pipeline.tools import pipeline_tools
 from inboxflow.runtime import Runtime, RuntimeOptions
-from inboxflow.tools import ToolRegistry
 from inboxflow.workspace import TRACE_HEADER, StoreWorkspace, seed_workspace
 
 FULL = ["classify", "retrieve", "decide", "execute_tools", "generate", "review"]
@@ -91,7 +89,6 @@ def build(tmp_path: Path, bus: InProcessBus | None = None, **services: Any) -> H
         store=store,
         bus=bus,
         llm=OfflineModel(),
-        tools=ToolRegistry(pipeline_tools()),
         clock=clock,
         options=RuntimeOptions(retry_base_s=0.01),
         services={"workspace": workspace, **services},

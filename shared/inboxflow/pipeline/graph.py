@@ -15,6 +15,8 @@ Each node is one Cloud Function; sizing below is per function.
 from __future__ import annotations
 
 from ..graph import END, Graph, Node
+from ..tools import ToolRegistry
+from .kinds import APPROVE_DRAFT_KIND
 from .nodes.classify import classify
 from .nodes.decide import decide
 from .nodes.dispatch import dispatch
@@ -23,6 +25,11 @@ from .nodes.generate import generate
 from .nodes.retrieve import retrieve
 from .nodes.review import review
 from .state import PipelineState
+from .summary import initial_state, summary
+from .tools import pipeline_tools
+
+ACTION_TOOLS = ("create_draft", "send_email", "mark_as_read", "schedule_meeting")
+READ_TOOLS = ("get_contact", "check_calendar")
 
 PIPELINE = Graph.build(
     "pipeline",
@@ -33,6 +40,7 @@ PIPELINE = Graph.build(
             "classify",
             classify,
             routes=("retrieve", END),
+            uses_llm=True,
             memory_mb=512,
             timeout_s=60,
             description="Classify with a calibrated confidence; confident spam ends here.",
@@ -41,6 +49,8 @@ PIPELINE = Graph.build(
             "retrieve",
             retrieve,
             routes=("decide",),
+            uses_llm=True,
+            uses_gmail=True,
             memory_mb=256,
             timeout_s=30,
             description="Known sender?, the signer, saved replies that match.",
@@ -49,6 +59,7 @@ PIPELINE = Graph.build(
             "decide",
             decide,
             routes=("execute_tools", "generate"),
+            uses_llm=True,
             memory_mb=512,
             timeout_s=60,
             description="Choose the tools by the tool rules.",
@@ -57,6 +68,8 @@ PIPELINE = Graph.build(
             "execute_tools",
             execute_tools,
             routes=("generate",),
+            uses_gmail=True,
+            tools=READ_TOOLS + ACTION_TOOLS,
             memory_mb=256,
             timeout_s=60,
             description="Run the read tools; plan the action tools.",
@@ -65,6 +78,7 @@ PIPELINE = Graph.build(
             "generate",
             generate,
             routes=("review",),
+            uses_llm=True,
             memory_mb=512,
             timeout_s=120,
             description="Write the reply in the category's tone.",
@@ -76,12 +90,15 @@ PIPELINE = Graph.build(
             memory_mb=256,
             timeout_s=30,
             pauses=True,
+            uses_gmail=True,
             description="Auto-dispatch a confident draft; pause the rest for approval.",
         ),
         Node(
             "dispatch",
             dispatch,
             routes=(END,),
+            uses_gmail=True,
+            tools=ACTION_TOOLS,
             memory_mb=256,
             timeout_s=60,
             max_instances=10,
@@ -89,4 +106,8 @@ PIPELINE = Graph.build(
         ),
     ],
     description="Seed 000: classify, retrieve, decide, execute tools, generate, review, dispatch.",
+    tools=ToolRegistry(pipeline_tools()),
+    pause_kinds=[APPROVE_DRAFT_KIND],
+    initial_state=initial_state,
+    summary=summary,
 )

@@ -20,10 +20,11 @@ from __future__ import annotations
 from ...context import NodeContext
 from ...errors import NodeFailed
 from ...graph import Pause, Step
+from ..kinds import APPROVE_DRAFT_KIND
 from ..settings import AUTO_DISPATCH_CONFIDENCE, pipeline_settings
 from ..state import PipelineState, Review
 
-APPROVE_DRAFT = "approve_draft"
+APPROVE_DRAFT = APPROVE_DRAFT_KIND.name
 REVIEW_BODY_CHARS = 20_000
 """The email as shown to the reviewer (longer mail is cut with a visible marker)."""
 
