@@ -24,8 +24,8 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.cli.local import sample_inbox
 from inboxflow.mail import load_email_file
+from inboxflow.services import build_runtime
 from inboxflow.settings import Settings
-from inboxflow.wiring import build_runtime
 from inboxflow.workspace import seed_workspace
 
 ANCHOR_MS_PER_STEP = 3.0

@@ -7,16 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
-from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.cli.local import sample_inbox
 from inboxflow.clock import FakeClock
 from inboxflow.envelope import Envelope
-from inboxflow.graphs import graph_registry
 from inboxflow.mail import load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore
-from inboxflow.runtime import Runtime, RuntimeOptions
+from inboxflow.runtime import Runtime
 from inboxflow.workspace import StoreWorkspace, seed_workspace
+from tests.runtimes import runtime_for
 
 
 class StormBus(InProcessBus):
@@ -52,17 +51,9 @@ def build(
     if store is None:
         store = SqliteCheckpointStore(tmp_path / "pipeline.db")
     seed_workspace(store, clock.now())
-    runtime = Runtime(
-        graphs=graph_registry(),
-        store=store,
-        bus=bus,
-        llm=OfflineModel(),
-        clock=clock,
-        options=RuntimeOptions(retry_base_s=0.01),
-        services={"workspace": StoreWorkspace(store)},
+    return runtime_for(
+        tmp_path, clock=clock, store=store, bus=bus, workspace=StoreWorkspace(store, clock)
     )
-    bus.handler = runtime.handle_message
-    return runtime
 
 
 def dispatch_effects(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]]:

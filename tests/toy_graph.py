@@ -7,14 +7,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
-from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.context import NodeContext
 from inboxflow.errors import RetryableError
 from inboxflow.graph import END, Graph, Node, Pause, Step
 from inboxflow.pauses import APPROVE_REJECT
-from inboxflow.runtime import Runtime, RuntimeOptions
+from inboxflow.runtime import Runtime
+from tests.runtimes import runtime_for
 
 
 class ToyState(BaseModel):
@@ -106,14 +106,13 @@ def make_runtime(
     store = SqliteCheckpointStore(tmp_path / "toy.db")
     bus = InProcessBus(clock=clock, **bus_options)
     outbox = Outbox()
-    runtime = Runtime(
+    runtime = runtime_for(
+        tmp_path,
+        clock=clock,
         graphs={"toy": TOY},
         store=store,
         bus=bus,
-        llm=OfflineModel(),
-        clock=clock,
-        options=RuntimeOptions(retry_base_s=0.01),
-        services={"outbox": outbox, "attempts": {}},
+        outbox=outbox,
+        attempts={},
     )
-    bus.handler = runtime.handle_message
     return runtime, bus, outbox

@@ -293,8 +293,8 @@ class DevCloud:
         from .ingest.gmail_api import GoogleApiGmailReader
         from .ingest.mailboxes import MailboxRegistry
         from .ingest.watch import renew_watches
+        from .services import make_store
         from .settings import Settings
-        from .wiring import make_store
 
         assert self.gmail_double is not None
         address = dev_mailbox()

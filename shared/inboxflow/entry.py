@@ -20,7 +20,7 @@ log = logging.getLogger("inboxflow.entry")
 @cache
 def runtime() -> Runtime:
     """The instance's runtime, wired from the environment on first use."""
-    from .wiring import build_runtime
+    from .services import build_runtime
 
     return build_runtime()
 

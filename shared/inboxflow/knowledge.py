@@ -36,7 +36,7 @@ from .ports.embeddings import Embedder
 from .ports.vectors import Neighbor, VectorDocument, VectorIndex
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -421,48 +421,14 @@ def default_embedder(environ: Mapping[str, str] | None = None) -> Embedder:
     return chosen if chosen is not None else OfflineEmbedder()
 
 
-def make_vector_index(settings: Settings, store: CheckpointStore) -> VectorIndex:
-    """The vector index beside ``store``, as the settings select it.
-
-    Firestore: the same client as the checkpoint store. SQLite: the same file
-    (its own connection and tables).
-    """
-    if settings.store == "firestore":
-        from .adapters.firestore_vectors import FirestoreVectorIndex
-
-        client = getattr(store, "client", None)
-        return FirestoreVectorIndex(project=settings.project, client=client)
-    from .adapters.sqlite_vectors import SqliteVectorIndex
-
-    return SqliteVectorIndex(getattr(store, "path", None) or settings.sqlite_path)
-
-
-def vector_index_for(store: CheckpointStore) -> VectorIndex:
-    """A vector index matching a checkpoint store (for runtimes wired without one).
-
-    A store that is neither the SQLite nor the Firestore adapter (a test
-    double) gets an in-memory SQLite index.
-    """
-    from .adapters.sqlite_store import SqliteCheckpointStore
-    from .adapters.sqlite_vectors import SqliteVectorIndex
-
-    if isinstance(store, SqliteCheckpointStore):
-        return SqliteVectorIndex(store.path)
-    if type(store).__module__ == f"{__package__}.adapters.firestore_store":
-        from .adapters.firestore_vectors import FirestoreVectorIndex
-
-        return FirestoreVectorIndex(client=getattr(store, "client", None))
-    return SqliteVectorIndex(":memory:")
-
-
 _fallbacks: weakref.WeakKeyDictionary[CheckpointStore, KnowledgeBase] = weakref.WeakKeyDictionary()
 
 
 def knowledge_base_for(services: Mapping[str, Any], store: CheckpointStore) -> KnowledgeBase:
     """The knowledge base a node uses: ``services["embedder"]`` and ``services["vectors"]``.
 
-    Either missing, the node still works: the default embedder and an index
-    matching ``store`` (built once per store and reused).
+    Either missing (a context built by hand), the node still works: the default
+    embedder and the index beside ``store`` (built once per store and reused).
     """
     embedder = services.get("embedder")
     vectors = services.get("vectors")
@@ -471,7 +437,7 @@ def knowledge_base_for(services: Mapping[str, Any], store: CheckpointStore) -> K
     fallback = _fallbacks.get(store)
     if fallback is None:
         log.info("no embedder/vectors services configured: using defaults beside the store")
-        fallback = KnowledgeBase(default_embedder(), vector_index_for(store))
+        fallback = KnowledgeBase(default_embedder(), store.vector_index())
         _fallbacks[store] = fallback
     return KnowledgeBase(
         embedder if isinstance(embedder, Embedder) else fallback.embedder,
@@ -490,8 +456,6 @@ __all__ = [
     "default_embedder",
     "excerpt",
     "knowledge_base_for",
-    "make_vector_index",
     "sample_kb_paths",
     "seed_knowledge",
-    "vector_index_for",
 ]

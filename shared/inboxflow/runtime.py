@@ -91,7 +91,9 @@ class Runtime:
     llm: LanguageModel
     clock: Clock = field(default_factory=SystemClock)
     options: RuntimeOptions = field(default_factory=RuntimeOptions)
-    services: dict[str, Any] = field(default_factory=dict)
+    services: Any = field(default_factory=dict)
+    """What nodes see as ``ctx.services``: ``inboxflow.services.Services`` when built by
+    ``build_runtime``, or a plain mapping of the parts a test wires in."""
     fault: FaultHook = _no_fault
     on_pause: Callable[[Approval], None] | None = None
     """Called after a pause commits (and again on a redelivery of that step, until it

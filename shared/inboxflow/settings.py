@@ -8,19 +8,34 @@ Rules (first match wins):
   ``PUBSUB_EMULATOR_HOST`` or ``K_SERVICE`` is set; else in-process.
 - tasks: ``INBOXFLOW_TASKS`` (sqlite|cloudtasks); else cloudtasks when
   ``CLOUD_TASKS_EMULATOR_HOST`` or ``K_SERVICE`` is set; else SQLite-scheduled.
+- workspace: ``google`` (Gmail and Calendar through the Google API) when
+  ``INBOXFLOW_GOOGLE_API_URL`` (the local double) or Gmail credentials
+  (``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]``) are set; else ``store`` (embedded).
+
+``inboxflow.services.build_runtime`` turns these into adapters; nothing else does.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 StoreKind = Literal["sqlite", "firestore"]
 BusKind = Literal["inprocess", "pubsub"]
 TasksKind = Literal["sqlite", "cloudtasks"]
+WorkspaceKind = Literal["store", "google"]
+
+
+def _workspace_kind(env: Mapping[str, str]) -> WorkspaceKind:
+    google = (
+        env.get("INBOXFLOW_GOOGLE_API_URL")
+        or env.get("INBOXFLOW_GMAIL_CREDENTIALS")
+        or env.get("INBOXFLOW_GMAIL_CREDENTIALS_SECRET")
+    )
+    return "google" if google else "store"
 
 
 def _choice(value: str | None, allowed: tuple[str, ...], variable: str) -> str | None:
@@ -42,6 +57,16 @@ class Settings:
     tasks: TasksKind
     node: str | None = None
     region: str = "us-central1"
+    workspace: WorkspaceKind | None = None
+    """``None``: chosen from ``environ`` (see the module docstring)."""
+    environ: Mapping[str, str] = field(
+        default_factory=lambda: dict(os.environ), repr=False, compare=False
+    )
+    """The variables the settings were read from; adapters that need more (credentials) read them here."""
+
+    def __post_init__(self) -> None:
+        if self.workspace is None:
+            object.__setattr__(self, "workspace", _workspace_kind(self.environ))
 
     @property
     def sqlite_path(self) -> Path:
@@ -72,4 +97,6 @@ class Settings:
             tasks=tasks,  # type: ignore[arg-type]
             node=env.get("INBOXFLOW_NODE") or None,
             region=env.get("INBOXFLOW_REGION", "us-central1"),
+            workspace=_workspace_kind(env),
+            environ=dict(env),
         )

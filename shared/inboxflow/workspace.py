@@ -363,7 +363,7 @@ class StoreWorkspace(Workspace):
 def workspace_from_env(
     store: CheckpointStore, environ: Mapping[str, str] | None = None, clock: Any = None
 ) -> Workspace:
-    """The workspace adapter the environment selects (the lead wires this into ``wiring``).
+    """The workspace adapter the environment selects (``inboxflow.services.make_workspace`` makes the same choice from ``Settings``).
 
     ``GoogleWorkspace`` when ``INBOXFLOW_GOOGLE_API_URL`` (the local Gmail and
     Calendar double) or Google credentials (``INBOXFLOW_GMAIL_CREDENTIALS`` or
@@ -376,16 +376,11 @@ def workspace_from_env(
         environ: variables to read (default ``os.environ``).
         clock: time source (anything with ``now()``).
     """
-    env = os.environ if environ is None else environ
-    if (
-        env.get("INBOXFLOW_GOOGLE_API_URL")
-        or env.get("INBOXFLOW_GMAIL_CREDENTIALS")
-        or env.get("INBOXFLOW_GMAIL_CREDENTIALS_SECRET")
-    ):
-        from .adapters.google_workspace import GoogleWorkspace
+    from .services import make_workspace
+    from .settings import Settings
 
-        return GoogleWorkspace.from_env(store, env, clock=clock)
-    return StoreWorkspace(store, clock)
+    settings = Settings.from_env(os.environ if environ is None else environ)
+    return make_workspace(settings, store, clock)
 
 
 # --- the bundled seed ------------------------------------------------------------------------

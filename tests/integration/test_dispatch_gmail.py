@@ -13,17 +13,16 @@ import pytest
 
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
-from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.cli.local import sample_inbox
 from inboxflow.clock import FakeClock
 from inboxflow.doubles.google_api import GoogleApiDouble
-from inboxflow.graphs import graph_registry
 from inboxflow.mail import Email, bare_subject, load_email_file
 from inboxflow.pipeline.settings import PipelineSettings
-from inboxflow.runtime import Runtime, RuntimeOptions
+from inboxflow.runtime import Runtime
 from inboxflow.workspace import TRACE_HEADER, seed_workspace
 from tests.pipeline_harness import dispatch_effects
+from tests.runtimes import runtime_for
 
 MAILBOX = "maya.chen@brightlane.io"
 
@@ -66,19 +65,14 @@ def mailroom(tmp_path: Path) -> Iterator[Mailroom]:
     with GoogleApiDouble(clock=clock) as double:
         double.seed_from_workspace_json(mailbox=MAILBOX, now=clock.now())
         workspace = GoogleWorkspace(MAILBOX, store, api_url=double.url, sleep=lambda s: None)
-        runtime = Runtime(
-            graphs=graph_registry(),
+        runtime = runtime_for(
+            tmp_path,
+            clock=clock,
             store=store,
             bus=bus,
-            llm=OfflineModel(),
-            clock=clock,
-            options=RuntimeOptions(retry_base_s=0.01),
-            services={
-                "workspace": workspace,
-                "pipeline_settings": PipelineSettings(auto_send=True),
-            },
+            workspace=workspace,
+            pipeline_settings=PipelineSettings(auto_send=True),
         )
-        bus.handler = runtime.handle_message
         yield Mailroom(runtime, double, {})
     store.close()
 

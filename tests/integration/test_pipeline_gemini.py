@@ -109,12 +109,8 @@ def test_gemini_outage_sends_that_trace_to_review_with_the_reason(tmp_path, doub
 
 
 def test_demo_with_gemini_double_runs_through_google_genai(tmp_path, monkeypatch):
-    from inboxflow import wiring
     from inboxflow.cli import app
-    from inboxflow.llm_selection import choose_llm
 
-    # Until wiring.make_llm returns choose_llm() itself (then this line changes nothing).
-    monkeypatch.setattr(wiring, "make_llm", lambda settings: choose_llm())
     monkeypatch.setenv("COLUMNS", "200")
 
     result = CliRunner().invoke(app, ["demo", "--home", str(tmp_path / "home"), "--gemini-double"])

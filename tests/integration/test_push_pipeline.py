@@ -13,8 +13,8 @@ from inboxflow.devcloud import DevCloud
 from inboxflow.envelope import Envelope
 from inboxflow.graphs import get_graph
 from inboxflow.mail import load_email_file
+from inboxflow.services import build_runtime
 from inboxflow.settings import Settings
-from inboxflow.wiring import build_runtime
 from inboxflow.workspace import seed_workspace
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]

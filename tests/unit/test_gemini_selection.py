@@ -94,7 +94,7 @@ def test_choose_llm_reads_os_environ_by_default(monkeypatch):
 def test_selecting_does_not_import_google_genai_until_gemini_is_built():
     script = (
         "import sys\n"
-        "from inboxflow import llm_selection, wiring\n"
+        "from inboxflow import llm_selection, services\n"
         "from inboxflow.pipeline import graph\n"
         "assert 'google.genai' not in sys.modules, 'imported at module import'\n"
         "llm_selection.choose_llm({})\n"

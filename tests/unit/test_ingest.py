@@ -12,7 +12,6 @@ import pytest
 from pydantic import BaseModel, Field
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
-from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.context import NodeContext
@@ -29,8 +28,8 @@ from inboxflow.ingest.threads import ThreadResolver
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.mail import Email
 from inboxflow.pauses import Choice, PauseKind
-from inboxflow.runtime import Runtime, RuntimeOptions
 from inboxflow.workspace import StoreWorkspace, seed_workspace
+from tests.runtimes import runtime_for
 
 MAILBOX = "maya.chen@brightlane.io"
 
@@ -92,16 +91,14 @@ class World:
         self.bus = InProcessBus(clock=self.clock)
         self.store = store or SqliteCheckpointStore(tmp_path / "ingest.db")
         seed_workspace(self.store, self.clock.now())
-        self.runtime = Runtime(
+        self.runtime = runtime_for(
+            tmp_path,
+            clock=self.clock,
             graphs={**graph_registry(), "follow_up": FOLLOW_UP},
             store=self.store,
             bus=self.bus,
-            llm=OfflineModel(),
-            clock=self.clock,
-            options=RuntimeOptions(retry_base_s=0.01),
-            services={"workspace": StoreWorkspace(self.store)},
+            workspace=StoreWorkspace(self.store, self.clock),
         )
-        self.bus.handler = self.runtime.handle_message
         self.gmail = InMemoryGmail(page_size=page_size)
         self.sleeps: list[float] = []
         self.ingestor = Ingestor(

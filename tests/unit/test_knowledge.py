@@ -22,10 +22,8 @@ from inboxflow.knowledge import (
     default_embedder,
     excerpt,
     knowledge_base_for,
-    make_vector_index,
     sample_kb_paths,
     seed_knowledge,
-    vector_index_for,
 )
 from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.ports.checkpoint import CheckpointStore
@@ -273,10 +271,10 @@ def test_results_beyond_max_distance_are_dropped(tmp_path: Path):
 # --- construction ------------------------------------------------------------------------
 
 
-def test_make_vector_index_shares_the_sqlite_file(tmp_path: Path):
+def test_the_sqlite_store_keeps_its_vector_index_in_the_same_file(tmp_path: Path):
     settings = Settings(home=tmp_path, project="p", store="sqlite", bus="inprocess", tasks="sqlite")
     store = SqliteCheckpointStore(settings.sqlite_path)
-    index = make_vector_index(settings, store)
+    index = store.vector_index()
     assert isinstance(index, SqliteVectorIndex) and index.path == settings.sqlite_path
     index.upsert("c", "d", [1.0, 0.0], {"a": 1})
     assert SqliteVectorIndex(settings.sqlite_path).documents("c") == [("d", {"a": 1})]
@@ -299,7 +297,7 @@ def test_knowledge_base_for_uses_services_or_builds_defaults_once(tmp_path: Path
     assert half.vectors is fallback.vectors and half.embedder.name == "other-model"
 
 
-def test_vector_index_for_a_store_double_is_in_memory():
+def test_a_store_without_vectors_says_so():
     class NullStore(CheckpointStore):
         def get(self, path):
             return None
@@ -316,8 +314,8 @@ def test_vector_index_for_a_store_double_is_in_memory():
         def run_transaction(self, fn):
             raise NotImplementedError
 
-    index = vector_index_for(NullStore())
-    assert isinstance(index, SqliteVectorIndex) and str(index.path) == ":memory:"
+    with pytest.raises(NotImplementedError, match="NullStore keeps no vector index"):
+        NullStore().vector_index()
 
 
 def test_default_embedder_asks_llm_selection(monkeypatch: pytest.MonkeyPatch):

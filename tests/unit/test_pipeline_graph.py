@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
-from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.graph import END
@@ -18,8 +17,9 @@ from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.pipeline import initial_state
 from inboxflow.pipeline.graph import PIPELINE
 from inboxflow.pipeline.settings import PipelineSettings
-from inboxflow.runtime import Runtime, RuntimeOptions
+from inboxflow.runtime import Runtime
 from inboxflow.workspace import TRACE_HEADER, StoreWorkspace, seed_workspace
+from tests.runtimes import runtime_for
 
 FULL = ["classify", "retrieve", "decide", "execute_tools", "generate", "review"]
 NO_TOOLS = ["classify", "retrieve", "decide", "generate", "review"]
@@ -84,16 +84,15 @@ def build(tmp_path: Path, bus: InProcessBus | None = None, **services: Any) -> H
     store = SqliteCheckpointStore(tmp_path / "db")
     workspace = StoreWorkspace(store, clock)
     seed_workspace(store, clock.now())
-    runtime = Runtime(
+    runtime = runtime_for(
+        tmp_path,
+        clock=clock,
         graphs={"pipeline": PIPELINE},
         store=store,
         bus=bus,
-        llm=OfflineModel(),
-        clock=clock,
-        options=RuntimeOptions(retry_base_s=0.01),
-        services={"workspace": workspace, **services},
+        workspace=workspace,
+        **services,
     )
-    bus.handler = runtime.handle_message
     return Harness(runtime, bus, store, workspace, clock)
 
 

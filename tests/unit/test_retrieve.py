@@ -66,7 +66,7 @@ def runtime_with_kb(tmp_path: Path, embedder: OfflineEmbedder | None = None) -> 
     embedder = embedder or OfflineEmbedder()
     vectors = SqliteVectorIndex(tmp_path / "vectors.sqlite")
     seed_knowledge(KnowledgeBase(OfflineEmbedder(), vectors))
-    runtime.services.update(embedder=embedder, vectors=vectors)
+    runtime.services.embedder, runtime.services.vectors = embedder, vectors
     return runtime
 
 

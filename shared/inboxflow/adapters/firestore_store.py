@@ -29,7 +29,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
@@ -38,6 +38,9 @@ from google.cloud.firestore_v1.field_path import FieldPath
 
 from ..errors import Contention, RetryableError
 from ..ports.checkpoint import CheckpointStore, DocumentExists, Filter
+
+if TYPE_CHECKING:
+    from .firestore_vectors import FirestoreVectorIndex
 
 T = TypeVar("T")
 
@@ -239,6 +242,12 @@ class FirestoreCheckpointStore(CheckpointStore):
         if serialize_transactions is None:
             serialize_transactions = bool(os.environ.get("FIRESTORE_EMULATOR_HOST"))
         self._serial = threading.RLock() if serialize_transactions else None
+
+    def vector_index(self) -> FirestoreVectorIndex:
+        """The vector index on the same Firestore client (``find_nearest``)."""
+        from .firestore_vectors import FirestoreVectorIndex
+
+        return FirestoreVectorIndex(client=self.client)
 
     # --- the five primitives ---------------------------------------------------------
 

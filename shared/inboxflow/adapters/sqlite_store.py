@@ -8,9 +8,12 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..ports.checkpoint import CheckpointStore, DocumentExists, Filter
+
+if TYPE_CHECKING:
+    from .sqlite_vectors import SqliteVectorIndex
 
 T = TypeVar("T")
 
@@ -119,6 +122,12 @@ class SqliteCheckpointStore(CheckpointStore):
     Safe across threads of one process (a lock serialises them) and across
     processes (SQLite's file lock; WAL mode keeps readers unblocked).
     """
+
+    def vector_index(self) -> SqliteVectorIndex:
+        """The vector index in the same SQLite file (its own connection and tables)."""
+        from .sqlite_vectors import SqliteVectorIndex
+
+        return SqliteVectorIndex(self.path)
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)

@@ -132,7 +132,7 @@ def dev(
 
 
 def _seed(project: str) -> None:
-    from ..wiring import make_store
+    from ..services import make_store
     from ..workspace import seed_workspace
 
     settings = Settings.from_env()
@@ -174,7 +174,7 @@ def _show(console: Console, started: list, cloud) -> None:
 
 def _watch(console: Console, project: str, exit_after: float) -> None:
     from ..cli.render import route_of
-    from ..wiring import make_store
+    from ..services import make_store
 
     store = make_store(Settings.from_env())
     seen: dict[str, tuple[int, str]] = {}
@@ -220,7 +220,7 @@ def send(
     """Drop an email into the running emulated cloud (`inboxflow dev`)."""
     from ..cli.render import summary_row
     from ..mail import EmailParseError, load_email_file
-    from ..wiring import build_runtime, make_store
+    from ..services import build_runtime, make_store
 
     console = Console()
     state_path = _state_path(home)

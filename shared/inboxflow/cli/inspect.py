@@ -11,8 +11,8 @@ from rich.table import Table
 
 from ..ports.checkpoint import Filter
 from ..runtime import fold
+from ..services import make_store
 from ..settings import Settings
-from ..wiring import make_store
 from .render import STATUS_STYLE, compact, summary_row, trace_table
 
 

@@ -35,14 +35,14 @@ HOME = typer.Option(
 @contextmanager
 def _knowledge_base(home: Path | None) -> Iterator[tuple[KnowledgeBase, str]]:
     """The knowledge base of the configured store, and a description of where it is."""
-    from ..knowledge import KnowledgeBase, default_embedder, make_vector_index
-    from ..wiring import make_store
+    from ..knowledge import KnowledgeBase, default_embedder
+    from ..services import make_store
 
     settings = Settings.from_env()
     if home is not None:
         settings = dataclasses.replace(settings, home=home)
     store = make_store(settings)
-    vectors = make_vector_index(settings, store)
+    vectors = store.vector_index()
     where = (
         f"SQLite {settings.sqlite_path}"
         if settings.store == "sqlite"

@@ -31,7 +31,7 @@ def sample_inbox() -> list[Path]:
 def embedded_runtime(home: Path | None = None) -> Runtime:
     """A runtime on the embedded default whatever the environment says (SQLite, in-process bus)."""
     from ..knowledge import knowledge_base_for, seed_knowledge
-    from ..wiring import build_runtime
+    from ..services import build_runtime
     from ..workspace import seed_workspace
 
     env = Settings.from_env()

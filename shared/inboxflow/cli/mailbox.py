@@ -23,7 +23,7 @@ DEV_HOME = typer.Option(
 
 
 def _store(dev: Path | None) -> CheckpointStore:
-    from ..wiring import make_store
+    from ..services import make_store
 
     if dev is not None:
         from .dev import use_dev_env

@@ -32,9 +32,9 @@ log = logging.getLogger("inboxflow.ingest.entry")
 def ingestor() -> Ingestor:
     """The instance's ingestor: the node runtime's store and bus, Gmail through the client library."""
     from ..entry import runtime
-    from .gmail_api import GoogleApiGmailReader
 
-    return Ingestor(runtime(), GoogleApiGmailReader())
+    rt = runtime()
+    return Ingestor(rt, rt.services.gmail_reader)
 
 
 def reset() -> None:

@@ -1,13 +1,14 @@
 """Pipeline settings: who reviews drafts, whether auto-dispatch may send.
 
-Nodes read them from ``ctx.services["pipeline_settings"]`` when the runtime
-was given one, else from the environment (``INBOXFLOW_REVIEWERS``,
-``INBOXFLOW_AUTO_SEND``), else the defaults below.
+The composition root (``inboxflow.services``) reads them once into
+``ctx.services["pipeline_settings"]``; a context built without them (a unit
+test's) gets the defaults below.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,13 +40,13 @@ class PipelineSettings:
     calendar_days: int = 5
 
     @classmethod
-    def from_env(cls) -> PipelineSettings:
-        """Settings from the environment.
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> PipelineSettings:
+        """Settings from ``environ`` (default ``os.environ``).
 
         ``INBOXFLOW_REVIEWERS`` and ``INBOXFLOW_ESCALATE_TO`` (comma-separated),
         ``INBOXFLOW_AUTO_SEND``, ``INBOXFLOW_APPROVAL_DEADLINE_S``, ``INBOXFLOW_APPROVAL_ON_TIMEOUT``.
         """
-        env = os.environ
+        env = os.environ if environ is None else environ
         policy = env.get("INBOXFLOW_APPROVAL_ON_TIMEOUT", "needs_review")
         if policy not in ("needs_review", "reject", "escalate"):
             raise ValueError(
@@ -67,6 +68,4 @@ def _addresses(value: str) -> tuple[str, ...]:
 def pipeline_settings(services: Any) -> PipelineSettings:
     """The settings a node should use, given ``ctx.services``."""
     configured = services.get("pipeline_settings") if services else None
-    if isinstance(configured, PipelineSettings):
-        return configured
-    return PipelineSettings.from_env()
+    return configured if isinstance(configured, PipelineSettings) else PipelineSettings()

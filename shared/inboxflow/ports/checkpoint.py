@@ -13,9 +13,12 @@ from __future__ import annotations
 import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from .vectors import VectorIndex
 
 from ..errors import LeaseHeld, StepMoved
 from ..naming import step_path, trace_path
@@ -149,6 +152,14 @@ class CheckpointStore(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
+
+    def vector_index(self) -> VectorIndex:
+        """The vector index that lives beside this store (same file, same database).
+
+        Raises:
+            NotImplementedError: this store keeps no vectors (a test double).
+        """
+        raise NotImplementedError(f"{type(self).__name__} keeps no vector index")
 
     # --- the step protocol, built on the primitives ----------------------------
 

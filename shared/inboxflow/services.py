@@ -1,0 +1,337 @@
+"""The composition root: every adapter and service a process uses, chosen in one place.
+
+``build_runtime`` (node functions, the approval function, ingest, the CLI,
+tests and benches alike) reads ``Settings`` once and builds a typed
+``Services``; any part can be overridden (a test's store, a fake clock, a
+Gmail double's workspace). Google client libraries are imported lazily, only
+for the adapters the settings select, and the model, the embedder and the
+task queue are built on first use: a node that never asks a model never
+imports ``google.genai``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+from .adapters.inprocess_bus import InProcessBus
+from .clock import Clock, SystemClock
+from .ports.bus import MessageBus
+from .ports.checkpoint import CheckpointStore
+from .ports.embeddings import Embedder, EmbeddingPurpose
+from .ports.llm import LanguageModel, LLMTask, LLMUsage, Out
+from .ports.tasks import ScheduledTask, TaskQueue
+from .runtime import Runtime, RuntimeOptions
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .approvals.notify import Notifier
+    from .approvals.service import ApprovalService
+    from .graph import Graph
+    from .ingest.gmail_reader import GmailReader
+    from .pipeline.settings import PipelineSettings
+    from .ports.vectors import VectorIndex
+    from .workspace import Workspace
+
+
+@dataclass
+class Services:
+    """What nodes, the approval function, ingest and the CLI reach the world through.
+
+    Nodes see it as ``ctx.services``; ``services["workspace"]`` and
+    ``services.workspace`` are the same thing (node code reads by name so a
+    unit test can hand a node a plain dict of the parts it uses).
+
+    Attributes:
+        settings: the deployment settings everything was chosen from.
+        clock: the time source.
+        store: the checkpoint store.
+        bus: the message bus.
+        llm: the language model (built on first call).
+        embedder: the embedder (built on first call).
+        vectors: the vector index beside the store.
+        workspace: the mailbox and calendar (Gmail or the embedded one).
+        tasks: the deadline task queue (built on first use).
+        pipeline_settings: the pipeline graph's settings.
+        approvals: the approval service (set by ``build_runtime``).
+        extras: anything else a test or graph wires in, by name.
+    """
+
+    settings: Settings
+    clock: Clock
+    store: CheckpointStore
+    bus: MessageBus
+    llm: LanguageModel
+    embedder: Embedder
+    vectors: VectorIndex
+    workspace: Workspace
+    tasks: TaskQueue
+    pipeline_settings: PipelineSettings
+    approvals: ApprovalService | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self.extras:
+            return self.extras[name]
+        if name in _FIELDS and name != "extras":
+            value = getattr(self, name)
+            if value is not None:
+                return value
+        raise KeyError(name)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        if name in _FIELDS and name != "extras":
+            setattr(self, name, value)
+        else:
+            self.extras[name] = value
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            self[str(name)]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(
+            [name for name in _FIELDS if name != "extras" and name in self] + list(self.extras)
+        )
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """``services[name]``, or ``default``."""
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    @property
+    def gmail_reader(self) -> GmailReader:
+        """The Gmail reader ingest lists history and fetches messages with."""
+        reader = self.extras.get("gmail_reader")
+        if reader is None:
+            from .ingest.gmail_api import GoogleApiGmailReader
+
+            reader = self.extras["gmail_reader"] = GoogleApiGmailReader()
+        return reader  # type: ignore[no-any-return]
+
+
+_FIELDS = frozenset(f.name for f in fields(Services))
+
+
+def make_store(settings: Settings) -> CheckpointStore:
+    """The checkpoint store the settings select."""
+    if settings.store == "firestore":
+        from .adapters.firestore_store import FirestoreCheckpointStore
+
+        return FirestoreCheckpointStore(project=settings.project)
+    from .adapters.sqlite_store import SqliteCheckpointStore
+
+    return SqliteCheckpointStore(settings.sqlite_path)
+
+
+def make_bus(settings: Settings, clock: Clock) -> MessageBus:
+    """The message bus the settings select."""
+    if settings.bus == "pubsub":
+        from .adapters.pubsub_bus import PubSubBus
+
+        return PubSubBus(project=settings.project)
+    return InProcessBus(clock=clock)
+
+
+def make_task_queue(settings: Settings, store: CheckpointStore) -> TaskQueue:
+    """The task queue the settings select."""
+    if settings.tasks == "cloudtasks":
+        from .adapters.cloud_tasks import CloudTasksQueue
+
+        return CloudTasksQueue(project=settings.project, location=settings.region)
+    from .adapters.sqlite_tasks import SqliteTaskQueue
+
+    return SqliteTaskQueue(store)
+
+
+def make_workspace(settings: Settings, store: CheckpointStore, clock: Clock) -> Workspace:
+    """Gmail and Calendar through the Google API (or its local double), else the embedded one."""
+    if settings.workspace == "google":
+        from .adapters.google_workspace import GoogleWorkspace
+
+        return GoogleWorkspace.from_env(store, settings.environ, clock=clock)
+    from .workspace import StoreWorkspace
+
+    return StoreWorkspace(store, clock)
+
+
+def make_notifier(
+    settings: Settings, workspace: Workspace, store: CheckpointStore, clock: Clock
+) -> Notifier:
+    """Reviewers are emailed through Gmail when the workspace is Gmail, else into the outbox."""
+    from .approvals.notify import GmailNotifier, OutboxNotifier
+
+    if settings.workspace == "google":
+        return GmailNotifier(workspace)  # type: ignore[arg-type]
+    return OutboxNotifier(store, clock)
+
+
+def build_services(
+    settings: Settings | None = None, *, clock: Clock | None = None, **overrides: Any
+) -> Services:
+    """Choose every adapter for ``settings`` (default: from the environment).
+
+    Args:
+        settings: what to build; ``Settings.from_env()`` when omitted.
+        clock: the time source (default the system clock).
+        **overrides: ready-made parts by ``Services`` field name (``store``,
+            ``workspace``, ``llm``, ...); other names land in ``extras``.
+    """
+    from .pipeline.settings import PipelineSettings
+
+    settings = settings or Settings.from_env()
+    clock = clock or SystemClock()
+    given = {name: overrides.pop(name) for name in list(overrides) if name in _FIELDS}
+    # ``is None``, not ``or``: an empty in-process bus is falsy (it has a length).
+    store = given.get("store")
+    store = make_store(settings) if store is None else store
+    defaults: dict[str, Callable[[], Any]] = {
+        "bus": lambda: make_bus(settings, clock),
+        "llm": lambda: LazyModel(lambda: _choose_llm(settings)),
+        "embedder": lambda: LazyEmbedder(lambda: _choose_embedder(settings)),
+        "vectors": store.vector_index,
+        "workspace": lambda: make_workspace(settings, store, clock),
+        "tasks": lambda: LazyTaskQueue(lambda: make_task_queue(settings, store)),
+        "pipeline_settings": lambda: PipelineSettings.from_env(settings.environ),
+    }
+    parts: dict[str, Any] = {"settings": settings, "clock": clock, "store": store}
+    for name, build in defaults.items():
+        part = given.get(name)
+        parts[name] = build() if part is None else part
+    return Services(**parts, extras=overrides)
+
+
+def build_runtime(
+    settings: Settings | None = None,
+    clock: Clock | None = None,
+    *,
+    graphs: Mapping[str, Graph] | None = None,
+    options: RuntimeOptions | None = None,
+    notifier: Notifier | None = None,
+    **overrides: Any,
+) -> Runtime:
+    """A runtime with its services and approval service, for ``settings`` (default: the environment).
+
+    Args:
+        settings: what to build; ``Settings.from_env()`` when omitted.
+        clock: the time source.
+        graphs: the graphs served (default the registry).
+        options: runtime tunables (default: serve ``settings.node`` only, when set).
+        notifier: how reviewers are emailed (default: chosen from the settings).
+        **overrides: parts of ``Services`` to use as given (see ``build_services``).
+    """
+    from .approvals.service import ApprovalConfig, ApprovalService
+    from .graphs import graph_registry
+
+    settings = settings or Settings.from_env()
+    services = build_services(settings, clock=clock, **overrides)
+    runtime = Runtime(
+        graphs=graphs if graphs is not None else graph_registry(settings.environ),
+        store=services.store,
+        bus=services.bus,
+        llm=services.llm,
+        clock=services.clock,
+        options=options or RuntimeOptions(only_node=settings.node),
+        services=services,
+    )
+    if isinstance(services.bus, InProcessBus) and services.bus.handler is None:
+        services.bus.handler = runtime.handle_message
+    approvals = ApprovalService(
+        store=services.store,
+        tasks=services.tasks,
+        notifier=notifier
+        or make_notifier(settings, services.workspace, services.store, services.clock),
+        resume=runtime.resume,
+        clock=services.clock,
+        config=ApprovalConfig.from_env(settings.environ),
+    )
+    services.approvals = approvals
+    runtime.on_pause = approvals.after_pause
+    return runtime
+
+
+def _choose_llm(settings: Settings) -> LanguageModel:
+    from .llm_selection import choose_llm
+
+    return choose_llm(settings.environ)
+
+
+def _choose_embedder(settings: Settings) -> Embedder:
+    from .adapters.offline_embedder import OfflineEmbedder
+    from .llm_selection import choose_embedder
+
+    return choose_embedder(settings.environ) or OfflineEmbedder()
+
+
+class LazyTaskQueue(TaskQueue):
+    """Builds the real queue on first use: most functions never schedule a task."""
+
+    def __init__(self, build: Callable[[], TaskQueue]) -> None:
+        self._build = build
+        self._queue: TaskQueue | None = None
+
+    @property
+    def queue(self) -> TaskQueue:
+        """The underlying queue (built now if needed)."""
+        if self._queue is None:
+            self._queue = self._build()
+        return self._queue
+
+    def schedule(self, task: ScheduledTask) -> bool:
+        return self.queue.schedule(task)
+
+
+class LazyModel(LanguageModel):
+    """A language model built on its first call."""
+
+    def __init__(self, build: Callable[[], LanguageModel]) -> None:
+        self._build = build
+        self._model: LanguageModel | None = None
+
+    @property
+    def model(self) -> LanguageModel:
+        """The underlying model (built now if needed)."""
+        if self._model is None:
+            self._model = self._build()
+        return self._model
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.model.name
+
+    def generate(self, task: LLMTask[Out], inputs: Mapping[str, Any]) -> tuple[Out, LLMUsage]:
+        return self.model.generate(task, inputs)
+
+
+class LazyEmbedder(Embedder):
+    """An embedder built on its first call."""
+
+    def __init__(self, build: Callable[[], Embedder]) -> None:
+        self._build = build
+        self._embedder: Embedder | None = None
+
+    @property
+    def embedder(self) -> Embedder:
+        """The underlying embedder (built now if needed)."""
+        if self._embedder is None:
+            self._embedder = self._build()
+        return self._embedder
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.embedder.name
+
+    @property
+    def dimensions(self) -> int:  # type: ignore[override]
+        return self.embedder.dimensions
+
+    def embed(
+        self, texts: Sequence[str], purpose: EmbeddingPurpose = "document"
+    ) -> list[list[float]]:
+        return self.embedder.embed(texts, purpose)
