@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from .clock import Clock
 from .errors import NodeFailed, RetryableError
@@ -213,8 +213,3 @@ def _prefixed(task_name: str, message: str) -> str:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
-
-
-def dump(model: BaseModel) -> dict[str, Any]:
-    """A pydantic model as a JSON-compatible dict."""
-    return model.model_dump(mode="json")

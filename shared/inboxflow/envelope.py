@@ -127,10 +127,3 @@ def decode_pubsub_message(message: Any) -> Envelope:
             that is not an envelope.
     """
     return decode_body(pubsub_data(message, MAX_ENVELOPE_BYTES))
-
-
-def decode_cloudevent_data(data: Any) -> Envelope:
-    """Decode ``cloud_event.data`` of a ``google.cloud.pubsub.topic.v1.messagePublished`` event."""
-    if not isinstance(data, dict) or "message" not in data:
-        raise BadEnvelope("CloudEvent data has no Pub/Sub 'message'")
-    return decode_pubsub_message(data["message"])

@@ -411,12 +411,8 @@ def seed_knowledge(kb: KnowledgeBase) -> list[KbDocument]:
 
 def default_embedder(environ: Mapping[str, str] | None = None) -> Embedder:
     """Gemini embeddings when configured (``llm_selection.choose_embedder``), else offline."""
-    try:
-        from .llm_selection import choose_embedder  # type: ignore[import-not-found,unused-ignore]
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.llm_selection":
-            raise
-        return OfflineEmbedder()
+    from .llm_selection import choose_embedder
+
     chosen: Embedder | None = choose_embedder(environ)
     return chosen if chosen is not None else OfflineEmbedder()
 

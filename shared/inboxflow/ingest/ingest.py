@@ -31,7 +31,7 @@ import logging
 import random
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, TypeVar
 
@@ -503,8 +503,3 @@ class Ingestor:
 
 def _event_id(now: float) -> str:
     return f"{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}"
-
-
-def report_dict(report: IngestReport) -> dict[str, Any]:
-    """The report as JSON-friendly data."""
-    return asdict(report)
