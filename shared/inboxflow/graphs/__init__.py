@@ -13,7 +13,7 @@ import importlib
 import os
 from collections.abc import Mapping
 
-from .graph import Graph
+from ..graph import Graph
 
 BUILT_IN: tuple[str, ...] = ("inboxflow.pipeline.graph:PIPELINE",)
 """The graphs shipped with inboxflow, as ``module:attribute``."""
