@@ -9,6 +9,7 @@ from typing import Any
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.cli.local import sample_inbox
 from inboxflow.clock import FakeClock
 from inboxflow.envelope import Envelope
@@ -16,7 +17,7 @@ from inboxflow.graphs import graph_registry
 from inboxflow.mail import load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.runtime import Runtime, RuntimeOptions
-from inboxflow.workspace import StoreWorkspace, seed_workspace
+from inboxflow.workspace import seed_workspace
 
 
 class StormBus(InProcessBus):

@@ -14,14 +14,10 @@ import pytest
 
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.doubles.google_api import GoogleApiDouble
-from inboxflow.workspace import (
-    TRACE_HEADER,
-    StoreWorkspace,
-    Workspace,
-    seed_workspace,
-    trace_message_id,
-)
+from inboxflow.ports.workspace import Workspace, trace_message_id
+from inboxflow.workspace import TRACE_HEADER, seed_workspace
 
 MAILBOX = "maya.chen@brightlane.io"
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)  # a Monday

@@ -31,8 +31,8 @@ log = logging.getLogger("inboxflow.ingest.entry")
 @cache
 def ingestor() -> Ingestor:
     """The instance's ingestor: the node runtime's store and bus, Gmail through the client library."""
+    from ..adapters.google_gmail_reader import GoogleApiGmailReader
     from ..entry import runtime
-    from .gmail_api import GoogleApiGmailReader
 
     return Ingestor(runtime(), GoogleApiGmailReader())
 
