@@ -27,7 +27,7 @@ from __future__ import annotations
 import base64
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -39,10 +39,10 @@ from ..mail import reply_subject
 from ..ports.checkpoint import CheckpointStore
 from ..ports.workspace import (
     Interval,
+    NewEvent,
     OutgoingReply,
     Workspace,
     merge_intervals,
-    trace_event_id,
     trace_message_id,
 )
 from ..workspace import TRACE_HEADER, contact_in_store
@@ -240,24 +240,15 @@ class GoogleWorkspace(Workspace):
             [(_parse_time(b["start"]), _parse_time(b["end"])) for b in calendar.get("busy", [])]
         )
 
-    def insert_event(
-        self,
-        summary: str,
-        start: datetime,
-        end: datetime,
-        attendees: Sequence[str],
-        trace_key: str,
-        description: str = "",
-    ) -> dict[str, Any]:
-        event_id = trace_event_id(trace_key)
+    def write_event(self, event: NewEvent) -> dict[str, Any]:
         body = {
-            "id": event_id,
-            "summary": summary,
-            "description": description,
-            "start": {"dateTime": _rfc3339(start), "timeZone": "UTC"},
-            "end": {"dateTime": _rfc3339(end), "timeZone": "UTC"},
-            "attendees": [{"email": address} for address in attendees],
-            "extendedProperties": {"private": {"inboxflowTrace": trace_key}},
+            "id": event.event_id,
+            "summary": event.summary,
+            "description": event.description,
+            "start": {"dateTime": _rfc3339(event.start), "timeZone": "UTC"},
+            "end": {"dateTime": _rfc3339(event.end), "timeZone": "UTC"},
+            "attendees": [{"email": address} for address in event.attendees],
+            "extendedProperties": {"private": {"inboxflowTrace": event.trace_key}},
         }
         try:
             created = self._execute(
@@ -269,9 +260,9 @@ class GoogleWorkspace(Workspace):
             if exc.status != 409:
                 raise
             created = self._execute(
-                self._calendar.events().get(calendarId=self.mailbox, eventId=event_id)
+                self._calendar.events().get(calendarId=self.mailbox, eventId=event.event_id)
             )
-        return {**_event(created), "trace_key": trace_key}
+        return {**_event(created), "trace_key": event.trace_key}
 
     # --- mail ------------------------------------------------------------------------------
 
@@ -336,41 +327,26 @@ class GoogleWorkspace(Workspace):
 
     def find_by_trace_key(self, trace_key: str) -> dict[str, Any] | None:
         message_id = trace_message_id(trace_key, _domain(self.mailbox))
-        query = f"rfc822msgid:{message_id.strip('<>')}"
-        drafts = self._execute(
-            self._gmail.drafts().list(userId=self.mailbox, q=query, maxResults=10)
-        )
+        by_message_id = {"q": f"rfc822msgid:{message_id.strip('<>')}", "maxResults": 10}
+        # Gmail may have replaced our Message-ID: then the newest writes' headers tell.
+        newest = {"maxResults": RECENT_SCAN}
+        for search in (by_message_id, newest):
+            for kind, gmail_id, resource_id in self._writes(search):
+                found = self._if_stamped(gmail_id, trace_key, kind, resource_id)
+                if found:
+                    return found
+        return None
+
+    def _writes(self, search: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
+        """Drafts, then sent messages, that ``search`` lists: ``(kind, gmail id, resource id)``."""
+        drafts = self._execute(self._gmail.drafts().list(userId=self.mailbox, **search))
         for draft in drafts.get("drafts", []):
-            found = self._if_stamped(draft["message"]["id"], trace_key, "draft", draft["id"])
-            if found:
-                return found
+            yield "draft", draft["message"]["id"], draft["id"]
         sent = self._execute(
-            self._gmail.messages().list(
-                userId=self.mailbox, q=query, labelIds=["SENT"], maxResults=10
-            )
+            self._gmail.messages().list(userId=self.mailbox, labelIds=["SENT"], **search)
         )
         for ref in sent.get("messages", []):
-            found = self._if_stamped(ref["id"], trace_key, "sent", ref["id"])
-            if found:
-                return found
-        # Gmail may have replaced our Message-ID: look at the newest writes' headers.
-        recent_drafts = self._execute(
-            self._gmail.drafts().list(userId=self.mailbox, maxResults=RECENT_SCAN)
-        )
-        for draft in recent_drafts.get("drafts", []):
-            found = self._if_stamped(draft["message"]["id"], trace_key, "draft", draft["id"])
-            if found:
-                return found
-        recent_sent = self._execute(
-            self._gmail.messages().list(
-                userId=self.mailbox, labelIds=["SENT"], maxResults=RECENT_SCAN
-            )
-        )
-        for ref in recent_sent.get("messages", []):
-            found = self._if_stamped(ref["id"], trace_key, "sent", ref["id"])
-            if found:
-                return found
-        return None
+            yield "sent", ref["id"], ref["id"]
 
     # --- mail helpers ----------------------------------------------------------------------
 

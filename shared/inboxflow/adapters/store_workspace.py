@@ -10,13 +10,12 @@ from __future__ import annotations
 import hashlib
 import time
 import uuid
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from ..mail import reply_subject
 from ..ports.checkpoint import CheckpointStore
-from ..ports.workspace import OutgoingReply, Workspace, trace_event_id, trace_message_id
+from ..ports.workspace import NewEvent, OutgoingReply, Workspace, trace_message_id
 from ..workspace import CALENDAR_EVENTS, TRACE_HEADER, contact_in_store
 
 DRAFTS = "mailbox_drafts"
@@ -83,31 +82,22 @@ class StoreWorkspace(Workspace):
         """Whether ``mark_as_read`` was called for ``message_id`` (for the demo and tests)."""
         return self.store.get(_read_mark_path(message_id.strip().strip("<>"))) is not None
 
-    def insert_event(
-        self,
-        summary: str,
-        start: datetime,
-        end: datetime,
-        attendees: Sequence[str],
-        trace_key: str,
-        description: str = "",
-    ) -> dict[str, Any]:
-        event_id = trace_event_id(trace_key)
-        path = f"{CALENDAR_EVENTS}/{event_id}"
-        event = {
-            "id": event_id,
-            "summary": summary,
-            "description": description,
-            "attendees": list(attendees),
-            "start": start.astimezone(UTC).isoformat(),
-            "end": end.astimezone(UTC).isoformat(),
-            "start_ts": start.timestamp(),
-            "end_ts": end.timestamp(),
-            "trace_key": trace_key,
+    def write_event(self, event: NewEvent) -> dict[str, Any]:
+        path = f"{CALENDAR_EVENTS}/{event.event_id}"
+        doc = {
+            "id": event.event_id,
+            "summary": event.summary,
+            "description": event.description,
+            "attendees": list(event.attendees),
+            "start": event.start.astimezone(UTC).isoformat(),
+            "end": event.end.astimezone(UTC).isoformat(),
+            "start_ts": event.start.timestamp(),
+            "end_ts": event.end.timestamp(),
+            "trace_key": event.trace_key,
         }
-        if not self.store.create(path, event):
-            return self.store.get(path) or event
-        return event
+        if not self.store.create(path, doc):
+            return self.store.get(path) or doc
+        return doc
 
     def find_by_trace_key(self, trace_key: str) -> dict[str, Any] | None:
         for collection in (DRAFTS, SENT):

@@ -95,6 +95,23 @@ class OutgoingReply:
         return {"In-Reply-To": refs[-1], "References": " ".join(refs)}
 
 
+@dataclass(frozen=True)
+class NewEvent:
+    """A calendar event to insert; the arguments of ``Workspace.insert_event``."""
+
+    summary: str
+    start: datetime
+    end: datetime
+    attendees: tuple[str, ...]
+    trace_key: str
+    description: str = ""
+
+    @property
+    def event_id(self) -> str:
+        """The event's id, derived from ``trace_key``: a second insert is a conflict."""
+        return trace_event_id(self.trace_key)
+
+
 class Workspace(ABC):
     """Contacts, calendar and mailbox of the user the agent works for.
 
@@ -201,7 +218,6 @@ class Workspace(ABC):
             ``{"id": ..., "found": bool}``.
         """
 
-    @abstractmethod
     def insert_event(
         self,
         summary: str,
@@ -217,6 +233,12 @@ class Workspace(ABC):
             The event: ``id``, ``summary``, ``start``, ``end`` (ISO 8601 UTC),
             ``attendees``, ``trace_key``.
         """
+        event = NewEvent(summary, start, end, tuple(attendees), trace_key, description)
+        return self.write_event(event)
+
+    @abstractmethod
+    def write_event(self, event: NewEvent) -> dict[str, Any]:
+        """Insert ``event`` under ``event.event_id``, or return the one already there."""
 
     @abstractmethod
     def find_by_trace_key(self, trace_key: str) -> dict[str, Any] | None:
@@ -226,6 +248,7 @@ class Workspace(ABC):
 __all__ = [
     "DEFAULT_MESSAGE_ID_DOMAIN",
     "Interval",
+    "NewEvent",
     "OutgoingReply",
     "Workspace",
     "merge_intervals",
