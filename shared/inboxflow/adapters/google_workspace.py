@@ -15,8 +15,9 @@ and a Message-ID derived from the key (``trace_message_id``).
 (``rfc822msgid:``, Gmail cannot search custom headers), and, in case Gmail
 replaced the Message-ID on send, scans the newest sent messages and drafts
 for the header. Sends and draft creations are never blindly retried: after a
-429/5xx or a lost connection the adapter looks for the message first (the
-server may have acted before the answer was lost) and only then tries again.
+retryable failure (a lost connection, a 5xx, a rate limit) the adapter looks for
+the message first (the server may have acted before the answer was lost) and
+only then tries again.
 Calendar events get an id derived from the key, so a repeated insert is a 409
 and the existing event is returned. Reads are retried by the Google API layer
 on what it counts as retryable (408, 429, 5xx, 403 rate and quota limits).
