@@ -28,13 +28,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.clock import SystemClock
 from inboxflow.doubles.google_api import GoogleApiDouble
 from inboxflow.graphs import graph_registry
 from inboxflow.ingest.claims import message_trace_id
-from inboxflow.ingest.gmail_api import GoogleApiGmailReader
 from inboxflow.ingest.ingest import IngestIncomplete, IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification

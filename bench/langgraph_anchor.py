@@ -40,12 +40,13 @@ def inboxflow_nodes() -> tuple[Any, Any]:
     """The pipeline's own node functions and a context for them (needs PYTHONPATH=shared)."""
     from inboxflow.adapters.offline_llm import OfflineModel
     from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+    from inboxflow.adapters.store_workspace import StoreWorkspace
     from inboxflow.clock import SystemClock
     from inboxflow.context import EffectJournal, NodeContext
     from inboxflow.graphs import get_graph
     from inboxflow.pipeline.tools import pipeline_tools
     from inboxflow.tools import ToolRegistry
-    from inboxflow.workspace import StoreWorkspace, seed_workspace
+    from inboxflow.workspace import seed_workspace
 
     graph = get_graph("pipeline")
     store = SqliteCheckpointStore(":memory:")

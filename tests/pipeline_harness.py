@@ -8,13 +8,14 @@ from typing import Any
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.cli.local import sample_inbox
 from inboxflow.clock import FakeClock
 from inboxflow.envelope import Envelope
 from inboxflow.mail import load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.runtime import Runtime
-from inboxflow.workspace import StoreWorkspace, seed_workspace
+from inboxflow.workspace import seed_workspace
 from tests.runtimes import runtime_for
 
 

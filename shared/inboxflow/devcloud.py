@@ -289,8 +289,8 @@ class DevCloud:
 
     def watch_dev_mailbox(self) -> str:
         """Register ``dev_mailbox()`` and watch it (its cursor starts at the double's history id)."""
+        from .adapters.google_gmail_reader import GoogleApiGmailReader
         from .clock import SystemClock
-        from .ingest.gmail_api import GoogleApiGmailReader
         from .ingest.mailboxes import MailboxRegistry
         from .ingest.watch import renew_watches
         from .services import make_store

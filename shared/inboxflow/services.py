@@ -29,10 +29,10 @@ if TYPE_CHECKING:
     from .approvals.notify import Notifier
     from .approvals.service import ApprovalService
     from .graph import Graph
-    from .ingest.gmail_reader import GmailReader
     from .pipeline.settings import PipelineSettings
+    from .ports.gmail_reader import GmailReader
     from .ports.vectors import VectorIndex
-    from .workspace import Workspace
+    from .ports.workspace import Workspace
 
 
 @dataclass
@@ -110,7 +110,7 @@ class Services:
         """The Gmail reader ingest lists history and fetches messages with."""
         reader = self.extras.get("gmail_reader")
         if reader is None:
-            from .ingest.gmail_api import GoogleApiGmailReader
+            from .adapters.google_gmail_reader import GoogleApiGmailReader
 
             reader = self.extras["gmail_reader"] = GoogleApiGmailReader()
         return reader  # type: ignore[no-any-return]
@@ -156,7 +156,7 @@ def make_workspace(settings: Settings, store: CheckpointStore, clock: Clock) -> 
         from .adapters.google_workspace import GoogleWorkspace
 
         return GoogleWorkspace.from_env(store, settings.environ, clock=clock)
-    from .workspace import StoreWorkspace
+    from .adapters.store_workspace import StoreWorkspace
 
     return StoreWorkspace(store, clock)
 

@@ -14,14 +14,10 @@ import pytest
 
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.doubles.google_api import GoogleApiDouble
-from inboxflow.workspace import (
-    TRACE_HEADER,
-    StoreWorkspace,
-    Workspace,
-    seed_workspace,
-    trace_message_id,
-)
+from inboxflow.ports.workspace import Workspace, trace_message_id
+from inboxflow.workspace import TRACE_HEADER, seed_workspace
 
 MAILBOX = "maya.chen@brightlane.io"
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)  # a Monday
@@ -302,19 +298,42 @@ def test_a_rate_limited_send_is_retried_until_accepted(google) -> None:
     assert len([c for c in double.calls if c[0] == "gmail.users.messages.send"]) == 3
 
 
-def test_reads_are_retried_by_googleapiclient_and_permanent_errors_fail_the_node(google) -> None:
+def test_reads_are_retried_and_permanent_errors_fail_the_node(google) -> None:
     from inboxflow.adapters.google_workspace import WorkspaceApiError
     from inboxflow.errors import RetryableError
 
     workspace, double = google
     double.fail_next("freebusy.query", 403, times=2)  # userRateLimitExceeded: retried
     assert workspace.free_busy(NOW, NOW + timedelta(days=1)) == []
+    double.fail_next("freebusy.query", 408)  # a timeout: retried
+    double.fail_next("freebusy.query", 403, reason="quotaExceeded")  # a quota: retried
+    assert workspace.free_busy(NOW, NOW + timedelta(days=1)) == []
+    assert len([c for c in double.calls if c[0] == "calendar.freebusy.query"]) == 6
     double.fail_next("freebusy.query", 403, reason="forbidden")
     with pytest.raises(WorkspaceApiError, match="403"):
         workspace.free_busy(NOW, NOW + timedelta(days=1))
     double.fail_next("freebusy.query", 503, times=10)
     with pytest.raises(RetryableError):
         workspace.free_busy(NOW, NOW + timedelta(days=1))
+
+
+def test_no_answer_at_all_is_retryable(tmp_path: Path) -> None:
+    import socket
+
+    from inboxflow.adapters.google_workspace import WorkspaceApiUnavailable
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nothing listens there
+    store = SqliteCheckpointStore(tmp_path / "n.db")
+    waits: list[float] = []
+    workspace = GoogleWorkspace(
+        MAILBOX, store, api_url=f"http://127.0.0.1:{port}", sleep=waits.append, timeout=2
+    )
+    with pytest.raises(WorkspaceApiUnavailable, match="no answer") as raised:
+        workspace.list_events(NOW, NOW + timedelta(days=1))
+    assert raised.value.status == 0 and len(waits) == 4
+    store.close()
 
 
 def test_find_by_trace_key_still_finds_a_send_whose_message_id_gmail_replaced(google) -> None:

@@ -12,23 +12,24 @@ import pytest
 from pydantic import BaseModel, Field
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
+from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.context import NodeContext
 from inboxflow.errors import RetryableError
 from inboxflow.graph import END, Graph, Node, Pause, Step
 from inboxflow.graphs import graph_registry
 from inboxflow.ingest.claims import claim_path, message_trace_id
-from inboxflow.ingest.gmail_reader import GmailError
 from inboxflow.ingest.ingest import IngestIncomplete, IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
-from inboxflow.ingest.memory_gmail import InMemoryGmail
 from inboxflow.ingest.notification import GmailNotification
 from inboxflow.ingest.threads import ThreadResolver
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.mail import Email
 from inboxflow.pauses import Choice, PauseKind
-from inboxflow.workspace import StoreWorkspace, seed_workspace
+from inboxflow.ports.gmail_reader import GmailError
+from inboxflow.workspace import seed_workspace
 from tests.runtimes import runtime_for
 
 MAILBOX = "maya.chen@brightlane.io"
@@ -99,7 +100,7 @@ class World:
             bus=self.bus,
             workspace=StoreWorkspace(self.store, self.clock),
         )
-        self.gmail = InMemoryGmail(page_size=page_size)
+        self.gmail = InMemoryGmailReader(page_size=page_size)
         self.sleeps: list[float] = []
         self.ingestor = Ingestor(
             self.runtime,
@@ -274,8 +275,8 @@ def test_a_mailbox_without_a_cursor_starts_with_a_bounded_full_sync(tmp_path: Pa
 
 def test_rate_limits_are_retried_with_backoff(world: World) -> None:
     _, history_id = world.deliver(1)
-    world.gmail.fail_next("history.list", InMemoryGmail.rate_limited(), times=2)
-    world.gmail.fail_next("messages.get", InMemoryGmail.unavailable(), times=1)
+    world.gmail.fail_next("history.list", InMemoryGmailReader.rate_limited(), times=2)
+    world.gmail.fail_next("messages.get", InMemoryGmailReader.unavailable(), times=1)
     report = world.notify(history_id)
     assert len(report.started) == 1
     assert len(world.sleeps) == 3
@@ -285,7 +286,7 @@ def test_rate_limits_are_retried_with_backoff(world: World) -> None:
 def test_persistent_rate_limits_raise_retryable_and_lose_nothing(world: World) -> None:
     before = world.cursor()
     _, history_id = world.deliver(1)
-    world.gmail.fail_next("messages.get", InMemoryGmail.rate_limited(), times=5)
+    world.gmail.fail_next("messages.get", InMemoryGmailReader.rate_limited(), times=5)
     with pytest.raises(RetryableError, match="still failing after 5 attempts"):
         world.notify(history_id)
     assert world.cursor() == before and world.traces() == []

@@ -14,12 +14,12 @@ from cloudevents.conversion import to_structured
 from cloudevents.http import CloudEvent
 from functions_framework import create_app
 
+from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
 from inboxflow.clock import SystemClock
 from inboxflow.doubles.google_api import GoogleApiDouble
 from inboxflow.errors import RetryableError
 from inboxflow.ingest import entry as ingest_entry
 from inboxflow.ingest.claims import message_trace_id
-from inboxflow.ingest.gmail_api import GoogleApiGmailReader
 from inboxflow.ingest.ingest import IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification

@@ -11,6 +11,7 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.graph import END
 from inboxflow.mail import load_email_file, sample_inbox_dir
@@ -18,7 +19,7 @@ from inboxflow.pipeline import initial_state
 from inboxflow.pipeline.graph import PIPELINE
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import Runtime
-from inboxflow.workspace import TRACE_HEADER, StoreWorkspace, seed_workspace
+from inboxflow.workspace import TRACE_HEADER, seed_workspace
 from tests.runtimes import runtime_for
 
 FULL = ["classify", "retrieve", "decide", "execute_tools", "generate", "review"]

@@ -12,6 +12,7 @@ import pytest
 
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.context import EffectJournal, NodeContext
 from inboxflow.graph import END
@@ -20,8 +21,9 @@ from inboxflow.pipeline.nodes.dispatch import dispatch
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.pipeline.state import Draft, PipelineState, Review, ToolCall
 from inboxflow.pipeline.tools import pipeline_tools
+from inboxflow.ports.workspace import Interval
 from inboxflow.tools import ToolRegistry
-from inboxflow.workspace import Interval, StoreWorkspace, seed_workspace
+from inboxflow.workspace import seed_workspace
 
 MONDAY_8AM = datetime(2026, 3, 2, 8, 0, tzinfo=UTC).timestamp()
 

@@ -197,7 +197,7 @@ def test_a_broken_vector_index_degrades_to_no_knowledge(tmp_path: Path):
 
 
 def test_a_failing_calendar_is_noted_and_the_email_goes_on(tmp_path: Path):
-    from inboxflow.workspace import StoreWorkspace
+    from inboxflow.adapters.store_workspace import StoreWorkspace
 
     class NoCalendar(StoreWorkspace):
         def list_events(self, start: datetime, end: datetime) -> list[dict[str, Any]]:

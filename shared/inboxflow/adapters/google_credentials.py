@@ -10,8 +10,9 @@ The key material comes from the environment, never from the code or the reposito
 The JSON is either a service-account key (``"type": "service_account"``),
 used with domain-wide delegation as the mailbox (``subject=mailbox``), or an
 authorized user (``{"type": "authorized_user", client_id, client_secret,
-refresh_token}``) for a single mailbox. Against the local double
-(``INBOXFLOW_GOOGLE_API_URL``) no credentials are needed: ``AnonymousCredentials``.
+refresh_token}``) for a single mailbox. With neither variable set,
+``credentials_from_env`` falls back to Application Default Credentials. Against
+the local double (``INBOXFLOW_GOOGLE_API_URL``) no credentials are needed.
 
 ``google.auth`` is imported inside the functions, so importing this module costs nothing.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,8 @@ SECRET_MANAGER_URL = "https://secretmanager.googleapis.com/v1"
 
 SecretFetcher = Callable[[str], str]
 """Reads a Secret Manager version (full resource name) and returns its payload as text."""
+CredentialsFactory = Callable[[str], Any]
+"""``mailbox -> google.auth credentials`` acting as that mailbox."""
 
 
 class CredentialsError(ValueError):
@@ -137,11 +141,37 @@ def credentials_for(info: Mapping[str, Any], mailbox: str) -> Any:
         raise CredentialsError(f"unusable credentials ({info.get('type')}): {exc}") from exc
 
 
-def anonymous_credentials() -> Any:
-    """Credentials that add no Authorization header (for the local double)."""
-    from google.auth.credentials import AnonymousCredentials
+def credentials_from_env(environ: Mapping[str, str]) -> CredentialsFactory:
+    """``mailbox -> credentials`` from ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]``, read on first use.
 
-    return AnonymousCredentials()
+    The key is read once per process (one Secret Manager access); each
+    mailbox gets its own delegated credentials, cached. Without a configured
+    key, every mailbox gets the Application Default Credentials.
+    """
+    lock = threading.Lock()
+    loaded: list[dict[str, Any] | None] = []
+    per_mailbox: dict[str, Any] = {}
+
+    def factory(mailbox: str) -> Any:
+        with lock:
+            if not loaded:
+                loaded.append(credentials_info(environ))
+            info = loaded[0]
+            key = mailbox if info is not None else ""
+            if key not in per_mailbox:
+                per_mailbox[key] = (
+                    credentials_for(info, mailbox) if info is not None else _default_credentials()
+                )
+            return per_mailbox[key]
+
+    return factory
+
+
+def _default_credentials() -> Any:
+    import google.auth
+
+    credentials, _ = google.auth.default(scopes=list(SCOPES))
+    return credentials
 
 
 __all__ = [
@@ -149,9 +179,10 @@ __all__ = [
     "GMAIL_MODIFY_SCOPE",
     "SCOPES",
     "CredentialsError",
+    "CredentialsFactory",
     "SecretFetcher",
-    "anonymous_credentials",
     "credentials_for",
+    "credentials_from_env",
     "credentials_info",
     "fetch_secret",
     "secret_version_name",

@@ -1,12 +1,10 @@
 """The Workspace port on Gmail v1 and Calendar v3, through google-api-python-client.
 
-Services are built from the client library's bundled discovery documents
-(``static_discovery=True``: no discovery fetch at start-up), one pair per
-mailbox and thread (``httplib2`` is not thread-safe). ``userId`` and
-``calendarId`` are the mailbox address, never ``me``/``primary``: one
-process serves several mailboxes (``for_mailbox``), each with its own
-delegated credentials. ``googleapiclient`` is imported only when the first
-service is built, so a node that never touches Gmail never pays for it.
+Clients come from the one Google API layer (``google_api``: static
+discovery, one client per API, mailbox and thread, the local double at
+``INBOXFLOW_GOOGLE_API_URL``). ``userId`` and ``calendarId`` are the mailbox
+address, never ``me``/``primary``: one process serves several mailboxes
+(``for_mailbox``), each with its own delegated credentials.
 
 Contacts are not in Gmail: they are read from the checkpoint store
 (``contacts/{email}``, the CRM stand-in the seed and ``retrieve`` use).
@@ -17,20 +15,21 @@ and a Message-ID derived from the key (``trace_message_id``).
 (``rfc822msgid:``, Gmail cannot search custom headers), and, in case Gmail
 replaced the Message-ID on send, scans the newest sent messages and drafts
 for the header. Sends and draft creations are never blindly retried: after a
-429/5xx or a lost connection the adapter looks for the message first (the
-server may have acted before the answer was lost) and only then tries again.
+retryable failure (a lost connection, a 5xx, a rate limit) the adapter looks for
+the message first (the server may have acted before the answer was lost) and
+only then tries again.
 Calendar events get an id derived from the key, so a repeated insert is a 409
-and the existing event is returned. Reads are retried by
-``googleapiclient`` (``num_retries``: 429, 5xx, 403 rate limits).
+and the existing event is returned. Reads are retried by the Google API layer
+on what it counts as retryable (408, 429, 5xx, 403 rate and quota limits).
 """
 
 from __future__ import annotations
 
 import base64
-import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import formatdate
@@ -39,18 +38,20 @@ from typing import Any
 from ..errors import NodeFailed, RetryableError
 from ..mail import reply_subject
 from ..ports.checkpoint import CheckpointStore
-from ..workspace import (
-    TRACE_HEADER,
+from ..ports.workspace import (
     Interval,
+    NewEvent,
+    OutgoingReply,
     Workspace,
-    contact_in_store,
     merge_intervals,
-    reply_references,
-    trace_event_id,
     trace_message_id,
 )
-from .google_credentials import anonymous_credentials, credentials_for, credentials_info
+from ..workspace import TRACE_HEADER, contact_in_store
+from .google_api import GoogleApiConnection, PortErrors, backoff_delay
+from .google_credentials import CredentialsFactory
 
+DEFAULT_RETRIES = 4
+"""Retries of a read, or of a write after looking for it (``_write_once``)."""
 RECENT_SCAN = 25
 """Newest sent messages and drafts scanned for the trace header when the Message-ID search misses."""
 METADATA_HEADERS = [
@@ -62,61 +63,41 @@ METADATA_HEADERS = [
     TRACE_HEADER,
 ]
 
-CredentialsFactory = Callable[[str], Any]
-"""``mailbox -> google.auth credentials`` acting as that mailbox."""
-
 
 class WorkspaceApiError(NodeFailed):
-    """Gmail or Calendar refused the request for good (4xx other than rate limits)."""
+    """Gmail or Calendar refused the request for good (4xx other than rate limits).
+
+    Attributes:
+        status: the HTTP status.
+    """
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
 
 
-class _Connection:
-    """What every mailbox's adapter shares: endpoint, credentials, retry policy, services."""
+class WorkspaceApiUnavailable(RetryableError):
+    """Gmail or Calendar failed transiently (408, 429, 5xx, rate limits, no answer)."""
 
-    def __init__(
-        self,
-        credentials: CredentialsFactory,
-        api_url: str | None,
-        num_retries: int,
-        sleep: Callable[[float], None],
-        timeout: float,
-    ) -> None:
-        self.credentials = credentials
-        self.api_url = api_url.rstrip("/") if api_url else None
-        self.num_retries = num_retries
-        self.sleep = sleep
-        self.timeout = timeout
-        self.local = threading.local()
-        self.lock = threading.Lock()
-        self.workspaces: dict[str, GoogleWorkspace] = {}
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
 
-    def service(self, api: str, version: str, mailbox: str) -> Any:
-        cache: dict[tuple[str, str], Any] = self.local.__dict__.setdefault("services", {})
-        key = (api, mailbox)
-        if key not in cache:
-            cache[key] = self._build(api, version, mailbox)
-        return cache[key]
 
-    def _build(self, api: str, version: str, mailbox: str) -> Any:
-        import google_auth_httplib2
-        import httplib2
-        from googleapiclient.discovery import build
+WORKSPACE_ERRORS = PortErrors(
+    rate_limited=WorkspaceApiUnavailable,
+    unavailable=WorkspaceApiUnavailable,
+    permanent=WorkspaceApiError,
+)
 
-        http = google_auth_httplib2.AuthorizedHttp(
-            self.credentials(mailbox), http=httplib2.Http(timeout=self.timeout)
-        )
-        options = None
-        if self.api_url:
-            path = "/" if api == "gmail" else f"/{api}/{version}/"
-            options = {"api_endpoint": f"{self.api_url}{path}"}
-        return build(
-            api,
-            version,
-            http=http,
-            static_discovery=True,
-            cache_discovery=False,
-            client_options=options,
-        )
+
+@dataclass
+class _Mailboxes:
+    """What every mailbox's adapter shares: the connection and the adapters made so far."""
+
+    connection: GoogleApiConnection
+    workspaces: dict[str, GoogleWorkspace] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class GoogleWorkspace(Workspace):
@@ -125,11 +106,13 @@ class GoogleWorkspace(Workspace):
     Args:
         mailbox: the address the agent works for (Gmail ``userId``, ``calendarId``).
         store: checkpoint store holding the contacts.
-        credentials: ``mailbox -> credentials`` (``credentials_from_env`` builds one).
+        credentials: ``mailbox -> credentials`` (default: none against the double,
+            else ``google_credentials.credentials_from_env``).
         api_url: base URL of the local double; None for Google.
-        num_retries: retries of a request on 429/5xx/rate-limit 403.
+        num_retries: retries of a request that failed retryably (``google_api``).
         sleep: how to wait between retries (tests pass a no-op).
         timeout: socket timeout of one request, seconds.
+        connection: an existing connection (then the four arguments above are not used).
     """
 
     def __init__(
@@ -139,21 +122,23 @@ class GoogleWorkspace(Workspace):
         credentials: CredentialsFactory | None = None,
         *,
         api_url: str | None = None,
-        num_retries: int = 4,
+        num_retries: int = DEFAULT_RETRIES,
         sleep: Callable[[float], None] = time.sleep,
         timeout: float = 30.0,
-        _connection: _Connection | None = None,
+        connection: GoogleApiConnection | None = None,
+        _mailboxes: _Mailboxes | None = None,
     ) -> None:
         self.mailbox = mailbox.strip().lower()
         self.store = store
-        if _connection is None:
-            if credentials is None:
-                if not api_url:
-                    raise ValueError("GoogleWorkspace needs credentials unless api_url is set")
-                credentials = _anonymous
-            _connection = _Connection(credentials, api_url, num_retries, sleep, timeout)
-            _connection.workspaces[self.mailbox] = self
-        self._connection = _connection
+        if _mailboxes is None:
+            if connection is None:
+                connection = GoogleApiConnection(
+                    api_url, credentials, timeout_s=timeout, num_retries=num_retries, sleep=sleep
+                )
+            _mailboxes = _Mailboxes(connection)
+            _mailboxes.workspaces[self.mailbox] = self
+        self._mailboxes = _mailboxes
+        self._api = _mailboxes.connection
 
     @classmethod
     def from_env(
@@ -165,49 +150,34 @@ class GoogleWorkspace(Workspace):
         ``for_mailbox(email.mailbox)``. Credentials are read when the first
         service is built, not here (no Secret Manager call at import or start).
         """
-        api_url = environ.get("INBOXFLOW_GOOGLE_API_URL") or None
         mailbox = environ.get("INBOXFLOW_MAILBOX", "") or "unset-mailbox@invalid"
-        credentials = None if api_url else credentials_from_env(environ)
-        return cls(mailbox, store, credentials, api_url=api_url)
+        connection = GoogleApiConnection.from_env(environ, num_retries=DEFAULT_RETRIES)
+        return cls(mailbox, store, connection=connection)
 
     def for_mailbox(self, mailbox: str) -> GoogleWorkspace:
         address = mailbox.strip().lower()
         if address == self.mailbox:
             return self
-        with self._connection.lock:
-            found = self._connection.workspaces.get(address)
+        with self._mailboxes.lock:
+            found = self._mailboxes.workspaces.get(address)
             if found is None:
-                found = GoogleWorkspace(address, self.store, _connection=self._connection)
-                self._connection.workspaces[address] = found
+                found = GoogleWorkspace(address, self.store, _mailboxes=self._mailboxes)
+                self._mailboxes.workspaces[address] = found
             return found
 
     # --- plumbing ------------------------------------------------------------------------
 
     @property
     def _gmail(self) -> Any:
-        return self._connection.service("gmail", "v1", self.mailbox).users()
+        return self._api.service("gmail", "v1", self.mailbox).users()
 
     @property
     def _calendar(self) -> Any:
-        return self._connection.service("calendar", "v3", self.mailbox)
+        return self._api.service("calendar", "v3", self.mailbox)
 
     def _execute(self, request: Any, retries: int | None = None) -> Any:
-        """Run a request; retried by googleapiclient, errors mapped to the runtime's taxonomy."""
-        from googleapiclient.errors import HttpError
-
-        request._sleep = self._connection.sleep  # googleapiclient's backoff sleep, for tests
-        try:
-            return request.execute(
-                num_retries=self._connection.num_retries if retries is None else retries
-            )
-        except HttpError as exc:
-            raise _translate(exc) from exc
-        except OSError as exc:
-            raise RetryableError(f"Google API unreachable: {exc}") from exc
-        except Exception as exc:
-            if type(exc).__module__.startswith("httplib2"):
-                raise RetryableError(f"Google API transport error: {exc}") from exc
-            raise
+        """Run a request through the Google API layer (retries, errors of this port)."""
+        return self._api.execute(request, WORKSPACE_ERRORS, retries)
 
     def _write_once(self, trace_key: str, request: Callable[[], Any]) -> tuple[Any, bool]:
         """Perform a non-idempotent write; after a transient failure, look before retrying.
@@ -216,14 +186,14 @@ class GoogleWorkspace(Workspace):
             ``(response, False)`` when the write answered, or ``(found, True)``
             when an earlier attempt turned out to have been applied.
         """
-        attempts = self._connection.num_retries + 1
+        attempts = self._api.num_retries + 1
         for attempt in range(attempts):
             try:
                 return self._execute(request(), retries=0), False
             except RetryableError:
                 if attempt == attempts - 1:
                     raise
-                self._connection.sleep(min(30.0, 2**attempt * (0.5 + random.random())))
+                self._api.sleep(backoff_delay(attempt))
                 found = self.find_by_trace_key(trace_key)
                 if found is not None:
                     return found, True
@@ -271,24 +241,15 @@ class GoogleWorkspace(Workspace):
             [(_parse_time(b["start"]), _parse_time(b["end"])) for b in calendar.get("busy", [])]
         )
 
-    def insert_event(
-        self,
-        summary: str,
-        start: datetime,
-        end: datetime,
-        attendees: Sequence[str],
-        trace_key: str,
-        description: str = "",
-    ) -> dict[str, Any]:
-        event_id = trace_event_id(trace_key)
+    def write_event(self, event: NewEvent) -> dict[str, Any]:
         body = {
-            "id": event_id,
-            "summary": summary,
-            "description": description,
-            "start": {"dateTime": _rfc3339(start), "timeZone": "UTC"},
-            "end": {"dateTime": _rfc3339(end), "timeZone": "UTC"},
-            "attendees": [{"email": address} for address in attendees],
-            "extendedProperties": {"private": {"inboxflowTrace": trace_key}},
+            "id": event.event_id,
+            "summary": event.summary,
+            "description": event.description,
+            "start": {"dateTime": _rfc3339(event.start), "timeZone": "UTC"},
+            "end": {"dateTime": _rfc3339(event.end), "timeZone": "UTC"},
+            "attendees": [{"email": address} for address in event.attendees],
+            "extendedProperties": {"private": {"inboxflowTrace": event.trace_key}},
         }
         try:
             created = self._execute(
@@ -297,46 +258,18 @@ class GoogleWorkspace(Workspace):
                 )
             )
         except WorkspaceApiError as exc:
-            if getattr(exc, "status", None) != 409:
+            if exc.status != 409:
                 raise
             created = self._execute(
-                self._calendar.events().get(calendarId=self.mailbox, eventId=event_id)
+                self._calendar.events().get(calendarId=self.mailbox, eventId=event.event_id)
             )
-        return {**_event(created), "trace_key": trace_key}
+        return {**_event(created), "trace_key": event.trace_key}
 
     # --- mail ------------------------------------------------------------------------------
 
-    def create_draft(
-        self,
-        to: str,
-        subject: str,
-        body: str,
-        thread_id: str,
-        trace_key: str,
-        *,
-        in_reply_to: str | None = None,
-        references: Sequence[str] | str = (),
-    ) -> dict[str, Any]:
-        message, gmail_thread = self._compose(
-            to, subject, body, thread_id, trace_key, in_reply_to, references
-        )
-        return self._write_message(message, gmail_thread, trace_key, draft=True)
-
-    def send_reply(
-        self,
-        to: str,
-        subject: str,
-        body: str,
-        thread_id: str,
-        trace_key: str,
-        *,
-        in_reply_to: str | None = None,
-        references: Sequence[str] | str = (),
-    ) -> dict[str, Any]:
-        message, gmail_thread = self._compose(
-            to, subject, body, thread_id, trace_key, in_reply_to, references
-        )
-        return self._write_message(message, gmail_thread, trace_key, draft=False)
+    def write_reply(self, reply: OutgoingReply, *, send: bool) -> dict[str, Any]:
+        message, gmail_thread = self._compose(reply)
+        return self._write_message(message, gmail_thread, reply.trace_key, draft=not send)
 
     def send_message(
         self, to: str, subject: str, text: str, html: str, trace_key: str
@@ -395,67 +328,42 @@ class GoogleWorkspace(Workspace):
 
     def find_by_trace_key(self, trace_key: str) -> dict[str, Any] | None:
         message_id = trace_message_id(trace_key, _domain(self.mailbox))
-        query = f"rfc822msgid:{message_id.strip('<>')}"
-        drafts = self._execute(
-            self._gmail.drafts().list(userId=self.mailbox, q=query, maxResults=10)
-        )
+        by_message_id = {"q": f"rfc822msgid:{message_id.strip('<>')}", "maxResults": 10}
+        # Gmail may have replaced our Message-ID: then the newest writes' headers tell.
+        newest = {"maxResults": RECENT_SCAN}
+        for search in (by_message_id, newest):
+            for kind, gmail_id, resource_id in self._writes(search):
+                found = self._if_stamped(gmail_id, trace_key, kind, resource_id)
+                if found:
+                    return found
+        return None
+
+    def _writes(self, search: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
+        """Drafts, then sent messages, that ``search`` lists: ``(kind, gmail id, resource id)``."""
+        drafts = self._execute(self._gmail.drafts().list(userId=self.mailbox, **search))
         for draft in drafts.get("drafts", []):
-            found = self._if_stamped(draft["message"]["id"], trace_key, "draft", draft["id"])
-            if found:
-                return found
+            yield "draft", draft["message"]["id"], draft["id"]
         sent = self._execute(
-            self._gmail.messages().list(
-                userId=self.mailbox, q=query, labelIds=["SENT"], maxResults=10
-            )
+            self._gmail.messages().list(userId=self.mailbox, labelIds=["SENT"], **search)
         )
         for ref in sent.get("messages", []):
-            found = self._if_stamped(ref["id"], trace_key, "sent", ref["id"])
-            if found:
-                return found
-        # Gmail may have replaced our Message-ID: look at the newest writes' headers.
-        recent_drafts = self._execute(
-            self._gmail.drafts().list(userId=self.mailbox, maxResults=RECENT_SCAN)
-        )
-        for draft in recent_drafts.get("drafts", []):
-            found = self._if_stamped(draft["message"]["id"], trace_key, "draft", draft["id"])
-            if found:
-                return found
-        recent_sent = self._execute(
-            self._gmail.messages().list(
-                userId=self.mailbox, labelIds=["SENT"], maxResults=RECENT_SCAN
-            )
-        )
-        for ref in recent_sent.get("messages", []):
-            found = self._if_stamped(ref["id"], trace_key, "sent", ref["id"])
-            if found:
-                return found
-        return None
+            yield "sent", ref["id"], ref["id"]
 
     # --- mail helpers ----------------------------------------------------------------------
 
-    def _compose(
-        self,
-        to: str,
-        subject: str,
-        body: str,
-        thread_id: str,
-        trace_key: str,
-        in_reply_to: str | None,
-        references: Sequence[str] | str,
-    ) -> tuple[EmailMessage, str | None]:
+    def _compose(self, reply: OutgoingReply) -> tuple[EmailMessage, str | None]:
         """The MIME message and the Gmail thread it belongs to (None: a new thread)."""
-        original = self._original(in_reply_to) if in_reply_to else None
+        original = self._original(reply.in_reply_to) if reply.in_reply_to else None
         gmail_thread = original["threadId"] if original else None
-        if gmail_thread is None and thread_id and "@" not in thread_id:
-            gmail_thread = thread_id  # already a Gmail thread id
+        if gmail_thread is None and reply.thread_id and "@" not in reply.thread_id:
+            gmail_thread = reply.thread_id  # already a Gmail thread id
         if original is not None:
-            references = original["references"]
-        message = self._stamped(to, reply_subject(subject) if in_reply_to else subject, trace_key)
-        if in_reply_to:
-            refs = reply_references(in_reply_to, references)
-            message["In-Reply-To"] = refs[-1]
-            message["References"] = " ".join(refs)
-        message.set_content(body)
+            reply = replace(reply, references=original["references"])
+        subject = reply_subject(reply.subject) if reply.in_reply_to else reply.subject
+        message = self._stamped(reply.to, subject, reply.trace_key)
+        for name, value in reply.threading_headers().items():
+            message[name] = value
+        message.set_content(reply.body)
         return message, gmail_thread
 
     def _original(self, in_reply_to: str) -> dict[str, Any] | None:
@@ -547,49 +455,6 @@ class GoogleWorkspace(Workspace):
         }
 
 
-def credentials_from_env(environ: Mapping[str, str]) -> CredentialsFactory:
-    """``mailbox -> credentials`` from ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]``, read on first use.
-
-    The key is read once per process (one Secret Manager access); each
-    mailbox gets its own delegated credentials, cached.
-    """
-    lock = threading.Lock()
-    info: dict[str, Any] = {}
-    per_mailbox: dict[str, Any] = {}
-
-    def factory(mailbox: str) -> Any:
-        with lock:
-            if not info:
-                loaded = credentials_info(environ)
-                if loaded is None:
-                    raise ValueError("no Gmail credentials configured")
-                info.update(loaded)
-            if mailbox not in per_mailbox:
-                per_mailbox[mailbox] = credentials_for(info, mailbox)
-            return per_mailbox[mailbox]
-
-    return factory
-
-
-def _anonymous(mailbox: str) -> Any:
-    return anonymous_credentials()
-
-
-def _translate(exc: Any) -> Exception:
-    status = int(getattr(exc, "status_code", 0) or exc.resp.status)
-    reason = str(exc.reason or "")
-    details = exc.error_details if isinstance(exc.error_details, list) else []
-    reasons = {str(d.get("reason")) for d in details if isinstance(d, Mapping)}
-    message = f"Google API {status}: {reason}"
-    if status in (408, 429) or status >= 500:
-        return RetryableError(message)
-    if status == 403 and reasons & {"rateLimitExceeded", "userRateLimitExceeded"}:
-        return RetryableError(message)
-    error = WorkspaceApiError(message)
-    error.status = status  # type: ignore[attr-defined]
-    return error
-
-
 def _raw(message: EmailMessage) -> str:
     return base64.urlsafe_b64encode(message.as_bytes()).decode("ascii")
 
@@ -631,4 +496,10 @@ def _event(item: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-__all__ = ["CredentialsFactory", "GoogleWorkspace", "WorkspaceApiError", "credentials_from_env"]
+__all__ = [
+    "DEFAULT_RETRIES",
+    "WORKSPACE_ERRORS",
+    "GoogleWorkspace",
+    "WorkspaceApiError",
+    "WorkspaceApiUnavailable",
+]

@@ -115,8 +115,8 @@ def watch(
     dev: Path | None = DEV_HOME,
 ) -> None:
     """Call users.watch now (what the daily renew_watch function does)."""
+    from ..adapters.google_gmail_reader import GoogleApiGmailReader
     from ..clock import SystemClock
-    from ..ingest.gmail_api import GoogleApiGmailReader
     from ..ingest.watch import renew_watches
 
     console = Console()

@@ -1,8 +1,8 @@
 """Gmail ingestion (ARCHITECTURE section 5): watch notifications to traces.
 
 - ``notification``: decoding ``{emailAddress, historyId}`` Pub/Sub messages.
-- ``gmail_reader``: the Gmail port; ``gmail_api`` its client-library adapter,
-  ``memory_gmail`` an in-memory fake.
+- Gmail is reached through the ``GmailReader`` port (``ports/gmail_reader.py``;
+  adapters ``GoogleApiGmailReader`` and ``InMemoryGmailReader`` in ``adapters/``).
 - ``mailboxes``: the mailbox registry and its forward-only history cursor.
 - ``claims``, ``threads``: per-message claims and the thread resolver.
 - ``ingest``: the ``Ingestor``; ``watch``: watch renewal; ``entry``: the

@@ -37,9 +37,7 @@ from typing import Any, Literal, TypeVar
 
 from ..errors import PermanentError, RetryableError
 from ..mail import Email, EmailParseError
-from ..runtime import Runtime
-from .claims import FINISHED, Claims, ClaimState
-from .gmail_reader import (
+from ..ports.gmail_reader import (
     INBOX,
     AddedMessage,
     GmailError,
@@ -50,6 +48,8 @@ from .gmail_reader import (
     MessageGone,
     RawMessage,
 )
+from ..runtime import Runtime
+from .claims import FINISHED, Claims, ClaimState
 from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
 from .notification import BadNotification, GmailNotification, decode_notification
 from .parsing import auto_reply_block, is_own_message, label_skip, parse_raw

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..mail import Email
-from .gmail_reader import RawMessage
+from ..ports.gmail_reader import RawMessage
 
 TRACE_HEADER = "x-inboxflow-trace"
 """Stamped on every message we send: mail carrying it is our own."""
@@ -82,7 +82,7 @@ def _header_rules(email: Email) -> str | None:
 
 def label_skip(label_ids: Sequence[str]) -> str | None:
     """Why a message with these labels is not ingested, or None."""
-    from .gmail_reader import DRAFT, INBOX, SENT
+    from ..ports.gmail_reader import DRAFT, INBOX, SENT
 
     labels = set(label_ids)
     if DRAFT in labels:

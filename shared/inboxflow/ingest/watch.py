@@ -15,7 +15,7 @@ from typing import Any
 
 from ..clock import Clock
 from ..ports.checkpoint import CheckpointStore
-from .gmail_reader import INBOX, GmailReader
+from ..ports.gmail_reader import INBOX, GmailReader
 from .mailboxes import MailboxRegistry
 
 log = logging.getLogger("inboxflow.ingest.watch")

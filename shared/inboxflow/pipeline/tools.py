@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..ports.workspace import Workspace
 from ..tools import Tool
-from ..workspace import Workspace, business_day
+from ..workspace import business_day
 
 if TYPE_CHECKING:
     from ..context import NodeContext

@@ -39,7 +39,8 @@ from ...errors import RetryableError
 from ...graph import Step
 from ...knowledge import Retrieval, excerpt, knowledge_base_for
 from ...mail import bare_subject, strip_quoted
-from ...workspace import SAVED_REPLIES, Workspace, business_day
+from ...ports.workspace import Workspace
+from ...workspace import SAVED_REPLIES, business_day
 from ..settings import pipeline_settings
 from ..state import (
     Context,

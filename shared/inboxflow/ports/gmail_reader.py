@@ -3,7 +3,9 @@
 ``users.history.list``, ``users.messages.list``, ``users.messages.get``
 (``format=raw``) and ``users.watch``, each for one mailbox (``userId`` is the
 mailbox address). Adapters translate the API's failures into the errors below
-so that ingestion decides retries in one place.
+so that ingestion decides retries in one place: ``GoogleApiGmailReader``
+(``adapters/google_gmail_reader.py``) and ``InMemoryGmailReader``
+(``adapters/memory_gmail_reader.py``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""An in-memory Gmail reader: a fake of the ``GmailReader`` port for unit tests and benches.
+"""The ``GmailReader`` port in memory: a fake for unit tests and benches.
 
 It keeps Gmail's semantics that ingestion relies on: every change bumps the
 mailbox's history id, ``list_history`` pages through ``messageAdded`` records
 after a start id, a start id older than the retained history answers
 ``HistoryExpired``, and ``fail_next`` injects rate limits or outages.
+``list_messages`` filters by labels only; its search query is ignored.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .gmail_reader import (
+from ..ports.gmail_reader import (
     INBOX,
     AddedMessage,
     GmailError,
@@ -39,7 +40,7 @@ class _Mailbox:
     oldest_history_id: int = 0
 
 
-class InMemoryGmail:
+class InMemoryGmailReader:
     """Mailboxes in memory behind the ``GmailReader`` interface.
 
     Args:
@@ -88,6 +89,18 @@ class InMemoryGmail:
             for listener in listeners:
                 listener(mailbox, history_id)
         return gmail_id
+
+    def change_labels(
+        self, mailbox: str, gmail_id: str, add: Sequence[str] = (), remove: Sequence[str] = ()
+    ) -> None:
+        """Relabel a message: a new history record, but not a ``messageAdded`` one."""
+        with self._lock:
+            box = self._mailboxes[mailbox]
+            message = box.messages[gmail_id]
+            labels = tuple(label for label in message.label_ids if label not in remove)
+            labels += tuple(label for label in add if label not in labels)
+            box.history_id += 1
+            box.messages[gmail_id] = replace(message, label_ids=labels, history_id=box.history_id)
 
     def delete(self, mailbox: str, gmail_id: str) -> None:
         """Remove a message (``get_raw`` then answers ``MessageGone``)."""
