@@ -427,12 +427,14 @@ def source_archive_members(root: Path = REPO_ROOT) -> list[tuple[str, Path]]:
     """``(name in archive, file on disk)`` for the deployable source, sorted.
 
     The archive root holds ``main.py`` (from ``functions/``), the
-    ``inboxflow`` package and ``requirements.txt``, the layout Cloud
-    Functions' Python buildpack expects.
+    ``inboxflow`` package, ``requirements.txt`` (the layout Cloud Functions'
+    Python buildpack expects) and ``inboxflow.yaml`` (the routing rules,
+    found next to the package).
     """
     members = [
         ("main.py", root / "functions" / "main.py"),
         ("requirements.txt", root / "requirements.txt"),
+        ("inboxflow.yaml", root / "inboxflow.yaml"),
     ]
     package = root / "shared" / "inboxflow"
     for path in sorted(package.rglob("*")):

@@ -39,7 +39,7 @@ from .errors import (
 from .graph import END, Graph, Node, Pause, Step
 from .naming import node_id, step_path
 from .ports.bus import MessageBus
-from .ports.checkpoint import Checkpoint, CheckpointStore, StepLog
+from .ports.checkpoint import Checkpoint, CheckpointStore, StepLog, TraceRoute
 from .ports.llm import LanguageModel
 
 log = logging.getLogger("inboxflow.runtime")
@@ -103,12 +103,25 @@ class Runtime:
     # --- starting traces ---------------------------------------------------------
 
     def start(
-        self, graph_name: str, state: BaseModel | Mapping[str, Any], trace_id: str | None = None
+        self,
+        graph_name: str,
+        state: BaseModel | Mapping[str, Any],
+        trace_id: str | None = None,
+        route: TraceRoute | None = None,
     ) -> str:
         """Create a trace at its entry node and publish its first envelope.
 
         Idempotent for a given ``trace_id``: a second call republishes the
         first envelope if the trace has not moved yet, and changes nothing.
+
+        Args:
+            graph_name: the graph to run.
+            state: its first state.
+            trace_id: the trace's id (default: a random one).
+            route: how the trace was started (routing rule, profile, mailbox),
+                recorded on the checkpoint and the step-0 log entry. With
+                ``route.blocked`` set (loop protection), the trace is created
+                ``done`` with that reason and no node ever runs.
         """
         graph = self._graph(graph_name)
         trace_id = trace_id or secrets.token_hex(8)
@@ -116,17 +129,19 @@ class Runtime:
         initial = model.model_dump(mode="json")
         _check_size(initial, "the initial state")
         now = self.clock.now()
+        blocked = route is not None and route.blocked is not None
         envelope = Envelope(
             trace_id=trace_id, graph=graph.name, node=graph.entry, step=1, sent_at=now
         )
         checkpoint = Checkpoint(
             trace_id=trace_id,
             graph=graph.name,
-            status="running",
+            status="done" if blocked else "running",
             step=1,
-            node=graph.entry,
+            node=END if blocked else graph.entry,
             state=initial,
-            next=[envelope.model_dump(exclude_none=True)],
+            next=[] if blocked else [envelope.model_dump(exclude_none=True)],
+            route=route,
             created_at=now,
             updated_at=now,
             expire_at=self._expire_at(now),
@@ -138,7 +153,8 @@ class Runtime:
             output_delta={k: v for k, v in initial.items() if k not in inputs},
             inputs_in_checkpoint=inputs,
             started_at=now,
-            routed_to=graph.entry,
+            routed_to=END if blocked else graph.entry,
+            route=route,
             expire_at=checkpoint.expire_at,
         )
         if not self.store.create_trace(checkpoint, start):

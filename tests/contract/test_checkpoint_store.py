@@ -13,7 +13,13 @@ import pytest
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.errors import LeaseHeld, StepMoved
 from inboxflow.naming import effect_path, step_path, trace_path
-from inboxflow.ports.checkpoint import Checkpoint, CheckpointStore, DocumentExists, StepLog
+from inboxflow.ports.checkpoint import (
+    Checkpoint,
+    CheckpointStore,
+    DocumentExists,
+    StepLog,
+    TraceRoute,
+)
 
 StoreFactory = Callable[[], CheckpointStore]
 
@@ -339,6 +345,22 @@ def test_create_trace_once(store: CheckpointStore) -> None:
     assert store.create_trace(_checkpoint(now=2000.0), _start_log(2000.0)) is False
     assert store.get_trace("tr1") == checkpoint
     assert [log.step_name for log in store.step_logs("tr1")] == ["__start__"]
+
+
+def test_the_route_of_a_trace_is_kept_on_the_checkpoint_and_step_zero(
+    store: CheckpointStore,
+) -> None:
+    route = TraceRoute(rule="vip", profile=None, mailbox="maya@brightlane.io", blocked="list mail")
+    checkpoint = _checkpoint().model_copy(update={"route": route, "status": "done", "next": []})
+    start = _start_log().model_copy(update={"route": route, "routed_to": "__end__"})
+    assert store.create_trace(checkpoint, start) is True
+    stored = store.get_trace("tr1")
+    assert stored is not None and stored.route == route and stored == checkpoint
+    assert store.step_logs("tr1")[0].route == route
+    older = _checkpoint("tr0").model_dump(exclude={"route"})  # stored before the field existed
+    store.set(trace_path("tr0"), older)
+    loaded = store.get_trace("tr0")
+    assert loaded is not None and loaded.route is None
 
 
 def test_take_lease_blocks_other_owner_until_expiry(store: CheckpointStore) -> None:

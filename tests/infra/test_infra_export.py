@@ -285,6 +285,7 @@ def _fake_source_tree(root: Path) -> None:
     (root / "functions").mkdir(parents=True)
     (root / "functions" / "main.py").write_text("from inboxflow.entry import run_node\n")
     (root / "requirements.txt").write_text("functions-framework>=3.8\n")
+    (root / "inboxflow.yaml").write_text("routing:\n  rules: []\n")
     package = root / "shared" / "inboxflow"
     (package / "pipeline").mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -307,6 +308,7 @@ def test_source_archive_layout_and_reproducibility(tmp_path: Path) -> None:
     )
     with zipfile.ZipFile(first) as archive:
         assert archive.namelist() == [
+            "inboxflow.yaml",
             "inboxflow/__init__.py",
             "inboxflow/pipeline/graph.py",
             "main.py",

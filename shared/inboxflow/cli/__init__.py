@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import approvals, dev, inspect, kb, local, mailbox
+from . import approvals, dev, graphs, inspect, kb, local, mailbox, route
 
 app = typer.Typer(
     name="inboxflow",
@@ -15,6 +15,8 @@ app = typer.Typer(
 )
 app.command("demo")(local.demo)
 app.command("run")(local.run)
+app.command("route")(route.route)
+app.command("graphs")(graphs.graphs)
 app.command("trace")(inspect.trace)
 app.command("traces")(inspect.traces)
 app.command("failures")(inspect.failures)

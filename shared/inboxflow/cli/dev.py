@@ -250,8 +250,17 @@ def send(
                 raise typer.Exit(1)
             return
     else:
+        from ..config import ConfigError, load_config
+        from ..routing import route
+        from ..start import start_email_trace
+
         runtime = build_runtime(Settings.from_env())
-        trace_id = runtime.start("pipeline", {"email": email.model_dump(mode="json")})
+        try:
+            routing = load_config(graphs=runtime.graphs)
+        except ConfigError as exc:
+            console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+            raise typer.Exit(2) from None
+        trace_id = start_email_trace(runtime, email, route(email, routing)).trace_id
         runtime.bus.close()
         store = runtime.store
         console.print(f"published trace [bold]{trace_id}[/bold] to the classify topic")

@@ -13,7 +13,7 @@ from ..ports.checkpoint import Filter
 from ..runtime import fold
 from ..services import make_store
 from ..settings import Settings
-from .render import STATUS_STYLE, compact, summary_row, trace_table
+from .render import STATUS_STYLE, compact, routed_line, summary_row, trace_table
 
 
 def _when(epoch: float) -> str:
@@ -66,6 +66,8 @@ def trace(
         f"status [{status_style}]{checkpoint.status}[/{status_style}]  next node {checkpoint.node}  "
         f"updated {_when(checkpoint.updated_at)} UTC"
     )
+    if checkpoint.route is not None:
+        console.print(routed_line(checkpoint.route), soft_wrap=True)
     if checkpoint.error:
         console.print(f"[red]error:[/red] {checkpoint.error}")
     table = Table(show_lines=True, expand=True)

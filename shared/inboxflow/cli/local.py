@@ -1,10 +1,14 @@
-"""``inboxflow demo`` and ``inboxflow run``: emails through the real graph, in-process."""
+"""``inboxflow demo`` and ``inboxflow run``: emails through the real graphs, in-process, routed
+by ``inboxflow.yaml`` (or to the graph ``--graph`` names)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -14,9 +18,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..adapters.inprocess_bus import InProcessBus
+from ..config import ConfigError, InboxflowConfig, load_config
 from ..errors import PermanentError
+from ..graphs import graph_registry
+from ..mail import Email
+from ..routing import RouteDecision, explicit, route
 from ..runtime import Runtime
 from ..settings import Settings
+from ..start import StartedTrace, start_email_trace
 from .render import summary_row, trace_table
 
 SAMPLE_SUFFIXES = (".eml", ".json")
@@ -44,42 +53,54 @@ def embedded_runtime(home: Path | None = None) -> Runtime:
     return runtime
 
 
+@dataclass(frozen=True)
+class Processed:
+    """One email file through ``process``: its trace, or why it has none."""
+
+    path: Path
+    started: StartedTrace | None = None
+    error: str | None = None
+
+
+Decide = Callable[[Email], RouteDecision]
+
+
 def process(
-    runtime: Runtime, files: list[Path], console: Console, graph: str = "pipeline"
-) -> tuple[list[str], int]:
-    """Start one trace per email file and run each to where it stops. Returns trace ids and errors."""
+    runtime: Runtime, files: list[Path], console: Console, decide: Decide, progress: bool = True
+) -> list[Processed]:
+    """Start one trace per email file (routed by ``decide``) and run each to where it stops."""
     from ..mail import EmailParseError, load_email_file
 
     bus = runtime.bus
     assert isinstance(bus, InProcessBus)
-    trace_ids: list[str] = []
-    errors = 0
+    done: list[Processed] = []
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task("processing emails", total=len(files))
+    with Progress(*columns, console=console, transient=False, disable=not progress) as bar:
+        task = bar.add_task("processing emails", total=len(files))
         for path in files:
             try:
                 email = load_email_file(path)
             except (EmailParseError, OSError) as exc:
                 console.print(f"[red]skipped {path}:[/red] {exc}")
-                errors += 1
-                progress.advance(task)
+                done.append(Processed(path, error=f"skipped: {exc}"))
+                bar.advance(task)
                 continue
             try:
-                trace_ids.append(runtime.start(graph, {"email": email.model_dump(mode="json")}))
+                started = start_email_trace(runtime, email, decide(email))
             except PermanentError as exc:
                 console.print(f"[red]refused {path}:[/red] {exc}")
-                errors += 1
-                progress.advance(task)
+                done.append(Processed(path, error=f"refused: {exc}"))
+                bar.advance(task)
                 continue
+            done.append(Processed(path, started))
             bus.drain()
-            progress.advance(task)
-    return trace_ids, errors
+            bar.advance(task)
+    return done
 
 
 def show(runtime: Runtime, trace_ids: list[str], console: Console, title: str) -> None:
@@ -88,7 +109,7 @@ def show(runtime: Runtime, trace_ids: list[str], console: Console, title: str) -
     for trace_id in trace_ids:
         checkpoint = runtime.store.get_trace(trace_id)
         if checkpoint is not None:
-            rows.append(summary_row(runtime.store, checkpoint))
+            rows.append(summary_row(runtime.store, checkpoint, runtime.graphs))
     console.print(trace_table(rows, title))
     counts: dict[str, int] = {}
     for row in rows:
@@ -106,6 +127,59 @@ def show(runtime: Runtime, trace_ids: list[str], console: Console, title: str) -
         )
 
 
+def show_json(runtime: Runtime, processed: list[Processed]) -> None:
+    """One JSON object per email on stdout: trace_id, graph, rule, profile, status, reason."""
+    for item in processed:
+        record: dict[str, Any] = {"file": str(item.path), "trace_id": None}
+        if item.started is None:
+            record.update(graph=None, rule=None, profile=None, status="error", reason=item.error)
+        else:
+            checkpoint = runtime.store.get_trace(item.started.trace_id)
+            assert checkpoint is not None
+            row = summary_row(runtime.store, checkpoint, runtime.graphs)
+            record.update(
+                trace_id=checkpoint.trace_id,
+                graph=checkpoint.graph,
+                rule=item.started.decision.rule,
+                profile=item.started.decision.profile,
+                status=checkpoint.status,
+                reason=row["reason"] or None,
+            )
+        typer.echo(json.dumps(record, ensure_ascii=False))
+
+
+def load_routing(graphs: Mapping[str, Any]) -> InboxflowConfig:
+    """``inboxflow.yaml``, or exit 2 with its one-line error on stderr."""
+    try:
+        return load_config(graphs=graphs)
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def deciding(
+    graph: str, profile: str | None, config: InboxflowConfig, graphs: Mapping[str, Any]
+) -> Decide:
+    """How each email is routed: by the rules (``auto``) or to the graph named (exit 2 if bad)."""
+    if graph == AUTO:
+        if profile is not None:
+            typer.echo(
+                "error: --profile needs --graph NAME (auto takes the rules' profiles)", err=True
+            )
+            raise typer.Exit(2)
+        return lambda email: route(email, config)
+    try:
+        fixed = explicit(graph, profile, config, graphs)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    return lambda email: replace(fixed, mailbox=email.mailbox or None)
+
+
+HOME_HELP = "Folder of the embedded store."
+AUTO = "auto"
+
+
 GEMINI_DOUBLE_HELP = "Send every LLM call through google-genai to a local Gemini API double."
 
 
@@ -119,21 +193,23 @@ def llm_double(enabled: bool) -> AbstractContextManager[object]:
 
 
 def demo(
-    home: Path = typer.Option(Path(".inboxflow"), help="Folder of the embedded store."),
+    home: Path = typer.Option(Path(".inboxflow"), envvar="INBOXFLOW_HOME", help=HOME_HELP),
     gemini_double: bool = typer.Option(False, "--gemini-double", help=GEMINI_DOUBLE_HELP),
 ) -> None:
-    """Process the bundled sample inbox through the email pipeline on the embedded default."""
+    """Process the bundled sample inbox on the embedded default, routed by inboxflow.yaml."""
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     console = Console()
+    config = load_routing(graph_registry())
     with llm_double(gemini_double):
         runtime = embedded_runtime(home)
         files = sample_inbox()
         console.print(
-            f"[bold]inboxflow demo[/bold]: {len(files)} sample emails → graph [bold]pipeline[/bold] "
-            f"(classify → retrieve → decide → execute_tools → generate → review → dispatch)\n"
+            f"[bold]inboxflow demo[/bold]: {len(files)} sample emails, routed by "
+            f"{config.source or 'no inboxflow.yaml (every email to pipeline)'}\n"
             f"store: SQLite {runtime.services['settings'].sqlite_path} · bus: in-process · model: {runtime.llm.name}"
         )
-        trace_ids, _ = process(runtime, files, console)
+        processed = process(runtime, files, console, deciding(AUTO, None, config, runtime.graphs))
+    trace_ids = [p.started.trace_id for p in processed if p.started is not None]
     show(runtime, trace_ids, console, f"{len(trace_ids)} sample emails")
     show_approvals(runtime, trace_ids, console)
 
@@ -174,21 +250,32 @@ def _in_process_timeout(service: Any) -> Any:
 
 def run(
     files: list[Path] = typer.Argument(..., help=".eml or .json emails", exists=False),
-    home: Path = typer.Option(Path(".inboxflow"), help="Folder of the embedded store."),
-    graph: str = typer.Option("pipeline", help="Graph to run."),
+    home: Path = typer.Option(Path(".inboxflow"), envvar="INBOXFLOW_HOME", help=HOME_HELP),
+    graph: str = typer.Option(
+        AUTO, help="Graph to run, or `auto`: the routing rules of inboxflow.yaml."
+    ),
+    profile: str | None = typer.Option(
+        None, help="Agent profile, for a graph that takes one (with --graph NAME)."
+    ),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="One JSON object per email: trace_id, graph, rule, profile, status, reason.",
+    ),
     gemini_double: bool = typer.Option(False, "--gemini-double", help=GEMINI_DOUBLE_HELP),
 ) -> None:
     """Process your own .eml or JSON emails through a graph on the embedded default."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    console = Console()
+    console = Console(stderr=as_json)
+    config = load_routing(graph_registry())
     with llm_double(gemini_double):
         runtime = embedded_runtime(home)
-        if graph not in runtime.graphs:
-            console.print(
-                f"[red]unknown graph {graph!r}[/red]; graphs: {', '.join(runtime.graphs)}"
-            )
-            raise typer.Exit(2)
-        trace_ids, errors = process(runtime, list(files), console, graph)
-    show(runtime, trace_ids, console, f"{len(trace_ids)} emails")
-    if errors:
+        decide = deciding(graph, profile, config, runtime.graphs)
+        processed = process(runtime, list(files), console, decide, progress=not as_json)
+    if as_json:
+        show_json(runtime, processed)
+    else:
+        trace_ids = [p.started.trace_id for p in processed if p.started is not None]
+        show(runtime, trace_ids, console, f"{len(trace_ids)} emails")
+    if any(p.started is None for p in processed):
         raise typer.Exit(1)

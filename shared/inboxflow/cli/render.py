@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..graph import END
-from ..ports.checkpoint import Checkpoint, CheckpointStore, StepLog
+from ..graph import END, Graph, TraceSummary
+from ..graphs import graph_registry
+from ..ports.checkpoint import Checkpoint, CheckpointStore, StepLog, TraceRoute
 
 STATUS_STYLE = {
     "done": "green",
@@ -41,27 +44,57 @@ def preview(text: str | None, width: int = 60) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def summary_row(store: CheckpointStore, checkpoint: Checkpoint) -> dict[str, Any]:
-    """What the trace table shows for one trace."""
-    state = checkpoint.state
-    classification = state.get("classification") or {}
-    draft = (state.get("draft") or {}).get("body")
-    if checkpoint.pause:
-        draft = (checkpoint.pause.get("payload") or {}).get("body") or draft
-    email = state.get("email") or {}
+def summary_row(
+    store: CheckpointStore, checkpoint: Checkpoint, graphs: Mapping[str, Graph] | None = None
+) -> dict[str, Any]:
+    """What the trace table shows for one trace: the graph's own ``summary`` of it,
+    how it was routed, and why it stopped when it did not run (loop protection, an error).
+
+    Args:
+        store: where the step log is.
+        checkpoint: the trace.
+        graphs: the graphs by name (default: the registry); a trace of a graph
+            not among them shows no summary.
+    """
+    registry = graph_registry() if graphs is None else graphs
+    graph = registry.get(checkpoint.graph)
+    summary = graph.summary(checkpoint) if graph is not None else TraceSummary()
+    route = checkpoint.route
+    reason = (route.blocked if route is not None else None) or checkpoint.error or ""
+    email = checkpoint.state.get("email")
+    email = email if isinstance(email, dict) else {}
     sender = email.get("sender") or {}
+    logs = store.step_logs(checkpoint.trace_id)
     return {
         "trace_id": checkpoint.trace_id,
-        "from": sender.get("address") if isinstance(sender, dict) else str(sender),
+        "from": sender.get("address", "") if isinstance(sender, dict) else str(sender),
         "subject": email.get("subject", ""),
-        "category": classification.get("category", "-"),
-        "confidence": classification.get("confidence"),
-        "route": route_of(store.step_logs(checkpoint.trace_id)),
+        "graph": checkpoint.graph,
+        "rule": (route.rule if route is not None else None) or "-",
+        "profile": route.profile if route is not None else None,
+        "category": summary.label,
+        "confidence": summary.confidence,
+        "route": "not answered → END" if route is not None and route.blocked else route_of(logs),
         "status": checkpoint.status,
-        "draft": preview(draft)
-        if draft
-        else ("" if checkpoint.error is None else preview(checkpoint.error)),
+        "reason": reason,
+        "draft": preview(summary.preview or reason),
     }
+
+
+def routed_line(route: TraceRoute) -> str:
+    """How ``inboxflow trace`` says a trace was started: the rule, the profile, a block."""
+    rule = (
+        f"rule [bold]{escape(route.rule)}[/bold]" if route.rule else "no rule (default or --graph)"
+    )
+    parts = [f"routed by {rule}"]
+    if route.profile:
+        parts.append(f"profile {route.profile}")
+    if route.mailbox:
+        parts.append(f"mailbox {route.mailbox}")
+    line = "  ".join(parts)
+    if route.blocked:
+        line += f"\n[magenta]not answered, {escape(route.blocked)}[/magenta]"
+    return line
 
 
 def trace_table(rows: list[dict[str, Any]], title: str) -> Table:
@@ -69,21 +102,26 @@ def trace_table(rows: list[dict[str, Any]], title: str) -> Table:
     table = Table(title=title, show_lines=True, expand=True)
     table.add_column("trace_id", style="bold", no_wrap=True)
     table.add_column("email", ratio=2)
+    table.add_column("graph", no_wrap=True)
+    table.add_column("rule", ratio=1)
     table.add_column("category", no_wrap=True)
     table.add_column("conf.", justify="right", no_wrap=True)
     table.add_column("route taken", ratio=3)
     table.add_column("status", no_wrap=True)
-    table.add_column("draft preview", ratio=3)
+    table.add_column("draft / reason", ratio=3)
     for row in rows:
         confidence = "-" if row["confidence"] is None else f"{row['confidence']:.2f}"
+        graph = row["graph"] + (f"\n{row['profile']}" if row.get("profile") else "")
         table.add_row(
             row["trace_id"],
             Text(f"{row['from']}\n{preview(row['subject'], 50)}"),
+            graph,
+            row["rule"],
             row["category"],
             confidence,
             row["route"],
             Text(row["status"], style=STATUS_STYLE.get(row["status"], "")),
-            Text(row["draft"]),
+            Text(row["draft"], style="magenta" if row["draft"] == preview(row["reason"]) else ""),
         )
     return table
 

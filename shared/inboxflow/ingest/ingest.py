@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, TypeVar
 
+from ..config import InboxflowConfig, load_config
 from ..errors import PermanentError, RetryableError
 from ..mail import Email, EmailParseError
 from ..ports.gmail_reader import (
@@ -48,7 +49,9 @@ from ..ports.gmail_reader import (
     MessageGone,
     RawMessage,
 )
+from ..routing import route
 from ..runtime import Runtime
+from ..start import start_email_trace
 from .claims import FINISHED, Claims, ClaimState
 from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
 from .notification import BadNotification, GmailNotification, decode_notification
@@ -144,6 +147,12 @@ class Ingestor:
         gmail: the Gmail reader.
         options: tunables.
         sleep: how to wait between Gmail retries (default: the runtime's clock).
+        config: the routing rules (default: ``inboxflow.yaml``, read and validated
+            here, so a bad file stops the function before it handles any mail).
+
+    A new message goes to the graph of the first matching rule (the mailbox's
+    own rules, then the global ones); when none matches, to the graph the
+    mailbox is registered with (``pipeline`` unless ``mailbox add`` said otherwise).
     """
 
     def __init__(
@@ -152,8 +161,10 @@ class Ingestor:
         gmail: GmailReader,
         options: IngestOptions | None = None,
         sleep: Callable[[float], None] | None = None,
+        config: InboxflowConfig | None = None,
     ) -> None:
         self.runtime = runtime
+        self.config = config if config is not None else load_config(graphs=runtime.graphs)
         self.store = runtime.store
         self.clock = runtime.clock
         self.gmail = gmail
@@ -428,8 +439,9 @@ class Ingestor:
             self._finish(address, gmail_id, "resumed", report, trace_id=target, **facts)
             report.resumed.append(target)
             return
+        routed = route(email, self.config, address, default=mailbox.graph)
         try:
-            self.runtime.start(mailbox.graph, {"email": email_json}, trace_id=trace_id)
+            start_email_trace(self.runtime, email, routed, trace_id=trace_id)
         except PermanentError as exc:
             reason = f"message {gmail_id} of {address} cannot start a trace: {exc}"
             self._record_failure(reason, mailbox=address)

@@ -65,6 +65,24 @@ class Lease(BaseModel):
     expires_at: float
 
 
+class TraceRoute(BaseModel):
+    """How a trace was started from an email, recorded at step 0.
+
+    Attributes:
+        rule: the routing rule that matched (``None``: no rule matched, or the
+            graph was named explicitly).
+        profile: the agent profile the rule (or the caller) named.
+        mailbox: the mailbox whose rules applied.
+        blocked: why loop protection stopped the email before any node ran
+            (the trace ends ``done`` at once); ``None`` when it ran.
+    """
+
+    rule: str | None = None
+    profile: str | None = None
+    mailbox: str | None = None
+    blocked: str | None = None
+
+
 class Checkpoint(BaseModel):
     """The ``traces/{trace_id}`` document."""
 
@@ -78,6 +96,8 @@ class Checkpoint(BaseModel):
     lease: Lease | None = None
     pause: dict[str, Any] | None = None
     error: str | None = None
+    route: TraceRoute | None = None
+    """How the trace was started (routing rule, profile, a loop-protection block)."""
     created_at: float
     updated_at: float
     expire_at: float
@@ -111,6 +131,8 @@ class StepLog(BaseModel):
     routed_to: str | None = None
     tool_calls: list[dict[str, Any]] = Field(default_factory=list)
     llm_calls: list[dict[str, Any]] = Field(default_factory=list)
+    route: TraceRoute | None = None
+    """Entry 0 only: how the trace was started."""
     expire_at: float | None = None
 
 

@@ -1,0 +1,54 @@
+"""``inboxflow route FILE...``: which rule of inboxflow.yaml each email matches, and why not the others."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from ..graphs import graph_registry
+from ..loop_guard import auto_reply_block
+from ..mail import EmailParseError, load_email_file
+from ..routing import route as decide
+from .local import load_routing
+
+
+def route(
+    files: list[Path] = typer.Argument(..., help=".eml or .json emails"),
+    mailbox: str | None = typer.Option(
+        None, help="Apply this mailbox's rules (default: the mailbox each email was sent to)."
+    ),
+) -> None:
+    """Print, per email, the rule that matched, the graph and profile, and why earlier rules did not."""
+    config = load_routing(graph_registry())
+    console = Console(highlight=False)
+    console.print(
+        f"rules: {escape(config.source or 'no inboxflow.yaml (every email to pipeline)')}"
+    )
+    errors = 0
+    for path in files:
+        try:
+            email = load_email_file(path)
+        except (EmailParseError, OSError) as exc:
+            console.print(f"\n[red]{escape(str(path))}: cannot read: {escape(str(exc))}[/red]")
+            errors += 1
+            continue
+        decision = decide(email, config, mailbox)
+        console.print(
+            f"\n[bold]{escape(str(path))}[/bold]  from {escape(email.sender.address)}  "
+            f"subject {escape(repr(email.subject[:70]))}  mailbox {escape(decision.mailbox or '-')}"
+        )
+        for rule, why in decision.reasons_not_matched:
+            console.print(f"  rule {escape(repr(rule))} did not match: {escape(why)}")
+        matched = f"rule {decision.rule!r}" if decision.rule else "no rule matched (default)"
+        console.print(
+            f"  → {escape(matched)}: graph [bold]{escape(decision.graph)}[/bold]"
+            f"  profile {escape(decision.profile or '-')}"
+        )
+        blocked = auto_reply_block(email)
+        if blocked:
+            console.print(f"  [magenta]loop protection: not answered ({escape(blocked)})[/magenta]")
+    if errors:
+        raise typer.Exit(1)

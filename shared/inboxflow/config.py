@@ -1,0 +1,345 @@
+"""``inboxflow.yaml``: routing rules and agent profiles, validated at start-up.
+
+The file is found at ``INBOXFLOW_CONFIG`` if set, else ``inboxflow.yaml`` at
+the project root: next to the ``inboxflow`` package in the deployed source
+archive, or at the root of a source checkout. No file means no rules: every
+email goes to the ``pipeline`` graph.
+
+A bad file is refused as a whole with :class:`ConfigError`, one line naming
+the rule (``inboxflow.yaml: rule 'vip' (routing.rules[2]): unknown graph
+'nope'; graphs: pipeline``): a deployed function refuses to start rather than
+mis-route.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+
+if TYPE_CHECKING:
+    from .graph import Graph
+
+CONFIG_VARIABLE = "INBOXFLOW_CONFIG"
+CONFIG_NAME = "inboxflow.yaml"
+DEFAULT_GRAPH = "pipeline"
+"""Where an email goes when no rule matches."""
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+class ConfigError(ValueError):
+    """``inboxflow.yaml`` is unreadable or invalid; the message is one line naming the rule."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Match(_Strict):
+    """The conditions of a rule; every condition given must hold (AND).
+
+    Attributes:
+        all: ``true`` matches every email.
+        sender_email: the sender's exact address (case-insensitive).
+        sender_domain: the exact domain after the sender's ``@`` (case-insensitive).
+        subject_contains: a case-insensitive substring of the subject.
+        header_match: ``{header: regex}``; each header (name case-insensitive)
+            must be present and match (``re.search``) its pattern.
+        forwarded_from: a forwarded email originally from this address (see
+            :func:`inboxflow.routing.forwarded_senders`).
+    """
+
+    all: bool | None = None
+    sender_email: str | None = Field(default=None, min_length=3)
+    sender_domain: str | None = Field(default=None, min_length=1)
+    subject_contains: str | None = Field(default=None, min_length=1)
+    header_match: dict[str, str] | None = None
+    forwarded_from: str | None = Field(default=None, min_length=3)
+
+    _patterns: dict[str, re.Pattern[str]] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> Match:
+        if not self.model_fields_set:
+            raise ValueError("empty match: give at least one condition (or `all: true`)")
+        if self.all is False:
+            raise ValueError("`all: false` matches nothing: remove the rule or the condition")
+        for name in ("sender_email", "forwarded_from"):
+            value = getattr(self, name)
+            if value is not None and not re.fullmatch(r"[^@\s]+@[^@\s]+", value.strip()):
+                raise ValueError(f"{name} {value!r} is not an email address")
+        if self.sender_domain is not None and not re.fullmatch(
+            r"[^@\s]+\.[^@\s]+|[^@\s.]+", self.sender_domain.strip()
+        ):
+            raise ValueError(f"sender_domain {self.sender_domain!r} is not a domain (no '@')")
+        if self.header_match is not None:
+            if not self.header_match:
+                raise ValueError("header_match is empty: give {header: regex}")
+            for header, pattern in self.header_match.items():
+                try:
+                    self._patterns[header.strip().lower()] = re.compile(pattern)
+                except re.error as exc:
+                    raise ValueError(
+                        f"header_match {header}: bad regex {pattern!r}: {exc}"
+                    ) from None
+        return self
+
+    @property
+    def patterns(self) -> dict[str, re.Pattern[str]]:
+        """``header_match`` compiled once, by lowercased header name."""
+        return self._patterns
+
+
+class Rule(_Strict):
+    """One routing rule: the first whose match holds decides the graph.
+
+    Attributes:
+        name: unique in the file; recorded on the trace.
+        match: the conditions.
+        route: the graph's name.
+        profile: the agent profile, required by (and only allowed for) a
+            graph that takes one.
+    """
+
+    name: str = Field(min_length=1)
+    match: Match
+    route: str = Field(min_length=1)
+    profile: str | None = None
+
+
+class MailboxRouting(_Strict):
+    """A mailbox's own rules, evaluated before the global ones."""
+
+    rules: list[Rule] = Field(default_factory=list)
+
+
+class RoutingConfig(_Strict):
+    """``routing:``: global rules and per-mailbox rules (keys: mailbox addresses)."""
+
+    rules: list[Rule] = Field(default_factory=list)
+    mailboxes: dict[str, MailboxRouting] = Field(default_factory=dict)
+
+
+class ProfileConfig(BaseModel):
+    """An agent profile (``profiles:``); the agent graph validates the rest of its fields."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str = Field(min_length=1)
+
+
+class InboxflowConfig(_Strict):
+    """The whole of ``inboxflow.yaml``.
+
+    Attributes:
+        routing: the routing rules.
+        profiles: agent profiles that rules may name.
+    """
+
+    routing: RoutingConfig = Field(default_factory=RoutingConfig)
+    profiles: list[ProfileConfig] = Field(default_factory=list)
+
+    _source: str | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> str | None:
+        """The file it was read from (``None``: built in code, or no file)."""
+        return self._source
+
+    def rules_for(self, mailbox: str | None) -> list[tuple[str, Rule]]:
+        """``(where, rule)`` in evaluation order: the mailbox's own rules, then the global ones."""
+        ordered: list[tuple[str, Rule]] = []
+        key = (mailbox or "").strip().lower()
+        for address, routing in self.routing.mailboxes.items():
+            if address.strip().lower() == key:
+                ordered += [
+                    (f"routing.mailboxes[{address}].rules[{i}]", rule)
+                    for i, rule in enumerate(routing.rules)
+                ]
+        ordered += [(f"routing.rules[{i}]", rule) for i, rule in enumerate(self.routing.rules)]
+        return ordered
+
+    def profile_names(self) -> list[str]:
+        """The declared profiles' names."""
+        return [profile.name for profile in self.profiles]
+
+
+def config_path(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The config file to read: ``INBOXFLOW_CONFIG``, else the project root's, else None."""
+    env = os.environ if environ is None else environ
+    explicit = env.get(CONFIG_VARIABLE, "").strip()
+    if explicit:
+        return Path(explicit)
+    for root in (_PACKAGE.parent, _PACKAGE.parent.parent):
+        candidate = root / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(
+    path: str | Path | None = None,
+    graphs: Mapping[str, Graph] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> InboxflowConfig:
+    """Read and validate the config (see :func:`config_path` for which file).
+
+    Args:
+        path: the file; default :func:`config_path`. An explicit path must exist.
+        graphs: the graphs rules may name; default the graph registry.
+        environ: the environment (``INBOXFLOW_CONFIG``); default ``os.environ``.
+
+    Raises:
+        ConfigError: the file is missing (when named), not YAML, or invalid.
+    """
+    target = Path(path) if path is not None else config_path(environ)
+    if target is None:
+        return InboxflowConfig()
+    try:
+        text = target.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot read the config: {exc.strerror or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ConfigError(f"{target}: not valid YAML{where}: {problem}") from None
+    return parse_config(data, graphs, source=str(target))
+
+
+def parse_config(
+    data: Any, graphs: Mapping[str, Graph] | None = None, source: str = CONFIG_NAME
+) -> InboxflowConfig:
+    """Validate already-parsed YAML (``None``: an empty file).
+
+    Raises:
+        ConfigError: one line naming the rule (or the key) at fault.
+    """
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping at the top, got {type(data).__name__}")
+    try:
+        config = InboxflowConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, data, source)) from None
+    config._source = source
+    if graphs is None:
+        from .graphs import graph_registry
+
+        graphs = graph_registry()
+    _check_references(config, graphs, source)
+    return config
+
+
+def _check_references(config: InboxflowConfig, graphs: Mapping[str, Graph], source: str) -> None:
+    profiles = config.profile_names()
+    seen_profiles: set[str] = set()
+    for index, name in enumerate(profiles):
+        if name in seen_profiles:
+            raise ConfigError(f"{source}: profiles[{index}]: duplicate profile name {name!r}")
+        seen_profiles.add(name)
+    seen_mailboxes: dict[str, str] = {}
+    for address in config.routing.mailboxes:
+        key = address.strip().lower()
+        if "@" not in key:
+            raise ConfigError(f"{source}: routing.mailboxes: {address!r} is not a mailbox address")
+        if key in seen_mailboxes:
+            raise ConfigError(
+                f"{source}: routing.mailboxes: {address!r} repeats {seen_mailboxes[key]!r}"
+            )
+        seen_mailboxes[key] = address
+    every = [
+        (f"routing.mailboxes[{address}].rules[{i}]", rule)
+        for address, routing in config.routing.mailboxes.items()
+        for i, rule in enumerate(routing.rules)
+    ] + [(f"routing.rules[{i}]", rule) for i, rule in enumerate(config.routing.rules)]
+    names: dict[str, str] = {}
+    for where, rule in every:
+        prefix = f"{source}: rule {rule.name!r} ({where})"
+        if rule.name in names:
+            raise ConfigError(f"{prefix}: duplicate rule name (also {names[rule.name]})")
+        names[rule.name] = where
+        graph = graphs.get(rule.route)
+        if graph is None:
+            raise ConfigError(
+                f"{prefix}: unknown graph {rule.route!r}; graphs: {', '.join(sorted(graphs))}"
+            )
+        if graph.takes_profile and rule.profile is None:
+            raise ConfigError(
+                f"{prefix}: graph {rule.route!r} needs a profile; profiles: "
+                f"{', '.join(profiles) or '(none declared)'}"
+            )
+        if not graph.takes_profile and rule.profile is not None:
+            raise ConfigError(
+                f"{prefix}: graph {rule.route!r} takes no profile (got {rule.profile!r})"
+            )
+        if rule.profile is not None and rule.profile not in seen_profiles:
+            raise ConfigError(
+                f"{prefix}: unknown profile {rule.profile!r}; profiles: "
+                f"{', '.join(profiles) or '(none declared)'}"
+            )
+
+
+def _describe(exc: ValidationError, data: Mapping[str, Any], source: str) -> str:
+    """The first pydantic error as one line, naming the rule when it is inside one."""
+    error = exc.errors()[0]
+    loc = [part for part in error["loc"] if part != "function-after"]
+    rule_at = _rule_location(loc)
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = f"unknown key {loc[-1]!r}"
+        loc = loc[:-1]
+    elif error["type"] == "missing":
+        message = f"missing key {loc[-1]!r}"
+        loc = loc[:-1]
+    extra = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    if rule_at is not None:
+        rule_loc, rest = loc[:rule_at], loc[rule_at:]
+        name = _lookup(data, rule_loc)
+        label = (
+            f"rule {name['name']!r}"
+            if isinstance(name, Mapping) and isinstance(name.get("name"), str)
+            else "rule"
+        )
+        inside = ".".join(str(p) for p in rest)
+        return (
+            f"{source}: {label} ({_dotted(rule_loc)}): "
+            f"{inside + ': ' if inside else ''}{message}{extra}"
+        )
+    return f"{source}: {_dotted(loc) or '(top)'}: {message}{extra}"
+
+
+def _rule_location(loc: list[Any]) -> int | None:
+    """How many parts of ``loc`` lead to a rule (``routing.rules[i]`` or a mailbox's)."""
+    for end in range(2, len(loc) + 1):
+        if loc[end - 2] == "rules" and isinstance(loc[end - 1], int) and loc[0] == "routing":
+            return end
+    return None
+
+
+def _dotted(loc: list[Any]) -> str:
+    text = ""
+    for index, part in enumerate(loc):
+        if isinstance(part, int) or (index and loc[index - 1] == "mailboxes"):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def _lookup(data: Any, loc: list[Any]) -> Any:
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data

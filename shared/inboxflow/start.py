@@ -1,0 +1,69 @@
+"""Starting a trace from an email: the one function every path uses (ingest, ``run``,
+``demo``, ``send``).
+
+Loop protection comes first, whatever graph the email would go to: mail no
+agent may answer (``inboxflow.loop_guard.auto_reply_block``: our own mail
+carrying ``X-Inboxflow-Trace``, ``Auto-Submitted``, bounces and DSNs,
+read receipts, list and bulk mail, automated senders, auto-reply subjects)
+still gets a trace, so it shows in ``inboxflow run`` and ``inboxflow trace``,
+but that trace is created ``done`` with the reason (``route.blocked``) and no
+node of the graph ever runs: no draft, no approval, nothing sent. ``done``
+rather than ``rejected``: nothing went wrong and nobody refused anything; the
+email was handled by not answering it, as confident spam is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import RejectedEnvelope
+from .graph import StartContext
+from .loop_guard import auto_reply_block
+from .mail import Email
+from .ports.checkpoint import TraceRoute
+from .routing import RouteDecision
+from .runtime import Runtime
+
+BLOCKED_PREFIX = "loop protection: "
+
+
+@dataclass(frozen=True)
+class StartedTrace:
+    """A trace started from an email.
+
+    Attributes:
+        trace_id: its id.
+        decision: the routing decision it was started with.
+        blocked: why loop protection ended it at once, or None.
+    """
+
+    trace_id: str
+    decision: RouteDecision
+    blocked: str | None = None
+
+
+def start_email_trace(
+    runtime: Runtime, email: Email, decision: RouteDecision, trace_id: str | None = None
+) -> StartedTrace:
+    """Start ``decision.graph`` on ``email`` (or end the trace at once if it must not be answered).
+
+    The graph's ``initial_state`` builds the first state from the email and
+    the routing decision; the rule, profile and mailbox are recorded on the
+    trace at step 0.
+
+    Raises:
+        PermanentError: unknown graph, or an initial state the graph refuses (too large...).
+        pydantic.ValidationError: the graph's state model refuses the initial state.
+    """
+    reason = auto_reply_block(email)
+    blocked = f"{BLOCKED_PREFIX}{reason}" if reason else None
+    graph = runtime.graphs.get(decision.graph)
+    if graph is None:
+        raise RejectedEnvelope(f"unknown graph {decision.graph!r}")
+    start = StartContext(rule=decision.rule, profile=decision.profile, mailbox=decision.mailbox)
+    state = graph.initial_state(email.model_dump(mode="json"), start)
+    record = TraceRoute(
+        rule=decision.rule, profile=decision.profile, mailbox=decision.mailbox, blocked=blocked
+    )
+    started = runtime.start(graph.name, state, trace_id=trace_id, route=record)
+    return StartedTrace(started, decision, blocked)

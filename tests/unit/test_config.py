@@ -1,0 +1,341 @@
+"""inboxflow.yaml: what validates, and the one-line error naming the rule for what does not."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from inboxflow.config import (
+    CONFIG_VARIABLE,
+    ConfigError,
+    InboxflowConfig,
+    config_path,
+    load_config,
+    parse_config,
+)
+from inboxflow.graph import END, Graph, Node, Step
+from inboxflow.graphs import graph_registry
+from inboxflow.infra_export import REPO_ROOT, source_archive_members
+
+
+class AgentState(BaseModel):
+    email: dict = {}
+
+
+def _answer(state: AgentState, ctx: object) -> Step:
+    return Step(goto=END)
+
+
+AGENT = Graph.build(
+    "agent", "answer", AgentState, [Node("answer", _answer, routes=(END,))], takes_profile=True
+)
+GRAPHS = {**graph_registry(), "agent": AGENT}
+
+
+def parse(text: str) -> InboxflowConfig:
+    import yaml
+
+    return parse_config(yaml.safe_load(textwrap.dedent(text)), GRAPHS, source="inboxflow.yaml")
+
+
+def error_of(text: str) -> str:
+    with pytest.raises(ConfigError) as caught:
+        parse(text)
+    message = str(caught.value)
+    assert "\n" not in message, message
+    return message
+
+
+VALID = """
+    profiles:
+      - name: scheduler
+        tools: [check_calendar]
+    routing:
+      rules:
+        - name: vip
+          match: {sender_domain: BigCustomer.com, header_match: {X-Priority: "^[12]"}}
+          route: pipeline
+        - name: meetings
+          match: {subject_contains: meeting}
+          route: agent
+          profile: scheduler
+        - name: rest
+          match: {all: true}
+          route: pipeline
+      mailboxes:
+        Support@Brightlane.io:
+          rules:
+            - name: support-forwards
+              match: {forwarded_from: maya.chen@brightlane.io}
+              route: pipeline
+"""
+
+
+def test_a_full_config_validates_and_orders_mailbox_rules_first() -> None:
+    config = parse(VALID)
+    assert [p.name for p in config.profiles] == ["scheduler"]
+    assert config.profiles[0].model_extra == {"tools": ["check_calendar"]}
+    order = [(where, rule.name) for where, rule in config.rules_for("support@brightlane.io")]
+    assert order == [
+        ("routing.mailboxes[Support@Brightlane.io].rules[0]", "support-forwards"),
+        ("routing.rules[0]", "vip"),
+        ("routing.rules[1]", "meetings"),
+        ("routing.rules[2]", "rest"),
+    ]
+    assert [rule.name for _, rule in config.rules_for("other@brightlane.io")] == [
+        "vip",
+        "meetings",
+        "rest",
+    ]
+    assert config.routing.rules[0].match.patterns["x-priority"].pattern == "^[12]"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            """
+            routing:
+              rules:
+                - {name: a, match: {all: true}, route: pipeline}
+                - {name: b, match: {all: true}, route: pipeline}
+                - {name: vip, match: {all: true}, route: nope}
+            """,
+            "inboxflow.yaml: rule 'vip' (routing.rules[2]): unknown graph 'nope'; graphs: agent, pipeline",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: cal, match: {all: true}, route: agent}]
+            """,
+            "inboxflow.yaml: rule 'cal' (routing.rules[0]): graph 'agent' needs a profile; "
+            "profiles: (none declared)",
+        ),
+        (
+            """
+            profiles: [{name: scheduler}]
+            routing:
+              rules: [{name: p, match: {all: true}, route: pipeline, profile: scheduler}]
+            """,
+            "inboxflow.yaml: rule 'p' (routing.rules[0]): graph 'pipeline' takes no profile "
+            "(got 'scheduler')",
+        ),
+        (
+            """
+            profiles: [{name: scheduler}]
+            routing:
+              rules: [{name: cal, match: {all: true}, route: agent, profile: sales}]
+            """,
+            "inboxflow.yaml: rule 'cal' (routing.rules[0]): unknown profile 'sales'; "
+            "profiles: scheduler",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: prio, match: {header_match: {X-Priority: "([12"}}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule 'prio' (routing.rules[0]): match: header_match X-Priority: "
+            "bad regex '([12': unterminated character set at position 1",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: typo, match: {sender_domian: x.com}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule 'typo' (routing.rules[0]): match: unknown key 'sender_domian'",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: typo, match: {all: true}, route: pipeline, priority: 1}]
+            """,
+            "inboxflow.yaml: rule 'typo' (routing.rules[0]): unknown key 'priority'",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: empty, match: {}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule 'empty' (routing.rules[0]): match: empty match: "
+            "give at least one condition (or `all: true`)",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: never, match: {all: false}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule 'never' (routing.rules[0]): match: `all: false` matches "
+            "nothing: remove the rule or the condition",
+        ),
+        (
+            """
+            routing:
+              rules:
+                - {name: twice, match: {all: true}, route: pipeline}
+                - {name: twice, match: {subject_contains: x}, route: pipeline}
+            """,
+            "inboxflow.yaml: rule 'twice' (routing.rules[1]): duplicate rule name "
+            "(also routing.rules[0])",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: twice, match: {all: true}, route: pipeline}]
+              mailboxes:
+                a@b.io: {rules: [{name: twice, match: {all: true}, route: pipeline}]}
+            """,
+            "inboxflow.yaml: rule 'twice' (routing.rules[0]): duplicate rule name "
+            "(also routing.mailboxes[a@b.io].rules[0])",
+        ),
+        (
+            """
+            routing:
+              mailboxes:
+                a@b.io: {rules: [{name: m, match: {all: true}, route: nope}]}
+            """,
+            "inboxflow.yaml: rule 'm' (routing.mailboxes[a@b.io].rules[0]): unknown graph 'nope'",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: who, match: {sender_email: bob}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule 'who' (routing.rules[0]): match: sender_email 'bob' is not an "
+            "email address",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: dom, match: {sender_domain: bob@x.com}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule 'dom' (routing.rules[0]): match: sender_domain 'bob@x.com' "
+            "is not a domain (no '@')",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: fwd, match: {forwarded_from: nobody}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule 'fwd' (routing.rules[0]): match: forwarded_from 'nobody' is "
+            "not an email address",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: h, match: {header_match: {}}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule 'h' (routing.rules[0]): match: header_match is empty",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: noroute, match: {all: true}}]
+            """,
+            "inboxflow.yaml: rule 'noroute' (routing.rules[0]): missing key 'route'",
+        ),
+        (
+            """
+            routing:
+              rules: [{match: {all: true}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule (routing.rules[0]): missing key 'name'",
+        ),
+        (
+            """
+            routing:
+              rules: [{name: n, match: {subject_contains: 12}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule 'n' (routing.rules[0]): match.subject_contains: "
+            "Input should be a valid string",
+        ),
+        (
+            """
+            routing:
+              rule: []
+            """,
+            "inboxflow.yaml: routing: unknown key 'rule'",
+        ),
+        (
+            """
+            routes: []
+            """,
+            "inboxflow.yaml: (top): unknown key 'routes'",
+        ),
+        (
+            """
+            profiles: [{name: a}, {name: a}]
+            """,
+            "inboxflow.yaml: profiles[1]: duplicate profile name 'a'",
+        ),
+        (
+            """
+            profiles: [{tools: []}]
+            """,
+            "inboxflow.yaml: profiles[0]: missing key 'name'",
+        ),
+        (
+            """
+            routing:
+              mailboxes:
+                support: {rules: []}
+            """,
+            "inboxflow.yaml: routing.mailboxes: 'support' is not a mailbox address",
+        ),
+    ],
+)
+def test_each_mistake_is_one_line_naming_the_rule(text: str, expected: str) -> None:
+    message = error_of(text)
+    assert message.startswith(expected), message
+
+
+def test_several_errors_say_how_many_more() -> None:
+    message = error_of(
+        """
+        routing:
+          rules:
+            - {name: a, match: {}, route: pipeline}
+            - {name: b, match: {}, route: pipeline}
+        """
+    )
+    assert message.endswith("(and 1 more)"), message
+
+
+def test_the_top_must_be_a_mapping() -> None:
+    with pytest.raises(ConfigError, match=r"^x.yaml: expected a mapping at the top, got list$"):
+        parse_config(["routing"], GRAPHS, source="x.yaml")
+
+
+def test_an_empty_file_means_no_rules(tmp_path: Path) -> None:
+    path = tmp_path / "inboxflow.yaml"
+    path.write_text("# nothing yet\n")
+    config = load_config(path, GRAPHS)
+    assert config.routing.rules == [] and config.source == str(path)
+
+
+def test_bad_yaml_and_a_missing_named_file_are_clear(tmp_path: Path) -> None:
+    path = tmp_path / "inboxflow.yaml"
+    path.write_text("routing:\n  rules: [\n")
+    with pytest.raises(ConfigError, match=r"inboxflow.yaml: not valid YAML \(line \d+\)"):
+        load_config(path, GRAPHS)
+    with pytest.raises(ConfigError, match=r"missing.yaml: cannot read the config"):
+        load_config(tmp_path / "missing.yaml", GRAPHS)
+
+
+def test_the_path_comes_from_the_environment_else_the_project_root(tmp_path: Path) -> None:
+    assert config_path({CONFIG_VARIABLE: str(tmp_path / "x.yaml")}) == tmp_path / "x.yaml"
+    assert config_path({}) == REPO_ROOT / "inboxflow.yaml"
+    (tmp_path / "x.yaml").write_text(
+        "routing: {rules: [{name: r, match: {all: true}, route: nope}]}"
+    )
+    with pytest.raises(ConfigError, match=r"rule 'r' \(routing.rules\[0\]\): unknown graph 'nope'"):
+        load_config(environ={CONFIG_VARIABLE: str(tmp_path / "x.yaml")})
+
+
+def test_the_shipped_file_validates_and_is_in_the_source_archive() -> None:
+    config = load_config(REPO_ROOT / "inboxflow.yaml")
+    assert config.routing.rules == []
+    names = dict(source_archive_members())
+    assert names["inboxflow.yaml"] == REPO_ROOT / "inboxflow.yaml"
