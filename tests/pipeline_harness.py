@@ -13,7 +13,7 @@ from inboxflow.cli.local import sample_inbox
 from inboxflow.clock import FakeClock
 from inboxflow.envelope import Envelope
 from inboxflow.graphs import graph_registry
-from inboxflow.mail import load_email_file
+from inboxflow.mail import TRACE_HEADER, load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.runtime import Runtime, RuntimeOptions
 from inboxflow.workspace import StoreWorkspace, seed_workspace
@@ -81,8 +81,8 @@ def mailbox_writes(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]
         for _, doc in store.list(collection):
             headers = doc.get("headers") or {}
             key = (
-                headers.get("X-Inboxflow-Trace")
-                or headers.get("x-inboxflow-trace")
+                headers.get(TRACE_HEADER)
+                or headers.get(TRACE_HEADER.lower())
                 or doc.get("trace_key", "")
             )
             if str(key).startswith(f"{trace_id}:"):

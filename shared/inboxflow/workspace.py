@@ -29,10 +29,8 @@ from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from typing import Any
 
-from .mail import reply_subject
+from .mail import TRACE_HEADER, reply_subject
 from .ports.checkpoint import CheckpointStore
-
-TRACE_HEADER = "X-Inboxflow-Trace"
 
 CONTACTS = "contacts"
 CALENDAR_EVENTS = "calendar_events"
@@ -459,7 +457,6 @@ def seed_workspace(
 
 
 __all__ = [
-    "TRACE_HEADER",
     "Interval",
     "StoreWorkspace",
     "Workspace",

@@ -15,8 +15,8 @@ import pytest
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.mail import TRACE_HEADER
 from inboxflow.workspace import (
-    TRACE_HEADER,
     StoreWorkspace,
     Workspace,
     seed_workspace,

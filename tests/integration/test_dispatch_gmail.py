@@ -19,10 +19,10 @@ from inboxflow.cli.local import sample_inbox
 from inboxflow.clock import FakeClock
 from inboxflow.doubles.google_api import GoogleApiDouble
 from inboxflow.graphs import graph_registry
-from inboxflow.mail import Email, bare_subject, load_email_file
+from inboxflow.mail import TRACE_HEADER, Email, bare_subject, load_email_file
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import Runtime, RuntimeOptions
-from inboxflow.workspace import TRACE_HEADER, seed_workspace
+from inboxflow.workspace import seed_workspace
 from tests.pipeline_harness import dispatch_effects
 
 MAILBOX = "maya.chen@brightlane.io"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from inboxflow.loop_guard import auto_reply_block
 from inboxflow.mail import Email, load_email_file, parse_message, sample_inbox_dir
+from inboxflow.mail.loop_guard import auto_reply_block
 
 PERSON = b"""\
 From: Priya Raman <priya.raman@kestrel-logistics.com>

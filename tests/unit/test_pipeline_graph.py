@@ -14,12 +14,12 @@ from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.graph import END
-from inboxflow.mail import load_email_file, sample_inbox_dir
+from inboxflow.mail import TRACE_HEADER, load_email_file, sample_inbox_dir
 from inboxflow.pipeline import initial_state
 from inboxflow.pipeline.graph import PIPELINE
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import Runtime, RuntimeOptions
-from inboxflow.workspace import TRACE_HEADER, StoreWorkspace, seed_workspace
+from inboxflow.workspace import StoreWorkspace, seed_workspace
 
 FULL = ["classify", "retrieve", "decide", "execute_tools", "generate", "review"]
 NO_TOOLS = ["classify", "retrieve", "decide", "generate", "review"]

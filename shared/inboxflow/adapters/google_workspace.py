@@ -37,10 +37,9 @@ from email.utils import formatdate
 from typing import Any
 
 from ..errors import NodeFailed, RetryableError
-from ..mail import reply_subject
+from ..mail import TRACE_HEADER, reply_subject
 from ..ports.checkpoint import CheckpointStore
 from ..workspace import (
-    TRACE_HEADER,
     Interval,
     Workspace,
     contact_in_store,

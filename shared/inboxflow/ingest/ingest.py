@@ -37,6 +37,8 @@ from typing import Any, Literal, TypeVar
 
 from ..errors import PermanentError, RetryableError
 from ..mail import Email, EmailParseError
+from ..mail.loaders import parse_raw
+from ..mail.loop_guard import auto_reply_block, is_own_message, label_skip
 from ..runtime import Runtime
 from .claims import FINISHED, Claims, ClaimState
 from .gmail_reader import (
@@ -52,7 +54,6 @@ from .gmail_reader import (
 )
 from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
 from .notification import BadNotification, GmailNotification, decode_notification
-from .parsing import auto_reply_block, is_own_message, label_skip, parse_raw
 from .threads import ThreadResolver
 
 log = logging.getLogger("inboxflow.ingest")
