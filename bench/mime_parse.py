@@ -74,7 +74,7 @@ print(imported - started, first_plain - imported, (first_html - first_plain) - (
 
 def import_costs(repeats: int = 9) -> tuple[float, float, float]:
     """Median ms, each in a fresh interpreter: import inboxflow.mail, the first plain
-    message (imports mime_parse), and what the first HTML message adds (inscriptis, lxml)."""
+    message (imports mail.mime), and what the first HTML message adds (inscriptis, lxml)."""
     runs = []
     for _ in range(repeats):
         out = subprocess.run(
@@ -129,7 +129,7 @@ def main() -> None:
     mail_ms, plain_ms, html_ms = import_costs()
     print(
         f"\nfresh interpreter, medians of 9: import inboxflow.mail {mail_ms:.0f} ms; "
-        f"first plain message {plain_ms:.0f} ms (imports mime_parse); "
+        f"first plain message {plain_ms:.0f} ms (imports mail.mime); "
         f"the first HTML message adds {html_ms:.0f} ms (inscriptis + lxml, lazy)"
     )
 

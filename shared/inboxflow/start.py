@@ -2,7 +2,7 @@
 ``demo``, ``send``).
 
 Loop protection comes first, whatever graph the email would go to: mail no
-agent may answer (``inboxflow.loop_guard.auto_reply_block``: our own mail
+agent may answer (``inboxflow.mail.loop_guard.auto_reply_block``: our own mail
 carrying ``X-Inboxflow-Trace``, ``Auto-Submitted``, bounces and DSNs,
 read receipts, list and bulk mail, automated senders, auto-reply subjects)
 still gets a trace, so it shows in ``inboxflow run`` and ``inboxflow trace``,
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from .errors import RejectedEnvelope
 from .graph import StartContext
-from .loop_guard import auto_reply_block
 from .mail import Email
+from .mail.loop_guard import auto_reply_block
 from .ports.checkpoint import TraceRoute
 from .routing import RouteDecision
 from .runtime import Runtime

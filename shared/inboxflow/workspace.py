@@ -20,8 +20,6 @@ from typing import Any
 from .ports.checkpoint import CheckpointStore
 from .ports.workspace import Interval, Workspace
 
-TRACE_HEADER = "X-Inboxflow-Trace"
-
 CONTACTS = "contacts"
 CALENDAR_EVENTS = "calendar_events"
 SAVED_REPLIES = "saved_replies"
@@ -133,7 +131,6 @@ __all__ = [
     "CALENDAR_EVENTS",
     "CONTACTS",
     "SAVED_REPLIES",
-    "TRACE_HEADER",
     "business_day",
     "contact_in_store",
     "load_seed",

@@ -16,8 +16,9 @@ from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.mail import TRACE_HEADER
 from inboxflow.ports.workspace import Workspace, trace_message_id
-from inboxflow.workspace import TRACE_HEADER, seed_workspace
+from inboxflow.workspace import seed_workspace
 
 MAILBOX = "maya.chen@brightlane.io"
 NOW = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)  # a Monday

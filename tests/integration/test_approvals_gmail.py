@@ -9,7 +9,7 @@ from pathlib import Path
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.approvals.notify import GmailNotifier
 from inboxflow.doubles.google_api import GoogleApiDouble
-from inboxflow.workspace import TRACE_HEADER
+from inboxflow.mail import TRACE_HEADER
 from tests.approval_harness import LINK, REVIEWERS, Harness
 
 MAILBOX = "maya.chen@brightlane.io"

@@ -17,10 +17,10 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.cli.local import sample_inbox
 from inboxflow.clock import FakeClock
 from inboxflow.doubles.google_api import GoogleApiDouble
-from inboxflow.mail import Email, bare_subject, load_email_file
+from inboxflow.mail import TRACE_HEADER, Email, bare_subject, load_email_file
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import Runtime
-from inboxflow.workspace import TRACE_HEADER, seed_workspace
+from inboxflow.workspace import seed_workspace
 from tests.pipeline_harness import dispatch_effects
 from tests.runtimes import runtime_for
 
@@ -168,3 +168,33 @@ def test_an_approved_draft_resumed_twice_is_written_once_in_the_thread(
     assert mailroom.runtime.store.get_trace(trace_id).status == "done"
     [reply] = mailroom.replies(trace_id)
     _assert_in_thread(reply, mailroom.originals[trace_id])
+
+
+@pytest.mark.parametrize(
+    ("to", "why"),
+    [
+        ("mailer-daemon@pinecrestdental.com", "automated address"),
+        (MAILBOX, "receiving mailbox itself"),
+    ],
+)
+def test_an_approved_draft_to_a_loop_protected_address_never_reaches_gmail(
+    mailroom: Mailroom, to: str, why: str
+) -> None:
+    path = next(p for p in sample_inbox() if p.name.startswith("04-complaint"))
+    email = load_email_file(path, mailbox=MAILBOX)
+    mailroom.double.deliver(MAILBOX, _raw(path, email))
+    trace_id = mailroom.runtime.start("pipeline", {"email": email.model_dump(mode="json")})
+    mailroom.runtime.bus.drain()
+    payload = {**mailroom.runtime.store.get_trace(trace_id).pause["payload"], "to": to}
+    decision = {"decision": "approve", "payload": payload, "reviewer": "lead@brightlane.io"}
+    mailroom.runtime.resume(trace_id, decision)
+    mailroom.runtime.bus.drain()
+
+    checkpoint = mailroom.runtime.store.get_trace(trace_id)
+    assert checkpoint.status == "rejected"
+    assert checkpoint.state["dispatch"]["status"] == "refused"
+    assert why in checkpoint.state["end_reason"]
+    assert mailroom.replies(trace_id) == []
+    assert dispatch_effects(mailroom.runtime.store, trace_id) == []
+    writes = ("gmail.users.drafts.create", "gmail.users.messages.send")
+    assert [call for call in mailroom.double.calls if call[0] in writes] == []

@@ -19,7 +19,7 @@ from inboxflow.adapters.gemini_llm import (
 )
 from inboxflow.cli.local import sample_inbox
 from inboxflow.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
-from inboxflow.mail import load_email_file, prompt_fields
+from inboxflow.mail import email_from_json, load_email_file, prompt_fields
 from inboxflow.pipeline.nodes.classify import CLASSIFY_INTENT, IntentAnswer, classify_offline
 from inboxflow.ports.llm import LLMFailed
 
@@ -81,6 +81,8 @@ def test_request_carries_system_instruction_schema_and_key(double, sleeps, input
     assert config["responseMimeType"] == "application/json"
     schema = config["responseSchema"]
     assert schema["required"] == ["category", "confidence"]
+    assert schema["properties"]["needs_reply"]["type"] == "BOOLEAN"
+    assert "needs_reply is false only for a courtesy message" in CLASSIFY_INTENT.render(inputs)
     assert schema["properties"]["category"]["enum"] == [
         "inquiry",
         "meeting_request",
@@ -90,6 +92,14 @@ def test_request_carries_system_instruction_schema_and_key(double, sleeps, input
         "other",
     ]
     assert "tools" not in body
+
+
+def test_gemini_can_say_a_courtesy_message_needs_no_reply(double, sleeps):
+    thanks = email_from_json(
+        {"from": "a@kestrel-logistics.com", "subject": "Re: Pricing", "body": "Thanks, all set!"}
+    )
+    answer, _ = model(double, sleeps).generate(CLASSIFY_INTENT, prompt_fields(thanks))
+    assert answer.needs_reply is False  # through google-genai's schema and parsing
 
 
 def test_429_then_success_is_retried_with_backoff(double, sleeps, inputs):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from inboxflow.loop_guard import auto_reply_block
 from inboxflow.mail import Email, load_email_file, parse_message, sample_inbox_dir
+from inboxflow.mail.loop_guard import auto_reply_block, refuse_recipient
 
 PERSON = b"""\
 From: Priya Raman <priya.raman@kestrel-logistics.com>
@@ -134,3 +134,56 @@ def test_sample_inbox_newsletter_is_blocked_and_people_are_not():
 def test_the_first_matching_rule_is_the_reason():
     email = message("X-Inboxflow-Trace: abc\nPrecedence: bulk\nAuto-Submitted: auto-replied\n")
     assert (auto_reply_block(email) or "").startswith("our own message")
+
+
+# --- refuse_recipient: the same rules at dispatch ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("address", "expected"),
+    [
+        ("mailer-daemon@kestrel-logistics.com", "automated address"),
+        ("MAILER-DAEMON@googlemail.com", "automated address"),
+        ("Mail Delivery System <postmaster@kestrel-logistics.com>", "automated address"),
+        ("no-reply@kestrel-logistics.com", "automated address"),
+        ("noreply-billing@vendor.example", "automated address"),
+        ("announce-request@lists.example", "automated address"),
+        ("maya.chen@brightlane.io", "receiving mailbox itself"),
+        ("Maya Chen <Maya.Chen@BRIGHTLANE.IO>", "receiving mailbox itself"),
+        ("maya.chen+support@brightlane.io", "receiving mailbox itself"),
+        ("not-an-address", "not an email address"),
+    ],
+)
+def test_recipients_loop_protection_forbids(address: str, expected: str):
+    reason = refuse_recipient(address, message())
+    assert reason is not None and expected in reason
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "priya.raman@kestrel-logistics.com",
+        "Priya Raman <Priya.Raman@Kestrel-Logistics.com>",
+        "ops@brightlane.io",  # a colleague in the same domain, not the mailbox
+        "replyall@kestrel-logistics.com",  # near misses of the automated patterns
+        "daemon.fan@kestrel-logistics.com",
+    ],
+)
+def test_people_may_be_written_to(address: str):
+    assert refuse_recipient(address, message()) is None
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "Auto-Submitted: auto-replied\n",
+        "Precedence: bulk\n",
+        "List-Id: <announce.lists.example>\n",
+    ],
+)
+def test_the_sender_of_automated_or_list_mail_is_refused(extra: str):
+    email = message(extra + "Reply-To: Priya Desk <desk@kestrel-logistics.com>\n")
+    for address in ("priya.raman@kestrel-logistics.com", "desk@kestrel-logistics.com"):
+        reason = refuse_recipient(address, email)
+        assert reason is not None and "automated, bulk or list mail" in reason
+    assert refuse_recipient("someone.else@kestrel-logistics.com", email) is None

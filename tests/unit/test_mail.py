@@ -360,7 +360,7 @@ def test_body_for_model_announces_trimming_and_keeps_the_full_text():
 
 
 def test_unflow_joins_soft_breaks_and_keeps_quote_depth():
-    from inboxflow.mime_parse import unflow
+    from inboxflow.mail.walk import unflow
 
     flowed = "Hello \nworld.\n> quoted \n> line\n>> deeper\n-- \nsig"
     assert unflow(flowed) == "Hello world.\n> quoted line\n>> deeper\n-- \nsig"
@@ -382,7 +382,7 @@ def test_unflow_joins_soft_breaks_and_keeps_quote_depth():
     ],
 )
 def test_decode_bytes_repairs_labels(payload: bytes, label: str, text: str, warned: bool):
-    from inboxflow.mime_parse import decode_bytes
+    from inboxflow.mail.charsets import decode_bytes
 
     decoded, warning = decode_bytes(payload, label)
     assert decoded == text
@@ -390,7 +390,7 @@ def test_decode_bytes_repairs_labels(payload: bytes, label: str, text: str, warn
 
 
 def test_html_to_text_falls_back_to_the_stdlib_when_lxml_fails(monkeypatch):
-    from inboxflow import html_text
+    from inboxflow.mail import html_text
 
     def broken(markup: str) -> str:
         raise ValueError("lxml refused")

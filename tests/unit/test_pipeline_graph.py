@@ -14,12 +14,12 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.graph import END
-from inboxflow.mail import load_email_file, sample_inbox_dir
+from inboxflow.mail import TRACE_HEADER, email_from_json, load_email_file, sample_inbox_dir
 from inboxflow.pipeline import initial_state
 from inboxflow.pipeline.graph import PIPELINE
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import Runtime
-from inboxflow.workspace import TRACE_HEADER, seed_workspace
+from inboxflow.workspace import seed_workspace
 from tests.runtimes import runtime_for
 
 FULL = ["classify", "retrieve", "decide", "execute_tools", "generate", "review"]
@@ -41,7 +41,7 @@ ROUTES: dict[str, tuple[str, list[str], str]] = {
     "10-ambiguous-hotel-group.eml": ("inquiry", WAIT, "waiting"),
     "11-html-only-nonprofit.eml": ("inquiry", AUTO, "done"),
     "12-latin1-follow-up.eml": ("follow_up", AUTO, "done"),
-    "13-other-thank-you.json": ("other", WAIT, "waiting"),
+    "13-other-thank-you.json": ("other", ["classify", END], "done"),
     "14-meeting-demo-request.json": ("meeting_request", AUTO, "done"),
     "15-complaint-exports-broken.eml": ("complaint", WAIT, "waiting"),
     "16-follow-up-renewal.json": ("follow_up", AUTO, "done"),
@@ -250,7 +250,7 @@ def test_approve_with_an_edited_payload_dispatches_exactly_the_edit(harness: Har
 
 
 def test_approve_without_edits_dispatches_the_original_draft(harness: Harness):
-    trace_id = harness.run("13-other-thank-you.json")
+    trace_id = harness.run("10-ambiguous-hotel-group.eml")
     original = harness.store.get_trace(trace_id).state["draft"]
     harness.runtime.resume(trace_id, {"decision": "approve", "payload": None, "reviewer": "maya"})
     harness.bus.drain()
@@ -268,6 +268,74 @@ def test_reject_ends_the_trace_rejected_without_a_draft(harness: Harness):
     assert checkpoint.state["dispatch"]["status"] == "rejected"
     assert checkpoint.state["dispatch"]["approved_by"] == "maya"
     assert harness.writes(trace_id) == []
+
+
+@pytest.mark.parametrize(
+    ("to", "why"),
+    [
+        ("MAILER-DAEMON@pinecrestdental.com", "automated address"),
+        ("Maya Chen <maya.chen@brightlane.io>", "receiving mailbox itself"),
+    ],
+)
+def test_an_approved_draft_to_a_loop_protected_address_is_refused(
+    harness: Harness, to: str, why: str
+):
+    trace_id = harness.run("04-complaint-double-charge.eml")
+    assert harness.store.get_trace(trace_id).state["email"]["mailbox"] == "maya.chen@brightlane.io"
+    edited = {"draft": "Hi,\n\nRefunded today.\n\nMaya", "to": to, "subject": "Re: Refund"}
+    harness.runtime.resume(trace_id, {"decision": "approve", "payload": edited, "reviewer": "maya"})
+    harness.bus.drain()
+    checkpoint = harness.store.get_trace(trace_id)
+    assert checkpoint.status == "rejected"
+    result = checkpoint.state["dispatch"]
+    assert (result["status"], result["approved_by"], result["to"]) == ("refused", "maya", to)
+    assert checkpoint.state["end_reason"].startswith("not sent (loop protection):")
+    assert why in checkpoint.state["end_reason"]
+    assert harness.writes(trace_id) == []
+    pause_effects = (":deadline-", ":notify-")  # the reviewer's email and deadline, not dispatch
+    assert [
+        key
+        for key, _ in harness.store.list("effects")
+        if key.startswith(f"{trace_id}:") and not any(part in key for part in pause_effects)
+    ] == []
+    assert harness.route(trace_id)[-2:] == ["dispatch", END]
+
+
+def _thanks(harness: Harness, body: str) -> str:
+    email = email_from_json(
+        {
+            "from": "Priya Raman <priya.raman@kestrel-logistics.com>",
+            "to": "maya.chen@brightlane.io",
+            "subject": "Re: Pricing for 40 seats + SSO",
+            "headers": {"In-Reply-To": "<pricing-0114@brightlane.io>"},
+            "body": f"{body}\n\nPriya\n\nOn Thu, Jan 14, 2027, Maya wrote:\n> The team plan is $12.",
+        }
+    )
+    trace_id = harness.runtime.start("pipeline", initial_state(email))
+    harness.bus.drain()
+    return trace_id
+
+
+def test_a_thank_you_with_nothing_to_answer_ends_as_no_reply_needed(harness: Harness):
+    trace_id = _thanks(harness, "Thanks, that's all I needed!")
+    checkpoint = harness.store.get_trace(trace_id)
+    assert checkpoint.status == "done" and checkpoint.pause is None
+    assert harness.route(trace_id) == ["classify", END]
+    assert checkpoint.state["classification"]["needs_reply"] is False
+    assert checkpoint.state["end_reason"].startswith("no reply needed")
+    assert checkpoint.state.get("draft") is None
+    assert harness.writes(trace_id) == []
+    assert harness.store.list("approvals") == []
+    assert PIPELINE.summary(checkpoint).preview.startswith("no reply needed")
+
+
+def test_a_thank_you_that_also_asks_a_question_is_still_answered(harness: Harness):
+    trace_id = _thanks(harness, "Thanks, that helps! Is it the same for the Leeds office?")
+    checkpoint = harness.store.get_trace(trace_id)
+    assert checkpoint.state["classification"]["needs_reply"] is True
+    assert checkpoint.state.get("end_reason") is None
+    assert checkpoint.state["draft"]["body"]
+    assert harness.route(trace_id)[:2] == ["classify", "retrieve"]
 
 
 def test_an_unknown_decision_needs_review(harness: Harness):

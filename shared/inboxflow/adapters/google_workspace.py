@@ -36,7 +36,7 @@ from email.utils import formatdate
 from typing import Any
 
 from ..errors import NodeFailed, RetryableError
-from ..mail import reply_subject
+from ..mail import TRACE_HEADER, reply_subject
 from ..ports.checkpoint import CheckpointStore
 from ..ports.workspace import (
     Interval,
@@ -46,7 +46,7 @@ from ..ports.workspace import (
     merge_intervals,
     trace_message_id,
 )
-from ..workspace import TRACE_HEADER, contact_in_store
+from ..workspace import contact_in_store
 from .google_api import GoogleApiConnection, PortErrors, backoff_delay
 from .google_credentials import CredentialsFactory
 

@@ -13,10 +13,10 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from ..mail import reply_subject
+from ..mail import TRACE_HEADER, reply_subject
 from ..ports.checkpoint import CheckpointStore
 from ..ports.workspace import NewEvent, OutgoingReply, Workspace, trace_message_id
-from ..workspace import CALENDAR_EVENTS, TRACE_HEADER, contact_in_store
+from ..workspace import CALENDAR_EVENTS, contact_in_store
 
 DRAFTS = "mailbox_drafts"
 SENT = "mailbox_sent"

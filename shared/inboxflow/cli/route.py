@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..graphs import graph_registry
-from ..loop_guard import auto_reply_block
 from ..mail import EmailParseError, load_email_file
+from ..mail.loop_guard import auto_reply_block
 from ..routing import route as decide
 from .local import load_routing
 

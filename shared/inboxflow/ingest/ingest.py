@@ -38,6 +38,8 @@ from typing import Any, Literal, TypeVar
 from ..config import InboxflowConfig, load_config
 from ..errors import PermanentError, RetryableError
 from ..mail import Email, EmailParseError
+from ..mail.loaders import parse_raw
+from ..mail.loop_guard import auto_reply_block, is_own_message, label_skip
 from ..ports.gmail_reader import (
     INBOX,
     AddedMessage,
@@ -55,7 +57,6 @@ from ..start import start_email_trace
 from .claims import FINISHED, Claims, ClaimState
 from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
 from .notification import BadNotification, GmailNotification, decode_notification
-from .parsing import auto_reply_block, is_own_message, label_skip, parse_raw
 from .threads import ThreadResolver
 
 log = logging.getLogger("inboxflow.ingest")

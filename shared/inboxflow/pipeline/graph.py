@@ -1,6 +1,6 @@
 """The email pipeline of the first seed design, as a graph declaration.
 
-    classify --(spam, confidence >= 0.8)--> END
+    classify --(spam, confidence >= 0.8; or no reply needed)--> END
         |
     retrieve -> decide --(no tools)--> generate
                   |                       ^
@@ -9,6 +9,7 @@
                   |
                   +--(otherwise)--> Pause(approve_draft) ... resume --> dispatch -> END
 
+dispatch writes nothing to a recipient loop protection forbids: END (rejected).
 Each node is one Cloud Function; sizing below is per function.
 """
 
@@ -43,7 +44,10 @@ PIPELINE = Graph.build(
             uses_llm=True,
             memory_mb=512,
             timeout_s=60,
-            description="Classify with a calibrated confidence; confident spam ends here.",
+            description=(
+                "Classify with a calibrated confidence; confident spam and courtesy "
+                "messages with nothing to answer end here."
+            ),
         ),
         Node(
             "retrieve",
@@ -102,7 +106,10 @@ PIPELINE = Graph.build(
             memory_mb=256,
             timeout_s=60,
             max_instances=10,
-            description="Create the draft (or send) exactly once through the effect journal.",
+            description=(
+                "Create the draft (or send) exactly once through the effect journal; "
+                "never to a recipient loop protection forbids."
+            ),
         ),
     ],
     description="Seed 000: classify, retrieve, decide, execute tools, generate, review, dispatch.",

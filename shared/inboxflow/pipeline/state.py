@@ -35,6 +35,8 @@ class Classification(BaseModel):
     evidence: list[str] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     """Safety signals, e.g. ``prompt_injection``; any flag sends the draft to a human."""
+    needs_reply: bool = True
+    """False for a courtesy message (thanks, an acknowledgement) with nothing to answer."""
 
 
 class SavedReply(BaseModel):
@@ -153,9 +155,10 @@ class Review(BaseModel):
 
 
 class DispatchResult(BaseModel):
-    """What dispatch did (or why it did nothing)."""
+    """What dispatch did (or why it did nothing: ``PipelineState.end_reason``)."""
 
-    status: Literal["drafted", "sent", "rejected"]
+    status: Literal["drafted", "sent", "rejected", "refused"]
+    """``refused``: loop protection forbids writing to ``to``; nothing reached the mailbox."""
     action: str | None = None
     message_id: str | None = None
     to: str | None = None
@@ -178,6 +181,8 @@ class PipelineState(BaseModel):
     draft: Draft | None = None
     review: Review | None = None
     dispatch: DispatchResult | None = None
+    end_reason: str | None = None
+    """Why the trace ended without a reply: confident spam, no reply needed, a refused recipient."""
 
 
 __all__ = [

@@ -15,7 +15,7 @@ def initial_state(email: Mapping[str, Any], start: StartContext) -> Mapping[str,
 
 
 def summary(checkpoint: Checkpoint) -> TraceSummary:
-    """Category and confidence of the classification, and the draft (or the pending one)."""
+    """Category and confidence of the classification; why it ended unanswered, or the draft."""
     state = checkpoint.state
     classification = state.get("classification") or {}
     draft = (state.get("draft") or {}).get("body")
@@ -24,5 +24,5 @@ def summary(checkpoint: Checkpoint) -> TraceSummary:
     return TraceSummary(
         label=classification.get("category", "-"),
         confidence=classification.get("confidence"),
-        preview=draft or "",
+        preview=state.get("end_reason") or draft or "",
     )

@@ -3,9 +3,10 @@
 | node     | dispatch                                                                 |
 |----------|--------------------------------------------------------------------------|
 | inputs   | draft, review, planned_actions, ``ctx.resume`` (a reviewer's decision)   |
-| outputs  | dispatch {status, action, message_id, to, subject, approved_by, edited}  |
+| outputs  | dispatch {status, action, message_id, to, subject, approved_by, edited}, |
+|          | end_reason when nothing was written                                      |
 | LLM task | none                                                                     |
-| routes   | -> END (done); a rejected draft -> END (rejected)                        |
+| routes   | -> END (done); a rejected draft or a refused recipient -> END (rejected) |
 
 Reached directly from review (auto-dispatch) or by resuming a paused trace
 with ``{"decision": "approve" | "reject", "payload": edited payload or None,
@@ -17,7 +18,11 @@ Message-ID). It runs through the effect journal under the name
 ``dispatch``; the message is stamped with the journal key (``X-Inboxflow-Trace``
 and a Message-ID derived from it), so a crash after the side effect is
 reconciled by finding it (``find_by_trace_key``) instead of writing it twice.
-Other planned action tools (``mark_as_read``, ``schedule_meeting``) run after
+Loop protection has the last word: a recipient that
+:func:`~inboxflow.mail.loop_guard.refuse_recipient` forbids (a bounce or
+no-reply address, the mailbox itself, the sender of automated or list mail)
+gets nothing, even when a reviewer approved or edited the address in; the
+trace ends ``rejected`` with the reason in ``end_reason``. Other planned action tools (``mark_as_read``, ``schedule_meeting``) run after
 it, each through the journal and recorded on the step.
 """
 
@@ -29,6 +34,7 @@ from typing import Any
 from ...context import NodeContext
 from ...errors import NodeFailed
 from ...graph import END, Step
+from ...mail.loop_guard import refuse_recipient
 from ..settings import pipeline_settings
 from ..state import DispatchResult, PipelineState
 from ..tools import workspace_of
@@ -55,6 +61,14 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         to, subject, body = _edited(ctx.resume.get("payload"), to, subject, body)
     elif not (state.review and state.review.auto_dispatch):
         raise NodeFailed("dispatch reached without an auto-dispatch verdict or an approval")
+    edited = (to, subject, body) != (draft.to, draft.subject, draft.body)
+    refused = refuse_recipient(to, state.email)
+    if refused:
+        result = DispatchResult(
+            status="refused", to=to, subject=subject, approved_by=approved_by, edited=edited
+        )
+        update = {"dispatch": result, "end_reason": f"not sent (loop protection): {refused}"}
+        return Step(update=update, goto=END, status="rejected")
 
     category = state.classification.category if state.classification else "other"
     send = pipeline_settings(ctx.services).auto_send and category != "complaint"
@@ -106,7 +120,7 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         to=to,
         subject=subject,
         approved_by=approved_by,
-        edited=(to, subject, body) != (draft.to, draft.subject, draft.body),
+        edited=edited,
     )
     return Step(update={"dispatch": result}, goto=END)
 

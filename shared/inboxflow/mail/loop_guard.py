@@ -3,7 +3,9 @@
 Answering automated mail makes loops (two responders replying to each
 other), spams mailing lists, and bounces off addresses nobody reads.
 :func:`auto_reply_block` returns the reason not to start an auto-reply path,
-or None. Ingestion records the reason on the message instead of answering.
+or None; ingestion records the reason on the message instead of answering.
+:func:`refuse_recipient` is the same knowledge at the other end: the reason
+not to write to an address (dispatch asks it even after a reviewer approved).
 
 Rules, in the order they are checked (the first match is the reason):
 
@@ -38,11 +40,11 @@ Rules, in the order they are checked (the first match is the reason):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from email.utils import getaddresses, parseaddr
 
-from .mail import Email
-
-OWN_TRACE_HEADER = "x-inboxflow-trace"
-"""Header every message we send carries (the effect journal reconciles sends by it)."""
+from .headers import TRACE_HEADER
+from .model import Email
 
 _PRECEDENCE = frozenset({"bulk", "list", "junk"})
 _REPORT_TYPES = frozenset({"delivery-status", "disposition-notification"})
@@ -75,7 +77,7 @@ def auto_reply_block(email: Email) -> str | None:
     """
     headers = email.headers
 
-    trace = headers.get(OWN_TRACE_HEADER, "").strip()
+    trace = headers.get(TRACE_HEADER.lower(), "").strip()
     if trace:
         return f"our own message (X-Inboxflow-Trace: {trace.splitlines()[0][:80]})"
 
@@ -144,4 +146,81 @@ def _return_path_addresses(headers: dict[str, str]) -> list[str]:
     return re.findall(r"<([^<>@\s]+@[^<>\s]+)>", headers.get("return-path", ""))
 
 
-__all__ = ["OWN_TRACE_HEADER", "auto_reply_block"]
+def is_own_message(email: Email) -> bool:
+    """True when the message carries the header our drafts and sends are stamped with."""
+    return bool(email.header(TRACE_HEADER))
+
+
+def label_skip(label_ids: Sequence[str]) -> str | None:
+    """Why ingestion does not read a Gmail message with these labels, or None.
+
+    Drafts and sent mail are the mailbox's own (answering them loops); mail
+    outside the INBOX (spam, archived, trash) is not for the agents.
+    """
+    from ..ports.gmail_reader import DRAFT, INBOX, SENT
+
+    labels = set(label_ids)
+    if DRAFT in labels:
+        return "draft"
+    if SENT in labels:
+        return "sent by the mailbox"
+    if INBOX not in labels:
+        return "not in INBOX"
+    return None
+
+
+def refuse_recipient(address: str, email: Email) -> str | None:
+    """Why nothing may be written to ``address`` in answer to ``email``, or None.
+
+    The rules of :func:`auto_reply_block` seen from the recipient's side; they
+    hold whoever chose the address (the model, or a reviewer who edited it):
+
+    1. an automated address: ``MAILER-DAEMON``, ``postmaster``, list robots,
+       no-reply addresses (rule 7; nobody reads what is sent there);
+    2. the receiving mailbox itself (``+tag`` variants included): writing to
+       ourselves starts a loop;
+    3. an address of the email itself (its sender, ``Reply-To``, ``Sender``,
+       ``Return-Path``) when the email is automated, bulk or list mail (any
+       rule of :func:`auto_reply_block`).
+
+    Args:
+        address: the recipient, bare or as ``Name <address>``.
+        email: the email being answered.
+
+    Returns:
+        A short human-readable reason naming the rule, or None when writing is allowed.
+    """
+    recipient = parseaddr(address)[1].strip().lower()
+    if "@" not in recipient:
+        return f"{address!r} is not an email address"
+    if _AUTOMATED_LOCAL.match(recipient.rpartition("@")[0]):
+        return f"{recipient} is an automated address (bounces, list robots and no-reply addresses)"
+    if _without_tag(recipient) == _without_tag(email.mailbox.lower()):
+        return f"{recipient} is the receiving mailbox itself (writing to ourselves loops)"
+    own = {email.sender.address.lower(), *_header_addresses(email, _ANSWERED_HEADERS)}
+    if recipient in own:
+        blocked = auto_reply_block(email)
+        if blocked:
+            return f"{recipient} sent automated, bulk or list mail: {blocked}"
+    return None
+
+
+_ANSWERED_HEADERS = ("from", "reply-to", "sender", "return-path")
+
+
+def _without_tag(address: str) -> str:
+    local, _, domain = address.rpartition("@")
+    return f"{local.split('+', 1)[0]}@{domain}"
+
+
+def _header_addresses(email: Email, names: Sequence[str]) -> list[str]:
+    values = [email.header(name) for name in names]
+    return [found.lower() for _, found in getaddresses([v for v in values if v]) if "@" in found]
+
+
+__all__ = [
+    "auto_reply_block",
+    "is_own_message",
+    "label_skip",
+    "refuse_recipient",
+]

@@ -1,0 +1,79 @@
+"""Email: the model the graphs see, and how mail becomes it.
+
+- ``model``: ``Email``, ``Address``, ``Attachment``, ``CalendarInvite``,
+  ``ForwardedMessage``, ``EmailParseError``.
+- ``loaders``: ``.eml``/``.json`` files, JSON objects, Gmail's raw messages;
+  the bundled sample inbox.
+- ``mime`` (the parse, size caps) and ``walk`` (the MIME tree), with
+  ``headers`` (decoding, addresses, dates, ids, ``TRACE_HEADER``),
+  ``charsets`` and ``calendar_parts``; ``html_text`` (HTML to inert text).
+- ``quoting``: ``Re:`` subjects, quoted replies and signatures;
+  ``prompt``: the email as prompt input.
+- ``loop_guard``: mail we never answer and addresses we never write to (RFC 3834).
+
+The public model API is re-exported here. The MIME parser is imported on the
+first :func:`parse_message` call, so a node that only reads an ``Email`` from
+its state does not pay for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .headers import TRACE_HEADER
+from .html_text import html_to_text
+from .loaders import (
+    email_from_eml,
+    email_from_json,
+    load_email_file,
+    sample_inbox_dir,
+    sample_inbox_paths,
+)
+from .model import (
+    MODEL_BODY_LIMIT,
+    Address,
+    Attachment,
+    CalendarInvite,
+    Email,
+    EmailParseError,
+    ForwardedMessage,
+)
+from .prompt import neutralise_markers, prompt_fields
+from .quoting import bare_subject, reply_subject, strip_quoted
+
+if TYPE_CHECKING:
+    from .mime import parse_message
+else:
+
+    def __getattr__(name: str) -> Any:
+        """``parse_message`` on first use (PEP 562): the MIME parser loads only when needed."""
+        if name == "parse_message":
+            from .mime import parse_message
+
+            globals()[name] = parse_message
+            return parse_message
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "MODEL_BODY_LIMIT",
+    "TRACE_HEADER",
+    "Address",
+    "Attachment",
+    "CalendarInvite",
+    "Email",
+    "EmailParseError",
+    "ForwardedMessage",
+    "bare_subject",
+    "email_from_eml",
+    "email_from_json",
+    "html_to_text",
+    "load_email_file",
+    "neutralise_markers",
+    "parse_message",
+    "prompt_fields",
+    "reply_subject",
+    "sample_inbox_dir",
+    "sample_inbox_paths",
+    "strip_quoted",
+]
