@@ -20,8 +20,8 @@ from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from .approvals.notify import Notifier
     from .approvals.service import ApprovalService
+    from .ports.notifier import Notifier
 
 
 def make_store(settings: Settings) -> CheckpointStore:
@@ -99,7 +99,7 @@ def build_runtime(settings: Settings | None = None, clock: Clock | None = None) 
 
 def make_notifier(workspace: Any, store: CheckpointStore, clock: Clock) -> Notifier:
     """How reviewers are emailed: through Gmail when the workspace is Gmail, else the outbox."""
-    from .approvals.notify import GmailNotifier, OutboxNotifier
+    from .adapters.notifiers import GmailNotifier, OutboxNotifier
 
     if hasattr(workspace, "send_message"):
         return GmailNotifier(workspace)

@@ -33,10 +33,6 @@ def _paused(h: Harness) -> tuple[str, list[Link]]:
     return trace_id, links
 
 
-def _form(link: Link, decision: str, **edit: str) -> dict[str, str]:
-    return {"token": link.token, "decision": decision, **edit}
-
-
 # --- the pause -------------------------------------------------------------------------
 
 
@@ -98,13 +94,29 @@ def test_notification_lost_in_a_crash_is_sent_on_redelivery(h: Harness) -> None:
 
 def test_notification_email_has_the_email_the_draft_and_the_link(h: Harness) -> None:
     trace_id, links = _paused(h)
-    message = h.outbox.messages(REVIEWERS[0])[0]
+    (message,) = [m for m in h.inbox if m["to"] == REVIEWERS[0]]
     approval = h.approval_of(trace_id)
     (link,) = [link for link in links if link.to == REVIEWERS[0]]
     assert link.path in message["text"]
     assert approval.payload["draft"][:40] in message["text"]
     assert "Sofia" in message["text"] or "sofia" in message["text"]
     assert link.token in message["html"]
+    assert link.token not in message["subject"]
+
+
+def test_the_stored_copy_of_a_notification_is_no_key_to_the_review_page(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    stored = json.dumps([doc for _, doc in h.store.list("outbox")])
+    assert len(h.outbox.messages()) == len(REVIEWERS)
+    for link in links:
+        assert link.token not in stored
+    copied = h.outbox.messages(REVIEWERS[0])[0]["text"]
+    path = "/a/" + copied.split("/a/", 1)[1].split()[0]
+    assert path.endswith("?t=REDACTED")
+    before = h.snapshot(trace_id)
+    response = h.client.get(path)
+    assert response.status_code == 403
+    assert h.snapshot(trace_id) == before
 
 
 # --- GET never changes state -----------------------------------------------------------
@@ -120,7 +132,8 @@ def test_get_renders_the_review_page_and_changes_nothing(h: Harness) -> None:
     page = response.get_data(as_text=True)
     approval = h.approval_of(trace_id)
     assert 'name="decision"' in page and 'value="approve"' in page and 'value="reject"' in page
-    assert "textarea" in page and f'value="{links[0].token}"' in page
+    # The form carries a short-lived form token, never the link's token.
+    assert "textarea" in page and links[0].token not in page and 'name="form"' in page
     assert "complaint" in page.lower()
     assert response.headers["Cache-Control"] == "no-store"
     assert response.headers["Referrer-Policy"] == "no-referrer"
@@ -136,7 +149,7 @@ def test_approve_with_an_edit_dispatches_exactly_the_edited_text(h: Harness) -> 
     trace_id, links = _paused(h)
     edited = "Hi Sofia,\n\nWe refunded the duplicate charge today.\n\nMaya"
     response = h.client.post(
-        f"/a/{links[1].approval_id}", data=_form(links[1], "approve", draft=edited)
+        f"/a/{links[1].approval_id}", data=h.form(links[1], "approve", draft=edited)
     )
     assert response.status_code == 200, response.data
     checkpoint = h.store.get_trace(trace_id)
@@ -154,7 +167,7 @@ def test_approve_unedited_dispatches_the_approved_payload(h: Harness) -> None:
     trace_id, links = _paused(h)
     approval = h.approval_of(trace_id)
     assert (
-        h.client.post(f"/a/{approval.approval_id}", data=_form(links[0], "approve")).status_code
+        h.client.post(f"/a/{approval.approval_id}", data=h.form(links[0], "approve")).status_code
         == 200
     )
     (draft,) = mailbox_writes(h.store, trace_id)
@@ -164,7 +177,7 @@ def test_approve_unedited_dispatches_the_approved_payload(h: Harness) -> None:
 
 def test_reject_ends_the_trace_rejected_without_a_draft(h: Harness) -> None:
     trace_id, links = _paused(h)
-    response = h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "reject"))
+    response = h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "reject"))
     assert response.status_code == 200
     checkpoint = h.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.status == "rejected"
@@ -253,6 +266,9 @@ def test_refused_requests_change_nothing(h: Harness, make_request: Any, status: 
     trace_id, links = _paused(h)
     before = h.snapshot(trace_id)
     method, path, form = make_request(links[0])
+    if form and "token" in form:  # the page's form token stands for the link's token
+        token = form.pop("token")
+        form["form"] = h.form_token(links[0]) if token == links[0].token else token
     response = getattr(h.client, method)(path, data=form)
     assert response.status_code == status, response.get_data(as_text=True)[:300]
     assert links[0].token not in response.get_data(as_text=True) or status == 200
@@ -265,7 +281,7 @@ def test_token_of_another_approval_is_refused(h: Harness) -> None:
     second_approval = h.approval_of(second)
     before = h.snapshot(second)
     response = h.client.post(
-        f"/a/{second_approval.approval_id}", data=_form(first_links[0], "approve")
+        f"/a/{second_approval.approval_id}", data=h.form(first_links[0], "approve")
     )
     assert response.status_code == 403
     assert (
@@ -289,7 +305,7 @@ def test_token_of_another_reviewer_cannot_decide_as_them(h: Harness) -> None:
     assert response.status_code == 403
     assert h.snapshot(trace_id) == before
     # The form ignores any reviewer field: the decision is Ana's.
-    form = {**_form(ana, "reject"), "reviewer": ben.to, "decided_by": ben.to}
+    form = {**h.form(ana, "reject"), "reviewer": ben.to, "decided_by": ben.to}
     assert h.client.post(f"/a/{ana.approval_id}", data=form).status_code == 200
     assert h.approval_of(trace_id).decided_by == ana.to
 
@@ -297,9 +313,10 @@ def test_token_of_another_reviewer_cannot_decide_as_them(h: Harness) -> None:
 def test_expired_token_is_refused(h: Harness) -> None:
     trace_id, links = _paused(h)
     before = h.snapshot(trace_id)
+    form = h.form(links[0], "approve")  # a page opened before the deadline
     h.clock.advance(3601)
     assert h.client.get(links[0].path).status_code == 410
-    response = h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "approve"))
+    response = h.client.post(f"/a/{links[0].approval_id}", data=form)
     assert response.status_code == 410
     assert "expired" in response.get_data(as_text=True).lower()
     assert h.snapshot(trace_id) == before
@@ -307,13 +324,14 @@ def test_expired_token_is_refused(h: Harness) -> None:
 
 def test_replayed_token_after_a_decision_sees_already_decided(h: Harness) -> None:
     trace_id, links = _paused(h)
+    forms = [h.form(link, "approve") for link in links]  # both pages open at once
     assert (
-        h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "reject")).status_code
+        h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "reject")).status_code
         == 200
     )
     after = h.snapshot(trace_id)
-    for link, decision in ((links[0], "approve"), (links[1], "approve")):
-        response = h.client.post(f"/a/{link.approval_id}", data=_form(link, decision))
+    for link, form in zip(links, forms, strict=True):
+        response = h.client.post(f"/a/{link.approval_id}", data=form)
         assert response.status_code == 409
         page = response.get_data(as_text=True)
         assert links[0].to in page and link.token not in page
@@ -329,13 +347,13 @@ def test_fifty_concurrent_decisions_apply_exactly_one(h: Harness) -> None:
     statuses: list[int] = []
     lock = threading.Lock()
 
+    forms = [h.form(links[n % 2], "approve" if n % 3 else "reject") for n in range(50)]
+
     def decide(n: int) -> None:
         link = links[n % 2]
         client = h.app.test_client()
         barrier.wait()
-        response = client.post(
-            f"/a/{link.approval_id}", data=_form(link, "approve" if n % 3 else "reject")
-        )
+        response = client.post(f"/a/{link.approval_id}", data=forms[n])
         with lock:
             statuses.append(response.status_code)
 
@@ -425,6 +443,7 @@ def test_a_resume_that_does_not_match_the_approved_payload_is_refused(h: Harness
 
 def test_deadline_needs_review(h: Harness) -> None:
     trace_id, links = _paused(h)
+    form = h.form(links[0], "approve")
     assert h.run_due_tasks() == 0
     h.clock.advance(3600)
     assert h.run_due_tasks() == 1
@@ -432,7 +451,7 @@ def test_deadline_needs_review(h: Harness) -> None:
     assert checkpoint is not None and checkpoint.status == "needs_review"
     assert "no decision within 1 h" in (checkpoint.error or "")
     assert h.approval_of(trace_id).status == "timed_out"
-    response = h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "approve"))
+    response = h.client.post(f"/a/{links[0].approval_id}", data=form)
     assert response.status_code == 409
     assert mailbox_writes(h.store, trace_id) == []
 
@@ -473,7 +492,7 @@ def test_deadline_escalates_to_backup_who_approves(tmp_path: Path) -> None:
     assert [t.name for t in h.tasks.pending()] == [f"{approval.approval_id}-d1"]  # type: ignore[attr-defined]
     # The first reviewers' links expired with the first deadline.
     assert h.client.get(first_links[0].path).status_code == 410
-    response = h.client.post(f"/a/{approval.approval_id}", data=_form(backup_links[0], "approve"))
+    response = h.client.post(f"/a/{approval.approval_id}", data=h.form(backup_links[0], "approve"))
     assert response.status_code == 200
     checkpoint = h.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.status == "done"
@@ -496,7 +515,7 @@ def test_timeout_before_the_deadline_reschedules_and_changes_nothing(h: Harness)
 
 def test_timeout_after_a_decision_does_nothing(h: Harness) -> None:
     trace_id, links = _paused(h)
-    h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "approve"))
+    h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "approve"))
     h.clock.advance(3600)
     assert h.run_due_tasks() == 1
     assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
