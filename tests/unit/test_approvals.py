@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from inboxflow.approvals.records import token_hash
+from inboxflow.approvals.records import FORM_TOKEN_TTL_S, token_hash
 from inboxflow.envelope import Envelope
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import payload_hash
@@ -587,8 +587,253 @@ def test_pending_list_needs_the_api_key(h: Harness) -> None:
         json={"decision": "approve", "reviewer": "mallory@evil.io"},
         headers=key,
     )
-    assert outsider.status_code in (403, 409)
+    # Decided already: only "already decided" can come back, whoever is named.
+    assert outsider.status_code == 409
+
+
+def test_a_failed_api_key_call_mints_no_token(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    key = {"Authorization": "Bearer " + "k" * 40}
+    before = h.snapshot(trace_id)
+    url = f"/api/approvals/{links[0].approval_id}/decision"
+    refused = [
+        ({"decision": "approve", "reviewer": "mallory@evil.io"}, 403),
+        ({"decision": "maybe", "reviewer": REVIEWERS[0]}, 400),
+        ({"decision": "approve", "reviewer": REVIEWERS[0], "edit": {"to": ["a@x.test"]}}, 400),
+        ({"decision": "approve"}, 400),
+    ]
+    for body, status in refused:
+        response = h.client.post(url, json=body, headers=key)
+        assert response.status_code == status, (body, response.get_json())
+    assert (
+        h.client.post("/api/approvals/nope-1/decision", json=refused[0][0], headers=key).status_code
+        == 404
+    )
+    assert h.snapshot(trace_id) == before
+    # A good call decides without a token either.
+    assert (
+        h.client.post(
+            url, json={"decision": "reject", "reviewer": REVIEWERS[0]}, headers=key
+        ).status_code
+        == 200
+    )
+    assert h.store.list("approval_tokens") == before["tokens"]
+
+
+def test_tokens_carry_256_random_bits_and_only_their_sha256_is_stored(h: Harness) -> None:
+    import base64
+
+    from inboxflow.approvals.records import new_token
+
+    tokens = {new_token() for _ in range(200)}
+    assert len(tokens) == 200
+    for token in tokens:
+        assert len(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))) == 32
+    _, links = _paused(h)
+    stored = dict(h.store.list("approval_tokens"))
+    assert sorted(stored) == sorted(
+        hashlib.sha256(link.token.encode()).hexdigest() for link in links
+    )
+    everything = json.dumps(
+        [h.store.list(c) for c in ("approvals", "approval_tokens", "effects", "outbox")]
+    )
+    assert not any(link.token in everything for link in links)
+
+
+def test_issue_link_refuses_an_address_that_is_not_a_reviewer(h: Harness) -> None:
+    from inboxflow.approvals.service import ApprovalError
+
+    trace_id, _ = _paused(h)
+    approval = h.approval_of(trace_id)
+    before = h.store.list("approval_tokens")
+    for outsider in ("mallory@evil.io", REVIEWERS[0].upper(), "", BACKUP):
+        with pytest.raises(ApprovalError) as refused:
+            h.service.issue_link(approval, outsider)
+        assert refused.value.status == 403
+    assert h.store.list("approval_tokens") == before
 
 
 def test_token_hash_is_sha256() -> None:
     assert token_hash("abc") == hashlib.sha256(b"abc").hexdigest()
+
+
+# --- the review form's token ---------------------------------------------------------------
+
+
+def test_the_review_form_takes_a_short_lived_form_token_not_the_links_token(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    before = h.snapshot(trace_id)
+    path = f"/a/{links[0].approval_id}"
+    # The link's token posted directly is no form token; a forged one is refused like a bad link.
+    raw = h.client.post(path, data={"token": links[0].token, "decision": "approve"})
+    assert raw.status_code == 400
+    assert (
+        h.client.post(path, data={"form": links[0].token, "decision": "approve"}).status_code == 403
+    )
+    form = h.form(links[0], "approve")
+    token_id, expires, mac = form["form"].split(".")
+    assert token_id == token_hash(links[0].token) and links[0].token not in form["form"]
+    assert int(expires) == int(h.clock.now() + FORM_TOKEN_TTL_S)
+    forged = {**form, "form": f"{token_id}.{int(expires) + 86400}.{mac}"}
+    assert h.client.post(path, data=forged).status_code == 403
+    assert (
+        h.client.post(path, data={**form, "form": f"{token_id}.{expires}.{mac[:-2]}AA"}).status_code
+        == 403
+    )
+    # Another approval's page: refused with the same answer as a forged link.
+    assert h.client.post("/a/nope-1", data=form).status_code == 403
+    # Opening pages wrote nothing.
+    assert h.snapshot(trace_id) == before
+    # A page left open too long: open the link again.
+    h.clock.advance(FORM_TOKEN_TTL_S + 1)
+    stale = h.client.post(path, data=form)
+    assert stale.status_code == 410 and "open the link" in stale.get_data(as_text=True)
+    assert h.snapshot(trace_id) == before
+    assert h.client.post(path, data=h.form(links[0], "approve")).status_code == 200
+
+
+def test_every_invalid_token_gets_the_same_answer(h: Harness) -> None:
+    _, first_links = _paused(h)
+    second = h.approval_of(h.start(sample("15-complaint-exports-broken")))
+    pages, messages = set(), set()
+    # Another approval's valid token, a forged one, an oversized one: indistinguishable.
+    for token in (first_links[0].token, "B" * 43, "x" * 200):
+        response = h.client.get(f"/a/{second.approval_id}?t={token}")
+        assert response.status_code == 403
+        pages.add(response.get_data(as_text=True))
+        api = h.client.get(
+            f"/api/approvals/{second.approval_id}", headers={"Authorization": f"Bearer {token}"}
+        )
+        assert api.status_code == 403
+        messages.add(api.get_json()["error"])
+    posted = h.client.post(f"/a/{second.approval_id}", data=h.form(first_links[0], "approve"))
+    assert posted.status_code == 403
+    pages.add(posted.get_data(as_text=True))
+    assert len(pages) == 1
+    assert messages == {"this link is not valid"}
+
+
+# --- the deadline endpoint's input -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hop", [-5, 99999, 10**30, "abc", "1", 1.5, True, None, [1]])
+def test_timeout_refuses_a_hop_it_cannot_reach_and_schedules_nothing(h: Harness, hop: Any) -> None:
+    trace_id, _ = _paused(h)
+    approval = h.approval_of(trace_id)
+    before = h.snapshot(trace_id)
+    tasks = h.tasks.pending()  # type: ignore[attr-defined]
+    response = h.client.post("/timeout", json={"approval_id": approval.approval_id, "hop": hop})
+    assert response.status_code == 400, response.data
+    assert response.get_json()["error"]
+    assert h.tasks.pending() == tasks  # type: ignore[attr-defined]
+    assert h.snapshot(trace_id) == before
+
+
+@pytest.mark.parametrize("body", [[], "x", {"approval_id": 5}, {"approval_id": ["a"]}, {}])
+def test_timeout_refuses_a_body_that_is_not_a_call(h: Harness, body: Any) -> None:
+    trace_id, _ = _paused(h)
+    before = h.snapshot(trace_id)
+    response = h.client.post("/timeout", json=body)
+    assert response.status_code == 400
+    assert h.snapshot(trace_id) == before
+
+
+# --- browsers from elsewhere, framework errors ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "https://evil.example"},
+        {"Origin": "null"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Origin": "http://approvals.test.evil.example", "Sec-Fetch-Site": "same-origin"},
+    ],
+)
+def test_a_post_from_another_site_is_refused(h: Harness, headers: dict[str, str]) -> None:
+    trace_id, links = _paused(h)
+    form = h.form(links[0], "approve")
+    before = h.snapshot(trace_id)
+    response = h.client.post(f"/a/{links[0].approval_id}", data=form, headers=headers)
+    assert response.status_code == 403
+    api = h.client.post(
+        f"/api/approvals/{links[0].approval_id}/decision",
+        json={"decision": "approve"},
+        headers={**headers, "Authorization": f"Bearer {links[0].token}"},
+    )
+    assert api.status_code == 403
+    assert h.snapshot(trace_id) == before
+    same = {"Origin": "http://approvals.test", "Sec-Fetch-Site": "same-origin"}
+    assert h.client.post(f"/a/{links[0].approval_id}", data=form, headers=same).status_code == 200
+
+
+def test_an_unexpected_error_is_a_500_page_with_the_security_headers(h: Harness) -> None:
+    _, links = _paused(h)
+
+    def broken(path: str) -> Any:
+        raise RuntimeError("secret internals")
+
+    h.store.get = broken  # type: ignore[method-assign]
+    response = h.client.get(links[0].path)
+    assert response.status_code == 500
+    page = response.get_data(as_text=True)
+    assert "secret internals" not in page and links[0].token not in page
+    assert response.headers["Content-Security-Policy"].startswith("default-src 'none'")
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+# --- what approving does ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("auto_send", "name", "label", "headline", "collection"),
+    [
+        (
+            False,
+            "15-complaint-exports-broken",
+            "Approve and save as draft",
+            "saved as a draft",
+            "mailbox_drafts",
+        ),
+        (
+            True,
+            "15-complaint-exports-broken",
+            "Approve and save as draft",
+            "saved as a draft",
+            "mailbox_drafts",
+        ),
+        (
+            True,
+            "10-ambiguous-hotel-group",
+            "Approve and send",
+            "the reply goes out",
+            "mailbox_sent",
+        ),
+        (
+            False,
+            "10-ambiguous-hotel-group",
+            "Approve and save as draft",
+            "saved as a draft",
+            "mailbox_drafts",
+        ),
+    ],
+)
+def test_the_button_and_the_result_say_what_approving_does(
+    tmp_path: Path, auto_send: bool, name: str, label: str, headline: str, collection: str
+) -> None:
+    settings = PipelineSettings(reviewers=REVIEWERS, approval_deadline_s=3600, auto_send=auto_send)
+    h = Harness(tmp_path, settings=settings)
+    trace_id = h.start(sample(name))
+    links = h.links(h.approval_of(trace_id).approval_id)
+    assert links, f"{name} did not pause for a reviewer"
+    page = h.client.get(links[0].path).get_data(as_text=True)
+    assert f'value="approve">{label}</button>' in page
+    message = next(m for m in h.inbox if m["to"] == links[0].to)
+    assert label not in message["subject"]
+    result = h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "approve"))
+    assert result.status_code == 200
+    assert headline in result.get_data(as_text=True)
+    assert len(mailbox_writes(h.store, trace_id)) == 1
+    other = "mailbox_sent" if collection == "mailbox_drafts" else "mailbox_drafts"
+    assert len(h.store.list(collection)) == 1 and h.store.list(other) == []
