@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,7 @@ class Harness:
             config=config or ApprovalConfig(base_url="http://approvals.test", api_key="k" * 40),
         )
         self.runtime.on_pause = self.service.after_pause
+        self._draining = threading.Lock()
         self.app = _flask_app(self)
         self.client = self.app.test_client()
 
@@ -87,9 +89,19 @@ class Harness:
         return trace_id
 
     def drain(self) -> None:
+        """Deliver what the bus holds, one drainer at a time.
+
+        Request threads drain after each request, as the embedded approval
+        function does. Two concurrent drains would race for the same queue and
+        both advance the fake clock by their redelivery backoff: a live lease
+        then looks expired in fake time and a second worker runs the step
+        while the first still does (two drafts once in ~8 runs of the
+        fifty-decisions test). One drainer keeps the clock honest.
+        """
         bus = self.runtime.bus
         assert isinstance(bus, InProcessBus)
-        bus.drain()
+        with self._draining:
+            bus.drain()
 
     def approval_of(self, trace_id: str) -> Approval:
         rows = self.store.list("approvals", where=[("trace_id", "==", trace_id)])

@@ -348,6 +348,7 @@ def test_fifty_concurrent_decisions_apply_exactly_one(h: Harness) -> None:
     lock = threading.Lock()
 
     forms = [h.form(links[n % 2], "approve" if n % 3 else "reject") for n in range(50)]
+    started = h.clock.now()
 
     def decide(n: int) -> None:
         link = links[n % 2]
@@ -371,6 +372,11 @@ def test_fifty_concurrent_decisions_apply_exactly_one(h: Harness) -> None:
     assert len(mailbox_writes(h.store, trace_id)) == (1 if approval.decision == "approve" else 0)
     used = [doc for _, doc in h.store.list("approval_tokens") if doc.get("used_at")]
     assert len(used) == 1
+    # Duplicate resumes (losers republish until the winner notes it) were dropped by the
+    # runtime, not retried: no lease contention, so no redelivery backoff moved the clock.
+    bus = h.runtime.bus
+    assert bus.redeliveries == 0 and bus.dead_letters == []  # type: ignore[attr-defined]
+    assert h.clock.now() == started
 
 
 class _Inert(HTMLParser):

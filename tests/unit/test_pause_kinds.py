@@ -109,10 +109,17 @@ def test_labels_and_outcomes_are_filled_from_the_pause_context() -> None:
     default = APPROVE_DRAFT_KIND.for_pause({})
 
     assert saves.choices[0].label == default.choices[0].label == "Approve and save as draft"
-    assert "Drafts" in saves.choices[0].outcome[1] and "Nothing is sent" in saves.choices[0].outcome[1]
+    assert (
+        "Drafts" in saves.choices[0].outcome[1] and "Nothing is sent" in saves.choices[0].outcome[1]
+    )
     assert sends.choices[0].label == "Approve and send"
-    assert sends.choices[0].outcome == ("Approved \N{EN DASH} the reply goes out", SENDS["approved_detail"])
-    assert APPROVE_DRAFT_KIND.choices[0].label == "Approve and {on_approve}"  # the declaration stays
+    assert sends.choices[0].outcome == (
+        "Approved \N{EN DASH} the reply goes out",
+        SENDS["approved_detail"],
+    )
+    assert (
+        APPROVE_DRAFT_KIND.choices[0].label == "Approve and {on_approve}"
+    )  # the declaration stays
 
 
 def test_fill_leaves_unknown_and_broken_fields_as_written() -> None:

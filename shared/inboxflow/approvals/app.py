@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from flask import Request, Response
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from .headers import SECURITY_HEADERS, install_hardening
 from .logs import redact_access_logs
 from .oidc import verify_task_oidc
 from .pages import render_decided, render_error, render_result, render_review
@@ -36,17 +37,8 @@ from .service import AlreadyDecided, ApprovalError, ApprovalService
 
 log = logging.getLogger(__name__)
 redact_access_logs()
+__all__ = ["SECURITY_HEADERS", "handle_http", "install_hardening"]
 
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; img-src data:; "
-        "frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
 MAX_BODY_BYTES = 256 * 1024
 MAX_HOP = 10_000
 """No approval waits 800 years: a larger ``hop`` is refused before the service sees it."""
@@ -95,6 +87,12 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
     request.max_form_parts = 100
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         return _too_large()
+    try:
+        body = request.get_data(cache=True)  # form and JSON parsing read this copy
+    except RequestEntityTooLarge:
+        return _too_large()
+    if request.content_length is None and len(body) >= MAX_BODY_BYTES:
+        return _too_large()  # a streamed body stopped at the limit: there is more
     parts = [p for p in request.path.split("/") if p]
     api = bool(parts) and parts[0] in ("api", "timeout")
     try:
@@ -131,23 +129,11 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
     return _html(render_error(404, "Not found", "there is nothing here"), 404)
 
 
-def install_hardening(app: Any) -> None:
-    """Security headers on every response of ``app``, including the framework's own.
-
-    Flask's 404/405/500 pages (a method no route takes, an uncaught error) get
-    the same headers as the approval function's pages.
-    """
-
-    def add_headers(response: Response) -> Response:
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        return response
-
-    app.after_request(add_headers)
-
-
 def _too_large() -> Response:
-    return _html(render_error(413, "Too large", "this request is too large"), 413)
+    # Streamed, so that functions-framework does not try to read the rest of the body
+    # after the response (it drains unstreamed ones): the limit would raise again there.
+    page = render_error(413, "Too large", "this request is too large")
+    return Response(iter([page]), status=413, headers=SECURITY_HEADERS, mimetype="text/html")
 
 
 def _check_same_origin(request: Request, service: ApprovalService) -> None:
