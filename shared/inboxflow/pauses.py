@@ -178,8 +178,8 @@ class PauseKind:
         waits_for: ``reviewer`` (the approval function resumes it) or
             ``customer`` (a reply in the email's thread resumes it, through ingest).
         description: one line for ``inboxflow graphs``.
-        defaults: values for ``{name}`` fields in choice labels and outcomes when
-            the pause's context lacks them (the context of each pause comes first).
+        defaults: values for ``{name}`` fields in the title, choice labels and
+            outcomes when the pause's context lacks them (each pause's context comes first).
         notification: the reviewer email's subject, ``{title}``, ``{sender}`` and
             ``{subject}`` filled in.
         payload_title: the heading above the payload on the pages ("The reply").
@@ -214,10 +214,12 @@ class PauseKind:
         return next((f for f in self.editable if f.name == name), None)
 
     def for_pause(self, context: Mapping[str, Any]) -> PauseKind:
-        """This kind as one pause shows it: labels and outcomes filled from its context."""
+        """This kind as one pause shows it: title, labels and outcomes filled from its context."""
         values = {**self.defaults, **context}
         return dataclasses.replace(
-            self, choices=tuple(choice.filled(values) for choice in self.choices)
+            self,
+            title=fill(self.title, values),
+            choices=tuple(choice.filled(values) for choice in self.choices),
         )
 
     def validate_edit(self, edit: Mapping[str, Any]) -> dict[str, str]:
