@@ -111,7 +111,7 @@ def _paused(h: Harness) -> tuple[str, Any]:
 
 
 def test_the_page_follows_the_declaration(h: Harness) -> None:
-    trace_id, link = _paused(h)
+    _, link = _paused(h)
     page = h.client.get(link.path).get_data(as_text=True)
 
     assert "Check an answer before it is published" in page
