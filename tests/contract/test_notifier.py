@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.approval_harness import LINK, REVIEWERS, Harness
 
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.notifiers import GmailNotifier, OutboxNotifier
@@ -20,7 +21,6 @@ from inboxflow.clock import FakeClock
 from inboxflow.context import EffectJournal
 from inboxflow.doubles.google_api import GoogleApiDouble
 from inboxflow.ports.notifier import Notifier
-from tests.approval_harness import LINK, REVIEWERS, Harness
 
 MAILBOX = "maya.chen@brightlane.io"
 NOTIFY_FROM = "approvals@brightlane.io"
