@@ -191,7 +191,9 @@ def test_review_page_form_posts_token_decision_and_edit() -> None:
     assert form["action"] == ACTION
     inputs = {attrs.get("name"): attrs for attrs in document.tags("input")}
     assert inputs["form"] == {"type": "hidden", "name": "form", "value": TOKEN}
-    assert inputs["to"]["type"] == "email" and inputs["subject"]["maxlength"] == "998"
+    # text, not type=email: browsers would refuse "Name <address>", which the server accepts
+    assert inputs["to"]["type"] == "text" and inputs["to"]["inputmode"] == "email"
+    assert inputs["subject"]["maxlength"] == "998"
     (textarea,) = document.tags("textarea")
     assert textarea["name"] == "draft"
     assert textarea["maxlength"] == "1234"

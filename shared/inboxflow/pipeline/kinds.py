@@ -45,9 +45,9 @@ APPROVE_DRAFT_KIND = PauseKind(
         ),
     ),
     editable=(
-        EditableField("draft", "Reply", "text", max_chars=20_000, required=True),
         EditableField("to", "To", "address", max_chars=320, required=True),
         EditableField("subject", "Subject", "line", max_chars=998, required=True),
+        EditableField("draft", "Message", "text", max_chars=20_000, required=True),
     ),
     description="approve / edit / reject the drafted reply before dispatch",
     defaults=SAVES_DRAFT,
