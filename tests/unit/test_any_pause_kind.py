@@ -52,6 +52,7 @@ KIND = PauseKind(
 
 class FeedbackState(BaseModel):
     question: str
+    on_timeout: str = "needs_review"
     answer: str = ""
     decision: str | None = None
     comment: str | None = None
@@ -67,6 +68,7 @@ def ask(state: FeedbackState, ctx: NodeContext) -> Step:
             resume_node="apply",
             reviewers=("rita@example.com",),
             deadline_s=3600,
+            on_timeout=state.on_timeout,  # type: ignore[arg-type]
             context={"subject": state.question, "sender": "asker@example.com", "verb_now": "post"},
         ),
     )
@@ -199,3 +201,13 @@ def test_the_json_api_follows_the_declaration(h: Harness) -> None:
     assert response.status_code == 200 and response.get_json()["comment"] == "Duplicate."
     checkpoint = h.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.status == "rejected"
+
+
+def test_a_reject_on_timeout_takes_the_kinds_stopping_choice(h: Harness) -> None:
+    trace_id = h.runtime.start("feedback", {"question": "q", "on_timeout": "reject"})
+    h.drain()
+    h.clock.advance(3600)
+    assert h.run_due_tasks() == 1
+    checkpoint = h.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.status == "rejected"
+    assert checkpoint.state["decision"] == "drop"  # not "reject", which this kind lacks

@@ -132,3 +132,31 @@ def test_the_access_log_shows_no_token(served: str, caplog: pytest.LogCaptureFix
     assert not any(secret in line for line in lines)
     for name in ("werkzeug", "gunicorn.access"):
         assert logging.getLogger(name).filters, f"no redaction on {name}"
+
+
+def test_the_servers_own_414_carries_the_security_headers() -> None:
+    """``inboxflow serve``'s server answers a too-long request line before the app runs."""
+    import socket
+
+    from werkzeug.serving import make_server
+
+    from inboxflow.approvals.headers import hardened_request_handler
+    from inboxflow.cli.approvals import approval_app
+
+    server = make_server(
+        "127.0.0.1", 0, approval_app(), threaded=True, request_handler=hardened_request_handler()
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as conn:
+            conn.sendall(b"GET /a/x-1?t=" + b"A" * 70_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = b""
+            while chunk := conn.recv(65536):
+                answer += chunk
+    finally:
+        server.shutdown()
+    head = answer.split(b"\r\n\r\n", 1)[0].decode()
+    assert head.startswith("HTTP/1.0 414") or head.startswith("HTTP/1.1 414"), head[:80]
+    for name, value in SECURITY_HEADERS.items():
+        assert f"{name}: {value}" in head

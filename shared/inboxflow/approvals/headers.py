@@ -33,3 +33,29 @@ def install_hardening(app: Any) -> None:
         f.__qualname__ for f in app.after_request_funcs.get(None, [])
     }:
         app.after_request(add_headers)
+
+
+def hardened_request_handler() -> Any:
+    """A werkzeug request handler whose own error pages (414, 431, a bad request line) carry
+    ``SECURITY_HEADERS`` too: the server answers those before any app sees the request."""
+    from werkzeug.serving import WSGIRequestHandler
+
+    class HardenedRequestHandler(WSGIRequestHandler):
+        _server_error = False
+
+        def send_error(
+            self, code: int, message: str | None = None, explain: str | None = None
+        ) -> None:
+            self._server_error = True
+            try:
+                super().send_error(code, message, explain)
+            finally:
+                self._server_error = False
+
+        def end_headers(self) -> None:
+            if self._server_error:
+                for name, value in SECURITY_HEADERS.items():
+                    self.send_header(name, value)
+            super().end_headers()
+
+    return HardenedRequestHandler

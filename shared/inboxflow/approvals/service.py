@@ -555,6 +555,9 @@ class ApprovalService:
         return {"action": "escalated", "to": escalated.escalate_to, "deadline": escalated.deadline}
 
     def _reject_on_timeout(self, approval: Approval, now: float) -> dict[str, Any]:
+        # The kind's choice that stops the trace (its "danger" one), "reject" by default.
+        stop = next((c.value for c in self.kind(approval).choices if c.style == "danger"), "reject")
+
         def reject(tx: Transaction) -> Approval | None:
             current = Approval.model_validate(tx.get(approval_path(approval.approval_id)))
             if current.status != "pending":
@@ -562,7 +565,7 @@ class ApprovalService:
             decided = current.model_copy(
                 update={
                     "status": "decided",
-                    "decision": "reject",
+                    "decision": stop,
                     "decided_by": TIMEOUT_REVIEWER,
                     "decided_at": now,
                     "timed_out_at": now,

@@ -82,6 +82,7 @@ def serve(
     """Run the approval function locally (and fire due deadline tasks of the embedded queue)."""
     import os
 
+    from ..approvals.headers import hardened_request_handler
     from ..approvals.logs import redact_access_logs
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -96,7 +97,13 @@ def serve(
         f"(links from `inboxflow approvals`); Ctrl-C stops"
     )
     try:
-        app.run(host=host, port=port, threaded=True, use_reloader=False)
+        app.run(
+            host=host,
+            port=port,
+            threaded=True,
+            use_reloader=False,
+            request_handler=hardened_request_handler(),
+        )
     finally:
         stop.set()
 
