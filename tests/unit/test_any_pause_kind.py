@@ -195,6 +195,8 @@ def test_the_json_api_follows_the_declaration(h: Harness) -> None:
         url, json={"decision": "accept", "edit": {"cc": ["a@x.test"]}}, headers=auth
     )
     assert bad.status_code == 400 and "Copy to" in bad.get_json()["error"]
+    silent = h.client.post(url, json={"decision": "revise"}, headers=auth)
+    assert silent.status_code == 400 and "needs a comment" in silent.get_json()["error"]
     unknown = h.client.post(url, json={"decision": "approve"}, headers=auth)
     assert unknown.status_code == 400 and "accept, revise, drop" in unknown.get_json()["error"]
     response = h.client.post(url, json={"decision": "drop", "comment": "Duplicate."}, headers=auth)

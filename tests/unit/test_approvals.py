@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -349,6 +350,23 @@ def test_fifty_concurrent_decisions_apply_exactly_one(h: Harness) -> None:
 
     forms = [h.form(links[n % 2], "approve" if n % 3 else "reject") for n in range(50)]
     started = h.clock.now()
+    # Every request thread drains the bus after its request, as the embedded function does;
+    # deliveries must still be handled one at a time (see Harness.drain).
+    bus = h.runtime.bus
+    handle, guard, running, peak = bus.handler, threading.Lock(), [0], [0]  # type: ignore[attr-defined]
+
+    def one_at_a_time(message: Any) -> Any:
+        with guard:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        try:
+            time.sleep(0.005)  # widen the window a second drainer would need
+            return handle(message)
+        finally:
+            with guard:
+                running[0] -= 1
+
+    bus.handler = one_at_a_time  # type: ignore[attr-defined]
 
     def decide(n: int) -> None:
         link = links[n % 2]
@@ -374,9 +392,44 @@ def test_fifty_concurrent_decisions_apply_exactly_one(h: Harness) -> None:
     assert len(used) == 1
     # Duplicate resumes (losers republish until the winner notes it) were dropped by the
     # runtime, not retried: no lease contention, so no redelivery backoff moved the clock.
-    bus = h.runtime.bus
+    assert peak[0] == 1
     assert bus.redeliveries == 0 and bus.dead_letters == []  # type: ignore[attr-defined]
     assert h.clock.now() == started
+
+
+def test_request_threads_that_drain_at_once_handle_one_delivery_at_a_time(h: Harness) -> None:
+    """The cause of the fifty-decisions flake, made deterministic: two drains at once must
+    not run two deliveries at once (a fake-clock backoff would expire a live lease)."""
+    trace_id, links = _paused(h)
+    h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "reject"))
+    bus = h.runtime.bus
+    handle, second_started = bus.handler, threading.Event()  # type: ignore[attr-defined]
+    running, peak = [0], [0]
+    guard = threading.Lock()
+
+    def slow(message: Any) -> Any:
+        with guard:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+            if running[0] > 1:
+                second_started.set()
+        try:
+            second_started.wait(0.5)  # the first delivery waits to see a second one start
+            return handle(message)
+        finally:
+            with guard:
+                running[0] -= 1
+
+    bus.handler = slow  # type: ignore[attr-defined]
+    resume = Envelope(trace_id=trace_id, graph="pipeline", node="dispatch", step=7, sent_at=0)
+    bus.publish([resume, resume])  # type: ignore[attr-defined]
+    threads = [threading.Thread(target=h.drain) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert peak[0] == 1
+    assert len(bus) == 0  # type: ignore[arg-type]
 
 
 class _Inert(HTMLParser):
@@ -722,7 +775,7 @@ def test_every_invalid_token_gets_the_same_answer(h: Harness) -> None:
 # --- the deadline endpoint's input -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("hop", [-5, 99999, 10**30, "abc", "1", 1.5, True, None, [1]])
+@pytest.mark.parametrize("hop", [-5, 2, 5, 99999, 10**30, "abc", "1", 1.5, True, None, [1]])
 def test_timeout_refuses_a_hop_it_cannot_reach_and_schedules_nothing(h: Harness, hop: Any) -> None:
     trace_id, _ = _paused(h)
     approval = h.approval_of(trace_id)
