@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,9 +11,9 @@ from typing import Any
 from flask import Flask, Request, Response, request
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
+from inboxflow.adapters.notifiers import OutboxNotifier
 from inboxflow.adapters.sqlite_tasks import SqliteTaskQueue
 from inboxflow.approvals.app import handle_http
-from inboxflow.approvals.notify import OutboxNotifier
 from inboxflow.approvals.records import Approval
 from inboxflow.approvals.service import ApprovalConfig, ApprovalService
 from inboxflow.clock import FakeClock
@@ -23,6 +24,7 @@ from inboxflow.runtime import Runtime
 from tests.pipeline_harness import build
 
 LINK = re.compile(r"https?://[^\s\"'<>]+/a/([A-Za-z0-9_-]+)\?t=([A-Za-z0-9_-]+)")
+FORM_TOKEN = re.compile(r'name="form" value="([^"]+)"')
 COMPLAINT = "04-complaint-double-charge"
 REVIEWERS = ("ana@brightlane.io", "ben@brightlane.io")
 BACKUP = "lead@brightlane.io"
@@ -60,7 +62,9 @@ class Harness:
         self.clock: FakeClock = self.runtime.clock  # type: ignore[assignment]
         self.store = self.runtime.store
         self.tasks = tasks or SqliteTaskQueue(self.store)
-        self.outbox = OutboxNotifier(self.store, self.clock)
+        self.inbox: list[dict[str, Any]] = []
+        """Notifications as reviewers received them (the outbox keeps redacted copies)."""
+        self.outbox = OutboxNotifier(self.store, self.clock, deliver=self.inbox.append)
         self.service = ApprovalService(
             store=self.store,
             tasks=self.tasks,
@@ -70,6 +74,7 @@ class Harness:
             config=config or ApprovalConfig(base_url="http://approvals.test", api_key="k" * 40),
         )
         self.runtime.on_pause = self.service.after_pause
+        self._draining = threading.Lock()
         self.app = _flask_app(self)
         self.client = self.app.test_client()
 
@@ -84,9 +89,19 @@ class Harness:
         return trace_id
 
     def drain(self) -> None:
+        """Deliver what the bus holds, one drainer at a time.
+
+        Request threads drain after each request, as the embedded approval
+        function does. Two concurrent drains would race for the same queue and
+        both advance the fake clock by their redelivery backoff: a live lease
+        then looks expired in fake time and a second worker runs the step
+        while the first still does (two drafts once in ~8 runs of the
+        fifty-decisions test). One drainer keeps the clock honest.
+        """
         bus = self.runtime.bus
         assert isinstance(bus, InProcessBus)
-        bus.drain()
+        with self._draining:
+            bus.drain()
 
     def approval_of(self, trace_id: str) -> Approval:
         rows = self.store.list("approvals", where=[("trace_id", "==", trace_id)])
@@ -94,13 +109,24 @@ class Harness:
         return Approval.model_validate(rows[-1][1])
 
     def links(self, approval_id: str | None = None) -> list[Link]:
-        """Review links in the outbox, oldest first."""
+        """Review links as the reviewers received them, oldest first."""
         found = []
-        for message in self.outbox.messages():
+        for message in self.inbox:
             for match in LINK.finditer(message["text"]):
                 if approval_id is None or match.group(1) == approval_id:
                     found.append(Link(match.group(1), match.group(2), message["to"]))
         return found
+
+    def form_token(self, link: Link) -> str:
+        """Open ``link``'s review page and return its form's token."""
+        page = self.client.get(link.path).get_data(as_text=True)
+        match = FORM_TOKEN.search(page)
+        assert match, "the review page has no form token"
+        return match.group(1)
+
+    def form(self, link: Link, decision: str, **fields: str) -> dict[str, str]:
+        """The form a reviewer posts from ``link``'s review page."""
+        return {"form": self.form_token(link), "decision": decision, **fields}
 
     def snapshot(self, trace_id: str) -> dict[str, Any]:
         """Everything a request must not change when it is refused."""

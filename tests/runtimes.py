@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from inboxflow.settings import Settings
 
 
 def embedded_settings(home: Path, **changes: Any) -> Settings:
-    """Embedded-default settings under ``home`` that read nothing from the environment."""
+    """Embedded-default settings under ``home`` (the test's environment, which conftest isolates)."""
     values: dict[str, Any] = {
         "home": home,
         "project": "inboxflow-test",
@@ -20,7 +21,7 @@ def embedded_settings(home: Path, **changes: Any) -> Settings:
         "bus": "inprocess",
         "tasks": "sqlite",
         "workspace": "store",
-        "environ": {},
+        "environ": dict(os.environ),
     }
     return Settings(**{**values, **changes})
 

@@ -9,16 +9,67 @@ fields a reviewer may edit and how each edit is validated. Nothing in
 
 from __future__ import annotations
 
+import dataclasses
+import string
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from email.utils import getaddresses
+from typing import Any, Literal
 
 ChoiceStyle = Literal["primary", "danger", "neutral"]
 FieldKind = Literal["line", "text", "address", "addresses"]
+CommentRule = Literal["none", "optional", "required"]
+
+MAX_COMMENT_CHARS = 4000
+LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+"""Every character ``str.splitlines`` splits on."""
+DIRECTION_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+"""Bidi marks, embeddings, overrides and isolates: they reorder what a reader sees."""
+ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
 class EditRejected(ValueError):
-    """An edit that a pause kind's field rules refuse; the message names the field."""
+    """An edit that a pause kind's field rules refuse; the message names the field.
+
+    Attributes:
+        field: the payload key refused (None for the edit as a whole).
+        too_long: the refusal is about size (HTTP 413 rather than 400).
+    """
+
+    def __init__(self, message: str, field: str | None = None, too_long: bool = False) -> None:
+        super().__init__(message)
+        self.field = field
+        self.too_long = too_long
+
+
+def hidden_characters(text: str) -> list[str]:
+    """Characters a reader cannot see or that reorder text: controls, bidi, zero-width.
+
+    Tab and newline are not counted. Returns the ``U+XXXX`` names, in order of appearance.
+    """
+    found = []
+    for char in text:
+        if char in "\t\n":
+            continue
+        if char in DIRECTION_CONTROLS or char in ZERO_WIDTH or unicodedata.category(char) == "Cc":
+            found.append(f"U+{ord(char):04X}")
+    return found
+
+
+class _Blank(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def fill(template: str, values: Mapping[str, Any]) -> str:
+    """``template`` with ``{name}`` fields from ``values``; an unknown name stays as written."""
+    try:
+        return string.Formatter().vformat(template, (), _Blank(values))
+    except (ValueError, IndexError, AttributeError, KeyError):
+        return template
 
 
 @dataclass(frozen=True)
@@ -41,7 +92,16 @@ class Choice:
     style: ChoiceStyle = "neutral"
     outcome: tuple[str, str] = ("Decided", "")
     applies_edit: bool = False
-    comment: Literal["none", "optional", "required"] = "none"
+    comment: CommentRule = "none"
+    comment_label: str = "Comment"
+
+    def filled(self, values: Mapping[str, Any]) -> Choice:
+        """This choice with ``{name}`` fields of its label and outcome taken from ``values``."""
+        return dataclasses.replace(
+            self,
+            label=fill(self.label, values),
+            outcome=(fill(self.outcome[0], values), fill(self.outcome[1], values)),
+        )
 
 
 @dataclass(frozen=True)
@@ -63,6 +123,48 @@ class EditableField:
     max_chars: int = 20_000
     required: bool = False
 
+    def validate(self, value: Any) -> str:
+        """``value`` checked against this field's kind and normalised.
+
+        Raises:
+            EditRejected: naming this field.
+        """
+        label = self.label
+        if not isinstance(value, str):
+            raise EditRejected(f"{label}: must be text, not {type(value).__name__}", self.name)
+        if len(value) > self.max_chars:
+            raise EditRejected(
+                f"{label}: {len(value)} characters; at most {self.max_chars} are accepted",
+                self.name,
+                too_long=True,
+            )
+        if self.kind == "text":
+            text = value.replace("\r\n", "\n")
+            bad = [c for c in text if c not in "\t\n" and unicodedata.category(c) == "Cc"]
+            if bad:
+                raise EditRejected(f"{label}: control character U+{ord(bad[0]):04X}", self.name)
+        else:
+            bad = [
+                c
+                for c in value
+                if c in LINE_BREAKS or c in DIRECTION_CONTROLS or unicodedata.category(c) == "Cc"
+            ]
+            if bad:
+                what = "a line break" if bad[0] in LINE_BREAKS else "a control character"
+                raise EditRejected(
+                    f"{label}: must be one line without control characters "
+                    f"(found {what}, U+{ord(bad[0]):04X})",
+                    self.name,
+                )
+            text = value.strip()
+        if self.required and not text.strip():
+            raise EditRejected(f"{label}: cannot be empty", self.name)
+        if self.kind == "address" and text:
+            _addresses(text, self, single=True)
+        if self.kind == "addresses" and text:
+            _addresses(text, self, single=False)
+        return text
+
 
 @dataclass(frozen=True)
 class PauseKind:
@@ -76,6 +178,11 @@ class PauseKind:
         waits_for: ``reviewer`` (the approval function resumes it) or
             ``customer`` (a reply in the email's thread resumes it, through ingest).
         description: one line for ``inboxflow graphs``.
+        defaults: values for ``{name}`` fields in the title, choice labels and
+            outcomes when the pause's context lacks them (each pause's context comes first).
+        notification: the reviewer email's subject, ``{title}``, ``{sender}`` and
+            ``{subject}`` filled in.
+        payload_title: the heading above the payload on the pages ("The reply").
     """
 
     name: str
@@ -84,6 +191,9 @@ class PauseKind:
     editable: tuple[EditableField, ...] = ()
     waits_for: Literal["reviewer", "customer"] = "reviewer"
     description: str = ""
+    defaults: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    notification: str = "{title}: {subject}"
+    payload_title: str = "What you decide on"
 
     def __post_init__(self) -> None:
         values = [choice.value for choice in self.choices]
@@ -102,6 +212,67 @@ class PauseKind:
     def field(self, name: str) -> EditableField | None:
         """The editable field called ``name``, or None."""
         return next((f for f in self.editable if f.name == name), None)
+
+    def for_pause(self, context: Mapping[str, Any]) -> PauseKind:
+        """This kind as one pause shows it: title, labels and outcomes filled from its context."""
+        values = {**self.defaults, **context}
+        return dataclasses.replace(
+            self,
+            title=fill(self.title, values),
+            choices=tuple(choice.filled(values) for choice in self.choices),
+        )
+
+    def validate_edit(self, edit: Mapping[str, Any]) -> dict[str, str]:
+        """The reviewer's edit, checked field by field and normalised.
+
+        Only declared fields, only strings. ``line``: one line, no control,
+        line-separator or bidi character (``str.splitlines`` semantics, so
+        U+2028 too). ``text``: no control character but tab and newline (CRLF
+        becomes LF). ``address``: exactly one email address. ``addresses``:
+        one or more, comma-separated. Every field: at most ``max_chars``,
+        not blank when ``required``.
+
+        Raises:
+            EditRejected: naming the first field refused.
+        """
+        if not isinstance(edit, Mapping):
+            raise EditRejected("the edit must be an object of field values")
+        checked: dict[str, str] = {}
+        for name, value in edit.items():
+            spec = self.field(str(name))
+            if spec is None:
+                editable = ", ".join(f.name for f in self.editable) or "none"
+                raise EditRejected(
+                    f"{name!s:.40}: not an editable field (editable: {editable})", str(name)
+                )
+            checked[spec.name] = spec.validate(value)
+        return checked
+
+
+_ADDRESS_FORBIDDEN = set(' <>()[],;:"\\')
+
+
+def _addresses(text: str, spec: EditableField, single: bool) -> list[str]:
+    """The addresses in ``text`` (``a@x.test`` or ``Name <a@x.test>``), or EditRejected."""
+    parts = [part.strip() for part in text.split(",")]
+    if single and len(parts) != 1:
+        raise EditRejected(f"{spec.label}: exactly one email address", spec.name)
+    found = []
+    for part in parts:
+        pairs = getaddresses([part])
+        address = pairs[0][1] if len(pairs) == 1 else ""
+        local, at, domain = address.rpartition("@")
+        if (
+            not at
+            or not local
+            or not domain
+            or "@" in local
+            or any(c in _ADDRESS_FORBIDDEN for c in address)
+            or (address != part and not part.endswith(f"<{address}>"))
+        ):
+            raise EditRejected(f"{spec.label}: {part[:80]!r} is not one email address", spec.name)
+        found.append(address)
+    return found
 
 
 APPROVE_REJECT = PauseKind(
@@ -130,5 +301,7 @@ __all__ = [
     "EditableField",
     "FieldKind",
     "PauseKind",
+    "fill",
+    "hidden_characters",
     "kind_of",
 ]

@@ -26,11 +26,11 @@ from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from .approvals.notify import Notifier
     from .approvals.service import ApprovalService
     from .graph import Graph
     from .pipeline.settings import PipelineSettings
     from .ports.gmail_reader import GmailReader
+    from .ports.notifier import Notifier
     from .ports.vectors import VectorIndex
     from .ports.workspace import Workspace
 
@@ -165,7 +165,7 @@ def make_notifier(
     settings: Settings, workspace: Workspace, store: CheckpointStore, clock: Clock
 ) -> Notifier:
     """Reviewers are emailed through Gmail when the workspace is Gmail, else into the outbox."""
-    from .approvals.notify import GmailNotifier, OutboxNotifier
+    from .adapters.notifiers import GmailNotifier, OutboxNotifier
 
     if settings.workspace == "google":
         return GmailNotifier(workspace)  # type: ignore[arg-type]

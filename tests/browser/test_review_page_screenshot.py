@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from inboxflow.approvals.pages import ApprovalView, choices_for, render_result, render_review
+from inboxflow.approvals.pages import ApprovalView, render_result, render_review
+from inboxflow.pipeline.kinds import APPROVE_DRAFT_KIND
 
 from .conftest import ARTIFACTS, OpenedPage, PageServer
 
@@ -27,9 +28,11 @@ REVIEW_PATH = "/approvals/apr_7f3c2a9e"
 DECIDE_PATH = "/approvals/apr_7f3c2a9e/decide"
 MAX_EDIT_CHARS = 20_000
 
+KIND = APPROVE_DRAFT_KIND.for_pause({})  # auto_send off: approving saves a Gmail draft
 SAMPLE = ApprovalView(
     approval_id="apr_7f3c2a9e",
-    kind="approve_draft",
+    kind=KIND.name,
+    title=KIND.title,
     status="pending",
     reviewer="maria@acme.example",
     sender="Jordan Lee <jordan.lee@example.com>",
@@ -54,13 +57,15 @@ SAMPLE = ApprovalView(
         "to": "jordan.lee@example.com",
         "subject": "Re: Order #4471 arrived damaged - second time this month",
     },
-    choices=choices_for("approve_draft"),
-    editable=True,
+    choices=list(KIND.choices),
+    editable=KIND.editable,
     deadline="2025-07-08T09:14:00Z",
     decided_by=None,
     decision=None,
     decided_at=None,
     trace_id="tr_01J2ZK8QW3",
+    notification=KIND.notification,
+    payload_title=KIND.payload_title,
 )
 
 VIEWPORTS = {"phone": (375, 812), "desktop": (1280, 900)}
@@ -95,7 +100,7 @@ def test_review_page_screenshot_and_layout(
     draft = page.locator("textarea[name=draft]")
     assert draft.is_visible() and draft.is_editable()
     assert draft.get_attribute("maxlength") == str(MAX_EDIT_CHARS)
-    for label in ("Approve and send", "Reject"):
+    for label in ("Approve and save as draft", "Reject"):
         button = page.get_by_role("button", name=label)
         assert button.is_visible() and button.is_enabled()
         box = button.bounding_box()
@@ -127,18 +132,19 @@ def test_edit_and_approve_posts_the_form_without_javascript(
     page.locator("textarea[name=draft]").fill(edited)
     page.locator("input[name=subject]").fill("Re: your order #4471")
     with page.expect_navigation():
-        page.get_by_role("button", name="Approve and send").click()
+        page.get_by_role("button", name="Approve and save as draft").click()
 
     assert len(page_server.posts) == 1
     path, form = page_server.posts[0]
     assert path == DECIDE_PATH
-    assert form["token"] == [TOKEN]
+    assert form["form"] == [TOKEN]
     assert form["decision"] == ["approve"]
     # browsers normalise textarea newlines to CRLF in form submissions
     assert form["draft"][0].replace("\r\n", "\n") == edited
     assert form["subject"] == ["Re: your order #4471"]
     assert form["to"] == ["jordan.lee@example.com"]
-    assert page.get_by_role("heading", name="Approved \N{EN DASH} the reply goes out").is_visible()
+    heading = "Approved \N{EN DASH} the reply is saved as a draft"
+    assert page.get_by_role("heading", name=heading).is_visible()
     page.screenshot(path=str(ARTIFACTS / "review-result-phone.png"), full_page=True)
     assert opened.console_errors == []
 

@@ -40,18 +40,16 @@ def test_approve_with_edit_on_firestore(firestore_env: object, tmp_path: Path) -
     assert h.client.get(links[0].path).status_code == 200
     assert h.snapshot(trace_id) == before
     edited = "Hello Sofia - refunded today. Maya"
+    late = h.form(links[1], "reject")  # the other reviewer's page, open meanwhile
     response = h.client.post(
-        f"/a/{approval.approval_id}",
-        data={"token": links[0].token, "decision": "approve", "draft": edited},
+        f"/a/{approval.approval_id}", data=h.form(links[0], "approve", draft=edited)
     )
     assert response.status_code == 200
     checkpoint = h.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.status == "done"
     (draft,) = mailbox_writes(h.store, trace_id)
     assert draft["body"] == edited
-    replay = h.client.post(
-        f"/a/{approval.approval_id}", data={"token": links[1].token, "decision": "reject"}
-    )
+    replay = h.client.post(f"/a/{approval.approval_id}", data=late)
     assert replay.status_code == 409
 
 
@@ -62,15 +60,13 @@ def test_fifty_concurrent_decisions_on_firestore(firestore_env: object, tmp_path
     barrier = threading.Barrier(50)
     statuses: list[int] = []
     lock = threading.Lock()
+    forms = [h.form(links[n % 2], "approve" if n % 3 else "reject") for n in range(50)]
 
     def decide(n: int) -> None:
         link = links[n % 2]
         client = h.app.test_client()
         barrier.wait()
-        response = client.post(
-            f"/a/{link.approval_id}",
-            data={"token": link.token, "decision": "approve" if n % 3 else "reject"},
-        )
+        response = client.post(f"/a/{link.approval_id}", data=forms[n])
         with lock:
             statuses.append(response.status_code)
 

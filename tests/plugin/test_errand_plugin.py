@@ -196,3 +196,28 @@ def _wait(runtime, trace_id: str, until, timeout_s: float = 90.0):
             return checkpoint
         time.sleep(0.25)
     raise AssertionError(f"trace {trace_id}: {checkpoint and (checkpoint.status, checkpoint.node)}")
+
+
+def test_the_runtime_refuses_a_tool_the_node_does_not_declare(tmp_path: Path) -> None:
+    from pydantic import BaseModel
+
+    from inboxflow.graph import END, Graph, Node, Step
+    from tests.plugin.errand import TOOLS
+    from tests.runtimes import runtime_for
+
+    class Empty(BaseModel):
+        schema_version: int = 1
+        result: dict | None = None
+
+    def sneaky(state: Empty, ctx) -> Step:
+        return Step(update={"result": ctx.call_tool("label", {"text": "x"})}, goto=END)
+
+    graph = Graph.build(
+        "sneaky", "sneak", Empty, [Node("sneak", sneaky, routes=(END,))], tools=TOOLS
+    )
+    runtime = runtime_for(tmp_path, graphs={"sneaky": graph})
+    trace_id = runtime.start("sneaky", {})
+    runtime.bus.drain()
+    done = runtime.store.get_trace(trace_id)
+    assert done.status == "done"
+    assert done.state["result"] == {"error": "unknown tool 'label'"}

@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from inboxflow.approvals.records import token_hash
+from inboxflow.approvals.records import FORM_TOKEN_TTL_S, token_hash
 from inboxflow.envelope import Envelope
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import payload_hash
@@ -31,10 +32,6 @@ def _paused(h: Harness) -> tuple[str, list[Link]]:
     links = h.links(h.approval_of(trace_id).approval_id)
     assert len(links) == len(REVIEWERS)
     return trace_id, links
-
-
-def _form(link: Link, decision: str, **edit: str) -> dict[str, str]:
-    return {"token": link.token, "decision": decision, **edit}
 
 
 # --- the pause -------------------------------------------------------------------------
@@ -98,13 +95,29 @@ def test_notification_lost_in_a_crash_is_sent_on_redelivery(h: Harness) -> None:
 
 def test_notification_email_has_the_email_the_draft_and_the_link(h: Harness) -> None:
     trace_id, links = _paused(h)
-    message = h.outbox.messages(REVIEWERS[0])[0]
+    (message,) = [m for m in h.inbox if m["to"] == REVIEWERS[0]]
     approval = h.approval_of(trace_id)
     (link,) = [link for link in links if link.to == REVIEWERS[0]]
     assert link.path in message["text"]
     assert approval.payload["draft"][:40] in message["text"]
     assert "Sofia" in message["text"] or "sofia" in message["text"]
     assert link.token in message["html"]
+    assert link.token not in message["subject"]
+
+
+def test_the_stored_copy_of_a_notification_is_no_key_to_the_review_page(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    stored = json.dumps([doc for _, doc in h.store.list("outbox")])
+    assert len(h.outbox.messages()) == len(REVIEWERS)
+    for link in links:
+        assert link.token not in stored
+    copied = h.outbox.messages(REVIEWERS[0])[0]["text"]
+    path = "/a/" + copied.split("/a/", 1)[1].split()[0]
+    assert path.endswith("?t=REDACTED")
+    before = h.snapshot(trace_id)
+    response = h.client.get(path)
+    assert response.status_code == 403
+    assert h.snapshot(trace_id) == before
 
 
 # --- GET never changes state -----------------------------------------------------------
@@ -120,7 +133,8 @@ def test_get_renders_the_review_page_and_changes_nothing(h: Harness) -> None:
     page = response.get_data(as_text=True)
     approval = h.approval_of(trace_id)
     assert 'name="decision"' in page and 'value="approve"' in page and 'value="reject"' in page
-    assert "textarea" in page and f'value="{links[0].token}"' in page
+    # The form carries a short-lived form token, never the link's token.
+    assert "textarea" in page and links[0].token not in page and 'name="form"' in page
     assert "complaint" in page.lower()
     assert response.headers["Cache-Control"] == "no-store"
     assert response.headers["Referrer-Policy"] == "no-referrer"
@@ -136,7 +150,7 @@ def test_approve_with_an_edit_dispatches_exactly_the_edited_text(h: Harness) -> 
     trace_id, links = _paused(h)
     edited = "Hi Sofia,\n\nWe refunded the duplicate charge today.\n\nMaya"
     response = h.client.post(
-        f"/a/{links[1].approval_id}", data=_form(links[1], "approve", draft=edited)
+        f"/a/{links[1].approval_id}", data=h.form(links[1], "approve", draft=edited)
     )
     assert response.status_code == 200, response.data
     checkpoint = h.store.get_trace(trace_id)
@@ -154,7 +168,7 @@ def test_approve_unedited_dispatches_the_approved_payload(h: Harness) -> None:
     trace_id, links = _paused(h)
     approval = h.approval_of(trace_id)
     assert (
-        h.client.post(f"/a/{approval.approval_id}", data=_form(links[0], "approve")).status_code
+        h.client.post(f"/a/{approval.approval_id}", data=h.form(links[0], "approve")).status_code
         == 200
     )
     (draft,) = mailbox_writes(h.store, trace_id)
@@ -164,7 +178,7 @@ def test_approve_unedited_dispatches_the_approved_payload(h: Harness) -> None:
 
 def test_reject_ends_the_trace_rejected_without_a_draft(h: Harness) -> None:
     trace_id, links = _paused(h)
-    response = h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "reject"))
+    response = h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "reject"))
     assert response.status_code == 200
     checkpoint = h.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.status == "rejected"
@@ -253,6 +267,9 @@ def test_refused_requests_change_nothing(h: Harness, make_request: Any, status: 
     trace_id, links = _paused(h)
     before = h.snapshot(trace_id)
     method, path, form = make_request(links[0])
+    if form and "token" in form:  # the page's form token stands for the link's token
+        token = form.pop("token")
+        form["form"] = h.form_token(links[0]) if token == links[0].token else token
     response = getattr(h.client, method)(path, data=form)
     assert response.status_code == status, response.get_data(as_text=True)[:300]
     assert links[0].token not in response.get_data(as_text=True) or status == 200
@@ -265,7 +282,7 @@ def test_token_of_another_approval_is_refused(h: Harness) -> None:
     second_approval = h.approval_of(second)
     before = h.snapshot(second)
     response = h.client.post(
-        f"/a/{second_approval.approval_id}", data=_form(first_links[0], "approve")
+        f"/a/{second_approval.approval_id}", data=h.form(first_links[0], "approve")
     )
     assert response.status_code == 403
     assert (
@@ -289,7 +306,7 @@ def test_token_of_another_reviewer_cannot_decide_as_them(h: Harness) -> None:
     assert response.status_code == 403
     assert h.snapshot(trace_id) == before
     # The form ignores any reviewer field: the decision is Ana's.
-    form = {**_form(ana, "reject"), "reviewer": ben.to, "decided_by": ben.to}
+    form = {**h.form(ana, "reject"), "reviewer": ben.to, "decided_by": ben.to}
     assert h.client.post(f"/a/{ana.approval_id}", data=form).status_code == 200
     assert h.approval_of(trace_id).decided_by == ana.to
 
@@ -297,9 +314,10 @@ def test_token_of_another_reviewer_cannot_decide_as_them(h: Harness) -> None:
 def test_expired_token_is_refused(h: Harness) -> None:
     trace_id, links = _paused(h)
     before = h.snapshot(trace_id)
+    form = h.form(links[0], "approve")  # a page opened before the deadline
     h.clock.advance(3601)
     assert h.client.get(links[0].path).status_code == 410
-    response = h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "approve"))
+    response = h.client.post(f"/a/{links[0].approval_id}", data=form)
     assert response.status_code == 410
     assert "expired" in response.get_data(as_text=True).lower()
     assert h.snapshot(trace_id) == before
@@ -307,13 +325,14 @@ def test_expired_token_is_refused(h: Harness) -> None:
 
 def test_replayed_token_after_a_decision_sees_already_decided(h: Harness) -> None:
     trace_id, links = _paused(h)
+    forms = [h.form(link, "approve") for link in links]  # both pages open at once
     assert (
-        h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "reject")).status_code
+        h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "reject")).status_code
         == 200
     )
     after = h.snapshot(trace_id)
-    for link, decision in ((links[0], "approve"), (links[1], "approve")):
-        response = h.client.post(f"/a/{link.approval_id}", data=_form(link, decision))
+    for link, form in zip(links, forms, strict=True):
+        response = h.client.post(f"/a/{link.approval_id}", data=form)
         assert response.status_code == 409
         page = response.get_data(as_text=True)
         assert links[0].to in page and link.token not in page
@@ -329,13 +348,31 @@ def test_fifty_concurrent_decisions_apply_exactly_one(h: Harness) -> None:
     statuses: list[int] = []
     lock = threading.Lock()
 
+    forms = [h.form(links[n % 2], "approve" if n % 3 else "reject") for n in range(50)]
+    started = h.clock.now()
+    # Every request thread drains the bus after its request, as the embedded function does;
+    # deliveries must still be handled one at a time (see Harness.drain).
+    bus = h.runtime.bus
+    handle, guard, running, peak = bus.handler, threading.Lock(), [0], [0]  # type: ignore[attr-defined]
+
+    def one_at_a_time(message: Any) -> Any:
+        with guard:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        try:
+            time.sleep(0.005)  # widen the window a second drainer would need
+            return handle(message)
+        finally:
+            with guard:
+                running[0] -= 1
+
+    bus.handler = one_at_a_time  # type: ignore[attr-defined]
+
     def decide(n: int) -> None:
         link = links[n % 2]
         client = h.app.test_client()
         barrier.wait()
-        response = client.post(
-            f"/a/{link.approval_id}", data=_form(link, "approve" if n % 3 else "reject")
-        )
+        response = client.post(f"/a/{link.approval_id}", data=forms[n])
         with lock:
             statuses.append(response.status_code)
 
@@ -353,6 +390,46 @@ def test_fifty_concurrent_decisions_apply_exactly_one(h: Harness) -> None:
     assert len(mailbox_writes(h.store, trace_id)) == (1 if approval.decision == "approve" else 0)
     used = [doc for _, doc in h.store.list("approval_tokens") if doc.get("used_at")]
     assert len(used) == 1
+    # Duplicate resumes (losers republish until the winner notes it) were dropped by the
+    # runtime, not retried: no lease contention, so no redelivery backoff moved the clock.
+    assert peak[0] == 1
+    assert bus.redeliveries == 0 and bus.dead_letters == []  # type: ignore[attr-defined]
+    assert h.clock.now() == started
+
+
+def test_request_threads_that_drain_at_once_handle_one_delivery_at_a_time(h: Harness) -> None:
+    """The cause of the fifty-decisions flake, made deterministic: two drains at once must
+    not run two deliveries at once (a fake-clock backoff would expire a live lease)."""
+    trace_id, links = _paused(h)
+    h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "reject"))
+    bus = h.runtime.bus
+    handle, second_started = bus.handler, threading.Event()  # type: ignore[attr-defined]
+    running, peak = [0], [0]
+    guard = threading.Lock()
+
+    def slow(message: Any) -> Any:
+        with guard:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+            if running[0] > 1:
+                second_started.set()
+        try:
+            second_started.wait(0.5)  # the first delivery waits to see a second one start
+            return handle(message)
+        finally:
+            with guard:
+                running[0] -= 1
+
+    bus.handler = slow  # type: ignore[attr-defined]
+    resume = Envelope(trace_id=trace_id, graph="pipeline", node="dispatch", step=7, sent_at=0)
+    bus.publish([resume, resume])  # type: ignore[attr-defined]
+    threads = [threading.Thread(target=h.drain) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert peak[0] == 1
+    assert len(bus) == 0  # type: ignore[arg-type]
 
 
 class _Inert(HTMLParser):
@@ -425,6 +502,7 @@ def test_a_resume_that_does_not_match_the_approved_payload_is_refused(h: Harness
 
 def test_deadline_needs_review(h: Harness) -> None:
     trace_id, links = _paused(h)
+    form = h.form(links[0], "approve")
     assert h.run_due_tasks() == 0
     h.clock.advance(3600)
     assert h.run_due_tasks() == 1
@@ -432,7 +510,7 @@ def test_deadline_needs_review(h: Harness) -> None:
     assert checkpoint is not None and checkpoint.status == "needs_review"
     assert "no decision within 1 h" in (checkpoint.error or "")
     assert h.approval_of(trace_id).status == "timed_out"
-    response = h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "approve"))
+    response = h.client.post(f"/a/{links[0].approval_id}", data=form)
     assert response.status_code == 409
     assert mailbox_writes(h.store, trace_id) == []
 
@@ -473,7 +551,7 @@ def test_deadline_escalates_to_backup_who_approves(tmp_path: Path) -> None:
     assert [t.name for t in h.tasks.pending()] == [f"{approval.approval_id}-d1"]  # type: ignore[attr-defined]
     # The first reviewers' links expired with the first deadline.
     assert h.client.get(first_links[0].path).status_code == 410
-    response = h.client.post(f"/a/{approval.approval_id}", data=_form(backup_links[0], "approve"))
+    response = h.client.post(f"/a/{approval.approval_id}", data=h.form(backup_links[0], "approve"))
     assert response.status_code == 200
     checkpoint = h.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.status == "done"
@@ -496,7 +574,7 @@ def test_timeout_before_the_deadline_reschedules_and_changes_nothing(h: Harness)
 
 def test_timeout_after_a_decision_does_nothing(h: Harness) -> None:
     trace_id, links = _paused(h)
-    h.client.post(f"/a/{links[0].approval_id}", data=_form(links[0], "approve"))
+    h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "approve"))
     h.clock.advance(3600)
     assert h.run_due_tasks() == 1
     assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
@@ -568,8 +646,254 @@ def test_pending_list_needs_the_api_key(h: Harness) -> None:
         json={"decision": "approve", "reviewer": "mallory@evil.io"},
         headers=key,
     )
-    assert outsider.status_code in (403, 409)
+    # Decided already: only "already decided" can come back, whoever is named.
+    assert outsider.status_code == 409
+
+
+def test_a_failed_api_key_call_mints_no_token(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    key = {"Authorization": "Bearer " + "k" * 40}
+    before = h.snapshot(trace_id)
+    url = f"/api/approvals/{links[0].approval_id}/decision"
+    refused = [
+        ({"decision": "approve", "reviewer": "mallory@evil.io"}, 403),
+        ({"decision": "maybe", "reviewer": REVIEWERS[0]}, 400),
+        ({"decision": "approve", "reviewer": REVIEWERS[0], "edit": {"to": ["a@x.test"]}}, 400),
+        ({"decision": "approve"}, 400),
+    ]
+    for body, status in refused:
+        response = h.client.post(url, json=body, headers=key)
+        assert response.status_code == status, (body, response.get_json())
+    assert (
+        h.client.post("/api/approvals/nope-1/decision", json=refused[0][0], headers=key).status_code
+        == 404
+    )
+    assert h.snapshot(trace_id) == before
+    # A good call decides without a token either.
+    assert (
+        h.client.post(
+            url, json={"decision": "reject", "reviewer": REVIEWERS[0]}, headers=key
+        ).status_code
+        == 200
+    )
+    assert h.store.list("approval_tokens") == before["tokens"]
+
+
+def test_tokens_carry_256_random_bits_and_only_their_sha256_is_stored(h: Harness) -> None:
+    import base64
+
+    from inboxflow.approvals.records import new_token
+
+    tokens = {new_token() for _ in range(200)}
+    assert len(tokens) == 200
+    for token in tokens:
+        assert len(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))) == 32
+    _, links = _paused(h)
+    stored = dict(h.store.list("approval_tokens"))
+    assert sorted(stored) == sorted(
+        hashlib.sha256(link.token.encode()).hexdigest() for link in links
+    )
+    everything = json.dumps(
+        [h.store.list(c) for c in ("approvals", "approval_tokens", "effects", "outbox")]
+    )
+    assert not any(link.token in everything for link in links)
+
+
+def test_issue_link_refuses_an_address_that_is_not_a_reviewer(h: Harness) -> None:
+    from inboxflow.approvals.service import ApprovalError
+
+    trace_id, _ = _paused(h)
+    approval = h.approval_of(trace_id)
+    before = h.store.list("approval_tokens")
+    for outsider in ("mallory@evil.io", REVIEWERS[0].upper(), "", BACKUP):
+        with pytest.raises(ApprovalError) as refused:
+            h.service.issue_link(approval, outsider)
+        assert refused.value.status == 403
+    assert h.store.list("approval_tokens") == before
 
 
 def test_token_hash_is_sha256() -> None:
     assert token_hash("abc") == hashlib.sha256(b"abc").hexdigest()
+
+
+# --- the review form's token ---------------------------------------------------------------
+
+
+def test_the_review_form_takes_a_short_lived_form_token_not_the_links_token(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    before = h.snapshot(trace_id)
+    path = f"/a/{links[0].approval_id}"
+    # The link's token posted directly is no form token; a forged one is refused like a bad link.
+    raw = h.client.post(path, data={"token": links[0].token, "decision": "approve"})
+    assert raw.status_code == 400
+    assert (
+        h.client.post(path, data={"form": links[0].token, "decision": "approve"}).status_code == 403
+    )
+    form = h.form(links[0], "approve")
+    token_id, expires, mac = form["form"].split(".")
+    assert token_id == token_hash(links[0].token) and links[0].token not in form["form"]
+    assert int(expires) == int(h.clock.now() + FORM_TOKEN_TTL_S)
+    forged = {**form, "form": f"{token_id}.{int(expires) + 86400}.{mac}"}
+    assert h.client.post(path, data=forged).status_code == 403
+    assert (
+        h.client.post(path, data={**form, "form": f"{token_id}.{expires}.{mac[:-2]}AA"}).status_code
+        == 403
+    )
+    # Another approval's page: refused with the same answer as a forged link.
+    assert h.client.post("/a/nope-1", data=form).status_code == 403
+    # Opening pages wrote nothing.
+    assert h.snapshot(trace_id) == before
+    # A page left open too long: open the link again.
+    h.clock.advance(FORM_TOKEN_TTL_S + 1)
+    stale = h.client.post(path, data=form)
+    assert stale.status_code == 410 and "open the link" in stale.get_data(as_text=True)
+    assert h.snapshot(trace_id) == before
+    assert h.client.post(path, data=h.form(links[0], "approve")).status_code == 200
+
+
+def test_every_invalid_token_gets_the_same_answer(h: Harness) -> None:
+    _, first_links = _paused(h)
+    second = h.approval_of(h.start(sample("15-complaint-exports-broken")))
+    pages, messages = set(), set()
+    # Another approval's valid token, a forged one, an oversized one: indistinguishable.
+    for token in (first_links[0].token, "B" * 43, "x" * 200):
+        response = h.client.get(f"/a/{second.approval_id}?t={token}")
+        assert response.status_code == 403
+        pages.add(response.get_data(as_text=True))
+        api = h.client.get(
+            f"/api/approvals/{second.approval_id}", headers={"Authorization": f"Bearer {token}"}
+        )
+        assert api.status_code == 403
+        messages.add(api.get_json()["error"])
+    posted = h.client.post(f"/a/{second.approval_id}", data=h.form(first_links[0], "approve"))
+    assert posted.status_code == 403
+    pages.add(posted.get_data(as_text=True))
+    assert len(pages) == 1
+    assert messages == {"this link is not valid"}
+
+
+# --- the deadline endpoint's input -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hop", [-5, 2, 5, 99999, 10**30, "abc", "1", 1.5, True, None, [1]])
+def test_timeout_refuses_a_hop_it_cannot_reach_and_schedules_nothing(h: Harness, hop: Any) -> None:
+    trace_id, _ = _paused(h)
+    approval = h.approval_of(trace_id)
+    before = h.snapshot(trace_id)
+    tasks = h.tasks.pending()  # type: ignore[attr-defined]
+    response = h.client.post("/timeout", json={"approval_id": approval.approval_id, "hop": hop})
+    assert response.status_code == 400, response.data
+    assert response.get_json()["error"]
+    assert h.tasks.pending() == tasks  # type: ignore[attr-defined]
+    assert h.snapshot(trace_id) == before
+
+
+@pytest.mark.parametrize("body", [[], "x", {"approval_id": 5}, {"approval_id": ["a"]}, {}])
+def test_timeout_refuses_a_body_that_is_not_a_call(h: Harness, body: Any) -> None:
+    trace_id, _ = _paused(h)
+    before = h.snapshot(trace_id)
+    response = h.client.post("/timeout", json=body)
+    assert response.status_code == 400
+    assert h.snapshot(trace_id) == before
+
+
+# --- browsers from elsewhere, framework errors ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "https://evil.example"},
+        {"Origin": "null", "Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Origin": "http://approvals.test.evil.example", "Sec-Fetch-Site": "same-origin"},
+    ],
+)
+def test_a_post_from_another_site_is_refused(h: Harness, headers: dict[str, str]) -> None:
+    trace_id, links = _paused(h)
+    form = h.form(links[0], "approve")
+    before = h.snapshot(trace_id)
+    response = h.client.post(f"/a/{links[0].approval_id}", data=form, headers=headers)
+    assert response.status_code == 403
+    api = h.client.post(
+        f"/api/approvals/{links[0].approval_id}/decision",
+        json={"decision": "approve"},
+        headers={**headers, "Authorization": f"Bearer {links[0].token}"},
+    )
+    assert api.status_code == 403
+    assert h.snapshot(trace_id) == before
+    # What Chromium sends for its own form post under Referrer-Policy: no-referrer.
+    same = {"Origin": "null", "Sec-Fetch-Site": "same-origin"}
+    assert h.client.post(f"/a/{links[0].approval_id}", data=form, headers=same).status_code == 200
+
+
+def test_an_unexpected_error_is_a_500_page_with_the_security_headers(h: Harness) -> None:
+    _, links = _paused(h)
+
+    def broken(path: str) -> Any:
+        raise RuntimeError("secret internals")
+
+    h.store.get = broken  # type: ignore[method-assign]
+    response = h.client.get(links[0].path)
+    assert response.status_code == 500
+    page = response.get_data(as_text=True)
+    assert "secret internals" not in page and links[0].token not in page
+    assert response.headers["Content-Security-Policy"].startswith("default-src 'none'")
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+# --- what approving does ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("auto_send", "name", "label", "headline", "collection"),
+    [
+        (
+            False,
+            "15-complaint-exports-broken",
+            "Approve and save as draft",
+            "saved as a draft",
+            "mailbox_drafts",
+        ),
+        (
+            True,
+            "15-complaint-exports-broken",
+            "Approve and save as draft",
+            "saved as a draft",
+            "mailbox_drafts",
+        ),
+        (
+            True,
+            "10-ambiguous-hotel-group",
+            "Approve and send",
+            "the reply goes out",
+            "mailbox_sent",
+        ),
+        (
+            False,
+            "10-ambiguous-hotel-group",
+            "Approve and save as draft",
+            "saved as a draft",
+            "mailbox_drafts",
+        ),
+    ],
+)
+def test_the_button_and_the_result_say_what_approving_does(
+    tmp_path: Path, auto_send: bool, name: str, label: str, headline: str, collection: str
+) -> None:
+    settings = PipelineSettings(reviewers=REVIEWERS, approval_deadline_s=3600, auto_send=auto_send)
+    h = Harness(tmp_path, settings=settings)
+    trace_id = h.start(sample(name))
+    links = h.links(h.approval_of(trace_id).approval_id)
+    assert links, f"{name} did not pause for a reviewer"
+    page = h.client.get(links[0].path).get_data(as_text=True)
+    assert f'value="approve">{label}</button>' in page
+    message = next(m for m in h.inbox if m["to"] == links[0].to)
+    assert label not in message["subject"]
+    result = h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "approve"))
+    assert result.status_code == 200
+    assert headline in result.get_data(as_text=True)
+    assert len(mailbox_writes(h.store, trace_id)) == 1
+    other = "mailbox_sent" if collection == "mailbox_drafts" else "mailbox_drafts"
+    assert len(h.store.list(collection)) == 1 and h.store.list(other) == []

@@ -11,10 +11,7 @@ from typing import Any
 import pytest
 
 from inboxflow.approvals.pages import (
-    CHOICES,
     ApprovalView,
-    Choice,
-    choices_for,
     render_decided,
     render_error,
     render_notification,
@@ -22,6 +19,19 @@ from inboxflow.approvals.pages import (
     render_result,
     render_review,
 )
+from inboxflow.pauses import APPROVE_REJECT, Choice, PauseKind, kind_of
+from inboxflow.pipeline.kinds import APPROVE_DRAFT_KIND, SENDS
+
+TRIAGE = PauseKind(
+    "triage_decision",
+    "Decide what to do with an email",
+    (
+        Choice("respond", "Respond", "primary", ("Respond", "A reply is drafted."), True),
+        Choice("notify", "Notify me", comment="optional", comment_label="Instruction"),
+        Choice("ignore", "Ignore", "danger", comment="required", comment_label="Instruction"),
+    ),
+)
+"""A kind declared only here: the pages know nothing of it."""
 
 TOKEN = "tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 LINK = f"https://approvals.example.com/approvals/apr_1?token={TOKEN}"
@@ -38,10 +48,12 @@ HOSTILE_BODY = (
 HOSTILE_DRAFT = "Dear customer,\n</textarea><script>alert(5)</script>\n{{ 7*7 }}\nBye"
 
 
-def make_view(**changes: Any) -> ApprovalView:
+def make_view(kind: PauseKind = APPROVE_DRAFT_KIND, **changes: Any) -> ApprovalView:
+    shown = kind.for_pause(changes.pop("context", {}))
     view = ApprovalView(
         approval_id="apr_1",
-        kind="approve_draft",
+        kind=kind.name,
+        title=kind.title,
         status="pending",
         reviewer="maria@acme.example",
         sender="Jordan Lee <jordan@example.com>",
@@ -52,13 +64,15 @@ def make_view(**changes: Any) -> ApprovalView:
         confidence=0.62,
         reasons=["complaints are always approved by a human", "confidence 0.62 is below 0.80"],
         payload={"draft": "Hi Jordan,\nSorry!", "to": "jordan@example.com", "subject": "Re: Order"},
-        choices=choices_for("approve_draft"),
-        editable=True,
+        choices=list(shown.choices),
+        editable=kind.editable,
         deadline="2025-07-08T09:14:00Z",
         decided_by=None,
         decision=None,
         decided_at=None,
         trace_id="tr_1",
+        notification=kind.notification,
+        payload_title=kind.payload_title,
     )
     return dataclasses.replace(view, **changes)
 
@@ -176,7 +190,10 @@ def test_review_page_form_posts_token_decision_and_edit() -> None:
     assert form["method"] == "post"
     assert form["action"] == ACTION
     inputs = {attrs.get("name"): attrs for attrs in document.tags("input")}
-    assert inputs["token"] == {"type": "hidden", "name": "token", "value": TOKEN}
+    assert inputs["form"] == {"type": "hidden", "name": "form", "value": TOKEN}
+    # text, not type=email: browsers would refuse "Name <address>", which the server accepts
+    assert inputs["to"]["type"] == "text" and inputs["to"]["inputmode"] == "email"
+    assert inputs["subject"]["maxlength"] == "998"
     (textarea,) = document.tags("textarea")
     assert textarea["name"] == "draft"
     assert textarea["maxlength"] == "1234"
@@ -188,36 +205,58 @@ def test_review_page_form_posts_token_decision_and_edit() -> None:
     ]
 
 
-@pytest.mark.parametrize("kind", [*CHOICES, "some_future_kind"])
-def test_every_choice_renders_a_button(kind: str) -> None:
-    choices = choices_for(kind)
-    view = make_view(kind=kind, choices=choices, payload={"action": "refund 20 EUR"})
+@pytest.mark.parametrize(
+    "kind",
+    [APPROVE_DRAFT_KIND, TRIAGE, APPROVE_REJECT, kind_of({}, "some_future_kind")],
+    ids=lambda kind: kind.name,
+)
+def test_every_choice_renders_a_button(kind: PauseKind) -> None:
+    view = make_view(kind, payload={"action": "refund 20 EUR"})
 
     document = assert_inert(
         render_review(view, form_action=ACTION, token=TOKEN, max_edit_chars=100)
     )
 
     buttons = document.tags("button")
-    assert [button["value"] for button in buttons] == [choice.value for choice in choices]
+    assert [button["value"] for button in buttons] == [choice.value for choice in view.choices]
     assert all(button["name"] == "decision" for button in buttons)
-    for choice in choices:
+    for choice in view.choices:
         assert choice.label in document.all_text
         assert f"btn-{choice.style}" in next(
             button["class"] or "" for button in buttons if button["value"] == choice.value
         )
-    # a payload without a draft is shown read-only, with nothing to edit
-    assert document.tags("textarea") == []
+    # a payload without the declared fields is shown read-only, with nothing to edit
+    assert {attrs["name"] for attrs in document.tags("textarea")} <= {"comment"}
     assert "refund 20 EUR" in document.all_text
+    assert view.title in document.all_text
 
 
-def test_choices() -> None:
-    assert [c.value for c in choices_for("approve_draft")] == ["approve", "reject"]
-    assert [c.style for c in choices_for("approve_draft")] == ["primary", "danger"]
-    assert [c.value for c in choices_for("triage_decision")] == ["respond", "notify", "ignore"]
-    assert [c.value for c in choices_for("review_action")] == ["approve", "reject"]
-    assert [c.value for c in choices_for("unknown")] == ["approve", "reject"]
-    choices_for("approve_draft").append(Choice("x", "X", "neutral"))
-    assert len(choices_for("approve_draft")) == 2
+def test_choices_that_take_a_comment_get_a_comment_box() -> None:
+    document = assert_inert(
+        render_review(make_view(TRIAGE), form_action=ACTION, token=TOKEN, max_edit_chars=100)
+    )
+
+    (comment,) = document.tags("textarea")
+    assert comment["name"] == "comment"
+    text = " ".join(document.all_text.split())
+    assert "Instruction" in text and "Ignore (required)" in text
+    # without such a choice, no comment box
+    plain = Document(
+        render_review(make_view(), form_action=ACTION, token=TOKEN, max_edit_chars=100)
+    )
+    assert [attrs["name"] for attrs in plain.tags("textarea")] == ["draft"]
+
+
+def test_the_primary_button_says_what_approving_does() -> None:
+    saves = make_view()
+    sends = make_view(context=SENDS)
+
+    assert [c.label for c in saves.choices] == ["Approve and save as draft", "Reject"]
+    assert [c.label for c in sends.choices] == ["Approve and send", "Reject"]
+    page = Document(render_review(saves, form_action=ACTION, token=TOKEN, max_edit_chars=100))
+    assert "Approve and save as draft" in page.all_text and "Approve and send" not in page.all_text
+    result = Document(render_result(dataclasses.replace(saves, decision="approve", decided_by="m")))
+    assert "saved as a draft" in result.all_text and "goes out" not in result.all_text
 
 
 def test_review_page_shows_why_and_deadline() -> None:
@@ -237,13 +276,11 @@ def test_review_page_shows_why_and_deadline() -> None:
 
 def test_read_only_draft_has_no_edit_fields() -> None:
     document = Document(
-        render_review(
-            make_view(editable=False), form_action=ACTION, token=TOKEN, max_edit_chars=100
-        )
+        render_review(make_view(editable=()), form_action=ACTION, token=TOKEN, max_edit_chars=100)
     )
 
     assert document.tags("textarea") == []
-    assert {attrs.get("name") for attrs in document.tags("input")} == {"token"}
+    assert {attrs.get("name") for attrs in document.tags("input")} == {"form"}
     assert "Hi Jordan,\nSorry!" in document.all_text
 
 
@@ -294,14 +331,25 @@ def test_form_action_must_be_a_path_or_http_url(action: str) -> None:
         render_review(make_view(), form_action=action, token=TOKEN, max_edit_chars=100)
 
 
-def test_invisible_and_bidi_characters_are_dropped() -> None:
-    view = make_view(subject="Invoice\u202egnp.exe\x00\x1b[31m", sender="a\u2066b@example.com")
+def test_invisible_and_bidi_characters_are_shown_not_dropped() -> None:
+    view = make_view(
+        subject="Invoice\u202egnp.exe\x00\x1b[31m",
+        sender="a\u2066b@example.com",
+        payload={"draft": "Hi\u200b there", "to": "a@x.test", "subject": "Re: x"},
+    )
 
     html = render_review(view, form_action=ACTION, token=TOKEN, max_edit_chars=100)
 
-    for character in ("\u202e", "\x00", "\x1b", "\u2066"):
+    for character in ("\u202e", "\x00", "\x1b", "\u2066", "\u200b"):
         assert character not in html
-    assert "Invoicegnp.exe[31m" in Document(html).all_text
+    document = Document(html)
+    assert "Invoice⟨U+202E⟩gnp.exe⟨U+0000⟩⟨U+001B⟩[31m" in document.all_text
+    assert "a⟨U+2066⟩b@example.com" in document.all_text
+    assert document.textareas == ["Hi⟨U+200B⟩ there"]
+    text = " ".join(document.all_text.split())
+    assert "contains invisible or direction-changing characters" in text
+    subject, body, _ = render_notification(view, link=LINK)
+    assert "⟨U+202E⟩" in subject and "⟨U+200B⟩" in body
 
 
 def test_pages_load_nothing_from_elsewhere() -> None:
@@ -355,7 +403,9 @@ def test_decided_without_a_reviewer_says_so(decision: str | None) -> None:
 
 def test_result_page_after_approve_shows_the_reply_that_goes_out() -> None:
     edited = {"draft": "Edited <b>reply</b>", "to": "jordan@example.com", "subject": "Re: Order"}
-    view = make_view(payload=edited, decision="approve", decided_by="maria@acme.example")
+    view = make_view(
+        context=SENDS, payload=edited, decision="approve", decided_by="maria@acme.example"
+    )
 
     document = assert_inert(render_result(view))
 
@@ -456,7 +506,7 @@ def test_notification_link_must_be_an_absolute_http_url(link: str) -> None:
 
 def test_pending_list_links_each_approval() -> None:
     first = hostile_view(approval_id="apr_1")
-    second = make_view(approval_id="apr_2", kind="triage_decision")
+    second = make_view(TRIAGE, approval_id="apr_2")
 
     html = render_pending(
         "maria@acme.example", [(first, "/approvals/apr_1?t=1"), (second, "/approvals/apr_2?t=2")]

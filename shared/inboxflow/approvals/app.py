@@ -3,7 +3,7 @@
 | method | path                              | who                  | does                                  |
 |--------|-----------------------------------|----------------------|---------------------------------------|
 | GET    | /a/{id}?t=TOKEN                   | reviewer (email link)| review page; never changes state      |
-| POST   | /a/{id}  (form: token, decision…) | reviewer             | records the decision, resumes         |
+| POST   | /a/{id}  (form: form, decision…)  | reviewer             | records the decision, resumes         |
 | POST   | /timeout (JSON approval_id)       | Cloud Tasks (OIDC)   | applies the timeout policy            |
 | GET    | /api/approvals/{id}               | Bearer TOKEN         | the approval as JSON                  |
 | POST   | /api/approvals/{id}/decision      | Bearer TOKEN or key  | decides (JSON in, JSON out)           |
@@ -11,7 +11,10 @@
 
 The function is public (the token is the credential), so the timeout
 endpoint checks the task's OIDC token itself when verification is on; even
-unverified, a timeout before the deadline only re-schedules.
+unverified, a timeout before the deadline only re-schedules. The review
+page's form carries a short-lived form token, not the link's token. Every
+body is limited to ``MAX_BODY_BYTES`` (chunked ones too), POSTs from another
+site are refused, and every response carries ``SECURITY_HEADERS``.
 """
 
 from __future__ import annotations
@@ -19,28 +22,26 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-import os
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Request, Response
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from .headers import SECURITY_HEADERS, install_hardening
+from .logs import redact_access_logs
+from .oidc import verify_task_oidc
 from .pages import render_decided, render_error, render_result, render_review
 from .service import AlreadyDecided, ApprovalError, ApprovalService
 
 log = logging.getLogger(__name__)
+redact_access_logs()
+__all__ = ["SECURITY_HEADERS", "handle_http", "install_hardening"]
 
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; img-src data:; "
-        "frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
 MAX_BODY_BYTES = 256 * 1024
+MAX_HOP = 10_000
+"""No approval waits 800 years: a larger ``hop`` is refused before the service sees it."""
 
 
 def _html(body: str, status: int = 200) -> Response:
@@ -78,12 +79,25 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
         request: the Flask request functions-framework passes.
         service: the approval service.
         verify_task: ``(request) -> None`` raising ``ApprovalError`` when a timeout call
-            is not from our Cloud Tasks queue (default: ``verify_task_oidc`` when enabled).
+            is not from our Cloud Tasks queue (default: ``verify_task_oidc``).
     """
+    # Flask enforces these while reading, chunked bodies included (no Content-Length).
+    request.max_content_length = MAX_BODY_BYTES
+    request.max_form_memory_size = MAX_BODY_BYTES
+    request.max_form_parts = 100
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-        return _html(render_error(413, "Too large", "this request is too large"), 413)
-    parts = [p for p in request.path.split("/") if p]
+        return _too_large()
     try:
+        body = request.get_data(cache=True)  # form and JSON parsing read this copy
+    except RequestEntityTooLarge:
+        return _too_large()
+    if request.content_length is None and len(body) >= MAX_BODY_BYTES:
+        return _too_large()  # a streamed body stopped at the limit: there is more
+    parts = [p for p in request.path.split("/") if p]
+    api = bool(parts) and parts[0] in ("api", "timeout")
+    try:
+        if request.method == "POST":
+            _check_same_origin(request, service)
         if len(parts) == 2 and parts[0] == "a":
             if request.method == "GET" or request.method == "HEAD":
                 return _review_page(service, parts[1], request.args.get("t"))
@@ -92,20 +106,69 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
             return _html(render_error(405, "Not allowed", "use the link in the email"), 405)
         if parts == ["timeout"] and request.method == "POST":
             (verify_task or verify_task_oidc)(request)
-            payload = request.get_json(silent=True) or {}
-            approval_id = str(payload.get("approval_id", ""))
-            result = service.on_timeout(approval_id, int(payload.get("hop", 0) or 0))
-            return _json(result)
+            return _json(service.on_timeout(*_timeout_call(request)))
         if parts and parts[0] == "api":
             return _api(service, parts[1:], request)
     except AlreadyDecided as exc:
         service.publish_resume(exc.approval)
-        if parts and parts[0] == "api":
+        if api:
             return _error_json(exc)
         return _html(render_decided(service.view(exc.approval, exc.approval.decided_by or "")), 409)
     except ApprovalError as exc:
-        return _error_json(exc) if parts and parts[0] in ("api", "timeout") else _error_html(exc)
+        return _error_json(exc) if api else _error_html(exc)
+    except RequestEntityTooLarge:
+        return _too_large()
+    except HTTPException as exc:
+        code = exc.code or 400
+        error = ApprovalError(code, exc.name, "this request was refused")
+        return _error_json(error) if api else _error_html(error)
+    except Exception:
+        log.exception("approval request %s %s failed", request.method, request.path)
+        error = ApprovalError(500, "Something went wrong", "try again in a minute")
+        return _error_json(error) if api else _error_html(error)
     return _html(render_error(404, "Not found", "there is nothing here"), 404)
+
+
+def _too_large() -> Response:
+    # Streamed, so that functions-framework does not try to read the rest of the body
+    # after the response (it drains unstreamed ones): the limit would raise again there.
+    page = render_error(413, "Too large", "this request is too large")
+    return Response(iter([page]), status=413, headers=SECURITY_HEADERS, mimetype="text/html")
+
+
+def _check_same_origin(request: Request, service: ApprovalService) -> None:
+    """Refuse a POST a browser sent from another site (defence in depth: the form token
+    is the real credential). Clients that send neither header (chat integrations,
+    Cloud Tasks) pass."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site not in ("same-origin", "none"):
+        raise ApprovalError(403, "Forbidden", "cross-site requests are not accepted")
+    origin = request.headers.get("Origin")
+    if origin is None or origin == "null":
+        # Under our Referrer-Policy (no-referrer) browsers send "Origin: null" even for
+        # their own form posts: only Sec-Fetch-Site tells, and it was checked above.
+        return
+    allowed = {_origin(request.host_url), _origin(service.config.base_url)}
+    if _origin(origin) not in allowed:
+        raise ApprovalError(403, "Forbidden", "cross-site requests are not accepted")
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url.strip())
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}" if parts.netloc else "null"
+
+
+def _timeout_call(request: Request) -> tuple[str, int]:
+    """``(approval_id, hop)`` of a deadline task's call, or ApprovalError 400."""
+    payload = request.get_json(silent=True)
+    if not isinstance(payload, dict):
+        raise ApprovalError(400, "Bad request", "the body must be a JSON object")
+    approval_id, hop = payload.get("approval_id"), payload.get("hop", 0)
+    if not isinstance(approval_id, str) or not approval_id:
+        raise ApprovalError(400, "Bad request", "approval_id must be a string")
+    if isinstance(hop, bool) or not isinstance(hop, int) or not 0 <= hop <= MAX_HOP:
+        raise ApprovalError(400, "Bad request", f"hop must be a whole number from 0 to {MAX_HOP}")
+    return approval_id, hop
 
 
 def _review_page(service: ApprovalService, approval_id: str, token: str | None) -> Response:
@@ -117,18 +180,26 @@ def _review_page(service: ApprovalService, approval_id: str, token: str | None) 
         render_review(
             view,
             form_action=f"/a/{approval_id}",
-            token=token or "",
+            token=service.form_token(checked),
             max_edit_chars=service.config.max_edit_chars,
         )
     )
 
 
+_FORM_CONTROLS = frozenset({"form", "decision", "comment"})
+
+
 def _decide_form(service: ApprovalService, approval_id: str, request: Request) -> Response:
     form = request.form
-    token = form.get("token")
-    decision = form.get("decision", "")
-    edit = {name: form[name] for name in ("draft", "to", "subject") if name in form}
-    approval = service.decide(approval_id, token, decision, edit or None)
+    edit = {name: form[name] for name in form if name not in _FORM_CONTROLS}
+    approval = service.decide(
+        approval_id,
+        form.get("form"),
+        form.get("decision", ""),
+        edit or None,
+        comment=form.get("comment"),
+        form=True,
+    )
     return _html(render_result(service.view(approval, approval.decided_by or "")))
 
 
@@ -165,23 +236,21 @@ def _api(service: ApprovalService, parts: list[str], request: Request) -> Respon
         body = request.get_json(silent=True)
         if not isinstance(body, dict):
             raise ApprovalError(400, "Bad request", "the body must be a JSON object")
-        edit = body.get("edit")
+        edit, reviewer, decision = body.get("edit"), body.get("reviewer"), body.get("decision")
         if edit is not None and not isinstance(edit, dict):
             raise ApprovalError(400, "Bad request", "edit must be an object")
-        reviewer = body.get("reviewer")
-        token = bearer
+        if not isinstance(decision, str) or (
+            reviewer is not None and not isinstance(reviewer, str)
+        ):
+            raise ApprovalError(400, "Bad request", "decision and reviewer must be strings")
         if _is_api_key(service, bearer):
-            approval = service.get(parts[1])
-            if approval is None or not reviewer:
-                raise ApprovalError(400, "Bad request", "name a reviewer of an existing approval")
-            token = service.issue_link(approval, str(reviewer)).rsplit("t=", 1)[1]
-        approval = service.decide(
-            parts[1],
-            token,
-            str(body.get("decision", "")),
-            edit,
-            claimed_reviewer=str(reviewer) if reviewer else None,
-        )
+            if not reviewer:
+                raise ApprovalError(400, "Bad request", "name the reviewer who decides")
+            approval = service.decide_as(parts[1], reviewer, decision, edit, body.get("comment"))
+        else:
+            approval = service.decide(
+                parts[1], bearer, decision, edit, reviewer or None, body.get("comment")
+            )
         return _json(_approval_json(service, approval, approval.decided_by or ""))
     raise ApprovalError(404, "Not found", "no such API route")
 
@@ -194,6 +263,19 @@ def _approval_json(service: ApprovalService, approval: Any, reviewer: str) -> di
         "kind": approval.kind,
         "status": approval.status,
         "choices": [c.value for c in view.choices],
+        "options": [
+            {
+                "value": c.value,
+                "label": c.label,
+                "applies_edit": c.applies_edit,
+                "comment": c.comment,
+            }
+            for c in view.choices
+        ],
+        "editable": [
+            {"name": f.name, "label": f.label, "kind": f.kind, "max_chars": f.max_chars}
+            for f in view.editable
+        ],
         "payload": approval.payload,
         "payload_hash": approval.payload_hash,
         "context": approval.context,
@@ -202,6 +284,7 @@ def _approval_json(service: ApprovalService, approval: Any, reviewer: str) -> di
         "decided_by": approval.decided_by,
         "decided_at": approval.decided_at,
         "edited": approval.edited,
+        "comment": approval.comment,
         "applied_payload": approval.applied_payload,
     }
 
@@ -216,37 +299,3 @@ def _require_api_key(service: ApprovalService, bearer: str | None) -> None:
         raise ApprovalError(404, "Not found", "the pending list is disabled (no INBOXFLOW_API_KEY)")
     if not _is_api_key(service, bearer):
         raise ApprovalError(401, "Unauthorized", "a valid API key is required")
-
-
-def verify_task_oidc(request: Request) -> None:
-    """Check the Cloud Tasks OIDC token of a timeout call (when ``INBOXFLOW_TASKS_VERIFY`` is on).
-
-    On by default on Cloud Run (``K_SERVICE``), off locally, where the
-    emulator sends no token. The token must be signed by Google, for our
-    audience, and minted for the tasks-invoker service account.
-
-    Raises:
-        ApprovalError: 401 without a valid token, 403 for another account.
-    """
-    setting = os.environ.get("INBOXFLOW_TASKS_VERIFY")
-    enabled = (
-        setting.lower() in ("1", "true", "yes") if setting else bool(os.environ.get("K_SERVICE"))
-    )
-    if not enabled:
-        return
-    bearer = _bearer(request)
-    if not bearer:
-        raise ApprovalError(401, "Unauthorized", "an OIDC token is required")
-    from google.auth.transport import requests as google_requests
-    from google.oauth2 import id_token
-
-    audience = os.environ.get("INBOXFLOW_TASKS_AUDIENCE") or os.environ.get(
-        "INBOXFLOW_APPROVAL_URL"
-    )
-    try:
-        claims = id_token.verify_oauth2_token(bearer, google_requests.Request(), audience)
-    except ValueError as exc:
-        raise ApprovalError(401, "Unauthorized", f"invalid OIDC token: {exc}") from exc
-    expected = os.environ.get("INBOXFLOW_TASKS_INVOKER") or os.environ.get("INBOXFLOW_TASKS_SA")
-    if expected and (claims.get("email") != expected or not claims.get("email_verified")):
-        raise ApprovalError(403, "Forbidden", "the token is not from the tasks invoker")

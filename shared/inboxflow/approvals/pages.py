@@ -17,82 +17,29 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+from ..pauses import Choice, EditableField, PauseKind, fill, hidden_characters
 
 if TYPE_CHECKING:
     import jinja2
 
+    from .records import Approval
+
 PRODUCT_NAME = "inboxflow"
-
-ChoiceStyle = Literal["primary", "danger", "neutral"]
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One decision a reviewer can take: a button on the review page.
-
-    Attributes:
-        value: what the form posts as ``decision`` (``approve``, ``reject``, ...).
-        label: the button text.
-        style: ``primary`` for the expected action, ``danger`` for the one that
-            stops the trace, ``neutral`` for the others.
-    """
-
-    value: str
-    label: str
-    style: ChoiceStyle
-
-
-CHOICES: dict[str, list[Choice]] = {
-    "approve_draft": [
-        Choice("approve", "Approve and send", "primary"),
-        Choice("reject", "Reject", "danger"),
-    ],
-    "triage_decision": [
-        Choice("respond", "Respond", "primary"),
-        Choice("notify", "Notify me", "neutral"),
-        Choice("ignore", "Ignore", "neutral"),
-    ],
-    "review_action": [
-        Choice("approve", "Approve", "primary"),
-        Choice("reject", "Reject", "danger"),
-    ],
-}
-"""The choices each pause kind offers, in button order."""
-
-_DEFAULT_CHOICES = [Choice("approve", "Approve", "primary"), Choice("reject", "Reject", "danger")]
-
-_KIND_TITLES = {
-    "approve_draft": "Approve a reply",
-    "triage_decision": "Decide what to do with an email",
-    "review_action": "Approve an action",
-}
-
-# Shown after a decision, keyed by (kind, decision); the first line is the headline.
-_OUTCOMES = {
-    ("approve_draft", "approve"): (
-        "Approved \N{EN DASH} the reply goes out",
-        "The reply below is sent now.",
-    ),
-    ("approve_draft", "reject"): ("Rejected", "Nothing is sent. The email stays in the inbox."),
-    ("review_action", "approve"): ("Approved", "The action below runs now."),
-    ("review_action", "reject"): ("Rejected", "The action does not run."),
-    ("triage_decision", "respond"): (
-        "Respond \N{EN DASH} a reply is prepared",
-        "The agent drafts a reply.",
-    ),
-    ("triage_decision", "notify"): ("Notify \N{EN DASH} you will be told", "No reply is sent."),
-    ("triage_decision", "ignore"): ("Ignored", "No reply is sent."),
-}
 
 _NOTIFICATION_BODY_CHARS = 4000
 _REVIEW_BODY_CHARS = 100_000
 _SUBJECT_CHARS = 120
 
-# C0/C1 controls (but tab and newlines) and bidi overrides/isolates: they can hide or reorder
-# what a reviewer reads (e.g. a subject that displays differently from what it says).
-_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0/C1 controls (but tab and newlines), bidi marks/overrides/isolates and zero-width
+# characters: they can hide or reorder what a reviewer reads. Pages show each one as a
+# visible marker (e.g. "⟨U+202E⟩") instead of dropping it silently.
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f"
+    "\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
+)
 
 
 @dataclass(frozen=True)
@@ -101,7 +48,8 @@ class ApprovalView:
 
     Attributes:
         approval_id: the approval record's id.
-        kind: the pause kind (``approve_draft``, ``triage_decision``, ...).
+        kind: the pause kind's name.
+        title: the kind's title (the page's eyebrow).
         status: the record's status (``pending`` or a decided/closed status).
         reviewer: the reviewer this page or email is for.
         sender: the email's sender.
@@ -111,18 +59,23 @@ class ApprovalView:
         category: the classifier's category, if any.
         confidence: the classifier's confidence in [0, 1], if any.
         reasons: why a human must decide.
-        payload: what is approved; for ``approve_draft`` ``{"draft", "to", "subject"}``.
-        choices: the buttons offered (see ``choices_for``).
-        editable: whether the reviewer may edit the draft.
+        payload: what is decided on (as approved, once decided).
+        choices: the buttons offered, labels filled from the pause's context.
+        editable: the payload fields the reviewer may edit.
         deadline: when the timeout policy applies (ISO 8601 or display text).
         decided_by: who decided, once decided.
         decision: the decision value, once decided.
         decided_at: when it was decided (ISO 8601 or display text).
         trace_id: the trace that waits on this approval.
+        comment: the reviewer's comment, once decided.
+        notification: the reviewer email's subject, ``{title}``, ``{sender}`` and
+            ``{subject}`` to be filled in.
+        payload_title: the heading above the payload.
     """
 
     approval_id: str
     kind: str
+    title: str
     status: str
     reviewer: str
     sender: str
@@ -134,24 +87,58 @@ class ApprovalView:
     reasons: list[str]
     payload: dict[str, Any]
     choices: list[Choice]
-    editable: bool
+    editable: tuple[EditableField, ...]
     deadline: str
     decided_by: str | None
     decision: str | None
     decided_at: str | None
     trace_id: str
+    comment: str | None = None
+    notification: str = "{title}: {subject}"
+    payload_title: str = "What you decide on"
+
+    def choice(self, value: str | None) -> Choice | None:
+        """The choice called ``value``, or None."""
+        return next((c for c in self.choices if c.value == value), None)
 
 
-def choices_for(kind: str) -> list[Choice]:
-    """The choices a pause kind offers.
+def view_of(approval: Approval, kind: PauseKind, reviewer: str) -> ApprovalView:
+    """The page model of ``approval`` as ``reviewer`` sees it, from its declared ``kind``.
 
-    Args:
-        kind: the pause kind.
-
-    Returns:
-        A new list of the kind's choices; approve / reject for an unknown kind.
+    ``kind`` is the kind as this pause shows it (``PauseKind.for_pause``).
     """
-    return list(CHOICES.get(kind, _DEFAULT_CHOICES))
+
+    def when(ts: float | None) -> str | None:
+        if ts is None:
+            return None
+        return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+    context = approval.context
+    return ApprovalView(
+        approval_id=approval.approval_id,
+        kind=approval.kind,
+        title=kind.title,
+        status=approval.status,
+        reviewer=reviewer,
+        sender=str(context.get("sender", "")),
+        subject=str(context.get("subject", "")),
+        received_at=str(context.get("received_at", "")),
+        email_text=str(context.get("email_text", "")),
+        category=context.get("category"),
+        confidence=context.get("confidence"),
+        reasons=[str(r) for r in context.get("reasons", [])],
+        payload=dict(approval.applied_payload or approval.payload),
+        choices=list(kind.choices),
+        editable=kind.editable,
+        deadline=when(approval.deadline) or "",
+        decided_by=approval.decided_by,
+        decision=approval.decision if approval.status == "decided" else approval.status,
+        decided_at=when(approval.decided_at or approval.timed_out_at),
+        trace_id=approval.trace_id,
+        comment=approval.comment,
+        notification=kind.notification,
+        payload_title=kind.payload_title,
+    )
 
 
 def render_review(
@@ -162,16 +149,17 @@ def render_review(
     max_edit_chars: int,
     error: str | None = None,
 ) -> str:
-    """The review page (GET): the email, why it needs a human, the draft, the choices.
+    """The review page (GET): the email, why it needs a human, the payload, the choices.
 
-    The form posts ``token``, ``decision`` (the pressed button's value) and,
-    when ``view.editable``, the edited ``draft``, ``to`` and ``subject``.
+    The form posts ``form`` (the short-lived form token, never the link's
+    token), ``decision`` (the pressed button's value), each editable field by
+    its name and, when a choice takes one, ``comment``.
 
     Args:
         view: the approval to show.
         form_action: where the form posts: a path or an http(s) URL.
-        token: the reviewer's token, sent back as a hidden field.
-        max_edit_chars: ``maxlength`` of the draft edit box.
+        token: the page's form token, sent back as a hidden field.
+        max_edit_chars: the most characters a multi-line field takes.
         error: a message shown above the form (e.g. after a refused edit).
 
     Returns:
@@ -187,8 +175,10 @@ def render_review(
         token=token,
         max_edit_chars=max_edit_chars,
         error=error,
-        draft=_draft(view),
+        fields=_fields(view),
         details=_details(view),
+        hidden=_hidden_in(view),
+        commented=[c for c in view.choices if c.comment != "none"],
         email_text=_clip(view.email_text, _REVIEW_BODY_CHARS),
     )
 
@@ -221,7 +211,8 @@ def render_result(view: ApprovalView) -> str:
         "result.html",
         view=view,
         outcome=_outcome(view),
-        draft=_draft(view),
+        chosen=view.choice(view.decision),
+        fields=_fields(view),
         details=_details(view),
     )
 
@@ -263,7 +254,7 @@ def render_notification(view: ApprovalView, *, link: str) -> tuple[str, str, str
     context = {
         "view": view,
         "link": link,
-        "draft": _draft(view),
+        "fields": _fields(view),
         "details": _details(view),
         "email_text": _clip(view.email_text, _NOTIFICATION_BODY_CHARS),
     }
@@ -309,11 +300,7 @@ def _environment() -> jinja2.Environment:
     environment.filters["when"] = _when
     environment.filters["percent"] = _percent
     environment.filters["clean"] = _clean
-    environment.globals.update(
-        product=PRODUCT_NAME,
-        kind_title=_kind_title,
-        choice_label=_choice_label,
-    )
+    environment.globals.update(product=PRODUCT_NAME, choice_label=_choice_label)
     return environment
 
 
@@ -322,7 +309,7 @@ def _render(template: str, **context: Any) -> str:
 
 
 def _finalize(value: Any) -> Any:
-    """Applied to every ``{{ }}`` output before escaping: drop invisible characters.
+    """Applied to every ``{{ }}`` output before escaping: show hidden characters visibly.
 
     Markup (a macro's output) is left alone: its values were cleaned when it was rendered.
     """
@@ -332,7 +319,15 @@ def _finalize(value: Any) -> Any:
 
 
 def _clean(value: str) -> str:
-    return _INVISIBLE.sub("", value)
+    """``value`` with each hidden character replaced by a visible ``⟨U+XXXX⟩`` marker."""
+    return _HIDDEN.sub(lambda match: f"\u27e8U+{ord(match.group()):04X}\u27e9", value)
+
+
+def _hidden_in(view: ApprovalView) -> list[str]:
+    """The hidden characters (``U+XXXX``) in what the reviewer reads, once each."""
+    texts = [view.sender, view.subject, view.email_text]
+    texts += [v for v in view.payload.values() if isinstance(v, str)]
+    return list(dict.fromkeys(name for text in texts for name in hidden_characters(text)))
 
 
 def _when(value: str | float | None) -> str:
@@ -359,48 +354,42 @@ def _percent(value: float) -> str:
     return f"{round(value * 100)}%"
 
 
-def _kind_title(kind: str) -> str:
-    return _KIND_TITLES.get(kind, "Approval needed")
-
-
 def _choice_label(view: ApprovalView, value: str | None) -> str:
-    for choice in view.choices or choices_for(view.kind):
-        if choice.value == value:
-            return choice.label
-    return value or ""
+    choice = view.choice(value)
+    return choice.label if choice is not None else value or ""
 
 
 def _outcome(view: ApprovalView) -> tuple[str, str]:
     if view.decision is None or view.decided_by is None:
         closed_as = view.decision or view.status
         return (f"Closed: {closed_as}", f"No reviewer decided; it was closed as {closed_as}.")
-    default = (f"Decision recorded: {_choice_label(view, view.decision)}", "")
-    return _OUTCOMES.get((view.kind, view.decision), default)
+    choice = view.choice(view.decision)
+    if choice is None:
+        return (f"Decision recorded: {view.decision}", "")
+    return choice.outcome
 
 
-def _draft(view: ApprovalView) -> dict[str, str] | None:
-    """The draft reply in the payload, if it has one."""
-    if "draft" not in view.payload:
-        return None
-    return {
-        "body": str(view.payload.get("draft") or ""),
-        "to": str(view.payload.get("to") or ""),
-        "subject": str(view.payload.get("subject") or ""),
-    }
+def _fields(view: ApprovalView) -> list[dict[str, Any]]:
+    """The declared editable fields present in the payload, in declaration order."""
+    return [
+        {"spec": spec, "value": _text(view.payload.get(spec.name))}
+        for spec in view.editable
+        if spec.name in view.payload
+    ]
 
 
 def _details(view: ApprovalView) -> list[tuple[str, str]]:
-    """Payload entries other than the draft, as (key, text) rows."""
+    """Payload entries that are not editable fields, as (key, text) rows."""
+    shown = {spec.name for spec in view.editable}
+    return [(str(key), _text(value)) for key, value in view.payload.items() if key not in shown]
+
+
+def _text(value: Any) -> str:
     import json
 
-    shown = {"draft", "to", "subject"} if "draft" in view.payload else set()
-    rows = []
-    for key, value in view.payload.items():
-        if key in shown:
-            continue
-        text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
-        rows.append((str(key), text))
-    return rows
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def _clip(text: str, limit: int) -> dict[str, Any]:
@@ -408,20 +397,20 @@ def _clip(text: str, limit: int) -> dict[str, Any]:
 
 
 def _notification_subject(view: ApprovalView) -> str:
-    # One header line: no CR/LF (header injection), no invisible characters, bounded length.
+    # One header line: no line break of any kind (header injection; str.split() splits on
+    # every one, U+2028 too), hidden characters shown, bounded length.
     subject = " ".join(_clean(view.subject).split()) or "(no subject)"
     if len(subject) > _SUBJECT_CHARS:
         subject = subject[: _SUBJECT_CHARS - 1] + "…"
     sender = " ".join(_clean(view.sender).split())
-    if view.kind == "approve_draft":
-        return f"Approve reply to {sender}: {subject}"
-    return f"{_kind_title(view.kind)}: {subject}"
+    line = fill(view.notification, {"title": view.title, "sender": sender, "subject": subject})
+    return " ".join(_clean(line).split())[: 2 * _SUBJECT_CHARS]
 
 
 def _checked_url(url: str, *, absolute: bool = False) -> str:
     """Refuse anything but http(s) URLs (and, unless ``absolute``, paths): no ``javascript:``."""
     parts = urlsplit(url)
-    if _INVISIBLE.search(url) or any(character.isspace() for character in url):
+    if _HIDDEN.search(url) or any(character.isspace() for character in url):
         raise ValueError("a link must not contain spaces or control characters")
     if parts.scheme in ("http", "https") and parts.netloc:
         return url

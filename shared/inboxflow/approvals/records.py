@@ -3,12 +3,17 @@
 ``approvals/{approval_id}`` is written in the commit of the step that
 paused (ARCHITECTURE section 4). ``approval_tokens/{sha256(token)}`` binds
 one random token to one approval and one reviewer; the token itself is
-never stored, only sent in the reviewer's link.
+never stored, only sent in the reviewer's link. The review page does not
+echo the link's token: its form carries a short-lived token derived from
+the record (``form_token``), so a saved or cached page is no lasting key.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
+import re
 import secrets
 from typing import Any, Literal
 
@@ -18,6 +23,8 @@ APPROVALS = "approvals"
 TOKENS = "approval_tokens"
 TOKEN_BYTES = 32
 """256 random bits per token."""
+FORM_TOKEN_TTL_S = 30 * 60
+"""How long a review page's form token is good for after the page was opened."""
 TOKEN_RETENTION_S = 7 * 86400
 """How long a used or expired token's record is kept (to say "expired" rather than "unknown")."""
 
@@ -47,6 +54,37 @@ def token_path(token: str) -> str:
 def new_token() -> str:
     """A fresh URL-safe token of 256 random bits."""
     return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def form_token(approval_id: str, token_id: str, form_key: str, expires: int) -> str:
+    """The short-lived credential a review page's form carries instead of the link's token.
+
+    ``{token_id}.{expires}.{mac}``: the token record's id, when it expires and an
+    HMAC under the record's ``form_key``. Minting one writes nothing; opening the
+    page again makes a new one.
+    """
+    return f"{token_id}.{expires}.{_form_mac(approval_id, token_id, form_key, expires)}"
+
+
+def parse_form_token(value: str) -> tuple[str, int, str] | None:
+    """``(token_id, expires, mac)`` of a form token, or None if it is not shaped like one."""
+    token_id, _, rest = value.partition(".")
+    expires, _, mac = rest.partition(".")
+    if len(token_id) != 64 or not expires.isdigit() or len(expires) > 12 or not mac:
+        return None
+    return token_id, int(expires), mac
+
+
+def form_mac_ok(approval_id: str, token_id: str, form_key: str, expires: int, mac: str) -> bool:
+    """Whether ``mac`` is the form token MAC of these values (constant time)."""
+    expected = _form_mac(approval_id, token_id, form_key, expires)
+    return hmac.compare_digest(expected.encode(), mac.encode())
+
+
+def _form_mac(approval_id: str, token_id: str, form_key: str, expires: int) -> str:
+    message = f"{approval_id}.{token_id}.{expires}".encode()
+    digest = hmac.new(form_key.encode(), message, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
 class Approval(BaseModel):
@@ -79,6 +117,8 @@ class Approval(BaseModel):
     decision: str | None = None
     decided_by: str | None = None
     decided_at: float | None = None
+    comment: str | None = None
+    """The reviewer's comment (feedback, an instruction), for choices that take one."""
     edited: bool = False
     applied_payload: dict[str, Any] | None = None
     applied_payload_hash: str | None = None
@@ -103,6 +143,8 @@ class TokenRecord(BaseModel):
     used_at: float | None = None
     round: int = 0
     expire_at: float
+    form_key: str | None = None
+    """Key of the review page's short-lived form tokens (see ``form_token``)."""
 
 
 def token_record(
@@ -117,4 +159,18 @@ def token_record(
         created_at=now,
         round=approval.round,
         expire_at=until + TOKEN_RETENTION_S,
+        form_key=secrets.token_urlsafe(TOKEN_BYTES),
     )
+
+
+_TOKEN_PARAM = re.compile(r"([?&](?:t|token)=)[^&#\s\"'<>]+")
+REDACTED = "REDACTED"
+
+
+def redact_tokens(text: str) -> str:
+    """``text`` with every ``t=`` / ``token=`` URL parameter value replaced by ``REDACTED``.
+
+    For access logs and stored copies of notifications: the token is the
+    reviewer's credential.
+    """
+    return _TOKEN_PARAM.sub(rf"\g<1>{REDACTED}", text)

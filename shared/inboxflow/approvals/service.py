@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,16 +22,23 @@ from typing import Any
 from ..clock import Clock, SystemClock
 from ..context import EffectJournal
 from ..errors import RejectedEnvelope
+from ..pauses import MAX_COMMENT_CHARS, EditRejected, PauseKind, kind_of
 from ..ports.checkpoint import CheckpointStore, Transaction
+from ..ports.notifier import Notifier
 from ..ports.tasks import ScheduledTask, TaskQueue
 from ..runtime import payload_hash
-from .notify import Notifier
 from .records import (
     APPROVALS,
+    FORM_TOKEN_TTL_S,
+    TOKENS,
     Approval,
     TokenRecord,
     approval_path,
+    form_mac_ok,
+    form_token,
     new_token,
+    parse_form_token,
+    token_hash,
     token_path,
     token_record,
 )
@@ -39,14 +48,21 @@ log = logging.getLogger(__name__)
 MAX_SCHEDULE_AHEAD_S = 30 * 86400
 """Cloud Tasks schedules at most 30 days ahead; a longer wait re-schedules itself."""
 
-DEFAULT_CHOICES: dict[str, tuple[str, ...]] = {
-    "approve_draft": ("approve", "reject"),
-    "review_action": ("approve", "reject"),
-    "triage_decision": ("respond", "notify", "ignore"),
-}
-EDITABLE_KINDS = frozenset({"approve_draft", "review_action"})
-EDITABLE_FIELDS = ("draft", "to", "subject")
 TIMEOUT_REVIEWER = "deadline"
+MAX_TOKEN_CHARS = 128
+INVALID_LINK = "this link is not valid"
+"""The one message for every token that does not open this approval (no oracle)."""
+
+KindLookup = Callable[[str, str], PauseKind]
+"""``(graph, kind) -> PauseKind``: a pause's declaration."""
+
+
+def registered_kind(graph: str, kind: str) -> PauseKind:
+    """The pause kind ``kind`` as graph ``graph`` of the registry declares it."""
+    from ..graphs import graph_registry
+
+    declared = graph_registry().get(graph)
+    return kind_of(declared.pause_kinds if declared is not None else {}, kind)
 
 
 class ApprovalError(Exception):
@@ -77,22 +93,27 @@ class ApprovalConfig:
         audience: OIDC audience of the deadline tasks (default ``base_url``).
         max_edit_chars: the largest edited draft accepted.
         api_key: bearer key of the pending-approvals list for chat integrations (None: disabled).
+        notify_from: the address reviewer emails are sent from (None: the mailbox
+            under review). Its Sent folder keeps every link sent.
     """
 
     base_url: str = "http://127.0.0.1:8088"
     audience: str | None = None
     max_edit_chars: int = 20_000
     api_key: str | None = None
+    notify_from: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ApprovalConfig:
-        """``INBOXFLOW_APPROVAL_URL``, ``INBOXFLOW_TASKS_AUDIENCE``, ``INBOXFLOW_MAX_EDIT_CHARS``, ``INBOXFLOW_API_KEY``."""
+        """``INBOXFLOW_APPROVAL_URL``, ``INBOXFLOW_TASKS_AUDIENCE``, ``INBOXFLOW_MAX_EDIT_CHARS``,
+        ``INBOXFLOW_API_KEY``, ``INBOXFLOW_NOTIFY_FROM``."""
         env = os.environ if environ is None else environ
         return cls(
             base_url=env.get("INBOXFLOW_APPROVAL_URL", cls.base_url).rstrip("/"),
             audience=env.get("INBOXFLOW_TASKS_AUDIENCE") or None,
             max_edit_chars=int(env.get("INBOXFLOW_MAX_EDIT_CHARS", cls.max_edit_chars)),
             api_key=env.get("INBOXFLOW_API_KEY") or None,
+            notify_from=env.get("INBOXFLOW_NOTIFY_FROM") or None,
         )
 
     def link(self, approval_id: str, token: str) -> str:
@@ -105,17 +126,13 @@ class ApprovalConfig:
         return f"{self.base_url}/timeout"
 
 
-def choices_for(kind: str) -> tuple[str, ...]:
-    """The decisions a pause of ``kind`` accepts."""
-    return DEFAULT_CHOICES.get(kind, ("approve", "reject"))
-
-
 @dataclass
 class Checked:
-    """An approval and the token record that opened it."""
+    """An approval and the token record that opened it (``token_id``: the record's id)."""
 
     approval: Approval
     token: TokenRecord
+    token_id: str
 
 
 class ApprovalService:
@@ -128,6 +145,7 @@ class ApprovalService:
         resume: publishes the envelope that resumes a trace (``Runtime.resume``).
         clock: time source.
         config: links and limits.
+        kinds: finds a pause's declared kind (default: the graph registry).
     """
 
     def __init__(
@@ -138,6 +156,7 @@ class ApprovalService:
         resume: Callable[[str, Mapping[str, Any]], Any],
         clock: Clock | None = None,
         config: ApprovalConfig | None = None,
+        kinds: KindLookup = registered_kind,
     ) -> None:
         self.store = store
         self.tasks = tasks
@@ -145,7 +164,12 @@ class ApprovalService:
         self.resume = resume
         self.clock = clock or SystemClock()
         self.config = config or ApprovalConfig()
+        self.kinds = kinds
         self.journal = EffectJournal(store, self.clock)
+
+    def kind(self, approval: Approval) -> PauseKind:
+        """The approval's declared kind, labels and outcomes filled from its context."""
+        return self.kinds(approval.graph, approval.kind).for_pause(approval.context)
 
     # --- after a pause commits ------------------------------------------------------
 
@@ -182,12 +206,14 @@ class ApprovalService:
 
         link = self.issue_link(approval, reviewer)
         subject, text, html = render_notification(self.view(approval, reviewer), link=link)
-        sender = approval.context.get("mailbox") or None
-        receipt = self.notifier.send(reviewer, subject, text, html, key, sender)
+        receipt = self.notifier.send(reviewer, subject, text, html, key, self._sender(approval))
         return {"id": receipt.get("id"), "to": reviewer}
 
+    def _sender(self, approval: Approval) -> str | None:
+        return self.config.notify_from or approval.context.get("mailbox") or None
+
     def _sent(self, approval: Approval, key: str) -> dict[str, Any] | None:
-        return self.notifier.find(key, approval.context.get("mailbox") or None)
+        return self.notifier.find(key, self._sender(approval))
 
     def _schedule_deadline(self, approval: Approval, round_: int, hop: int) -> dict[str, Any]:
         run_at = min(approval.deadline, self.clock.now() + MAX_SCHEDULE_AHEAD_S)
@@ -234,31 +260,72 @@ class ApprovalService:
         """Verify a link's token for an approval; changes nothing (GET uses it).
 
         Raises:
-            ApprovalError: 400 no token, 403 unknown / forged / another approval's or
-                reviewer's token, 410 expired. A decided approval is returned (the
-                page shows the decision); ``decide`` refuses it.
+            ApprovalError: 400 no token; 403 with one message for every token that
+                does not open this approval (unknown, forged, another approval's, a
+                reviewer no longer reviewing); 410 expired. A decided approval is
+                returned (the page shows the decision); ``decide`` refuses it.
         """
         if not token:
             raise ApprovalError(400, "Link incomplete", "this link has no token")
-        if len(token) > 128:
-            raise ApprovalError(403, "Link not valid", "this link is not valid")
+        if len(token) > MAX_TOKEN_CHARS:
+            raise _invalid()
+        return self._checked(approval_id, token_hash(token))
+
+    def _checked(self, approval_id: str, token_id: str) -> Checked:
         approval = self.get(approval_id)
-        doc = self.store.get(token_path(token))
+        doc = self.store.get(f"{TOKENS}/{token_id}")
         if approval is None or doc is None:
-            raise ApprovalError(403, "Link not valid", "this link is not valid")
+            raise _invalid()
         record = TokenRecord.model_validate(doc)
-        if record.approval_id != approval.approval_id:
-            raise ApprovalError(403, "Link not valid", "this link is not valid for this approval")
-        if (
+        if record.approval_id != approval.approval_id or (
             record.reviewer not in approval.reviewers
             and record.reviewer not in approval.escalate_to
         ):
-            raise ApprovalError(
-                403, "Link not valid", "this link's reviewer no longer reviews this"
-            )
+            raise _invalid()
         if approval.status == "pending" and self.clock.now() >= record.expires_at:
             raise ApprovalError(410, "Link expired", "this link has expired")
-        return Checked(approval, record)
+        return Checked(approval, record, token_id)
+
+    def form_token(self, checked: Checked) -> str:
+        """A short-lived token for the review page's form (writes nothing).
+
+        It expires ``FORM_TOKEN_TTL_S`` after the page was opened (never after
+        the link itself), so a saved or cached page is no lasting key.
+        """
+        if not checked.token.form_key:
+            raise ApprovalError(410, "Link expired", "this link is too old: ask for a new one")
+        expires = int(min(self.clock.now() + FORM_TOKEN_TTL_S, checked.token.expires_at))
+        return form_token(
+            checked.approval.approval_id, checked.token_id, checked.token.form_key, expires
+        )
+
+    def check_form(self, approval_id: str, value: str | None) -> Checked:
+        """Verify a review page's form token (see ``form_token``).
+
+        Raises:
+            ApprovalError: 400 none; 403 forged or another approval's (the same
+                message as a bad link); 410 expired (open the link again).
+        """
+        if not value:
+            raise ApprovalError(
+                400, "Form incomplete", "the form has no token: open the link again"
+            )
+        parsed = parse_form_token(value) if len(value) <= 4 * MAX_TOKEN_CHARS else None
+        if parsed is None:
+            raise _invalid()
+        token_id, expires, mac = parsed
+        doc = self.store.get(f"{TOKENS}/{token_id}")
+        form_key = (doc or {}).get("form_key")
+        if not form_key or not form_mac_ok(approval_id, token_id, form_key, expires, mac):
+            raise _invalid()
+        checked = self._checked(approval_id, token_id)
+        if checked.approval.status == "pending" and self.clock.now() >= expires:
+            raise ApprovalError(
+                410,
+                "Page expired",
+                "this page was open too long: open the link in the email again",
+            )
+        return checked
 
     # --- deciding ---------------------------------------------------------------------
 
@@ -269,45 +336,85 @@ class ApprovalService:
         decision: str,
         edit: Mapping[str, Any] | None = None,
         claimed_reviewer: str | None = None,
+        comment: str | None = None,
+        *,
+        form: bool = False,
     ) -> Approval:
         """Record a reviewer's decision (first decision wins) and resume the trace.
 
         Args:
             approval_id: the approval.
-            token: the reviewer's token from the link.
-            decision: one of ``choices_for(kind)``.
-            edit: edited fields of the payload (``draft``, ``to``, ``subject``), if any.
+            token: the reviewer's token from the link (with ``form``: the page's form token).
+            decision: one of the pause kind's choices.
+            edit: edited payload fields, checked by the kind's field rules.
             claimed_reviewer: a reviewer named by the client (JSON API); must match the token's.
+            comment: the reviewer's comment, for choices that take one.
+            form: ``token`` is a review page's form token.
 
         Raises:
-            ApprovalError: bad token (400/403/410), bad decision (400), oversized edit (413).
+            ApprovalError: bad token (400/403/410), bad decision or edit (400), oversized
+                edit (413).
             AlreadyDecided: someone decided first (409).
         """
-        checked = self.check(approval_id, token)
-        approval = checked.approval
+        checked = self.check_form(approval_id, token) if form else self.check(approval_id, token)
         if claimed_reviewer is not None and claimed_reviewer != checked.token.reviewer:
             raise ApprovalError(403, "Wrong reviewer", "this link belongs to another reviewer")
-        if decision not in choices_for(approval.kind):
+        return self._decide(
+            checked.approval, checked.token.reviewer, checked.token_id, decision, edit, comment
+        )
+
+    def decide_as(
+        self,
+        approval_id: str,
+        reviewer: str,
+        decision: str,
+        edit: Mapping[str, Any] | None = None,
+        comment: str | None = None,
+    ) -> Approval:
+        """Record a decision for a named reviewer (the API-key path); mints no token.
+
+        Raises:
+            ApprovalError: 404 no such approval, 403 not a reviewer, 400/413 as ``decide``.
+            AlreadyDecided: decided before (409).
+        """
+        approval = self.get(approval_id)
+        if approval is None:
+            raise ApprovalError(404, "Not found", "no such approval")
+        if approval.status != "pending":
+            raise AlreadyDecided(approval)
+        if reviewer not in approval.reviewers and reviewer not in approval.escalate_to:
+            raise ApprovalError(403, "Not a reviewer", "that reviewer does not review this")
+        return self._decide(approval, reviewer, None, decision, edit, comment)
+
+    def _decide(
+        self,
+        approval: Approval,
+        reviewer: str,
+        token_id: str | None,
+        decision: str,
+        edit: Mapping[str, Any] | None,
+        comment: str | None,
+    ) -> Approval:
+        kind = self.kind(approval)
+        choice = kind.choice(decision)
+        if choice is None:
             raise ApprovalError(
-                400,
-                "Unknown decision",
-                f"decision must be one of {', '.join(choices_for(approval.kind))}",
+                400, "Unknown decision", f"decision must be one of {', '.join(kind.values)}"
             )
-        applied = self._applied_payload(approval, decision, edit)
+        applied = self._applied_payload(approval, kind, choice.applies_edit, edit)
         applied_hash = payload_hash(applied) if applied is not None else None
+        note = _comment(choice.comment, choice.comment_label, comment)
         now = self.clock.now()
-        reviewer = checked.token.reviewer
-        tpath = token_path(token or "")
+        approval_id = approval.approval_id
+        tpath = f"{TOKENS}/{token_id}" if token_id else None
 
         def record(tx: Transaction) -> Approval:
             doc = tx.get(approval_path(approval_id))
-            tdoc = tx.get(tpath)
+            tdoc = tx.get(tpath) if tpath else {}
             if doc is None or tdoc is None:
-                raise ApprovalError(403, "Link not valid", "this link is not valid")
+                raise _invalid()
             current = Approval.model_validate(doc)
-            if current.status != "pending":
-                raise AlreadyDecided(current)
-            if tdoc.get("used_at") is not None:
+            if current.status != "pending" or tdoc.get("used_at") is not None:
                 raise AlreadyDecided(current)
             decided = current.model_copy(
                 update={
@@ -315,13 +422,15 @@ class ApprovalService:
                     "decision": decision,
                     "decided_by": reviewer,
                     "decided_at": now,
+                    "comment": note,
                     "edited": applied is not None and applied != current.payload,
                     "applied_payload": applied,
                     "applied_payload_hash": applied_hash,
                 }
             )
             tx.set(approval_path(approval_id), decided.model_dump())
-            tx.set(tpath, {**tdoc, "used_at": now})
+            if tpath:
+                tx.set(tpath, {**tdoc, "used_at": now})
             return decided
 
         decided = self.store.run_transaction(record)
@@ -329,33 +438,33 @@ class ApprovalService:
         return self.publish_resume(decided)
 
     def _applied_payload(
-        self, approval: Approval, decision: str, edit: Mapping[str, Any] | None
+        self,
+        approval: Approval,
+        kind: PauseKind,
+        applies_edit: bool,
+        edit: Mapping[str, Any] | None,
     ) -> dict[str, Any] | None:
         """The payload the resumed node must execute (None when the decision carries none)."""
-        if decision not in ("approve", "respond"):
+        if not applies_edit:
             return None
         payload = dict(approval.payload)
-        if not edit or approval.kind not in EDITABLE_KINDS:
+        if not edit:
             return payload
-        size = sum(len(str(value)) for value in edit.values())
+        if not isinstance(edit, Mapping):
+            raise ApprovalError(400, "Bad edit", "the edit must be an object of field values")
+        size = sum(len(value) for value in edit.values() if isinstance(value, str))
         if size > self.config.max_edit_chars:
             raise ApprovalError(
                 413,
                 "Edit too long",
                 f"the edit is {size} characters; at most {self.config.max_edit_chars} are accepted",
             )
-        for name in EDITABLE_FIELDS:
-            value = edit.get(name)
-            if value is None or name not in payload:
-                continue
-            text = str(value).replace("\r\n", "\n")
-            if name == "to" and ("@" not in text or any(c in text for c in "\r\n,;<>")):
-                raise ApprovalError(400, "Bad recipient", "the recipient must be one email address")
-            if name == "subject" and ("\n" in text or "\r" in text):
-                raise ApprovalError(400, "Bad subject", "the subject must be one line")
-            if name == "draft" and not text.strip():
-                raise ApprovalError(400, "Empty draft", "the draft cannot be empty")
-            payload[name] = text.strip() if name != "draft" else text
+        try:
+            checked = kind.validate_edit(edit)
+        except EditRejected as exc:
+            status, title = (413, "Edit too long") if exc.too_long else (400, "Edit refused")
+            raise ApprovalError(status, title, str(exc)) from exc
+        payload.update(checked)
         return payload
 
     def publish_resume(self, approval: Approval) -> Approval:
@@ -365,6 +474,7 @@ class ApprovalService:
         decision: dict[str, Any] = {
             "decision": approval.decision,
             "reviewer": approval.decided_by,
+            "comment": approval.comment,
             "approval_id": approval.approval_id,
             "payload": approval.applied_payload,
             "payload_hash": approval.applied_payload_hash
@@ -394,8 +504,14 @@ class ApprovalService:
         Does nothing to a decided approval (except publishing a resume that may
         have been lost), so deleting the task on an early decision is only an
         optimisation. A task that fires before the deadline (the 30-day hop of
-        a long wait) re-schedules itself.
+        a long wait) re-schedules itself as hop ``hop + 1``.
+
+        Raises:
+            ApprovalError: 400 when ``hop`` is not one this approval's window can
+                reach (nothing is scheduled).
         """
+        if isinstance(hop, bool) or not isinstance(hop, int) or hop < 0:
+            raise ApprovalError(400, "Bad request", "hop must be a whole number >= 0")
         approval = self.get(approval_id)
         if approval is None:
             return {"action": "none", "reason": "no such approval"}
@@ -405,6 +521,8 @@ class ApprovalService:
         if approval.status != "pending":
             return {"action": "none", "reason": f"already {approval.status}"}
         now = self.clock.now()
+        if hop > math.ceil(approval.window_s / MAX_SCHEDULE_AHEAD_S):
+            raise ApprovalError(400, "Bad request", f"no hop {hop} in this approval's window")
         if now < approval.deadline:
             scheduled = self._schedule_deadline(approval, approval.round, hop + 1)
             return {"action": "rescheduled", **scheduled}
@@ -437,6 +555,9 @@ class ApprovalService:
         return {"action": "escalated", "to": escalated.escalate_to, "deadline": escalated.deadline}
 
     def _reject_on_timeout(self, approval: Approval, now: float) -> dict[str, Any]:
+        # The kind's choice that stops the trace (its "danger" one), "reject" by default.
+        stop = next((c.value for c in self.kind(approval).choices if c.style == "danger"), "reject")
+
         def reject(tx: Transaction) -> Approval | None:
             current = Approval.model_validate(tx.get(approval_path(approval.approval_id)))
             if current.status != "pending":
@@ -444,7 +565,7 @@ class ApprovalService:
             decided = current.model_copy(
                 update={
                     "status": "decided",
-                    "decision": "reject",
+                    "decision": stop,
                     "decided_by": TIMEOUT_REVIEWER,
                     "decided_at": now,
                     "timed_out_at": now,
@@ -496,35 +617,30 @@ class ApprovalService:
 
     def view(self, approval: Approval, reviewer: str) -> Any:
         """The page model of an approval as ``reviewer`` sees it."""
-        from datetime import UTC, datetime
+        from .pages import view_of
 
-        from .pages import ApprovalView
-        from .pages import choices_for as page_choices
+        return view_of(approval, self.kind(approval), reviewer)
 
-        def when(ts: float | None) -> str | None:
-            if ts is None:
-                return None
-            return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
-        context = approval.context
-        return ApprovalView(
-            approval_id=approval.approval_id,
-            kind=approval.kind,
-            status=approval.status,
-            reviewer=reviewer,
-            sender=str(context.get("sender", "")),
-            subject=str(context.get("subject", "")),
-            received_at=str(context.get("received_at", "")),
-            email_text=str(context.get("email_text", "")),
-            category=context.get("category"),
-            confidence=context.get("confidence"),
-            reasons=[str(r) for r in context.get("reasons", [])],
-            payload=dict(approval.applied_payload or approval.payload),
-            choices=page_choices(approval.kind),
-            editable=approval.kind in EDITABLE_KINDS,
-            deadline=when(approval.deadline) or "",
-            decided_by=approval.decided_by,
-            decision=approval.decision if approval.status == "decided" else approval.status,
-            decided_at=when(approval.decided_at or approval.timed_out_at),
-            trace_id=approval.trace_id,
+def _invalid() -> ApprovalError:
+    return ApprovalError(403, "Link not valid", INVALID_LINK)
+
+
+def _comment(rule: str, label: str, comment: Any) -> str | None:
+    """The decision's comment under its choice's rule (``none`` drops one sent anyway)."""
+    if rule == "none" or comment is None:
+        if rule == "required":
+            raise ApprovalError(400, "Comment needed", f"{label}: this decision needs a comment")
+        return None
+    if not isinstance(comment, str):
+        raise ApprovalError(400, "Bad comment", f"{label}: must be text")
+    text = comment.replace("\r\n", "\n").strip()
+    if len(text) > MAX_COMMENT_CHARS:
+        raise ApprovalError(
+            413, "Comment too long", f"{label}: at most {MAX_COMMENT_CHARS} characters"
         )
+    if any(c not in "\t\n" and unicodedata.category(c) == "Cc" for c in text):
+        raise ApprovalError(400, "Bad comment", f"{label}: control characters are not accepted")
+    if rule == "required" and not text:
+        raise ApprovalError(400, "Comment needed", f"{label}: this decision needs a comment")
+    return text or None

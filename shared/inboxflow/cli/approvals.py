@@ -82,7 +82,11 @@ def serve(
     """Run the approval function locally (and fire due deadline tasks of the embedded queue)."""
     import os
 
+    from ..approvals.headers import hardened_request_handler
+    from ..approvals.logs import redact_access_logs
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    redact_access_logs()  # the request log would otherwise show each link's token
     os.environ.setdefault("INBOXFLOW_APPROVAL_URL", f"http://{host}:{port}")
     rt = _runtime(home)
     app = approval_app()
@@ -93,7 +97,13 @@ def serve(
         f"(links from `inboxflow approvals`); Ctrl-C stops"
     )
     try:
-        app.run(host=host, port=port, threaded=True, use_reloader=False)
+        app.run(
+            host=host,
+            port=port,
+            threaded=True,
+            use_reloader=False,
+            request_handler=hardened_request_handler(),
+        )
     finally:
         stop.set()
 
@@ -102,9 +112,11 @@ def approval_app() -> Any:
     """The approval function's handler in a Flask app, as functions-framework wraps ``approve``."""
     from flask import Flask, request
 
+    from ..approvals.app import install_hardening
     from ..entry import handle_approval_request
 
     app = Flask("inboxflow-approve")
+    install_hardening(app)
     methods = ["GET", "HEAD", "POST", "PUT", "DELETE"]
 
     @app.route("/", defaults={"path": ""}, methods=methods)

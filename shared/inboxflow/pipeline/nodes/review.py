@@ -12,7 +12,8 @@ Besides the confidence and category rule, a draft also waits for a human
 when the classifier flagged the email (a prompt-injection attempt), when the
 category is spam (low-confidence spam reaches this point), or when a tool
 failed and the draft was written without its data. The reviewers come from
-the settings; by default the mailbox owner reviews their own agent.
+the settings; by default the mailbox owner reviews their own agent. The pause
+says what approving does (a Gmail draft, or a sent reply with ``auto_send``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 from ...context import NodeContext
 from ...errors import NodeFailed
 from ...graph import Pause, Step
-from ..kinds import APPROVE_DRAFT_KIND
+from ..kinds import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
 from ..settings import AUTO_DISPATCH_CONFIDENCE, pipeline_settings
 from ..state import PipelineState, Review
 
@@ -59,6 +60,8 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
         return Step(update={"review": verdict}, goto="dispatch")
 
     settings = pipeline_settings(ctx.services)
+    # What approving will do, as dispatch decides it: complaints are never sent on their own.
+    sends = settings.auto_send and classification.category != "complaint"
     pause = Pause(
         kind=APPROVE_DRAFT,
         payload={"draft": draft.body, "to": draft.to, "subject": draft.subject},
@@ -76,6 +79,7 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
             "category": classification.category,
             "confidence": classification.confidence,
             "reasons": reasons,
+            **(SENDS if sends else SAVES_DRAFT),
         },
     )
     return Step(update={"review": Review(auto_dispatch=False, reasons=reasons)}, goto=pause)

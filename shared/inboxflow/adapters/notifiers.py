@@ -1,51 +1,42 @@
-"""How reviewers are told: the notifier port and its embedded outbox.
+"""Notifier adapters: the embedded outbox and Gmail.
 
-A notification is an effect (run through the effect journal), so every
-notifier can find a message it already sent by the effect key it was
-stamped with; a re-run after a crash then sends nothing twice.
+The outbox keeps a copy of each notification for ``inboxflow`` tooling, with
+the review link's token redacted: a stored copy is no key to the review page.
 """
 
 from __future__ import annotations
 
 import hashlib
-from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
+from ..approvals.records import redact_tokens
 from ..ports.checkpoint import CheckpointStore, Filter
+from ..ports.notifier import Notifier
 
 OUTBOX = "outbox"
 
 
-class Notifier(ABC):
-    """Sends reviewer emails."""
-
-    @abstractmethod
-    def send(
-        self,
-        to: str,
-        subject: str,
-        text: str,
-        html: str,
-        trace_key: str,
-        sender: str | None = None,
-    ) -> dict[str, Any]:
-        """Send one email (plain text + HTML alternative) stamped with ``trace_key``.
-
-        ``sender`` is the mailbox the agent works for (default: the notifier's own).
-        Returns ``{"id": ...}``.
-        """
-
-    @abstractmethod
-    def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
-        """The email already sent with ``trace_key`` (from ``sender``), or None."""
-
-
 class OutboxNotifier(Notifier):
-    """The embedded default: emails are documents in ``outbox/`` (``inboxflow approvals`` shows them)."""
+    """The embedded default: emails are documents in ``outbox/``, links redacted.
 
-    def __init__(self, store: CheckpointStore, clock: Any = None) -> None:
+    Args:
+        store: where the copies are kept.
+        clock: stamps ``sent_at`` (0 without one).
+        deliver: called with each message as sent, token included: the
+            reviewer's inbox (tests, a local mail relay). None: nobody receives it,
+            and reviewers take fresh links from ``inboxflow approvals``.
+    """
+
+    def __init__(
+        self,
+        store: CheckpointStore,
+        clock: Any = None,
+        deliver: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
+        self.deliver = deliver
 
     @staticmethod
     def _path(trace_key: str) -> str:
@@ -62,7 +53,7 @@ class OutboxNotifier(Notifier):
     ) -> dict[str, Any]:
         path = self._path(trace_key)
         now = float(self.clock.now()) if self.clock is not None else 0.0
-        doc = {
+        message = {
             "to": to,
             "subject": subject,
             "text": text,
@@ -71,7 +62,9 @@ class OutboxNotifier(Notifier):
             "from": sender,
             "sent_at": now,
         }
-        self.store.set(path, doc)
+        self.store.set(path, {**message, "text": redact_tokens(text), "html": redact_tokens(html)})
+        if self.deliver is not None:
+            self.deliver(message)
         return {"id": path.removeprefix(f"{OUTBOX}/")}
 
     def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
@@ -79,13 +72,18 @@ class OutboxNotifier(Notifier):
         return None if doc is None else {"id": self._path(trace_key).removeprefix(f"{OUTBOX}/")}
 
     def messages(self, to: str | None = None) -> list[dict[str, Any]]:
-        """Sent notifications, oldest first (optionally only those to ``to``)."""
+        """Stored copies (links redacted), oldest first (optionally only those to ``to``)."""
         where: list[Filter] = [("to", "==", to)] if to else []
         return [doc for _, doc in self.store.list(OUTBOX, where=where, order_by="sent_at")]
 
 
 class GmailNotifier(Notifier):
-    """Reviewer emails sent from the agent's Gmail mailbox (``GoogleWorkspace.send_message``)."""
+    """Reviewer emails sent through Gmail (``GoogleWorkspace.send_message``).
+
+    The sent message stays in the sending mailbox's Sent folder, link
+    included: send from a dedicated address (``INBOXFLOW_NOTIFY_FROM``) to keep
+    links out of the mailbox under review.
+    """
 
     def __init__(self, workspace: Any) -> None:
         self.workspace = workspace

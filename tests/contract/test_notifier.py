@@ -1,0 +1,149 @@
+"""One contract for every Notifier adapter: the embedded outbox, and Gmail on the Gmail
+double through the real googleapiclient (``GoogleWorkspace.send_message``)."""
+
+from __future__ import annotations
+
+import email
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from email import policy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.approval_harness import LINK, REVIEWERS, Harness
+
+from inboxflow.adapters.google_workspace import GoogleWorkspace
+from inboxflow.adapters.notifiers import GmailNotifier, OutboxNotifier
+from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.approvals.service import ApprovalConfig
+from inboxflow.clock import FakeClock
+from inboxflow.context import EffectJournal
+from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.ports.notifier import Notifier
+
+MAILBOX = "maya.chen@brightlane.io"
+NOTIFY_FROM = "approvals@brightlane.io"
+
+
+@dataclass
+class World:
+    """A notifier and what the sending mailbox keeps of what it sent."""
+
+    notifier: Notifier
+    kept: Callable[[str], list[dict[str, str]]]
+    """``sender -> [{to, from, subject, text}]``: the sender's stored copies (Sent folder)."""
+
+
+def _outbox_world(tmp_path: Path) -> Iterator[World]:
+    store = SqliteCheckpointStore(tmp_path / "outbox.db")
+    notifier = OutboxNotifier(store, FakeClock())
+
+    def kept(sender: str) -> list[dict[str, str]]:
+        return [
+            {"to": m["to"], "from": m["from"], "subject": m["subject"], "text": m["text"]}
+            for m in notifier.messages()
+            if m["from"] == sender
+        ]
+
+    yield World(notifier, kept)
+    store.close()
+
+
+def _gmail_world(tmp_path: Path) -> Iterator[World]:
+    store = SqliteCheckpointStore(tmp_path / "gmail.db")
+    with GoogleApiDouble() as double:
+        double.seed_from_workspace_json(mailbox=MAILBOX, now=FakeClock().now())
+        workspace = GoogleWorkspace(
+            "unset-mailbox@invalid", store, api_url=double.url, sleep=lambda s: None
+        )
+
+        def kept(sender: str) -> list[dict[str, str]]:
+            found = []
+            for message in double.messages(sender, label="SENT"):
+                parsed = email.message_from_bytes(message["raw"], policy=policy.default)
+                found.append(
+                    {
+                        "to": str(parsed["To"]),
+                        "from": str(parsed["From"]),
+                        "subject": str(parsed["Subject"]),
+                        "text": parsed.get_body(("plain",)).get_content(),  # type: ignore[union-attr]
+                    }
+                )
+            return found
+
+        yield World(GmailNotifier(workspace), kept)
+    store.close()
+
+
+@pytest.fixture(params=["outbox", "gmail"])
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
+    factory = _outbox_world if request.param == "outbox" else _gmail_world
+    yield from factory(tmp_path)
+
+
+def test_send_then_find_by_key(world: World) -> None:
+    receipt = world.notifier.send(
+        "ana@brightlane.io",
+        "Approve a reply",
+        "text",
+        "<p>html</p>",
+        "tr-1:5:notify-0-ana",
+        MAILBOX,
+    )
+    assert receipt["id"]
+    assert world.notifier.find("tr-1:5:notify-0-ana", MAILBOX) == {"id": receipt["id"]}
+    assert world.notifier.find("tr-1:5:notify-0-ben", MAILBOX) is None
+    (copy,) = world.kept(MAILBOX)
+    assert copy["to"] == "ana@brightlane.io" and copy["subject"] == "Approve a reply"
+
+
+def test_the_effect_journal_sends_once_per_key_even_after_a_crash(
+    world: World, tmp_path: Path
+) -> None:
+    store = SqliteCheckpointStore(tmp_path / "journal.db")
+    journal = EffectJournal(store, FakeClock())
+    sends: list[str] = []
+
+    def perform(key: str) -> dict[str, Any]:
+        sends.append(key)
+        return world.notifier.send("ben@brightlane.io", "S", "t", "<p>h</p>", key, MAILBOX)
+
+    def find(key: str) -> dict[str, Any] | None:
+        return world.notifier.find(key, MAILBOX)
+
+    # Crash between the send and the journal's "done": the re-run finds the sent message.
+    entry = "effects/tr-2:5:notify-0-ben"
+    store.create(entry, {"status": "started", "started_at": 0, "attempts": 1})
+    world.notifier.send("ben@brightlane.io", "S", "t", "<p>h</p>", "tr-2:5:notify-0-ben", MAILBOX)
+    first = journal.run("tr-2", 5, "notify-0-ben", perform, find)
+    again = journal.run("tr-2", 5, "notify-0-ben", perform, find)
+    assert sends == [] and first == again
+    assert len(world.kept(MAILBOX)) == 1
+    store.close()
+
+
+def test_reviewer_emails_carry_no_token_in_the_subject_and_come_from_the_notify_address(
+    world: World, tmp_path: Path
+) -> None:
+    h = Harness(
+        tmp_path, config=ApprovalConfig(base_url="http://approvals.test", notify_from=NOTIFY_FROM)
+    )
+    h.service.notifier = world.notifier
+    trace_id = h.start()
+    approval = h.approval_of(trace_id)
+    h.service.after_pause(approval)  # a redelivery sends nothing twice
+
+    sent = world.kept(NOTIFY_FROM)
+    assert sorted(m["to"] for m in sent) == sorted(REVIEWERS)
+    assert world.kept(MAILBOX) == []  # nothing from the mailbox under review
+    for message in sent:
+        assert "t=" not in message["subject"] and "http" not in message["subject"]
+        assert message["subject"].startswith("Approve reply to ")
+        assert f"/a/{approval.approval_id}?t=" in message["text"]
+    tokens = [m.group(2) for m in sent for m in [LINK.search(m["text"])] if m]
+    if isinstance(world.notifier, OutboxNotifier):
+        assert tokens == ["REDACTED", "REDACTED"]  # the stored copy is no key
+    else:
+        assert len(tokens) == 2  # the Sent folder keeps working links: see docs/deploy.md
+        assert all(t not in m["subject"] for t in tokens for m in sent)

@@ -1,0 +1,143 @@
+"""Pause kinds as data: edit validation by field kind, labels filled from the pause's context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from inboxflow.pauses import (
+    APPROVE_REJECT,
+    Choice,
+    EditableField,
+    EditRejected,
+    PauseKind,
+    fill,
+    hidden_characters,
+    kind_of,
+)
+from inboxflow.pipeline.kinds import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
+
+KIND = PauseKind(
+    "k",
+    "A kind",
+    (Choice("ok", "OK", "primary", applies_edit=True),),
+    editable=(
+        EditableField("line", "Line", "line", max_chars=20),
+        EditableField("text", "Text", "text", max_chars=50, required=True),
+        EditableField("to", "To", "address"),
+        EditableField("cc", "Cc", "addresses"),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "fragment"),
+    [
+        pytest.param({"to": ["a@x.test"]}, "to", "must be text", id="list-address"),
+        pytest.param({"text": ["x"]}, "text", "must be text", id="list-text"),
+        pytest.param({"line": 5}, "line", "must be text", id="number"),
+        pytest.param({"line": None}, "line", "must be text", id="null"),
+        pytest.param({"to": "a@x.test, b@y.test"}, "to", "exactly one", id="two-addresses"),
+        pytest.param({"to": "a@x.test;b@y.test"}, "to", "not one email address", id="semicolon"),
+        pytest.param({"to": "not an address"}, "to", "not one email address", id="no-at"),
+        pytest.param({"to": "a@b@c.test"}, "to", "not one email address", id="two-ats"),
+        pytest.param({"to": "a@x.test\nBcc: e@x.test"}, "to", "one line", id="address-newline"),
+        pytest.param({"cc": "a@x.test, nope"}, "cc", "not one email address", id="bad-in-list"),
+        pytest.param({"line": "Hi\r\nBcc: e@x.test"}, "line", "U+000D", id="crlf"),
+        pytest.param({"line": "Hi\u2028there"}, "line", "U+2028", id="line-separator"),
+        pytest.param({"line": "Hi\u2029there"}, "line", "U+2029", id="paragraph-separator"),
+        pytest.param({"line": "Hi\x85there"}, "line", "U+0085", id="next-line"),
+        pytest.param({"line": "Hi\x0bthere"}, "line", "U+000B", id="vertical-tab"),
+        pytest.param({"line": "Hi\x1cthere"}, "line", "U+001C", id="file-separator"),
+        pytest.param({"line": "Hi\tthere"}, "line", "U+0009", id="tab"),
+        pytest.param({"line": "Hi\x00"}, "line", "U+0000", id="nul"),
+        pytest.param({"line": "Invoice\u202egnp.exe"}, "line", "U+202E", id="bidi-override"),
+        pytest.param({"text": "a\x1b[31m"}, "text", "U+001B", id="escape-in-text"),
+        pytest.param({"text": "   \n "}, "text", "cannot be empty", id="required-blank"),
+        pytest.param({"line": "x" * 21}, "line", "at most 20", id="too-long"),
+        pytest.param({"nope": "x"}, "nope", "not an editable field", id="undeclared"),
+    ],
+)
+def test_edits_are_refused_by_field_kind(edit: dict[str, Any], field: str, fragment: str) -> None:
+    with pytest.raises(EditRejected) as refused:
+        KIND.validate_edit(edit)
+
+    assert refused.value.field == field
+    assert fragment in str(refused.value)
+
+
+def test_every_splitlines_separator_is_refused_in_a_line() -> None:
+    separators = [c for c in map(chr, range(0x3000)) if len(f"a{c}b".splitlines()) > 1]
+    assert len(separators) == 10
+    for separator in separators:
+        with pytest.raises(EditRejected):
+            KIND.validate_edit({"line": f"a{separator}b"})
+
+
+def test_good_edits_are_normalised() -> None:
+    checked = KIND.validate_edit(
+        {
+            "line": "  Re: order  ",
+            "text": "Hi\r\n\tthere\r\n",
+            "to": "Ana Lima <ana@x.test>",
+            "cc": "a@x.test, b@y.test",
+        }
+    )
+
+    assert checked == {
+        "line": "Re: order",
+        "text": "Hi\n\tthere\n",
+        "to": "Ana Lima <ana@x.test>",
+        "cc": "a@x.test, b@y.test",
+    }
+    assert KIND.validate_edit({}) == {}
+
+
+def test_too_long_is_marked_for_413() -> None:
+    with pytest.raises(EditRejected) as refused:
+        KIND.validate_edit({"text": "x" * 51})
+    assert refused.value.too_long
+    with pytest.raises(EditRejected) as bad:
+        KIND.validate_edit({"line": "\n"})
+    assert not bad.value.too_long
+
+
+def test_labels_and_outcomes_are_filled_from_the_pause_context() -> None:
+    saves = APPROVE_DRAFT_KIND.for_pause({"category": "complaint", **SAVES_DRAFT})
+    sends = APPROVE_DRAFT_KIND.for_pause(SENDS)
+    default = APPROVE_DRAFT_KIND.for_pause({})
+
+    assert saves.choices[0].label == default.choices[0].label == "Approve and save as draft"
+    assert (
+        "Drafts" in saves.choices[0].outcome[1] and "Nothing is sent" in saves.choices[0].outcome[1]
+    )
+    assert sends.choices[0].label == "Approve and send"
+    assert sends.choices[0].outcome == (
+        "Approved \N{EN DASH} the reply goes out",
+        SENDS["approved_detail"],
+    )
+    assert (
+        APPROVE_DRAFT_KIND.choices[0].label == "Approve and {on_approve}"
+    )  # the declaration stays
+
+
+def test_fill_leaves_unknown_and_broken_fields_as_written() -> None:
+    assert fill("Approve and {action}", {}) == "Approve and {action}"
+    assert fill("{a} {b.c} {", {"a": "x"}) == "{a} {b.c} {"
+    assert fill("{a}", {"a": "{b}", "b": "no"}) == "{b}"  # values are not templates
+
+
+def test_an_undeclared_kind_is_plain_approve_reject() -> None:
+    kind = kind_of({}, "some_future_kind")
+
+    assert kind.name == "some_future_kind"
+    assert kind.values == APPROVE_REJECT.values == ("approve", "reject")
+    assert kind.editable == ()
+    with pytest.raises(EditRejected):
+        kind.validate_edit({"draft": "x"})
+
+
+def test_hidden_characters_are_named() -> None:
+    assert hidden_characters("a\u200bb\u202ec\td\ne\x00") == ["U+200B", "U+202E", "U+0000"]
+    assert hidden_characters("plain text, café") == []
