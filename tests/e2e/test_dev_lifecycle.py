@@ -85,7 +85,7 @@ def start_dev(home: Path, cwd: Path) -> tuple[subprocess.Popen[str], dict[int, i
     return dev, descendants(dev.pid)
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_a_signal_stops_every_process_dev_started_and_the_logs_live_under_its_home(
     tmp_path: Path, signum: int
 ) -> None:
