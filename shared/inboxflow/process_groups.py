@@ -88,6 +88,7 @@ def _exists(pgid: int) -> bool:
 
 def stop_groups(pgids: list[int], grace_s: float = 10.0) -> None:
     """SIGTERM every group at once, then SIGKILL the ones still there after ``grace_s``."""
+    pgids = [pgid for pgid in pgids if _exists(pgid)]  # not one already stopped
     for pgid in pgids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGTERM)
