@@ -96,7 +96,8 @@ def test_a_signal_stops_every_process_dev_started_and_the_logs_live_under_its_ho
         assert len(tree) >= 13, tree
         logs = {os.readlink(f"/proc/{pid}/fd/1") for pid in tree}
         assert all(Path(p).parent == home / "logs" for p in logs), logs
-        second = run_cli("dev", "--home", str(home), cwd=tmp_path, timeout=60)
+        # --exit-after: were it not refused, it would stop by itself (and stop what it started)
+        second = run_cli("dev", "--home", str(home), "--exit-after", "1", cwd=tmp_path, timeout=150)
         assert second.returncode == 2 and "is still running on" in second.stdout, second.stdout
         assert set(survivors(tree)) == set(tree)  # the running cloud was left alone
         dev.send_signal(signum)
