@@ -4,27 +4,27 @@ One functions-framework server per graph node (each with its own
 ``INBOXFLOW_NODE``), Pub/Sub emulator topics with push subscriptions to those
 servers, state in the Firestore emulator. With Gmail on: the Gmail double
 (``ingest.dev_gmail``) relaying watch notifications to the ``inboxflow-gmail``
-topic, whose push subscription feeds the ``ingest`` function; and the
-``approve`` function when ``functions/main.py`` has it. Used by
-``inboxflow dev`` and by the integration tests.
+topic, whose push subscription feeds the ``ingest`` function; the ``approve``
+function. Every process runs in its own process group (journaled by
+``process_groups`` during ``inboxflow dev``) and logs to a file under
+``log_dir``. Used by ``inboxflow dev`` and by the integration tests.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .emulators import free_port
+from . import process_groups
+from .emulators import free_port, log_file
 from .graph import Graph
 from .naming import node_id
 
@@ -39,13 +39,6 @@ def functions_source() -> Path:
     """The entry-point file: ``INBOXFLOW_FUNCTIONS_SOURCE`` or ``functions/main.py``."""
     override = os.environ.get("INBOXFLOW_FUNCTIONS_SOURCE")
     return Path(override) if override else FUNCTIONS_SOURCE
-
-
-def function_targets(source: Path | None = None) -> set[str]:
-    """Names of the functions the entry-point file defines."""
-    path = source or functions_source()
-    text = path.read_text() if path.exists() else ""
-    return set(re.findall(r"^def (\w+)\(", text, flags=re.MULTILINE))
 
 
 @dataclass
@@ -104,17 +97,21 @@ def start_function(
     signature: str = "cloudevent",
     timeout_s: float = 60,
     port: int | None = None,
+    log_dir: Path | None = None,
 ) -> FunctionServer:
     """Start ``functions-framework`` for ``target`` serving ``node`` (``graph.node``) and wait until it answers.
 
     HTTP functions are probed with a GET (which never changes state); CloudEvent
-    functions with an empty POST (refused as not a CloudEvent).
+    functions with an empty POST (refused as not a CloudEvent). A target the
+    entry-point file does not define makes functions-framework exit: a
+    ``RuntimeError`` with its log's tail. The log goes to ``log_dir`` (default
+    ``emulators.default_log_dir()``).
     """
     source = functions_source()
     if not source.exists():
         raise FileNotFoundError(f"{source} not found: run from a checkout of inboxflow")
     port = port or free_port()
-    log_file = tempfile.NamedTemporaryFile(prefix=f"inboxflow-{node}-", suffix=".log", delete=False)  # noqa: SIM115
+    log_path = log_file(log_dir, node)
     command = [
         sys.executable,
         "-m",
@@ -130,16 +127,17 @@ def start_function(
         "--port",
         str(port),
     ]
-    process = subprocess.Popen(
-        command,
-        env={**os.environ, **env, "INBOXFLOW_NODE": node},
-        stdin=subprocess.DEVNULL,
-        stdout=log_file,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    log_file.close()
-    server = FunctionServer(node, port, process, Path(log_file.name))
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command,
+            env={**os.environ, **env, "INBOXFLOW_NODE": node},
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    process_groups.record(process)
+    server = FunctionServer(node, port, process, log_path)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -175,21 +173,24 @@ class GmailDouble:
         FunctionServer("gmail", self.port, self.process, self.log_path).stop()
 
 
-def start_gmail_double(env: dict[str, str], topic: str, timeout_s: float = 60) -> GmailDouble:
+def start_gmail_double(
+    env: dict[str, str], topic: str, timeout_s: float = 60, log_dir: Path | None = None
+) -> GmailDouble:
     """Start the Gmail double relaying notifications of watched mailboxes to ``topic``."""
     port = free_port()
-    log_file = tempfile.NamedTemporaryFile(prefix="inboxflow-gmail-", suffix=".log", delete=False)  # noqa: SIM115
+    log_path = log_file(log_dir, "gmail")
     command = [sys.executable, "-m", "inboxflow.ingest.dev_gmail", "--port", str(port)]
-    process = subprocess.Popen(
-        [*command, "--topic", topic, "--seed"],
-        env={**os.environ, **env},
-        stdin=subprocess.DEVNULL,
-        stdout=log_file,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    log_file.close()
-    double = GmailDouble(port, process, Path(log_file.name))
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [*command, "--topic", topic, "--seed"],
+            env={**os.environ, **env},
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    process_groups.record(process)
+    double = GmailDouble(port, process, log_path)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -216,8 +217,9 @@ class DevCloud:
         project: the emulators' project.
         env: environment of every function process (emulator hosts, store and bus).
         gmail: also run the Gmail double and the ``ingest`` function, and watch
-            ``dev_mailbox()`` (when the entry-point file has ``ingest``).
-        approve: also run the ``approve`` function (when the entry-point file has it).
+            ``dev_mailbox()``.
+        approve: also run the ``approve`` function.
+        log_dir: folder of every process's log (default ``emulators.default_log_dir()``).
     """
 
     project: str
@@ -227,6 +229,7 @@ class DevCloud:
     approve: bool = False
     gmail_double: GmailDouble | None = None
     mailbox: str | None = None
+    log_dir: Path | None = None
 
     @property
     def gmail_topic(self) -> str:
@@ -238,33 +241,34 @@ class DevCloud:
 
         With ``gmail``: the Gmail double first (every function gets its URL),
         then ``ingest`` behind a push subscription on ``inboxflow-gmail``, and
-        the watch of ``dev_mailbox()``. With ``approve``: the approval function,
-        when the entry-point file defines it.
+        the watch of ``dev_mailbox()``. With ``approve``: the approval function.
         """
         from .adapters.pubsub_bus import PubSubAdmin
 
-        targets = function_targets()
-        with_gmail = self.gmail and INGEST in targets
+        with_gmail = self.gmail
+        logs = self.log_dir
         if with_gmail:
-            self.gmail_double = start_gmail_double(self.env, self.gmail_topic)
+            self.gmail_double = start_gmail_double(self.env, self.gmail_topic, log_dir=logs)
             self.env.update(
                 INBOXFLOW_GOOGLE_API_URL=self.gmail_double.url,
                 INBOXFLOW_GMAIL_TOPIC=self.gmail_topic,
             )
-        approve_port = free_port() if self.approve and APPROVE in targets else None
+        approve_port = free_port() if self.approve else None
         if approve_port:
             # Review links and deadline tasks (made by the pausing node) point at it.
             self.env["INBOXFLOW_APPROVAL_URL"] = f"http://127.0.0.1:{approve_port}"
         pairs = [(graph.name, node) for graph in graphs for node in graph.nodes]
         for graph_name, node in pairs:
             nid = node_id(graph_name, node)
-            self.servers[nid] = start_function(nid, self.env)
+            self.servers[nid] = start_function(nid, self.env, log_dir=logs)
         if approve_port:
             self.servers[APPROVE] = start_function(
-                APPROVE, self.env, APPROVE, "http", port=approve_port
+                APPROVE, self.env, APPROVE, "http", port=approve_port, log_dir=logs
             )
         if with_gmail:
-            self.servers[INGEST] = start_function(INGEST, self.env, INGEST, "cloudevent")
+            self.servers[INGEST] = start_function(
+                INGEST, self.env, INGEST, "cloudevent", log_dir=logs
+            )
         admin = PubSubAdmin(self.project)
         try:
             admin.ensure_topics(
@@ -311,13 +315,16 @@ class DevCloud:
         return address
 
     def stop(self) -> None:
-        """Stop every server (and the Gmail double)."""
-        for server in self.servers.values():
-            server.stop()
-        self.servers.clear()
+        """Stop every server and the Gmail double: their process groups all at once."""
+        processes = [server.process for server in self.servers.values()]
         if self.gmail_double is not None:
-            self.gmail_double.stop()
-            self.gmail_double = None
+            processes.append(self.gmail_double.process)
+        process_groups.stop_groups([p.pid for p in processes if p.poll() is None])
+        for process in processes:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5)
+        self.servers.clear()
+        self.gmail_double = None
 
     def __enter__(self) -> DevCloud:
         return self

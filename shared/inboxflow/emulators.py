@@ -2,8 +2,10 @@
 
 Used by the pytest fixtures (``tests/conftest.py``) and by ``inboxflow dev``.
 Each emulator is started directly (never through ``gcloud``) on a free port,
-in its own process group, with its output in a log file; ``start_*`` returns
-once the emulator answers, or raises ``EmulatorError`` with the log's tail.
+in its own process group, with its output in a log file under ``log_dir``
+(``inboxflow dev``: its home; by default a folder of this process that is
+removed when it exits); ``start_*`` returns once the emulator answers, or
+raises ``EmulatorError`` with the log's tail.
 
 - Firestore: ``cloud_firestore_emulator`` from the Cloud SDK (needs Java).
 - Pub/Sub: ``cloud-pubsub-emulator`` from the Cloud SDK (needs Java).
@@ -26,8 +28,10 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+
+from . import process_groups
 
 FIRESTORE = "firestore"
 PUBSUB = "pubsub"
@@ -46,6 +50,32 @@ _PUBSUB_BIN = "platform/pubsub-emulator/bin/cloud-pubsub-emulator"
 
 _running: list[Emulator] = []
 """Emulators this process started and has not stopped (stopped at interpreter exit)."""
+
+_default_log_dir: Path | None = None
+
+
+def default_log_dir() -> Path:
+    """The folder of this process's logs when no other is given (removed at interpreter exit)."""
+    global _default_log_dir
+    if _default_log_dir is None:
+        _default_log_dir = Path(tempfile.mkdtemp(prefix="inboxflow-logs-"))
+    return _default_log_dir
+
+
+@atexit.register
+def _remove_default_log_dir() -> None:
+    # Registered before ``stop_all``: atexit runs it after the emulators stopped.
+    if _default_log_dir is not None:
+        shutil.rmtree(_default_log_dir, ignore_errors=True)
+
+
+def log_file(log_dir: Path | None, name: str) -> Path:
+    """A new log file ``inboxflow-NAME-N.log`` in ``log_dir`` (default ``default_log_dir()``)."""
+    folder = log_dir or default_log_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, path = tempfile.mkstemp(prefix=f"inboxflow-{name}-", suffix=".log", dir=folder)
+    os.close(handle)
+    return Path(path)
 
 
 class EmulatorError(RuntimeError):
@@ -69,7 +99,6 @@ class Emulator:
     port: int
     process: subprocess.Popen[bytes]
     log_path: Path
-    _log_file: object = field(default=None, repr=False)
 
     @property
     def address(self) -> str:
@@ -115,9 +144,6 @@ class Emulator:
                 os.killpg(self.process.pid, signal.SIGKILL)
         if self in _running:
             _running.remove(self)
-        close = getattr(self._log_file, "close", None)
-        if close is not None:
-            close()
 
     def __enter__(self) -> Emulator:
         return self
@@ -229,22 +255,27 @@ def _tcp_open(host: str, port: int) -> bool:
 
 
 def _spawn(
-    name: str, command: list[str], port: int, ready: Callable[[], bool], timeout_s: float
+    name: str,
+    command: list[str],
+    port: int,
+    ready: Callable[[], bool],
+    timeout_s: float,
+    log_dir: Path | None,
 ) -> Emulator:
     reason = available()[name]
     if reason is not True:
         raise EmulatorError(f"the {name} emulator is not available: {reason}")
-    log_file = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed by Emulator.stop
-        prefix=f"inboxflow-{name}-emulator-", suffix=".log", delete=False
-    )
-    process = subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=log_file,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    emulator = Emulator(name, "127.0.0.1", port, process, Path(log_file.name), log_file)
+    log_path = log_file(log_dir, f"{name}-emulator")
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    process_groups.record(process)
+    emulator = Emulator(name, "127.0.0.1", port, process, log_path)
     _running.append(emulator)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -264,22 +295,26 @@ def _spawn(
     )
 
 
-def start_firestore(port: int | None = None, timeout_s: float = 60.0) -> Emulator:
+def start_firestore(
+    port: int | None = None, timeout_s: float = 60.0, log_dir: Path | None = None
+) -> Emulator:
     """Start the Firestore emulator (native mode) and wait until it answers."""
     port = port or free_port()
     binary = _sdk_binary(_FIRESTORE_BIN, "cloud-firestore-emulator")
     command = [str(binary), "start", "--host=127.0.0.1", f"--port={port}"]
-    return _spawn(
-        FIRESTORE, command, port, lambda: _http_ok(f"http://127.0.0.1:{port}/"), timeout_s
-    )
+    ready = lambda: _http_ok(f"http://127.0.0.1:{port}/")  # noqa: E731
+    return _spawn(FIRESTORE, command, port, ready, timeout_s, log_dir)
 
 
-def start_pubsub(port: int | None = None, timeout_s: float = 60.0) -> Emulator:
+def start_pubsub(
+    port: int | None = None, timeout_s: float = 60.0, log_dir: Path | None = None
+) -> Emulator:
     """Start the Pub/Sub emulator and wait until it answers."""
     port = port or free_port()
     binary = _sdk_binary(_PUBSUB_BIN, "pubsub-emulator")
     command = [str(binary), "--host=127.0.0.1", f"--port={port}"]
-    return _spawn(PUBSUB, command, port, lambda: _http_ok(f"http://127.0.0.1:{port}/"), timeout_s)
+    ready = lambda: _http_ok(f"http://127.0.0.1:{port}/")  # noqa: E731
+    return _spawn(PUBSUB, command, port, ready, timeout_s, log_dir)
 
 
 def start_tasks(
@@ -287,6 +322,7 @@ def start_tasks(
     default_queues: tuple[str, ...] = (),
     max_retries: int = 10,
     timeout_s: float = 30.0,
+    log_dir: Path | None = None,
 ) -> Emulator:
     """Start ``gcloud-tasks-emulator`` from this interpreter's environment.
 
@@ -299,13 +335,14 @@ def start_tasks(
             (``projects/P/locations/L/queues/Q``).
         max_retries: dispatches of a failing task before it is dropped (-1: forever).
         timeout_s: how long to wait for the gRPC port.
+        log_dir: folder of its log (default ``default_log_dir()``).
     """
     port = port or free_port()
     command = [sys.executable, "-m", "gcloud_tasks_emulator", "start", "-p", str(port), "-q"]
     command += ["-r", str(max_retries)]
     for queue in default_queues:
         command += ["-d", queue]
-    return _spawn(TASKS, command, port, lambda: _tcp_open("127.0.0.1", port), timeout_s)
+    return _spawn(TASKS, command, port, lambda: _tcp_open("127.0.0.1", port), timeout_s, log_dir)
 
 
 @atexit.register

@@ -12,15 +12,13 @@ from typing import Any
 import pytest
 from bench.ingest_burst import run_burst
 
-from inboxflow.devcloud import DevCloud, function_targets
+from inboxflow.devcloud import DevCloud
 from inboxflow.ingest.claims import message_trace_id
 from inboxflow.ingest.dev_gmail import deliver
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from tests.unit.test_ingest import World, eml, notify_concurrently
-from tests.unit.test_ingest_gmail_api import ENTRY_POINTS
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -59,11 +57,6 @@ def test_a_burst_of_200_messages_on_firestore_gives_exactly_one_trace_each(
 def test_mail_delivered_to_the_double_reaches_the_ingest_function_through_pubsub(
     tmp_path: Path, firestore_emulator: Any, pubsub_emulator: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    main = ROOT / "functions" / "main.py"
-    if "ingest" not in function_targets(main):
-        source = tmp_path / "main.py"
-        source.write_text(main.read_text() + "\n" + ENTRY_POINTS)
-        monkeypatch.setenv("INBOXFLOW_FUNCTIONS_SOURCE", str(source))
     project = f"it-{uuid.uuid4().hex[:10]}"
     env = {
         "GOOGLE_CLOUD_PROJECT": project,

@@ -159,30 +159,7 @@ def test_delivered_mail_flows_to_the_pipeline_through_the_in_process_notifier(
 
 # --- the deployed functions ----------------------------------------------------------------
 
-ENTRY_POINTS = """
-import functions_framework
-from inboxflow.ingest.entry import handle_gmail_event, renew_watch_http
-
-
-@functions_framework.cloud_event
-def ingest(cloud_event):
-    handle_gmail_event(cloud_event)
-
-
-@functions_framework.http
-def renew_watch(request):
-    return renew_watch_http(request)
-"""
-
-
-def functions_source(tmp_path: Path) -> str:
-    """``functions/main.py`` once it exposes ``ingest``; until then the same two entry points."""
-    main = ROOT / "functions" / "main.py"
-    if "def ingest(" in main.read_text() and "def renew_watch(" in main.read_text():
-        return str(main)
-    source = tmp_path / "main.py"
-    source.write_text(ENTRY_POINTS)
-    return str(source)
+FUNCTIONS_SOURCE = str(ROOT / "functions" / "main.py")
 
 
 @pytest.fixture
@@ -214,7 +191,7 @@ def test_the_ingest_function_runs_a_delivered_mail_to_its_final_state(
 ) -> None:
     from inboxflow.workspace import seed_workspace
 
-    source = functions_source(tmp_path)
+    source = FUNCTIONS_SOURCE
     runtime = ingest_entry.ingestor().runtime
     seed_workspace(runtime.store, runtime.clock.now())
     MailboxRegistry(runtime.store).add(MAILBOX, runtime.clock.now())
@@ -252,7 +229,7 @@ def test_renew_watch_answers_500_when_a_mailbox_fails_and_still_renews_the_other
     for address in ("a@brightlane.io", "b@brightlane.io"):
         registry.add(address, SystemClock().now())
     double.fail_next("/users/a@brightlane.io/watch", 403, reason="forbidden")
-    response = create_app("renew_watch", functions_source(tmp_path), "http").test_client().post("/")
+    response = create_app("renew_watch", FUNCTIONS_SOURCE, "http").test_client().post("/")
     assert response.status_code == 500
     summary = json.loads(response.data)
     assert [f["address"] for f in summary["failed"]] == ["a@brightlane.io"]

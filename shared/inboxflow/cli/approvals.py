@@ -2,31 +2,54 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
+import os
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from ..runtime import Runtime
+from .options import dev_option, home_option, use_home
 
 DEFAULT_PORT = 8088
 
 
-def _runtime(home: Path | None) -> Runtime:
+SERVE_FILE = "serve.json"
+"""Under the home: the URL and pid of the running ``inboxflow serve``."""
+
+
+def _runtime(home: Path, dev: bool = False) -> Runtime:
     from ..entry import runtime
     from ..settings import Settings
 
-    if home is not None:
-        import os
-
-        os.environ["INBOXFLOW_HOME"] = str(home)
+    use_home(home, dev)
     Settings.from_env()  # fail early on bad settings
     return runtime()
+
+
+def serving_url(home: Path) -> str | None:
+    """The URL of the ``inboxflow serve`` running on ``home``, or None (none runs, or it died)."""
+    from .. import process_groups
+
+    try:
+        record = json.loads((home / SERVE_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return str(record["url"]) if process_groups.running(int(record.get("pid") or 0)) else None
+
+
+def _base_url(value: str | None) -> str | None:
+    if value is not None and urlsplit(value).scheme not in ("http", "https"):
+        raise typer.BadParameter(f"{value!r} is not an http(s) URL", param_hint="--base-url")
+    return value
 
 
 def pending_links(rt: Runtime, reviewer: str | None = None) -> list[dict[str, Any]]:
@@ -54,10 +77,22 @@ def pending_links(rt: Runtime, reviewer: str | None = None) -> list[dict[str, An
 
 def approvals(
     reviewer: str = typer.Option(None, help="Only approvals this reviewer can decide."),
-    home: Path = typer.Option(None, help="Folder of the embedded store (default INBOXFLOW_HOME)."),
+    home: Path = home_option(),
+    dev: bool = dev_option(),
+    base_url: str | None = typer.Option(
+        None,
+        "--base-url",
+        callback=_base_url,
+        help="Links to this approval function (default: the `inboxflow serve` running on "
+        "--home, or with --dev the emulated cloud's, else INBOXFLOW_APPROVAL_URL).",
+    ),
 ) -> None:
     """List pending approvals with a review link each (open them with `inboxflow serve`)."""
     console = Console()
+    use_home(home, dev)
+    url = base_url or (None if dev else serving_url(home))
+    if url:
+        os.environ["INBOXFLOW_APPROVAL_URL"] = url
     rt = _runtime(home)
     rows = pending_links(rt, reviewer)
     if not rows:
@@ -77,11 +112,9 @@ def approvals(
 def serve(
     port: int = typer.Option(DEFAULT_PORT, help="Port of the approval function."),
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
-    home: Path = typer.Option(None, help="Folder of the embedded store (default INBOXFLOW_HOME)."),
+    home: Path = home_option(),
 ) -> None:
     """Run the approval function locally (and fire due deadline tasks of the embedded queue)."""
-    import os
-
     from ..approvals.headers import hardened_request_handler
     from ..approvals.logs import redact_access_logs
 
@@ -89,6 +122,7 @@ def serve(
     redact_access_logs()  # the request log would otherwise show each link's token
     os.environ.setdefault("INBOXFLOW_APPROVAL_URL", f"http://{host}:{port}")
     rt = _runtime(home)
+    record = _record_serving(home, os.environ["INBOXFLOW_APPROVAL_URL"])
     app = approval_app()
     stop = threading.Event()
     fire_due_tasks_in_background(rt, stop)
@@ -106,6 +140,21 @@ def serve(
         )
     finally:
         stop.set()
+        _forget_serving(record)
+
+
+def _record_serving(home: Path, url: str) -> Path:
+    """Write ``home/serve.json`` so that ``inboxflow approvals`` links to this server."""
+    home.mkdir(parents=True, exist_ok=True)
+    record = home / SERVE_FILE
+    record.write_text(json.dumps({"url": url.rstrip("/"), "pid": os.getpid()}))
+    return record
+
+
+def _forget_serving(record: Path) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        if json.loads(record.read_text()).get("pid") == os.getpid():
+            record.unlink()
 
 
 def approval_app() -> Any:

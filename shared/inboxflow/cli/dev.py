@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
+import signal
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,12 +24,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from .. import process_groups
 from ..settings import Settings
+from .options import DEFAULT_HOME, home_option
 
 if TYPE_CHECKING:
     from ..mail import Email
+    from ..ports.checkpoint import CheckpointStore
 
 STATE_FILE = "dev.json"
+LOG_DIR = "logs"
 
 
 def _state_path(home: Path) -> Path:
@@ -46,17 +52,24 @@ def _not_installed(console: Console, reasons: dict[str, str]) -> None:
 
 
 def dev(
-    home: Path = typer.Option(
-        Path(".inboxflow"), help="Where the running cloud's addresses are written."
-    ),
+    home: Path = home_option("Where the running cloud's addresses, journal and logs are written."),
     exit_after: float = typer.Option(0, help="Stop after this many seconds (0: run until Ctrl-C)."),
 ) -> None:
-    """The emulated cloud: emulators + one functions-framework process per node + push subscriptions."""
+    """The emulated cloud: emulators + one functions-framework process per node + push subscriptions.
+
+    Ctrl-C, SIGTERM and SIGHUP stop every process it started; a run killed
+    outright (SIGKILL) leaves them, and the next ``dev`` on the same home stops them.
+    """
     from .. import emulators
-    from ..devcloud import DevCloud
-    from ..graphs import all_graphs
 
     console = Console()
+    try:
+        journal, stopped = process_groups.begin(home)
+    except process_groups.AlreadyRunning as exc:
+        console.print(f"[red]{exc}[/red]: stop it first, or give another --home")
+        raise typer.Exit(2) from None
+    if stopped:
+        console.print(f"stopped {stopped} processes left by a killed `inboxflow dev` on {home}")
     available = emulators.available()
     missing = {
         name: str(reason)
@@ -64,19 +77,47 @@ def dev(
         if name in (emulators.FIRESTORE, emulators.PUBSUB) and reason is not True
     }
     if missing:
+        process_groups.end(journal)
         _not_installed(console, missing)
         raise typer.Exit(2)
+    previous = {s: signal.signal(s, _interrupt) for s in STOP_SIGNALS}
+    try:
+        _run(console, home, exit_after, available.get(emulators.TASKS) is True)
+    finally:
+        for signum in (*STOP_SIGNALS, signal.SIGINT):  # stopping is not interrupted
+            signal.signal(signum, signal.SIG_IGN)
+        process_groups.stop_groups(journal.groups)
+        emulators.stop_all()  # reaps the stopped emulators
+        process_groups.end(journal)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM and SIGHUP stop ``dev`` as Ctrl-C does
+
+
+def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> None:
+    from .. import emulators
+    from ..devcloud import DevCloud
+    from ..graphs import all_graphs
 
     project = Settings.from_env().project
+    logs = home / LOG_DIR
+    shutil.rmtree(logs, ignore_errors=True)  # the previous run's
     started: list[emulators.Emulator] = []
     cloud: DevCloud | None = None
     state_path = _state_path(home)
     try:
         with console.status("starting the Firestore and Pub/Sub emulators…"):
-            started.append(emulators.start_firestore())
-            started.append(emulators.start_pubsub())
-            if available.get(emulators.TASKS) is True:
-                started.append(emulators.start_tasks())
+            started.append(emulators.start_firestore(log_dir=logs))
+            started.append(emulators.start_pubsub(log_dir=logs))
+            if with_tasks:
+                started.append(emulators.start_tasks(log_dir=logs))
         env = {
             "GOOGLE_CLOUD_PROJECT": project,
             "INBOXFLOW_STORE": "firestore",
@@ -93,18 +134,18 @@ def dev(
             CloudTasksQueue(project=project).ensure_queue()  # the approval deadlines' queue
         _seed(project)
         graphs = all_graphs()
-        cloud = DevCloud(project, env, gmail=True, approve=True)
+        cloud = DevCloud(project, env, gmail=True, approve=True, log_dir=logs)
         count = sum(len(g.nodes) for g in graphs)
         with console.status(
             f"starting {count} functions-framework servers and push subscriptions…"
         ):
             cloud.start(graphs)
-        home.mkdir(parents=True, exist_ok=True)
         state_path.write_text(
             json.dumps(
                 {
                     "env": cloud.env,
                     "pid": os.getpid(),
+                    "logs": str(logs.resolve()),
                     "functions": {n: s.url for n, s in cloud.servers.items()},
                     "gmail": {
                         "url": cloud.gmail_double.url if cloud.gmail_double else None,
@@ -123,12 +164,10 @@ def dev(
     except KeyboardInterrupt:
         console.print("\nstopping…")
     finally:
-        if cloud is not None:
-            cloud.stop()
-        for emulator in started:
-            emulator.stop()
         with contextlib.suppress(FileNotFoundError):
             state_path.unlink()
+        if cloud is not None:
+            cloud.stop()
 
 
 def _seed(project: str) -> None:
@@ -166,10 +205,6 @@ def _show(console: Console, started: list, cloud) -> None:
             f"Or deliver it to {cloud.mailbox}: [bold]inboxflow send --gmail path/to/mail.eml[/bold] "
             "(watch notification -> ingest -> pipeline)"
         )
-    else:
-        console.print(
-            "[yellow]No Gmail flow: functions/main.py has no `ingest` entry point.[/yellow]"
-        )
 
 
 def _watch(console: Console, project: str, exit_after: float) -> None:
@@ -193,21 +228,36 @@ def _watch(console: Console, project: str, exit_after: float) -> None:
         time.sleep(0.5)
 
 
-def use_dev_env(home: Path = Path(".inboxflow")) -> None:
-    """Point this process at the running emulated cloud (for ``trace --dev``)."""
+def dev_state(home: Path) -> dict[str, Any]:
+    """What the ``inboxflow dev`` running on ``home`` wrote (``dev.json``).
+
+    Raises:
+        typer.Exit: (code 2, with a message) when no emulated cloud runs there.
+    """
     state_path = _state_path(home)
-    if not state_path.exists():
-        raise typer.BadParameter(
-            f"no emulated cloud is running ({state_path} not found): start `inboxflow dev`"
+    try:
+        state: dict[str, Any] = json.loads(state_path.read_text())
+    except FileNotFoundError:
+        state = {}
+    pid = int(state.get("pid") or 0)
+    if not state or not process_groups.running(pid):
+        gone = f"its process {pid} is gone" if state else f"{state_path} not found"
+        Console(stderr=True).print(
+            f"[red]No emulated cloud is running on {home}[/red] ({gone}): "
+            f"start [bold]inboxflow dev --home {home}[/bold] first."
         )
-    os.environ.update(json.loads(state_path.read_text())["env"])
+        raise typer.Exit(2)
+    return state
+
+
+def use_dev_env(home: Path) -> None:
+    """Point this process at the emulated cloud running on ``home`` (for ``--dev``)."""
+    os.environ.update(dev_state(home)["env"])
 
 
 def send(
     file: Path = typer.Argument(..., help=".eml or .json email"),
-    home: Path = typer.Option(
-        Path(".inboxflow"), help="Where `inboxflow dev` wrote its addresses."
-    ),
+    home: Path = home_option("Where `inboxflow dev` wrote its addresses."),
     wait: bool = typer.Option(True, help="Wait until the trace stops and show it."),
     timeout: float = typer.Option(120, help="Seconds to wait."),
     gmail: bool = typer.Option(
@@ -223,13 +273,7 @@ def send(
     from ..services import build_runtime, make_store
 
     console = Console()
-    state_path = _state_path(home)
-    if not state_path.exists():
-        console.print(
-            f"[red]No emulated cloud is running[/red] ({state_path} not found): start [bold]inboxflow dev[/bold] first."
-        )
-        raise typer.Exit(2)
-    state = json.loads(state_path.read_text())
+    state = dev_state(home)
     os.environ.update(state["env"])
     try:
         email = load_email_file(file)
@@ -238,17 +282,11 @@ def send(
         raise typer.Exit(1) from None
     deadline = time.monotonic() + timeout
     if gmail:
-        trace_id = _deliver_to_gmail(console, state, file, email)
-        store = make_store(Settings.from_env())
-        checkpoint = store.get_trace(trace_id)
-        while checkpoint is None and time.monotonic() < deadline and wait:
-            time.sleep(0.3)
-            checkpoint = store.get_trace(trace_id)
-        if checkpoint is None:
-            if wait:
-                console.print(f"[yellow]no trace {trace_id} after {timeout:.0f}s[/yellow]")
-                raise typer.Exit(1)
+        mailbox, gmail_id = _deliver_to_gmail(console, state, file, email)
+        if not wait:
             return
+        store = make_store(Settings.from_env())
+        trace_id = _ingested(console, store, mailbox, gmail_id, deadline, timeout)
     else:
         from ..config import ConfigError, load_config
         from ..routing import route
@@ -276,15 +314,21 @@ def send(
     console.print(
         f"status     [bold]{row['status']}[/bold]\ncategory   {row['category']} ({confidence})\n"
         f"route      {row['route']}\ndraft      {row['draft']}\n"
-        f"inspect    inboxflow trace {trace_id} --dev"
+        f"inspect    inboxflow trace {trace_id} --dev{_home_flag(home)}"
     )
     if checkpoint.status == "running":
         console.print(f"[yellow]still running after {timeout:.0f}s[/yellow]")
         raise typer.Exit(1)
 
 
-def _deliver_to_gmail(console: Console, state: dict[str, Any], file: Path, email: Email) -> str:
-    """Deliver ``file`` into the dev mailbox of the Gmail double; returns the trace id it starts."""
+def _home_flag(home: Path) -> str:
+    return "" if home == DEFAULT_HOME else f" --home {home}"
+
+
+def _deliver_to_gmail(
+    console: Console, state: dict[str, Any], file: Path, email: Email
+) -> tuple[str, str]:
+    """Deliver ``file`` into the dev mailbox of the Gmail double; returns the mailbox and Gmail id."""
     from ..ingest.claims import message_trace_id
     from ..ingest.dev_gmail import deliver
 
@@ -299,7 +343,52 @@ def _deliver_to_gmail(console: Console, state: dict[str, Any], file: Path, email
         f"delivered Gmail message [bold]{delivered['id']}[/bold] to {gmail['mailbox']} "
         f"(history {delivered['historyId']}); its trace will be [bold]{trace_id}[/bold]"
     )
-    return trace_id
+    return str(gmail["mailbox"]), str(delivered["id"])
+
+
+NO_TRACE = {
+    "blocked": "loop protection",
+    "own": "our own message (it carries the X-Inboxflow-Trace header)",
+    "skipped": "not an inbound INBOX message",
+    "gone": "deleted before ingest fetched it",
+    "unreadable": "not an email ingest can read",
+}
+"""Ingest decisions that start no trace, with what they mean."""
+
+
+def _ingested(
+    console: Console,
+    store: CheckpointStore,
+    mailbox: str,
+    gmail_id: str,
+    deadline: float,
+    timeout: float,
+) -> str:
+    """Wait for ingest's decision on the message; returns the trace it started or resumed.
+
+    A decision that starts no trace (blocked, own, skipped, gone, unreadable) is
+    printed with its reason at once, and the command ends.
+    """
+    from ..ingest.claims import FINISHED, claim_path
+
+    claim = store.get(claim_path(mailbox, gmail_id))
+    while (claim is None or claim.get("state") not in FINISHED) and time.monotonic() < deadline:
+        time.sleep(0.3)
+        claim = store.get(claim_path(mailbox, gmail_id))
+    if claim is None or claim.get("state") not in FINISHED:
+        console.print(
+            f"[yellow]ingest did not decide on message {gmail_id} after {timeout:.0f}s[/yellow]"
+        )
+        raise typer.Exit(1)
+    state = str(claim["state"])
+    if state in NO_TRACE:
+        reason = claim.get("reason") or NO_TRACE[state]
+        console.print(
+            f"ingest [bold]{state}[/bold] message {gmail_id}: {reason}\nno trace was started"
+        )
+        raise typer.Exit(1 if state in ("gone", "unreadable") else 0)
+    console.print(f"ingest [bold]{state}[/bold] trace [bold]{claim['trace_id']}[/bold]")
+    return str(claim["trace_id"])
 
 
 def _to_rfc822(email: Email) -> bytes:

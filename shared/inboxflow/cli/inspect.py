@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -13,6 +14,7 @@ from ..ports.checkpoint import Filter
 from ..runtime import fold
 from ..services import make_store
 from ..settings import Settings
+from .options import dev_option, home_option, use_home
 from .render import STATUS_STYLE, compact, routed_line, summary_row, trace_table
 
 
@@ -24,16 +26,12 @@ def trace(
     trace_id: str = typer.Argument(..., help="The trace to show."),
     at: int | None = typer.Option(None, "--at", help="Print the full state after this step."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    dev: bool = typer.Option(
-        False, "--dev", help="Read the running emulated cloud (inboxflow dev)."
-    ),
+    dev: bool = dev_option(),
+    home: Path = home_option(),
 ) -> None:
     """The step log of a trace: step, node, latency, state delta, errors; --at STEP for the full state."""
     console = Console()
-    if dev:
-        from .dev import use_dev_env
-
-        use_dev_env()
+    use_home(home, dev)
     store = make_store(Settings.from_env())
     checkpoint = store.get_trace(trace_id)
     if checkpoint is None:
@@ -105,15 +103,11 @@ def trace(
 def traces(
     status: str | None = typer.Option(None, help="Only traces with this status."),
     limit: int = typer.Option(30, help="How many, newest first."),
-    dev: bool = typer.Option(
-        False, "--dev", help="Read the running emulated cloud (inboxflow dev)."
-    ),
+    dev: bool = dev_option(),
+    home: Path = home_option(),
 ) -> None:
     """Recent traces with their category, route and status."""
-    if dev:
-        from .dev import use_dev_env
-
-        use_dev_env()
+    use_home(home, dev)
     store = make_store(Settings.from_env())
     where: list[Filter] = [("status", "==", status)] if status else []
     rows = store.list("traces", where=where, order_by="updated_at", descending=True, limit=limit)
@@ -123,8 +117,13 @@ def traces(
     Console().print(trace_table(table_rows, f"{len(table_rows)} most recent traces"))
 
 
-def failures(limit: int = typer.Option(20, help="How many, newest first.")) -> None:
+def failures(
+    limit: int = typer.Option(20, help="How many, newest first."),
+    dev: bool = dev_option(),
+    home: Path = home_option(),
+) -> None:
     """Acknowledged messages that were not valid envelopes for a live trace."""
+    use_home(home, dev)
     store = make_store(Settings.from_env())
     rows = store.list("failures", order_by="at", descending=True, limit=limit)
     table = Table(title=f"{len(rows)} recorded failures", expand=True)

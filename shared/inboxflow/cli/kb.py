@@ -1,14 +1,14 @@
 """``inboxflow kb``: load, list and search the knowledge base.
 
 The knowledge base lives in the configured store: the embedded SQLite file
-under ``--home`` (default ``INBOXFLOW_HOME`` or ``.inboxflow``), or Firestore
-when ``FIRESTORE_EMULATOR_HOST`` / ``INBOXFLOW_STORE=firestore`` say so.
+under ``--home`` (default ``INBOXFLOW_HOME`` or ``.inboxflow``), Firestore
+when ``FIRESTORE_EMULATOR_HOST`` / ``INBOXFLOW_STORE=firestore`` say so, or
+(``--dev``) the emulated cloud running on ``--home``.
 Embeddings come from Gemini when it is configured, else the offline embedder.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -21,26 +21,25 @@ from rich.table import Table
 from rich.text import Text
 
 from ..settings import Settings
+from .options import dev_option, home_option, use_home
 
 if TYPE_CHECKING:
     from ..knowledge import KnowledgeBase
 
 app = typer.Typer(help="The knowledge base the retrieve node searches.", no_args_is_help=True)
 
-HOME = typer.Option(
-    None, help="Folder of the embedded store (default: INBOXFLOW_HOME or .inboxflow)."
-)
+HOME = home_option()
+DEV = dev_option()
 
 
 @contextmanager
-def _knowledge_base(home: Path | None) -> Iterator[tuple[KnowledgeBase, str]]:
+def _knowledge_base(home: Path, dev: bool) -> Iterator[tuple[KnowledgeBase, str]]:
     """The knowledge base of the configured store, and a description of where it is."""
     from ..knowledge import KnowledgeBase, default_embedder
     from ..services import make_store
 
+    use_home(home, dev)
     settings = Settings.from_env()
-    if home is not None:
-        settings = dataclasses.replace(settings, home=home)
     store = make_store(settings)
     vectors = store.vector_index()
     where = (
@@ -64,7 +63,8 @@ def _when(epoch_s: float | None) -> str:
 @app.command("add")
 def add(
     files: list[Path] = typer.Argument(..., help="Markdown or text files (.md, .markdown, .txt)."),
-    home: Path | None = HOME,
+    home: Path = HOME,
+    dev: bool = DEV,
 ) -> None:
     """Add (or replace) documents; a document is identified by its file name."""
     console = Console()
@@ -72,7 +72,7 @@ def add(
     if missing:
         console.print(Text(f"no such file: {', '.join(missing)}", style="red"))
         raise typer.Exit(2)
-    with _knowledge_base(home) as (kb, where):
+    with _knowledge_base(home, dev) as (kb, where):
         try:
             added = kb.add_documents(files)
         except (ValueError, UnicodeDecodeError) as exc:
@@ -89,18 +89,18 @@ def add(
 
 
 @app.command("seed")
-def seed(home: Path | None = HOME) -> None:
+def seed(home: Path = HOME, dev: bool = DEV) -> None:
     """Load the bundled sample knowledge base (matches the sample inbox)."""
     from ..knowledge import sample_kb_paths
 
-    add(sample_kb_paths(), home)
+    add(sample_kb_paths(), home, dev)
 
 
 @app.command("list")
-def list_documents(home: Path | None = HOME) -> None:
+def list_documents(home: Path = HOME, dev: bool = DEV) -> None:
     """The documents in the knowledge base."""
     console = Console()
-    with _knowledge_base(home) as (kb, where):
+    with _knowledge_base(home, dev) as (kb, where):
         documents = kb.documents()
     if not documents:
         console.print(
@@ -124,13 +124,14 @@ def list_documents(home: Path | None = HOME) -> None:
 def search(
     text: str = typer.Argument(..., help="What to look for."),
     limit: int = typer.Option(5, min=1, max=50, help="How many chunks to show."),
-    home: Path | None = HOME,
+    home: Path = HOME,
+    dev: bool = DEV,
 ) -> None:
     """The knowledge-base chunks nearest to TEXT (cosine distance, nearest first)."""
     from ..knowledge import excerpt
 
     console = Console()
-    with _knowledge_base(home) as (kb, where):
+    with _knowledge_base(home, dev) as (kb, where):
         found = kb.search(text, limit=limit)
         embedder = kb.embedder.name
     if not found:
@@ -154,10 +155,11 @@ def search(
 @app.command("remove")
 def remove(
     source: str = typer.Argument(..., help="Document name as listed (the file name)."),
-    home: Path | None = HOME,
+    home: Path = HOME,
+    dev: bool = DEV,
 ) -> None:
     """Remove a document and its chunks."""
-    with _knowledge_base(home) as (kb, _):
+    with _knowledge_base(home, dev) as (kb, _):
         removed = kb.remove_document(source)
     if not removed:
         Console().print(Text(f"no document named {source!r}", style="red"))

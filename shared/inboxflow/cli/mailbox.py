@@ -12,23 +12,20 @@ from rich.table import Table
 
 from ..ports.checkpoint import CheckpointStore
 from ..settings import Settings
+from .options import dev_option, home_option, use_home
 
 app = typer.Typer(
     help="Watched Gmail mailboxes: add, list, renew their watch.", no_args_is_help=True
 )
 
-DEV_HOME = typer.Option(
-    None, "--dev", help="Use the running `inboxflow dev` (its .inboxflow directory)."
-)
+DEV = dev_option()
+HOME = home_option()
 
 
-def _store(dev: Path | None) -> CheckpointStore:
+def _store(home: Path, dev: bool) -> CheckpointStore:
     from ..services import make_store
 
-    if dev is not None:
-        from .dev import use_dev_env
-
-        use_dev_env(dev)
+    use_home(home, dev)
     return make_store(Settings.from_env())
 
 
@@ -38,7 +35,8 @@ def add(
     graph: str = typer.Option("pipeline", help="The graph a new message starts."),
     reviewer: list[str] = typer.Option([], help="A reviewer's address (repeatable)."),
     auto_send: bool | None = typer.Option(None, help="Send approved replies without a human."),
-    dev: Path | None = DEV_HOME,
+    dev: bool = DEV,
+    home: Path = HOME,
 ) -> None:
     """Register a mailbox (or change its graph and settings)."""
     from ..graphs import graph_registry
@@ -53,7 +51,7 @@ def add(
         settings["reviewers"] = [r.strip().lower() for r in reviewer]
     if auto_send is not None:
         settings["auto_send"] = auto_send
-    store = _store(dev)
+    store = _store(home, dev)
     try:
         mailbox = MailboxRegistry(store).add(address, time.time(), graph, settings or None)
     except ValueError as exc:
@@ -74,11 +72,11 @@ def _when_ms(value: int | None) -> str:
 
 
 @app.command("list")
-def list_mailboxes(dev: Path | None = DEV_HOME) -> None:
+def list_mailboxes(dev: bool = DEV, home: Path = HOME) -> None:
     """Every registered mailbox with its cursor and watch."""
     from ..ingest.mailboxes import MailboxRegistry
 
-    store = _store(dev)
+    store = _store(home, dev)
     try:
         mailboxes = MailboxRegistry(store).mailboxes()
     finally:
@@ -112,7 +110,8 @@ def list_mailboxes(dev: Path | None = DEV_HOME) -> None:
 def watch(
     address: str | None = typer.Argument(None, help="Only this mailbox (default: every one)."),
     topic: str | None = typer.Option(None, help="Topic (default INBOXFLOW_GMAIL_TOPIC)."),
-    dev: Path | None = DEV_HOME,
+    dev: bool = DEV,
+    home: Path = HOME,
 ) -> None:
     """Call users.watch now (what the daily renew_watch function does)."""
     from ..adapters.google_gmail_reader import GoogleApiGmailReader
@@ -120,7 +119,7 @@ def watch(
     from ..ingest.watch import renew_watches
 
     console = Console()
-    store = _store(dev)
+    store = _store(home, dev)
     wanted = address.strip().lower() if address else None
     try:
         summary = renew_watches(

@@ -1,0 +1,208 @@
+"""The process groups of the emulated cloud, and what a killed run left behind.
+
+Every emulator, function server and the Gmail double runs in a process group
+of its own (``start_new_session``). ``inboxflow dev`` stops them all when it
+exits; a run killed with SIGKILL cannot, so it keeps a journal under its home
+(``dev.pids``): its run id and every group it started. Each child inherits
+``INBOXFLOW_DEV_RUN=<run id>`` in its environment; the next ``dev`` on that
+home stops a listed group only when one of its processes still carries that
+marker, so a reused process id is never killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RUN_VARIABLE = "INBOXFLOW_DEV_RUN"
+JOURNAL = "dev.pids"
+PROC = Path("/proc")
+
+
+class AlreadyRunning(RuntimeError):
+    """Another ``inboxflow dev`` still runs on this home."""
+
+
+def _stat(pid: int) -> list[str]:
+    """Fields of ``/proc/PID/stat`` after the command name (state first), or [] when gone."""
+    try:
+        return (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
+def running(pid: int) -> bool:
+    """True if a process ``pid`` exists (any user's)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def start_time(pid: int) -> int:
+    """When ``pid`` started (clock ticks since boot; 0 when unknown): tells a reused pid apart."""
+    fields = _stat(pid)
+    return int(fields[19]) if len(fields) > 19 else 0
+
+
+def _carries(pid: int, marker: bytes) -> bool:
+    try:
+        return marker in (PROC / str(pid) / "environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+
+
+def members(pgid: int) -> list[int]:
+    """Live processes of process group ``pgid`` (read from ``/proc``)."""
+    found = []
+    for entry in PROC.iterdir() if PROC.is_dir() else ():
+        fields = _stat(int(entry.name)) if entry.name.isdigit() else []
+        if fields and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+def _exists(pgid: int) -> bool:
+    if PROC.is_dir():
+        return bool(members(pgid))
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_groups(pgids: list[int], grace_s: float = 10.0) -> None:
+    """SIGTERM every group at once, then SIGKILL the ones still there after ``grace_s``."""
+    pgids = [pgid for pgid in pgids if _exists(pgid)]  # not one already stopped
+    for pgid in pgids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    remaining = list(pgids)
+    while remaining and time.monotonic() < deadline:
+        remaining = [g for g in remaining if _exists(g)]
+        if remaining:
+            time.sleep(0.1)
+    for pgid in remaining:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+
+
+@dataclass
+class Journal:
+    """The process groups one ``inboxflow dev`` run started, kept in ``home/dev.pids``.
+
+    Attributes:
+        path: the journal file.
+        run_id: the marker value its children carry in ``INBOXFLOW_DEV_RUN``.
+        groups: process group ids started so far.
+    """
+
+    path: Path
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    groups: list[int] = field(default_factory=list)
+
+    def add(self, process: subprocess.Popen[bytes]) -> None:
+        """Record a child started with ``start_new_session`` (its pid is its group id)."""
+        self.groups.append(process.pid)
+        self._write()
+
+    def _write(self) -> None:
+        pid = os.getpid()
+        body = {"run": self.run_id, "pid": pid, "started": start_time(pid), "groups": self.groups}
+        partial = self.path.with_suffix(".tmp")
+        partial.write_text(json.dumps(body))
+        partial.replace(self.path)
+
+    def close(self) -> None:
+        """Forget the journal (every group was stopped)."""
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+
+_journal: Journal | None = None
+
+
+def record(process: subprocess.Popen[bytes]) -> None:
+    """Journal a child process group, when a dev run keeps a journal."""
+    if _journal is not None:
+        _journal.add(process)
+
+
+def begin(home: Path) -> tuple[Journal, int]:
+    """Stop what a killed run on ``home`` left, then start journaling this run.
+
+    Sets ``INBOXFLOW_DEV_RUN`` in this process's environment so that every
+    child inherits it.
+
+    Returns:
+        The journal and the number of leftover processes stopped.
+
+    Raises:
+        AlreadyRunning: the run that wrote the journal is still alive.
+    """
+    global _journal
+    home.mkdir(parents=True, exist_ok=True)
+    stopped = clean_up(home)
+    journal = Journal(home / JOURNAL)
+    journal._write()
+    os.environ[RUN_VARIABLE] = journal.run_id
+    _journal = journal
+    return journal, stopped
+
+
+def end(journal: Journal) -> None:
+    """Stop journaling (call once every group of the run is stopped)."""
+    global _journal
+    journal.close()
+    if _journal is journal:
+        _journal = None
+
+
+def clean_up(home: Path) -> int:
+    """Stop the groups a killed run on ``home`` left that still carry its marker.
+
+    Returns:
+        How many processes were stopped.
+
+    Raises:
+        AlreadyRunning: the journal's own ``dev`` process is still alive.
+    """
+    path = home / JOURNAL
+    try:
+        previous = json.loads(path.read_text())
+    except FileNotFoundError:
+        return 0
+    except ValueError:
+        path.unlink()
+        return 0
+    marker = f"{RUN_VARIABLE}={previous.get('run', '')}".encode()
+    owner = int(previous.get("pid") or 0)
+    started = start_time(owner) if owner and owner != os.getpid() else 0
+    if started and started == previous.get("started"):
+        raise AlreadyRunning(f"inboxflow dev (pid {owner}) is still running on {home}")
+    ours = []
+    count = 0
+    for pgid in previous.get("groups", []):
+        verified = [pid for pid in members(int(pgid)) if _carries(pid, marker)]
+        if verified:
+            ours.append(int(pgid))
+            count += len(members(int(pgid)))
+    stop_groups(ours)
+    path.unlink()
+    return count
