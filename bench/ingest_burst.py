@@ -31,16 +31,17 @@ from typing import Any
 from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.offline_llm import OfflineModel
+from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import SystemClock
-from inboxflow.doubles.google_api import GoogleApiDouble
-from inboxflow.graphs import graph_registry
+from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.ingest.claims import message_trace_id
 from inboxflow.ingest.ingest import IngestIncomplete, IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.ports.checkpoint import CheckpointStore
-from inboxflow.runtime import Runtime
+from inboxflow.services import build_runtime
+from inboxflow.settings import Settings
 
 MAILBOX = "maya.chen@brightlane.io"
 TOPIC = "projects/inboxflow-local/topics/inboxflow-gmail"
@@ -67,8 +68,20 @@ def run_burst(
     """
     clock = SystemClock()
     bus = InProcessBus(clock=clock)
-    runtime = Runtime(
-        graphs=graph_registry(), store=store, bus=bus, llm=OfflineModel(), clock=clock
+    settings = Settings(
+        home=Path(tempfile.gettempdir()),
+        project="bench",
+        store="sqlite",
+        bus="inprocess",
+        tasks="sqlite",
+    )
+    runtime = build_runtime(
+        settings,
+        clock,
+        store=store,
+        bus=bus,
+        llm=OfflineModel(),
+        workspace=StoreWorkspace(store, clock),
     )
     deliveries: queue.Queue[dict[str, Any] | None] = queue.Queue()
     counts: Counter[str] = Counter()
@@ -148,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     if options.store == "firestore":
         import os
 
-        from inboxflow import emulators
         from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
+        from inboxflow.dev import emulators
 
         emulator = emulators.start_firestore()
         os.environ.update(emulator.env)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from inboxflow.cli.local import sample_inbox
+from inboxflow.dev.cli.local import sample_inbox
 from inboxflow.mail import load_email_file
 from inboxflow.services import build_runtime
 from inboxflow.settings import Settings

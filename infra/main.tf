@@ -31,6 +31,7 @@ locals {
     INBOXFLOW_TASKS_INVOKER  = google_service_account.tasks_invoker.email
     INBOXFLOW_TASKS_SA       = google_service_account.tasks_invoker.email # read by adapters/cloud_tasks.py
     INBOXFLOW_TASKS_AUDIENCE = local.approval_url
+    INBOXFLOW_NOTIFY_FROM    = var.notify_from # empty: reviewers are mailed from the mailbox under review
   }
 
   # Environment variable => Secret Manager secret. Values never pass

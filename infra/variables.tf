@@ -67,6 +67,17 @@ variable "llm" {
   }
 }
 
+variable "notify_from" {
+  type        = string
+  description = "INBOXFLOW_NOTIFY_FROM: a dedicated address reviewer emails are sent from, so review links stay in its Sent folder rather than in the automated mailbox's (empty: the mailbox under review)."
+  default     = ""
+
+  validation {
+    condition     = var.notify_from == "" || can(regex("^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$", var.notify_from))
+    error_message = "notify_from must be empty or one email address."
+  }
+}
+
 variable "function_environment" {
   type        = map(string)
   description = "Extra plain environment variables for every function (e.g. INBOXFLOW_GEMINI_MODEL, INBOXFLOW_REVIEWERS); never secrets."

@@ -154,7 +154,7 @@ class Harness:
 
 
 def sample(name: str) -> dict[str, Any]:
-    from inboxflow.cli.local import sample_inbox
+    from inboxflow.dev.cli.local import sample_inbox
     from inboxflow.mail import load_email_file
 
     path = next(p for p in sample_inbox() if p.stem.startswith(name))

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from inboxflow import emulators
+from inboxflow.dev import emulators
 
 pytest_plugins: list[str] = []
 

@@ -9,8 +9,8 @@ from typing import Any
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
-from inboxflow.cli.local import sample_inbox
 from inboxflow.clock import FakeClock
+from inboxflow.dev.cli.local import sample_inbox
 from inboxflow.envelope import Envelope
 from inboxflow.mail import TRACE_HEADER, load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore

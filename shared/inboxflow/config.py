@@ -140,10 +140,12 @@ class InboxflowConfig(_Strict):
     Attributes:
         routing: the routing rules.
         profiles: agent profiles that rules may name.
+        graphs: each graph's settings by graph name, validated by its ``settings_model``.
     """
 
     routing: RoutingConfig = Field(default_factory=RoutingConfig)
     profiles: list[ProfileConfig] = Field(default_factory=list)
+    graphs: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     _source: str | None = PrivateAttr(default=None)
 
@@ -164,6 +166,10 @@ class InboxflowConfig(_Strict):
                 ]
         ordered += [(f"routing.rules[{i}]", rule) for i, rule in enumerate(self.routing.rules)]
         return ordered
+
+    def graph_settings(self, name: str) -> dict[str, Any]:
+        """The settings ``inboxflow.yaml`` gives graph ``name`` (empty when it gives none)."""
+        return dict(self.graphs.get(name) or {})
 
     def profile_names(self) -> list[str]:
         """The declared profiles' names."""
@@ -241,6 +247,23 @@ def parse_config(
 
 
 def _check_references(config: InboxflowConfig, graphs: Mapping[str, Graph], source: str) -> None:
+    for name, values in config.graphs.items():
+        graph = graphs.get(name)
+        if graph is None:
+            raise ConfigError(
+                f"{source}: graphs.{name}: unknown graph; graphs: {', '.join(sorted(graphs))}"
+            )
+        if graph.settings_model is None:
+            if values:
+                raise ConfigError(f"{source}: graphs.{name}: this graph takes no settings")
+            continue
+        try:
+            graph.settings_model.model_validate(values or {})
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(part) for part in err["loc"]) or "(settings)"
+            more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+            raise ConfigError(f"{source}: graphs.{name}.{field}: {err['msg']}{more}") from None
     profiles = config.profile_names()
     seen_profiles: set[str] = set()
     for index, name in enumerate(profiles):

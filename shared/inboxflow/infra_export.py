@@ -421,13 +421,16 @@ def write_graph_tfvars(
 
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 _SKIP_PARTS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+_DEV_ONLY = {"dev"}
+"""Top-level folders of the package that are never deployed."""
 
 
 def source_archive_members(root: Path = REPO_ROOT) -> list[tuple[str, Path]]:
     """``(name in archive, file on disk)`` for the deployable source, sorted.
 
     The archive root holds ``main.py`` (from ``functions/``), the
-    ``inboxflow`` package, ``requirements.txt`` (the layout Cloud Functions'
+    ``inboxflow`` package without its development tooling (``inboxflow/dev/``:
+    the CLI, the emulated cloud, the API doubles), ``requirements.txt`` (the layout Cloud Functions'
     Python buildpack expects) and ``inboxflow.yaml`` (the routing rules,
     found next to the package).
     """
@@ -438,9 +441,14 @@ def source_archive_members(root: Path = REPO_ROOT) -> list[tuple[str, Path]]:
     ]
     package = root / "shared" / "inboxflow"
     for path in sorted(package.rglob("*")):
-        skipped = _SKIP_PARTS.intersection(path.parts) or path.suffix in {".pyc", ".pyo"}
+        relative = path.relative_to(package)
+        skipped = (
+            _SKIP_PARTS.intersection(path.parts)
+            or path.suffix in {".pyc", ".pyo"}
+            or relative.parts[0] in _DEV_ONLY
+        )
         if path.is_file() and not skipped:
-            members.append((f"inboxflow/{path.relative_to(package).as_posix()}", path))
+            members.append((f"inboxflow/{relative.as_posix()}", path))
     for name, path in members:
         if not path.is_file():
             raise FileNotFoundError(f"source archive member {name} is missing: {path}")

@@ -27,6 +27,7 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from .approvals.service import ApprovalService
+    from .config import InboxflowConfig
     from .graph import Graph
     from .pipeline.settings import PipelineSettings
     from .ports.gmail_reader import GmailReader
@@ -54,6 +55,7 @@ class Services:
         workspace: the mailbox and calendar (Gmail or the embedded one).
         tasks: the deadline task queue (built on first use).
         pipeline_settings: the pipeline graph's settings.
+        config: ``inboxflow.yaml`` (routing rules, profiles, graph settings), validated.
         approvals: the approval service (set by ``build_runtime``).
         extras: anything else a test or graph wires in, by name.
     """
@@ -68,6 +70,7 @@ class Services:
     workspace: Workspace
     tasks: TaskQueue
     pipeline_settings: PipelineSettings
+    config: InboxflowConfig
     approvals: ApprovalService | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
@@ -183,11 +186,16 @@ def build_services(
         **overrides: ready-made parts by ``Services`` field name (``store``,
             ``workspace``, ``llm``, ...); other names land in ``extras``.
     """
+    from .config import load_config
+    from .graphs import graph_registry
     from .pipeline.settings import PipelineSettings
 
     settings = settings or Settings.from_env()
     clock = clock or SystemClock()
     given = {name: overrides.pop(name) for name in list(overrides) if name in _FIELDS}
+    config = given.get("config")
+    if config is None:
+        config = load_config(graphs=graph_registry(settings.environ), environ=settings.environ)
     # ``is None``, not ``or``: an empty in-process bus is falsy (it has a length).
     store = given.get("store")
     store = make_store(settings) if store is None else store
@@ -198,9 +206,11 @@ def build_services(
         "vectors": store.vector_index,
         "workspace": lambda: make_workspace(settings, store, clock),
         "tasks": lambda: LazyTaskQueue(lambda: make_task_queue(settings, store)),
-        "pipeline_settings": lambda: PipelineSettings.from_env(settings.environ),
+        "pipeline_settings": lambda: PipelineSettings.from_env(
+            settings.environ, base=config.graph_settings("pipeline")
+        ),
     }
-    parts: dict[str, Any] = {"settings": settings, "clock": clock, "store": store}
+    parts: dict[str, Any] = {"settings": settings, "clock": clock, "store": store, "config": config}
     for name, build in defaults.items():
         part = given.get(name)
         parts[name] = build() if part is None else part

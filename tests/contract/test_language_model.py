@@ -16,7 +16,7 @@ from tests.pipeline_harness import build, sample_emails
 
 from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPolicy
 from inboxflow.adapters.offline_llm import OfflineModel
-from inboxflow.doubles.gemini_api import known_tasks, start_gemini_double
+from inboxflow.dev.doubles.gemini_api import known_tasks, start_gemini_double
 from inboxflow.ports.llm import LanguageModel, LLMTask, LLMUsage, Out
 
 PIPELINE_TASKS = {"classify_intent", "decide_tools", "generate_response"}

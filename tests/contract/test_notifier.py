@@ -19,7 +19,7 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.approvals.service import ApprovalConfig
 from inboxflow.clock import FakeClock
 from inboxflow.context import EffectJournal
-from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.ports.notifier import Notifier
 
 MAILBOX = "maya.chen@brightlane.io"

@@ -15,7 +15,7 @@ import pytest
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
-from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.mail import TRACE_HEADER
 from inboxflow.ports.workspace import Workspace, trace_message_id
 from inboxflow.workspace import seed_workspace

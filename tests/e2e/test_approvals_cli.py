@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from inboxflow.emulators import free_port
+from inboxflow.dev.emulators import free_port
 from tests.e2e.test_cli import CLI, SAMPLES, run_cli
 
 LINK = re.compile(r"(https?://[^\s/]+)/a/[A-Za-z0-9_-]+\?t=[A-Za-z0-9_-]+")

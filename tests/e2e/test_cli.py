@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from inboxflow import emulators
+from inboxflow.dev import emulators
 
-CLI = [sys.executable, "-c", "from inboxflow.cli import main; main()"]
+CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "inboxflow" / "samples" / "inbox"
 
 

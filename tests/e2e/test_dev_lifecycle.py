@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from inboxflow import emulators
+from inboxflow.dev import emulators
 from tests.e2e.test_cli import CLI, run_cli
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
@@ -158,7 +158,7 @@ def test_without_a_log_dir_emulator_logs_go_with_the_process_that_started_them(
     if emulators.available()[emulators.TASKS] is not True:
         pytest.skip("the Cloud Tasks emulator is not installed")
     script = (
-        "from inboxflow import emulators\n"
+        "from inboxflow.dev import emulators\n"
         "e = emulators.start_tasks()\n"
         "print(e.log_path, flush=True)\n"
         "e.stop()\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from inboxflow import emulators
+from inboxflow.dev import emulators
 from tests.e2e.test_cli import CLI, SAMPLES, run_cli
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]

@@ -11,7 +11,7 @@ import pytest
 
 from inboxflow.knowledge import sample_kb_paths
 
-CLI = [sys.executable, "-c", "from inboxflow.cli import main; main()"]
+CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
 
 
 def kb(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:

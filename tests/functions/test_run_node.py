@@ -11,7 +11,7 @@ from cloudevents.http import CloudEvent
 from functions_framework import create_app
 
 from inboxflow import entry
-from inboxflow.cli.local import sample_inbox
+from inboxflow.dev.cli.local import sample_inbox
 from inboxflow.mail import load_email_file
 from inboxflow.workspace import seed_workspace
 

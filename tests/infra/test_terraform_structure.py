@@ -370,6 +370,9 @@ def test_task_environment_names_the_queue_invoker_and_audience(infra) -> None:
     assert env["INBOXFLOW_TASKS_AUDIENCE"] == env["INBOXFLOW_APPROVAL_URL"]
     assert env["INBOXFLOW_APPROVAL_URL"] == "${local.approval_url}"
     assert "cloudfunctions.net" in infra.root.locals["approval_url"]
+    # Reviewer emails (with their links) can go out from a dedicated notifier address.
+    assert env["INBOXFLOW_NOTIFY_FROM"] == "${var.notify_from}"
+    assert infra.root.variables["notify_from"]["default"] == ""
 
 
 def test_publish_grants_follow_entry_and_resume_topics(infra) -> None:

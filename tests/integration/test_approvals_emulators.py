@@ -13,9 +13,10 @@ import pytest
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.clock import FakeClock
 from inboxflow.envelope import Envelope
-from inboxflow.runtime import Runtime, payload_hash
+from inboxflow.runtime import payload_hash
 from tests.approval_harness import REVIEWERS, Harness
 from tests.pipeline_harness import mailbox_writes
+from tests.runtimes import runtime_for
 
 pytestmark = pytest.mark.emulator
 
@@ -120,9 +121,7 @@ def test_resume_is_published_on_pubsub(pubsub_env: str, tmp_path: Path) -> None:
     admin = PubSubAdmin()
     topic = topic_name("pipeline", "dispatch")
     admin.ensure_pull_subscription("dispatch-test", topic, ordered=True)
-    cloud = Runtime(
-        graphs=h.runtime.graphs, store=h.store, bus=PubSubBus(), llm=h.runtime.llm, clock=h.clock
-    )
+    cloud = runtime_for(tmp_path, store=h.store, bus=PubSubBus(), clock=h.clock)
     h.service.resume = cloud.resume
     edited = "Refund done. Maya"
     h.service.decide(approval.approval_id, links[0].token, "approve", {"draft": edited})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.notifiers import GmailNotifier
-from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.mail import TRACE_HEADER
 from tests.approval_harness import LINK, REVIEWERS, Harness
 

@@ -14,9 +14,9 @@ import pytest
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from inboxflow.cli.local import sample_inbox
 from inboxflow.clock import FakeClock
-from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.dev.cli.local import sample_inbox
+from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.mail import TRACE_HEADER, Email, bare_subject, load_email_file
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import Runtime

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from bench.ingest_burst import run_burst
 
-from inboxflow.devcloud import DevCloud
+from inboxflow.dev.devcloud import DevCloud
+from inboxflow.dev.gmail import deliver
 from inboxflow.ingest.claims import message_trace_id
-from inboxflow.ingest.dev_gmail import deliver
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from tests.unit.test_ingest import World, eml, notify_concurrently
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPolicy
-from inboxflow.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
+from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
 from inboxflow.runtime import Runtime
 from tests.pipeline_harness import build, sample_emails
 
@@ -109,7 +109,7 @@ def test_gemini_outage_sends_that_trace_to_review_with_the_reason(tmp_path, doub
 
 
 def test_demo_with_gemini_double_runs_through_google_genai(tmp_path, monkeypatch):
-    from inboxflow.cli import app
+    from inboxflow.dev.cli import app
 
     monkeypatch.setenv("COLUMNS", "200")
 

@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
-from inboxflow.cli.local import sample_inbox
-from inboxflow.devcloud import DevCloud
+from inboxflow.dev.cli.local import sample_inbox
+from inboxflow.dev.devcloud import DevCloud
 from inboxflow.envelope import Envelope
 from inboxflow.graphs import get_graph
 from inboxflow.mail import load_email_file

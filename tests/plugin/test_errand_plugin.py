@@ -146,7 +146,7 @@ def test_inboxflow_traces_shows_its_traces(plugin: None, tmp_path: Path) -> None
 def test_it_runs_as_separate_functions_on_the_emulators(
     plugin: None, firestore_emulator, pubsub_emulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inboxflow.devcloud import DevCloud
+    from inboxflow.dev.devcloud import DevCloud
 
     project = f"plug-{uuid.uuid4().hex[:10]}"
     env = {

@@ -96,7 +96,7 @@ def test_a_chunked_body_under_the_limit_is_read(approve_app: Any) -> None:
 
 
 def test_framework_answers_carry_the_security_headers(approve_app: Any) -> None:
-    from inboxflow.cli.approvals import approval_app
+    from inboxflow.dev.cli.approvals import approval_app
 
     for response in (
         approve_app.test_client().get("/robots.txt"),  # functions-framework's own 404
@@ -141,7 +141,7 @@ def test_the_servers_own_414_carries_the_security_headers() -> None:
     from werkzeug.serving import make_server
 
     from inboxflow.approvals.headers import hardened_request_handler
-    from inboxflow.cli.approvals import approval_app
+    from inboxflow.dev.cli.approvals import approval_app
 
     server = make_server(
         "127.0.0.1", 0, approval_app(), threaded=True, request_handler=hardened_request_handler()

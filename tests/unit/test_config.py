@@ -339,3 +339,48 @@ def test_the_shipped_file_validates_and_is_in_the_source_archive() -> None:
     assert config.routing.rules == []
     names = dict(source_archive_members())
     assert names["inboxflow.yaml"] == REPO_ROOT / "inboxflow.yaml"
+
+
+# --- graph settings --------------------------------------------------------------------
+
+
+def test_graph_settings_are_validated_by_the_graphs_settings_model() -> None:
+    from inboxflow.graphs import graph_registry
+
+    graphs = graph_registry()
+    config = parse_config(
+        {"graphs": {"pipeline": {"auto_send": True, "reviewers": ["a@b.test"]}}}, graphs
+    )
+    assert config.graph_settings("pipeline") == {"auto_send": True, "reviewers": ["a@b.test"]}
+    with pytest.raises(
+        ConfigError, match=r"^inboxflow.yaml: graphs.pipeline.reviewers: .*not an email address"
+    ):
+        parse_config({"graphs": {"pipeline": {"reviewers": ["nobody"]}}}, graphs)
+    with pytest.raises(
+        ConfigError, match=r"graphs.pipeline.auto_sned: Extra inputs are not permitted"
+    ):
+        parse_config({"graphs": {"pipeline": {"auto_sned": True}}}, graphs)
+    with pytest.raises(ConfigError, match=r"graphs.nope: unknown graph; graphs: pipeline"):
+        parse_config({"graphs": {"nope": {}}}, graphs)
+
+
+def test_the_pipeline_takes_its_settings_from_the_config_and_the_environment_on_top(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.runtimes import runtime_for
+
+    path = tmp_path / "inboxflow.yaml"
+    path.write_text(
+        "graphs:\n  pipeline:\n    auto_send: true\n    reviewers: [lead@b.test]\n    calendar_days: 3\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("INBOXFLOW_CONFIG", str(path))
+    settings = runtime_for(tmp_path).services.pipeline_settings
+    assert (settings.auto_send, settings.reviewers, settings.calendar_days) == (
+        True,
+        ("lead@b.test",),
+        3,
+    )
+    monkeypatch.setenv("INBOXFLOW_REVIEWERS", "night@b.test, day@b.test")
+    settings = runtime_for(tmp_path).services.pipeline_settings
+    assert settings.reviewers == ("night@b.test", "day@b.test") and settings.auto_send

@@ -9,8 +9,8 @@ from urllib.error import HTTPError
 
 import pytest
 
-from inboxflow.cli.local import sample_inbox
-from inboxflow.doubles.gemini_api import (
+from inboxflow.dev.cli.local import sample_inbox
+from inboxflow.dev.doubles.gemini_api import (
     GeminiDouble,
     GenerateCall,
     Reply,

@@ -9,7 +9,7 @@ import pytest
 
 from inboxflow.adapters.gemini_embedder import EmbeddingFailed, GeminiEmbedder
 from inboxflow.adapters.gemini_llm import GeminiSettings, RetryPolicy
-from inboxflow.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
+from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
 from inboxflow.ports.embeddings import EMBEDDING_DIMENSIONS
 
 

@@ -17,8 +17,8 @@ from inboxflow.adapters.gemini_llm import (
     SchemaMismatch,
     parse_answer,
 )
-from inboxflow.cli.local import sample_inbox
-from inboxflow.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
+from inboxflow.dev.cli.local import sample_inbox
+from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
 from inboxflow.mail import email_from_json, load_email_file, prompt_fields
 from inboxflow.pipeline.nodes.classify import CLASSIFY_INTENT, IntentAnswer, classify_offline
 from inboxflow.ports.llm import LLMFailed

@@ -16,14 +16,15 @@ from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.context import NodeContext
-from inboxflow.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
+from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
 from inboxflow.errors import RetryableError
 from inboxflow.graph import END, Graph, Node, Step
 from inboxflow.mail import email_from_json, prompt_fields
 from inboxflow.pipeline.nodes.classify import CLASSIFY_INTENT
 from inboxflow.ports.llm import LanguageModel
-from inboxflow.runtime import Runtime, RuntimeOptions
+from inboxflow.runtime import Runtime
 from inboxflow.tools import Tool, ToolRegistry
+from tests.runtimes import runtime_for
 
 
 class AskState(BaseModel):
@@ -96,15 +97,14 @@ def double() -> Iterator[GeminiDouble]:
 def runtime_with(tmp_path: Path, llm: LanguageModel) -> tuple[Runtime, InProcessBus]:
     clock = FakeClock()
     bus = InProcessBus(clock=clock)
-    runtime = Runtime(
+    runtime = runtime_for(
+        tmp_path,
+        clock=clock,
         graphs={"ask": GRAPH, "tools": TOOLS_GRAPH},
         store=SqliteCheckpointStore(tmp_path / "ask.db"),
         bus=bus,
         llm=llm,
-        clock=clock,
-        options=RuntimeOptions(retry_base_s=0.01),
     )
-    bus.handler = runtime.handle_message
     return runtime, bus
 
 

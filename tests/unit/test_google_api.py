@@ -24,8 +24,8 @@ from inboxflow.adapters.google_api import (
 from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from inboxflow.doubles.errors import ApiError
-from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.dev.doubles.errors import ApiError
+from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.errors import RetryableError
 from inboxflow.ports.gmail_reader import GmailError
 

@@ -17,7 +17,7 @@ from googleapiclient.discovery import build
 from googleapiclient.errors import HttpError
 
 from inboxflow.clock import FakeClock
-from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.dev.doubles.google_api import GoogleApiDouble
 
 BOX = "maya.chen@brightlane.io"
 
@@ -375,7 +375,7 @@ def test_freebusy_merges_and_clips_busy_time(double: GoogleApiDouble) -> None:
 
 def test_runs_as_a_process_for_dev_and_functions_framework() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "inboxflow.doubles.google_api", "--port", "0", "--seed"],
+        [sys.executable, "-m", "inboxflow.dev.doubles.google_api", "--port", "0", "--seed"],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -16,7 +16,7 @@ from functions_framework import create_app
 
 from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
 from inboxflow.clock import SystemClock
-from inboxflow.doubles.google_api import GoogleApiDouble
+from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.errors import RetryableError
 from inboxflow.ingest import entry as ingest_entry
 from inboxflow.ingest.claims import message_trace_id

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from inboxflow.cli.local import embedded_runtime, process
-from inboxflow.routing import RouteDecision
+from inboxflow.dev.cli.local import embedded_runtime, process
 from inboxflow.mail import load_email_file, sample_inbox_paths
+from inboxflow.routing import RouteDecision
 
 
 def test_every_sample_arrived_before_now_and_before_its_review_deadline(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ import pytest
 from pydantic import BaseModel
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
-from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.errors import RejectedEnvelope
@@ -20,6 +19,7 @@ from inboxflow.ports.checkpoint import TraceRoute
 from inboxflow.routing import RouteDecision
 from inboxflow.runtime import Runtime
 from inboxflow.start import start_email_trace
+from tests.runtimes import runtime_for
 
 RAN: list[str] = []
 
@@ -55,15 +55,13 @@ NOTES = Graph.build(
 @pytest.fixture
 def runtime(tmp_path: Path) -> Runtime:
     clock = FakeClock()
-    bus = InProcessBus(clock=clock)
-    built = Runtime(
+    built = runtime_for(
+        tmp_path,
+        clock=clock,
         graphs={"notes": NOTES},
         store=SqliteCheckpointStore(tmp_path / "start.db"),
-        bus=bus,
-        llm=OfflineModel(),
-        clock=clock,
+        bus=InProcessBus(clock=clock),
     )
-    bus.handler = built.handle_message
     RAN.clear()
     return built
 

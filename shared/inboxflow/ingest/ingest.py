@@ -165,6 +165,9 @@ class Ingestor:
         config: InboxflowConfig | None = None,
     ) -> None:
         self.runtime = runtime
+        if config is None:
+            services = runtime.services
+            config = services.get("config") if hasattr(services, "get") else None
         self.config = config if config is not None else load_config(graphs=runtime.graphs)
         self.store = runtime.store
         self.clock = runtime.clock

@@ -25,6 +25,7 @@ from .nodes.execute_tools import execute_tools
 from .nodes.generate import generate
 from .nodes.retrieve import retrieve
 from .nodes.review import review
+from .settings import PipelineSettings
 from .state import PipelineState
 from .summary import initial_state, summary
 from .tools import pipeline_tools
@@ -117,4 +118,5 @@ PIPELINE = Graph.build(
     pause_kinds=[APPROVE_DRAFT_KIND],
     initial_state=initial_state,
     summary=summary,
+    settings_model=PipelineSettings,
 )

@@ -1,24 +1,26 @@
 """Pipeline settings: who reviews drafts, whether auto-dispatch may send.
 
-The composition root (``inboxflow.services``) reads them once into
-``ctx.services["pipeline_settings"]``; a context built without them (a unit
-test's) gets the defaults below.
+Set in ``inboxflow.yaml`` under ``graphs.pipeline`` (validated at start-up),
+overridden per deployment by the environment (``INBOXFLOW_REVIEWERS``,
+``INBOXFLOW_AUTO_SEND``, ...). The composition root (``inboxflow.services``)
+reads them once into ``ctx.services["pipeline_settings"]``; a context built
+without them (a unit test's) gets the defaults below.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..graph import TimeoutPolicy
 
 AUTO_DISPATCH_CONFIDENCE = 0.8
 
 
-@dataclass(frozen=True)
-class PipelineSettings:
+class PipelineSettings(BaseModel):
     """Tunables of the email pipeline.
 
     Attributes:
@@ -32,37 +34,64 @@ class PipelineSettings:
         calendar_days: business days ``check_calendar`` looks ahead.
     """
 
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     reviewers: tuple[str, ...] = ()
     auto_send: bool = False
-    approval_deadline_s: float = 24 * 3600
+    approval_deadline_s: float = Field(default=24 * 3600, gt=0)
     approval_on_timeout: TimeoutPolicy = "needs_review"
     escalate_to: tuple[str, ...] = ()
-    calendar_days: int = 5
+    calendar_days: int = Field(default=5, ge=1, le=30)
+
+    @field_validator("reviewers", "escalate_to")
+    @classmethod
+    def _addresses_only(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for address in value:
+            if "@" not in address or any(c.isspace() for c in address):
+                raise ValueError(f"{address!r} is not an email address")
+        return value
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> PipelineSettings:
-        """Settings from ``environ`` (default ``os.environ``).
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, base: Mapping[str, Any] | None = None
+    ) -> PipelineSettings:
+        """``base`` (the ``inboxflow.yaml`` values), with what ``environ`` sets on top.
 
         ``INBOXFLOW_REVIEWERS`` and ``INBOXFLOW_ESCALATE_TO`` (comma-separated),
         ``INBOXFLOW_AUTO_SEND``, ``INBOXFLOW_APPROVAL_DEADLINE_S``, ``INBOXFLOW_APPROVAL_ON_TIMEOUT``.
+
+        Raises:
+            ValueError: a value is not valid (the message names the variable).
         """
         env = os.environ if environ is None else environ
-        policy = env.get("INBOXFLOW_APPROVAL_ON_TIMEOUT", "needs_review")
-        if policy not in ("needs_review", "reject", "escalate"):
-            raise ValueError(
-                f"INBOXFLOW_APPROVAL_ON_TIMEOUT={policy!r}: expected needs_review, reject or escalate"
-            )
-        return cls(
-            reviewers=_addresses(env.get("INBOXFLOW_REVIEWERS", "")),
-            auto_send=env.get("INBOXFLOW_AUTO_SEND", "").lower() in ("1", "true", "yes", "on"),
-            approval_deadline_s=float(env.get("INBOXFLOW_APPROVAL_DEADLINE_S", 24 * 3600)),
-            approval_on_timeout=policy,  # type: ignore[arg-type]
-            escalate_to=_addresses(env.get("INBOXFLOW_ESCALATE_TO", "")),
-        )
+        values: dict[str, Any] = dict(base or {})
+        readers: dict[str, tuple[str, Callable[[str], Any]]] = {
+            "INBOXFLOW_REVIEWERS": ("reviewers", _addresses),
+            "INBOXFLOW_ESCALATE_TO": ("escalate_to", _addresses),
+            "INBOXFLOW_AUTO_SEND": ("auto_send", _flag),
+            "INBOXFLOW_APPROVAL_DEADLINE_S": ("approval_deadline_s", float),
+            "INBOXFLOW_APPROVAL_ON_TIMEOUT": ("approval_on_timeout", str.strip),
+        }
+        for variable, (name, read) in readers.items():
+            raw = env.get(variable)
+            if raw is None or raw == "":
+                continue
+            try:
+                values[name] = read(raw)
+            except ValueError as exc:
+                raise ValueError(f"{variable}={raw!r}: {exc}") from None
+        try:
+            return cls.model_validate(values)
+        except ValueError as exc:
+            raise ValueError(f"pipeline settings: {exc}") from None
 
 
 def _addresses(value: str) -> tuple[str, ...]:
     return tuple(r.strip() for r in value.split(",") if r.strip())
+
+
+def _flag(value: str) -> bool:
+    return value.strip().lower() in ("1", "true", "yes", "on")
 
 
 def pipeline_settings(services: Any) -> PipelineSettings:

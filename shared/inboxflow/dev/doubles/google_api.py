@@ -14,7 +14,7 @@ insert, freebusy.query. Errors come in Google's JSON format.
 Test hooks (Python API): ``deliver``, ``expire_history``, ``fail_next``,
 ``on_notify``, ``messages``, ``drafts``, ``events``, ``history_id``,
 ``seed_from_workspace_json``. Run it as a process with
-``python -m inboxflow.doubles.google_api --port N [--seed]``.
+``python -m inboxflow.dev.doubles.google_api --port N [--seed]``.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from werkzeug.routing import Map, Rule
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
-from .calendar_api import CalendarState, public
-from .errors import ApiError
-from .gmail_api import GmailState, Notification, b64url_decode, render_message
+from inboxflow.dev.doubles.calendar_api import CalendarState, public
+from inboxflow.dev.doubles.errors import ApiError
+from inboxflow.dev.doubles.gmail_api import GmailState, Notification, b64url_decode, render_message
 
 log = logging.getLogger(__name__)
 
@@ -373,7 +373,7 @@ class GoogleApiDouble:
         Returns:
             How many contacts and events were loaded.
         """
-        from ..workspace import load_seed, seed_event_times
+        from inboxflow.workspace import load_seed, seed_event_times
 
         seed = load_seed() if path is None else json.loads(Path(path).read_text("utf-8"))
         contacts = seed.get("contacts", [])
@@ -429,7 +429,7 @@ class _QuietHandler(WSGIRequestHandler):
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m inboxflow.doubles.google_api --port N [--seed [FILE]] [--mailbox ADDR]``."""
+    """``python -m inboxflow.dev.doubles.google_api --port N [--seed [FILE]] [--mailbox ADDR]``."""
     parser = argparse.ArgumentParser(description="Gmail v1 + Calendar v3 double on loopback")
     parser.add_argument("--port", type=int, default=0, help="port (0: a free one)")
     parser.add_argument(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import approvals, dev, graphs, inspect, kb, local, mailbox, route
+from inboxflow.dev.cli import approvals, dev, graphs, inspect, kb, local, mailbox, route
 
 app = typer.Typer(
     name="inboxflow",
@@ -39,7 +39,7 @@ def infra_export(
     ),
 ) -> None:
     """Write infra/graph.auto.tfvars.json from the graphs declared in code."""
-    from ..infra_export import write_graph_tfvars
+    from inboxflow.infra_export import write_graph_tfvars
 
     written = write_graph_tfvars(path)
     typer.echo(f"wrote {written}")

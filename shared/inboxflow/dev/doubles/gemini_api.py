@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..ports.llm import LLMTask
+from inboxflow.ports.llm import LLMTask
 
 DOUBLE_API_KEY = "double-key"
 
@@ -169,7 +169,7 @@ class RecordedRequest:
 
 def known_tasks() -> list[LLMTask[Any]]:
     """Every ``LLMTask`` the deployed graphs define (found in their loaded modules)."""
-    from ..graphs import graph_registry
+    from inboxflow.graphs import graph_registry
 
     graph_registry()
     found: dict[str, LLMTask[Any]] = {}
@@ -206,7 +206,7 @@ def template_pattern(template: str) -> re.Pattern[str]:
 
 def _derived_inputs(fields: Mapping[str, str]) -> dict[str, str]:
     """Inputs the heuristics read that prompts show only in another form."""
-    from ..mail import bare_subject
+    from inboxflow.mail import bare_subject
 
     derived: dict[str, str] = {}
     if "sender" in fields:

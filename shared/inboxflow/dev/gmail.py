@@ -1,7 +1,7 @@
 """The Gmail double as ``inboxflow dev`` runs it: a process that relays watch
 notifications to the Pub/Sub emulator, as Gmail publishes them to the watch topic.
 
-``python -m inboxflow.ingest.dev_gmail --port N --topic projects/P/topics/T [--seed]``
+``python -m inboxflow.dev.gmail --port N --topic projects/P/topics/T [--seed]``
 serves the Gmail v1 + Calendar v3 double (``doubles.google_api``) and, for
 every change of a watched mailbox, publishes ``{emailAddress, historyId}`` to
 the topic (on ``PUBSUB_EMULATOR_HOST``). One
@@ -22,7 +22,7 @@ from typing import Any
 DELIVER_PATH = "/__inboxflow/deliver"
 MAX_DELIVER_BYTES = 25 * 1024 * 1024
 
-log = logging.getLogger("inboxflow.dev_gmail")
+log = logging.getLogger("inboxflow.dev.gmail")
 
 
 class PubSubRelay:
@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Serve the double with the Pub/Sub relay until interrupted."""
     from werkzeug.serving import make_server
 
-    from ..doubles.google_api import GoogleApiDouble
+    from inboxflow.dev.doubles.google_api import GoogleApiDouble
 
     parser = argparse.ArgumentParser(description="Gmail double relaying notifications to Pub/Sub")
     parser.add_argument("--port", type=int, default=0)

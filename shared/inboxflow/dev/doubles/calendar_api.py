@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from .errors import ApiError
+from inboxflow.dev.doubles.errors import ApiError
 
 EVENT_ID = re.compile(r"[a-v0-9]{5,1024}")
 """Client-chosen event ids: base32hex characters, 5 to 1024 of them."""

@@ -3,7 +3,7 @@
 One functions-framework server per graph node (each with its own
 ``INBOXFLOW_NODE``), Pub/Sub emulator topics with push subscriptions to those
 servers, state in the Firestore emulator. With Gmail on: the Gmail double
-(``ingest.dev_gmail``) relaying watch notifications to the ``inboxflow-gmail``
+(``dev.gmail``) relaying watch notifications to the ``inboxflow-gmail``
 topic, whose push subscription feeds the ``ingest`` function; the ``approve``
 function. Every process runs in its own process group (journaled by
 ``process_groups`` during ``inboxflow dev``) and logs to a file under
@@ -23,12 +23,12 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import process_groups
-from .emulators import free_port, log_file
-from .graph import Graph
-from .naming import node_id
+from inboxflow.dev import process_groups
+from inboxflow.dev.emulators import free_port, log_file
+from inboxflow.graph import Graph
+from inboxflow.naming import node_id
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 FUNCTIONS_SOURCE = REPO_ROOT / "functions" / "main.py"
 GMAIL_TOPIC = "inboxflow-gmail"
 INGEST = "ingest"
@@ -153,7 +153,7 @@ def start_function(
 
 @dataclass
 class GmailDouble:
-    """The Gmail double process (``ingest.dev_gmail``)."""
+    """The Gmail double process (``dev.gmail``)."""
 
     port: int
     process: subprocess.Popen[bytes]
@@ -179,7 +179,7 @@ def start_gmail_double(
     """Start the Gmail double relaying notifications of watched mailboxes to ``topic``."""
     port = free_port()
     log_path = log_file(log_dir, "gmail")
-    command = [sys.executable, "-m", "inboxflow.ingest.dev_gmail", "--port", str(port)]
+    command = [sys.executable, "-m", "inboxflow.dev.gmail", "--port", str(port)]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [*command, "--topic", topic, "--seed"],
@@ -204,7 +204,7 @@ def start_gmail_double(
 
 def dev_mailbox() -> str:
     """The mailbox ``inboxflow dev`` watches: the owner in the bundled workspace seed."""
-    from .workspace import load_seed
+    from inboxflow.workspace import load_seed
 
     return str(load_seed()["contacts"][0]["email"]).lower()
 
@@ -243,7 +243,7 @@ class DevCloud:
         then ``ingest`` behind a push subscription on ``inboxflow-gmail``, and
         the watch of ``dev_mailbox()``. With ``approve``: the approval function.
         """
-        from .adapters.pubsub_bus import PubSubAdmin
+        from inboxflow.adapters.pubsub_bus import PubSubAdmin
 
         with_gmail = self.gmail
         logs = self.log_dir
@@ -293,12 +293,12 @@ class DevCloud:
 
     def watch_dev_mailbox(self) -> str:
         """Register ``dev_mailbox()`` and watch it (its cursor starts at the double's history id)."""
-        from .adapters.google_gmail_reader import GoogleApiGmailReader
-        from .clock import SystemClock
-        from .ingest.mailboxes import MailboxRegistry
-        from .ingest.watch import renew_watches
-        from .services import make_store
-        from .settings import Settings
+        from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
+        from inboxflow.clock import SystemClock
+        from inboxflow.ingest.mailboxes import MailboxRegistry
+        from inboxflow.ingest.watch import renew_watches
+        from inboxflow.services import make_store
+        from inboxflow.settings import Settings
 
         assert self.gmail_double is not None
         address = dev_mailbox()

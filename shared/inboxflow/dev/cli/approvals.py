@@ -16,8 +16,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..runtime import Runtime
-from .options import dev_option, home_option, use_home
+from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.runtime import Runtime
 
 DEFAULT_PORT = 8088
 
@@ -27,8 +27,8 @@ SERVE_FILE = "serve.json"
 
 
 def _runtime(home: Path, dev: bool = False) -> Runtime:
-    from ..entry import runtime
-    from ..settings import Settings
+    from inboxflow.entry import runtime
+    from inboxflow.settings import Settings
 
     use_home(home, dev)
     Settings.from_env()  # fail early on bad settings
@@ -37,7 +37,7 @@ def _runtime(home: Path, dev: bool = False) -> Runtime:
 
 def serving_url(home: Path) -> str | None:
     """The URL of the ``inboxflow serve`` running on ``home``, or None (none runs, or it died)."""
-    from .. import process_groups
+    from inboxflow.dev import process_groups
 
     try:
         record = json.loads((home / SERVE_FILE).read_text())
@@ -58,7 +58,7 @@ def pending_links(rt: Runtime, reviewer: str | None = None) -> list[dict[str, An
     Minting a link stores a new token's hash; earlier links stay valid until
     used or expired.
     """
-    from ..approvals.service import ApprovalService
+    from inboxflow.approvals.service import ApprovalService
 
     service: ApprovalService = rt.services["approvals"]
     rows = []
@@ -115,8 +115,8 @@ def serve(
     home: Path = home_option(),
 ) -> None:
     """Run the approval function locally (and fire due deadline tasks of the embedded queue)."""
-    from ..approvals.headers import hardened_request_handler
-    from ..approvals.logs import redact_access_logs
+    from inboxflow.approvals.headers import hardened_request_handler
+    from inboxflow.approvals.logs import redact_access_logs
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     redact_access_logs()  # the request log would otherwise show each link's token
@@ -161,8 +161,8 @@ def approval_app() -> Any:
     """The approval function's handler in a Flask app, as functions-framework wraps ``approve``."""
     from flask import Flask, request
 
-    from ..approvals.app import install_hardening
-    from ..entry import handle_approval_request
+    from inboxflow.approvals.app import install_hardening
+    from inboxflow.entry import handle_approval_request
 
     app = Flask("inboxflow-approve")
     install_hardening(app)
@@ -178,7 +178,7 @@ def approval_app() -> Any:
 
 def fire_due_tasks_in_background(rt: Runtime, stop: threading.Event, every_s: float = 1.0) -> None:
     """On the embedded task queue, POST due tasks to their URLs, as Cloud Tasks would."""
-    from ..adapters.sqlite_tasks import SqliteTaskQueue, post_json
+    from inboxflow.adapters.sqlite_tasks import SqliteTaskQueue, post_json
 
     queue = rt.services["approvals"].tasks.queue
     if not isinstance(queue, SqliteTaskQueue):

@@ -24,13 +24,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .. import process_groups
-from ..settings import Settings
-from .options import DEFAULT_HOME, home_option
+from inboxflow.dev import process_groups
+from inboxflow.dev.cli.options import DEFAULT_HOME, home_option
+from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
-    from ..mail import Email
-    from ..ports.checkpoint import CheckpointStore
+    from inboxflow.mail import Email
+    from inboxflow.ports.checkpoint import CheckpointStore
 
 STATE_FILE = "dev.json"
 LOG_DIR = "logs"
@@ -60,7 +60,7 @@ def dev(
     Ctrl-C, SIGTERM and SIGHUP stop every process it started; a run killed
     outright (SIGKILL) leaves them, and the next ``dev`` on the same home stops them.
     """
-    from .. import emulators
+    from inboxflow.dev import emulators
 
     console = Console()
     try:
@@ -102,9 +102,9 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> None:
-    from .. import emulators
-    from ..devcloud import DevCloud
-    from ..graphs import all_graphs
+    from inboxflow.dev import emulators
+    from inboxflow.dev.devcloud import DevCloud
+    from inboxflow.graphs import all_graphs
 
     project = Settings.from_env().project
     logs = home / LOG_DIR
@@ -129,7 +129,7 @@ def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> N
             env["INBOXFLOW_TASKS"] = "cloudtasks"
         os.environ.update(env)
         if env.get("INBOXFLOW_TASKS") == "cloudtasks":
-            from ..adapters.cloud_tasks import CloudTasksQueue
+            from inboxflow.adapters.cloud_tasks import CloudTasksQueue
 
             CloudTasksQueue(project=project).ensure_queue()  # the approval deadlines' queue
         _seed(project)
@@ -171,8 +171,8 @@ def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> N
 
 
 def _seed(project: str) -> None:
-    from ..services import make_store
-    from ..workspace import seed_workspace
+    from inboxflow.services import make_store
+    from inboxflow.workspace import seed_workspace
 
     settings = Settings.from_env()
     store = make_store(settings)
@@ -208,8 +208,8 @@ def _show(console: Console, started: list, cloud) -> None:
 
 
 def _watch(console: Console, project: str, exit_after: float) -> None:
-    from ..cli.render import route_of
-    from ..services import make_store
+    from inboxflow.dev.cli.render import route_of
+    from inboxflow.services import make_store
 
     store = make_store(Settings.from_env())
     seen: dict[str, tuple[int, str]] = {}
@@ -268,9 +268,9 @@ def send(
     ),
 ) -> None:
     """Drop an email into the running emulated cloud (`inboxflow dev`)."""
-    from ..cli.render import summary_row
-    from ..mail import EmailParseError, load_email_file
-    from ..services import build_runtime, make_store
+    from inboxflow.dev.cli.render import summary_row
+    from inboxflow.mail import EmailParseError, load_email_file
+    from inboxflow.services import build_runtime, make_store
 
     console = Console()
     state = dev_state(home)
@@ -288,9 +288,9 @@ def send(
         store = make_store(Settings.from_env())
         trace_id = _ingested(console, store, mailbox, gmail_id, deadline, timeout)
     else:
-        from ..config import ConfigError, load_config
-        from ..routing import route
-        from ..start import start_email_trace
+        from inboxflow.config import ConfigError, load_config
+        from inboxflow.routing import route
+        from inboxflow.start import start_email_trace
 
         runtime = build_runtime(Settings.from_env())
         try:
@@ -329,8 +329,8 @@ def _deliver_to_gmail(
     console: Console, state: dict[str, Any], file: Path, email: Email
 ) -> tuple[str, str]:
     """Deliver ``file`` into the dev mailbox of the Gmail double; returns the mailbox and Gmail id."""
-    from ..ingest.claims import message_trace_id
-    from ..ingest.dev_gmail import deliver
+    from inboxflow.dev.gmail import deliver
+    from inboxflow.ingest.claims import message_trace_id
 
     gmail = state.get("gmail") or {}
     if not gmail.get("url") or not gmail.get("mailbox"):
@@ -369,7 +369,7 @@ def _ingested(
     A decision that starts no trace (blocked, own, skipped, gone, unreadable) is
     printed with its reason at once, and the command ends.
     """
-    from ..ingest.claims import FINISHED, claim_path
+    from inboxflow.ingest.claims import FINISHED, claim_path
 
     claim = store.get(claim_path(mailbox, gmail_id))
     while (claim is None or claim.get("state") not in FINISHED) and time.monotonic() < deadline:

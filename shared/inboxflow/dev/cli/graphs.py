@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..graph import END, Graph, Node
-from ..graphs import graph_registry
+from inboxflow.graph import END, Graph, Node
+from inboxflow.graphs import graph_registry
 
 
 def mermaid(graph: Graph) -> str:

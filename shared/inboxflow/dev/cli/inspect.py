@@ -10,12 +10,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..ports.checkpoint import Filter
-from ..runtime import fold
-from ..services import make_store
-from ..settings import Settings
-from .options import dev_option, home_option, use_home
-from .render import STATUS_STYLE, compact, routed_line, summary_row, trace_table
+from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.render import STATUS_STYLE, compact, routed_line, summary_row, trace_table
+from inboxflow.ports.checkpoint import Filter
+from inboxflow.runtime import fold
+from inboxflow.services import make_store
+from inboxflow.settings import Settings
 
 
 def _when(epoch: float) -> str:
@@ -111,7 +111,7 @@ def traces(
     store = make_store(Settings.from_env())
     where: list[Filter] = [("status", "==", status)] if status else []
     rows = store.list("traces", where=where, order_by="updated_at", descending=True, limit=limit)
-    from ..ports.checkpoint import Checkpoint
+    from inboxflow.ports.checkpoint import Checkpoint
 
     table_rows = [summary_row(store, Checkpoint.model_validate(doc)) for _, doc in rows]
     Console().print(trace_table(table_rows, f"{len(table_rows)} most recent traces"))

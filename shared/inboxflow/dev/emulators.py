@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import process_groups
+from inboxflow.dev import process_groups
 
 FIRESTORE = "firestore"
 PUBSUB = "pubsub"

@@ -10,9 +10,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..ports.checkpoint import CheckpointStore
-from ..settings import Settings
-from .options import dev_option, home_option, use_home
+from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.ports.checkpoint import CheckpointStore
+from inboxflow.settings import Settings
 
 app = typer.Typer(
     help="Watched Gmail mailboxes: add, list, renew their watch.", no_args_is_help=True
@@ -23,7 +23,7 @@ HOME = home_option()
 
 
 def _store(home: Path, dev: bool) -> CheckpointStore:
-    from ..services import make_store
+    from inboxflow.services import make_store
 
     use_home(home, dev)
     return make_store(Settings.from_env())
@@ -39,8 +39,8 @@ def add(
     home: Path = HOME,
 ) -> None:
     """Register a mailbox (or change its graph and settings)."""
-    from ..graphs import graph_registry
-    from ..ingest.mailboxes import MailboxRegistry
+    from inboxflow.graphs import graph_registry
+    from inboxflow.ingest.mailboxes import MailboxRegistry
 
     console = Console()
     if graph not in graph_registry():
@@ -74,7 +74,7 @@ def _when_ms(value: int | None) -> str:
 @app.command("list")
 def list_mailboxes(dev: bool = DEV, home: Path = HOME) -> None:
     """Every registered mailbox with its cursor and watch."""
-    from ..ingest.mailboxes import MailboxRegistry
+    from inboxflow.ingest.mailboxes import MailboxRegistry
 
     store = _store(home, dev)
     try:
@@ -114,9 +114,9 @@ def watch(
     home: Path = HOME,
 ) -> None:
     """Call users.watch now (what the daily renew_watch function does)."""
-    from ..adapters.google_gmail_reader import GoogleApiGmailReader
-    from ..clock import SystemClock
-    from ..ingest.watch import renew_watches
+    from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
+    from inboxflow.clock import SystemClock
+    from inboxflow.ingest.watch import renew_watches
 
     console = Console()
     store = _store(home, dev)

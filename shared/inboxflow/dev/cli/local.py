@@ -17,16 +17,16 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..adapters.inprocess_bus import InProcessBus
-from ..config import ConfigError, InboxflowConfig, load_config
-from ..errors import PermanentError
-from ..graphs import graph_registry
-from ..mail import Email
-from ..routing import RouteDecision, explicit, route
-from ..runtime import Runtime
-from ..settings import Settings
-from ..start import StartedTrace, start_email_trace
-from .render import summary_row, trace_table
+from inboxflow.adapters.inprocess_bus import InProcessBus
+from inboxflow.config import ConfigError, InboxflowConfig, load_config
+from inboxflow.dev.cli.render import summary_row, trace_table
+from inboxflow.errors import PermanentError
+from inboxflow.graphs import graph_registry
+from inboxflow.mail import Email
+from inboxflow.routing import RouteDecision, explicit, route
+from inboxflow.runtime import Runtime
+from inboxflow.settings import Settings
+from inboxflow.start import StartedTrace, start_email_trace
 
 SAMPLE_SUFFIXES = (".eml", ".json")
 
@@ -39,9 +39,9 @@ def sample_inbox() -> list[Path]:
 
 def embedded_runtime(home: Path | None = None) -> Runtime:
     """A runtime on the embedded default whatever the environment says (SQLite, in-process bus)."""
-    from ..knowledge import knowledge_base_for, seed_knowledge
-    from ..services import build_runtime
-    from ..workspace import seed_workspace
+    from inboxflow.knowledge import knowledge_base_for, seed_knowledge
+    from inboxflow.services import build_runtime
+    from inboxflow.workspace import seed_workspace
 
     env = Settings.from_env()
     settings = Settings(
@@ -69,7 +69,7 @@ def process(
     runtime: Runtime, files: list[Path], console: Console, decide: Decide, progress: bool = True
 ) -> list[Processed]:
     """Start one trace per email file (routed by ``decide``) and run each to where it stops."""
-    from ..mail import EmailParseError, load_email_file
+    from inboxflow.mail import EmailParseError, load_email_file
 
     bus = runtime.bus
     assert isinstance(bus, InProcessBus)
@@ -187,7 +187,7 @@ def llm_double(enabled: bool) -> AbstractContextManager[object]:
     """For ``--gemini-double``: a Gemini double and the environment that selects it."""
     if not enabled:
         return nullcontext()
-    from ..doubles.gemini_api import gemini_double_environment
+    from inboxflow.dev.doubles.gemini_api import gemini_double_environment
 
     return gemini_double_environment()
 

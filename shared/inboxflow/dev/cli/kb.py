@@ -20,11 +20,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..settings import Settings
-from .options import dev_option, home_option, use_home
+from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
-    from ..knowledge import KnowledgeBase
+    from inboxflow.knowledge import KnowledgeBase
 
 app = typer.Typer(help="The knowledge base the retrieve node searches.", no_args_is_help=True)
 
@@ -35,8 +35,8 @@ DEV = dev_option()
 @contextmanager
 def _knowledge_base(home: Path, dev: bool) -> Iterator[tuple[KnowledgeBase, str]]:
     """The knowledge base of the configured store, and a description of where it is."""
-    from ..knowledge import KnowledgeBase, default_embedder
-    from ..services import make_store
+    from inboxflow.knowledge import KnowledgeBase, default_embedder
+    from inboxflow.services import make_store
 
     use_home(home, dev)
     settings = Settings.from_env()
@@ -91,7 +91,7 @@ def add(
 @app.command("seed")
 def seed(home: Path = HOME, dev: bool = DEV) -> None:
     """Load the bundled sample knowledge base (matches the sample inbox)."""
-    from ..knowledge import sample_kb_paths
+    from inboxflow.knowledge import sample_kb_paths
 
     add(sample_kb_paths(), home, dev)
 
@@ -128,7 +128,7 @@ def search(
     dev: bool = DEV,
 ) -> None:
     """The knowledge-base chunks nearest to TEXT (cosine distance, nearest first)."""
-    from ..knowledge import excerpt
+    from inboxflow.knowledge import excerpt
 
     console = Console()
     with _knowledge_base(home, dev) as (kb, where):

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from email.message import EmailMessage
 from typing import Any
 
-from .errors import ApiError
+from inboxflow.dev.doubles.errors import ApiError
 
 SYSTEM_LABELS = (
     "INBOX",

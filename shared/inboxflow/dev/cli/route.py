@@ -8,11 +8,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..graphs import graph_registry
-from ..mail import EmailParseError, load_email_file
-from ..mail.loop_guard import auto_reply_block
-from ..routing import route as decide
-from .local import load_routing
+from inboxflow.dev.cli.local import load_routing
+from inboxflow.graphs import graph_registry
+from inboxflow.mail import EmailParseError, load_email_file
+from inboxflow.mail.loop_guard import auto_reply_block
+from inboxflow.routing import route as decide
 
 
 def route(

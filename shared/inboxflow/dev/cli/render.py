@@ -10,9 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..graph import END, Graph, TraceSummary
-from ..graphs import graph_registry
-from ..ports.checkpoint import Checkpoint, CheckpointStore, StepLog, TraceRoute
+from inboxflow.graph import END, Graph, TraceSummary
+from inboxflow.graphs import graph_registry
+from inboxflow.ports.checkpoint import Checkpoint, CheckpointStore, StepLog, TraceRoute
 
 STATUS_STYLE = {
     "done": "green",
