@@ -7,6 +7,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import random
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -55,6 +56,8 @@ class InProcessBus(MessageBus):
         self.deliveries = 0
         self.redeliveries = 0
         self.dead_letters: list[tuple[dict[str, Any], str]] = []
+        self._queue_lock = threading.RLock()
+        self._drain_lock = threading.RLock()  # re-entrant: a handler may drain (in-process ingest)
 
     def publish(self, envelopes: Sequence[Envelope]) -> None:
         now = self.clock.now()
@@ -68,7 +71,8 @@ class InProcessBus(MessageBus):
     ) -> None:
         """Enqueue a raw Pub/Sub message (tests use it to deliver garbage)."""
         when = self.clock.now() if not_before is None else not_before
-        heapq.heappush(self._heap, (when, next(self._ids), attempt, message))
+        with self._queue_lock:
+            heapq.heappush(self._heap, (when, next(self._ids), attempt, message))
 
     def dead_letter(self, message: dict[str, Any], reason: str, node_id: str | None) -> None:
         self.dead_letters.append((message, reason))
@@ -90,12 +94,24 @@ class InProcessBus(MessageBus):
         return heapq.heappop(self._heap)
 
     def drain(self, limit: int = 1_000_000, on_delivery: Callable[[], None] | None = None) -> int:
-        """Deliver until the queue is empty (or ``limit`` deliveries). Returns deliveries made."""
+        """Deliver until the queue is empty (or ``limit`` deliveries). Returns deliveries made.
+
+        One thread drains at a time (``inboxflow serve`` drains after each request, from
+        its request threads): another caller waits, then delivers whatever is left.
+        """
         if self.handler is None:
             raise RuntimeError("InProcessBus.handler is not set")
+        with self._drain_lock:
+            return self._drain(limit, on_delivery)
+
+    def _drain(self, limit: int, on_delivery: Callable[[], None] | None) -> int:
+        assert self.handler is not None
         made = 0
-        while self._heap and made < limit:
-            when, _, attempt, message = self._pop()
+        while made < limit:
+            with self._queue_lock:
+                if not self._heap:
+                    break
+                when, _, attempt, message = self._pop()
             wait = when - self.clock.now()
             if wait > 0:
                 self.clock.sleep(wait)
