@@ -11,6 +11,7 @@ code changed by hand, the test seen red, the change reverted):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -185,3 +186,52 @@ def test_without_k_service_or_with_an_override_the_store_is_sqlite(
     environ: dict[str, str],
 ) -> None:
     assert Settings.from_env(environ).store == "sqlite"
+
+
+# --- what the README says about the samples and retries -------------------------------------
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+_NUMBERS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
+
+
+def test_the_readme_counts_the_bundled_samples() -> None:
+    """Mutation: a sample added or removed without the README -> red."""
+    from inboxflow.cli.local import sample_inbox
+
+    match = re.search(r"(\w+) realistic emails", README.read_text(encoding="utf-8"))
+    assert match is not None
+    assert _NUMBERS.index(match.group(1).lower()) == len(sample_inbox())
+
+
+def test_the_readme_states_the_retry_rule_the_runtime_applies() -> None:
+    """Three attempts inside the step, then ``needs_review`` (ARCHITECTURE.md section 3 rule 6);
+    tests/unit/test_runtime.py shows the trace becoming ``needs_review``."""
+    from inboxflow.runtime import RuntimeOptions
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert RuntimeOptions().node_attempts == 3
+    assert "get three attempts inside the step" in text
+    assert '("retries exhausted after 3 attempts: ...")' in text
+    assert "after the node's own three attempts" not in text
