@@ -190,3 +190,61 @@ def test_every_step_delivered_by_four_workers_at_once_runs_once(
     assert all(bus.dead == [] for bus in buses)
     for store in stores:
         store.close()
+
+
+def test_one_notification_delivered_to_four_ingest_workers_at_once_starts_each_mail_once(
+    project: str, tmp_path: Any
+) -> None:
+    from inboxflow.ingest.claims import message_trace_id
+    from inboxflow.ingest.ingest import IngestIncomplete, IngestOptions, Ingestor
+    from inboxflow.ingest.mailboxes import MailboxRegistry
+    from inboxflow.ingest.memory_gmail import InMemoryGmail
+    from inboxflow.ingest.notification import GmailNotification
+    from inboxflow.ingest.watch import renew_watches
+    from tests.unit.test_ingest import eml
+
+    clock = SystemClock()
+    gmail = InMemoryGmail()  # one mailbox; every worker reads it (thread-safe)
+    stores = [_firestore(project) for _ in range(WORKERS)]
+    buses = [CollectingBus() for _ in range(WORKERS)]
+    seed_workspace(stores[0], clock.now())
+    MailboxRegistry(stores[0]).add(MAILBOX, clock.now(), graph="pipeline")
+    renew_watches(stores[0], gmail, clock, topic="projects/p/topics/t")
+    ingestors = [
+        Ingestor(
+            Runtime(
+                graphs=graph_registry(),
+                store=store,
+                bus=bus,
+                llm=OfflineModel(),
+                clock=clock,
+                options=RuntimeOptions(retry_base_s=0.01),
+            ),
+            gmail,
+            IngestOptions(backoff_base_s=0.01),
+            sleep=lambda s: None,
+        )
+        for store, bus in zip(stores, buses, strict=True)
+    ]
+    gmail_ids = [gmail.deliver(MAILBOX, eml(n), notify=False) for n in range(12)]
+    notification = GmailNotification(MAILBOX, gmail.history_id(MAILBOX))
+
+    results = all_at_once(WORKERS, lambda i: ingestors[i].ingest(notification))
+    reports = []
+    for index, result in enumerate(results):
+        if isinstance(result, IngestIncomplete):  # retryable: Pub/Sub redelivers it
+            reports.append(result.report)
+            result = ingestors[index].ingest(notification)
+        assert not isinstance(result, Exception), result
+        reports.append(result)
+
+    expected = {message_trace_id(MAILBOX, g) for g in gmail_ids}
+    started = [trace_id for report in reports for trace_id in report.started]
+    assert sorted(started) == sorted(expected)  # each mail started by exactly one worker
+    assert {trace_id for trace_id, _ in stores[0].list("traces")} == expected
+    first_steps = [e.trace_id for bus in buses for e in bus.published if e.step == 1]
+    assert sorted(first_steps) == sorted(expected)  # one first envelope per trace
+    claims = stores[0].list("mail_claims")
+    assert len(claims) == len(expected) and {c["state"] for _, c in claims} == {"started"}
+    for store in stores:
+        store.close()
