@@ -168,8 +168,14 @@ def test_every_step_delivered_by_four_workers_at_once_runs_once(
         assert unexpected == [], unexpected
         # Pub/Sub redelivers the refused copies later: each finds the step done.
         for index, result in enumerate(results):
-            if isinstance(result, RetryableError):
-                results[index] = runtimes[index].handle(envelope)
+            for _ in range(3):
+                if not isinstance(result, RetryableError):
+                    break
+                try:
+                    result = runtimes[index].handle(envelope)
+                except RetryableError as exc:
+                    result = exc
+            results[index] = result
         outcomes[envelope.node] = sorted(str(r) for r in results)
 
     checkpoint = stores[0].get_trace(trace_id)
@@ -232,9 +238,15 @@ def test_one_notification_delivered_to_four_ingest_workers_at_once_starts_each_m
     results = all_at_once(WORKERS, lambda i: ingestors[i].ingest(notification))
     reports = []
     for index, result in enumerate(results):
-        if isinstance(result, IngestIncomplete):  # retryable: Pub/Sub redelivers it
-            reports.append(result.report)
-            result = ingestors[index].ingest(notification)
+        for _ in range(3):  # a retryable refusal: Pub/Sub redelivers the notification
+            if not isinstance(result, RetryableError):
+                break
+            if isinstance(result, IngestIncomplete):
+                reports.append(result.report)
+            try:
+                result = ingestors[index].ingest(notification)
+            except RetryableError as exc:
+                result = exc
         assert not isinstance(result, Exception), result
         reports.append(result)
 

@@ -235,3 +235,33 @@ def test_the_readme_states_the_retry_rule_the_runtime_applies() -> None:
     assert "get three attempts inside the step" in text
     assert '("retries exhausted after 3 attempts: ...")' in text
     assert "after the node's own three attempts" not in text
+
+
+# --- a worker that fails gives its lease back ------------------------------------------------
+
+
+def test_a_step_that_fails_releases_its_lease_so_the_redelivery_runs_at_once(
+    tmp_path: Path,
+) -> None:
+    """Mutations (found surviving by ``make mutate``): ``Runtime._release`` releasing
+    another trace's lease, or not at all -> the redelivery meets LeaseHeld -> red."""
+    from inboxflow.envelope import Envelope
+    from tests.toy_graph import make_runtime
+
+    runtime, _, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "hello"})
+    failures: list[str] = []
+
+    def fault(point: str) -> None:
+        if point == "before_commit:count" and not failures:
+            failures.append(point)
+            raise RuntimeError("the worker failed before its commit")
+
+    runtime.fault = fault
+    envelope = Envelope(trace_id=trace_id, graph="toy", node="count", step=1)
+    with pytest.raises(RuntimeError, match="before its commit"):
+        runtime.handle(envelope)
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.step == 1 and checkpoint.lease is None
+    assert runtime.handle(envelope) == "ran"  # no clock advance: the lease was given back
+    assert failures == ["before_commit:count"]
