@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format dev bench clean infra-export checkov-venv infra-check source-archive deploy
+.PHONY: demo test lint format dev bench clean infra-export checkov-venv infra-check source-archive deploy mutate
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "inboxflow needs python3 >= 3.11, found " + sys.version.split()[0])'
@@ -58,4 +58,33 @@ deploy:  ## make deploy PROJECT=my-project REGION=europe-west1 ENV=dev
 	gcloud builds submit --config cloudbuild.yaml --substitutions=_PROJECT_ID=$(PROJECT),_REGION=$(REGION),_ENV=$(ENV)
 
 clean:
-	rm -rf $(VENV) $(CHECKOV_VENV) .inboxflow .pytest_cache dist
+	rm -rf $(VENV) $(CHECKOV_VENV) .inboxflow .pytest_cache dist $(MUTATE_DIR)
+
+# --- mutation testing (not part of `make test`) ------------------------------------------------
+# mutmut over the modules that carry the promises, run on the fast suites. mutmut expects the
+# package under src/, so the run happens in a copy ($(MUTATE_DIR)) where shared/ is src/.
+# Adjust the module list (paths under shared/inboxflow/) and the tests here, in one place:
+#   make mutate MUTATE_MODULES="runtime.py" MUTATE_TESTS="tests/unit/test_runtime.py"
+MUTATE_MODULES ?= runtime.py approvals/service.py approvals/records.py pipeline/nodes/review.py \
+                  pipeline/nodes/dispatch.py mail/loop_guard.py
+MUTATE_TESTS ?= tests/unit tests/functions tests/contract  # run with -m "not emulator"
+MUTATE_DIR ?= .mutate
+MUTATE_JOBS ?= 2
+
+mutate: $(STAMP)  ## mutation score of the promise-carrying modules (slow; results in $(MUTATE_DIR))
+	rm -rf $(MUTATE_DIR) && mkdir -p $(MUTATE_DIR)/src
+	tar -c --exclude=./.git --exclude=./.venv --exclude=./.venv-checkov --exclude=./shared \
+	  --exclude=./$(MUTATE_DIR) --exclude=./.inboxflow --exclude='__pycache__' . | tar -x -C $(MUTATE_DIR)
+	cp -r shared/inboxflow $(MUTATE_DIR)/src/inboxflow
+	cd $(MUTATE_DIR) && { echo '[mutmut]'; echo 'source_paths=src'; echo 'only_mutate='; \
+	  for m in $(MUTATE_MODULES); do echo "    src/inboxflow/$$m"; done; \
+	  echo 'also_copy='; for f in *; do [ "$$f" = src ] || echo "    $$f"; done; \
+	  echo 'pytest_add_cli_args_test_selection='; \
+	  for t in $(MUTATE_TESTS); do echo "    $$t"; done; \
+	  echo 'pytest_add_cli_args='; echo '    -p'; echo '    no:cacheprovider'; \
+	  echo '    -m'; echo '    not emulator'; } > setup.cfg
+	cd $(MUTATE_DIR) && ../$(BIN)/mutmut run --max-children $(MUTATE_JOBS); \
+	  ../$(BIN)/mutmut export-cicd-stats >/dev/null && ../$(BIN)/python -c 'import json; \
+	  s = json.load(open("mutants/mutmut-cicd-stats.json")); \
+	  tested = s["total"] - s["skipped"] - s["no_tests"]; caught = s["killed"] + s["timeout"]; \
+	  print("mutation score: %d/%d killed or timed out (%.1f%%); %s" % (caught, tested, 100.0 * caught / max(tested, 1), s))'

@@ -5,6 +5,10 @@ when that emulator is not installed here; an installed emulator that fails to
 start is an error. Mark emulator-backed tests (or parameters) with
 ``pytest.mark.emulator``: the run ends with "emulator-backed tests: N ran, M skipped".
 
+With ``INBOXFLOW_REQUIRE_EMULATORS=1`` (CI) a missing emulator fails instead,
+and so does any skip of a test marked ``emulator`` or ``browser`` (see
+``tests/required.py``).
+
 More fixtures live in plugin modules listed in ``pytest_plugins``.
 """
 
@@ -17,6 +21,7 @@ from collections.abc import Iterator
 import pytest
 
 from inboxflow.dev import emulators
+from tests.required import REQUIRE_VARIABLE, REQUIRED, skip_unless_required
 
 pytest_plugins: list[str] = []
 
@@ -57,7 +62,7 @@ def isolated_environ(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyP
 def _start(name: str) -> Iterator[emulators.Emulator]:
     reason = emulators.available()[name]
     if reason is not True:
-        pytest.skip(f"{name} emulator not installed: {reason}")
+        skip_unless_required(f"{name} emulator not installed: {reason}")
     emulator = emulators.START[name]()
     try:
         yield emulator
@@ -113,6 +118,30 @@ def tasks_env(tasks_emulator: emulators.Emulator, monkeypatch: pytest.MonkeyPatc
     return queue
 
 
+# --- INBOXFLOW_REQUIRE_EMULATORS=1: no skip of an emulator or browser test ------------------
+
+_REQUIRED_MARKERS = ("emulator", "browser")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Under the switch, report a skipped ``emulator``/``browser`` test as failed.
+
+    Catches the skips tests make themselves (``pytest.skip`` in the test body),
+    not only those of the fixtures above.
+    """
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    if not (REQUIRED and report.skipped) or hasattr(report, "wasxfail"):
+        return
+    marker = next((m for m in _REQUIRED_MARKERS if item.get_closest_marker(m)), None)
+    if marker is None:
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    report.outcome = "failed"
+    report.longrepr = f"{marker} test skipped ({reason}) but {REQUIRE_VARIABLE}=1 requires it"
+
+
 # --- "emulator-backed tests: N ran, M skipped" -------------------------------------------
 
 _emulator_outcomes: dict[str, str] = {}
@@ -124,14 +153,20 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     if report.skipped:
         _emulator_outcomes[report.nodeid] = "skipped"
-    elif report.when == "call" or report.failed:
+    elif report.when == "call":
         _emulator_outcomes.setdefault(report.nodeid, "ran")
+    elif report.failed:
+        _emulator_outcomes.setdefault(report.nodeid, "could not start")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say how many emulator-backed tests actually ran."""
     if not _emulator_outcomes:
         return
-    ran = sum(1 for outcome in _emulator_outcomes.values() if outcome == "ran")
-    skipped = len(_emulator_outcomes) - ran
-    terminalreporter.write_line(f"emulator-backed tests: {ran} ran, {skipped} skipped")
+    outcomes = list(_emulator_outcomes.values())
+    ran, skipped = outcomes.count("ran"), outcomes.count("skipped")
+    broken = outcomes.count("could not start")
+    failed_setup = f", {broken} failed in setup" if broken else ""
+    terminalreporter.write_line(
+        f"emulator-backed tests: {ran} ran, {skipped} skipped{failed_setup}"
+    )

@@ -1,7 +1,8 @@
 """Browser fixtures: Debian's headless Chromium driven by Playwright, and a local page server.
 
-``chromium`` (session) launches ``/usr/bin/chromium`` once; tests that use it
-skip with a notice when Playwright or Chromium is missing. ``open_page`` opens
+``chromium`` (session) launches ``/usr/bin/chromium`` (or ``$INBOXFLOW_CHROMIUM``)
+once; tests that use it skip with a notice when Playwright or Chromium is
+missing, and fail instead under ``INBOXFLOW_REQUIRE_EMULATORS=1`` (CI). ``open_page`` opens
 a page in a fresh context of a given viewport and records console errors
 (CSP violations show up there). ``page_server`` serves fixed HTML pages from a
 local thread with the approval function's Content-Security-Policy and records
@@ -14,6 +15,7 @@ functions-framework app on a local port), then ``open_page(375, 812)`` and
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 from collections.abc import Callable, Iterator
@@ -24,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 import pytest
+
+from tests.required import skip_unless_required
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -49,7 +53,13 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 
 def chromium_executable() -> Path | None:
-    """Debian's Chromium, or another ``chromium`` on PATH; None if there is none."""
+    """Debian's Chromium, or another ``chromium`` on PATH; None if there is none.
+
+    ``INBOXFLOW_CHROMIUM``, when set, is the only place looked at.
+    """
+    explicit = os.environ.get("INBOXFLOW_CHROMIUM")
+    if explicit:
+        return Path(explicit) if Path(explicit).is_file() else None
     if CHROMIUM_PATH.exists():
         return CHROMIUM_PATH
     found = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -62,12 +72,12 @@ def chromium() -> Iterator[Browser]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.skip(
+        skip_unless_required(
             "browser test skipped: the playwright package is not installed (pip install playwright)"
         )
     executable = chromium_executable()
     if executable is None:
-        pytest.skip(
+        skip_unless_required(
             f"browser test skipped: no Chromium at {CHROMIUM_PATH} or on PATH "
             "(apt-get install chromium)"
         )

@@ -285,6 +285,7 @@ def test_a_send_whose_answer_was_lost_is_found_not_repeated(google) -> None:
     sent = workspace.send_reply(
         "a@example.com", "Hi", "body", "t", "t:6:dispatch", in_reply_to="x@y.z"
     )
+    assert double.injected_count("messages.send", 500) == 1  # the fault fired
     assert len(double.messages(MAILBOX, "SENT")) == 1
     assert sent["kind"] == "sent" and sent["headers"][TRACE_HEADER] == "t:6:dispatch"
     sends = [c for c in double.calls if c[0] == "gmail.users.messages.send"]
@@ -295,6 +296,7 @@ def test_a_rate_limited_send_is_retried_until_accepted(google) -> None:
     workspace, double = google
     double.fail_next("messages.send", 429, times=2)
     workspace.send_reply("a@example.com", "Hi", "body", "t", "t:6:dispatch")
+    assert double.injected_count("messages.send", 429) == 2
     assert len(double.messages(MAILBOX, "SENT")) == 1
     assert len([c for c in double.calls if c[0] == "gmail.users.messages.send"]) == 3
 
@@ -306,6 +308,7 @@ def test_reads_are_retried_and_permanent_errors_fail_the_node(google) -> None:
     workspace, double = google
     double.fail_next("freebusy.query", 403, times=2)  # userRateLimitExceeded: retried
     assert workspace.free_busy(NOW, NOW + timedelta(days=1)) == []
+    assert double.injected_count("freebusy.query", 403) == 2
     double.fail_next("freebusy.query", 408)  # a timeout: retried
     double.fail_next("freebusy.query", 403, reason="quotaExceeded")  # a quota: retried
     assert workspace.free_busy(NOW, NOW + timedelta(days=1)) == []
@@ -316,6 +319,7 @@ def test_reads_are_retried_and_permanent_errors_fail_the_node(google) -> None:
     double.fail_next("freebusy.query", 503, times=10)
     with pytest.raises(RetryableError):
         workspace.free_busy(NOW, NOW + timedelta(days=1))
+    assert double.injected_count("freebusy.query", 503) >= 2
 
 
 def test_no_answer_at_all_is_retryable(tmp_path: Path) -> None:

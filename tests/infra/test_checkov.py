@@ -1,8 +1,9 @@
 """checkov on infra/: no failed check, and every skipped check justified.
 
 checkov has heavy dependencies, so it lives in its own virtualenv
-(``.venv-checkov``, see docs/deploy.md); the test finds it there, on PATH,
-or at ``$INBOXFLOW_CHECKOV``, and skips with a notice otherwise.
+(``.venv-checkov``, see docs/deploy.md); the test finds it at
+``$INBOXFLOW_CHECKOV`` (only there, when set), else there or on PATH, and skips
+with a notice otherwise (fails under ``INBOXFLOW_REQUIRE_EMULATORS=1``, as in CI).
 """
 
 from __future__ import annotations
@@ -17,20 +18,23 @@ from typing import Any
 
 import pytest
 
+from tests.required import skip_unless_required
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 INFRA = REPO_ROOT / "infra"
 SKIP_COMMENT = re.compile(r"#\s*checkov:skip=(CKV2?_[A-Z]+_\d+)(?::(.*))?")
 
 
+def _runnable(candidate: str) -> bool:
+    return Path(candidate).is_file() and os.access(candidate, os.X_OK)
+
+
 def _checkov() -> str | None:
-    candidates = [
-        os.environ.get("INBOXFLOW_CHECKOV"),
-        str(REPO_ROOT / ".venv-checkov" / "bin" / "checkov"),
-    ]
-    for candidate in candidates:
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return shutil.which("checkov")
+    explicit = os.environ.get("INBOXFLOW_CHECKOV")
+    if explicit:
+        return explicit if _runnable(explicit) else None
+    venv = str(REPO_ROOT / ".venv-checkov" / "bin" / "checkov")
+    return venv if _runnable(venv) else shutil.which("checkov")
 
 
 def test_every_skip_comment_is_justified() -> None:
@@ -69,7 +73,9 @@ def report() -> dict[str, Any]:
             "NOTICE: checkov is not installed; skipping. "
             "Install it with `make checkov-venv` (see docs/deploy.md)"
         )
-        pytest.skip("checkov not found (.venv-checkov/bin/checkov, PATH or $INBOXFLOW_CHECKOV)")
+        skip_unless_required(
+            "checkov not found ($INBOXFLOW_CHECKOV, .venv-checkov/bin/checkov or PATH)"
+        )
     result = subprocess.run(
         [
             checkov,

@@ -15,6 +15,7 @@ STEP_ORDER = [
     "install",
     "lint",
     "test",
+    "browser",
     "build-source",
     "terraform-init",
     "terraform-plan",
@@ -93,9 +94,33 @@ def test_the_test_step_runs_make_test_where_the_emulators_are(build: dict[str, A
     venv = re.search(r"VENV=(\S+)", commands[-1])
     assert venv and not venv.group(1).startswith("/workspace/.venv")
     assert "make" in script.split("apt-get install", 1)[1].split("\n", 1)[0]
-    # No browser in the image: the browser test is deselected, every other marker runs.
-    assert step.get("env") == ['PYTEST_ADDOPTS=-m "not browser"']
+    # No browser in the image: the browser tests are deselected (the browser step
+    # runs them), every other marker runs, and a missing emulator fails the build.
+    assert sorted(step.get("env", [])) == [
+        "INBOXFLOW_REQUIRE_EMULATORS=1",
+        'PYTEST_ADDOPTS=-m "not browser"',
+    ]
     assert "-m emulator" not in script and "not emulator" not in script
+
+
+def test_the_browser_tests_run_on_chromium_and_cannot_skip(build: dict[str, Any]) -> None:
+    step = _step(build, "browser")
+    # The image the install step built /workspace/.venv (with Playwright) in.
+    assert step["name"] == _step(build, "install")["name"]
+    assert step.get("env") == ["INBOXFLOW_REQUIRE_EMULATORS=1"]
+    commands = [line.strip() for line in _text(step).splitlines() if line.strip()]
+    assert any(
+        c.startswith("apt-get install") and c.split()[-2:] == ["chromium", ">/dev/null"]
+        for c in commands
+    )
+    assert commands[-1] == "/workspace/.venv/bin/python -m pytest -m browser tests/browser"
+
+
+def test_ci_run_requires_the_tools_before_make_test() -> None:
+    script = (CLOUDBUILD.parent / ".ci" / "run").read_text(encoding="utf-8")
+    lines = [line.strip() for line in script.splitlines()]
+    assert "export INBOXFLOW_REQUIRE_EMULATORS=1" in lines
+    assert lines.index("export INBOXFLOW_REQUIRE_EMULATORS=1") < lines.index("make test")
 
 
 def test_terraform_uses_the_environment(build: dict[str, Any]) -> None:

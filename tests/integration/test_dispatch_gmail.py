@@ -144,12 +144,27 @@ def test_a_send_whose_answer_gmail_lost_is_not_sent_again(mailroom: Mailroom) ->
     trace_ids = _start_all(mailroom)
     mailroom.runtime.bus.drain()
 
-    sends = [call for call in mailroom.double.calls if call[0] == "gmail.users.messages.send"]
+    calls = mailroom.double.calls
+    sends = [i for i, call in enumerate(calls) if call[0] == "gmail.users.messages.send"]
     sent = mailroom.double.messages(MAILBOX, "SENT")
-    assert len(sends) == len(sent) >= 1  # every accepted send was found, none repeated
+    # The three faults fired, each on a send Gmail performed (the answer was lost)...
+    assert mailroom.double.injected_count("messages.send", 503) == 3
+    assert all(fault.after_apply for fault in mailroom.double.injected)
+    # ...and each was followed by the look-up that found the message instead of resending.
+    faulted = sends[:3]
+    for index in faulted:
+        assert calls[index + 1][0] == "gmail.users.drafts.list", calls[index : index + 3]
+    assert len(sends) == len(sent) > len(faulted)  # every accepted send was found, none repeated
+    dispatched = 0
     for trace_id in trace_ids:
-        assert mailroom.runtime.store.get_trace(trace_id).error is None
-        assert len(mailroom.replies(trace_id)) <= 1
+        checkpoint = mailroom.runtime.store.get_trace(trace_id)
+        assert checkpoint.error is None
+        replies = mailroom.replies(trace_id)
+        assert len(replies) <= 1
+        if (checkpoint.state.get("dispatch") or {}).get("status") == "sent":
+            dispatched += 1
+            assert len(replies) == 1 and "SENT" in replies[0]["labels"]
+    assert dispatched == len(sent)
 
 
 def test_an_approved_draft_resumed_twice_is_written_once_in_the_thread(

@@ -297,6 +297,14 @@ def test_after_apply_faults_act_then_answer_the_error(double: GoogleApiDouble) -
             userId=BOX, body={"raw": base64.urlsafe_b64encode(_mail(1)).decode()}
         ).execute()
     assert len(double.messages(BOX, "SENT")) == 1
+    [injected] = double.injected
+    assert (injected.method, injected.status, injected.after_apply) == (
+        "gmail.users.messages.send",
+        500,
+        True,
+    )
+    assert double.injected_count("messages.send") == 1
+    assert double.injected_count("messages.send", 429) == 0
 
 
 def test_bad_requests_get_googles_errors(double: GoogleApiDouble) -> None:

@@ -16,6 +16,8 @@ The default responder, ``TaskOracle``, recognises the pipeline's LLM tasks by
 their system instruction and prompt template, reads the inputs back out of the
 rendered prompt, and answers with the task's offline heuristic: a demo through
 the double reads like the offline demo, but every call went through google-genai.
+``TaskOracle(mark=...)`` adds a marker to every free-text field of its answers, so
+a test can tell an answer that came through the double from the offline model's.
 Embeddings are deterministic hashed bag-of-words vectors of the requested size,
 so texts that share words are close.
 """
@@ -225,12 +227,20 @@ class TaskOracle:
     no task matches gets the smallest answer its response schema allows.
     """
 
-    def __init__(self, tasks: Iterable[LLMTask[Any]] | None = None) -> None:
+    def __init__(
+        self, tasks: Iterable[LLMTask[Any]] | None = None, mark: str | None = None
+    ) -> None:
+        """Args:
+        tasks: the tasks to recognise (default: every task of the deployed graphs).
+        mark: when set, appended to every free-text field of each answer (see
+            ``mark_answer``), so answers from the double differ from the offline model's.
+        """
         chosen = list(tasks) if tasks is not None else known_tasks()
         self.tasks = [(task, template_pattern(task.template)) for task in chosen]
+        self.mark = mark
 
     def __call__(self, call: GenerateCall) -> Mapping[str, Any] | BaseModel:
-        """The task's offline answer, or a minimal answer for the schema."""
+        """The task's offline answer (marked when ``mark`` is set), or a minimal answer."""
         for task, pattern in self.tasks:
             if task.system and call.system.strip() != task.system.strip():
                 continue
@@ -238,8 +248,37 @@ class TaskOracle:
             if match is None:
                 continue
             fields = match.groupdict()
-            return task.offline({**_derived_inputs(fields), **fields})
+            answer = task.offline({**_derived_inputs(fields), **fields})
+            if self.mark is None:
+                return answer
+            return mark_answer(answer.model_dump(mode="json"), call.schema or {}, self.mark)
         return minimal_answer(call.schema or {})
+
+
+def _is_free_text(schema: Mapping[str, Any]) -> bool:
+    return str(schema.get("type", "")).lower() == "string" and not schema.get("enum")
+
+
+def mark_answer(answer: dict[str, Any], schema: Mapping[str, Any], mark: str) -> dict[str, Any]:
+    """``answer`` with ``mark`` appended to each top-level free-text field.
+
+    A string property without an ``enum`` gets ``" " + mark``; a non-empty list
+    of such strings gets ``mark`` as one more item (in place of the last one when
+    the list is at its ``max_items``). Empty lists (e.g. flags), enums, numbers
+    and nested objects are left alone, so the answer still matches ``schema``
+    and takes the same route.
+    """
+    properties = schema.get("properties") or {}
+    marked = dict(answer)
+    for name, value in answer.items():
+        spec = properties.get(name) or {}
+        if isinstance(value, str) and _is_free_text(spec):
+            marked[name] = f"{value} {mark}"
+        elif isinstance(value, list) and value and _is_free_text(spec.get("items") or {}):
+            limit = spec.get("max_items") or spec.get("maxItems")
+            kept = value[: int(limit) - 1] if limit and len(value) >= int(limit) else value
+            marked[name] = [*kept, mark]
+    return marked
 
 
 def minimal_answer(schema: Mapping[str, Any]) -> Any:
@@ -560,6 +599,7 @@ __all__ = [
     "gemini_double_environment",
     "hashed_embedding",
     "known_tasks",
+    "mark_answer",
     "minimal_answer",
     "start_gemini_double",
     "template_pattern",

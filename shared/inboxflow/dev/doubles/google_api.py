@@ -11,8 +11,8 @@ Gmail: users.getProfile, users.watch, users.stop, messages.list/get/send/
 modify, drafts.create/list/get, history.list. Calendar: events.list/get/
 insert, freebusy.query. Errors come in Google's JSON format.
 
-Test hooks (Python API): ``deliver``, ``expire_history``, ``fail_next``,
-``on_notify``, ``messages``, ``drafts``, ``events``, ``history_id``,
+Test hooks (Python API): ``deliver``, ``expire_history``, ``fail_next`` (and
+``injected``/``injected_count``, the faults it actually answered), ``on_notify``, ``messages``, ``drafts``, ``events``, ``history_id``,
 ``seed_from_workspace_json``. Run it as a process with
 ``python -m inboxflow.dev.doubles.google_api --port N [--seed]``.
 """
@@ -112,6 +112,23 @@ class _Fault:
         return method == self.key or method.endswith(f".{self.key}") or self.key in path
 
 
+@dataclass(frozen=True)
+class InjectedFault:
+    """A request that got an injected error (see ``GoogleApiDouble.fail_next``).
+
+    Attributes:
+        method: the method id, e.g. ``gmail.users.messages.send``.
+        path: the request path.
+        status: the HTTP status answered.
+        after_apply: the request was performed before the error was answered.
+    """
+
+    method: str
+    path: str
+    status: int
+    after_apply: bool
+
+
 class GoogleApiDouble:
     """Gmail v1 + Calendar v3 on loopback, multi-mailbox and thread-safe.
 
@@ -134,6 +151,8 @@ class GoogleApiDouble:
         self.notify_errors: list[BaseException] = []
         self.calls: list[tuple[str, str]] = []
         """``(method, path)`` of every request served, in order."""
+        self.injected: list[InjectedFault] = []
+        """Every request answered with an error of ``fail_next``, in order."""
         self._server: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -194,6 +213,11 @@ class GoogleApiDouble:
             return _json(ApiError(exc.code or 400, str(exc)).body(), exc.code or 400)
         self.calls.append((str(method), request.path))
         fault = self._take_fault(str(method), request.path)
+        if fault is not None:
+            with self._lock:
+                self.injected.append(
+                    InjectedFault(str(method), request.path, fault.status, fault.after_apply)
+                )
         if fault is not None and not fault.after_apply:
             return _json(ApiError(fault.status, reason=fault.reason).body(), fault.status)
         args = {name: request.args.getlist(name) for name in request.args}
@@ -273,6 +297,22 @@ class GoogleApiDouble:
         """
         with self._lock:
             self._faults.append(_Fault(method_or_path, status, times, after_apply, reason))
+
+    def injected_count(self, method_or_path: str, status: int | None = None) -> int:
+        """How many injected errors matched ``method_or_path`` (as in ``fail_next``).
+
+        Args:
+            method_or_path: a method id, its tail or a substring of the path.
+            status: count only errors of this HTTP status.
+        """
+        probe = _Fault(method_or_path, 0, 0, False, None)
+        with self._lock:
+            return sum(
+                1
+                for fault in self.injected
+                if probe.matches(fault.method, fault.path)
+                and (status is None or fault.status == status)
+            )
 
     def _take_fault(self, method: str, path: str) -> _Fault | None:
         with self._lock:
@@ -454,7 +494,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         double.stop()
 
 
-__all__ = ["GoogleApiDouble", "NotifyCallback", "b64url_decode", "main"]
+__all__ = ["GoogleApiDouble", "InjectedFault", "NotifyCallback", "b64url_decode", "main"]
 
 if __name__ == "__main__":
     main()
