@@ -35,8 +35,10 @@ def build(
     tmp_path: Path, bus: InProcessBus | None = None, store: CheckpointStore | None = None, **kw: Any
 ) -> Runtime:
     """An embedded runtime with the store workspace (drafts land in the store)."""
-    bus = bus or InProcessBus(clock=FakeClock())
-    store = store or SqliteCheckpointStore(tmp_path / "agent.db")
+    if bus is None:  # not ``or``: an empty bus is falsy (it has a length)
+        bus = InProcessBus(clock=FakeClock())
+    if store is None:
+        store = SqliteCheckpointStore(tmp_path / "agent.db")
     return runtime_for(
         tmp_path,
         clock=bus.clock,
