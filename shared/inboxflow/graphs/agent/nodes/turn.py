@@ -15,7 +15,10 @@ turns taken: ``max_iterations``.
 
 from __future__ import annotations
 
+import json
 import time
+from functools import cache
+from typing import Any
 
 from ....context import NodeContext
 from ....errors import NodeFailed, RetryableError
@@ -41,7 +44,7 @@ def agent_turn(state: AgentState, ctx: NodeContext) -> Step:
         profile=profile.name,
         offline=OFFLINE_POLICIES.get(profile.name),
     )
-    specs = AGENT_TOOLS.only([t for t in profile.tools if t in AGENT_TOOLS]).openai_specs()
+    specs = tool_specs(tuple(profile.tools))
     iteration = state.iteration + 1
     started = time.perf_counter()
     try:
@@ -55,6 +58,16 @@ def agent_turn(state: AgentState, ctx: NodeContext) -> Step:
         )
     record_llm_call(ctx, profile, iteration, turn.usage, started)
     return _after(state, turn, iteration)
+
+
+@cache
+def _specs(tools: tuple[str, ...]) -> str:
+    return json.dumps(AGENT_TOOLS.only([t for t in tools if t in AGENT_TOOLS]).openai_specs())
+
+
+def tool_specs(tools: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The profile's tools in the OpenAI function-calling format (built once per tool list)."""
+    return list(json.loads(_specs(tools)))
 
 
 def _after(state: AgentState, turn: AgentTurn, iteration: int) -> Step:

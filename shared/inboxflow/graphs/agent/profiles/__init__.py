@@ -7,7 +7,7 @@ prompts shipped here (``pharmacy.md``).
 
 from __future__ import annotations
 
-from ....config import InboxflowConfig, load_config
+from ....config import InboxflowConfig, config_path, load_config
 from ....errors import RejectedEnvelope
 from ....ports.llm import ChatPolicy
 from ..policies.pharmacy import pharmacy_policy
@@ -27,7 +27,7 @@ def snapshot(name: str | None, config: InboxflowConfig | None = None) -> Profile
     Raises:
         UnknownProfile: no profile given, or none by that name.
     """
-    config = config or load_config()
+    config = config or current_config()
     for profile in config.profiles:
         if profile.name == name:
             return ProfileSnapshot(
@@ -36,3 +36,18 @@ def snapshot(name: str | None, config: InboxflowConfig | None = None) -> Profile
             )
     declared = ", ".join(config.profile_names()) or "(none declared)"
     raise UnknownProfile(f"the agent graph needs a profile; got {name!r}; profiles: {declared}")
+
+
+_configs: dict[tuple[str, int], InboxflowConfig] = {}
+
+
+def current_config() -> InboxflowConfig:
+    """``inboxflow.yaml`` as :func:`load_config` reads it, parsed once per file version."""
+    path = config_path()
+    if path is None or not path.is_file():
+        return load_config()
+    key = (str(path.resolve()), path.stat().st_mtime_ns)
+    config = _configs.get(key)
+    if config is None:
+        config = _configs[key] = load_config(path)
+    return config
