@@ -17,7 +17,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
@@ -126,12 +126,43 @@ class RoutingConfig(_Strict):
     mailboxes: dict[str, MailboxRouting] = Field(default_factory=dict)
 
 
-class ProfileConfig(BaseModel):
-    """An agent profile (``profiles:``); the agent graph validates the rest of its fields."""
+class ProfileConfig(_Strict):
+    """An agent profile (``profiles:``): the model, its budget, its prompt and its tools.
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    Attributes:
+        name: the profile's name, named by routing rules.
+        model: the model asked each turn.
+        max_tokens: the answer budget of one turn.
+        temperature: sampling temperature.
+        max_iterations: turns at most; then the run stops as ``max_iterations``.
+        system_prompt_file: the system prompt, a path relative to the config
+            (else a prompt shipped in ``inboxflow/graphs/agent/profiles/``).
+        tools: the tools offered, names from the agent graph's tool registry.
+        preprocessor: how the email becomes the agent's first message
+            (``default`` or ``crisp``).
+        reviewers: who is notified when the agent escalates (default: the mailbox).
+    """
 
     name: str = Field(min_length=1)
+    model: str = Field(default="gemini-2.5-pro", min_length=1)
+    max_tokens: int = Field(default=4096, ge=1, le=65536)
+    temperature: float = Field(default=0.3, ge=0.0, le=2.0)
+    max_iterations: int = Field(default=10, ge=1, le=100)
+    system_prompt_file: str = Field(min_length=1)
+    tools: list[str] = Field(min_length=1)
+    preprocessor: Literal["default", "crisp"] = "default"
+    reviewers: list[str] = Field(default_factory=list)
+
+    _prompt: str = PrivateAttr(default="")
+
+    @property
+    def system_prompt(self) -> str:
+        """The system prompt's text (read when the config was validated)."""
+        return self._prompt
+
+
+SHIPPED_PROMPTS = _PACKAGE / "graphs" / "agent" / "profiles"
+"""Where prompts shipped with inboxflow live (found when not beside the config)."""
 
 
 class InboxflowConfig(_Strict):
@@ -270,6 +301,7 @@ def _check_references(config: InboxflowConfig, graphs: Mapping[str, Graph], sour
         if name in seen_profiles:
             raise ConfigError(f"{source}: profiles[{index}]: duplicate profile name {name!r}")
         seen_profiles.add(name)
+    _check_profiles(config, graphs, source)
     seen_mailboxes: dict[str, str] = {}
     for address in config.routing.mailboxes:
         key = address.strip().lower()
@@ -312,6 +344,36 @@ def _check_references(config: InboxflowConfig, graphs: Mapping[str, Graph], sour
             )
 
 
+def _check_profiles(config: InboxflowConfig, graphs: Mapping[str, Graph], source: str) -> None:
+    """Each profile's tools exist in a profile-taking graph; its prompt file is there (and read)."""
+    known: set[str] = set()
+    for graph in graphs.values():
+        if graph.takes_profile:
+            known.update(graph.tools.names())
+    folder = Path(source).parent if config.source else Path.cwd()
+    for index, profile in enumerate(config.profiles):
+        prefix = f"{source}: profile {profile.name!r} (profiles[{index}])"
+        unknown = [tool for tool in profile.tools if tool not in known]
+        if unknown:
+            raise ConfigError(
+                f"{prefix}: unknown tool {unknown[0]!r}; tools: {', '.join(sorted(known)) or '(none)'}"
+            )
+        relative = Path(profile.system_prompt_file)
+        candidates = [folder / relative, SHIPPED_PROMPTS / relative]
+        found = next((path for path in candidates if path.is_file()), None)
+        if found is None:
+            raise ConfigError(
+                f"{prefix}: system_prompt_file {profile.system_prompt_file!r} not found "
+                f"(looked in {folder} and {SHIPPED_PROMPTS})"
+            )
+        try:
+            profile._prompt = found.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{prefix}: cannot read {found}: {exc}") from None
+        if not profile._prompt:
+            raise ConfigError(f"{prefix}: system_prompt_file {found} is empty")
+
+
 def _describe(exc: ValidationError, data: Mapping[str, Any], source: str) -> str:
     """The first pydantic error as one line, naming the rule when it is inside one."""
     error = exc.errors()[0]
@@ -325,6 +387,14 @@ def _describe(exc: ValidationError, data: Mapping[str, Any], source: str) -> str
         message = f"missing key {loc[-1]!r}"
         loc = loc[:-1]
     extra = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    found = _lookup(data, loc[:2]) if len(loc) >= 2 and loc[0] == "profiles" else None
+    if isinstance(found, Mapping) and isinstance(found.get("name"), str):
+        label = f"profile {found['name']!r}"
+        inside = ".".join(str(p) for p in loc[2:])
+        return (
+            f"{source}: {label} (profiles[{loc[1]}]): "
+            f"{inside + ': ' if inside else ''}{message}{extra}"
+        )
     if rule_at is not None:
         rule_loc, rest = loc[:rule_at], loc[rule_at:]
         name = _lookup(data, rule_loc)

@@ -20,7 +20,7 @@ from .clock import Clock, SystemClock
 from .ports.bus import MessageBus
 from .ports.checkpoint import CheckpointStore
 from .ports.embeddings import Embedder, EmbeddingPurpose
-from .ports.llm import LanguageModel, LLMTask, LLMUsage, Out
+from .ports.llm import AgentTurn, ChatMessage, ChatSettings, LanguageModel, LLMTask, LLMUsage, Out
 from .ports.tasks import ScheduledTask, TaskQueue
 from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
@@ -317,6 +317,11 @@ class LazyModel(LanguageModel):
 
     def generate(self, task: LLMTask[Out], inputs: Mapping[str, Any]) -> tuple[Out, LLMUsage]:
         return self.model.generate(task, inputs)
+
+    def chat(
+        self, messages: list[ChatMessage], tools: list[dict[str, Any]], settings: ChatSettings
+    ) -> AgentTurn:
+        return self.model.chat(messages, tools, settings)
 
 
 class LazyEmbedder(Embedder):

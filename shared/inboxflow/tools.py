@@ -79,6 +79,10 @@ class ToolRegistry:
         """Every tool's function-calling declaration."""
         return [self._tools[name].spec() for name in self.names()]
 
+    def openai_specs(self) -> list[dict[str, Any]]:
+        """Every tool in the OpenAI function-calling format (``{"type": "function", "function": ...}``)."""
+        return [{"type": "function", "function": spec} for spec in self.specs()]
+
     def parse(self, name: str, arguments: dict[str, Any]) -> BaseModel:
         """Validate arguments for a tool.
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from inboxflow.dev import emulators
+from inboxflow.dev.cli.local import graph_samples
+from inboxflow.graphs import graph_registry
 
 CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "inboxflow" / "samples" / "inbox"
@@ -35,6 +37,7 @@ def test_demo_prints_a_row_per_sample_and_trace_shows_the_steps(tmp_path):
     result = run_cli("demo", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     samples = [p for p in SAMPLES.iterdir() if p.suffix in (".eml", ".json")]
+    samples += graph_samples(graph_registry())
     rows = [
         line
         for line in result.stdout.splitlines()

@@ -201,8 +201,7 @@ def test_every_step_delivered_by_four_workers_at_once_runs_once(
 def test_one_notification_delivered_to_four_ingest_workers_at_once_starts_each_mail_once(
     project: str, tmp_path: Any
 ) -> None:
-    from inboxflow.ingest.memory_gmail import InMemoryGmail
-
+    from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
     from inboxflow.ingest.claims import message_trace_id
     from inboxflow.ingest.ingest import IngestIncomplete, IngestOptions, Ingestor
     from inboxflow.ingest.mailboxes import MailboxRegistry
@@ -211,7 +210,7 @@ def test_one_notification_delivered_to_four_ingest_workers_at_once_starts_each_m
     from tests.unit.test_ingest import eml
 
     clock = SystemClock()
-    gmail = InMemoryGmail()  # one mailbox; every worker reads it (thread-safe)
+    gmail = InMemoryGmailReader()  # one mailbox; every worker reads it (thread-safe)
     stores = [_firestore(project) for _ in range(WORKERS)]
     buses = [CollectingBus() for _ in range(WORKERS)]
     seed_workspace(stores[0], clock.now())

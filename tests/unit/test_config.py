@@ -30,7 +30,12 @@ def _answer(state: AgentState, ctx: object) -> Step:
 
 
 AGENT = Graph.build(
-    "agent", "answer", AgentState, [Node("answer", _answer, routes=(END,))], takes_profile=True
+    "agent",
+    "answer",
+    AgentState,
+    [Node("answer", _answer, routes=(END,))],
+    takes_profile=True,
+    tools=graph_registry()["pipeline"].tools.only(["check_calendar"]),
 )
 GRAPHS = {**graph_registry(), "agent": AGENT}
 
@@ -52,6 +57,7 @@ def error_of(text: str) -> str:
 VALID = """
     profiles:
       - name: scheduler
+        system_prompt_file: pharmacy.md
         tools: [check_calendar]
     routing:
       rules:
@@ -77,7 +83,7 @@ VALID = """
 def test_a_full_config_validates_and_orders_mailbox_rules_first() -> None:
     config = parse(VALID)
     assert [p.name for p in config.profiles] == ["scheduler"]
-    assert config.profiles[0].model_extra == {"tools": ["check_calendar"]}
+    assert config.profiles[0].tools == ["check_calendar"]
     order = [(where, rule.name) for where, rule in config.rules_for("support@brightlane.io")]
     assert order == [
         ("routing.mailboxes[Support@Brightlane.io].rules[0]", "support-forwards"),
@@ -116,7 +122,7 @@ def test_a_full_config_validates_and_orders_mailbox_rules_first() -> None:
         ),
         (
             """
-            profiles: [{name: scheduler}]
+            profiles: [{name: scheduler, system_prompt_file: pharmacy.md, tools: [check_calendar]}]
             routing:
               rules: [{name: p, match: {all: true}, route: pipeline, profile: scheduler}]
             """,
@@ -125,7 +131,7 @@ def test_a_full_config_validates_and_orders_mailbox_rules_first() -> None:
         ),
         (
             """
-            profiles: [{name: scheduler}]
+            profiles: [{name: scheduler, system_prompt_file: pharmacy.md, tools: [check_calendar]}]
             routing:
               rules: [{name: cal, match: {all: true}, route: agent, profile: sales}]
             """,
@@ -266,7 +272,9 @@ def test_a_full_config_validates_and_orders_mailbox_rules_first() -> None:
         ),
         (
             """
-            profiles: [{name: a}, {name: a}]
+            profiles:
+              - {name: a, system_prompt_file: pharmacy.md, tools: [check_calendar]}
+              - {name: a, system_prompt_file: pharmacy.md, tools: [check_calendar]}
             """,
             "inboxflow.yaml: profiles[1]: duplicate profile name 'a'",
         ),
@@ -336,7 +344,9 @@ def test_the_path_comes_from_the_environment_else_the_project_root(tmp_path: Pat
 
 def test_the_shipped_file_validates_and_is_in_the_source_archive() -> None:
     config = load_config(REPO_ROOT / "inboxflow.yaml")
-    assert config.routing.rules == []
+    assert [(r.name, r.route, r.profile) for r in config.routing.rules] == [
+        ("pharmacy-crisp", "agent", "pharmacy")
+    ]
     names = dict(source_archive_members())
     assert names["inboxflow.yaml"] == REPO_ROOT / "inboxflow.yaml"
 
@@ -360,7 +370,7 @@ def test_graph_settings_are_validated_by_the_graphs_settings_model() -> None:
         ConfigError, match=r"graphs.pipeline.auto_sned: Extra inputs are not permitted"
     ):
         parse_config({"graphs": {"pipeline": {"auto_sned": True}}}, graphs)
-    with pytest.raises(ConfigError, match=r"graphs.nope: unknown graph; graphs: pipeline"):
+    with pytest.raises(ConfigError, match=r"graphs.nope: unknown graph; graphs: agent, pipeline"):
         parse_config({"graphs": {"nope": {}}}, graphs)
 
 

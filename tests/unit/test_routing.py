@@ -35,7 +35,18 @@ def rules(*items: dict[str, Any], mailboxes: dict[str, Any] | None = None) -> In
     if mailboxes:
         routing["mailboxes"] = {a: {"rules": r} for a, r in mailboxes.items()}
     return parse_config(
-        {"routing": routing, "profiles": [{"name": "scheduler"}]}, GRAPHS, source="t.yaml"
+        {
+            "routing": routing,
+            "profiles": [
+                {
+                    "name": "scheduler",
+                    "system_prompt_file": "pharmacy.md",
+                    "tools": ["check_calendar"],
+                }
+            ],
+        },
+        GRAPHS,
+        source="t.yaml",
     )
 
 

@@ -29,7 +29,16 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
-from ..ports.llm import LanguageModel, LLMFailed, LLMTask, LLMUsage, Out
+from ..ports.llm import (
+    AgentTurn,
+    ChatMessage,
+    ChatSettings,
+    LanguageModel,
+    LLMFailed,
+    LLMTask,
+    LLMUsage,
+    Out,
+)
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
@@ -395,6 +404,22 @@ class GeminiModel(LanguageModel):
                 usage.outcome = "retried" if usage.attempts > 1 else "ok"
             return output, usage
         raise AssertionError("unreachable")
+
+    def chat(
+        self, messages: list[ChatMessage], tools: list[dict[str, Any]], settings: ChatSettings
+    ) -> AgentTurn:
+        """One agent turn with Gemini function calling (see ``gemini_chat``).
+
+        A malformed function call (``MALFORMED_FUNCTION_CALL``, or arguments that are
+        not an object) is sent back once with a correction; a second one fails the turn.
+
+        Raises:
+            LLMFailed: Gemini stayed unavailable, refused the request, or twice
+                answered with a malformed function call.
+        """
+        from .gemini_chat import chat_turn
+
+        return chat_turn(self, messages, tools, settings)
 
     def _send(
         self, task: LLMTask[Any], model: str, contents: list[Any], config: Any, usage: LLMUsage

@@ -15,7 +15,10 @@ from collections.abc import Mapping
 
 from ..graph import Graph
 
-BUILT_IN: tuple[str, ...] = ("inboxflow.pipeline.graph:PIPELINE",)
+BUILT_IN: tuple[str, ...] = (
+    "inboxflow.pipeline.graph:PIPELINE",
+    "inboxflow.graphs.agent.graph:AGENT",
+)
 """The graphs shipped with inboxflow, as ``module:attribute``."""
 
 PLUGINS_VARIABLE = "INBOXFLOW_GRAPHS"

@@ -96,3 +96,100 @@ class LanguageModel(ABC):
                 fails and the trace goes to ``needs_review`` with the reason).
             RetryableError: a transient failure the adapter leaves to the runtime.
         """
+
+    def chat(
+        self,
+        messages: list[ChatMessage],
+        tools: list[dict[str, Any]],
+        settings: ChatSettings,
+    ) -> AgentTurn:
+        """One agent turn with function calling.
+
+        Args:
+            messages: the conversation so far (see ``ChatMessage``).
+            tools: the tools offered, in the OpenAI function-calling format
+                (``{"type": "function", "function": {name, description, parameters}}``).
+            settings: model, temperature, token budget, profile.
+
+        Returns:
+            The model's text and the tool calls it asks for.
+
+        Raises:
+            LLMFailed: the model failed for good (after the adapter's retries),
+                or it does not support function calling.
+            RetryableError: a transient failure the adapter leaves to the caller.
+        """
+        raise chat_unsupported(self)
+
+
+# --- function calling (the agent graph) ------------------------------------------------
+
+ChatMessage = Mapping[str, Any]
+"""One message of an agent conversation, OpenAI style: ``role`` (``system``, ``user``,
+``assistant``, ``tool``), ``content``; an assistant's ``tool_calls`` (``[{id, name,
+arguments_json}]``); a tool result's ``tool_call_id`` and ``name``."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call the model asked for.
+
+    Attributes:
+        id: the call's id (the model's, or one the adapter made up): results answer it.
+        name: the tool's name.
+        arguments_json: the arguments as the model wrote them (may not be valid JSON).
+    """
+
+    id: str
+    name: str
+    arguments_json: str
+
+    def as_dict(self) -> dict[str, str]:
+        """``{id, name, arguments_json}``, as kept in the conversation."""
+        return {"id": self.id, "name": self.name, "arguments_json": self.arguments_json}
+
+
+@dataclass(frozen=True)
+class AgentTurn:
+    """The model's answer in one turn: text, and the tool calls to run (none: it is done).
+
+    Attributes:
+        text: what the model said.
+        tool_calls: the calls to run, in order (parallel calls of one turn).
+        usage: what the call cost.
+    """
+
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: LLMUsage = field(default_factory=lambda: LLMUsage(model="unknown"))
+
+
+ChatPolicy = Callable[[list[ChatMessage], list[dict[str, Any]]], AgentTurn]
+"""A deterministic stand-in for a model in one agent profile (the offline model plays it)."""
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """How to ask for one agent turn.
+
+    Attributes:
+        model: the model to ask (real models).
+        temperature: sampling temperature.
+        max_tokens: answer budget.
+        profile: the agent profile asking (for logs and the offline policy).
+        offline: the profile's scripted policy, played by the offline model.
+    """
+
+    model: str
+    temperature: float = 0.3
+    max_tokens: int = 4096
+    profile: str = ""
+    offline: ChatPolicy | None = None
+
+
+def chat_unsupported(model: LanguageModel) -> LLMFailed:
+    """The error a model without function calling raises from ``chat``."""
+    return LLMFailed(
+        f"model {model.name} does not support function calling",
+        LLMUsage(model=model.name, outcome="failed"),
+    )

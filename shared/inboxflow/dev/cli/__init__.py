@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from inboxflow.dev.cli import approvals, dev, graphs, inspect, kb, local, mailbox, route
+from inboxflow.dev.cli import approvals, dev, graphs, inspect, kb, local, mailbox, route, runs
 
 app = typer.Typer(
     name="inboxflow",
@@ -20,6 +20,7 @@ app.command("graphs")(graphs.graphs)
 app.command("trace")(inspect.trace)
 app.command("traces")(inspect.traces)
 app.command("failures")(inspect.failures)
+app.command("runs")(runs.runs)
 app.command("dev")(dev.dev)
 app.command("send")(dev.send)
 app.command("approvals")(approvals.approvals)

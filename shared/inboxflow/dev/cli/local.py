@@ -37,6 +37,16 @@ def sample_inbox() -> list[Path]:
     return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(SAMPLE_SUFFIXES))
 
 
+def graph_samples(graphs: Mapping[str, Any]) -> list[Path]:
+    """Sample emails the graphs ship (``Graph.samples``), by graph then name."""
+    found: list[Path] = []
+    for name in sorted(graphs):
+        folder = graphs[name].samples
+        if folder is not None and Path(folder).is_dir():
+            found += sorted(p for p in Path(folder).iterdir() if p.name.endswith(SAMPLE_SUFFIXES))
+    return found
+
+
 def embedded_runtime(home: Path | None = None) -> Runtime:
     """A runtime on the embedded default whatever the environment says (SQLite, in-process bus)."""
     from inboxflow.knowledge import knowledge_base_for, seed_knowledge
@@ -202,7 +212,7 @@ def demo(
     config = load_routing(graph_registry())
     with llm_double(gemini_double):
         runtime = embedded_runtime(home)
-        files = sample_inbox()
+        files = sample_inbox() + graph_samples(runtime.graphs)
         console.print(
             f"[bold]inboxflow demo[/bold]: {len(files)} sample emails, routed by "
             f"{config.source or 'no inboxflow.yaml (every email to pipeline)'}\n"

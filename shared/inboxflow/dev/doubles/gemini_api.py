@@ -457,6 +457,8 @@ class GeminiDouble:
             return 400, error_body(
                 400, "* GenerateContentRequest.contents: contents is not specified"
             )
+        if isinstance(reply, FunctionCallReply) or body.get("tools"):
+            return function_calling_response(model, body, reply)
         turns = [(str(c.get("role", "user")), _text_of(c)) for c in contents]
         config = body.get("generationConfig") or {}
         call = GenerateCall(
@@ -604,3 +606,73 @@ __all__ = [
     "start_gemini_double",
     "template_pattern",
 ]
+
+
+# --- function calling (the agent graph) -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FunctionCallReply(Reply):
+    """A scripted answer with function calls (Gemini's ``functionCall`` parts).
+
+    Attributes:
+        calls: ``(name, args)`` in order; ``args`` is sent as is (a dict, or
+            anything else to play a malformed call), with ids ``call-{n}`` unless
+            ``ids`` is False.
+        finish_reason: e.g. ``MALFORMED_FUNCTION_CALL`` (then send no calls).
+        ids: give each call an id.
+    """
+
+    calls: tuple[tuple[str, Any], ...] = ()
+    finish_reason: str = "STOP"
+    ids: bool = True
+
+    @classmethod
+    def of(cls, *calls: tuple[str, Any], text: str | None = None) -> FunctionCallReply:
+        """Function calls (parallel when several), with optional text before them."""
+        return cls(calls=tuple(calls), text=text)
+
+    @classmethod
+    def malformed(cls) -> FunctionCallReply:
+        """Gemini's ``MALFORMED_FUNCTION_CALL``: no parts, a finish message."""
+        return cls(finish_reason="MALFORMED_FUNCTION_CALL")
+
+
+def function_calling_response(
+    model: str, body: Mapping[str, Any], reply: Reply
+) -> tuple[int, dict[str, Any]]:
+    """The answer to a request with ``tools``: the scripted calls, else a plain text turn."""
+    parts: list[dict[str, Any]] = []
+    text = reply.text if reply.text is not None else None
+    if isinstance(reply, FunctionCallReply):
+        if text:
+            parts.append({"text": text})
+        for n, (name, args) in enumerate(reply.calls):
+            call: dict[str, Any] = {"name": name, "args": args}
+            if reply.ids:
+                call["id"] = f"call-{secrets.token_hex(3)}-{n}"
+            parts.append({"functionCall": call})
+        reason = reply.finish_reason
+    else:
+        answer = text if text is not None else json.dumps(reply.answer) if reply.answer else ""
+        parts.append({"text": answer or "No tool is needed; here is my answer."})
+        reason = "STOP"
+    candidate: dict[str, Any] = {"finishReason": reason, "index": 0}
+    if parts:
+        candidate["content"] = {"parts": parts, "role": "model"}
+    else:
+        candidate["finishMessage"] = (
+            "Malformed function call: print(default_api.search_drugs(query=))"
+        )
+    prompt_tokens = sum(_estimate_tokens(_text_of(c)) for c in body.get("contents") or [])
+    answer_tokens = _estimate_tokens(json.dumps(parts))
+    return 200, {
+        "candidates": [candidate],
+        "usageMetadata": {
+            "promptTokenCount": prompt_tokens,
+            "candidatesTokenCount": answer_tokens,
+            "totalTokenCount": prompt_tokens + answer_tokens,
+        },
+        "modelVersion": model,
+        "responseId": secrets.token_urlsafe(12),
+    }

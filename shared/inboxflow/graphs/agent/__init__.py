@@ -1,0 +1,1 @@
+"""The agent graph: tool-using LLM agent profiles (``route: agent, profile: NAME``)."""

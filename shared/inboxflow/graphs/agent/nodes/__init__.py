@@ -1,0 +1,1 @@
+"""The agent graph's nodes, one module each."""

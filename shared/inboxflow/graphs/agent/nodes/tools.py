@@ -1,0 +1,89 @@
+"""agent_tools: run the tool calls of the last turn, in order.
+
+| node     | agent_tools                                                               |
+|----------|---------------------------------------------------------------------------|
+| inputs   | pending_calls, profile, inquiry, reply                                    |
+| outputs  | messages (+ one tool result per call), tool_log, reply, status            |
+| routes   | -> agent_turn ; -> finish (escalated, or max_iterations reached)          |
+
+Only the profile's tools can be called (another name is an ``{"error": ...}``
+result). Arguments that are not a JSON object become ``{}``. A tool raising
+gives ``{"error": "<message>"}`` and the loop goes on. Side-effecting tools
+write through the effect journal under ``{tool}#{index}`` (replies under
+``reply``), so a redelivered step never repeats one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from ....context import NodeContext
+from ....graph import Step
+from ..state import AgentState, ToolLogEntry
+from ..tools.view import AgentView, WithView
+
+REPLY_TOOLS = frozenset({"send_reply", "create_draft"})
+
+
+def parse_arguments(arguments_json: str) -> dict[str, Any]:
+    """The call's arguments; anything but a JSON object is ``{}``."""
+    try:
+        value = json.loads(arguments_json or "{}")
+    except (json.JSONDecodeError, TypeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def agent_tools(state: AgentState, ctx: NodeContext) -> Step:
+    """Run the pending calls; feed each result back to the conversation."""
+    view = AgentView(state)
+    tool_ctx = replace(
+        ctx,
+        tools=ctx.tools.only([t for t in state.profile.tools if t in ctx.tools]),
+        services=WithView(ctx.services, view),
+    )
+    messages = list(state.messages)
+    log = list(state.tool_log)
+    reply = state.reply
+    escalation: str | None = None
+    for index, call in enumerate(state.pending_calls):
+        view.call_index = index
+        arguments = parse_arguments(call.get("arguments_json", ""))
+        result = tool_ctx.call_tool(call["name"], arguments)
+        if call["name"] in REPLY_TOOLS and "error" not in result and reply is None:
+            reply = {**result, "tool": call["name"]}
+            view.state = view.state.model_copy(update={"reply": reply})
+        if call["name"] == "escalate" and result.get("escalated"):
+            escalation = str(result.get("reason") or "escalated")
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": call.get("id", ""),
+                "name": call["name"],
+                "content": json.dumps(result, ensure_ascii=False, default=str),
+            }
+        )
+        log.append(
+            ToolLogEntry(
+                tool=call["name"],
+                arguments=arguments,
+                result=result,
+                iteration=state.iteration,
+                call_id=call.get("id", ""),
+            )
+        )
+    update: dict[str, Any] = {
+        "messages": messages,
+        "tool_log": log,
+        "pending_calls": [],
+        "reply": reply,
+    }
+    if escalation is not None:
+        update.update(status="escalated", escalation=escalation)
+        return Step(update=update, goto="finish")
+    if state.iteration >= state.profile.max_iterations:
+        update["status"] = "max_iterations"
+        return Step(update=update, goto="finish")
+    return Step(update=update, goto="agent_turn")

@@ -1,0 +1,1 @@
+"""Scripted policies the offline model plays, one per shipped profile."""

@@ -1,0 +1,93 @@
+"""The agent graph's state: the email, the profile it runs as, the conversation and its log."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+RunStatus = Literal["running", "completed", "max_iterations", "error", "escalated"]
+
+
+class ProfileSnapshot(BaseModel):
+    """The profile as it was when the trace started (a config change never alters a run).
+
+    Attributes mirror ``inboxflow.config.ProfileConfig``; ``system_prompt`` is the file's text.
+    """
+
+    name: str
+    model: str
+    max_tokens: int
+    temperature: float
+    max_iterations: int
+    system_prompt: str
+    tools: list[str]
+    preprocessor: str = "default"
+    reviewers: list[str] = Field(default_factory=list)
+
+
+class Inquiry(BaseModel):
+    """What the preprocessor made of the email: who asks, what, and where the answer goes.
+
+    Attributes:
+        preprocessor: the preprocessor that produced it (``default`` or ``crisp``).
+        sender_email: who wrote it (the patient for Crisp mail, else the email's sender).
+        sender_name: their name, if known.
+        subject: the email's subject.
+        text: the message the agent answers (without any helpdesk wrapping).
+        reply_to: where replies go.
+        via: the helpdesk address that forwarded it, if any (replies never go there).
+    """
+
+    preprocessor: str
+    sender_email: str
+    sender_name: str = ""
+    subject: str = ""
+    text: str = ""
+    reply_to: str
+    via: str | None = None
+
+
+class ToolLogEntry(BaseModel):
+    """One tool call of the run: ``{tool, arguments, result, iteration}``."""
+
+    tool: str
+    arguments: dict[str, Any]
+    result: dict[str, Any]
+    iteration: int
+    call_id: str = ""
+
+
+class AgentState(BaseModel):
+    """The state of one agent run.
+
+    Attributes:
+        email: the email (JSON form of ``mail.Email``); never changes.
+        profile: the profile snapshot; never changes.
+        rule: the routing rule that started it.
+        inquiry: set by ``preprocess``.
+        messages: the conversation (system, user, assistant turns, tool results).
+        pending_calls: the tool calls of the last turn, run by ``agent_tools``.
+        iteration: turns taken so far.
+        status: ``running``, then how the run ended.
+        final_message: the model's last text (``completed``).
+        error: what failed (``error``).
+        escalation: why the agent escalated (``escalated``).
+        tool_log: every tool call, in order.
+        reply: the reply written (draft or sent), once per trace.
+    """
+
+    schema_version: int = 1
+    email: dict[str, Any] = Field(frozen=True)
+    profile: ProfileSnapshot = Field(frozen=True)
+    rule: str | None = None
+    inquiry: Inquiry | None = None
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    pending_calls: list[dict[str, str]] = Field(default_factory=list)
+    iteration: int = 0
+    status: RunStatus = "running"
+    final_message: str | None = None
+    error: str | None = None
+    escalation: str | None = None
+    tool_log: list[ToolLogEntry] = Field(default_factory=list)
+    reply: dict[str, Any] | None = None

@@ -1,0 +1,78 @@
+"""What a tool of the agent graph sees of its run (the email, the inquiry, the profile).
+
+``agent_tools`` hands each call a context whose services carry an ``AgentView``
+under ``"agent"``; tools read it with :func:`view_of`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ....mail import Email
+from ..state import AgentState, Inquiry
+
+if TYPE_CHECKING:
+    from ....context import NodeContext
+
+VIEW_KEY = "agent"
+
+
+@dataclass
+class AgentView:
+    """The run a tool call belongs to.
+
+    Attributes:
+        state: the agent's state before this batch of calls.
+        call_index: the position of this call in its turn (effect names use it).
+    """
+
+    state: AgentState
+    call_index: int = 0
+
+    @property
+    def email(self) -> Email:
+        """The email the run answers."""
+        return Email.model_validate(self.state.email)
+
+    @property
+    def inquiry(self) -> Inquiry:
+        """What the preprocessor made of it."""
+        if self.state.inquiry is None:
+            raise RuntimeError("the agent's tools run after preprocess")
+        return self.state.inquiry
+
+
+class WithView(Mapping[str, Any]):
+    """``ctx.services`` plus the ``AgentView`` under ``"agent"``."""
+
+    def __init__(self, services: Any, view: AgentView) -> None:
+        self._services = services
+        self.view = view
+
+    def __getitem__(self, name: str) -> Any:
+        if name == VIEW_KEY:
+            return self.view
+        return self._services[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([VIEW_KEY, *list(self._services)])
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """``self[name]``, or ``default``."""
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+
+def view_of(ctx: NodeContext) -> AgentView:
+    """The run the current tool call belongs to."""
+    view = ctx.services.get(VIEW_KEY) if ctx.services else None
+    if not isinstance(view, AgentView):
+        raise RuntimeError("this tool runs only inside the agent graph's agent_tools node")
+    return view

@@ -1,0 +1,18 @@
+"""The web search port the agent's ``web_search`` tool asks.
+
+Adapter: ``KnowledgeBaseSearch`` (``adapters/kb_web_search.py``): offline,
+over the knowledge base (``inboxflow kb``), so the demo and the tests need no network.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+
+class WebSearch(ABC):
+    """Finds pages for a query."""
+
+    @abstractmethod
+    def search(self, query: str, limit: int = 3) -> list[dict[str, Any]]:
+        """Results for ``query``, best first: ``[{title, url, snippet}]``."""
