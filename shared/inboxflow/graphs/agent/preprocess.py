@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ...mail.html_text import html_to_text
 from ...mail import Email
+from ...mail.html_text import html_to_text
 from .state import Inquiry
 
 CRISP_PROMPT = "New support inquiry from {patient_name} ({patient_email}):\nSubject: {subject}\n\n{original_message}"
