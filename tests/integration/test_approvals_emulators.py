@@ -141,3 +141,71 @@ def test_resume_is_published_on_pubsub(pubsub_env: str, tmp_path: Path) -> None:
     (draft,) = mailbox_writes(h.store, trace_id)
     assert draft["body"] == edited
     admin.close()
+
+
+def test_decisions_through_separate_firestore_clients_record_one_and_draft_once(
+    firestore_env: object, tmp_path: Path
+) -> None:
+    """Eight approval-function instances (each its own Firestore client, transactions not
+    serialised in this process) decide the same approval at once: one decision wins."""
+    from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
+    from inboxflow.approvals.service import AlreadyDecided, ApprovalService
+    from inboxflow.errors import RetryableError
+
+    h = _firestore_harness(tmp_path)
+    trace_id = h.start()
+    approval = h.approval_of(trace_id)
+    links = h.links(approval.approval_id)
+    workers = 8
+    resumes: list[tuple[str, dict]] = []
+    outcomes: list[str] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(workers)
+
+    def publish(trace: str, decision: dict) -> None:
+        with lock:
+            resumes.append((trace, dict(decision)))
+
+    def instance(n: int) -> None:
+        store = FirestoreCheckpointStore(serialize_transactions=False)
+        service = ApprovalService(
+            store=store,
+            tasks=h.tasks,
+            notifier=h.outbox,
+            resume=publish,
+            clock=h.clock,
+            config=h.service.config,
+        )
+        link = links[n % 2]
+        barrier.wait()
+        try:
+            service.decide(approval.approval_id, link.token, "approve" if n % 2 else "reject")
+            outcome = "decided"
+        except AlreadyDecided:
+            outcome = "409"
+        except RetryableError:  # contention: the page answers 503, the reviewer retries
+            outcome = "busy"
+        finally:
+            store.close()
+        with lock:
+            outcomes.append(outcome)
+
+    threads = [threading.Thread(target=instance, args=(n,)) for n in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert outcomes.count("decided") == 1 and len(outcomes) == workers, outcomes
+    assert set(outcomes) <= {"decided", "409", "busy"}
+    decided = h.approval_of(trace_id)
+    assert decided.status != "pending" and decided.decided_by in REVIEWERS
+    assert len([d for _, d in h.store.list("approval_tokens") if d.get("used_at")]) == 1
+    # Every resume published carries the one recorded decision (a repeat is harmless).
+    assert resumes and {r[1]["decision"] for r in resumes} == {decided.decision}
+    for trace, decision in resumes:
+        h.runtime.resume(trace, decision)
+    h.drain()
+    final = h.store.get_trace(trace_id)
+    assert final is not None
+    assert final.status == ("done" if decided.decision == "approve" else "rejected")
+    assert len(mailbox_writes(h.store, trace_id)) == (1 if decided.decision == "approve" else 0)

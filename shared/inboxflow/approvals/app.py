@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from flask import Request, Response
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from ..errors import RetryableError
 from .headers import SECURITY_HEADERS, install_hardening
 from .logs import redact_access_logs
 from .oidc import verify_task_oidc
@@ -122,6 +123,16 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
         code = exc.code or 400
         error = ApprovalError(code, exc.name, "this request was refused")
         return _error_json(error) if api else _error_html(error)
+    except RetryableError as exc:
+        # Contention or a transient store failure: nothing was decided; the reviewer (or
+        # Cloud Tasks, for /timeout) tries again and then sees the outcome.
+        log.warning("approval request %s %s: retry later: %s", request.method, request.path, exc)
+        busy = ApprovalError(
+            503, "Busy", "several decisions arrived at once: try again in a moment"
+        )
+        response = _error_json(busy) if api else _error_html(busy)
+        response.headers["Retry-After"] = "2"
+        return response
     except Exception:
         log.exception("approval request %s %s failed", request.method, request.path)
         error = ApprovalError(500, "Something went wrong", "try again in a minute")
