@@ -179,28 +179,20 @@ SendEmailParams = ReplyParams
 
 def create_draft(params: ReplyParams, ctx: NodeContext) -> dict[str, Any]:
     """Save the reply as a draft, exactly once per step (effect journal + trace header)."""
-    workspace = workspace_of(ctx, params.mailbox)
-    return ctx.effect(
-        "create_draft",
-        lambda key: workspace.create_draft(
-            params.to,
-            params.subject,
-            params.body,
-            params.thread_id,
-            key,
-            in_reply_to=params.in_reply_to,
-            references=params.references,
-        ),
-        workspace.find_by_trace_key,
-    )
+    return _reply(params, ctx, send=False)
 
 
 def send_email(params: ReplyParams, ctx: NodeContext) -> dict[str, Any]:
     """Send the reply in its thread, exactly once per step (effect journal + trace header)."""
+    return _reply(params, ctx, send=True)
+
+
+def _reply(params: ReplyParams, ctx: NodeContext, send: bool) -> dict[str, Any]:
     workspace = workspace_of(ctx, params.mailbox)
+    write = workspace.send_reply if send else workspace.create_draft
     return ctx.effect(
-        "send_email",
-        lambda key: workspace.send_reply(
+        "send_email" if send else "create_draft",
+        lambda key: write(
             params.to,
             params.subject,
             params.body,
@@ -259,43 +251,43 @@ def schedule_meeting(params: ScheduleMeetingParams, ctx: NodeContext) -> dict[st
 # --- the set ---------------------------------------------------------------------------------
 
 GET_CONTACT = Tool(
-    name="get_contact",
-    description="Look up the sender in the contacts: name, company, title, account tier, notes.",
-    params=GetContactParams,
-    handler=get_contact,
+    "get_contact",
+    "Look up the sender in the contacts: name, company, title, account tier, notes.",
+    GetContactParams,
+    get_contact,
 )
 CHECK_CALENDAR = Tool(
-    name="check_calendar",
-    description="Free meeting slots in the mailbox owner's calendar over the coming business days.",
-    params=CheckCalendarParams,
-    handler=check_calendar,
+    "check_calendar",
+    "Free meeting slots in the mailbox owner's calendar over the coming business days.",
+    CheckCalendarParams,
+    check_calendar,
 )
 CREATE_DRAFT = Tool(
-    name="create_draft",
-    description="Save a reply as a Gmail draft in the thread (not sent).",
-    params=CreateDraftParams,
-    handler=create_draft,
+    "create_draft",
+    "Save a reply as a Gmail draft in the thread (not sent).",
+    CreateDraftParams,
+    create_draft,
     action=True,
 )
 SEND_EMAIL = Tool(
-    name="send_email",
-    description="Send a reply in the thread (In-Reply-To, References and a 'Re:' subject).",
-    params=SendEmailParams,
-    handler=send_email,
+    "send_email",
+    "Send a reply in the thread (In-Reply-To, References and a 'Re:' subject).",
+    SendEmailParams,
+    send_email,
     action=True,
 )
 MARK_AS_READ = Tool(
-    name="mark_as_read",
-    description="Mark the message answered as read.",
-    params=MarkAsReadParams,
-    handler=mark_as_read,
+    "mark_as_read",
+    "Mark the message answered as read.",
+    MarkAsReadParams,
+    mark_as_read,
     action=True,
 )
 SCHEDULE_MEETING = Tool(
-    name="schedule_meeting",
-    description="Put a meeting in the mailbox owner's calendar and invite the attendees.",
-    params=ScheduleMeetingParams,
-    handler=schedule_meeting,
+    "schedule_meeting",
+    "Put a meeting in the mailbox owner's calendar and invite the attendees.",
+    ScheduleMeetingParams,
+    schedule_meeting,
     action=True,
 )
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import typer
 
 from inboxflow.dev.cli import approvals, dev, graphs, inspect, kb, local, mailbox, route, runs
@@ -13,18 +16,23 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
-app.command("demo")(local.demo)
-app.command("run")(local.run)
-app.command("route")(route.route)
-app.command("graphs")(graphs.graphs)
-app.command("trace")(inspect.trace)
-app.command("traces")(inspect.traces)
-app.command("failures")(inspect.failures)
-app.command("runs")(runs.runs)
-app.command("dev")(dev.dev)
-app.command("send")(dev.send)
-app.command("approvals")(approvals.approvals)
-app.command("serve")(approvals.serve)
+COMMANDS: dict[str, Callable[..., Any]] = {
+    "demo": local.demo,
+    "run": local.run,
+    "route": route.route,
+    "graphs": graphs.graphs,
+    "trace": inspect.trace,
+    "traces": inspect.traces,
+    "failures": inspect.failures,
+    "runs": runs.runs,
+    "dev": dev.dev,
+    "send": dev.send,
+    "approvals": approvals.approvals,
+    "serve": approvals.serve,
+}
+"""The commands, in the order ``inboxflow --help`` lists them."""
+for command_name, command in COMMANDS.items():
+    app.command(command_name)(command)
 
 app.add_typer(kb.app, name="kb")
 app.add_typer(mailbox.app, name="mailbox")
