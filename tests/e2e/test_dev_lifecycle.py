@@ -124,7 +124,8 @@ def test_the_next_start_stops_what_a_killed_run_left(tmp_path: Path) -> None:
         restart = run_cli("dev", "--home", str(home), cwd=tmp_path, env=env, timeout=90)
         assert restart.returncode == 2, restart.stdout + restart.stderr
         assert "left by a killed `inboxflow dev`" in restart.stdout, restart.stdout
-        assert survivors(tree) == []
+        left = survivors(tree)
+        assert left == [], restart.stdout
         assert not (home / "dev.pids").exists()
     finally:
         kill_leftovers(tree)

@@ -3,10 +3,13 @@
 Every emulator, function server and the Gmail double runs in a process group
 of its own (``start_new_session``). ``inboxflow dev`` stops them all when it
 exits; a run killed with SIGKILL cannot, so it keeps a journal under its home
-(``dev.pids``): its run id and every group it started. Each child inherits
-``INBOXFLOW_DEV_RUN=<run id>`` in its environment; the next ``dev`` on that
-home stops a listed group only when one of its processes still carries that
-marker, so a reused process id is never killed.
+(``dev.pids``): its run id, every group it started and when each group's leader
+started. Each child also inherits ``INBOXFLOW_DEV_RUN=<run id>`` in its
+environment. The next ``dev`` on that home stops a listed group only when its
+leader is the very process that was started (same start time) or one of its
+processes still carries the marker, so a reused process id is never killed.
+(The marker alone is not enough: gunicorn rewrites its process title with
+``setproctitle`` when that is installed, which clobbers ``/proc/PID/environ``.)
 """
 
 from __future__ import annotations
@@ -116,15 +119,23 @@ class Journal:
     path: Path
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     groups: list[int] = field(default_factory=list)
+    leaders_started: dict[str, int] = field(default_factory=dict)
 
     def add(self, process: subprocess.Popen[bytes]) -> None:
         """Record a child started with ``start_new_session`` (its pid is its group id)."""
         self.groups.append(process.pid)
+        self.leaders_started[str(process.pid)] = start_time(process.pid)
         self._write()
 
     def _write(self) -> None:
         pid = os.getpid()
-        body = {"run": self.run_id, "pid": pid, "started": start_time(pid), "groups": self.groups}
+        body = {
+            "run": self.run_id,
+            "pid": pid,
+            "started": start_time(pid),
+            "groups": self.groups,
+            "leaders_started": self.leaders_started,
+        }
         partial = self.path.with_suffix(".tmp")
         partial.write_text(json.dumps(body))
         partial.replace(self.path)
@@ -196,13 +207,16 @@ def clean_up(home: Path) -> int:
     started = start_time(owner) if owner and owner != os.getpid() else 0
     if started and started == previous.get("started"):
         raise AlreadyRunning(f"inboxflow dev (pid {owner}) is still running on {home}")
+    leaders = previous.get("leaders_started") or {}
     ours = []
     count = 0
     for pgid in previous.get("groups", []):
-        verified = [pid for pid in members(int(pgid)) if _carries(pid, marker)]
-        if verified:
+        group = members(int(pgid))
+        leader_started = int(leaders.get(str(pgid)) or 0)
+        same_leader = leader_started > 0 and start_time(int(pgid)) == leader_started
+        if same_leader or any(_carries(pid, marker) for pid in group):
             ours.append(int(pgid))
-            count += len(members(int(pgid)))
+            count += len(group)
     stop_groups(ours)
     path.unlink()
     return count
