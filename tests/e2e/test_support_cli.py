@@ -1,0 +1,54 @@
+"""The support graph from the command line, as a process: ``inboxflow run --graph support``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.graphs.support.tickets import TicketStore
+from tests.support_harness import SAMPLES
+
+CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
+
+
+def cli(*args: str, home: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "200", "INBOXFLOW_HOME": str(home)}
+    env.pop("INBOXFLOW_CONFIG", None)
+    return subprocess.run(
+        [*CLI, *args], cwd=home, env=env, capture_output=True, text=True, timeout=180
+    )
+
+
+def test_run_the_sample_support_inbox_through_the_support_graph(tmp_path):
+    result = cli("run", "--graph", "support", "--json", *map(str, SAMPLES), home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = {Path(r["file"]).name[:2]: r for r in map(json.loads, result.stdout.splitlines())}
+    assert {r["graph"] for r in rows.values()} == {"support"}
+    assert {name: r["status"] for name, r in rows.items()} == {
+        "01": "done",  # free how-to: answered
+        "02": "waiting",  # Spanish, offline: a reviewer checks the reply
+        "03": "done",  # enterprise outage: escalated
+        "04": "done",  # security report: escalated
+        "05": "done",  # pro sync failures: in the technical queue
+        "06": "done",  # its follow-up: same ticket
+    }
+    store = SqliteCheckpointStore(next(tmp_path.rglob("*.db")))
+    try:
+        by_customer = {}
+        for ticket in TicketStore(store).list():
+            by_customer.setdefault(ticket.customer_id, []).append(ticket)
+        [pro] = by_customer["cus_pro_brightpath"]
+        assert pro.status == "active" and len(pro.traces) == 2
+        assert [t.outcome for t in by_customer["cus_ent_northwind"]] == ["escalate_human"]
+        assert sorted(t.outcome for t in by_customer["cus_free_sam"]) == [
+            "auto_respond",
+            "escalate_human",
+        ]
+        [lucia] = by_customer["cus_free_lucia"]
+        assert lucia.status == "active"
+    finally:
+        store.close()
