@@ -52,3 +52,31 @@ def test_run_the_sample_support_inbox_through_the_support_graph(tmp_path):
         assert lucia.status == "active"
     finally:
         store.close()
+
+
+def test_tickets_and_ticket_show_the_desk(tmp_path):
+    sam = [str(p) for p in SAMPLES if p.name[:2] in ("01", "04", "05", "06")]
+    assert cli("run", "--graph", "support", "--json", *sam, home=tmp_path).returncode == 0
+
+    listed = cli("tickets", "--json", home=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert sorted((r["customer_id"], r["status"]) for r in rows) == [
+        ("cus_free_sam", "completed"),
+        ("cus_free_sam", "completed"),
+        ("cus_pro_brightpath", "active"),
+    ]
+    active = cli("tickets", "--status", "active", "--json", home=tmp_path)
+    [pro] = [json.loads(line) for line in active.stdout.splitlines()]
+    mine = cli("tickets", "--customer", "cus_free_sam", "--json", home=tmp_path)
+    assert len(mine.stdout.splitlines()) == 2
+
+    shown = cli("ticket", pro["ticket_id"], home=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert f"cus_pro_brightpath:{pro['ticket_id']}  active" in shown.stdout
+    assert shown.stdout.count("<- ") == 2 and "still failing" in shown.stdout
+
+    missing = cli("ticket", "TKT-00000000", home=tmp_path)
+    assert missing.returncode == 1 and "no ticket TKT-00000000" in missing.stderr
+    wrong = cli("tickets", "--status", "open", home=tmp_path)
+    assert wrong.returncode != 0 and "active or completed" in wrong.stderr

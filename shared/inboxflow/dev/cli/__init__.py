@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from inboxflow.dev.cli import approvals, dev, graphs, inspect, kb, local, mailbox, route, runs
+from inboxflow.dev.cli import tickets as support_tickets
 
 app = typer.Typer(
     name="inboxflow",
@@ -25,6 +26,8 @@ app.command("dev")(dev.dev)
 app.command("send")(dev.send)
 app.command("approvals")(approvals.approvals)
 app.command("serve")(approvals.serve)
+app.command("tickets")(support_tickets.tickets)
+app.command("ticket")(support_tickets.ticket)
 
 app.add_typer(kb.app, name="kb")
 app.add_typer(mailbox.app, name="mailbox")
