@@ -41,9 +41,12 @@ def email(sender: str, subject: str, body: str, message_id: str, **fields: Any) 
 
 
 def build(tmp_path: Path, **kw: Any) -> Runtime:
-    """Embedded runtime (store workspace: drafts land in the store), the sample KB seeded."""
+    """Embedded runtime (store workspace: drafts land in the store), the sample KB seeded.
+
+    ``store`` and ``bus`` may be given (Firestore on the emulator, a duplicating bus).
+    """
     bus = kw.pop("bus", None) or InProcessBus(clock=FakeClock())
-    store = SqliteCheckpointStore(tmp_path / "support.db")
+    store = kw.pop("store", None) or SqliteCheckpointStore(tmp_path / "support.db")
     runtime = runtime_for(
         tmp_path,
         clock=bus.clock,
