@@ -8,7 +8,9 @@ from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
 from inboxflow.adapters.notifiers import OUTBOX
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.clock import FakeClock
+from inboxflow.graphs.support.kb import category_of, kb_search
 from inboxflow.graphs.support.tickets import TicketStore
+from inboxflow.knowledge import knowledge_base_for
 from tests.pipeline_harness import StormBus
 from tests.support_harness import MAILBOX, build, email, run, sample, tickets
 
@@ -192,3 +194,27 @@ def test_a_crash_after_the_reply_was_written_reconciles_instead_of_writing_again
     assert state["status"] == "done"
     assert len(replies(runtime)) == 1
     assert len(TicketStore(runtime.store).list()) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "sender", "category"),
+    [
+        ("How do I change the card on my subscription plan?", "sam.okafor@example.org", "billing"),
+        ("How do I schedule a dashboard export to PDF?", "sam.okafor@example.org", "technical"),
+        ("How do I invite teammates during onboarding?", "sam.okafor@example.org", "general"),
+    ],
+)
+def test_each_specialist_reads_only_its_categorys_articles(runtime, body, sender, category):
+    state = run(runtime, email(sender, "Question", body, f"kb-{category}@example"))
+    articles = state["triage"]["relevant_articles"]
+    assert articles, state["triage"]
+    assert {category_of(source) for source in articles} <= {category, None}
+    assert state["supervision"]["issue_type"] == category
+
+
+def test_kb_search_keeps_to_the_category_even_when_another_is_nearer(runtime):
+    kb = knowledge_base_for(runtime.services, runtime.store)
+    text = "How do I schedule a dashboard export to PDF every Monday?"
+    assert category_of(str(kb.search(text, limit=1)[0].fields["source"])) == "technical"
+    found = kb_search(kb, text, "billing", 3)
+    assert found and {category_of(a["source"]) for a in found} == {"billing"}

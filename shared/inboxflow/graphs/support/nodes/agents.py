@@ -20,6 +20,7 @@ from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import NodeFn, Step
 from ....knowledge import knowledge_base_for
+from ..kb import kb_search
 from ..language import TRANSLATE, detect_language
 from ..specialist import SPECIALIST
 from ..state import SupportState, TranslationResult
@@ -85,15 +86,8 @@ def specialist_node(category: IssueType) -> NodeFn:
         if supervision is None or translation is None or state.customer is None:
             raise NodeFailed(f"{category} needs the supervision, translation and customer")
         text = "\n\n".join(translation.translated_messages)
-        found = knowledge_base_for(ctx.services, ctx.store).search(text, limit=KB_ARTICLES)
-        articles = [
-            {
-                "source": n.fields.get("source", n.doc_id),
-                "title": n.fields.get("title", ""),
-                "text": n.fields.get("text", ""),
-            }
-            for n in found
-        ]
+        kb = knowledge_base_for(ctx.services, ctx.store)
+        articles = kb_search(kb, text, category, KB_ARTICLES)
         result = ctx.generate(
             SPECIALIST,
             {
