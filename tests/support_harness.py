@@ -10,14 +10,14 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
-from inboxflow.graphs.support.graph import SUPPORT
+from inboxflow.graphs.support.graph import SAMPLES as SAMPLE_DIR
 from inboxflow.graphs.support.tickets import Ticket, TicketStore
 from inboxflow.knowledge import knowledge_base_for, seed_knowledge
 from inboxflow.mail import Email, load_email_file
 from inboxflow.runtime import Runtime
 from tests.runtimes import runtime_for
 
-SAMPLES = sorted(p for p in (SUPPORT.samples or Path()).iterdir() if p.suffix == ".json")
+SAMPLES = sorted(p for p in SAMPLE_DIR.iterdir() if p.suffix == ".json")
 MAILBOX = "support@brightlane.io"
 
 

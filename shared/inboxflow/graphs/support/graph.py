@@ -26,6 +26,10 @@ from .settings import SupportSettings
 from .state import SupportState
 from .triage import IssueType
 
+SAMPLES = Path(__file__).resolve().parent / "samples" / "inbox"
+"""The sample support inbox. Not ``Graph.samples``: ``inboxflow demo`` routes graph samples by
+``inboxflow.yaml``, where no active rule sends mail to ``support`` yet (they would go to the
+pipeline); run them with ``inboxflow run --graph support``."""
 SPECIALISTS: tuple[IssueType, ...] = ("billing", "technical", "general")
 
 
@@ -108,5 +112,4 @@ SUPPORT = Graph.build(
     pause_kinds=[APPROVE_SUPPORT_REPLY],
     summary=summary,
     settings_model=SupportSettings,
-    samples=Path(__file__).resolve().parent / "samples" / "inbox",
 )
