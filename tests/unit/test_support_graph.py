@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
@@ -38,6 +40,7 @@ def test_a_free_plan_how_to_is_answered_once_and_its_ticket_completed(runtime):
     assert (ticket.status, ticket.outcome, ticket.working) == ("completed", "auto_respond", {})
     assert [m.direction for m in ticket.messages] == ["in", "out"]
     assert ticket.traces == [state["trace_id"]]
+    assert state["tag"] == f"cus_free_sam:{ticket.ticket_id}"
 
 
 def test_an_enterprise_outage_is_critical_escalated_and_the_on_call_reviewers_told(runtime):
@@ -218,3 +221,16 @@ def test_kb_search_keeps_to_the_category_even_when_another_is_nearer(runtime):
     assert category_of(str(kb.search(text, limit=1)[0].fields["source"])) == "technical"
     found = kb_search(kb, text, "billing", 3)
     assert found and {category_of(a["source"]) for a in found} == {"billing"}
+
+
+def test_escalations_go_to_the_configured_on_call_reviewers(tmp_path, monkeypatch):
+    config = tmp_path / "inboxflow.yaml"
+    oncall = ["oncall@brightlane.io", "lead@brightlane.io"]
+    config.write_text(json.dumps({"graphs": {"support": {"reviewers": oncall}}}), "utf-8")
+    monkeypatch.setenv("INBOXFLOW_CONFIG", str(config))
+    runtime = build(tmp_path)
+    state = run(runtime, sample("03"))
+    assert state["act"]["notified"] == oncall
+    notices = [doc for _, doc in runtime.store.list(OUTBOX)]
+    assert sorted(doc["to"] for doc in notices) == sorted(oncall)
+    runtime.store.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -72,4 +72,5 @@ class SupportState(BaseModel):
     triage: TriageResult | None = None
     act: ActResult | None = None
     end_reason: str | None = None
-    extra: dict[str, Any] = Field(default_factory=dict)
+    tag: str | None = None
+    """``{customer_id}:{ticket_id}``: the ticket this trace worked on."""

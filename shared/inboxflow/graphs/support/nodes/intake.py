@@ -3,7 +3,7 @@
 | node     | intake                                                                  |
 |----------|-------------------------------------------------------------------------|
 | inputs   | email                                                                   |
-| outputs  | customer, ticket {customer_id, ticket_id, how, match}; end_reason       |
+| outputs  | customer, ticket {customer_id, ticket_id, how, match}, tag; end_reason  |
 | LLM task | support_match_ticket (only when the customer has active tickets and the |
 |          | email is not a reply in one of their threads)                           |
 | routes   | -> translator; an unknown sender -> END (rejected)                      |
@@ -77,7 +77,7 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
     ref = TicketRef(
         customer_id=customer.customer_id, ticket_id=ticket.ticket_id, how=how, match=match
     )
-    return Step(update={"customer": customer, "ticket": ref}, goto="translator")
+    return Step(update={"customer": customer, "ticket": ref, "tag": ref.key}, goto="translator")
 
 
 def _opened(tickets: TicketStore, key: str) -> dict[str, str] | None:
