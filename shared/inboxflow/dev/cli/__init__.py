@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from inboxflow.dev.cli import approvals, dev, graphs, inspect, kb, local, mailbox, route, runs
+from inboxflow.dev.cli import tickets as support_tickets
 
 app = typer.Typer(
     name="inboxflow",
@@ -29,6 +30,8 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "send": dev.send,
     "approvals": approvals.approvals,
     "serve": approvals.serve,
+    "tickets": support_tickets.tickets,
+    "ticket": support_tickets.ticket,
 }
 """The commands, in the order ``inboxflow --help`` lists them."""
 for command_name, command in COMMANDS.items():

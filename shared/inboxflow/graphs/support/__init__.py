@@ -1,0 +1,1 @@
+"""The support-desk graph: tickets, translator, supervisor, specialists (``route: support``)."""

@@ -1,0 +1,116 @@
+"""The support-desk graph (``route: support``).
+
+    intake --(unknown sender)--> END
+      |
+    translator -> supervisor --(requires_escalation)--> escalate --+
+                      |                                           |
+                      +--> billing | technical | general -------> act --> END
+                                                                   |
+                          (not confident, or critical) Pause(approve_support_reply) -> act
+
+Every trace works on one ticket, ``tickets/{customer_id}:{ticket_id}``; its
+summary carries that tag.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...graph import END, Graph, Node, TraceSummary
+from ...ports.checkpoint import Checkpoint
+from .kinds import APPROVE_SUPPORT_REPLY
+from .nodes.act import act
+from .nodes.agents import escalate, specialist_node, supervisor, translator
+from .nodes.intake import intake
+from .settings import SupportSettings
+from .state import SupportState
+from .triage import IssueType
+
+SAMPLES = Path(__file__).resolve().parent / "samples" / "inbox"
+"""The sample support inbox. Not ``Graph.samples``: ``inboxflow demo`` routes graph samples by
+``inboxflow.yaml``, where no active rule sends mail to ``support`` yet (they would go to the
+pipeline); run them with ``inboxflow run --graph support``."""
+SPECIALISTS: tuple[IssueType, ...] = ("billing", "technical", "general")
+
+
+def summary(checkpoint: Checkpoint) -> TraceSummary:
+    """``{customer_id}:{ticket_id} urgency/type`` and the reply or why it ended."""
+    state = checkpoint.state
+    ticket = state.get("ticket") or {}
+    supervision = state.get("supervision") or {}
+    triage = state.get("triage") or {}
+    label = (
+        f"{ticket.get('customer_id')}:{ticket.get('ticket_id')}"
+        f" {supervision.get('urgency', '-')}/{supervision.get('issue_type', '-')}"
+        if ticket
+        else "-"
+    )
+    return TraceSummary(
+        label=label,
+        confidence=triage.get("confidence"),
+        preview=state.get("end_reason") or triage.get("suggested_response") or "",
+    )
+
+
+SUPPORT = Graph.build(
+    "support",
+    "intake",
+    SupportState,
+    [
+        Node(
+            "intake",
+            intake,
+            routes=("translator", END),
+            uses_llm=True,
+            timeout_s=60,
+            description="Customer from the CRM; the ticket (thread, matcher, or a new one).",
+        ),
+        Node(
+            "translator",
+            translator,
+            routes=("supervisor",),
+            uses_llm=True,
+            timeout_s=120,
+            description="Detect the language; translate non-English messages for the agents.",
+        ),
+        Node(
+            "supervisor",
+            supervisor,
+            routes=("escalate", *SPECIALISTS),
+            uses_llm=True,
+            description="Urgency, type, escalation; the seed's urgency rules over the model.",
+        ),
+        *(
+            Node(
+                name,
+                specialist_node(name),
+                routes=("act",),
+                uses_llm=True,
+                timeout_s=120,
+                description=f"The {name} specialist: KB articles, then a triage result.",
+            )
+            for name in SPECIALISTS
+        ),
+        Node(
+            "escalate",
+            escalate,
+            routes=("act",),
+            memory_mb=256,
+            description="escalate_human without a specialist.",
+        ),
+        Node(
+            "act",
+            act,
+            routes=("act", END),
+            pauses=True,
+            uses_gmail=True,
+            memory_mb=256,
+            description="Reply (approval policy, exactly once), notify on call, or queue.",
+        ),
+    ],
+    description="Support triage: tickets, translator, supervisor, specialists, act.",
+    pause_kinds=[APPROVE_SUPPORT_REPLY],
+    summary=summary,
+    settings_model=SupportSettings,
+    samples=Path(__file__).resolve().parent / "samples" / "inbox",
+)

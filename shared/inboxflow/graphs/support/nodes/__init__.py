@@ -1,0 +1,1 @@
+"""The support graph's nodes."""

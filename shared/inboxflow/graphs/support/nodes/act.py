@@ -1,0 +1,199 @@
+"""act: carry out the triage's recommended action, exactly once; then the ticket policy.
+
+| node     | act                                                                      |
+|----------|--------------------------------------------------------------------------|
+| inputs   | triage, ticket, email, ``ctx.resume`` (a reviewer's decision)            |
+| outputs  | act {action, status, message_id, notified, approved_by}; end_reason      |
+| LLM task | none                                                                     |
+| routes   | -> END; a reply that is not confident or is critical ->                  |
+|          | Pause(approve_support_reply, resume_node=act)                            |
+
+- ``auto_respond``: the reply goes out on its own only when the triage's
+  confidence reaches ``auto_respond_confidence`` and the urgency is not
+  critical; otherwise a reviewer approves, edits or rejects it. The reply is
+  written once through the effect journal (a Gmail draft, or sent with
+  ``auto_send``), in the email's thread; loop protection has the last word.
+  The ticket is completed (a rejected reply keeps it active).
+- ``escalate_human``: each on-call reviewer is emailed the triage once; the
+  ticket is completed.
+- ``route_specialist``: the ticket stays active, in the specialist's queue.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from ....context import NodeContext
+from ....errors import NodeFailed
+from ....graph import END, Pause, Step
+from ....mail.loop_guard import refuse_recipient
+from ....pipeline.tools import workspace_of
+from ..kinds import APPROVE_SUPPORT_REPLY
+from ..settings import support_settings
+from ..state import ActResult, SupportState
+from ..tickets import Ticket, TicketMessage, TicketStore
+
+
+def act(state: SupportState, ctx: NodeContext) -> Step:
+    """Reply, escalate or queue, as the triage recommends."""
+    triage, ref = state.triage, state.ticket
+    if triage is None or ref is None:
+        raise NodeFailed("act needs a triage and a ticket")
+    tickets = TicketStore(ctx.store)
+    ticket = tickets.get(ref.customer_id, ref.ticket_id)
+    if ticket is None:
+        raise NodeFailed(f"ticket {ref.key} is not in the store")
+    if triage.recommended_action == "route_specialist":
+        queue = state.supervision.issue_type if state.supervision else "general"
+        tickets.save(
+            ticket.model_copy(update={"working": {"queue": queue, "triage": triage.model_dump()}})
+        )
+        result = ActResult(action="route_specialist", status="queued")
+        return Step(update={"act": result, "end_reason": f"in the {queue} specialist queue"})
+    if triage.recommended_action == "escalate_human":
+        return _escalate(state, ctx, tickets, ticket)
+    return _respond(state, ctx, tickets, ticket)
+
+
+def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket: Ticket) -> Step:
+    triage, email = state.triage, state.email
+    assert triage is not None
+    settings = support_settings(ctx.services)
+    subject = email.subject if email.subject.lower().startswith("re:") else f"Re: {email.subject}"
+    body, approved_by = triage.suggested_response, None
+    if ctx.resume is None:
+        reasons = []
+        if triage.urgency == "critical":
+            reasons.append("critical tickets are always approved by a human")
+        if triage.confidence < settings.auto_respond_confidence:
+            reasons.append(
+                f"confidence {triage.confidence:.2f} is below {settings.auto_respond_confidence:.2f}"
+            )
+        if reasons:
+            return Step(goto=_review_pause(state, ctx, subject, body, reasons))
+    else:
+        decision = str(ctx.resume.get("decision", ""))
+        reviewer = ctx.resume.get("reviewer")
+        approved_by = str(reviewer) if reviewer else None
+        if decision == "reject":
+            result = ActResult(action="auto_respond", status="rejected", approved_by=approved_by)
+            tickets.save(ticket.model_copy(update={"working": {"rejected_reply": body}}))
+            return Step(update={"act": result}, goto=END, status="rejected")
+        if decision != "approve":
+            raise NodeFailed(f"approve_support_reply expects approve or reject, not {decision!r}")
+        subject, body = _edited(ctx.resume.get("payload"), subject, body)
+    to = email.sender.address
+    refused = refuse_recipient(to, email)
+    if refused:
+        result = ActResult(action="auto_respond", status="rejected", approved_by=approved_by)
+        update = {"act": result, "end_reason": f"not sent (loop protection): {refused}"}
+        return Step(update=update, goto=END, status="rejected")
+    workspace = workspace_of(ctx, email.mailbox)
+    write = workspace.send_reply if settings.auto_send else workspace.create_draft
+    outcome = ctx.effect(
+        "support_reply",
+        lambda key: _receipt(
+            write(
+                to,
+                subject,
+                body,
+                email.thread_id,
+                key,
+                in_reply_to=email.message_id,
+                references=email.header("references"),
+            )
+        ),
+        lambda key: _found(workspace.find_by_trace_key(key)),
+    )
+    message_id = outcome.get("id")
+    done = ticket.model_copy(deep=True)
+    if all(m.message_id != message_id for m in done.messages):
+        done.messages.append(
+            TicketMessage(
+                direction="out",
+                text=body,
+                at=datetime.fromtimestamp(ctx.clock.now(), UTC).isoformat(),
+                message_id=message_id,
+            )
+        )
+    tickets.complete(done, "auto_respond")
+    result = ActResult(
+        action="auto_respond",
+        status="sent" if settings.auto_send else "drafted",
+        message_id=message_id,
+        approved_by=approved_by,
+    )
+    return Step(update={"act": result}, goto=END)
+
+
+def _review_pause(
+    state: SupportState, ctx: NodeContext, subject: str, body: str, reasons: list[str]
+) -> Pause:
+    triage, email = state.triage, state.email
+    assert triage is not None and state.ticket is not None
+    settings = support_settings(ctx.services)
+    return Pause(
+        kind=APPROVE_SUPPORT_REPLY.name,
+        payload={"subject": subject, "reply": body},
+        resume_node="act",
+        reviewers=tuple(settings.reviewers) or (email.mailbox,),
+        deadline_s=settings.approval_deadline_s,
+        context={
+            "mailbox": email.mailbox,
+            "sender": email.sender.formatted(),
+            "subject": email.subject,
+            "received_at": email.received_at.isoformat(),
+            "email_text": email.body_for_model(20_000),
+            "ticket": state.ticket.key,
+            "urgency": triage.urgency,
+            "confidence": triage.confidence,
+            "reasons": reasons,
+        },
+    )
+
+
+def _escalate(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket: Ticket) -> Step:
+    triage, email = state.triage, state.email
+    assert triage is not None and state.ticket is not None
+    reviewers = support_settings(ctx.services).reviewers or [email.mailbox]
+    try:
+        notifier = ctx.services["approvals"].notifier
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise NodeFailed("escalate_human needs the approval service's notifier") from exc
+    subject = f"[{triage.urgency}] support escalation {state.ticket.ticket_id}: {email.subject}"
+    text = (
+        f"Ticket {state.ticket.key} from {email.sender.formatted()} needs a human.\n"
+        f"Urgency: {triage.urgency}\nWhy: {triage.reasoning}\n\n"
+        f"The customer wrote:\n{email.body_for_model(8000)}\n"
+    )
+    page = f"<pre>{html.escape(text)}</pre>"
+    for index, reviewer in enumerate(reviewers):
+
+        def notify(key: str, to: str = reviewer) -> dict[str, Any]:
+            return dict(notifier.send(to, subject, text, page, key))
+
+        ctx.effect(f"escalation_notice_{index}", notify, notifier.find)
+    tickets.complete(ticket, "escalate_human")
+    result = ActResult(action="escalate_human", status="escalated", notified=list(reviewers))
+    return Step(update={"act": result}, goto=END)
+
+
+def _receipt(message: Mapping[str, Any] | None) -> dict[str, Any]:
+    return (
+        {} if message is None else {"id": message.get("id"), "thread_id": message.get("thread_id")}
+    )
+
+
+def _found(message: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    return None if message is None else _receipt(message)
+
+
+def _edited(payload: Any, subject: str, body: str) -> tuple[str, str]:
+    if payload is None:
+        return subject, body
+    if not isinstance(payload, Mapping):
+        raise NodeFailed(f"edited payload must be an object, not {type(payload).__name__}")
+    return str(payload.get("subject") or subject), str(payload.get("reply") or body)

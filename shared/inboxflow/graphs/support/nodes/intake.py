@@ -1,0 +1,107 @@
+"""intake: who wrote, and which ticket does the message belong to?
+
+| node     | intake                                                                  |
+|----------|-------------------------------------------------------------------------|
+| inputs   | email                                                                   |
+| outputs  | customer, ticket {customer_id, ticket_id, how, match}, tag; end_reason  |
+| LLM task | support_match_ticket (only when the customer has active tickets and the |
+|          | email is not a reply in one of their threads)                           |
+| routes   | -> translator; an unknown sender -> END (rejected)                      |
+
+A reply in a ticket's Gmail thread always continues it; else the matcher's
+high or medium match does; else a new ticket is opened (create-only, through
+the effect journal: a re-run after a crash finds the ticket it opened). The
+message and the trace are added to the ticket once.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ....adapters.embedded_crm import EmbeddedCRM
+from ....context import NodeContext
+from ....errors import NodeFailed
+from ....graph import END, Step
+from ....mail import Email
+from ....ports.crm import CRM
+from ..matching import MATCH_TICKET, continued_ticket, matcher_inputs, thread_ticket
+from ..state import SupportState, TicketRef
+from ..tickets import Ticket, TicketMessage, TicketStore
+
+MESSAGE_CHARS = 8000
+
+
+def crm_of(ctx: NodeContext) -> CRM:
+    """``services["crm"]`` when one is wired in, else the embedded sample CRM."""
+    try:
+        crm = ctx.services["crm"]
+    except (KeyError, TypeError):
+        return EmbeddedCRM()
+    if not isinstance(crm, CRM):
+        raise NodeFailed(f"services['crm'] is a {type(crm).__name__}, not a CRM")
+    return crm
+
+
+def intake(state: SupportState, ctx: NodeContext) -> Step:
+    """Find the customer and the ticket; record the message on it."""
+    email = state.email
+    customer = crm_of(ctx).find_by_email(email.sender.address)
+    if customer is None:
+        reason = f"{email.sender.address} is not a customer in the CRM: no ticket opened"
+        return Step(update={"end_reason": reason}, goto=END, status="rejected")
+    tickets = TicketStore(ctx.store)
+    active = tickets.list(customer.customer_id, "active")
+    text = email.body_for_model(MESSAGE_CHARS)
+    ticket = thread_ticket(email.thread_id, active)
+    how: Literal["thread", "matched", "new"] = "thread"
+    match = None
+    if ticket is None and active:
+        match = ctx.generate(MATCH_TICKET, matcher_inputs(email.subject, text, active))
+        ticket = continued_ticket(match, active)
+        how = "matched"
+    if ticket is None:
+        opened = ctx.effect(
+            "open_ticket",
+            lambda key: {
+                "ticket_id": tickets.open(
+                    customer.customer_id, email.subject, email.thread_id, key
+                ).ticket_id
+            },
+            lambda key: _opened(tickets, key),
+        )
+        ticket = tickets.get(customer.customer_id, str(opened["ticket_id"]))
+        if ticket is None:
+            raise NodeFailed(f"ticket {opened['ticket_id']} was opened but is not in the store")
+        how = "new"
+    _record_message(tickets, ticket, ctx.trace_id, email, text)
+    ref = TicketRef(
+        customer_id=customer.customer_id, ticket_id=ticket.ticket_id, how=how, match=match
+    )
+    return Step(update={"customer": customer, "ticket": ref, "tag": ref.key}, goto="translator")
+
+
+def _opened(tickets: TicketStore, key: str) -> dict[str, str] | None:
+    found = tickets.opened_by(key)
+    return None if found is None else {"ticket_id": found.ticket_id}
+
+
+def _record_message(
+    tickets: TicketStore, ticket: Ticket, trace_id: str, email: Email, text: str
+) -> None:
+    """Add the message, its thread and the trace to the ticket, each once."""
+    changed = ticket.model_copy(deep=True)
+    if all(m.message_id != email.message_id for m in changed.messages):
+        changed.messages.append(
+            TicketMessage(
+                direction="in",
+                text=text,
+                at=email.received_at.isoformat(),
+                message_id=email.message_id,
+            )
+        )
+    if email.thread_id not in changed.thread_ids:
+        changed.thread_ids.append(email.thread_id)
+    if trace_id not in changed.traces:
+        changed.traces.append(trace_id)
+    if changed != ticket:
+        tickets.save(changed)

@@ -1,0 +1,76 @@
+"""The support graph's state: the email, its customer and ticket, and what each agent made of it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ...mail import Email
+from ...ports.crm import Customer
+from .matching import TicketMatch
+from .triage import Supervision, TriageResult
+
+
+class TicketRef(BaseModel):
+    """The ticket this trace works on, and how it was chosen.
+
+    Attributes:
+        customer_id: the CRM customer.
+        ticket_id: ``TKT-`` + 8 digits.
+        how: ``thread`` (a reply in its thread), ``matched`` (the matcher), ``new``.
+        match: the matcher's answer, when it was asked.
+    """
+
+    customer_id: str
+    ticket_id: str
+    how: Literal["thread", "matched", "new"]
+    match: TicketMatch | None = None
+
+    @property
+    def key(self) -> str:
+        """``{customer_id}:{ticket_id}``: the tag of the trace."""
+        return f"{self.customer_id}:{self.ticket_id}"
+
+
+class TranslationResult(BaseModel):
+    """The translator's output: the ticket's messages in English for the agents, originals kept."""
+
+    original_language: str
+    is_english: bool
+    original_messages: list[str]
+    translated_messages: list[str]
+    notes: list[str] = Field(default_factory=list)
+
+
+class ActResult(BaseModel):
+    """What ``act`` did.
+
+    Attributes:
+        action: the recommended action it carried out.
+        status: ``sent``, ``drafted``, ``rejected``, ``escalated`` or ``queued``.
+        message_id: the reply written, if any.
+        notified: the reviewers told about an escalation.
+        approved_by: the reviewer who approved the reply, if one did.
+    """
+
+    action: str
+    status: Literal["sent", "drafted", "rejected", "escalated", "queued"]
+    message_id: str | None = None
+    notified: list[str] = Field(default_factory=list)
+    approved_by: str | None = None
+
+
+class SupportState(BaseModel):
+    """What one customer email accumulates on its way through the support graph."""
+
+    email: Email
+    customer: Customer | None = None
+    ticket: TicketRef | None = None
+    translation: TranslationResult | None = None
+    supervision: Supervision | None = None
+    triage: TriageResult | None = None
+    act: ActResult | None = None
+    end_reason: str | None = None
+    tag: str | None = None
+    """``{customer_id}:{ticket_id}``: the ticket this trace worked on."""

@@ -1,0 +1,40 @@
+"""The CRM port: who a customer is, looked up by their email address."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Plan = Literal["free", "pro", "enterprise"]
+
+
+class Customer(BaseModel):
+    """One customer account as the support desk sees it.
+
+    Attributes:
+        customer_id: stable id (``cus_...``), part of every ticket path.
+        name: the customer's (or company's) name.
+        email: the address they write from (lowercase).
+        plan: ``free``, ``pro`` or ``enterprise``.
+        tenure_months: months since they signed up.
+        seats: licensed seats.
+        region: where the account is hosted (``eu``, ``us``...).
+    """
+
+    customer_id: str
+    name: str
+    email: str
+    plan: Plan
+    tenure_months: int = Field(ge=0)
+    seats: int = Field(ge=1)
+    region: str
+
+
+class CRM(ABC):
+    """Customer records."""
+
+    @abstractmethod
+    def find_by_email(self, address: str) -> Customer | None:
+        """The customer writing from ``address`` (case-insensitive), or None."""
