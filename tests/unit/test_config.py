@@ -110,7 +110,7 @@ def test_a_full_config_validates_and_orders_mailbox_rules_first() -> None:
                 - {name: b, match: {all: true}, route: pipeline}
                 - {name: vip, match: {all: true}, route: nope}
             """,
-            "inboxflow.yaml: rule 'vip' (routing.rules[2]): unknown graph 'nope'; graphs: agent, pipeline",
+            "inboxflow.yaml: rule 'vip' (routing.rules[2]): unknown graph 'nope'; graphs: agent, assistant, pipeline",
         ),
         (
             """
@@ -370,7 +370,9 @@ def test_graph_settings_are_validated_by_the_graphs_settings_model() -> None:
         ConfigError, match=r"graphs.pipeline.auto_sned: Extra inputs are not permitted"
     ):
         parse_config({"graphs": {"pipeline": {"auto_sned": True}}}, graphs)
-    with pytest.raises(ConfigError, match=r"graphs.nope: unknown graph; graphs: agent, pipeline"):
+    with pytest.raises(
+        ConfigError, match=r"graphs.nope: unknown graph; graphs: agent, assistant, pipeline"
+    ):
         parse_config({"graphs": {"nope": {}}}, graphs)
 
 

@@ -18,6 +18,7 @@ from ..graph import Graph
 BUILT_IN: tuple[str, ...] = (
     "inboxflow.pipeline.graph:PIPELINE",
     "inboxflow.graphs.agent.graph:AGENT",
+    "inboxflow.graphs.assistant.graph:ASSISTANT",
 )
 """The graphs shipped with inboxflow, as ``module:attribute``."""
 
