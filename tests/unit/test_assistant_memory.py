@@ -154,3 +154,16 @@ def test_an_edited_meeting_length_is_used_for_the_next_meeting(tmp_path):
     second = start(runtime, _again("33", 2))
     payload = pending(runtime, second).payload
     assert (payload["duration_minutes"], payload["start_time"]) == ("45", "14:00")
+
+
+def test_a_notify_that_times_out_is_not_learnt_as_the_owners_ignore(tmp_path):
+    runtime = build(tmp_path)
+    for n in (1, 2):
+        trace_id = start(runtime, _again("32", n))
+        approval = pending(runtime, trace_id)
+        runtime.clock.advance(8 * 24 * 3600)
+        runtime.services["approvals"].on_timeout(approval.approval_id)
+        runtime.bus.drain()
+        assert state(runtime, trace_id)["status"] == "ignored"
+    assert read_memory(runtime.store, OWNER, "triage_preferences").version == 0
+    assert state(runtime, start(runtime, _again("32", 3)))["classification"] == "notify"

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import typer
 
-from inboxflow.dev.cli import approvals, dev, graphs, inspect, kb, local, mailbox, route, runs
+from inboxflow.dev.cli import (
+    approvals,
+    dev,
+    graphs,
+    inspect,
+    kb,
+    local,
+    mailbox,
+    memory,
+    route,
+    runs,
+)
 
 app = typer.Typer(
     name="inboxflow",
@@ -28,6 +39,7 @@ app.command("serve")(approvals.serve)
 
 app.add_typer(kb.app, name="kb")
 app.add_typer(mailbox.app, name="mailbox")
+app.add_typer(memory.app, name="memory")
 
 infra_app = typer.Typer(help="Terraform helpers.", no_args_is_help=True)
 app.add_typer(infra_app, name="infra")
