@@ -12,6 +12,8 @@ same source applied twice (a re-run step) changes nothing the second time.
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +25,8 @@ from .ports.checkpoint import CheckpointStore, Transaction
 MEMORY = "memory"
 HISTORY_KEEP = 50
 SOURCES_KEEP = 50
-MAX_ATTEMPTS = 5
+MAX_ATTEMPTS = 20
+BACKOFF_S = 0.02
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "triage_preferences": {
@@ -141,7 +144,9 @@ def update_memory(
         Contention: the version kept moving for ``MAX_ATTEMPTS`` attempts.
     """
     path = memory_path(mailbox, namespace)
-    for _ in range(MAX_ATTEMPTS):
+    for attempt in range(MAX_ATTEMPTS):
+        if attempt:  # another writer won the last round: let the crowd spread out
+            time.sleep(random.uniform(0, BACKOFF_S * attempt))
         doc = store.get(path)
         current = _memory(mailbox, namespace, doc)
         if doc is not None and source in (doc.get("sources") or []):
