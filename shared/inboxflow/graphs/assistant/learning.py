@@ -158,25 +158,42 @@ def _cal_rules(inputs: Mapping[str, Any]) -> CalUpdate:
     return CalUpdate(profile=p, changed=p != profile, why=why)
 
 
-_TEMPLATE = (
-    "Current $namespace (JSON): $profile\n\nWhat the owner did: $event\nDetails (JSON): "
-    "$details\n\nReturn the whole profile, updated only where this feedback supports a "
-    "change, whether it changed, and why."
-)
+def _template(namespace: str) -> str:
+    return (
+        f"Current {namespace} (JSON): $profile\n\nWhat the owner did: $event\n"
+        "Details (JSON): $details\n\nReturn the whole profile, updated only where this "
+        "feedback supports a change, whether it changed, and why."
+    )
+
+
 _SYSTEM = (
     "You keep an email assistant's memory of its owner's preferences. Change only what "
     "the owner's decision clearly supports; keep everything else exactly as it is."
 )
 
+TRIAGE_UPDATE_TASK = LLMTask(
+    "update_triage_preferences",
+    TriageUpdate,
+    _template("triage_preferences"),
+    _triage_rules,
+    _SYSTEM,
+)
+RESPONSE_UPDATE_TASK = LLMTask(
+    "update_response_preferences",
+    ResponseUpdate,
+    _template("response_preferences"),
+    _response_rules,
+    _SYSTEM,
+)
+CAL_UPDATE_TASK = LLMTask(
+    "update_cal_preferences", CalUpdate, _template("cal_preferences"), _cal_rules, _SYSTEM
+)
 UPDATE_TASKS: dict[str, LLMTask[Any]] = {
-    "triage_preferences": LLMTask(
-        "update_triage_preferences", TriageUpdate, _TEMPLATE, _triage_rules, _SYSTEM
-    ),
-    "response_preferences": LLMTask(
-        "update_response_preferences", ResponseUpdate, _TEMPLATE, _response_rules, _SYSTEM
-    ),
-    "cal_preferences": LLMTask("update_cal_preferences", CalUpdate, _TEMPLATE, _cal_rules, _SYSTEM),
+    "triage_preferences": TRIAGE_UPDATE_TASK,
+    "response_preferences": RESPONSE_UPDATE_TASK,
+    "cal_preferences": CAL_UPDATE_TASK,
 }
+"""The memory update task of each namespace (module-level each, so the Gemini double finds them)."""
 
 
 def learn(
@@ -199,7 +216,6 @@ def learn(
         answer = ctx.generate(
             UPDATE_TASKS[namespace],
             {
-                "namespace": namespace,
                 "profile": json.dumps(memory.profile, sort_keys=True),
                 "event": event,
                 "details": json.dumps(full, sort_keys=True, default=str),
