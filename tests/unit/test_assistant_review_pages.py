@@ -24,7 +24,8 @@ def test_the_owner_decides_notify_then_tool_review_from_the_links(tmp_path):
     buttons = re.findall(r'name="decision" value="(\w+)"[^>]*>([^<]+)</button>', page)
     assert buttons == [("respond", "Respond"), ("ignore", "Ignore")]
     assert "Instruction for the assistant (optional)" in page
-    assert "Your December invoice" in page
+    assert "Your December invoice" in page and "240.00 EUR, paid by card" in page  # the email
+    assert "triage: information the owner may want to see" in page  # why the owner is asked
     response = h.client.post(
         f"/a/{link.approval_id}", data=h.form(link, "respond", comment="Ask for yearly billing.")
     )
@@ -44,6 +45,7 @@ def test_the_owner_decides_notify_then_tool_review_from_the_links(tmp_path):
     ]
     assert buttons == ["accept", "edit", "ignore", "respond"]
     assert 'name="content"' in page and 'name="subject"' in page and 'name="to"' in page
+    assert 'name="attendees"' not in page  # only the fields of the tool under review
     edited = "Hi Acme,\n\nPlease move us to yearly billing.\n\nThanks,\nAlex"
     response = h.client.post(f"/a/{link.approval_id}", data=h.form(link, "edit", content=edited))
     assert response.status_code == 200, response.get_data(as_text=True)

@@ -30,6 +30,7 @@ from ...graph import END, Pause, Step
 from ...memory import read_memory
 from ...pipeline.tools import workspace_of
 from ...ports.llm import ChatSettings, LLMFailed
+from .kinds import pause_context
 from .learning import first_name, learn
 from .policy import assistant_policy
 from .state import AssistantState, ToolLogEntry
@@ -153,11 +154,9 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
                 reviewers=(state.mailbox,),
                 deadline_s=7 * 24 * 3600,
                 on_timeout="reject",
-                context={
-                    "tool": name,
-                    "sender": state.email["sender"]["address"],
-                    "subject": state.email.get("subject", ""),
-                },
+                context=pause_context(
+                    state.email, [f"the assistant wants to run {name}"], tool=name
+                ),
             )
         )
     decision = "run" if name not in REVIEWED else str(ctx.resume.get("decision"))  # type: ignore[union-attr]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ...pauses import Choice, EditableField, PauseKind
 
 NOTIFY_KIND = PauseKind(
@@ -70,3 +73,15 @@ TOOL_REVIEW_KIND = PauseKind(
     payload_title="The action",
 )
 """A reviewed tool call (``write_email``, ``schedule_meeting``, ``Question``)."""
+
+
+def pause_context(email: Mapping[str, Any], reasons: list[str], **extra: Any) -> dict[str, Any]:
+    """What the review page shows beside the decision: the email, and why the owner is asked."""
+    return {
+        "sender": email["sender"]["address"],
+        "subject": email.get("subject", ""),
+        "received_at": str(email.get("received_at", "")),
+        "email_text": str(email.get("body_text", ""))[:4000],
+        "reasons": reasons,
+        **extra,
+    }

@@ -27,6 +27,7 @@ from ...context import NodeContext
 from ...graph import END, Pause, Step
 from ...memory import read_memory
 from ...ports.llm import LLMTask
+from .kinds import pause_context
 from .learning import learn
 from .state import AssistantState
 
@@ -125,17 +126,12 @@ def triage_notify(state: AssistantState, ctx: NodeContext) -> Step:
                 payload={
                     "from": email["sender"]["address"],
                     "subject": email.get("subject", ""),
-                    "body": str(email.get("body_text", ""))[:4000],
                 },
                 resume_node="triage_notify",
                 reviewers=(state.mailbox,),
                 deadline_s=7 * 24 * 3600,
                 on_timeout="reject",
-                context={
-                    "sender": email["sender"]["address"],
-                    "subject": email.get("subject", ""),
-                    "why": state.reasoning,
-                },
+                context=pause_context(email, [f"triage: {state.reasoning}"]),
             )
         )
     decision = str(ctx.resume.get("decision"))
