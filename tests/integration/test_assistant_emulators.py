@@ -5,6 +5,7 @@ after the Gmail call, with the checkpoint store on Firestore."""
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 
 import pytest
@@ -90,3 +91,64 @@ def test_learning_and_exactly_once_on_firestore(tmp_path, project):
     assert read_memory(store, OWNER, "triage_preferences").version == 2
     assert runtime.bus.dead_letters == []
     store.close()
+
+
+def _wait(runtime, trace_id, until, timeout_s=120):
+    deadline = time.monotonic() + timeout_s
+    checkpoint = runtime.store.get_trace(trace_id)
+    while (checkpoint is None or checkpoint.status not in until) and time.monotonic() < deadline:
+        time.sleep(0.25)
+        checkpoint = runtime.store.get_trace(trace_id)
+    return checkpoint
+
+
+def test_the_assistant_as_separate_function_processes(
+    firestore_emulator, pubsub_emulator, monkeypatch
+):
+    from inboxflow.dev.devcloud import DevCloud
+    from inboxflow.graphs import get_graph
+    from inboxflow.routing import RouteDecision
+    from inboxflow.services import build_runtime
+    from inboxflow.settings import Settings
+    from inboxflow.start import start_email_trace
+
+    project = f"assistant-{uuid.uuid4().hex[:10]}"
+    env = {
+        "GOOGLE_CLOUD_PROJECT": project,
+        "INBOXFLOW_STORE": "firestore",
+        "INBOXFLOW_BUS": "pubsub",
+        **firestore_emulator.env,
+        **pubsub_emulator.env,
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with DevCloud(project, env) as cloud:
+        cloud.start([get_graph("assistant")])
+        assert len(cloud.servers) == 5
+        runtime = build_runtime(Settings.from_env())
+        try:
+            email = sample("34")
+            decision = RouteDecision("assistant", None, "test", mailbox=email.mailbox)
+            trace_id = start_email_trace(runtime, email, decision).trace_id
+            checkpoint = _wait(runtime, trace_id, {"waiting", "done", "failed", "needs_review"})
+            assert checkpoint.status == "waiting", (checkpoint.status, checkpoint.error)
+            approval = next(
+                a for a in runtime.services["approvals"].pending() if a.trace_id == trace_id
+            )
+            assert approval.kind == "tool_review"
+            runtime.services["approvals"].decide_as(approval.approval_id, OWNER, "accept")
+            checkpoint = _wait(runtime, trace_id, {"done", "failed", "needs_review"})
+            assert checkpoint.status == "done", (
+                checkpoint.status,
+                checkpoint.node,
+                checkpoint.error,
+            )
+            assert checkpoint.state["status"] == "completed"
+            assert len(sent(runtime, trace_id)) == 1
+            assert checkpoint.state["marked_read"]["found"] is True
+            logs = runtime.store.step_logs(trace_id)[1:]
+            nodes = {log.step_name for log in logs}
+            assert nodes == {"triage_router", "llm_call", "tool_review", "mark_as_read"}
+            assert len({log.worker.split(":")[1] for log in logs}) == 4  # one process per node
+        finally:
+            runtime.bus.close()
