@@ -1,7 +1,8 @@
 """Per-mailbox preference memory: versioned documents in the checkpoint store.
 
 Each namespace of a mailbox is one document, ``memory/{mailbox}:{namespace}``:
-``{mailbox, namespace, profile, version, updated_at, why, sources}``. Every
+``{mailbox, namespace, profile, version, updated_at, why, sources}`` (``sources``:
+the last ``SOURCES_KEEP`` changes' ``{source, version}``). Every
 change is one transaction on the version: the new profile is computed from
 the version read, and if another writer got there first the change is
 computed again from theirs, so no concurrent write is lost. Each change is
@@ -149,7 +150,7 @@ def update_memory(
             time.sleep(random.uniform(0, BACKOFF_S * attempt))
         doc = store.get(path)
         current = _memory(mailbox, namespace, doc)
-        if doc is not None and source in (doc.get("sources") or []):
+        if _applied(doc, source) is not None:
             return current
         proposed = change(current)
         if proposed is None:
@@ -161,6 +162,19 @@ def update_memory(
         if written is not None:
             return written
     raise Contention(f"{path}: the version kept changing over {MAX_ATTEMPTS} attempts")
+
+
+def _applied(doc: Mapping[str, Any] | None, source: str) -> int | None:
+    """The version ``source`` made, if it is among the document's recent sources."""
+    for entry in (doc or {}).get("sources") or []:
+        if entry.get("source") == source:
+            return int(entry["version"])
+    return None
+
+
+def source_version(store: CheckpointStore, mailbox: str, namespace: str, source: str) -> int | None:
+    """The version a change from ``source`` made (None: it made none, or it is too old to tell)."""
+    return _applied(store.get(memory_path(mailbox, namespace)), source)
 
 
 def _commit(
@@ -179,7 +193,8 @@ def _commit(
         if int((fresh or {}).get("version", 0)) != current.version:
             return None
         version = current.version + 1
-        sources = [*((fresh or {}).get("sources") or []), source][-SOURCES_KEEP:]
+        applied = {"source": source, "version": version}
+        sources = [*((fresh or {}).get("sources") or []), applied][-SOURCES_KEEP:]
         tx.set(
             path,
             {

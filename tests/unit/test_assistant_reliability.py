@@ -95,5 +95,6 @@ def test_a_crash_before_committing_a_learning_step_learns_once(tmp_path):
     assert crashes and state(runtime, trace_id)["status"] == "completed"
     memory = read_memory(runtime.store, OWNER, "response_preferences")
     assert (memory.version, memory.profile["sign_off"]) == (1, "Thanks!")
-    assert state(runtime, trace_id)["memory_updates"] == []  # the re-run found it learnt
+    # The re-run found the change its first run made, and records it.
+    assert state(runtime, trace_id)["memory_updates"] == ["response_preferences@1"]
     assert len(sent(runtime, trace_id)) == 1

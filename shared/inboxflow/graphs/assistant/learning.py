@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ...context import NodeContext
-from ...memory import Memory, memory_path, update_memory
+from ...memory import Memory, source_version, update_memory
 from ...ports.llm import LLMTask
 from .state import AssistantState
 
@@ -225,13 +225,10 @@ def learn(
             return None
         return answer.profile.model_dump(), str(answer.why)
 
-    before = ctx.store.get(memory_path(state.mailbox, namespace)) or {}
-    after = update_memory(
-        ctx.store, ctx.clock, state.mailbox, namespace, change, f"{ctx.trace_id}:{ctx.step}"
-    )
-    if after.version == int(before.get("version", 0)):
-        return []
-    return [f"{namespace}@{after.version}"]
+    source = f"{ctx.trace_id}:{ctx.step}"
+    update_memory(ctx.store, ctx.clock, state.mailbox, namespace, change, source)
+    version = source_version(ctx.store, state.mailbox, namespace, source)
+    return [] if version is None else [f"{namespace}@{version}"]
 
 
 def first_name(email: Mapping[str, Any]) -> str:
