@@ -220,6 +220,22 @@ def config_path(environ: Mapping[str, str] | None = None) -> Path | None:
     return None
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (YAML keeps the last,
+    silently dropping the first: two ``mailboxes:`` blocks would lose one's rules)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_config(
     path: str | Path | None = None,
     graphs: Mapping[str, Graph] | None = None,
@@ -243,7 +259,7 @@ def load_config(
     except OSError as exc:
         raise ConfigError(f"{target}: cannot read the config: {exc.strerror or exc}") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

@@ -123,7 +123,7 @@ def test_run_with_a_named_graph_checks_the_profile(env: dict[str, str], tmp_path
     unknown = cli("run", "--graph", "nope", str(PRICING), env=env, cwd=tmp_path)
     assert (
         unknown.returncode == 2
-        and "unknown graph 'nope'; graphs: agent, pipeline" in unknown.stderr
+        and "unknown graph 'nope'; graphs: agent, assistant, pipeline" in unknown.stderr
     )
 
 
@@ -171,7 +171,7 @@ def test_a_bad_config_is_one_line_naming_the_rule(
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         f"error: {env['INBOXFLOW_CONFIG']}: rule 'vip' (routing.rules[2]): unknown graph 'nope'; "
-        "graphs: agent, pipeline, support"
+        "graphs: agent, assistant, pipeline, support"
     ]
     assert "Traceback" not in result.stdout + result.stderr
 

@@ -110,7 +110,7 @@ def test_a_full_config_validates_and_orders_mailbox_rules_first() -> None:
                 - {name: b, match: {all: true}, route: pipeline}
                 - {name: vip, match: {all: true}, route: nope}
             """,
-            "inboxflow.yaml: rule 'vip' (routing.rules[2]): unknown graph 'nope'; graphs: agent, pipeline",
+            "inboxflow.yaml: rule 'vip' (routing.rules[2]): unknown graph 'nope'; graphs: agent, assistant, pipeline",
         ),
         (
             """
@@ -370,7 +370,9 @@ def test_graph_settings_are_validated_by_the_graphs_settings_model() -> None:
         ConfigError, match=r"graphs.pipeline.auto_sned: Extra inputs are not permitted"
     ):
         parse_config({"graphs": {"pipeline": {"auto_sned": True}}}, graphs)
-    with pytest.raises(ConfigError, match=r"graphs.nope: unknown graph; graphs: agent, pipeline"):
+    with pytest.raises(
+        ConfigError, match=r"graphs.nope: unknown graph; graphs: agent, assistant, pipeline"
+    ):
         parse_config({"graphs": {"nope": {}}}, graphs)
 
 
@@ -394,3 +396,13 @@ def test_the_pipeline_takes_its_settings_from_the_config_and_the_environment_on_
     monkeypatch.setenv("INBOXFLOW_REVIEWERS", "night@b.test, day@b.test")
     settings = runtime_for(tmp_path).services.pipeline_settings
     assert settings.reviewers == ("night@b.test", "day@b.test") and settings.auto_send
+
+
+def test_a_key_given_twice_is_an_error_not_a_silent_override(tmp_path) -> None:
+    path = tmp_path / "inboxflow.yaml"
+    path.write_text(
+        "routing:\n  mailboxes:\n    a@b.test: {rules: []}\n  rules: []\n  mailboxes:\n    c@d.test: {rules: []}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match=r"not valid YAML \(line 5\): duplicate key 'mailboxes'"):
+        load_config(path)

@@ -191,7 +191,9 @@ def test_a_graph_named_by_hand_is_checked_like_a_rule() -> None:
     config = rules()
     assert explicit("pipeline", None, config, GRAPHS).graph == "pipeline"
     assert explicit("agent", "scheduler", config, GRAPHS).profile == "scheduler"
-    with pytest.raises(ValueError, match=r"unknown graph 'nope'; graphs: agent, pipeline"):
+    with pytest.raises(
+        ValueError, match=r"unknown graph 'nope'; graphs: agent, assistant, pipeline"
+    ):
         explicit("nope", None, config, GRAPHS)
     with pytest.raises(ValueError, match=r"graph 'agent' needs --profile; profiles: scheduler"):
         explicit("agent", None, config, GRAPHS)

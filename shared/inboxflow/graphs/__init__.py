@@ -19,6 +19,7 @@ BUILT_IN: tuple[str, ...] = (
     "inboxflow.pipeline.graph:PIPELINE",
     "inboxflow.graphs.agent.graph:AGENT",
     "inboxflow.graphs.support.graph:SUPPORT",
+    "inboxflow.graphs.assistant.graph:ASSISTANT",
 )
 """The graphs shipped with inboxflow, as ``module:attribute``."""
 

@@ -7,7 +7,18 @@ from typing import Any
 
 import typer
 
-from inboxflow.dev.cli import approvals, dev, graphs, inspect, kb, local, mailbox, route, runs
+from inboxflow.dev.cli import (
+    approvals,
+    dev,
+    graphs,
+    inspect,
+    kb,
+    local,
+    mailbox,
+    memory,
+    route,
+    runs,
+)
 from inboxflow.dev.cli import tickets as support_tickets
 
 app = typer.Typer(
@@ -39,6 +50,7 @@ for command_name, command in COMMANDS.items():
 
 app.add_typer(kb.app, name="kb")
 app.add_typer(mailbox.app, name="mailbox")
+app.add_typer(memory.app, name="memory")
 
 infra_app = typer.Typer(help="Terraform helpers.", no_args_is_help=True)
 app.add_typer(infra_app, name="infra")

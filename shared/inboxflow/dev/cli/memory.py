@@ -1,0 +1,151 @@
+"""``inboxflow memory``: what the assistant has learnt of a mailbox owner, and why.
+
+The memory lives in the configured store: the embedded SQLite file under
+``--home`` (default ``INBOXFLOW_HOME`` or ``.inboxflow``), Firestore when the
+environment says so, or (``--dev``) the emulated cloud running on ``--home``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.settings import Settings
+
+if TYPE_CHECKING:
+    from inboxflow.ports.checkpoint import CheckpointStore
+
+app = typer.Typer(
+    help="The assistant's memory of each mailbox owner's preferences.", no_args_is_help=True
+)
+
+HOME = home_option()
+DEV = dev_option()
+NAMESPACE_HELP = "triage_preferences, response_preferences or cal_preferences (default: all)."
+
+
+@contextmanager
+def _store(home: Path, dev: bool) -> Iterator[CheckpointStore]:
+    from inboxflow.services import make_store
+
+    use_home(home, dev)
+    store = make_store(Settings.from_env())
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _namespaces(namespace: str | None) -> tuple[str, ...]:
+    from inboxflow.memory import NAMESPACES
+
+    if namespace is None:
+        return NAMESPACES
+    if namespace not in NAMESPACES:
+        typer.echo(
+            f"error: unknown namespace {namespace!r} (known: {', '.join(NAMESPACES)})", err=True
+        )
+        raise typer.Exit(2)
+    return (namespace,)
+
+
+def _when(epoch_s: float | None) -> str:
+    return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%d %H:%M UTC") if epoch_s else "-"
+
+
+@app.command("show")
+def show(
+    mailbox: str = typer.Argument(..., help="The mailbox (its owner's address)."),
+    namespace: str | None = typer.Argument(None, help=NAMESPACE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per namespace."),
+    home: Path = HOME,
+    dev: bool = DEV,
+) -> None:
+    """The current preferences (defaults where nothing was learnt yet)."""
+    from inboxflow.memory import read_memory
+
+    console = Console()
+    with _store(home, dev) as store:
+        for name in _namespaces(namespace):
+            memory = read_memory(store, mailbox, name)
+            if as_json:
+                typer.echo(
+                    json.dumps(
+                        {
+                            "namespace": name,
+                            "version": memory.version,
+                            "updated_at": memory.updated_at,
+                            "why": memory.why,
+                            "profile": memory.profile,
+                        }
+                    )
+                )
+                continue
+            title = f"{name} of {memory.mailbox}: version {memory.version}"
+            console.print(Text(title + ("" if memory.version else " (defaults)"), style="bold"))
+            table = Table()
+            table.add_column("preference", no_wrap=True)
+            table.add_column("value")
+            for key, value in memory.profile.items():
+                table.add_row(key, Text(json.dumps(value, ensure_ascii=False)))
+            console.print(table)
+            if memory.version:
+                console.print(Text(f"last change {_when(memory.updated_at)}: {memory.why}"))
+
+
+@app.command("history")
+def history(
+    mailbox: str = typer.Argument(..., help="The mailbox (its owner's address)."),
+    namespace: str | None = typer.Argument(None, help=NAMESPACE_HELP),
+    home: Path = HOME,
+    dev: bool = DEV,
+) -> None:
+    """The kept changes (the last 50 per namespace), newest first, with why and what caused them."""
+    from inboxflow.memory import memory_history
+
+    console = Console()
+    with _store(home, dev) as store:
+        for name in _namespaces(namespace):
+            changes = memory_history(store, mailbox, name)
+            table = Table(title=f"{name} of {mailbox.lower()}: {len(changes)} changes kept")
+            for column in ("version", "when", "why", "source"):
+                table.add_column(column, overflow="fold")
+            for change in changes:
+                table.add_row(
+                    str(change["version"]),
+                    _when(change["at"]),
+                    Text(change["why"]),
+                    Text(change["source"]),
+                )
+            console.print(table)
+
+
+@app.command("reset")
+def reset(
+    mailbox: str = typer.Argument(..., help="The mailbox (its owner's address)."),
+    namespace: str | None = typer.Argument(None, help=NAMESPACE_HELP),
+    yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
+    home: Path = HOME,
+    dev: bool = DEV,
+) -> None:
+    """Back to the defaults (kept as a change in the history)."""
+    from inboxflow.clock import SystemClock
+    from inboxflow.memory import reset_memory
+
+    names = _namespaces(namespace)
+    if not yes and not typer.confirm(f"reset {', '.join(names)} of {mailbox}?"):
+        raise typer.Exit(1)
+    with _store(home, dev) as store:
+        for name in names:
+            memory = reset_memory(store, SystemClock(), mailbox, name)
+            typer.echo(f"{name} of {memory.mailbox}: reset (version {memory.version})")

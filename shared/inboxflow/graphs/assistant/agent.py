@@ -1,0 +1,214 @@
+"""The response agent: llm_call and tool_review in a loop, then mark_as_read.
+
+| node         | llm_call                                                              |
+|--------------|-----------------------------------------------------------------------|
+| inputs       | messages, the mailbox's response and calendar preferences             |
+| LLM          | ``LanguageModel.chat`` with the assistant's tools                     |
+| routes       | -> tool_review (tool calls) ; -> mark_as_read (no calls) ; -> END     |
+
+| node         | tool_review (one pending call per step)                               |
+|--------------|-----------------------------------------------------------------------|
+| pause        | ``tool_review`` for write_email, schedule_meeting, Question            |
+| decisions    | accept: run as is; edit: run edited (and learn); ignore: not run     |
+|              | (write_email / schedule_meeting end the run); respond: feedback back |
+| routes       | -> tool_review ; -> llm_call ; -> mark_as_read (Done) ; -> END         |
+
+| node         | mark_as_read: the email is marked read, once (effect journal)         |
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+
+from ...context import NodeContext
+from ...errors import RetryableError
+from ...graph import END, Pause, Step
+from ...memory import read_memory
+from ...pipeline.tools import workspace_of
+from ...ports.llm import ChatSettings, LLMFailed
+from .kinds import pause_context
+from .learning import first_name, learn
+from .policy import assistant_policy
+from .state import AssistantState, ToolLogEntry
+from .tools import ASSISTANT_TOOLS, REVIEWED, WithEmail
+
+MAX_ITERATIONS = 8
+MODEL = "gemini-2.5-flash"
+REVIEW_FIELDS = {
+    "write_email": ("to", "subject", "content"),
+    "schedule_meeting": ("attendees", "subject", "preferred_day", "start_time", "duration_minutes"),
+    "Question": ("content",),
+}
+LEARNS_FROM_EDIT = {"write_email": "response_preferences", "schedule_meeting": "cal_preferences"}
+ENDS_WHEN_IGNORED = frozenset({"write_email", "schedule_meeting"})
+
+
+@cache
+def _specs() -> str:
+    return json.dumps(ASSISTANT_TOOLS.openai_specs())
+
+
+def system_message(state: AssistantState, ctx: NodeContext) -> dict[str, Any]:
+    """The instructions, today's date and the owner's current preferences."""
+    response = read_memory(ctx.store, state.mailbox, "response_preferences").profile
+    calendar = read_memory(ctx.store, state.mailbox, "cal_preferences").profile
+    today = datetime.fromtimestamp(ctx.clock.now(), UTC).date()
+    return {
+        "role": "system",
+        "content": (
+            f"You are the email assistant of {state.mailbox}. Handle the email below with "
+            "your tools: write_email to answer, check_calendar_availability then "
+            "schedule_meeting for meeting requests, Question when you need the owner, and "
+            "Done when the email is handled. Follow the owner's preferences.\n"
+            f"Today: {today.isoformat()}\n"
+            f"Response preferences (JSON): {json.dumps(response, sort_keys=True)}\n"
+            f"Calendar preferences (JSON): {json.dumps(calendar, sort_keys=True)}"
+        ),
+    }
+
+
+def first_message(state: AssistantState) -> dict[str, Any]:
+    """The email as the agent's first user message (with the owner's instruction, if any)."""
+    email = state.email
+    sender = email["sender"]
+    lines = [
+        f"From: {sender.get('name') or sender['address']} <{sender['address']}>",
+        f"First name: {first_name(email)}",
+        f"Subject: {email.get('subject', '')}",
+    ]
+    if state.instruction:
+        lines.append(f"Owner's instruction: {state.instruction}")
+    lines += ["", str(email.get("body_text", ""))[:8000]]
+    return {"role": "user", "content": "\n".join(lines)}
+
+
+def llm_call(state: AssistantState, ctx: NodeContext) -> Step:
+    """Ask the model for the next tool calls."""
+    if state.iteration >= MAX_ITERATIONS:
+        return Step(update={"status": "max_iterations"}, goto=END)
+    messages = list(state.messages) or [first_message(state)]
+    settings = ChatSettings(
+        model=MODEL, temperature=0.2, profile="assistant", offline=assistant_policy
+    )
+    try:
+        turn = ctx.llm.chat([system_message(state, ctx), *messages], json.loads(_specs()), settings)
+    except (LLMFailed, RetryableError) as exc:
+        return Step(
+            update={"status": "error", "error": f"turn {state.iteration + 1}: {exc}"}, goto=END
+        )
+    calls = [call.as_dict() for call in turn.tool_calls]
+    message: dict[str, Any] = {"role": "assistant", "content": turn.text}
+    if calls:
+        message["tool_calls"] = calls
+    update: dict[str, Any] = {
+        "messages": [*messages, message],
+        "pending_calls": calls,
+        "iteration": state.iteration + 1,
+    }
+    return Step(update=update, goto="tool_review" if calls else "mark_as_read")
+
+
+def _arguments(call: dict[str, str]) -> dict[str, Any]:
+    try:
+        value = json.loads(call.get("arguments_json") or "{}")
+    except (json.JSONDecodeError, TypeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def review_payload(tool: str, arguments: dict[str, Any]) -> dict[str, str]:
+    """The call's reviewable arguments as text fields (what the review page edits)."""
+    payload = {"tool": tool}
+    for name in REVIEW_FIELDS[tool]:
+        value = arguments.get(name, "")
+        payload[name] = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return payload
+
+
+def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
+    """Run (or pause to review) the first pending call."""
+    call, rest = state.pending_calls[0], state.pending_calls[1:]
+    name, arguments = call["name"], _arguments(call)
+    if name == "Done":
+        entry = ToolLogEntry(
+            tool=name,
+            arguments=arguments,
+            decision="run",
+            result={"done": True},
+            iteration=state.iteration,
+        )
+        return Step(
+            update={"pending_calls": [], "tool_log": [*state.tool_log, entry]},
+            goto="mark_as_read",
+        )
+    if name in REVIEWED and ctx.resume is None:
+        return Step(
+            goto=Pause(
+                kind="tool_review",
+                payload=review_payload(name, arguments),
+                resume_node="tool_review",
+                reviewers=(state.mailbox,),
+                deadline_s=7 * 24 * 3600,
+                on_timeout="reject",
+                context=pause_context(
+                    state.email, [f"the assistant wants to run {name}"], tool=name
+                ),
+            )
+        )
+    decision = "run" if name not in REVIEWED else str(ctx.resume.get("decision"))  # type: ignore[union-attr]
+    update: dict[str, Any] = {}
+    learned: list[str] = []
+    if decision in ("run", "accept", "edit"):
+        if decision == "edit":
+            edited = {k: v for k, v in (ctx.resume or {}).get("payload", {}).items() if k != "tool"}
+            before = review_payload(name, arguments)
+            arguments = {**arguments, **edited}
+            if name in LEARNS_FROM_EDIT and any(before.get(k) != v for k, v in edited.items()):
+                after = {**before, **edited}
+                learned = learn(
+                    ctx,
+                    state,
+                    LEARNS_FROM_EDIT[name],
+                    f"{name}:edited",
+                    {"before": before, "after": after},
+                )
+        tool_ctx = replace(ctx, services=WithEmail(ctx.services, state.email))
+        result = tool_ctx.call_tool(name, arguments)
+    elif decision == "ignore":
+        result = {"ignored": True}
+        if name == "write_email":
+            learned = learn(ctx, state, "triage_preferences", "draft_ignored", {})
+    else:  # respond
+        comment = str((ctx.resume or {}).get("comment") or "")
+        result = {"answer": comment} if name == "Question" else {"feedback": comment}
+    entry = ToolLogEntry(
+        tool=name, arguments=arguments, decision=decision, result=result, iteration=state.iteration
+    )
+    tool_message = {
+        "role": "tool",
+        "tool_call_id": call.get("id", ""),
+        "name": name,
+        "content": json.dumps(result, ensure_ascii=False, default=str),
+    }
+    update = {
+        "messages": [*state.messages, tool_message],
+        "pending_calls": rest,
+        "tool_log": [*state.tool_log, entry],
+        "memory_updates": [*state.memory_updates, *learned],
+    }
+    if decision == "ignore" and name in ENDS_WHEN_IGNORED:
+        return Step(update={**update, "pending_calls": [], "status": "stopped"}, goto=END)
+    return Step(update=update, goto="tool_review" if rest else "llm_call")
+
+
+def mark_as_read(state: AssistantState, ctx: NodeContext) -> Step:
+    """Mark the email read, once."""
+    email = state.email
+    workspace = workspace_of(ctx, state.mailbox)
+    target = email.get("gmail_id") or email["message_id"]
+    result = ctx.effect("mark_as_read", lambda key: workspace.mark_as_read(str(target)))
+    return Step(update={"marked_read": result, "status": "completed"}, goto=END)

@@ -1,0 +1,111 @@
+"""The assistant graph: triage, ask the owner when unsure, answer with reviewed tools, learn.
+
+    triage_router --ignore--> END
+         |  +--notify--> triage_notify (pause: respond / ignore) --ignore--> END
+         |                      | respond (+ instruction)
+         +--respond--------> llm_call <--> tool_review (pause: accept / edit / ignore / respond)
+                                |               | Done
+                                +--(no calls)--> mark_as_read --> END
+
+Every LLM turn, tool run and pause is its own step. The owner's decisions
+update the mailbox's preference memory (``inboxflow.memory``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ...graph import END, Graph, Node, StartContext, TraceSummary
+from ...ports.checkpoint import Checkpoint
+from .agent import llm_call, mark_as_read, tool_review
+from .kinds import NOTIFY_KIND, TOOL_REVIEW_KIND
+from .state import AssistantState
+from .tools import ASSISTANT_TOOLS
+from .triage import triage_notify, triage_router
+
+
+def initial_state(email: Mapping[str, Any], start: StartContext) -> Mapping[str, Any]:
+    """The email and whose assistant runs (the mailbox it arrived in)."""
+    mailbox = start.mailbox or str(email.get("mailbox") or "")
+    if not mailbox:
+        raise ValueError("the assistant needs the mailbox the email arrived in")
+    return {"email": dict(email), "mailbox": mailbox.lower()}
+
+
+def summary(checkpoint: Checkpoint) -> TraceSummary:
+    """``classification: status`` and the last email written."""
+    state = checkpoint.state
+    label = f"{state.get('classification') or '?'}: {state.get('status', '?')}"
+    written = [
+        str(entry.get("arguments", {}).get("content", ""))
+        for entry in state.get("tool_log") or []
+        if entry.get("tool") == "write_email" and entry.get("result", {}).get("sent")
+    ]
+    return TraceSummary(label=label, preview=written[-1] if written else state.get("reasoning", ""))
+
+
+ASSISTANT = Graph.build(
+    "assistant",
+    "triage_router",
+    AssistantState,
+    [
+        Node(
+            "triage_router",
+            triage_router,
+            routes=(END, "triage_notify", "llm_call"),
+            uses_llm=True,
+            memory_mb=256,
+            timeout_s=60,
+            description="Triage with the owner's preferences: ignore, notify or respond.",
+        ),
+        Node(
+            "triage_notify",
+            triage_notify,
+            routes=("triage_notify", "llm_call", END),
+            pauses=True,
+            uses_llm=True,
+            memory_mb=256,
+            timeout_s=60,
+            description="Ask the owner (respond / ignore); learn from the choice.",
+        ),
+        Node(
+            "llm_call",
+            llm_call,
+            routes=("tool_review", "mark_as_read", END),
+            uses_llm=True,
+            memory_mb=512,
+            timeout_s=120,
+            description="One model turn with the assistant's tools and the owner's preferences.",
+        ),
+        Node(
+            "tool_review",
+            tool_review,
+            routes=("tool_review", "llm_call", "mark_as_read", END),
+            pauses=True,
+            uses_llm=True,
+            uses_gmail=True,
+            tools=tuple(ASSISTANT_TOOLS.names()),
+            memory_mb=512,
+            timeout_s=60,
+            description="Review (or run) one tool call; mail and events once, via the journal.",
+        ),
+        Node(
+            "mark_as_read",
+            mark_as_read,
+            routes=(END,),
+            uses_gmail=True,
+            memory_mb=256,
+            timeout_s=30,
+            description="Mark the email read, once.",
+        ),
+    ],
+    description="Personal assistant: triage, reviewed tool loop, preferences learnt from feedback.",
+    tools=ASSISTANT_TOOLS,
+    pause_kinds=[NOTIFY_KIND, TOOL_REVIEW_KIND],
+    initial_state=initial_state,
+    summary=summary,
+    samples=Path(__file__).resolve().parent / "samples",
+)
+"""The assistant graph's declaration."""

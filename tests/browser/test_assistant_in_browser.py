@@ -1,0 +1,80 @@
+"""The assistant's review pages in Chromium at phone width: the owner edits a meeting's length
+(tool_review of schedule_meeting), accepts the confirmation email, and answers a notify with an
+instruction, through the real approval function (functions-framework app)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.assistant_harness import OWNER, sample
+from tests.browser.conftest import ARTIFACTS, OpenedPage
+from tests.browser.test_approve_in_browser import approval_function  # noqa: F401 - a fixture
+
+pytestmark = pytest.mark.browser
+
+
+def _open(open_page: Callable[[int, int], OpenedPage], rt, trace_id: str, shot: str):
+    (approval,) = [a for a in rt.services["approvals"].pending() if a.trace_id == trace_id]
+    link = rt.services["approvals"].issue_link(approval, OWNER)
+    opened = open_page(375, 812)
+    response = opened.page.goto(link)
+    assert response is not None and response.status == 200
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    opened.page.screenshot(path=str(ARTIFACTS / f"assistant-{shot}-phone.png"), full_page=True)
+    assert opened.page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+    return approval, opened
+
+
+def test_the_owner_reviews_the_assistant_in_chromium(
+    approval_function: str,  # noqa: F811 - the imported fixture
+    open_page: Callable[[int, int], OpenedPage],
+) -> None:
+    from inboxflow import entry
+    from inboxflow.routing import RouteDecision
+    from inboxflow.start import start_email_trace
+
+    rt = entry.runtime()
+
+    def begin(prefix: str) -> str:
+        email = sample(prefix)
+        decision = RouteDecision("assistant", None, "test", mailbox=email.mailbox)
+        trace_id = start_email_trace(rt, email, decision).trace_id
+        rt.bus.drain()  # type: ignore[attr-defined]
+        return trace_id
+
+    meeting = begin("33")
+    approval, opened = _open(open_page, rt, meeting, "meeting")
+    assert approval.kind == "tool_review"
+    page = opened.page
+    assert page.locator("[name=attendees]").count() == 1
+    assert page.locator("[name=content]").count() == 0  # only the tool's own arguments
+    page.fill("[name=duration_minutes]", "45")
+    page.click("button[name=decision][value=edit]")
+    page.wait_for_load_state()
+    assert "Edited" in page.content()
+    assert opened.console_errors == []
+    rt.bus.drain()  # type: ignore[attr-defined]
+    (event,) = [doc for _, doc in rt.store.list("calendar_events")]
+    assert event["attendees"] == ["dana.lee@partnerco.example"]
+
+    approval, opened = _open(open_page, rt, meeting, "confirmation")
+    assert approval.payload["tool"] == "write_email"
+    opened.page.click("button[name=decision][value=accept]")
+    opened.page.wait_for_load_state()
+    assert "Accepted" in opened.page.content()
+    rt.bus.drain()  # type: ignore[attr-defined]
+    assert rt.store.get_trace(meeting).state["status"] == "completed"  # type: ignore[union-attr]
+
+    notify = begin("32")
+    approval, opened = _open(open_page, rt, notify, "notify")
+    assert approval.kind == "notify"
+    opened.page.fill("[name=comment]", "Ask for yearly billing.")
+    opened.page.click("button[name=decision][value=respond]")
+    opened.page.wait_for_load_state()
+    assert "Responding" in opened.page.content()
+    assert opened.console_errors == []
+    rt.bus.drain()  # type: ignore[attr-defined]
+    state = rt.store.get_trace(notify).state  # type: ignore[union-attr]
+    assert state["instruction"] == "Ask for yearly billing."
