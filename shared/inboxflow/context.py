@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -213,3 +213,36 @@ def _prefixed(task_name: str, message: str) -> str:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
+
+
+class ServicesWith(Mapping[str, Any]):
+    """``ctx.services`` with one more entry: what a graph hands its tools (the email, a view).
+
+    Args:
+        services: the node's services.
+        key: the name of the extra entry.
+        value: the extra entry.
+    """
+
+    def __init__(self, services: Any, key: str, value: Any) -> None:
+        self._services = services
+        self.key = key
+        self.value = value
+
+    def __getitem__(self, name: str) -> Any:
+        if name == self.key:
+            return self.value
+        return self._services[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([self.key, *[name for name in self._services if name != self.key]])
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """``self[name]``, or ``default``."""
+        try:
+            return self[name]
+        except KeyError:
+            return default

@@ -15,12 +15,12 @@ events get an id derived from the key; a re-run step never repeats one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from datetime import UTC, date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from ...context import ServicesWith
 from ...pipeline.tools import slot_label, workspace_of
 from ...tools import Tool, ToolRegistry
 
@@ -80,30 +80,9 @@ class DoneParams(BaseModel):
 EMAIL_KEY = "assistant_email"
 
 
-class WithEmail(Mapping[str, Any]):
+def WithEmail(services: Any, email: dict[str, Any]) -> ServicesWith:
     """``ctx.services`` plus the email being handled under ``"assistant_email"``."""
-
-    def __init__(self, services: Any, email: dict[str, Any]) -> None:
-        self._services = services
-        self.email = email
-
-    def __getitem__(self, name: str) -> Any:
-        if name == EMAIL_KEY:
-            return self.email
-        return self._services[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([EMAIL_KEY, *list(self._services)])
-
-    def __len__(self) -> int:
-        return len(list(iter(self)))
-
-    def get(self, name: str, default: Any = None) -> Any:
-        """``self[name]``, or ``default``."""
-        try:
-            return self[name]
-        except KeyError:
-            return default
+    return ServicesWith(services, EMAIL_KEY, email)
 
 
 def _email(ctx: NodeContext) -> dict[str, Any]:

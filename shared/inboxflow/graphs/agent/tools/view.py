@@ -6,10 +6,10 @@ under ``"agent"``; tools read it with :func:`view_of`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ....context import ServicesWith
 from ....mail import Email
 from ..state import AgentState, Inquiry
 
@@ -44,30 +44,9 @@ class AgentView:
         return self.state.inquiry
 
 
-class WithView(Mapping[str, Any]):
+def WithView(services: Any, view: AgentView) -> ServicesWith:
     """``ctx.services`` plus the ``AgentView`` under ``"agent"``."""
-
-    def __init__(self, services: Any, view: AgentView) -> None:
-        self._services = services
-        self.view = view
-
-    def __getitem__(self, name: str) -> Any:
-        if name == VIEW_KEY:
-            return self.view
-        return self._services[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([VIEW_KEY, *list(self._services)])
-
-    def __len__(self) -> int:
-        return len(list(iter(self)))
-
-    def get(self, name: str, default: Any = None) -> Any:
-        """``self[name]``, or ``default``."""
-        try:
-            return self[name]
-        except KeyError:
-            return default
+    return ServicesWith(services, VIEW_KEY, view)
 
 
 def view_of(ctx: NodeContext) -> AgentView:
