@@ -6,52 +6,32 @@ from collections.abc import Iterable
 
 from ..ports.crm import CRM, Customer
 
-SAMPLE_CUSTOMERS: tuple[Customer, ...] = (
-    Customer(
-        customer_id="cus_free_lucia",
-        name="Lucía Fernández",
-        email="lucia.fernandez@example.es",
-        plan="free",
-        tenure_months=3,
-        seats=1,
-        region="eu",
+_FIELDS = ("customer_id", "name", "email", "plan", "tenure_months", "seats", "region")
+_SAMPLES = (
+    ("cus_free_lucia", "Lucía Fernández", "lucia.fernandez@example.es", "free", 3, 1, "eu"),
+    ("cus_free_sam", "Sam Okafor", "sam.okafor@example.org", "free", 1, 1, "us"),
+    ("cus_pro_brightpath", "Brightpath Studio", "ops@brightpath.example", "pro", 14, 12, "eu"),
+    (
+        "cus_ent_northwind",
+        "Northwind Logistics",
+        "it-admin@northwind.example",
+        "enterprise",
+        38,
+        450,
+        "us",
     ),
-    Customer(
-        customer_id="cus_free_sam",
-        name="Sam Okafor",
-        email="sam.okafor@example.org",
-        plan="free",
-        tenure_months=1,
-        seats=1,
-        region="us",
+    (
+        "cus_ent_siam",
+        "Siam Retail Group",
+        "support-lead@siamretail.example",
+        "enterprise",
+        22,
+        180,
+        "apac",
     ),
-    Customer(
-        customer_id="cus_pro_brightpath",
-        name="Brightpath Studio",
-        email="ops@brightpath.example",
-        plan="pro",
-        tenure_months=14,
-        seats=12,
-        region="eu",
-    ),
-    Customer(
-        customer_id="cus_ent_northwind",
-        name="Northwind Logistics",
-        email="it-admin@northwind.example",
-        plan="enterprise",
-        tenure_months=38,
-        seats=450,
-        region="us",
-    ),
-    Customer(
-        customer_id="cus_ent_siam",
-        name="Siam Retail Group",
-        email="support-lead@siamretail.example",
-        plan="enterprise",
-        tenure_months=22,
-        seats=180,
-        region="apac",
-    ),
+)
+SAMPLE_CUSTOMERS: tuple[Customer, ...] = tuple(
+    Customer.model_validate(dict(zip(_FIELDS, row, strict=True))) for row in _SAMPLES
 )
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..ports.workspace import Workspace
+from ..ports.workspace import OutgoingReply, Workspace
 from ..tools import Tool
 from ..workspace import business_day
 
@@ -189,18 +189,11 @@ def send_email(params: ReplyParams, ctx: NodeContext) -> dict[str, Any]:
 
 def _reply(params: ReplyParams, ctx: NodeContext, send: bool) -> dict[str, Any]:
     workspace = workspace_of(ctx, params.mailbox)
-    write = workspace.send_reply if send else workspace.create_draft
+    fields = (params.to, params.subject, params.body, params.thread_id)
+    threading = (params.in_reply_to, params.references)
     return ctx.effect(
         "send_email" if send else "create_draft",
-        lambda key: write(
-            params.to,
-            params.subject,
-            params.body,
-            params.thread_id,
-            key,
-            in_reply_to=params.in_reply_to,
-            references=params.references,
-        ),
+        lambda key: workspace.write_reply(OutgoingReply(*fields, key, *threading), send=send),
         workspace.find_by_trace_key,
     )
 

@@ -32,6 +32,8 @@ app = typer.Typer(
 HOME = home_option()
 DEV = dev_option()
 NAMESPACE_HELP = "triage_preferences, response_preferences or cal_preferences (default: all)."
+MAILBOX = typer.Argument(..., help="The mailbox (its owner's address).")
+NAMESPACE = typer.Argument(None, help=NAMESPACE_HELP)
 
 
 @contextmanager
@@ -65,8 +67,8 @@ def _when(epoch_s: float | None) -> str:
 
 @app.command("show")
 def show(
-    mailbox: str = typer.Argument(..., help="The mailbox (its owner's address)."),
-    namespace: str | None = typer.Argument(None, help=NAMESPACE_HELP),
+    mailbox: str = MAILBOX,
+    namespace: str | None = NAMESPACE,
     as_json: bool = typer.Option(False, "--json", help="One JSON object per namespace."),
     home: Path = HOME,
     dev: bool = DEV,
@@ -105,8 +107,8 @@ def show(
 
 @app.command("history")
 def history(
-    mailbox: str = typer.Argument(..., help="The mailbox (its owner's address)."),
-    namespace: str | None = typer.Argument(None, help=NAMESPACE_HELP),
+    mailbox: str = MAILBOX,
+    namespace: str | None = NAMESPACE,
     home: Path = HOME,
     dev: bool = DEV,
 ) -> None:
@@ -132,8 +134,8 @@ def history(
 
 @app.command("reset")
 def reset(
-    mailbox: str = typer.Argument(..., help="The mailbox (its owner's address)."),
-    namespace: str | None = typer.Argument(None, help=NAMESPACE_HELP),
+    mailbox: str = MAILBOX,
+    namespace: str | None = NAMESPACE,
     yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
     home: Path = HOME,
     dev: bool = DEV,

@@ -57,7 +57,6 @@ ASSISTANT = Graph.build(
             routes=(END, "triage_notify", "llm_call"),
             uses_llm=True,
             memory_mb=256,
-            timeout_s=60,
             description="Triage with the owner's preferences: ignore, notify or respond.",
         ),
         Node(
@@ -67,7 +66,6 @@ ASSISTANT = Graph.build(
             pauses=True,
             uses_llm=True,
             memory_mb=256,
-            timeout_s=60,
             description="Ask the owner (respond / ignore); learn from the choice.",
         ),
         Node(
@@ -75,7 +73,6 @@ ASSISTANT = Graph.build(
             llm_call,
             routes=("tool_review", "mark_as_read", END),
             uses_llm=True,
-            memory_mb=512,
             timeout_s=120,
             description="One model turn with the assistant's tools and the owner's preferences.",
         ),
@@ -87,8 +84,6 @@ ASSISTANT = Graph.build(
             uses_llm=True,
             uses_gmail=True,
             tools=tuple(ASSISTANT_TOOLS.names()),
-            memory_mb=512,
-            timeout_s=60,
             description="Review (or run) one tool call; mail and events once, via the journal.",
         ),
         Node(

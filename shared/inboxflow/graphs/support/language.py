@@ -75,9 +75,9 @@ def translate_offline(inputs: Mapping[str, Any]) -> Translation:
 
 
 TRANSLATE: LLMTask[Translation] = LLMTask(
-    name="support_translate",
-    output_model=Translation,
-    template=TRANSLATE_TEMPLATE,
-    offline=translate_offline,
-    system="You translate customer support messages into English, faithfully.",
+    "support_translate",
+    Translation,
+    TRANSLATE_TEMPLATE,
+    translate_offline,
+    "You translate customer support messages into English, faithfully.",
 )

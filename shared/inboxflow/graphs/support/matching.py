@@ -134,11 +134,11 @@ def match_offline(inputs: Mapping[str, Any]) -> TicketMatch:
 
 
 MATCH_TICKET: LLMTask[TicketMatch] = LLMTask(
-    name="support_match_ticket",
-    output_model=TicketMatch,
-    template=MATCH_TEMPLATE,
-    offline=match_offline,
-    system="You route customer messages to their open support tickets.",
+    "support_match_ticket",
+    TicketMatch,
+    MATCH_TEMPLATE,
+    match_offline,
+    "You route customer messages to their open support tickets.",
 )
 
 

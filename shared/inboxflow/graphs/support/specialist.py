@@ -100,9 +100,9 @@ def specialist_offline(inputs: Mapping[str, Any]) -> TriageResult:
 
 
 SPECIALIST: LLMTask[TriageResult] = LLMTask(
-    name="support_specialist",
-    output_model=TriageResult,
-    template=SPECIALIST_TEMPLATE,
-    offline=specialist_offline,
-    system="You are a careful customer support specialist.",
+    "support_specialist",
+    TriageResult,
+    SPECIALIST_TEMPLATE,
+    specialist_offline,
+    "You are a careful customer support specialist.",
 )

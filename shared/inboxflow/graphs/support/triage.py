@@ -154,11 +154,11 @@ def supervise_offline(inputs: Mapping[str, Any]) -> Supervision:
 
 
 SUPERVISE: LLMTask[Supervision] = LLMTask(
-    name="support_supervise",
-    output_model=Supervision,
-    template=SUPERVISE_TEMPLATE,
-    offline=supervise_offline,
-    system="You triage customer support tickets.",
+    "support_supervise",
+    Supervision,
+    SUPERVISE_TEMPLATE,
+    supervise_offline,
+    "You triage customer support tickets.",
 )
 
 

@@ -199,11 +199,7 @@ def classify_offline(inputs: Mapping[str, Any]) -> IntentAnswer:
 
 
 CLASSIFY_INTENT: LLMTask[IntentAnswer] = LLMTask(
-    name="classify_intent",
-    output_model=IntentAnswer,
-    template=CLASSIFY_TEMPLATE,
-    offline=classify_offline,
-    system=CLASSIFY_SYSTEM,
+    "classify_intent", IntentAnswer, CLASSIFY_TEMPLATE, classify_offline, CLASSIFY_SYSTEM
 )
 
 

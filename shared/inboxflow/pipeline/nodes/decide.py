@@ -184,11 +184,7 @@ def decide_offline(inputs: Mapping[str, Any]) -> ToolDecision:
 
 
 DECIDE_TOOLS: LLMTask[ToolDecision] = LLMTask(
-    name="decide_tools",
-    output_model=ToolDecision,
-    template=DECIDE_TEMPLATE,
-    offline=decide_offline,
-    system=DECIDE_SYSTEM,
+    "decide_tools", ToolDecision, DECIDE_TEMPLATE, decide_offline, DECIDE_SYSTEM
 )
 
 __all__ = ["DECIDE_TOOLS", "TOOL_RULES", "ToolChoice", "ToolDecision", "decide", "decide_offline"]

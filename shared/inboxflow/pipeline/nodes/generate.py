@@ -298,11 +298,7 @@ def _json_or_none(text: str) -> dict[str, Any] | None:
 
 
 GENERATE_RESPONSE: LLMTask[ReplyDraft] = LLMTask(
-    name="generate_response",
-    output_model=ReplyDraft,
-    template=GENERATE_TEMPLATE,
-    offline=generate_offline,
-    system=GENERATE_SYSTEM,
+    "generate_response", ReplyDraft, GENERATE_TEMPLATE, generate_offline, GENERATE_SYSTEM
 )
 
 __all__ = ["GENERATE_RESPONSE", "TONES", "ReplyDraft", "generate", "generate_offline"]
