@@ -13,12 +13,10 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
-from inboxflow.graphs import get_graph
 from inboxflow.graphs.agent.audit import AGENT_RUNS, EMAIL_EVENTS, LLM_CALLS
 from inboxflow.graphs.agent.profiles import OFFLINE_POLICIES
-from inboxflow.services import build_runtime
-from inboxflow.settings import Settings
 from tests.agent_harness import build, reply_writes, sample, start
+from tests.emulated_cloud import graph_functions
 from tests.pipeline_harness import StormBus
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
@@ -95,38 +93,24 @@ def test_audit_records_are_the_same_on_firestore(tmp_path, firestore_store):
 def test_the_pharmacy_loop_as_separate_function_processes(
     firestore_emulator, pubsub_emulator, monkeypatch
 ):
-    from inboxflow.dev.devcloud import DevCloud
-
-    project = f"agent-{uuid.uuid4().hex[:10]}"
-    env = {
-        "GOOGLE_CLOUD_PROJECT": project,
-        "INBOXFLOW_STORE": "firestore",
-        "INBOXFLOW_BUS": "pubsub",
-        **firestore_emulator.env,
-        **pubsub_emulator.env,
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    with DevCloud(project, env) as cloud:
-        cloud.start([get_graph("agent")])
+    with graph_functions("agent", firestore_emulator, pubsub_emulator, monkeypatch) as (
+        cloud,
+        runtime,
+    ):
         assert len(cloud.servers) == 4
-        runtime = build_runtime(Settings.from_env())
-        try:
-            trace_id = start(runtime, sample("21"))
-            deadline = time.monotonic() + 120
+        trace_id = start(runtime, sample("21"))
+        deadline = time.monotonic() + 120
+        checkpoint = runtime.store.get_trace(trace_id)
+        while checkpoint.status == "running" and time.monotonic() < deadline:
+            time.sleep(0.25)
             checkpoint = runtime.store.get_trace(trace_id)
-            while checkpoint.status == "running" and time.monotonic() < deadline:
-                time.sleep(0.25)
-                checkpoint = runtime.store.get_trace(trace_id)
-            assert checkpoint.status == "done", (
-                checkpoint.status,
-                checkpoint.node,
-                checkpoint.error,
-            )
-            assert checkpoint.state["iteration"] == 4
-            (draft,) = reply_writes(runtime.store, trace_id)
-            assert draft["to"] == "jana.novakova@seznam.cz"
-            workers = {log.worker.split(":")[1] for log in runtime.store.step_logs(trace_id)[1:]}
-            assert len(workers) == 4  # one process per node
-        finally:
-            runtime.bus.close()
+        assert checkpoint.status == "done", (
+            checkpoint.status,
+            checkpoint.node,
+            checkpoint.error,
+        )
+        assert checkpoint.state["iteration"] == 4
+        (draft,) = reply_writes(runtime.store, trace_id)
+        assert draft["to"] == "jana.novakova@seznam.cz"
+        workers = {log.worker.split(":")[1] for log in runtime.store.step_logs(trace_id)[1:]}
+        assert len(workers) == 4  # one process per node

@@ -15,6 +15,7 @@ from inboxflow.clock import FakeClock
 from inboxflow.memory import memory_history, read_memory, update_memory
 from tests.agent_harness import build
 from tests.assistant_harness import OWNER, decide, pending, sample, sent, start, state
+from tests.emulated_cloud import graph_functions
 from tests.pipeline_harness import StormBus
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
@@ -105,50 +106,34 @@ def _wait(runtime, trace_id, until, timeout_s=120):
 def test_the_assistant_as_separate_function_processes(
     firestore_emulator, pubsub_emulator, monkeypatch
 ):
-    from inboxflow.dev.devcloud import DevCloud
-    from inboxflow.graphs import get_graph
     from inboxflow.routing import RouteDecision
-    from inboxflow.services import build_runtime
-    from inboxflow.settings import Settings
     from inboxflow.start import start_email_trace
 
-    project = f"assistant-{uuid.uuid4().hex[:10]}"
-    env = {
-        "GOOGLE_CLOUD_PROJECT": project,
-        "INBOXFLOW_STORE": "firestore",
-        "INBOXFLOW_BUS": "pubsub",
-        **firestore_emulator.env,
-        **pubsub_emulator.env,
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    with DevCloud(project, env) as cloud:
-        cloud.start([get_graph("assistant")])
+    with graph_functions("assistant", firestore_emulator, pubsub_emulator, monkeypatch) as (
+        cloud,
+        runtime,
+    ):
         assert len(cloud.servers) == 5
-        runtime = build_runtime(Settings.from_env())
-        try:
-            email = sample("34")
-            decision = RouteDecision("assistant", None, "test", mailbox=email.mailbox)
-            trace_id = start_email_trace(runtime, email, decision).trace_id
-            checkpoint = _wait(runtime, trace_id, {"waiting", "done", "failed", "needs_review"})
-            assert checkpoint.status == "waiting", (checkpoint.status, checkpoint.error)
-            approval = next(
-                a for a in runtime.services["approvals"].pending() if a.trace_id == trace_id
-            )
-            assert approval.kind == "tool_review"
-            runtime.services["approvals"].decide_as(approval.approval_id, OWNER, "accept")
-            checkpoint = _wait(runtime, trace_id, {"done", "failed", "needs_review"})
-            assert checkpoint.status == "done", (
-                checkpoint.status,
-                checkpoint.node,
-                checkpoint.error,
-            )
-            assert checkpoint.state["status"] == "completed"
-            assert len(sent(runtime, trace_id)) == 1
-            assert checkpoint.state["marked_read"]["found"] is True
-            logs = runtime.store.step_logs(trace_id)[1:]
-            nodes = {log.step_name for log in logs}
-            assert nodes == {"triage_router", "llm_call", "tool_review", "mark_as_read"}
-            assert len({log.worker.split(":")[1] for log in logs}) == 4  # one process per node
-        finally:
-            runtime.bus.close()
+        email = sample("34")
+        decision = RouteDecision("assistant", None, "test", mailbox=email.mailbox)
+        trace_id = start_email_trace(runtime, email, decision).trace_id
+        checkpoint = _wait(runtime, trace_id, {"waiting", "done", "failed", "needs_review"})
+        assert checkpoint.status == "waiting", (checkpoint.status, checkpoint.error)
+        approval = next(
+            a for a in runtime.services["approvals"].pending() if a.trace_id == trace_id
+        )
+        assert approval.kind == "tool_review"
+        runtime.services["approvals"].decide_as(approval.approval_id, OWNER, "accept")
+        checkpoint = _wait(runtime, trace_id, {"done", "failed", "needs_review"})
+        assert checkpoint.status == "done", (
+            checkpoint.status,
+            checkpoint.node,
+            checkpoint.error,
+        )
+        assert checkpoint.state["status"] == "completed"
+        assert len(sent(runtime, trace_id)) == 1
+        assert checkpoint.state["marked_read"]["found"] is True
+        logs = runtime.store.step_logs(trace_id)[1:]
+        nodes = {log.step_name for log in logs}
+        assert nodes == {"triage_router", "llm_call", "tool_review", "mark_as_read"}
+        assert len({log.worker.split(":")[1] for log in logs}) == 4  # one process per node

@@ -4,18 +4,14 @@ its own functions-framework process; state lands in the Firestore emulator."""
 from __future__ import annotations
 
 import time
-import uuid
 
 import pytest
 
 from inboxflow.dev.cli.local import sample_inbox
-from inboxflow.dev.devcloud import DevCloud
 from inboxflow.envelope import Envelope
-from inboxflow.graphs import get_graph
 from inboxflow.mail import load_email_file
-from inboxflow.services import build_runtime
-from inboxflow.settings import Settings
 from inboxflow.workspace import seed_workspace
+from tests.emulated_cloud import graph_functions
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 
@@ -37,22 +33,9 @@ def _wait(store, trace_ids, until, timeout_s: float = 120.0):
 
 @pytest.fixture
 def cloud(firestore_emulator, pubsub_emulator, monkeypatch):
-    project = f"it-{uuid.uuid4().hex[:10]}"
-    env = {
-        "GOOGLE_CLOUD_PROJECT": project,
-        "INBOXFLOW_STORE": "firestore",
-        "INBOXFLOW_BUS": "pubsub",
-        **firestore_emulator.env,
-        **pubsub_emulator.env,
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    with DevCloud(project, env) as devcloud:
-        devcloud.start([get_graph("pipeline")])
-        runtime = build_runtime(Settings.from_env())
-        seed_workspace(runtime.store, runtime.clock.now())
-        yield devcloud, runtime
-        runtime.bus.close()
+    with graph_functions("pipeline", firestore_emulator, pubsub_emulator, monkeypatch) as pair:
+        seed_workspace(pair[1].store, pair[1].clock.now())
+        yield pair
 
 
 def test_three_emails_take_three_routes_through_separate_function_processes(cloud):

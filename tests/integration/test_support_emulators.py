@@ -10,6 +10,7 @@ import pytest
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
 from inboxflow.graphs.support.tickets import TicketStore
+from tests.emulated_cloud import graph_functions
 from tests.pipeline_harness import StormBus
 from tests.support_harness import build, run, sample
 
@@ -60,45 +61,26 @@ def test_ticket_lifecycle_duplicates_and_a_crash_after_the_reply_on_firestore(
 def test_a_ticket_and_its_follow_up_as_separate_function_processes(
     firestore_emulator, pubsub_emulator, monkeypatch
 ):
-    from inboxflow.dev.devcloud import DevCloud
-    from inboxflow.graphs import get_graph
-    from inboxflow.services import build_runtime
-    from inboxflow.settings import Settings
-
-    project = f"support-{uuid.uuid4().hex[:10]}"
-    env = {
-        "GOOGLE_CLOUD_PROJECT": project,
-        "INBOXFLOW_STORE": "firestore",
-        "INBOXFLOW_BUS": "pubsub",
-        **firestore_emulator.env,
-        **pubsub_emulator.env,
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    with DevCloud(project, env) as cloud:
-        cloud.start([get_graph("support")])
+    with graph_functions("support", firestore_emulator, pubsub_emulator, monkeypatch) as (
+        cloud,
+        runtime,
+    ):
         assert len(cloud.servers) == 8
-        runtime = build_runtime(Settings.from_env())
-        try:
-            states = []
-            for prefix in ("05", "06"):
-                message = sample(prefix)
-                trace_id = runtime.start("support", {"email": message.model_dump(mode="json")})
-                deadline = time.monotonic() + 120
+        states = []
+        for prefix in ("05", "06"):
+            message = sample(prefix)
+            trace_id = runtime.start("support", {"email": message.model_dump(mode="json")})
+            deadline = time.monotonic() + 120
+            checkpoint = runtime.store.get_trace(trace_id)
+            while checkpoint.status == "running" and time.monotonic() < deadline:
+                time.sleep(0.25)
                 checkpoint = runtime.store.get_trace(trace_id)
-                while checkpoint.status == "running" and time.monotonic() < deadline:
-                    time.sleep(0.25)
-                    checkpoint = runtime.store.get_trace(trace_id)
-                assert checkpoint.status == "done", (checkpoint.node, checkpoint.error)
-                states.append(checkpoint.state)
-                workers = {
-                    log.worker.split(":")[1] for log in runtime.store.step_logs(trace_id)[1:]
-                }
-                assert len(workers) == 5  # intake, translator, supervisor, technical, act
-            first, follow_up = states
-            assert follow_up["ticket"]["how"] == "matched"
-            assert follow_up["ticket"]["ticket_id"] == first["ticket"]["ticket_id"]
-            [ticket] = TicketStore(runtime.store).list(status="active")
-            assert len(ticket.traces) == 2 and ticket.working["queue"] == "technical"
-        finally:
-            runtime.bus.close()
+            assert checkpoint.status == "done", (checkpoint.node, checkpoint.error)
+            states.append(checkpoint.state)
+            workers = {log.worker.split(":")[1] for log in runtime.store.step_logs(trace_id)[1:]}
+            assert len(workers) == 5  # intake, translator, supervisor, technical, act
+        first, follow_up = states
+        assert follow_up["ticket"]["how"] == "matched"
+        assert follow_up["ticket"]["ticket_id"] == first["ticket"]["ticket_id"]
+        [ticket] = TicketStore(runtime.store).list(status="active")
+        assert len(ticket.traces) == 2 and ticket.working["queue"] == "technical"

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -146,45 +145,31 @@ def test_inboxflow_traces_shows_its_traces(plugin: None, tmp_path: Path) -> None
 def test_it_runs_as_separate_functions_on_the_emulators(
     plugin: None, firestore_emulator, pubsub_emulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inboxflow.dev.devcloud import DevCloud
+    from tests.emulated_cloud import graph_functions
 
-    project = f"plug-{uuid.uuid4().hex[:10]}"
-    env = {
-        "GOOGLE_CLOUD_PROJECT": project,
-        "INBOXFLOW_STORE": "firestore",
-        "INBOXFLOW_BUS": "pubsub",
-        "INBOXFLOW_GRAPHS": PLUGIN,
-        "PYTHONPATH": str(ROOT),
-        **firestore_emulator.env,
-        **pubsub_emulator.env,
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    with DevCloud(project, dict(env)) as cloud:
-        cloud.start([get_graph("errand")])
-        runtime = build_runtime(Settings.from_env())
-        try:
-            trace_id = runtime.start("errand", _first_state())
-            waiting = _wait(runtime, trace_id, lambda cp: cp.status != "running")
-            assert waiting.status == "waiting", waiting.error
-            service = runtime.services["approvals"]
-            approval = service.get(waiting.pause["approval_id"])
-            link = service.issue_link(approval, "owner@errands.test")
-            service.decide(
-                approval.approval_id, _token(link), "file", edit={"errand": "on the emulators"}
-            )
-            done = _wait(runtime, trace_id, lambda cp: cp.status not in ("running", "waiting"))
-            assert done.status == "done", done.error
-            workers = {
-                e.step_name: e.worker.rsplit(":", 1)[0]
-                for e in runtime.store.step_logs(trace_id)[1:]
-            }
-            assert set(workers) == {"note", "confirm", "file"}
-            assert len(set(workers.values())) == 3, workers
-            filed = [doc for _, doc in runtime.store.list("errands") if doc["trace_id"] == trace_id]
-            assert [doc["errand"] for doc in filed] == ["on the emulators"]
-        finally:
-            runtime.bus.close()
+    extra = {"INBOXFLOW_GRAPHS": PLUGIN, "PYTHONPATH": str(ROOT)}
+    with graph_functions("errand", firestore_emulator, pubsub_emulator, monkeypatch, **extra) as (
+        _,
+        runtime,
+    ):
+        trace_id = runtime.start("errand", _first_state())
+        waiting = _wait(runtime, trace_id, lambda cp: cp.status != "running")
+        assert waiting.status == "waiting", waiting.error
+        service = runtime.services["approvals"]
+        approval = service.get(waiting.pause["approval_id"])
+        link = service.issue_link(approval, "owner@errands.test")
+        service.decide(
+            approval.approval_id, _token(link), "file", edit={"errand": "on the emulators"}
+        )
+        done = _wait(runtime, trace_id, lambda cp: cp.status not in ("running", "waiting"))
+        assert done.status == "done", done.error
+        workers = {
+            e.step_name: e.worker.rsplit(":", 1)[0] for e in runtime.store.step_logs(trace_id)[1:]
+        }
+        assert set(workers) == {"note", "confirm", "file"}
+        assert len(set(workers.values())) == 3, workers
+        filed = [doc for _, doc in runtime.store.list("errands") if doc["trace_id"] == trace_id]
+        assert [doc["errand"] for doc in filed] == ["on the emulators"]
 
 
 def _wait(runtime, trace_id: str, until, timeout_s: float = 90.0):
