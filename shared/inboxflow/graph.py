@@ -166,6 +166,9 @@ class Graph:
         settings_model: the graph's settings (read from ``inboxflow.yaml``), if any.
         samples: folder of sample emails the demo runs through this graph, if any.
         takes_profile: routing rules to this graph must name an agent profile.
+        queues_thread_replies: a customer's reply in the trace's Gmail thread that
+            arrives while the trace is running (not waiting on ``customer_reply``)
+            is queued for it (``ingest/reply_queue.py``) instead of starting a new trace.
     """
 
     name: str
@@ -180,6 +183,7 @@ class Graph:
     settings_model: type[BaseModel] | None = None
     samples: Path | None = None
     takes_profile: bool = False
+    queues_thread_replies: bool = False
 
     def __post_init__(self) -> None:
         if self.entry not in self.nodes:
