@@ -10,7 +10,7 @@ module "node" {
   function_name      = each.value.function_name
   description        = "inboxflow node ${each.key}"
   service_account_id = each.value.service_account_id
-  project_roles      = ["roles/datastore.user"]
+  project_roles      = ["roles/datastore.user", "roles/cloudtrace.agent"] # Firestore; spans to Cloud Trace
 
   runtime               = var.runtime
   entry_point           = each.value.entry_point
@@ -60,7 +60,7 @@ module "ingest" {
   function_name      = var.service_functions["ingest"].function_name
   description        = "inboxflow Gmail ingest: history since the cursor, one trace per message"
   service_account_id = var.service_functions["ingest"].service_account_id
-  project_roles      = ["roles/datastore.user"]
+  project_roles      = ["roles/datastore.user", "roles/cloudtrace.agent"] # Firestore; spans to Cloud Trace
 
   runtime               = var.runtime
   entry_point           = var.service_functions["ingest"].entry_point
@@ -105,7 +105,7 @@ module "approve" {
   function_name      = var.service_functions["approve"].function_name
   description        = "inboxflow approval page, decisions, timeouts and JSON API"
   service_account_id = var.service_functions["approve"].service_account_id
-  project_roles      = ["roles/datastore.user"]
+  project_roles      = ["roles/datastore.user", "roles/cloudtrace.agent"] # Firestore; spans to Cloud Trace
 
   runtime               = var.runtime
   entry_point           = var.service_functions["approve"].entry_point
@@ -139,7 +139,7 @@ module "renew_watch" {
   function_name      = var.service_functions["renew_watch"].function_name
   description        = "inboxflow daily Gmail users.watch renewal"
   service_account_id = var.service_functions["renew_watch"].service_account_id
-  project_roles      = ["roles/datastore.user"]
+  project_roles      = ["roles/datastore.user", "roles/cloudtrace.agent"] # Firestore; spans to Cloud Trace
 
   runtime               = var.runtime
   entry_point           = var.service_functions["renew_watch"].entry_point

@@ -127,6 +127,16 @@ resource "google_service_account_iam_member" "pubsub_agent_token_creator" {
 
 # --- function build ----------------------------------------------------------------
 
+# The functions' build_config.service_account. Checked against Google's
+# "Custom Service Account for Cloud Build" page for Cloud Run functions
+# (cloud.google.com/functions/docs/securing/build-custom-sa): Logs Writer,
+# Artifact Registry Writer and Storage Object Viewer. Google suggests
+# roles/cloudbuild.builds.builder only as the quick fix of granting the
+# default Compute Engine account; it is far broader (all Cloud Build, bucket
+# and image access) and is not granted here. Cloud Run's newer page for
+# `gcloud run deploy --function` (run/docs/configuring/services/build-service-account)
+# names roles/run.builder instead; these functions go through the Cloud
+# Functions v2 API, which the three roles below cover.
 resource "google_project_iam_member" "build" {
   for_each = toset([
     "roles/artifactregistry.writer", # push the function image to gcf-artifacts

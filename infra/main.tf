@@ -1,12 +1,27 @@
 # Shared values. Everything that depends on the graphs comes from
 # graph.auto.tfvars.json, written by `inboxflow infra export`.
 
+# Needs the Resource Manager API before the first plan (docs/deploy.md,
+# infra/bootstrap). The project number scopes the billing budget.
 data "google_project" "this" {
   project_id = var.project_id
 }
 
+# The Pub/Sub service agent (service-NUMBER@gcp-sa-pubsub...) is created
+# lazily by Google; granting to it before it exists fails. Creating the
+# identity explicitly (once the API is on) makes the grants below safe on a
+# new project. Beta-only resource, hence google-beta.
+resource "google_project_service_identity" "pubsub" {
+  provider = google-beta
+
+  project = var.project_id
+  service = "pubsub.googleapis.com"
+
+  depends_on = [google_project_service.enabled]
+}
+
 locals {
-  pubsub_service_agent = "service-${data.google_project.this.number}@gcp-sa-pubsub.iam.gserviceaccount.com"
+  pubsub_service_agent = google_project_service_identity.pubsub.email
 
   # Gen2 functions also answer on this deterministic URL, so every function
   # (the approval function included) can know it without a dependency cycle.

@@ -72,6 +72,12 @@ resource "google_pubsub_topic_iam_member" "dead_letter_publisher" {
   topic   = google_pubsub_topic.dead_letter[each.key].name
   role    = "roles/pubsub.publisher"
   member  = "serviceAccount:${local.pubsub_service_agent}"
+
+  # A replaced topic keeps its name, so Terraform would see no change here
+  # and the new topic would lack the grant (as terraform-google-pubsub does).
+  lifecycle {
+    replace_triggered_by = [google_pubsub_topic.dead_letter[each.key]]
+  }
 }
 
 # Gmail's push service publishes mailbox notifications to the Gmail topic.

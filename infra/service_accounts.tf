@@ -7,6 +7,8 @@ resource "google_service_account" "pubsub_push" {
   account_id   = "ibx-pubsub-push"
   display_name = "inboxflow Pub/Sub push identity"
   description  = "Signs the OIDC tokens of push subscriptions; may only invoke the pushed functions."
+
+  depends_on = [google_project_service.enabled]
 }
 
 resource "google_service_account" "tasks_invoker" {
@@ -14,6 +16,8 @@ resource "google_service_account" "tasks_invoker" {
   account_id   = "ibx-tasks-invoker"
   display_name = "inboxflow Cloud Tasks identity"
   description  = "Signs the OIDC tokens of approval deadline tasks (INBOXFLOW_TASKS_INVOKER); the approval function accepts only its tokens on /timeout."
+
+  depends_on = [google_project_service.enabled]
 }
 
 resource "google_service_account" "scheduler_invoker" {
@@ -21,6 +25,8 @@ resource "google_service_account" "scheduler_invoker" {
   account_id   = "ibx-scheduler-invoker"
   display_name = "inboxflow Cloud Scheduler identity"
   description  = "Signs the OIDC token of the daily renew-watch job."
+
+  depends_on = [google_project_service.enabled]
 }
 
 resource "google_service_account" "build" {
@@ -28,4 +34,6 @@ resource "google_service_account" "build" {
   account_id   = "ibx-function-build"
   display_name = "inboxflow function build"
   description  = "Cloud Build identity that turns the source archive into function images."
+
+  depends_on = [google_project_service.enabled]
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +13,14 @@ yaml = pytest.importorskip("yaml", reason="PyYAML is not installed")
 
 CLOUDBUILD = Path(__file__).resolve().parents[2] / "cloudbuild.yaml"
 STEP_ORDER = [
+    "preflight",
     "install",
     "lint",
     "test",
     "browser",
     "build-source",
     "terraform-init",
+    "terraform-validate",
     "terraform-plan",
     "terraform-apply",
 ]
@@ -29,6 +32,7 @@ BUILT_IN = {
     "COMMIT_SHA",
     "SHORT_SHA",
     "BRANCH_NAME",
+    "TRIGGER_NAME",
 }
 
 
@@ -86,7 +90,7 @@ def test_tests_run_before_anything_is_built_or_deployed(build: dict[str, Any]) -
 
 def test_the_test_step_runs_make_test_where_the_emulators_are(build: dict[str, Any]) -> None:
     step = _step(build, "test")
-    assert _resolve(build, step["name"]).endswith("google-cloud-cli:emulators")
+    assert re.search(r"google-cloud-cli:[0-9.]+-emulators$", _resolve(build, step["name"]))
     script = _text(step)
     commands = [line.strip() for line in script.splitlines() if line.strip()]
     assert commands[-1].startswith("make test"), "the suite is exactly `make test`"
@@ -124,8 +128,11 @@ def test_ci_run_requires_the_tools_before_make_test() -> None:
 
 
 def test_terraform_uses_the_environment(build: dict[str, Any]) -> None:
-    init, plan, apply = (_step(build, f"terraform-{verb}") for verb in ("init", "plan", "apply"))
-    for step in (init, plan, apply):
+    init, validate, plan, apply = (
+        _step(build, f"terraform-{verb}") for verb in ("init", "validate", "plan", "apply")
+    )
+    assert validate["args"] == ["validate"]  # after init (providers), before plan
+    for step in (init, validate, plan, apply):
         assert step["dir"] == "infra"
         assert "terraform" in _resolve(build, step["name"])
     assert init["args"][0] == "init"
@@ -150,3 +157,110 @@ def test_terraform_uses_the_environment(build: dict[str, Any]) -> None:
 def test_every_environment_has_a_tfvars_file(build: dict[str, Any]) -> None:
     envs = CLOUDBUILD.parent / "infra" / "envs"
     assert (envs / f"{build['substitutions']['_ENV']}.tfvars").is_file()
+
+
+# --- pinned images, preflight --------------------------------------------------------
+
+EXACT_VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[a-z0-9.-]+)?")
+DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+
+
+def test_every_image_is_pinned_to_a_version_or_digest(build: dict[str, Any]) -> None:
+    for step in build["steps"]:
+        image = _resolve(build, step["name"])
+        tag = image.rsplit("/", 1)[-1].partition(":")[2].split("@")[0]
+        assert DIGEST.search(image) or EXACT_VERSION.fullmatch(tag), (
+            f"{step['id']}: {image} floats (pin an exact version or a digest)"
+        )
+    # The Terraform image is the version tests/infra runs `terraform fmt` with.
+    terraform = _resolve(build, _step(build, "terraform-plan")["name"])
+    assert EXACT_VERSION.fullmatch(terraform.rsplit(":", 1)[1])
+
+
+def _preflight(build: dict[str, Any], tmp_path: Path, **world: str) -> subprocess.CompletedProcess:
+    """Run the preflight step's script as Cloud Build would, against stub curl/gcloud.
+
+    ``world``: identity (the metadata server's answer), secrets (names the
+    label filter lists), versioned (names with an enabled version), env, trigger.
+    """
+    step = _step(build, "preflight")
+    script = step["args"][-1].replace("$$", "$")  # Cloud Build's escape for a literal $
+    values = {
+        "_PROJECT_ID": "demo-project",
+        "_ENV": world.get("env", "dev"),
+        "TRIGGER_NAME": world.get("trigger", ""),
+    }
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "CALLS": str(tmp_path / "calls.log")}
+    for item in step["env"]:
+        name, _, value = item.partition("=")
+        env[name] = re.sub(r"\$\{(\w+)\}", lambda m: values[m.group(1)], value)
+    env.update(
+        FAKE_IDENTITY=world["identity"],
+        FAKE_SECRETS=world.get("secrets", ""),
+        FAKE_VERSIONED=world.get("versioned", ""),
+    )
+    (tmp_path / "curl").write_text('#!/bin/sh\necho "$FAKE_IDENTITY"\n', encoding="utf-8")
+    (tmp_path / "gcloud").write_text(
+        "#!/bin/bash\n"
+        'echo "$*" >> "$CALLS"\n'
+        'if [ "$1 $2" = "secrets list" ]; then for s in $FAKE_SECRETS; do echo "$s"; done; fi\n'
+        'if [ "$1 $2 $3" = "secrets versions list" ]; then\n'
+        '  for s in $FAKE_VERSIONED; do [ "$s" = "$4" ] && echo "projects/p/secrets/$4/versions/1"; done\n'
+        "fi\n"
+        "exit 0\n",
+        encoding="utf-8",
+    )
+    for stub in ("curl", "gcloud"):
+        (tmp_path / stub).chmod(0o755)
+    return subprocess.run(
+        ["bash", "-ceu", script], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+DEPLOYER = "ibx-deployer@demo-project.iam.gserviceaccount.com"
+
+
+def test_preflight_passes_for_the_deployer_with_every_secret_versioned(
+    build: dict[str, Any], tmp_path: Path
+) -> None:
+    done = _preflight(
+        build, tmp_path, identity=DEPLOYER, secrets="GEMINI_API_KEY GMAIL_CREDENTIALS",
+        versioned="GEMINI_API_KEY GMAIL_CREDENTIALS",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    calls = (tmp_path / "calls.log").read_text(encoding="utf-8")
+    # The secrets are found by the label the provider puts on every resource (versions.tf).
+    assert "--filter=labels.app=inboxflow" in calls and "--project=demo-project" in calls
+    assert calls.count("secrets versions list") == 2
+
+
+def test_preflight_refuses_another_identity(build: dict[str, Any], tmp_path: Path) -> None:
+    done = _preflight(build, tmp_path, identity="123-compute@developer.gserviceaccount.com")
+    assert done.returncode != 0
+    assert f"must run as {DEPLOYER}" in done.stderr
+
+
+def test_preflight_refuses_prod_outside_the_approval_trigger(
+    build: dict[str, Any], tmp_path: Path
+) -> None:
+    manual = _preflight(build, tmp_path, identity=DEPLOYER, env="prod", trigger="")
+    assert manual.returncode != 0 and "approval-gated" in manual.stderr
+    other = _preflight(
+        build, tmp_path, identity=DEPLOYER, env="prod", trigger="inboxflow-deploy-dev"
+    )
+    assert other.returncode != 0
+    approved = _preflight(
+        build, tmp_path, identity=DEPLOYER, env="prod", trigger="inboxflow-deploy-prod"
+    )
+    assert approved.returncode == 0, approved.stderr
+
+
+def test_preflight_refuses_a_secret_without_a_version(
+    build: dict[str, Any], tmp_path: Path
+) -> None:
+    done = _preflight(
+        build, tmp_path, identity=DEPLOYER, secrets="GEMINI_API_KEY GMAIL_CREDENTIALS",
+        versioned="GEMINI_API_KEY",
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "secrets without an enabled version: GMAIL_CREDENTIALS" in done.stderr

@@ -32,10 +32,12 @@ ROLE_ALLOWLIST = {
     "roles/artifactregistry.writer",  # function build only
     "roles/logging.logWriter",  # function build only
     "roles/storage.objectViewer",  # function build only
+    "roles/cloudtrace.agent",  # functions export their spans to Cloud Trace
 }
 # Roles that may be granted on the whole project (no narrower resource works).
 PROJECT_ROLE_ALLOWLIST = {
     "roles/datastore.user",
+    "roles/cloudtrace.agent",
     "roles/artifactregistry.writer",
     "roles/logging.logWriter",
     "roles/storage.objectViewer",
@@ -101,7 +103,7 @@ def test_file_per_concern_layout() -> None:
     expected = {
         "versions.tf", "variables.tf", "outputs.tf", "apis.tf", "service_accounts.tf", "iam.tf",
         "pubsub.tf", "functions.tf", "firestore.tf", "cloud_tasks.tf", "scheduler.tf",
-        "secrets.tf", "storage.tf",
+        "secrets.tf", "storage.tf", "monitoring.tf", "budget.tf",
     }  # fmt: skip
     present = {path.name for path in INFRA.glob("*.tf")}
     assert expected <= present, f"missing: {sorted(expected - present)}"
@@ -211,7 +213,14 @@ def test_dead_lettering_grants_for_the_pubsub_service_agent(infra) -> None:
     ).body
     assert subscriber["role"] == "roles/pubsub.subscriber"
     assert "pubsub_service_agent" in subscriber["member"]
-    assert "gcp-sa-pubsub.iam.gserviceaccount.com" in infra.root.locals["pubsub_service_agent"]
+    # The agent is created (once Pub/Sub is on) before anything is granted to it.
+    assert infra.root.locals["pubsub_service_agent"] == (
+        "${google_project_service_identity.pubsub.email}"
+    )
+    identity = infra.root.resource("google_project_service_identity", "pubsub").body
+    assert identity["service"] == "pubsub.googleapis.com"
+    assert identity["provider"] == "google-beta"
+    assert identity["depends_on"] == ["${google_project_service.enabled}"]
 
 
 def test_shared_dead_letter_topic_is_kept_and_only_ingest_publishes(infra) -> None:

@@ -79,4 +79,12 @@ resource "google_pubsub_subscription_iam_member" "dead_letter_subscriber" {
   subscription = google_pubsub_subscription.push.name
   role         = "roles/pubsub.subscriber"
   member       = "serviceAccount:${var.pubsub_service_agent}"
+
+  # A replaced subscription keeps its name, so this grant would look
+  # unchanged and the new subscription would silently lose it (dead-lettering
+  # then fails). Recreate it with the subscription, as terraform-google-pubsub
+  # (main.tf, push_subscription_binding) does.
+  lifecycle {
+    replace_triggered_by = [google_pubsub_subscription.push]
+  }
 }
