@@ -224,9 +224,12 @@ def test_preflight_passes_for_the_deployer_with_every_secret_versioned(
     build: dict[str, Any], tmp_path: Path
 ) -> None:
     done = _preflight(
-        build, tmp_path, identity=DEPLOYER, secrets="GEMINI_API_KEY GMAIL_CREDENTIALS",
+        build,
+        tmp_path,
+        identity=DEPLOYER,
+        secrets="GEMINI_API_KEY GMAIL_CREDENTIALS",
         versioned="GEMINI_API_KEY GMAIL_CREDENTIALS",
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     calls = (tmp_path / "calls.log").read_text(encoding="utf-8")
     # The secrets are found by the label the provider puts on every resource (versions.tf).
@@ -259,8 +262,11 @@ def test_preflight_refuses_a_secret_without_a_version(
     build: dict[str, Any], tmp_path: Path
 ) -> None:
     done = _preflight(
-        build, tmp_path, identity=DEPLOYER, secrets="GEMINI_API_KEY GMAIL_CREDENTIALS",
+        build,
+        tmp_path,
+        identity=DEPLOYER,
+        secrets="GEMINI_API_KEY GMAIL_CREDENTIALS",
         versioned="GEMINI_API_KEY",
-    )  # fmt: skip
+    )
     assert done.returncode != 0
     assert "secrets without an enabled version: GMAIL_CREDENTIALS" in done.stderr
