@@ -13,7 +13,3 @@ provider "registry.terraform.io/hashicorp/google" {
   constraints = ">= 7.0.0, < 8.0.0"
 }
 
-provider "registry.terraform.io/hashicorp/google-beta" {
-  version     = "7.0.0"
-  constraints = ">= 7.0.0, < 8.0.0"
-}

@@ -1,27 +1,17 @@
 # Shared values. Everything that depends on the graphs comes from
 # graph.auto.tfvars.json, written by `inboxflow infra export`.
 
-# Needs the Resource Manager API before the first plan (docs/deploy.md,
-# infra/bootstrap). The project number scopes the billing budget.
+# Needs the Resource Manager API before the first plan (infra/bootstrap).
 data "google_project" "this" {
   project_id = var.project_id
 }
 
-# The Pub/Sub service agent (service-NUMBER@gcp-sa-pubsub...) is created
-# lazily by Google; granting to it before it exists fails. Creating the
-# identity explicitly (once the API is on) makes the grants below safe on a
-# new project. Beta-only resource, hence google-beta.
-resource "google_project_service_identity" "pubsub" {
-  provider = google-beta
-
-  project = var.project_id
-  service = "pubsub.googleapis.com"
-
-  depends_on = [google_project_service.enabled]
-}
-
 locals {
-  pubsub_service_agent = google_project_service_identity.pubsub.email
+  # The Pub/Sub service agent. Google creates it lazily, and a grant to an
+  # agent that does not exist yet fails: infra/bootstrap creates it first
+  # (google_project_service_identity), so here its address is enough, derived
+  # from the project number as terraform-google-pubsub does.
+  pubsub_service_agent = "service-${data.google_project.this.number}@gcp-sa-pubsub.iam.gserviceaccount.com"
 
   # Gen2 functions also answer on this deterministic URL, so every function
   # (the approval function included) can know it without a dependency cycle.

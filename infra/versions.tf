@@ -6,11 +6,6 @@ terraform {
       source  = "hashicorp/google"
       version = ">= 7.0.0, < 8.0.0"
     }
-    # Only for google_project_service_identity (main.tf), which is beta-only.
-    google-beta = {
-      source  = "hashicorp/google-beta"
-      version = ">= 7.0.0, < 8.0.0"
-    }
   }
 
   # State lives in a GCS bucket per environment; cloudbuild.yaml passes
@@ -19,16 +14,6 @@ terraform {
 }
 
 provider "google" {
-  project = var.project_id
-  region  = var.region
-
-  default_labels = merge(var.labels, {
-    app         = "inboxflow"
-    environment = var.environment
-  })
-}
-
-provider "google-beta" {
   project = var.project_id
   region  = var.region
 

@@ -12,3 +12,8 @@ provider "registry.terraform.io/hashicorp/google" {
   version     = "7.0.0"
   constraints = ">= 7.0.0, < 8.0.0"
 }
+
+provider "registry.terraform.io/hashicorp/google-beta" {
+  version     = "7.0.0"
+  constraints = ">= 7.0.0, < 8.0.0"
+}

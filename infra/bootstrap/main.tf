@@ -6,12 +6,13 @@
 
 # Before any plan of infra/: Service Usage enables the rest, Resource Manager
 # answers data.google_project, IAM and Cloud Build create the deployer and
-# its triggers.
+# its triggers, Pub/Sub gets its service agent.
 locals {
   bootstrap_apis = [
     "cloudbuild.googleapis.com",
     "cloudresourcemanager.googleapis.com",
     "iam.googleapis.com",
+    "pubsub.googleapis.com",        # its service agent is created below
     "secretmanager.googleapis.com", # secrets get their values before the first deploy
     "serviceusage.googleapis.com",
     "storage.googleapis.com", # Terraform state
@@ -60,6 +61,19 @@ resource "google_project_service" "bootstrap" {
   service = each.value
 
   disable_on_destroy = false
+}
+
+# infra/ grants the Pub/Sub service agent (service-NUMBER@gcp-sa-pubsub...)
+# the dead-lettering roles. Google creates that agent lazily, and granting to
+# it before it exists fails; creating it here, as the owner, guarantees it
+# exists before infra/ is ever applied.
+resource "google_project_service_identity" "pubsub" {
+  provider = google-beta
+
+  project = var.project_id
+  service = "pubsub.googleapis.com"
+
+  depends_on = [google_project_service.bootstrap]
 }
 
 resource "google_service_account" "deployer" {

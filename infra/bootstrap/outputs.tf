@@ -12,3 +12,8 @@ output "trigger" {
   description = "Name of this environment's deploy trigger."
   value       = one(concat(google_cloudbuild_trigger.deploy[*].name, google_cloudbuild_trigger.deploy_prod[*].name))
 }
+
+output "pubsub_service_agent" {
+  description = "The Pub/Sub service agent infra/ grants dead-lettering roles to (created here first)."
+  value       = google_project_service_identity.pubsub.email
+}

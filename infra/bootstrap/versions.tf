@@ -6,6 +6,11 @@ terraform {
       source  = "hashicorp/google"
       version = ">= 7.0.0, < 8.0.0"
     }
+    # Only for google_project_service_identity, which is beta-only.
+    google-beta = {
+      source  = "hashicorp/google-beta"
+      version = ">= 7.0.0, < 8.0.0"
+    }
   }
 
   # Same state bucket as the stack, another prefix:
@@ -22,4 +27,9 @@ provider "google" {
     app         = "inboxflow"
     environment = var.environment
   }
+}
+
+provider "google-beta" {
+  project = var.project_id
+  region  = var.region
 }

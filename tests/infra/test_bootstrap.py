@@ -86,6 +86,22 @@ def test_terraform_bootstrap_apis_come_first(bootstrap: TerraformDir) -> None:
     assert enabled["disable_on_destroy"] is False
 
 
+def test_the_pubsub_service_agent_exists_before_the_stack_grants_to_it(
+    bootstrap: TerraformDir, infra
+) -> None:
+    identity = bootstrap.resource("google_project_service_identity", "pubsub").body
+    assert identity["service"] == "pubsub.googleapis.com"
+    assert identity["provider"] == "google-beta"  # beta-only resource
+    assert identity["depends_on"] == ["${google_project_service.bootstrap}"]
+    assert "pubsub.googleapis.com" in bootstrap.locals["bootstrap_apis"]
+    # infra/ grants to exactly that agent (the address Google gives it).
+    assert infra.root.locals["pubsub_service_agent"] == (
+        "service-${data.google_project.this.number}@gcp-sa-pubsub.iam.gserviceaccount.com"
+    )
+    versions = first(bootstrap.files["versions.tf"]["terraform"])
+    assert first(versions["required_providers"])["google-beta"]["source"] == "hashicorp/google-beta"
+
+
 def test_the_deployer_holds_exactly_the_listed_roles_and_never_owner_or_editor(
     bootstrap: TerraformDir,
 ) -> None:
