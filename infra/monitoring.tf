@@ -1,12 +1,13 @@
 # Alerts, log-based metrics and the operations dashboard.
 #
-# Log contract (the runtime's structured JSON lines; Cloud Run turns a JSON
-# line on stdout into jsonPayload, and its "severity" into the entry's
-# severity):
-#   - every step ends with one line carrying jsonPayload.trace_id, .node
-#     ("graph.node"), .step and .outcome (running, waiting, done,
-#     needs_review, ...); a step that used the LLM adds .llm_tokens (input +
-#     output tokens over the step's calls);
+# Log contract (inboxflow.logs: one JSON object per line on Cloud Run, which
+# Cloud Logging turns into jsonPayload, its "severity" into the entry's):
+#   - lines of a step carry jsonPayload.trace_id, .graph, .node (the node's
+#     name), .step and .attempt; the line of a step commit that changes the
+#     trace's status also carries .outcome (the new status: needs_review,
+#     failed, waiting, done, ...), exactly one line per status change;
+#   - that commit line of a step that called the LLM carries .llm_tokens
+#     (input + output tokens over the step's calls);
 #   - failures are logged at severity ERROR or above.
 # The metrics below filter on exactly these fields.
 
@@ -55,7 +56,7 @@ locals {
 resource "google_logging_metric" "needs_review" {
   project     = var.project_id
   name        = "inboxflow/needs_review"
-  description = "Steps that ended a trace in needs_review (runtime step line with outcome needs_review), by node."
+  description = "Traces that went to needs_review (the status-change line with outcome needs_review), by graph and node."
   filter      = "resource.type=\"cloud_run_revision\" AND resource.labels.service_name=~\"^${local.function_prefix}\" AND jsonPayload.outcome=\"needs_review\""
 
   metric_descriptor {
@@ -65,14 +66,21 @@ resource "google_logging_metric" "needs_review" {
     display_name = "inboxflow traces in needs_review"
 
     labels {
+      key         = "graph"
+      value_type  = "STRING"
+      description = "Graph of the trace"
+    }
+
+    labels {
       key         = "node"
       value_type  = "STRING"
-      description = "graph.node that failed"
+      description = "Node whose step failed"
     }
   }
 
   label_extractors = {
-    node = "EXTRACT(jsonPayload.node)"
+    graph = "EXTRACT(jsonPayload.graph)"
+    node  = "EXTRACT(jsonPayload.node)"
   }
 
   depends_on = [google_project_service.enabled]
@@ -147,14 +155,21 @@ resource "google_logging_metric" "llm_tokens" {
     display_name = "inboxflow LLM tokens per step"
 
     labels {
+      key         = "graph"
+      value_type  = "STRING"
+      description = "Graph of the trace"
+    }
+
+    labels {
       key         = "node"
       value_type  = "STRING"
-      description = "graph.node that called the LLM"
+      description = "Node that called the LLM"
     }
   }
 
   label_extractors = {
-    node = "EXTRACT(jsonPayload.node)"
+    graph = "EXTRACT(jsonPayload.graph)"
+    node  = "EXTRACT(jsonPayload.node)"
   }
 
   bucket_options {
@@ -397,7 +412,7 @@ resource "google_monitoring_alert_policy" "needs_review" {
         alignment_period     = "300s"
         per_series_aligner   = "ALIGN_SUM"
         cross_series_reducer = "REDUCE_SUM"
-        group_by_fields      = ["metric.labels.node"]
+        group_by_fields      = ["metric.labels.graph", "metric.labels.node"]
       }
 
       trigger {
@@ -462,7 +477,7 @@ locals {
         alignmentPeriod    = "300s"
         perSeriesAligner   = "ALIGN_DELTA"
         crossSeriesReducer = "REDUCE_PERCENTILE_95"
-        groupByFields      = ["metric.labels.node"]
+        groupByFields      = ["metric.labels.graph", "metric.labels.node"]
       }
     },
     {
@@ -472,7 +487,7 @@ locals {
         alignmentPeriod    = "300s"
         perSeriesAligner   = "ALIGN_SUM"
         crossSeriesReducer = "REDUCE_SUM"
-        groupByFields      = ["metric.labels.node"]
+        groupByFields      = ["metric.labels.graph", "metric.labels.node"]
       }
     },
     {

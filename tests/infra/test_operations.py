@@ -162,10 +162,16 @@ def test_tasks_failure_alert_reads_non_ok_attempts_on_the_approvals_queue(infra)
 def test_needs_review_metric_follows_the_runtime_log_contract(infra) -> None:
     metric = _metrics(infra)["needs_review"].body
     assert 'jsonPayload.outcome="needs_review"' in _metric_filter(infra, "needs_review")
-    assert metric["label_extractors"] == {"node": "EXTRACT(jsonPayload.node)"}
+    assert metric["label_extractors"] == {
+        "graph": "EXTRACT(jsonPayload.graph)",
+        "node": "EXTRACT(jsonPayload.node)",
+    }
     descriptor = first(metric["metric_descriptor"])
     assert descriptor["metric_kind"] == "DELTA" and descriptor["value_type"] == "INT64"
-    assert first(descriptor["labels"])["key"] == "node"
+    assert [first(label)["key"] for label in descriptor["labels"]] == ["graph", "node"]
+    policy = _policies(infra)["needs_review"]
+    aggregation = first(first(policy.body["conditions"][0]["condition_threshold"])["aggregations"])
+    assert aggregation["group_by_fields"] == ["metric.labels.graph", "metric.labels.node"]
     text = _filter(_policies(infra)["needs_review"])
     assert "logging.googleapis.com/user/${google_logging_metric.needs_review.name}" in text
 
