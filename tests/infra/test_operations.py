@@ -207,6 +207,11 @@ def test_dashboard_shows_emails_hops_approvals_and_tokens(infra) -> None:
     emails = next(f for t, f in by_title.items() if t.startswith("Emails"))
     assert "topic/send_message_operation_count" in emails
     assert infra.root.locals["entry_topic_pattern"] == '${join("|", var.entry_topics)}'
+    # Publishes to an entry topic count emails only while nothing routes back to one.
+    entries = set(infra.tfvars["entry_topics"])
+    for key, node in infra.tfvars["node_functions"].items():
+        assert not entries & set(node["publishes_to"]), f"{key} routes to an entry node"
+    assert not entries & set(infra.tfvars["resume_topics"])
     approvals = next(f for t, f in by_title.items() if t.startswith("Waiting approvals"))
     assert "cloudtasks.googleapis.com/queue/depth" in approvals
     tokens = next(f for t, f in by_title.items() if t.startswith("LLM tokens"))
