@@ -55,7 +55,7 @@ source-archive: $(STAMP)
 	$(BIN)/python -m inboxflow.infra_export archive --out dist/source.zip
 
 deploy:  ## make deploy PROJECT=my-project REGION=europe-west1 ENV=dev
-	gcloud builds submit --config cloudbuild.yaml --substitutions=_PROJECT_ID=$(PROJECT),_REGION=$(REGION),_ENV=$(ENV)
+	gcloud builds submit --config cloudbuild.yaml --service-account=projects/$(PROJECT)/serviceAccounts/ibx-deployer@$(PROJECT).iam.gserviceaccount.com --substitutions=_PROJECT_ID=$(PROJECT),_REGION=$(REGION),_ENV=$(ENV)
 
 clean:
 	rm -rf $(VENV) $(CHECKOV_VENV) .inboxflow .pytest_cache dist $(MUTATE_DIR)
