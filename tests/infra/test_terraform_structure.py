@@ -393,7 +393,8 @@ def test_publish_grants_follow_entry_and_resume_topics(infra) -> None:
     assert set(resume) <= set(by_topic)
     assert "inboxflow-pipeline-dispatch" in resume
     ingest = infra.root.resource("google_pubsub_topic_iam_member", "ingest_publishes").body
-    assert ingest["for_each"] == "${toset(var.entry_topics)}"
+    # Ingest resumes too: customer replies and review decisions by email reply.
+    assert ingest["for_each"] == "${toset(concat(var.entry_topics, var.resume_topics))}"
     assert ingest["member"] == "${module.ingest.service_account_member}"
     approve = infra.root.resource("google_pubsub_topic_iam_member", "approve_publishes").body
     assert approve["for_each"] == "${toset(var.resume_topics)}"
