@@ -35,11 +35,20 @@ resource "google_pubsub_topic_iam_member" "node_dead_letters" {
   member  = module.node[each.key].service_account_member
 }
 
-# Ingest starts traces at the entry node of a mailbox's graph, and resumes paused ones
-# (a customer's reply in a waiting thread, a reviewer's decision by email reply) at the
-# nodes a pause resumes.
+# Ingest starts traces at the entry node of a mailbox's graph.
 resource "google_pubsub_topic_iam_member" "ingest_publishes" {
-  for_each = toset(concat(var.entry_topics, var.resume_topics))
+  for_each = toset(var.entry_topics)
+
+  project = var.project_id
+  topic   = google_pubsub_topic.pushed[local.node_topic_names[each.value]].name
+  role    = "roles/pubsub.publisher"
+  member  = module.ingest.service_account_member
+}
+
+# Ingest also resumes paused traces (a customer's reply in a waiting thread, a reviewer's
+# decision by email reply): at the nodes a pause resumes, like approve.
+resource "google_pubsub_topic_iam_member" "ingest_resumes" {
+  for_each = toset(var.resume_topics)
 
   project = var.project_id
   topic   = google_pubsub_topic.pushed[local.node_topic_names[each.value]].name

@@ -393,8 +393,11 @@ def test_publish_grants_follow_entry_and_resume_topics(infra) -> None:
     assert set(resume) <= set(by_topic)
     assert "inboxflow-pipeline-dispatch" in resume
     ingest = infra.root.resource("google_pubsub_topic_iam_member", "ingest_publishes").body
+    assert ingest["for_each"] == "${toset(var.entry_topics)}"
     # Ingest resumes too: customer replies and review decisions by email reply.
-    assert ingest["for_each"] == "${toset(concat(var.entry_topics, var.resume_topics))}"
+    resumes = infra.root.resource("google_pubsub_topic_iam_member", "ingest_resumes").body
+    assert resumes["for_each"] == "${toset(var.resume_topics)}"
+    assert resumes["member"] == "${module.ingest.service_account_member}"
     assert ingest["member"] == "${module.ingest.service_account_member}"
     approve = infra.root.resource("google_pubsub_topic_iam_member", "approve_publishes").body
     assert approve["for_each"] == "${toset(var.resume_topics)}"
@@ -408,6 +411,7 @@ def test_publish_grants_follow_entry_and_resume_topics(infra) -> None:
     assert publishers == {
         "node_publishes",
         "ingest_publishes",
+        "ingest_resumes",
         "approve_publishes",
         "gmail_push_publisher",
     }
