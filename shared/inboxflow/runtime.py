@@ -429,7 +429,9 @@ class Runtime:
             else None
         )
         self.store.commit_step(new_checkpoint, owner, entry, creates)
-        telemetry.step_committed(checkpoint.status, status, max(attempt, 1), latency_ms, error)
+        telemetry.step_committed(
+            trace_id, node.name, k, (checkpoint.status, status), max(attempt, 1), latency_ms, error
+        )
         self.fault(f"after_commit:{node.name}")
         self.bus.publish(next_envelopes)
         if approval is not None and self.on_pause is not None:
