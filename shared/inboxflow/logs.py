@@ -93,7 +93,7 @@ class CloudLoggingFormatter(logging.Formatter):
             message = f"{message}\n{self.formatException(record.exc_info)}"
         entry: dict[str, Any] = {
             "severity": _severity(record.levelno),
-            "message": redact_tokens(message),
+            "message": message,
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
             "logger": record.name,
             **fields_of(record),

@@ -30,7 +30,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -303,6 +303,10 @@ class CallSpans(list[dict[str, Any]]):
     def __init__(self, kind: str) -> None:
         super().__init__()
         self.kind = kind
+
+    def extend(self, records: Iterable[dict[str, Any]]) -> None:
+        for record in records:
+            self.append(record)
 
     def append(self, record: dict[str, Any]) -> None:
         super().append(record)
