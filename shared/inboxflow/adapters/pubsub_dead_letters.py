@@ -9,9 +9,10 @@ those topics has a ``-sub`` pull subscription that keeps the messages
 
 ``peek`` pulls and hands the messages straight back (ack deadline 0), so
 listing changes nothing. ``replay`` publishes each message to where it was
-going (an envelope to its node's topic with ``ordering_key = trace_id``, a
-Gmail notification to the Gmail topic) and acknowledges it only once the
-publish is accepted. Replaying a message twice is harmless: the step protocol
+going (an envelope to its node's topic, a Gmail notification to the Gmail
+topic) and acknowledges it only once the publish is accepted. Replays carry no
+ordering key: one trace has one step in flight, and an envelope that still
+arrives early is retried by the runtime (rule 1). Replaying a message twice is harmless: the step protocol
 drops the duplicate delivery.
 """
 
