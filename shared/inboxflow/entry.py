@@ -11,7 +11,9 @@ import logging
 from functools import cache
 from typing import Any
 
+from . import telemetry
 from .adapters.inprocess_bus import InProcessBus
+from .logs import configure_for_function
 from .runtime import Outcome, Runtime
 
 log = logging.getLogger("inboxflow.entry")
@@ -22,6 +24,7 @@ def runtime() -> Runtime:
     """The instance's runtime, wired from the environment on first use."""
     from .services import build_runtime
 
+    configure_for_function()
     return build_runtime()
 
 
@@ -42,9 +45,12 @@ def handle_cloud_event(data: Any) -> Outcome:
     """
     rt = runtime()
     message = data.get("message", data) if isinstance(data, dict) else data
-    outcome = rt.handle_message(message)
-    if isinstance(rt.bus, InProcessBus) and rt.options.only_node is None:
-        rt.bus.drain()
+    try:
+        outcome = rt.handle_message(message)
+        if isinstance(rt.bus, InProcessBus) and rt.options.only_node is None:
+            rt.bus.drain()
+    finally:
+        telemetry.flush()
     return outcome
 
 
@@ -57,7 +63,10 @@ def handle_approval_request(request: Any) -> Any:
     from .approvals.app import handle_http
 
     rt = runtime()
-    response = handle_http(request, rt.services["approvals"])
-    if isinstance(rt.bus, InProcessBus) and rt.options.only_node is None:
-        rt.bus.drain()
+    try:
+        response = handle_http(request, rt.services["approvals"])
+        if isinstance(rt.bus, InProcessBus) and rt.options.only_node is None:
+            rt.bus.drain()
+    finally:
+        telemetry.flush()
     return response

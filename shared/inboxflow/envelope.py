@@ -24,6 +24,7 @@ MAX_ENVELOPE_BYTES = 64 * 1024
 
 NAME_PATTERN = r"^[a-z][a-z0-9_]{0,62}$"
 TRACE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+TRACEPARENT_PATTERN = r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$"
 
 
 class Envelope(BaseModel):
@@ -38,6 +39,8 @@ class Envelope(BaseModel):
     sent_at: float = Field(default_factory=time.time)
     resume: dict[str, Any] | None = None
     """Set when a paused trace resumes: the decision and who made it."""
+    traceparent: str | None = Field(default=None, pattern=TRACEPARENT_PATTERN)
+    """W3C trace context of the span that published this envelope (``inboxflow.telemetry``)."""
 
     @property
     def ordering_key(self) -> str:
@@ -46,13 +49,16 @@ class Envelope(BaseModel):
 
     def attributes(self) -> dict[str, str]:
         """The scalar fields as Pub/Sub message attributes."""
-        return {
+        attributes = {
             "trace_id": self.trace_id,
             "graph": self.graph,
             "node": self.node,
             "step": str(self.step),
             "sent_at": f"{self.sent_at:.6f}",
         }
+        if self.traceparent is not None:
+            attributes["traceparent"] = self.traceparent
+        return attributes
 
     def to_bytes(self) -> bytes:
         """The message body."""

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from . import logs, telemetry
 from .approvals.records import Approval, approval_id_for, approval_path
 from .clock import Clock, SystemClock
 from .context import EffectJournal, FaultHook, NodeContext, _no_fault
@@ -130,8 +131,15 @@ class Runtime:
         _check_size(initial, "the initial state")
         now = self.clock.now()
         blocked = route is not None and route.blocked is not None
+        with telemetry.span(f"start {graph.name}", root=True, trace_id=trace_id, graph=graph.name):
+            traceparent = telemetry.traceparent()
         envelope = Envelope(
-            trace_id=trace_id, graph=graph.name, node=graph.entry, step=1, sent_at=now
+            trace_id=trace_id,
+            graph=graph.name,
+            node=graph.entry,
+            step=1,
+            sent_at=now,
+            traceparent=traceparent,
         )
         checkpoint = Checkpoint(
             trace_id=trace_id,
@@ -142,6 +150,7 @@ class Runtime:
             state=initial,
             next=[] if blocked else [envelope.model_dump(exclude_none=True)],
             route=route,
+            traceparent=traceparent,
             created_at=now,
             updated_at=now,
             expire_at=self._expire_at(now),
@@ -162,6 +171,8 @@ class Runtime:
             if existing is not None and existing.step == 1:
                 self._publish(existing.next)
             return trace_id
+        if blocked:
+            log.info("trace blocked: %s", route.blocked if route else "", extra=_fields(checkpoint))
         self._publish(checkpoint.next)
         return trace_id
 
@@ -170,14 +181,23 @@ class Runtime:
         checkpoint = self.store.get_trace(trace_id)
         if checkpoint is None or checkpoint.status != "waiting":
             raise RejectedEnvelope(f"trace {trace_id} is not waiting")
-        envelope = Envelope(
+        with telemetry.span(
+            f"resume {checkpoint.graph}.{checkpoint.node}",
+            parent=checkpoint.traceparent,
             trace_id=trace_id,
-            graph=checkpoint.graph,
             node=checkpoint.node,
             step=checkpoint.step,
-            sent_at=self.clock.now(),
-            resume=dict(decision),
-        )
+            decided_by=decision.get("decided_by"),
+        ):
+            envelope = Envelope(
+                trace_id=trace_id,
+                graph=checkpoint.graph,
+                node=checkpoint.node,
+                step=checkpoint.step,
+                sent_at=self.clock.now(),
+                resume=dict(decision),
+                traceparent=telemetry.traceparent(),
+            )
         self.bus.publish([envelope])
         return envelope
 
@@ -198,12 +218,38 @@ class Runtime:
                 str(exc),
                 self.options.only_node,
             )
-            log.warning("not an envelope, acknowledged and dead-lettered: %s", exc)
+            log.warning(
+                "not an envelope, acknowledged and dead-lettered: %s",
+                exc,
+                extra={"outcome": "failed", "node": self.options.only_node},
+            )
             return "failed"
         return self.handle(envelope)
 
     def handle(self, envelope: Envelope) -> Outcome:
-        """Handle one envelope under the step protocol."""
+        """Handle one envelope under the step protocol, in its span and with its log fields."""
+        with (
+            logs.bound(
+                trace_id=envelope.trace_id,
+                graph=envelope.graph,
+                node=envelope.node,
+                step=envelope.step,
+            ),
+            telemetry.span(
+                f"step {envelope.graph}.{envelope.node}",
+                parent=envelope.traceparent,
+                kind="CONSUMER",
+                trace_id=envelope.trace_id,
+                node=envelope.node,
+                step=envelope.step,
+            ),
+        ):
+            outcome = self._handle(envelope)
+            if outcome != "ran":
+                telemetry.annotate(outcome=outcome)
+            return outcome
+
+    def _handle(self, envelope: Envelope) -> Outcome:
         owner = f"{self.owner_prefix}:{uuid.uuid4().hex[:8]}"
         trace_id, k = envelope.trace_id, envelope.step
         try:
@@ -287,6 +333,8 @@ class Runtime:
             services=self.services,
             expire_at=expire_at,
             uses_llm=node.uses_llm,
+            tool_calls=telemetry.CallSpans("tool"),
+            llm_calls=telemetry.CallSpans("llm"),
         )
         started_at, started = now, time.perf_counter()
         before = checkpoint.state
@@ -339,6 +387,7 @@ class Runtime:
                     node=next_node,
                     step=k + 1,
                     sent_at=self.clock.now(),
+                    traceparent=telemetry.traceparent(),
                 )
             )
         new_checkpoint = checkpoint.model_copy(
@@ -351,6 +400,7 @@ class Runtime:
                 "lease": None,
                 "pause": pause,
                 "error": error,
+                "traceparent": telemetry.traceparent() or checkpoint.traceparent,
                 "updated_at": self.clock.now(),
                 "expire_at": expire_at,
             }
@@ -379,8 +429,9 @@ class Runtime:
             else None
         )
         self.store.commit_step(new_checkpoint, owner, entry, creates)
-        if error is not None:
-            log.warning("trace %s needs review after %s: %s", trace_id, node.name, error)
+        telemetry.step_committed(
+            trace_id, node.name, k, (checkpoint.status, status), max(attempt, 1), latency_ms, error
+        )
         self.fault(f"after_commit:{node.name}")
         self.bus.publish(next_envelopes)
         if approval is not None and self.on_pause is not None:
@@ -500,6 +551,15 @@ class Runtime:
             raw = json.dumps(message, default=repr)[:MAX_RAW_FAILURE_BYTES]
             doc["message"] = raw
         self.store.set(f"failures/{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}", doc)
+
+
+def _fields(checkpoint: Checkpoint) -> dict[str, Any]:
+    """Log fields of a trace's status line."""
+    return {
+        "trace_id": checkpoint.trace_id,
+        "graph": checkpoint.graph,
+        "outcome": checkpoint.status,
+    }
 
 
 def _approval(

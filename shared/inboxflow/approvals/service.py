@@ -586,7 +586,10 @@ class ApprovalService:
     def _needs_review(self, approval: Approval, now: float) -> dict[str, Any]:
         from ..naming import trace_path
 
+        trace_changed: list[bool] = []
+
         def give_up(tx: Transaction) -> bool:
+            trace_changed.clear()  # a retried transaction starts over
             current = Approval.model_validate(tx.get(approval_path(approval.approval_id)))
             trace = tx.get(trace_path(current.trace_id))
             if current.status != "pending":
@@ -611,9 +614,16 @@ class ApprovalService:
                         "updated_at": now,
                     },
                 )
+                trace_changed.append(True)
             return True
 
         changed = self.store.run_transaction(give_up)
+        if trace_changed:
+            log.warning(
+                "approval %s timed out, trace needs review",
+                approval.approval_id,
+                extra={"trace_id": approval.trace_id, "outcome": "needs_review"},
+            )
         return {"action": "needs_review" if changed else "none"}
 
     # --- views ------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from .. import telemetry
 from ..adapters.inprocess_bus import InProcessBus
 from .ingest import Ingestor, IngestReport
 from .notification import GmailNotification, pubsub_message_of
@@ -62,8 +63,12 @@ def handle_gmail_event(cloud_event: Any) -> IngestReport:
         RetryableError: Gmail or the store failed transiently; Pub/Sub redelivers.
     """
     target = ingestor()
-    report = target.handle_message(pubsub_message_of(cloud_event))
-    _drain_if_embedded(target)
+    try:
+        with telemetry.span("ingest notification", kind="CONSUMER"):
+            report = target.handle_message(pubsub_message_of(cloud_event))
+        _drain_if_embedded(target)
+    finally:
+        telemetry.flush()
     return report
 
 

@@ -83,6 +83,15 @@ class TraceRoute(BaseModel):
     blocked: str | None = None
 
 
+class TraceLink(BaseModel):
+    """A fork's tie to the trace it was forked from (``inboxflow replay --from-step``)."""
+
+    trace_id: str
+    step: int
+    """The original's step whose stored state the fork started from."""
+    at: float
+
+
 class Checkpoint(BaseModel):
     """The ``traces/{trace_id}`` document."""
 
@@ -98,6 +107,12 @@ class Checkpoint(BaseModel):
     error: str | None = None
     route: TraceRoute | None = None
     """How the trace was started (routing rule, profile, a loop-protection block)."""
+    traceparent: str | None = None
+    """W3C trace context of the trace's latest span: what a resume continues (``telemetry``)."""
+    forked_from: TraceLink | None = None
+    """Set on a fork: the trace and step it started from."""
+    forks: list[TraceLink] = Field(default_factory=list)
+    """Set on an original: the forks made of it (their trace ids and starting steps)."""
     created_at: float
     updated_at: float
     expire_at: float

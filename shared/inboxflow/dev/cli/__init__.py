@@ -10,12 +10,14 @@ import typer
 from inboxflow.dev.cli import (
     approvals,
     dev,
+    dlq,
     graphs,
     inspect,
     kb,
     local,
     mailbox,
     memory,
+    repair,
     route,
     runs,
 )
@@ -36,6 +38,8 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "trace": inspect.trace,
     "traces": inspect.traces,
     "failures": inspect.failures,
+    "replay": repair.replay,
+    "retry": repair.retry,
     "runs": runs.runs,
     "dev": dev.dev,
     "send": dev.send,
@@ -51,6 +55,7 @@ for command_name, command in COMMANDS.items():
 app.add_typer(kb.app, name="kb")
 app.add_typer(mailbox.app, name="mailbox")
 app.add_typer(memory.app, name="memory")
+app.add_typer(dlq.app, name="dlq")
 
 infra_app = typer.Typer(help="Terraform helpers.", no_args_is_help=True)
 app.add_typer(infra_app, name="infra")

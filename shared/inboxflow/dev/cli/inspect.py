@@ -66,6 +66,11 @@ def trace(
     )
     if checkpoint.route is not None:
         console.print(routed_line(checkpoint.route), soft_wrap=True)
+    if checkpoint.forked_from is not None:
+        origin = checkpoint.forked_from
+        console.print(f"forked from trace {origin.trace_id} at step {origin.step}")
+    for fork in checkpoint.forks:
+        console.print(f"forked at step {fork.step} into trace {fork.trace_id}")
     if checkpoint.error:
         console.print(f"[red]error:[/red] {checkpoint.error}")
     table = Table(show_lines=True, expand=True)
