@@ -13,6 +13,7 @@ through the effect journal. ``error`` and ``max_iterations`` end
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from ....context import NodeContext
@@ -56,7 +57,9 @@ def _notify(state: AgentState, ctx: NodeContext) -> None:
     for index, reviewer in enumerate(reviewers):
 
         def send(key: str, to: str = reviewer) -> dict[str, Any]:
-            return notifier.send(to, subject, text, f"<pre>{text}</pre>", key, email.mailbox)
+            return notifier.send(
+                to, subject, text, f"<pre>{escape(text)}</pre>", key, email.mailbox
+            )
 
         def find(key: str) -> dict[str, Any] | None:
             return notifier.find(key, email.mailbox)
