@@ -16,6 +16,7 @@ from inboxflow.dev.cli import (
     local,
     mailbox,
     memory,
+    outbox,
     route,
     runs,
 )
@@ -41,6 +42,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "send": dev.send,
     "approvals": approvals.approvals,
     "serve": approvals.serve,
+    "outbox": outbox.outbox,
     "tickets": support_tickets.tickets,
     "ticket": support_tickets.ticket,
 }
