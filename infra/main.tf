@@ -46,6 +46,7 @@ locals {
     for key, node in var.node_functions : key => merge(
       { for name, secret in local.gemini_secret : name => secret if node.uses_llm },
       { for name, secret in local.gmail_secret : name => secret if node.uses_gmail },
+      { for name, secret in local.ses_secret : name => secret if node.notifies }, # ses.tf
     )
   }
   node_task_environment = {
