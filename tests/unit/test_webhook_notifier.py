@@ -83,6 +83,8 @@ def test_slack_gets_previews_off_a_button_and_escaped_mrkdwn(store, receiver) ->
     actions = next(b for b in post["blocks"] if b["type"] == "actions")
     assert actions["elements"][0]["url"] == LINK
     assert LINK not in section and "SECRET" not in post["text"]
+    assert "https://approvals.test" not in section  # not even redacted: the button has it
+    assert "[Review and decide: the button below]" in section
     assert "&lt;script&gt;" in section and "<script>" not in section
     assert "<img" not in post["text"]
 
