@@ -200,7 +200,8 @@ class ReviewerConfig(_Strict):
         url: a webhook's URL: https, or http on a loopback host.
         url_env: the environment variable holding the webhook's URL instead (a
             Secret Manager secret mounted as env: the URL is a credential).
-        format: the webhook's JSON: ``chat`` (Google Chat card) or ``slack``.
+        format: the webhook's JSON: ``chat`` (Google Chat card) or ``slack``; default
+            ``slack`` for a ``*.slack.com`` URL, else ``chat``.
     """
 
     channel: str = DEFAULT_CHANNEL
@@ -209,7 +210,7 @@ class ReviewerConfig(_Strict):
     sender: str | None = None
     url: str | None = None
     url_env: str | None = None
-    format: Literal["chat", "slack"] = "chat"
+    format: Literal["chat", "slack"] | None = None
 
 
 class Delivery(BaseModel):
@@ -222,7 +223,7 @@ class Delivery(BaseModel):
         sender: SES sender.
         url: webhook URL (None when read from ``url_env`` at send time).
         url_env: the variable holding the webhook URL.
-        format: webhook JSON flavour.
+        format: webhook JSON flavour (None: inferred from the URL, see ``webhook_format``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -233,7 +234,17 @@ class Delivery(BaseModel):
     sender: str | None = None
     url: str | None = None
     url_env: str | None = None
-    format: Literal["chat", "slack"] = "chat"
+    format: Literal["chat", "slack"] | None = None
+
+
+def webhook_format(url: str, given: str | None = None) -> Literal["chat", "slack"]:
+    """The JSON a webhook takes: ``given``, else ``slack`` for a ``*.slack.com`` host, else ``chat``."""
+    from urllib.parse import urlsplit
+
+    if given in ("chat", "slack"):
+        return given  # type: ignore[return-value]
+    host = (urlsplit(url.strip()).hostname or "").lower()
+    return "slack" if host == "slack.com" or host.endswith(".slack.com") else "chat"
 
 
 def check_webhook_url(url: str) -> str | None:

@@ -94,7 +94,7 @@ def _harness(
         if delivery.channel == "webhook":
             assert delivery.url
             return WebhookNotifier(
-                h.store, delivery.url, delivery.format, h.clock, sleep=waits.append
+                h.store, delivery.url, delivery.format or "chat", h.clock, sleep=waits.append
             )
         return OutboxNotifier(h.store, h.clock, deliver=h.inbox.append)
 

@@ -220,3 +220,26 @@ def test_boto3_is_imported_only_by_a_function_that_emails_an_ses_reviewer(tmp_pa
     assert done.returncode == 0, done.stderr
     lines = done.stdout.split("\n")
     assert "before False" in lines and "after True" in lines, done.stdout
+
+
+def test_a_webhook_takes_slack_json_on_a_slack_url_and_chat_json_elsewhere(tmp_path: Path) -> None:
+    from inboxflow.adapters.webhook_notifier import WebhookNotifier
+    from inboxflow.config import webhook_format
+
+    assert webhook_format("https://hooks.slack.com/services/T/B/x") == "slack"
+    assert webhook_format("https://chat.googleapis.com/v1/spaces/A/messages?key=k") == "chat"
+    assert webhook_format("https://evil-slack.com.example/h") == "chat"
+    assert webhook_format("https://hooks.slack.com/services/T/B/x", "chat") == "chat"
+    store = SqliteCheckpointStore(tmp_path / "o.db")
+    config = parse_config(
+        {
+            "reviewers": {
+                "ops": {"channel": "webhook", "url": "https://hooks.slack.com/services/T/B/x"}
+            }
+        },
+        {},
+    )
+    live = channel_factory(store, FakeClock(), {"INBOXFLOW_NOTIFY_DELIVERY": "live"}, None)
+    adapter = ChannelNotifier(config, live, store).adapter(config.delivery("ops"))
+    assert isinstance(adapter, WebhookNotifier) and adapter.format == "slack"
+    store.close()

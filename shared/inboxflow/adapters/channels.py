@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..config import Delivery, InboxflowConfig, check_webhook_url
+from ..config import Delivery, InboxflowConfig, check_webhook_url, webhook_format
 from ..ports.checkpoint import CheckpointStore
 from ..ports.notifier import NotificationRefused, Notifier
 from .notifiers import OutboxNotifier, find_copy, outbox_messages
@@ -129,7 +129,8 @@ def channel_factory(
         if delivery.channel == "webhook":
             from .webhook_notifier import WebhookNotifier
 
-            return WebhookNotifier(store, _webhook_url(delivery, environ), delivery.format, clock)
+            url = _webhook_url(delivery, environ)
+            return WebhookNotifier(store, url, webhook_format(url, delivery.format), clock)
         raise ValueError(f"unknown channel {delivery.channel!r}")
 
     return build
