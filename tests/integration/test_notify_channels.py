@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from inboxflow.adapters.channels import ChannelNotifier
+from inboxflow.adapters.channels import ChannelNotifier, channel_factory
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.adapters.notifiers import OutboxNotifier, outbox_messages
 from inboxflow.adapters.ses_notifier import SesNotifier
@@ -237,3 +237,23 @@ def test_one_approval_reaches_a_gmail_an_ses_and_a_webhook_reviewer_once_each(
     channels = sorted(m["channel"] for m in outbox_messages(h.store))
     assert channels == ["gmail", "ses", "webhook"]
     assert approval.notify_errors == {}
+
+
+def test_the_deployed_wiring_sends_through_moto_over_http(tmp_path: Path) -> None:
+    """``channel_factory`` as a function builds it: live delivery, the credentials secret as
+    ``INBOXFLOW_SES_CREDENTIALS``, the endpoint from ``AWS_ENDPOINT_URL_SESV2``."""
+    from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+    from inboxflow.clock import FakeClock
+
+    with SesDouble("server").running() as ses:
+        ses.verify(SENDER, ANA)
+        store = SqliteCheckpointStore(tmp_path / "live.db")
+        environ = {**ses.environ(), "INBOXFLOW_NOTIFY_DELIVERY": "live"}
+        notifier = ChannelNotifier(
+            _config(), channel_factory(store, FakeClock(), environ, None), store
+        )
+        receipt = notifier.send(ANA, "Approve", "text", "<p>html</p>", "tr:1:notify-0-ana")
+        (sent,) = ses.sent_to(ANA)
+        assert receipt == {"id": sent["id"], "channel": "ses"}
+        assert notifier.find("tr:1:notify-0-ana") == {"id": sent["id"]}
+        store.close()
