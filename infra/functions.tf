@@ -123,7 +123,7 @@ module "approve" {
   environment_variables = merge(local.base_environment, local.tasks_environment, {
     INBOXFLOW_TASKS_VERIFY = "true" # check the deadline tasks' OIDC token (approvals/app.py)
   })
-  secret_environment_variables = local.gmail_secret
+  secret_environment_variables = local.approve_secrets # Gmail, and SES for escalations (ses.tf)
 
   depends_on = [
     google_project_service.enabled,

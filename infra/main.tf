@@ -55,6 +55,7 @@ locals {
       { for name, secret in local.gemini_secret : name => secret if node.uses_llm },
       { for name, secret in local.gmail_secret : name => secret if node.uses_gmail },
       { for name, secret in local.quoting_secret : name => secret if contains(var.quoting_nodes, key) },
+      { for name, secret in local.ses_secret : name => secret if node.notifies }, # ses.tf
     )
   }
   # The quoting API's URL, for the nodes that call it (the planner's tools).

@@ -195,12 +195,13 @@ variable "node_functions" {
     pauses             = bool
     uses_llm           = bool
     uses_gmail         = bool
+    notifies           = optional(bool, false)
     memory_mb          = number
     timeout_s          = number
     max_instances      = number
     min_instances      = number
   }))
-  description = "One entry per graph node, keyed by INBOXFLOW_NODE (graph.node), with what it may do (pauses, uses_llm, uses_gmail); generated from inboxflow.graphs."
+  description = "One entry per graph node, keyed by INBOXFLOW_NODE (graph.node), with what it may do (pauses, uses_llm, uses_gmail, notifies); generated from inboxflow.graphs."
 }
 
 variable "service_functions" {

@@ -1,4 +1,4 @@
-"""``inboxflow.yaml``: routing rules and agent profiles, validated at start-up.
+"""``inboxflow.yaml``: routing rules, agent profiles and reviewer channels, validated at start-up.
 
 The file is found at ``INBOXFLOW_CONFIG`` if set, else ``inboxflow.yaml`` at
 the project root: next to the ``inboxflow`` package in the deployed source
@@ -161,6 +161,104 @@ class ProfileConfig(_Strict):
         return self._prompt
 
 
+CHANNELS = ("gmail", "ses", "webhook")
+"""How a reviewer can be notified; ``gmail`` (today's) unless ``reviewers:`` says otherwise."""
+DEFAULT_CHANNEL = "gmail"
+_AWS_REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-\d")
+_ADDRESS = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+"""Hosts a webhook may be reached on over plain http (local receivers, the dev cloud)."""
+
+
+class SesChannel(_Strict):
+    """Amazon SES settings (``channels.ses`` and per reviewer): where and as whom to send.
+
+    Attributes:
+        region: the SES region, e.g. ``eu-west-1``.
+        sender: the verified identity reviewer emails come from.
+    """
+
+    region: str | None = None
+    sender: str | None = None
+
+
+class Channels(_Strict):
+    """``channels:``: settings shared by every reviewer of a channel."""
+
+    ses: SesChannel = Field(default_factory=SesChannel)
+
+
+class ReviewerConfig(_Strict):
+    """How one reviewer (``reviewers.<address or name>``) is notified.
+
+    Attributes:
+        channel: ``gmail`` (default), ``ses`` or ``webhook``.
+        address: where email goes (default: the key, which must then be an address).
+        region: SES region (default ``channels.ses.region``).
+        sender: SES sender identity (default ``channels.ses.sender``).
+        url: a webhook's URL: https, or http on a loopback host.
+        url_env: the environment variable holding the webhook's URL instead (a
+            Secret Manager secret mounted as env: the URL is a credential).
+        format: the webhook's JSON: ``chat`` (Google Chat card) or ``slack``; default
+            ``slack`` for a ``*.slack.com`` URL, else ``chat``.
+    """
+
+    channel: str = DEFAULT_CHANNEL
+    address: str | None = None
+    region: str | None = None
+    sender: str | None = None
+    url: str | None = None
+    url_env: str | None = None
+    format: Literal["chat", "slack"] | None = None
+
+
+class Delivery(BaseModel):
+    """Where a reviewer's notification goes, settled from ``reviewers:`` and ``channels:``.
+
+    Attributes:
+        channel: ``gmail``, ``ses`` or ``webhook``.
+        address: the mailbox (gmail, ses) or, for a webhook, the reviewer's key.
+        region: SES region.
+        sender: SES sender.
+        url: webhook URL (None when read from ``url_env`` at send time).
+        url_env: the variable holding the webhook URL.
+        format: webhook JSON flavour (None: inferred from the URL, see ``webhook_format``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    channel: str = DEFAULT_CHANNEL
+    address: str
+    region: str | None = None
+    sender: str | None = None
+    url: str | None = None
+    url_env: str | None = None
+    format: Literal["chat", "slack"] | None = None
+
+
+def webhook_format(url: str, given: str | None = None) -> Literal["chat", "slack"]:
+    """The JSON a webhook takes: ``given``, else ``slack`` for a ``*.slack.com`` host, else ``chat``."""
+    from urllib.parse import urlsplit
+
+    if given in ("chat", "slack"):
+        return given  # type: ignore[return-value]
+    host = (urlsplit(url.strip()).hostname or "").lower()
+    return "slack" if host == "slack.com" or host.endswith(".slack.com") else "chat"
+
+
+def check_webhook_url(url: str) -> str | None:
+    """Why ``url`` cannot be a webhook (https, or http on a loopback host), or None."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.strip())
+    if parts.scheme == "https" and parts.hostname:
+        return None
+    if parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS:
+        return None
+    return f"webhook URL must be https (plain http only on {', '.join(sorted(LOOPBACK_HOSTS))})"
+
+
 SHIPPED_PROMPTS = _PACKAGE / "graphs" / "agent" / "profiles"
 """Where prompts shipped with inboxflow live (found when not beside the config)."""
 
@@ -172,11 +270,15 @@ class InboxflowConfig(_Strict):
         routing: the routing rules.
         profiles: agent profiles that rules may name.
         graphs: each graph's settings by graph name, validated by its ``settings_model``.
+        reviewers: how each reviewer is notified, by address (or name); unlisted: gmail.
+        channels: settings shared by a channel's reviewers (``ses``: region, sender).
     """
 
     routing: RoutingConfig = Field(default_factory=RoutingConfig)
     profiles: list[ProfileConfig] = Field(default_factory=list)
     graphs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    reviewers: dict[str, ReviewerConfig] = Field(default_factory=dict)
+    channels: Channels = Field(default_factory=Channels)
 
     _source: str | None = PrivateAttr(default=None)
 
@@ -205,6 +307,28 @@ class InboxflowConfig(_Strict):
     def profile_names(self) -> list[str]:
         """The declared profiles' names."""
         return [profile.name for profile in self.profiles]
+
+    def delivery(self, reviewer: str) -> Delivery:
+        """How ``reviewer`` is notified: their ``reviewers:`` entry (key case-insensitive), else gmail."""
+        key = reviewer.strip().lower()
+        entry = next(
+            (value for name, value in self.reviewers.items() if name.strip().lower() == key), None
+        )
+        if entry is None:
+            return Delivery(address=reviewer)
+        return Delivery(
+            channel=entry.channel,
+            address=entry.address or reviewer,
+            region=entry.region or self.channels.ses.region,
+            sender=entry.sender or self.channels.ses.sender,
+            url=entry.url,
+            url_env=entry.url_env,
+            format=entry.format,
+        )
+
+    def channels_in_use(self) -> list[str]:
+        """The channels some reviewer uses (gmail always: the default)."""
+        return sorted({DEFAULT_CHANNEL, *(entry.channel for entry in self.reviewers.values())})
 
 
 def config_path(environ: Mapping[str, str] | None = None) -> Path | None:
@@ -318,6 +442,7 @@ def _check_references(config: InboxflowConfig, graphs: Mapping[str, Graph], sour
             raise ConfigError(f"{source}: profiles[{index}]: duplicate profile name {name!r}")
         seen_profiles.add(name)
     _check_profiles(config, graphs, source)
+    _check_reviewers(config, source)
     seen_mailboxes: dict[str, str] = {}
     for address in config.routing.mailboxes:
         key = address.strip().lower()
@@ -358,6 +483,64 @@ def _check_references(config: InboxflowConfig, graphs: Mapping[str, Graph], sour
                 f"{prefix}: unknown profile {rule.profile!r}; profiles: "
                 f"{', '.join(profiles) or '(none declared)'}"
             )
+
+
+_CHANNEL_KEYS = {
+    "gmail": {"channel", "address"},
+    "ses": {"channel", "address", "region", "sender"},
+    "webhook": {"channel", "url", "url_env", "format"},
+}
+
+
+def _check_reviewers(config: InboxflowConfig, source: str) -> None:
+    """Each reviewer's channel is known and has what it needs (SES region and sender, a URL)."""
+    ses = config.channels.ses
+    if ses.region is not None and not _AWS_REGION.fullmatch(ses.region):
+        raise ConfigError(f"{source}: channels.ses.region: {ses.region!r} is not an AWS region")
+    if ses.sender is not None and not _ADDRESS.fullmatch(ses.sender):
+        raise ConfigError(f"{source}: channels.ses.sender: {ses.sender!r} is not an email address")
+    seen: dict[str, str] = {}
+    for name, entry in config.reviewers.items():
+        prefix = f"{source}: reviewers[{name}]"
+        key = name.strip().lower()
+        if not key or any(c.isspace() for c in key):
+            raise ConfigError(f"{prefix}: a reviewer is an address or a name without spaces")
+        if key in seen:
+            raise ConfigError(f"{prefix}: repeats {seen[key]!r}")
+        seen[key] = name
+        if entry.channel not in CHANNELS:
+            raise ConfigError(
+                f"{prefix}: unknown channel {entry.channel!r}; channels: {', '.join(CHANNELS)}"
+            )
+        given = set(entry.model_fields_set)
+        foreign = sorted(given - _CHANNEL_KEYS[entry.channel])
+        if foreign:
+            raise ConfigError(f"{prefix}: {foreign[0]!r} does not apply to channel {entry.channel}")
+        delivery = config.delivery(name)
+        if entry.channel in ("gmail", "ses") and not _ADDRESS.fullmatch(delivery.address):
+            raise ConfigError(
+                f"{prefix}: {delivery.address!r} is not an email address (give `address:`)"
+            )
+        if entry.channel == "ses":
+            if not delivery.region:
+                raise ConfigError(
+                    f"{prefix}: channel ses needs a region (reviewers[{name}].region or channels.ses.region)"
+                )
+            if not _AWS_REGION.fullmatch(delivery.region):
+                raise ConfigError(f"{prefix}: {delivery.region!r} is not an AWS region")
+            if not delivery.sender:
+                raise ConfigError(
+                    f"{prefix}: channel ses needs a sender (reviewers[{name}].sender or channels.ses.sender)"
+                )
+            if not _ADDRESS.fullmatch(delivery.sender):
+                raise ConfigError(f"{prefix}: sender {delivery.sender!r} is not an email address")
+        if entry.channel == "webhook":
+            if (entry.url is None) == (entry.url_env is None):
+                raise ConfigError(f"{prefix}: channel webhook needs one of url or url_env")
+            if entry.url is not None and (problem := check_webhook_url(entry.url)):
+                raise ConfigError(f"{prefix}: {problem}")
+            if entry.url_env is not None and not _ENV_NAME.fullmatch(entry.url_env):
+                raise ConfigError(f"{prefix}: url_env {entry.url_env!r} is not a variable name")
 
 
 def _check_profiles(config: InboxflowConfig, graphs: Mapping[str, Graph], source: str) -> None:
@@ -438,7 +621,7 @@ def _rule_location(loc: list[Any]) -> int | None:
 def _dotted(loc: list[Any]) -> str:
     text = ""
     for index, part in enumerate(loc):
-        if isinstance(part, int) or (index and loc[index - 1] == "mailboxes"):
+        if isinstance(part, int) or (index and loc[index - 1] in ("mailboxes", "reviewers")):
             text += f"[{part}]"
         else:
             text += f".{part}" if text else str(part)

@@ -87,6 +87,9 @@ class Node:
             nodes get the Gemini secret and ``INBOXFLOW_LLM``.
         uses_gmail: the node reads or writes the mailbox (Gmail / Calendar): only
             such nodes get the Gmail credentials.
+        notifies: the node notifies reviewers outside a pause (an escalation
+            notice): such nodes, like pausing ones, get the credentials of the
+            notification channels (SES).
         tools: the tools (of its graph's registry) this node may call; a call to
             any other tool is refused.
     """
@@ -102,6 +105,7 @@ class Node:
     pauses: bool = False
     uses_llm: bool = False
     uses_gmail: bool = False
+    notifies: bool = False
     tools: tuple[str, ...] = ()
 
 

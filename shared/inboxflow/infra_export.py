@@ -221,6 +221,12 @@ def uses_gmail(node: NodeLike) -> bool:
     return bool(getattr(node, "uses_gmail", False) or getattr(node, "pauses", False))
 
 
+def notifies(node: NodeLike) -> bool:
+    """Whether the node gets the notification channels' credentials (SES): it pauses (its
+    reviewers are notified) or declares ``Node.notifies`` (escalation notices)."""
+    return bool(getattr(node, "notifies", False) or getattr(node, "pauses", False))
+
+
 def _routes(graph: GraphLike, node: NodeLike) -> list[str]:
     """Nodes ``node`` may publish to; every node of the graph if it declares no routes."""
     declared = getattr(node, "routes", None)
@@ -250,6 +256,7 @@ def _node_entries(graphs: Iterable[GraphLike]) -> dict[str, dict[str, Any]]:
                 "pauses": bool(getattr(node, "pauses", False)),
                 "uses_llm": uses_llm(node),
                 "uses_gmail": uses_gmail(node),
+                "notifies": notifies(node),
                 **_sizing(node.memory_mb, node.timeout_s, node.max_instances, node.min_instances),
             }
     return dict(sorted(entries.items()))

@@ -167,14 +167,21 @@ def make_workspace(settings: Settings, store: CheckpointStore, clock: Clock) -> 
 
 
 def make_notifier(
-    settings: Settings, workspace: Workspace, store: CheckpointStore, clock: Clock
+    settings: Settings,
+    workspace: Workspace,
+    store: CheckpointStore,
+    clock: Clock,
+    config: InboxflowConfig | None = None,
 ) -> Notifier:
-    """Reviewers are emailed through Gmail when the workspace is Gmail, else into the outbox."""
-    from .adapters.notifiers import GmailNotifier, OutboxNotifier
+    """Each reviewer through the channel ``inboxflow.yaml`` gives them (``adapters.channels``);
+    Gmail when the workspace is Gmail, else the outbox, for everyone else."""
+    from .adapters.channels import ChannelNotifier, channel_factory
+    from .adapters.notifiers import GmailNotifier
+    from .config import InboxflowConfig
 
-    if settings.workspace == "google":
-        return GmailNotifier(workspace)  # type: ignore[arg-type]
-    return OutboxNotifier(store, clock)
+    gmail = GmailNotifier(workspace) if settings.workspace == "google" else None
+    build = channel_factory(store, clock, settings.environ, gmail)
+    return ChannelNotifier(config or InboxflowConfig(), build, store, gmail)
 
 
 def build_services(
@@ -261,7 +268,9 @@ def build_runtime(
         store=services.store,
         tasks=services.tasks,
         notifier=notifier
-        or make_notifier(settings, services.workspace, services.store, services.clock),
+        or make_notifier(
+            settings, services.workspace, services.store, services.clock, services.config
+        ),
         resume=runtime.resume,
         clock=services.clock,
         config=ApprovalConfig.from_env(settings.environ),

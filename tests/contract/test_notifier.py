@@ -1,5 +1,9 @@
-"""One contract for every Notifier adapter: the embedded outbox, and Gmail on the Gmail
-double through the real googleapiclient (``GoogleWorkspace.send_message``)."""
+"""One contract for every Notifier adapter: the embedded outbox, Gmail on the Gmail
+double through the real googleapiclient (``GoogleWorkspace.send_message``), and Amazon
+SES on moto through boto3 (send / find / the journal; SES sends as its configured
+identity, so the sender rules of the last test are Gmail's and the outbox's).
+The webhook adapter is checked against a local receiver in tests/unit/test_webhook_notifier.py:
+a chat room keeps no per-sender copies to compare."""
 
 from __future__ import annotations
 
@@ -76,13 +80,48 @@ def _gmail_world(tmp_path: Path) -> Iterator[World]:
     store.close()
 
 
+def _ses_world(tmp_path: Path) -> Iterator[World]:
+    from tests.ses_double import REGION, SesDouble
+
+    from inboxflow.adapters.ses_notifier import SesNotifier
+
+    store = SqliteCheckpointStore(tmp_path / "ses.db")
+    with SesDouble("mock_aws").running() as ses:
+        ses.verify("brightlane.io")  # the domain: every address of it may send and receive
+        notifier = SesNotifier(store, REGION, MAILBOX, FakeClock(), client=ses.client())
+
+        def kept(sender: str) -> list[dict[str, str]]:
+            by_subject = {r["Content"]["Simple"]["Subject"]["Data"]: r for r in ses.arrived}
+            return [
+                {
+                    "to": m["to"][0],
+                    "from": m["source"],
+                    "subject": m["subject"],
+                    "text": by_subject[m["subject"]]["Content"]["Simple"]["Body"]["Text"]["Data"],
+                }
+                for m in ses.sent()
+                if m["source"] == sender
+            ]
+
+        yield World(notifier, kept)
+    store.close()
+
+
+WORLDS = {"outbox": _outbox_world, "gmail": _gmail_world, "ses": _ses_world}
+
+
 @pytest.fixture(params=["outbox", "gmail"])
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
-    factory = _outbox_world if request.param == "outbox" else _gmail_world
-    yield from factory(tmp_path)
+    yield from WORLDS[request.param](tmp_path)
 
 
-def test_send_then_find_by_key(world: World) -> None:
+@pytest.fixture(params=sorted(WORLDS))
+def any_world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
+    yield from WORLDS[request.param](tmp_path)
+
+
+def test_send_then_find_by_key(any_world: World) -> None:
+    world = any_world
     receipt = world.notifier.send(
         "ana@brightlane.io",
         "Approve a reply",
@@ -99,8 +138,9 @@ def test_send_then_find_by_key(world: World) -> None:
 
 
 def test_the_effect_journal_sends_once_per_key_even_after_a_crash(
-    world: World, tmp_path: Path
+    any_world: World, tmp_path: Path
 ) -> None:
+    world = any_world
     store = SqliteCheckpointStore(tmp_path / "journal.db")
     journal = EffectJournal(store, FakeClock())
     sends: list[str] = []

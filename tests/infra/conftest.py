@@ -183,9 +183,15 @@ class Infra:
             return [key for key, node in nodes.items() if node["pauses"]]
         if name in ("gmail_secret", "gemini_secret"):
             return [name]
+        ses = ["INBOXFLOW_SES_CREDENTIALS"] if self.variable_values().get("ses_enabled") else []
+        if name in ("ses_secret_ids", "ses_secret"):  # ses.tf: one secret when ses_enabled
+            return ses
+        if name == "approve_secrets":
+            return ["gmail_secret", *ses]
         if name == "node_secrets" and each_key is not None:
             node = nodes[each_key]
-            return [flag for flag in ("uses_llm", "uses_gmail") if node[flag]]
+            flags = [flag for flag in ("uses_llm", "uses_gmail") if node[flag]]
+            return flags + (ses if node.get("notifies") else [])
         literal = self.root.locals.get(name)
         if isinstance(literal, (dict, list)):
             return literal

@@ -519,8 +519,10 @@ def test_secrets_follow_what_each_function_does(infra) -> None:
     assert "local.gmail_secret:name=>secretifnode.uses_gmail" in node_secrets
     calls = infra.root.modules
     assert calls["node"]["secret_environment_variables"] == "${local.node_secrets[each.key]}"
-    for name in ("ingest", "approve", "renew_watch"):  # Gmail only, never the Gemini key
+    for name in ("ingest", "renew_watch"):  # Gmail only, never the Gemini key
         assert calls[name]["secret_environment_variables"] == "${local.gmail_secret}", name
+    # approve: Gmail, and SES for escalations (tests/infra/test_ses_secret.py)
+    assert calls["approve"]["secret_environment_variables"] == "${local.approve_secrets}"
 
     # The sizing model agrees: one accessor grant per secret a function reads.
     nodes = infra.tfvars["node_functions"]

@@ -1,7 +1,9 @@
-"""Notifier adapters: the embedded outbox and Gmail.
+"""Notifier adapters: the embedded outbox and Gmail; the outbox's copies.
 
 The outbox keeps a copy of each notification for ``inboxflow`` tooling, with
 the review link's token redacted: a stored copy is no key to the review page.
+Channels that cannot be searched afterwards (SES, webhooks) keep the same copy
+as their receipt, marked ``delivered``: ``inboxflow outbox`` lists both.
 """
 
 from __future__ import annotations
@@ -17,8 +19,49 @@ from ..ports.notifier import Notifier
 OUTBOX = "outbox"
 
 
+def outbox_id(trace_key: str) -> str:
+    """The id of the outbox copy of the notification sent with ``trace_key``."""
+    return hashlib.sha256(trace_key.encode()).hexdigest()[:32]
+
+
+def keep_copy(store: CheckpointStore, message: dict[str, Any], **receipt: Any) -> dict[str, Any]:
+    """Store ``message``'s copy (tokens redacted) with ``receipt`` fields; returns ``{"id": ...}``.
+
+    Args:
+        store: where ``outbox/`` lives.
+        message: ``to, subject, text, html, trace_key, from, sent_at, channel``.
+        **receipt: what the channel answered (``message_id``, ``delivered``...).
+    """
+    copy = {**message, **receipt}
+    copy["text"] = redact_tokens(str(message.get("text", "")))
+    copy["html"] = redact_tokens(str(message.get("html", "")))
+    copy.pop("link", None)
+    key = outbox_id(str(message["trace_key"]))
+    store.set(f"{OUTBOX}/{key}", copy)
+    return {"id": receipt.get("message_id") or key}
+
+
+def find_copy(store: CheckpointStore, trace_key: str) -> dict[str, Any] | None:
+    """``{"id": ...}`` of the stored copy of the notification sent with ``trace_key``, or None."""
+    key = outbox_id(trace_key)
+    doc = store.get(f"{OUTBOX}/{key}")
+    return None if doc is None else {"id": doc.get("message_id") or key}
+
+
+def outbox_messages(
+    store: CheckpointStore, channel: str | None = None, to: str | None = None
+) -> list[dict[str, Any]]:
+    """Stored copies (links redacted), oldest first, optionally of one channel / to one reviewer.
+
+    Copies written before channels existed count as ``gmail``.
+    """
+    where: list[Filter] = [("to", "==", to)] if to else []
+    docs = [doc for _, doc in store.list(OUTBOX, where=where, order_by="sent_at")]
+    return [d for d in docs if channel is None or d.get("channel", "gmail") == channel]
+
+
 class OutboxNotifier(Notifier):
-    """The embedded default: emails are documents in ``outbox/``, links redacted.
+    """The embedded default: notifications are documents in ``outbox/``, links redacted.
 
     Args:
         store: where the copies are kept.
@@ -26,6 +69,7 @@ class OutboxNotifier(Notifier):
         deliver: called with each message as sent, token included: the
             reviewer's inbox (tests, a local mail relay). None: nobody receives it,
             and reviewers take fresh links from ``inboxflow approvals``.
+        channel: the channel the copies stand for (``gmail``, ``ses``, ``webhook``).
     """
 
     def __init__(
@@ -33,14 +77,12 @@ class OutboxNotifier(Notifier):
         store: CheckpointStore,
         clock: Any = None,
         deliver: Callable[[dict[str, Any]], None] | None = None,
+        channel: str = "gmail",
     ) -> None:
         self.store = store
         self.clock = clock
         self.deliver = deliver
-
-    @staticmethod
-    def _path(trace_key: str) -> str:
-        return f"{OUTBOX}/{hashlib.sha256(trace_key.encode()).hexdigest()[:32]}"
+        self.channel = channel
 
     def send(
         self,
@@ -50,8 +92,8 @@ class OutboxNotifier(Notifier):
         html: str,
         trace_key: str,
         sender: str | None = None,
+        link: str | None = None,
     ) -> dict[str, Any]:
-        path = self._path(trace_key)
         now = float(self.clock.now()) if self.clock is not None else 0.0
         message = {
             "to": to,
@@ -61,20 +103,19 @@ class OutboxNotifier(Notifier):
             "trace_key": trace_key,
             "from": sender,
             "sent_at": now,
+            "channel": self.channel,
         }
-        self.store.set(path, {**message, "text": redact_tokens(text), "html": redact_tokens(html)})
+        receipt = keep_copy(self.store, message, delivered=False)
         if self.deliver is not None:
-            self.deliver(message)
-        return {"id": path.removeprefix(f"{OUTBOX}/")}
+            self.deliver({**message, "link": link})
+        return receipt
 
     def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
-        doc = self.store.get(self._path(trace_key))
-        return None if doc is None else {"id": self._path(trace_key).removeprefix(f"{OUTBOX}/")}
+        return find_copy(self.store, trace_key)
 
     def messages(self, to: str | None = None) -> list[dict[str, Any]]:
         """Stored copies (links redacted), oldest first (optionally only those to ``to``)."""
-        where: list[Filter] = [("to", "==", to)] if to else []
-        return [doc for _, doc in self.store.list(OUTBOX, where=where, order_by="sent_at")]
+        return outbox_messages(self.store, to=to)
 
 
 class GmailNotifier(Notifier):
@@ -99,6 +140,7 @@ class GmailNotifier(Notifier):
         html: str,
         trace_key: str,
         sender: str | None = None,
+        link: str | None = None,
     ) -> dict[str, Any]:
         sent = self._mailbox(sender).send_message(to, subject, text, html, trace_key)
         return {"id": sent.get("id")}

@@ -126,6 +126,8 @@ class Approval(BaseModel):
     timed_out_at: float | None = None
     created_at: float
     expire_at: float
+    notify_errors: dict[str, str] = Field(default_factory=dict)
+    """Reviewers whose channel refused their notification for good, with what it said."""
 
     @property
     def resume_step(self) -> int:

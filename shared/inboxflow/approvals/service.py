@@ -21,10 +21,10 @@ from typing import Any
 
 from ..clock import Clock, SystemClock
 from ..context import EffectJournal
-from ..errors import RejectedEnvelope
+from ..errors import RejectedEnvelope, RetryableError
 from ..pauses import MAX_COMMENT_CHARS, EditRejected, PauseKind, kind_of
 from ..ports.checkpoint import CheckpointStore, Transaction
-from ..ports.notifier import Notifier
+from ..ports.notifier import NotificationRefused, Notifier
 from ..ports.tasks import ScheduledTask, TaskQueue
 from ..runtime import payload_hash
 from .records import (
@@ -183,15 +183,27 @@ class ApprovalService:
         if current.status != "pending":
             return
         reviewers = current.reviewers if current.round == 0 else current.escalate_to
+        refused: dict[str, str] = {}
+        unavailable: RetryableError | None = None
         for reviewer in reviewers:
-            self.journal.run(
-                current.trace_id,
-                current.step,
-                f"notify-{current.round}-{reviewer}",
-                functools.partial(self._notify, current, reviewer),
-                functools.partial(self._sent, current),
-                expire_at=current.expire_at,
-            )
+            # One reviewer's channel failing never keeps the others from hearing of it.
+            try:
+                sent = self.journal.run(
+                    current.trace_id,
+                    current.step,
+                    f"notify-{current.round}-{reviewer}",
+                    functools.partial(self._notify, current, reviewer),
+                    functools.partial(self._sent, current),
+                    expire_at=current.expire_at,
+                )
+            except RetryableError as exc:
+                log.warning("approval %s: notifying %s: %s", current.approval_id, reviewer, exc)
+                unavailable = unavailable or exc
+                continue
+            if sent.get("error"):
+                refused[reviewer] = str(sent["error"])
+        if refused:
+            self._record_refusals(current.approval_id, refused)
         self.journal.run(
             current.trace_id,
             current.step,
@@ -200,6 +212,8 @@ class ApprovalService:
             None,
             expire_at=current.expire_at,
         )
+        if unavailable is not None:
+            raise unavailable  # redelivered: the reviewers already notified are skipped
 
     def _notify(self, approval: Approval, reviewer: str, key: str) -> dict[str, Any]:
         from .pages import render_notification
@@ -209,8 +223,26 @@ class ApprovalService:
         subject, text, html = render_notification(self.view(approval, reviewer), link=link)
         # Before sending, so that a reply (``approvals/replies.py``) always finds it.
         record_review_mail(self.store, approval, reviewer, key, self.clock.now())
-        receipt = self.notifier.send(reviewer, subject, text, html, key, self._sender(approval))
-        return {"id": receipt.get("id"), "to": reviewer}
+        try:
+            receipt = self.notifier.send(
+                reviewer, subject, text, html, key, self._sender(approval), link
+            )
+        except NotificationRefused as exc:
+            # Journaled as done: a refusal is final, a redelivery does not try again.
+            log.warning("approval %s: %s refused: %s", approval.approval_id, reviewer, exc)
+            return {"to": reviewer, "channel": exc.channel, "error": str(exc)}
+        return {"id": receipt.get("id"), "to": reviewer, "channel": receipt.get("channel")}
+
+    def _record_refusals(self, approval_id: str, refused: Mapping[str, str]) -> None:
+        def record(tx: Transaction) -> None:
+            doc = tx.get(approval_path(approval_id))
+            if doc is None:
+                return
+            errors = {**(doc.get("notify_errors") or {}), **refused}
+            if errors != doc.get("notify_errors"):
+                tx.set(approval_path(approval_id), {**doc, "notify_errors": errors})
+
+        self.store.run_transaction(record)
 
     def _sender(self, approval: Approval) -> str | None:
         return self.config.notify_from or approval.context.get("mailbox") or None

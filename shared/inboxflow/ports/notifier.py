@@ -2,10 +2,19 @@
 
 A notification is an effect (run through the effect journal), so every
 notifier can find a message it already sent by the effect key it was
-stamped with; a re-run after a crash then sends nothing twice. Adapters:
-``adapters.notifiers.OutboxNotifier`` (the embedded default) and
-``adapters.notifiers.GmailNotifier``; ``tests/contract/test_notifier.py``
-runs against both.
+stamped with; a re-run after a crash then sends nothing twice. Adapters
+(``tests/contract/test_notifier.py`` runs against each):
+
+- ``adapters.notifiers.OutboxNotifier``: the embedded default, a redacted copy
+  in the store's ``outbox/`` (per channel, for ``inboxflow outbox``);
+- ``adapters.notifiers.GmailNotifier``: Gmail, found again by its trace header;
+- ``adapters.ses_notifier.SesNotifier``: Amazon SES v2 through boto3;
+- ``adapters.webhook_notifier.WebhookNotifier``: Google Chat / Slack incoming webhooks;
+- ``adapters.channels.ChannelNotifier``: each reviewer through the channel
+  ``inboxflow.yaml`` gives them (``reviewers:``).
+
+SES and webhooks cannot be searched afterwards: those adapters keep a receipt
+(the redacted copy in ``outbox/``) the moment the service accepts a message.
 """
 
 from __future__ import annotations
@@ -14,8 +23,25 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 
+class NotificationRefused(Exception):
+    """The channel refuses this message for good (unverified recipient, 4xx): retrying cannot help.
+
+    The approval records the message for that reviewer; the other reviewers are
+    still notified.
+
+    Attributes:
+        channel: ``ses``, ``webhook``, ...
+        reason: what the channel said, one line.
+    """
+
+    def __init__(self, channel: str, reason: str) -> None:
+        super().__init__(f"{channel}: {reason}")
+        self.channel = channel
+        self.reason = reason
+
+
 class Notifier(ABC):
-    """Sends reviewer emails."""
+    """Sends reviewer notifications."""
 
     @abstractmethod
     def send(
@@ -26,21 +52,27 @@ class Notifier(ABC):
         html: str,
         trace_key: str,
         sender: str | None = None,
+        link: str | None = None,
     ) -> dict[str, Any]:
-        """Send one email (plain text + HTML alternative) stamped with ``trace_key``.
+        """Send one notification (plain text + HTML alternative) stamped with ``trace_key``.
 
         Args:
             to: the reviewer.
             subject: one header line; carries no link or token.
             text: the plain-text body (with the review link).
-            html: the HTML alternative.
+            html: the HTML alternative (every value in it escaped).
             trace_key: the effect key the message is found by afterwards.
             sender: the mailbox to send from (default: the notifier's own).
+            link: the review link on its own (a chat card's button), when there is one.
 
         Returns:
             ``{"id": ...}``.
+
+        Raises:
+            NotificationRefused: the channel refuses it for good.
+            RetryableError: the channel is unavailable (its own retries are spent).
         """
 
     @abstractmethod
     def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
-        """The email already sent with ``trace_key`` (from ``sender``): ``{"id": ...}``, or None."""
+        """The message already sent with ``trace_key`` (from ``sender``): ``{"id": ...}``, or None."""

@@ -17,6 +17,7 @@ from inboxflow.dev.cli import (
     local,
     mailbox,
     memory,
+    outbox,
     repair,
     route,
     runs,
@@ -45,6 +46,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "send": dev.send,
     "approvals": approvals.approvals,
     "serve": approvals.serve,
+    "outbox": outbox.outbox,
     "tickets": support_tickets.tickets,
     "ticket": support_tickets.ticket,
 }

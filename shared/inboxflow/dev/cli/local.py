@@ -222,6 +222,11 @@ def demo(
     trace_ids = [p.started.trace_id for p in processed if p.started is not None]
     show(runtime, trace_ids, console, f"{len(trace_ids)} sample emails")
     show_approvals(runtime, trace_ids, console)
+    from inboxflow.dev.cli.outbox import counts_line
+
+    console.print(
+        f"Reviewer notifications by channel: {counts_line(runtime.store)} (inboxflow outbox)"
+    )
 
 
 def show_approvals(runtime: Runtime, trace_ids: list[str], console: Console) -> None:

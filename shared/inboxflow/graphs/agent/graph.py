@@ -59,6 +59,7 @@ AGENT = Graph.build(
             finish,
             routes=(END,),
             uses_gmail=True,
+            notifies=True,
             memory_mb=256,
             description="Audit records; done, or needs_review (escalated, error, max turns).",
         ),

@@ -13,12 +13,14 @@ through the effect journal. ``error`` and ``max_iterations`` end
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import END, Step
 from ....mail import Email
+from ....ports.notifier import NotificationRefused
 from ..audit import record_run
 from ..state import AgentState
 
@@ -56,7 +58,11 @@ def _notify(state: AgentState, ctx: NodeContext) -> None:
     for index, reviewer in enumerate(reviewers):
 
         def send(key: str, to: str = reviewer) -> dict[str, Any]:
-            return notifier.send(to, subject, text, f"<pre>{text}</pre>", key, email.mailbox)
+            html = f"<pre>{escape(text)}</pre>"
+            try:
+                return notifier.send(to, subject, text, html, key, email.mailbox)
+            except NotificationRefused as exc:  # journaled: final; the others are still told
+                return {"to": to, "error": str(exc)}
 
         def find(key: str) -> dict[str, Any] | None:
             return notifier.find(key, email.mailbox)

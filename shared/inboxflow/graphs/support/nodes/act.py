@@ -31,6 +31,7 @@ from ....errors import NodeFailed
 from ....graph import END, Pause, Step
 from ....mail.loop_guard import refuse_recipient
 from ....pipeline.tools import workspace_of
+from ....ports.notifier import NotificationRefused
 from ..kinds import APPROVE_SUPPORT_REPLY
 from ..settings import support_settings
 from ..state import ActResult, SupportState
@@ -170,14 +171,19 @@ def _escalate(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticke
         f"The customer wrote:\n{email.body_for_model(8000)}\n"
     )
     page = f"<pre>{html.escape(text)}</pre>"
+    notified = []
     for index, reviewer in enumerate(reviewers):
 
         def notify(key: str, to: str = reviewer) -> dict[str, Any]:
-            return dict(notifier.send(to, subject, text, page, key))
+            try:
+                return dict(notifier.send(to, subject, text, page, key))
+            except NotificationRefused as exc:  # journaled: final; the others are still told
+                return {"to": to, "error": str(exc)}
 
-        ctx.effect(f"escalation_notice_{index}", notify, notifier.find)
+        if not ctx.effect(f"escalation_notice_{index}", notify, notifier.find).get("error"):
+            notified.append(reviewer)
     tickets.complete(ticket, "escalate_human")
-    result = ActResult(action="escalate_human", status="escalated", notified=list(reviewers))
+    result = ActResult(action="escalate_human", status="escalated", notified=notified)
     return Step(update={"act": result}, goto=END)
 
 
