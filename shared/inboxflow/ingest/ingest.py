@@ -187,7 +187,8 @@ class Ingestor:
         self.mailboxes = MailboxRegistry(self.store)
         self.claims = Claims(self.store, retention_s)
         self.threads = ThreadResolver(self.store)
-        self.replies = ReplyQueue(self.store, runtime.graphs, retention_s)
+        # Queued replies live as long as the thread mapping they hang off (a trace may wait weeks).
+        self.replies = ReplyQueue(self.store, runtime.graphs)
 
     # --- entry --------------------------------------------------------------------------
 
