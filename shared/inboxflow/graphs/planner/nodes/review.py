@@ -9,8 +9,9 @@
 | routes    | -> itself (paused; an edit that is not a JSON object asks again) ;       |
 |           | approve -> tools ; edit, reject -> planner                              |
 
-Approve runs exactly the approved inputs: the decision carries the hash of the
-payload the agency saw, checked against the plan in the state.
+Approve runs exactly the approved inputs: the runtime admits only a decision
+carrying the hash of the payload the agency saw, and the plan in the state
+cannot change while the trace waits.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from typing import Any
 from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import Pause, Step
-from ....runtime import payload_hash
 from ..kinds import AGENCY_REVIEW
 from ..policy import review_reasons
 from ..settings import planner_settings
@@ -43,9 +43,7 @@ def agency_review(state: PlannerState, ctx: NodeContext) -> Step:
     decision = str(ctx.resume.get("decision", ""))
     reviewer = ctx.resume.get("reviewer")
     comment = ctx.resume.get("comment")
-    if decision == "approve":
-        if ctx.resume.get("payload_hash") != payload_hash(review_payload(plan)):
-            raise NodeFailed("the approval does not match the planned action in the state")
+    if decision == "approve":  # the runtime checked the decision carries this pause's hash
         return Step(update={"requires_agency_review": False}, goto="tools")
     if decision == "edit":
         edited, problem = _edited_inputs(ctx.resume.get("payload"))
