@@ -151,8 +151,11 @@ def test_a_full_quote_from_the_first_email_to_the_final_summary(tmp_path):
     assert done.status == "done", done.error
     quote = done.state["quote_session"]
     assert quote["rate"]["annual_premium_cents"] > 0
-    question, summary = sent(runtime, trace_id)
-    assert "VIN" in question["body"]
+    emails = sent(runtime, trace_id)
+    assert len(emails) == 2  # the fake clock stands still: find them by what they say
+    [question] = [e for e in emails if "we still need" in e["body"]]
+    [summary] = [e for e in emails if "Premium:" in e["body"]]
+    assert question["headers"]["In-Reply-To"] == f"<{email.message_id}>"
     assert summary["thread_id"] == email.thread_id
     assert summary["headers"]["In-Reply-To"] == "<g-reply-1@example.com>"
     assert quote["quote_id"] in summary["body"]
@@ -272,3 +275,12 @@ def test_settings_refuse_a_reminder_after_giving_up_and_unknown_tools():
         PlannerSettings(reminder_after_days=5, give_up_after_days=5)
     with pytest.raises(ValueError, match="unknown tools"):
         PlannerSettings(review_tools=["send_money"])
+
+
+def test_a_demo_choice_must_be_one_of_the_kinds_choices():
+    from inboxflow.graphs.planner.kinds import AGENCY_REVIEW
+    from inboxflow.pauses import PauseKind
+
+    assert AGENCY_REVIEW.demo_choice == "approve"
+    with pytest.raises(ValueError, match="demo_choice 'accept' is not a choice"):
+        PauseKind("k", "K", AGENCY_REVIEW.choices, demo_choice="accept")

@@ -40,6 +40,7 @@ AGENCY_REVIEW = PauseKind(
     defaults={"tool": "action"},
     notification="Review the planned {tool} for: {subject}",
     payload_title="The planned action",
+    demo_choice="approve",
 )
 
 CUSTOMER_REPLY = PauseKind(
