@@ -284,3 +284,41 @@ def test_a_demo_choice_must_be_one_of_the_kinds_choices():
     assert AGENCY_REVIEW.demo_choice == "approve"
     with pytest.raises(ValueError, match="demo_choice 'accept' is not a choice"):
         PauseKind("k", "K", AGENCY_REVIEW.choices, demo_choice="accept")
+
+
+def test_a_correction_queued_during_a_review_is_read_at_the_next_planning_step(tmp_path):
+    runtime = build(tmp_path)
+    email = sample("42")
+    trace_id = start(runtime, email)  # waiting for the agency on add_vehicle
+    correction = reply_email(email, "Correction: I drive about 5,000 miles a year.", "g-fix")
+    queue_reply(runtime, trace_id, correction)
+    decide(runtime, trace_id, "approve")  # tools -> planner, which reads the queue
+
+    after = state(runtime, trace_id)
+    assert pending(runtime, trace_id).payload["tool"] == "get_rate"
+    assert after["seen_reply_ids"] == ["g-fix"]
+    assert after["messages"][-1]["content"].startswith("Correction")
+    assert after["customer_info"]["annual_mileage"] == 5000
+    steps = [log.step_name for log in runtime.store.step_logs(trace_id)]
+    assert "wait_customer" not in steps
+
+
+def test_tools_refuses_a_plan_that_still_waits_for_the_agency(tmp_path):
+    from inboxflow.envelope import Envelope
+    from inboxflow.naming import trace_path
+
+    runtime = build(tmp_path)
+    trace_id = start(runtime, sample("42"))  # add_vehicle waits for the agency
+    waiting = checkpoint(runtime, trace_id)
+    assert waiting.state["requires_agency_review"] is True
+    # a routing bug (or a forged envelope) sends the unreviewed plan straight to tools
+    forged = {**runtime.store.get(trace_path(trace_id)), "status": "running", "node": "tools"}
+    runtime.store.set(trace_path(trace_id), {**forged, "pause": None})
+    runtime.bus.publish(
+        [Envelope(trace_id=trace_id, graph="planner", node="tools", step=waiting.step, sent_at=0)]
+    )
+    runtime.bus.drain()
+    ended = checkpoint(runtime, trace_id)
+    assert ended.status == "needs_review"
+    assert "waits for the agency's review" in ended.error
+    assert state(runtime, trace_id)["quote_session"]["vehicles"] == 0

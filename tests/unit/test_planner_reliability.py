@@ -260,3 +260,20 @@ def test_the_customer_replies_through_gmail_ingestion(tmp_path):
     report = mailbox.ingest()
     assert report.resumed == [] and report.started == []
     assert state(runtime, trace_id)["seen_reply_ids"] == [first_id, reply_id]
+
+
+def test_a_reply_queued_while_the_planner_decides_to_wait_is_not_left_in_the_queue(tmp_path):
+    runtime = build(tmp_path)
+    email = sample("41")
+    trace_id = start(runtime, email)
+    reply = reply_email(email, ANSWER, "g-race")
+
+    def fault(where: str) -> None:  # ingest queues it as the planner commits "wait"
+        if where == "before_commit:planner" and state(runtime, trace_id)["last_tool_outputs"]:
+            queue_reply(runtime, trace_id, reply)
+
+    runtime.fault = fault
+    decide(runtime, trace_id, "approve")
+    after = state(runtime, trace_id)
+    assert after["seen_reply_ids"] == ["g-race"]
+    assert pending(runtime, trace_id).payload["tool"] == "add_vehicle"  # it did not wait on
