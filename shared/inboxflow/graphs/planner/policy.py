@@ -24,9 +24,8 @@ from .extract import (
     extract,
     fields_named,
     missing,
-    reject,
 )
-from .state import CustomerInfo, Message
+from .state import CustomerFacts, CustomerInfo, Message
 
 ALWAYS_REVIEWED = frozenset({"ask_customer", "get_rate"})
 """Plans the agency always reviews, whatever the model and the settings say: every question
@@ -47,7 +46,7 @@ class PlannerDecision(BaseModel):
     """
 
     reasoning: str
-    customer_info: CustomerInfo
+    customer_info: CustomerFacts
     action: Literal["call_tool", "wait_customer", "finish"]
     tool_name: str | None = None
     args_json: str = "{}"
@@ -87,12 +86,36 @@ def _call(
 ) -> PlannerDecision:
     return PlannerDecision(
         reasoning=reasoning,
-        customer_info=info,
+        customer_info=facts(info),
         action="call_tool",
         tool_name=tool,
         args_json=json.dumps(dict(args), sort_keys=True),
         request_review=review,
     )
+
+
+def facts(info: CustomerInfo) -> CustomerFacts:
+    """The facts of ``info`` (what the model answers; rejections are the policy's)."""
+    return CustomerFacts.model_validate(info.model_dump(exclude={"rejected"}))
+
+
+def rejections(feedback: Mapping[str, Any] | None, last: Mapping[str, Any] | None) -> list[str]:
+    """The fields whose current values are wrong: named by the agency's rejection, or refused
+    by the quoting service (``invalid_vin``, ``invalid_input`` with a field)."""
+    if feedback:
+        if feedback.get("edited_inputs") is not None:
+            return []
+        return [
+            name for name in fields_named(str(feedback.get("comment") or "")) if name in FIELD_ORDER
+        ]
+    if (
+        last
+        and last.get("status") == "error"
+        and last.get("code") in ("invalid_vin", "invalid_input")
+    ):
+        field = ARG_FIELDS.get(str(last.get("field")), last.get("field"))
+        return [str(field)] if field in FIELD_ORDER else []
+    return []
 
 
 def applicant_args(info: CustomerInfo) -> dict[str, Any]:
@@ -163,12 +186,8 @@ def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
                 review=True,
             )
         named = [name for name in fields_named(comment) if name in FIELD_ORDER]
-        if named:
-            wrong = ", ".join(
-                f"{name} {getattr(info, name)!s}" for name in named if getattr(info, name)
-            )
-            info = reject(info, named)
-            reason = f"the agency found a problem with what we have ({wrong or ', '.join(named)}): {comment}"
+        if named:  # the policy has marked their values wrong: ask the customer again
+            reason = f"the agency found a problem with the {', '.join(named)}: {comment}"
             return _call(
                 "ask_customer", {"fields": named, "reason": _customer_reason(named)}, reason, info
             )
@@ -197,7 +216,6 @@ def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
                 info,
             )
         if last.get("code") in ("invalid_vin", "invalid_input") and field in FIELD_ORDER:
-            info = reject(info, [field])
             return _call(
                 "ask_customer",
                 {
@@ -218,12 +236,14 @@ def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
     if asked and not _replied_since_question(messages):
         return PlannerDecision(
             reasoning="the question is sent: wait for the customer's reply",
-            customer_info=info,
+            customer_info=facts(info),
             action="wait_customer",
         )
     if last and last.get("tool") == "prepare_final_summary" and last.get("status") == "success":
         return PlannerDecision(
-            reasoning="the customer has the quote summary", customer_info=info, action="finish"
+            reasoning="the customer has the quote summary",
+            customer_info=facts(info),
+            action="finish",
         )
 
     needed = missing(info, _still_needed(quote))

@@ -42,12 +42,8 @@ class Message(BaseModel):
     ref: str | None = None
 
 
-class CustomerInfo(BaseModel):
-    """What is known of the applicant, the driver (the applicant) and the vehicle.
-
-    ``rejected`` holds values found wrong (by the agency or the quoting service),
-    by field: the same value read again from an old message is not used again.
-    """
+class CustomerFacts(BaseModel):
+    """What is known of the applicant, the driver (the applicant) and the vehicle."""
 
     first_name: str | None = None
     last_name: str | None = None
@@ -63,6 +59,12 @@ class CustomerInfo(BaseModel):
     vehicle_make: str | None = None
     vehicle_model: str | None = None
     annual_mileage: int | None = None
+
+
+class CustomerInfo(CustomerFacts):
+    """The facts, and the values found wrong (by the agency or the quoting service) by field:
+    the same value read again from an old message is not used again."""
+
     rejected: dict[str, list[str]] = Field(default_factory=dict)
 
 
