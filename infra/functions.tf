@@ -27,6 +27,7 @@ module "node" {
     local.base_environment,
     local.node_llm_environment[each.key],
     local.node_task_environment[each.key],
+    local.node_quoting_environment[each.key],
     { INBOXFLOW_NODE = each.key },
   )
   secret_environment_variables = local.node_secrets[each.key]

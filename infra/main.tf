@@ -38,6 +38,9 @@ locals {
   # through Terraform; each function's identity may read only its own.
   gemini_secret = { GEMINI_API_KEY = google_secret_manager_secret.runtime["GEMINI_API_KEY"].secret_id }
   gmail_secret  = { INBOXFLOW_GMAIL_CREDENTIALS = google_secret_manager_secret.runtime["GMAIL_CREDENTIALS"].secret_id }
+  quoting_secret = contains(var.secret_ids, "QUOTING_API_KEY") ? {
+    INBOXFLOW_QUOTING_API_KEY = google_secret_manager_secret.runtime["QUOTING_API_KEY"].secret_id
+  } : {}
 
   # Per node, from the export: the Gemini key only for nodes that call the
   # LLM or the embedder, Gmail credentials only for nodes that talk to
@@ -46,7 +49,15 @@ locals {
     for key, node in var.node_functions : key => merge(
       { for name, secret in local.gemini_secret : name => secret if node.uses_llm },
       { for name, secret in local.gmail_secret : name => secret if node.uses_gmail },
+      { for name, secret in local.quoting_secret : name => secret if contains(var.quoting_nodes, key) },
     )
+  }
+  # The quoting API's URL, for the nodes that call it (the planner's tools).
+  node_quoting_environment = {
+    for key, node in var.node_functions : key => {
+      for name, value in { INBOXFLOW_QUOTING_URL = var.quoting_url } : name => value
+      if value != "" && contains(var.quoting_nodes, key)
+    }
   }
   node_task_environment = {
     for key, node in var.node_functions : key => {

@@ -78,6 +78,23 @@ variable "notify_from" {
   }
 }
 
+variable "quoting_url" {
+  type        = string
+  description = "INBOXFLOW_QUOTING_URL: base URL of the PPA quoting API the planner calls (empty: the embedded quoting engine). Its API key is the secret QUOTING_API_KEY: add it to secret_ids and a version out of band."
+  default     = ""
+
+  validation {
+    condition     = var.quoting_url == "" || can(regex("^https://", var.quoting_url))
+    error_message = "quoting_url must be empty or an https:// URL."
+  }
+}
+
+variable "quoting_nodes" {
+  type        = list(string)
+  description = "Nodes (graph.node) that call the quoting API: only they get INBOXFLOW_QUOTING_URL and the QUOTING_API_KEY secret."
+  default     = ["planner.tools"]
+}
+
 variable "function_environment" {
   type        = map(string)
   description = "Extra plain environment variables for every function (e.g. INBOXFLOW_GEMINI_MODEL, INBOXFLOW_REVIEWERS); never secrets."

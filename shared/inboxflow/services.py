@@ -21,6 +21,7 @@ from .ports.bus import MessageBus
 from .ports.checkpoint import CheckpointStore
 from .ports.embeddings import Embedder, EmbeddingPurpose
 from .ports.llm import AgentTurn, ChatMessage, ChatSettings, LanguageModel, LLMTask, LLMUsage, Out
+from .ports.quoting import Applicant, Driver, Quote, QuoteSession, QuotingService, Rate, Vehicle
 from .ports.tasks import ScheduledTask, TaskQueue
 from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
@@ -57,7 +58,8 @@ class Services:
         pipeline_settings: the pipeline graph's settings.
         config: ``inboxflow.yaml`` (routing rules, profiles, graph settings), validated.
         approvals: the approval service (set by ``build_runtime``).
-        extras: anything else a test or graph wires in, by name.
+        extras: anything else a test or graph wires in, by name (``quoting``: the
+            quoting API's client when ``INBOXFLOW_QUOTING_URL`` is set).
     """
 
     settings: Settings
@@ -214,6 +216,9 @@ def build_services(
     for name, build in defaults.items():
         part = given.get(name)
         parts[name] = build() if part is None else part
+    if settings.quoting_url and "quoting" not in overrides:
+        # Unset otherwise: the planner then quotes with EmbeddedQuoting(store, clock).
+        overrides["quoting"] = LazyQuoting(lambda: _http_quoting(settings))
     return Services(**parts, extras=overrides)
 
 
@@ -277,6 +282,44 @@ def _choose_embedder(settings: Settings) -> Embedder:
     from .llm_selection import choose_embedder
 
     return choose_embedder(settings.environ) or OfflineEmbedder()
+
+
+def _http_quoting(settings: Settings) -> QuotingService:
+    from .adapters.http_quoting import HttpQuoting
+
+    return HttpQuoting.from_env(
+        {**settings.environ, "INBOXFLOW_QUOTING_URL": settings.quoting_url or ""}
+    )
+
+
+class LazyQuoting(QuotingService):
+    """The quoting API's client, built on first call (``requests`` is imported only then)."""
+
+    def __init__(self, build: Callable[[], QuotingService]) -> None:
+        self._build = build
+        self._service: QuotingService | None = None
+
+    @property
+    def service(self) -> QuotingService:
+        """The underlying service (built now if needed)."""
+        if self._service is None:
+            self._service = self._build()
+        return self._service
+
+    def initiate(self, applicant: Applicant, key: str) -> QuoteSession:
+        return self.service.initiate(applicant, key)
+
+    def add_driver(self, quote_id: str, driver: Driver, key: str) -> Quote:
+        return self.service.add_driver(quote_id, driver, key)
+
+    def add_vehicle(self, quote_id: str, vehicle: Vehicle, key: str) -> Quote:
+        return self.service.add_vehicle(quote_id, vehicle, key)
+
+    def rate(self, quote_id: str, key: str) -> Rate:
+        return self.service.rate(quote_id, key)
+
+    def get(self, quote_id: str) -> Quote:
+        return self.service.get(quote_id)
 
 
 class LazyTaskQueue(TaskQueue):

@@ -11,6 +11,8 @@ Rules (first match wins):
 - workspace: ``google`` (Gmail and Calendar through the Google API) when
   ``INBOXFLOW_GOOGLE_API_URL`` (the local double) or Gmail credentials
   (``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]``) are set; else ``store`` (embedded).
+- quoting: the quoting API at ``INBOXFLOW_QUOTING_URL`` (``HttpQuoting``) when it
+  is set; else none is wired and the planner uses the embedded one.
 
 ``inboxflow.services.build_runtime`` turns these into adapters; nothing else does.
 """
@@ -59,6 +61,8 @@ class Settings:
     region: str = "us-central1"
     workspace: WorkspaceKind | None = None
     """``None``: chosen from ``environ`` (see the module docstring)."""
+    quoting_url: str | None = None
+    """The quoting API's base URL (``None``: ``INBOXFLOW_QUOTING_URL`` of ``environ``, if any)."""
     environ: Mapping[str, str] = field(
         default_factory=lambda: dict(os.environ), repr=False, compare=False
     )
@@ -67,6 +71,10 @@ class Settings:
     def __post_init__(self) -> None:
         if self.workspace is None:
             object.__setattr__(self, "workspace", _workspace_kind(self.environ))
+        if self.quoting_url is None:
+            object.__setattr__(
+                self, "quoting_url", self.environ.get("INBOXFLOW_QUOTING_URL", "").strip() or None
+            )
 
     @property
     def sqlite_path(self) -> Path:

@@ -1,0 +1,52 @@
+"""Which quoting service the composition root wires: the HTTP client only when configured."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from inboxflow.clock import FakeClock
+from inboxflow.dev.doubles.quoting_api import QuotingApiDouble
+from inboxflow.services import LazyQuoting, build_services
+from tests.runtimes import embedded_settings
+from tests.unit.test_embedded_quoting import applicant
+
+
+def test_without_a_quoting_url_no_quoting_service_is_wired(tmp_path: Path) -> None:
+    services = build_services(embedded_settings(tmp_path))
+    assert services.settings.quoting_url is None
+    assert services.get("quoting") is None and "quoting" not in services
+
+
+def test_with_a_quoting_url_the_http_client_is_wired_and_reaches_the_api(tmp_path: Path) -> None:
+    with QuotingApiDouble(clock=FakeClock(), api_key="k-secret") as double:
+        environ = {"INBOXFLOW_QUOTING_URL": double.url, "INBOXFLOW_QUOTING_API_KEY": "k-secret"}
+        services = build_services(embedded_settings(tmp_path, environ=environ))
+        quoting = services.get("quoting")
+        assert isinstance(quoting, LazyQuoting)
+        session = quoting.initiate(applicant(), key="k1")
+        assert quoting.get(session.quote_id).applicant == applicant()
+    assert [call.status for call in double.calls] == [201, 200]  # the key was accepted
+
+
+def test_the_http_client_is_imported_only_when_first_used(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from inboxflow.settings import Settings\n"
+        "from inboxflow.services import build_services\n"
+        "settings = Settings.from_env({'INBOXFLOW_QUOTING_URL': 'http://127.0.0.1:9',"
+        " 'INBOXFLOW_STORE': 'sqlite', 'INBOXFLOW_HOME': sys.argv[1]})\n"
+        "quoting = build_services(settings)['quoting']\n"
+        "print('inboxflow.adapters.http_quoting' in sys.modules)\n"
+        "quoting.service\n"
+        "print('inboxflow.adapters.http_quoting' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True"]
