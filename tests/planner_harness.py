@@ -3,6 +3,7 @@ the customer replying (through ``runtime.resume``, the reply queue, or Gmail ing
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
@@ -26,7 +27,7 @@ from inboxflow.ports.quoting import Quote
 from inboxflow.routing import RouteDecision
 from inboxflow.runtime import Runtime
 from inboxflow.start import start_email_trace
-from tests.runtimes import runtime_for
+from tests.runtimes import embedded_settings, runtime_for
 
 SAMPLES = sorted(p for p in SAMPLE_DIR.iterdir() if p.suffix == ".json")
 MAILBOX = "quotes@brightlane.io"
@@ -48,14 +49,18 @@ def build(
     bus: InProcessBus | None = None,
     store: CheckpointStore | None = None,
     settings: PlannerSettings | None = None,
+    environ: dict[str, str] | None = None,
     **kw: Any,
 ) -> Runtime:
     """An embedded runtime (store workspace: sent mail lands in the store) with the agency's
-    reviewer configured; the quoting port is the default (``EmbeddedQuoting``)."""
+    reviewer configured; the quoting port is the default (``EmbeddedQuoting``) unless
+    ``environ`` names a quoting API (``INBOXFLOW_QUOTING_URL``)."""
     if bus is None:  # not ``or``: an empty bus is falsy
         bus = InProcessBus(clock=FakeClock())
     if store is None:
         store = SqliteCheckpointStore(tmp_path / "planner.db")
+    if environ is not None:
+        kw["settings"] = embedded_settings(tmp_path, environ={**os.environ, **environ})
     runtime = runtime_for(
         tmp_path,
         clock=bus.clock,

@@ -7,6 +7,8 @@
 | outputs  | messages, seen_reply_ids, customer_info, planned_tool_inputs,              |
 |          | requires_agency_review, awaiting_customer_reply; human_feedback cleared     |
 | LLM task | planner_next_action (structured: PlannerDecision)                          |
+| policy   | values the agency's rejection names or the quoting service refused are     |
+|          | marked wrong before the model reads the state, and stay so                 |
 | routes   | -> tools ; -> agency_review (policy or model) ; -> wait_customer ; -> END  |
 
 The review policy holds whatever the model says: every ``ask_customer`` and
@@ -22,9 +24,10 @@ from functools import cache
 from ....context import NodeContext
 from ....graph import END, Step
 from ..conversation import queued_replies, take_replies
-from ..policy import PLAN_TASK, PlannerDecision, review_reasons
+from ..extract import reject
+from ..policy import PLAN_TASK, PlannerDecision, rejections, review_reasons
 from ..settings import planner_settings
-from ..state import TOOL_NAMES, CustomerInfo, PlannedTool, PlannerState
+from ..state import TOOL_NAMES, CustomerFacts, CustomerInfo, PlannedTool, PlannerState
 from ..tools import PLANNER_TOOLS
 
 MAX_NOTES = 20
@@ -58,21 +61,23 @@ def planner(state: PlannerState, ctx: NodeContext) -> Step:
             update={**update, "planned_tool_inputs": plan, "agent_scratchpad": scratchpad},
             goto="tools",
         )
+    feedback = state.human_feedback.model_dump() if state.human_feedback else None
+    known = reject(state.customer_info, rejections(feedback, state.last_tool_outputs))
     view = {
         "sender": state.email["sender"]["address"],
         "goal": state.goal,
         "messages": [m.model_dump() for m in messages[-MAX_MESSAGES_SHOWN:]],
-        "customer_info": state.customer_info.model_dump(),
+        "customer_info": known.model_dump(),
         "quote_session": state.quote_session.model_dump() if state.quote_session else None,
         "last_tool_outputs": state.last_tool_outputs,
-        "human_feedback": state.human_feedback.model_dump() if state.human_feedback else None,
+        "human_feedback": feedback,
         "failures": scratchpad.failures,
         "max_tool_attempts": settings.max_tool_attempts,
     }
     decision = ctx.generate(
         PLAN_TASK, {"state": json.dumps(view, sort_keys=True), "tools": _tool_specs()}
     )
-    info = _kept_rejections(decision.customer_info, state.customer_info)
+    info = _kept_rejections(decision.customer_info, known)
     scratchpad.notes = [*scratchpad.notes, decision.reasoning][-MAX_NOTES:]
     update.update(customer_info=info, agent_scratchpad=scratchpad)
     if decision.action == "finish":
@@ -101,13 +106,10 @@ def _plan(decision: PlannerDecision) -> PlannedTool:
     return PlannedTool.model_validate({"tool_name": decision.tool_name, "args": decision.args()})
 
 
-def _kept_rejections(read: CustomerInfo, known: CustomerInfo) -> CustomerInfo:
-    """What the model read, without any value found wrong before (the model cannot unreject)."""
+def _kept_rejections(read: CustomerFacts, known: CustomerInfo) -> CustomerInfo:
+    """What the model read, without any value found wrong (the policy's rejections hold)."""
     rejected = {name: list(values) for name, values in known.rejected.items()}
-    for name, values in read.rejected.items():
-        rejected.setdefault(name, [])
-        rejected[name] += [v for v in values if v not in rejected[name]]
-    info = read.model_copy(update={"rejected": rejected})
+    info = CustomerInfo.model_validate({**read.model_dump(), "rejected": rejected})
     for name, values in rejected.items():
         if str(getattr(info, name, None)) in values:
             setattr(info, name, None)
