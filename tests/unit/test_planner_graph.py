@@ -322,3 +322,13 @@ def test_tools_refuses_a_plan_that_still_waits_for_the_agency(tmp_path):
     assert ended.status == "needs_review"
     assert "waits for the agency's review" in ended.error
     assert state(runtime, trace_id)["quote_session"]["vehicles"] == 0
+
+
+def test_a_planner_going_round_in_circles_is_stopped_for_human_review(tmp_path):
+    runtime = build(tmp_path, settings=PlannerSettings(reviewers=[AGENCY], max_plans=5))
+    trace_id = start(runtime, sample("42"))
+    for _ in range(3):  # add_vehicle, then the question about the VIN, twice
+        decide(runtime, trace_id, "reject", comment="VIN is incorrect")
+    ended = checkpoint(runtime, trace_id)
+    assert ended.status == "needs_review"
+    assert "5 planning steps without finishing" in ended.error
