@@ -332,3 +332,23 @@ def test_a_planner_going_round_in_circles_is_stopped_for_human_review(tmp_path):
     ended = checkpoint(runtime, trace_id)
     assert ended.status == "needs_review"
     assert "5 planning steps without finishing" in ended.error
+
+
+def test_a_corrected_vin_already_in_the_queue_is_used_without_asking(tmp_path):
+    runtime = build(tmp_path)
+    email = sample("42")
+    bad = email.model_copy(
+        update={"body_text": email.body_text.replace("JTDKB20U173012345", BAD_VIN)}
+    )
+    trace_id = start(runtime, bad)
+    correction = reply_email(email, f"Sorry, wrong VIN. The right one: VIN {VALID_VIN}", "g-fix")
+    queue_reply(runtime, trace_id, correction)
+    decide(runtime, trace_id, "approve")  # the service refuses the bad VIN; the new one waits
+
+    again = pending(runtime, trace_id)
+    assert again.payload["tool"] == "add_vehicle"
+    assert json.loads(again.payload["inputs"])["vin"] == VALID_VIN
+    assert state(runtime, trace_id)["customer_info"]["rejected"] == {"vin": [BAD_VIN]}
+    decide(runtime, trace_id, "approve")
+    quote_id = state(runtime, trace_id)["quote_session"]["quote_id"]
+    assert [v.vin for v in quote_of(runtime, quote_id).vehicles] == [VALID_VIN]

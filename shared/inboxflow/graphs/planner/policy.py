@@ -198,7 +198,11 @@ def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
             info,
         )
 
-    if last and last.get("status") == "error":
+    last_error = last if last and last.get("status") == "error" else None
+    if last_error and _corrected_since(last_error, info):
+        last_error = None  # the customer already sent a new value: go on with it
+    if last_error:
+        last = last_error
         tool = str(last.get("tool"))
         field = ARG_FIELDS.get(str(last.get("field")), last.get("field"))
         if failures.get(tool, 0) >= max_attempts:
@@ -278,6 +282,14 @@ def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
 
 
 FIELD_ORDER = (*REQUIRED_FIELDS, "annual_mileage", "accidents_last_5_years")
+
+
+def _corrected_since(error: Mapping[str, Any], info: CustomerInfo) -> bool:
+    """Whether the field a call was refused for has a new value (not one found wrong)."""
+    if error.get("code") not in ("invalid_vin", "invalid_input"):
+        return False
+    field = ARG_FIELDS.get(str(error.get("field")), error.get("field"))
+    return field in FIELD_ORDER and getattr(info, str(field)) not in (None, "")
 
 
 def _still_needed(quote: Mapping[str, Any] | None) -> tuple[str, ...]:
