@@ -277,3 +277,23 @@ def test_a_reply_queued_while_the_planner_decides_to_wait_is_not_left_in_the_que
     after = state(runtime, trace_id)
     assert after["seen_reply_ids"] == ["g-race"]
     assert pending(runtime, trace_id).payload["tool"] == "add_vehicle"  # it did not wait on
+
+
+class DownNotifier:
+    """A notifier whose mail server stays down."""
+
+    def send(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        raise ConnectionError("smtp down")
+
+    def find(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def test_human_review_ends_the_trace_even_when_the_agency_cannot_be_told(tmp_path):
+    runtime = build(tmp_path)
+    runtime.services["approvals"].notifier = DownNotifier()
+    trace_id = start(runtime, sample("42"))
+    decide(runtime, trace_id, "reject", comment="We do not insure this customer.")
+    ended = checkpoint(runtime, trace_id)
+    assert ended.status == "needs_review"
+    assert "We do not insure" in ended.error and "could not be told: ConnectionError" in ended.error

@@ -66,8 +66,11 @@ def tools(state: PlannerState, ctx: NodeContext) -> Step:
                 )
             )
     update["messages"] = messages
-    if name == "request_human_review" and not failed:
-        raise HumanReviewRequested(f"human review requested by the planner: {args.get('reason')}")
+    if name == "request_human_review":  # told or not, the trace stops here
+        told = "" if not failed else f" (the agency could not be told: {result.get('message')})"
+        raise HumanReviewRequested(
+            f"human review requested by the planner: {args.get('reason')}{told}"
+        )
     return Step(update=update, goto="planner")
 
 
