@@ -58,6 +58,9 @@ TTL_COLLECTIONS = (
     "approval_tokens",
     "mail_claims",
     "threads",
+    "trace_replies",
+    "review_mails",
+    "quote_keys",
 )
 
 # Composite indexes for the Firestore queries the code runs that single-field
@@ -87,6 +90,13 @@ COMPOSITE_INDEXES: tuple[dict[str, Any], ...] = (
         "fields": [
             {"field_path": "status", "order": "ASCENDING"},
             {"field_path": "deadline", "order": "ASCENDING"},
+        ],
+    },
+    {  # the replies queued on a trace, oldest first (ingest/reply_queue.py)
+        "collection": "trace_replies",
+        "fields": [
+            {"field_path": "trace_id", "order": "ASCENDING"},
+            {"field_path": "received_at", "order": "ASCENDING"},
         ],
     },
 )
@@ -125,6 +135,7 @@ INDEX_EXEMPTIONS: tuple[dict[str, str], ...] = (
     {"collection": "kb_chunks", "field": "embedding"},
     {"collection": "kb_chunks", "field": "text"},
     {"collection": "email_vectors", "field": "embedding"},
+    {"collection": "trace_replies", "field": "email"},
 )
 
 _FUNCTION_ID = re.compile(r"^[a-z](?:[-a-z0-9]{2,61}[a-z0-9])$")

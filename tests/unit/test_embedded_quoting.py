@@ -159,6 +159,8 @@ def test_the_same_key_returns_the_first_result_and_applies_once(
     session = quoting.initiate(applicant(), key="trace:1:quote_initiate")
     assert quoting.initiate(applicant(), key="trace:1:quote_initiate") == session
     assert len(store.list("quotes")) == 1
+    (record,) = [doc for _, doc in store.list("quote_keys")]
+    assert record["expire_at"] >= FakeClock().now() + 90 * 86400  # Firestore TTL drops it later
     first = quoting.add_driver(session.quote_id, driver(), key="trace:2:add_driver")
     again = quoting.add_driver(session.quote_id, driver(), key="trace:2:add_driver")
     assert again == first and len(quoting.get(session.quote_id).drivers) == 1

@@ -39,6 +39,8 @@ QUOTES = "quotes"
 KEYS = "quote_keys"
 RATE_VALID_DAYS = 30
 """A rate is binding for this many days from the day it was given."""
+KEY_RETENTION_S = 90 * 86400
+"""How long an idempotency record is kept (``expire_at``, Firestore TTL): past any retry."""
 _QUOTE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 # --- the VIN check digit (49 CFR 565.15) ------------------------------------------------
@@ -279,7 +281,12 @@ class EmbeddedQuoting(QuotingService):
             result: dict[str, Any] = change(tx, quote)
             tx.create(
                 key_path(key),
-                {"fingerprint": fingerprint, "result": result, "created_at": self._clock.now()},
+                {
+                    "fingerprint": fingerprint,
+                    "result": result,
+                    "created_at": self._clock.now(),
+                    "expire_at": self._clock.now() + KEY_RETENTION_S,
+                },
             )
             return result
 

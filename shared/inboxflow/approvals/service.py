@@ -203,9 +203,12 @@ class ApprovalService:
 
     def _notify(self, approval: Approval, reviewer: str, key: str) -> dict[str, Any]:
         from .pages import render_notification
+        from .replies import record_review_mail
 
         link = self.issue_link(approval, reviewer)
         subject, text, html = render_notification(self.view(approval, reviewer), link=link)
+        # Before sending, so that a reply (``approvals/replies.py``) always finds it.
+        record_review_mail(self.store, approval, reviewer, key, self.clock.now())
         receipt = self.notifier.send(reviewer, subject, text, html, key, self._sender(approval))
         return {"id": receipt.get("id"), "to": reviewer}
 

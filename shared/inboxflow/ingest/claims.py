@@ -26,6 +26,8 @@ ClaimState = Literal[
     "claimed",  # created; the decision is not carried out yet
     "started",  # a new trace was started
     "resumed",  # a waiting trace was resumed with this message
+    "queued",  # a reply queued on its busy trace (ingest/reply_queue.py)
+    "review_reply",  # a reply to a review email: decided, or refused with the reason
     "blocked",  # loop protection: recorded, no trace
     "own",  # our own message (X-Inboxflow-Trace): skipped
     "skipped",  # not an inbound INBOX message (SENT, DRAFT, not INBOX)
@@ -33,7 +35,17 @@ ClaimState = Literal[
     "unreadable",  # not an email we can parse: recorded in failures
 ]
 FINISHED: frozenset[str] = frozenset(
-    {"started", "resumed", "blocked", "own", "skipped", "gone", "unreadable"}
+    {
+        "started",
+        "resumed",
+        "queued",
+        "review_reply",
+        "blocked",
+        "own",
+        "skipped",
+        "gone",
+        "unreadable",
+    }
 )
 
 

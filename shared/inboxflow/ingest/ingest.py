@@ -9,9 +9,11 @@ For a notification ``{emailAddress, historyId}``:
    a cursor runs a bounded full sync (``messages.list`` over a recent window)
    instead, recorded in ``ingest_events`` and on the mailbox.
 3. Per message: claim it (create-only), fetch it raw, parse it, skip our own
-   mail, record loop-guarded mail with the reason, then resume the thread's
-   trace if it waits for a customer reply or start a trace whose id derives
-   from the message. The claim records each decision and its completion, so
+   mail, record loop-guarded mail with the reason, then: decide the approval
+   a reply to a review email answers (``approvals/replies.py``); resume the
+   thread's trace if it waits for a customer reply; queue the reply on the
+   thread's trace if its graph queues thread replies and it is busy
+   (``reply_queue.py``); else start a trace whose id derives from the message. The claim records each decision and its completion, so
    a run that dies half-way is finished by the next delivery; a message
    another run is still handling makes this run end retryable (after the
    rest of its messages) instead of moving the cursor past it.
@@ -26,6 +28,7 @@ and acknowledged.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
@@ -36,7 +39,7 @@ from functools import partial
 from typing import Any, Literal, TypeVar
 
 from ..config import InboxflowConfig, load_config
-from ..errors import PermanentError, RetryableError
+from ..errors import PermanentError, RejectedEnvelope, RetryableError
 from ..mail import Email, EmailParseError
 from ..mail.loaders import parse_raw
 from ..mail.loop_guard import auto_reply_block, is_own_message, label_skip
@@ -57,6 +60,7 @@ from ..start import start_email_trace
 from .claims import FINISHED, Claims, ClaimState
 from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
 from .notification import BadNotification, GmailNotification, decode_notification
+from .reply_queue import ReplyQueue
 from .threads import ThreadResolver
 
 log = logging.getLogger("inboxflow.ingest")
@@ -103,6 +107,10 @@ class IngestReport:
     listed: int = 0
     started: list[str] = field(default_factory=list)
     resumed: list[str] = field(default_factory=list)
+    queued: list[str] = field(default_factory=list)
+    """Traces a reply was queued on (``trace_replies``)."""
+    review_replies: list[str] = field(default_factory=list)
+    """Approvals a reply to a review email answered (decided or not: see the claim)."""
     duplicates: int = 0
     in_flight: int = 0
     repaired: int = 0
@@ -121,6 +129,7 @@ class IngestReport:
         return (
             f"{self.mailbox} @{self.history_id}: cursor {self.cursor_before} -> {self.cursor_after}, "
             f"{self.listed} listed, {len(self.started)} started, {len(self.resumed)} resumed, "
+            f"{len(self.queued)} queued, {len(self.review_replies)} review replies, "
             f"{self.duplicates} duplicates, {self.in_flight} in flight elsewhere, "
             f"{self.repaired} repaired, {self.blocked} blocked, "
             f"{self.own} own, {self.skipped} skipped"
@@ -178,6 +187,7 @@ class Ingestor:
         self.mailboxes = MailboxRegistry(self.store)
         self.claims = Claims(self.store, retention_s)
         self.threads = ThreadResolver(self.store)
+        self.replies = ReplyQueue(self.store, runtime.graphs, retention_s)
 
     # --- entry --------------------------------------------------------------------------
 
@@ -414,16 +424,24 @@ class Ingestor:
         facts: dict[str, Any],
     ) -> None:
         address, gmail_id, thread_id = mailbox.address, raw.gmail_id, raw.thread_id
+        if self._review_reply(address, gmail_id, email, report, facts):
+            return
         waiting = self.threads.waiting_for_reply(address, thread_id)
+        busy = None if waiting else self.replies.busy_trace(address, thread_id)
         decision: dict[str, Any] = (
             {"action": "resume", "resume_trace_id": waiting.trace_id, "resume_step": waiting.step}
             if waiting
+            else {"action": "queue", "queue_trace_id": busy}
+            if busy
             else {"action": "start"}
         )
         claim = self.claims.decide(
             address, gmail_id, {**decision, "thread_id": thread_id}, self.clock.now()
         )
         email_json = email.model_dump(mode="json")
+        if claim["action"] == "queue":
+            self._queue_reply(address, raw, email, str(claim["queue_trace_id"]), report, facts)
+            return
         if claim["action"] == "resume":
             target, step = str(claim["resume_trace_id"]), int(claim["resume_step"])
             checkpoint = self.store.get_trace(target)
@@ -454,6 +472,55 @@ class Ingestor:
         self.threads.record(address, thread_id, trace_id, self.clock.now())
         self._finish(address, gmail_id, "started", report, **facts)
         report.started.append(trace_id)
+
+    def _review_reply(
+        self, address: str, gmail_id: str, email: Email, report: IngestReport, facts: dict[str, Any]
+    ) -> bool:
+        """Decide the approval a reply to a review email answers; False if it answers none."""
+        approvals = self.runtime.services.get("approvals") if self.runtime.services else None
+        if approvals is None or not (email.in_reply_to or email.references):
+            return False
+        from ..approvals.replies import decide_by_reply
+
+        outcome = decide_by_reply(approvals, email)
+        if outcome is None:
+            return False
+        log.info(
+            "review reply %s in %s: %s (%s)", gmail_id, address, outcome.outcome, outcome.reason
+        )
+        self._finish(address, gmail_id, "review_reply", report, **outcome.record(), **facts)
+        report.review_replies.append(outcome.approval_id)
+        return True
+
+    def _queue_reply(
+        self,
+        address: str,
+        raw: RawMessage,
+        email: Email,
+        trace_id: str,
+        report: IngestReport,
+        facts: dict[str, Any],
+    ) -> None:
+        """Queue a reply on its busy trace (once, however often it is delivered)."""
+        now = self.clock.now()
+        received = raw.internal_date_ms / 1000 if raw.internal_date_ms else now
+        self.replies.queue(trace_id, email, received, now)
+        # The trace may have paused for the customer since it was found busy: then the
+        # queued reply could wait unread until the deadline, so it resumes the wait too
+        # (the resume names the queued reply; the graph reads each gmail_id once).
+        waiting = self.threads.waiting_for_reply(address, raw.thread_id)
+        if waiting is not None and waiting.trace_id == trace_id:
+            with contextlib.suppress(RejectedEnvelope):  # resumed meanwhile: it stays queued
+                self.runtime.resume(
+                    trace_id,
+                    {
+                        "decision": "reply",
+                        "payload": {"email": email.model_dump(mode="json"), "queued": True},
+                        "reviewer": email.sender.address,
+                    },
+                )
+        self._finish(address, raw.gmail_id, "queued", report, trace_id=trace_id, **facts)
+        report.queued.append(trace_id)
 
     def _finish(
         self,

@@ -1,0 +1,262 @@
+"""Review decisions by replying to the review email: through the same decision path as the
+link (first decision wins), only from a reviewer of that approval, only the first line read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inboxflow.approvals.replies import parse_decision, review_mail_path
+from inboxflow.approvals.service import AlreadyDecided
+from inboxflow.ingest.claims import message_trace_id
+from tests.thread_chat_harness import MAILBOX, STORES, ChatWorld, chat_world, eml
+
+QUOTED = (
+    "\r\n\r\nOn Thu, 14 Jan 2027, desk@agency.test wrote:\r\n> {line}\r\n> Open the link to decide."
+)
+
+
+@pytest.fixture(params=STORES)
+def chat(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ChatWorld]:
+    yield from chat_world(request, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def sqlite_chat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatWorld]:
+    request: Any = type("Param", (), {"param": "sqlite"})()
+    yield from chat_world(request, tmp_path, monkeypatch)
+
+
+def _waiting_for_review(world: ChatWorld, subject: str = "Car insurance quote") -> tuple[str, Any]:
+    trace_id, _ = world.start(subject=subject)
+    world.bus.drain()
+    return trace_id, world.pending_approval(trace_id)
+
+
+def _reply(
+    world: ChatWorld,
+    approval: Any,
+    n: int,
+    body: str,
+    sender: str = "Agent Smith <agent@agency.test>",
+    to_reviewer: str = "agent@agency.test",
+    headers: str = "",
+) -> tuple[str, Any]:
+    """A reply to the review email sent to ``to_reviewer``, from ``sender``, then ingested."""
+    message_id = world.review_message_id(approval, to_reviewer)
+    raw = eml(
+        n,
+        sender=sender,
+        subject="Re: Check the plan: Car insurance quote",
+        body=body,
+        headers=f"In-Reply-To: {message_id}\r\nReferences: {message_id}\r\n{headers}",
+    )
+    gmail_id, _ = world.deliver(raw)
+    return gmail_id, world.notify()
+
+
+def test_an_authorised_approve_decides_and_resumes_through_the_approval_service(
+    chat: ChatWorld,
+) -> None:
+    trace_id, approval = _waiting_for_review(chat)
+    gmail_id, report = _reply(chat, approval, 2, "Approve" + QUOTED.format(line="reject: no"))
+    assert report.review_replies == [approval.approval_id]
+    assert report.started == [] and report.queued == []  # the reply starts no trace
+    decided = chat.approvals.get(approval.approval_id)
+    assert decided is not None and decided.status == "decided"
+    assert (decided.decision, decided.decided_by) == ("approve", "agent@agency.test")
+    assert decided.resumed_at is not None
+    claim = chat.claim(gmail_id)
+    assert claim["state"] == "review_reply" and claim["review_outcome"] == "decided"
+    chat.bus.drain()
+    resumed = chat.trace(trace_id)
+    assert resumed.state["decision"] == "approve" and resumed.pause["kind"] == "customer_reply"  # type: ignore[index]
+    assert message_trace_id(MAILBOX, gmail_id) not in chat.traces()
+
+
+def test_an_authorised_reject_carries_its_comment(sqlite_chat: ChatWorld) -> None:
+    trace_id, approval = _waiting_for_review(sqlite_chat)
+    _reply(sqlite_chat, approval, 2, "Reject: VIN is incorrect" + QUOTED.format(line="approve"))
+    decided = sqlite_chat.approvals.get(approval.approval_id)
+    assert decided is not None and decided.decision == "reject"
+    assert decided.comment == "VIN is incorrect"
+    sqlite_chat.bus.drain()
+    done = sqlite_chat.trace(trace_id)
+    assert done.status == "rejected" and done.state["comment"] == "VIN is incorrect"
+    assert done.state["decided_by"] == "agent@agency.test"
+
+
+def test_a_reviewer_listed_in_another_case_decides_as_listed(sqlite_chat: ChatWorld) -> None:
+    _, approval = _waiting_for_review(sqlite_chat)
+    _reply(
+        sqlite_chat,
+        approval,
+        2,
+        "accepted, thanks",
+        sender="lead@agency.test",
+        to_reviewer="Lead@Agency.test",
+    )
+    decided = sqlite_chat.approvals.get(approval.approval_id)
+    assert decided is not None and decided.decided_by == "Lead@Agency.test"
+
+
+@pytest.mark.parametrize(
+    ("sender", "headers"),
+    [
+        ("Mallory <mallory@elsewhere.test>", ""),  # not a reviewer of this approval
+        # claims to be a reviewer, but the receiving server found DMARC failing
+        (
+            "Agent Smith <agent@agency.test>",
+            "Authentication-Results: mx.google.com; spf=fail; dmarc=fail header.from=agency.test\r\n",
+        ),
+    ],
+)
+def test_a_reply_from_anyone_else_changes_nothing_and_says_why(
+    sqlite_chat: ChatWorld, sender: str, headers: str
+) -> None:
+    trace_id, approval = _waiting_for_review(sqlite_chat)
+    gmail_id, report = _reply(sqlite_chat, approval, 2, "approve", sender=sender, headers=headers)
+    still = sqlite_chat.approvals.get(approval.approval_id)
+    assert still is not None and still.status == "pending"
+    claim = sqlite_chat.claim(gmail_id)
+    assert claim["state"] == "review_reply" and claim["approval_id"] == approval.approval_id
+    assert claim["review_outcome"] in ("not_a_reviewer", "refused")
+    assert ("mallory" in claim["reason"]) or ("DMARC" in claim["reason"])
+    assert report.started == [] and sqlite_chat.trace(trace_id).status == "waiting"
+
+
+def test_an_automatic_reply_never_decides(sqlite_chat: ChatWorld) -> None:
+    _, approval = _waiting_for_review(sqlite_chat)
+    gmail_id, _ = _reply(
+        sqlite_chat,
+        approval,
+        2,
+        "Accepted: I am out of office",
+        headers="Auto-Submitted: auto-replied\r\n",
+    )
+    assert sqlite_chat.claim(gmail_id)["state"] == "blocked"  # loop protection comes first
+    still = sqlite_chat.approvals.get(approval.approval_id)
+    assert still is not None and still.status == "pending"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Thanks, I will look at it later." + QUOTED.format(line="approve"),
+        "> approve\r\n> reject: no",
+        "I do not approve",
+    ],
+)
+def test_only_the_first_line_is_read(sqlite_chat: ChatWorld, body: str) -> None:
+    _, approval = _waiting_for_review(sqlite_chat)
+    gmail_id, _ = _reply(sqlite_chat, approval, 2, body)
+    still = sqlite_chat.approvals.get(approval.approval_id)
+    assert still is not None and still.status == "pending"
+    assert sqlite_chat.claim(gmail_id)["review_outcome"] == "not_understood"
+
+
+def test_a_kind_without_approve_or_reject_is_not_decided_by_email(sqlite_chat: ChatWorld) -> None:
+    _, approval = _waiting_for_review(sqlite_chat, subject="Errand: pick up the parcel")
+    assert approval.kind == "confirm_only"
+    gmail_id, _ = _reply(sqlite_chat, approval, 2, "approve")
+    claim = sqlite_chat.claim(gmail_id)
+    assert claim["review_outcome"] == "not_understood" and "use the link" in claim["reason"]
+    still = sqlite_chat.approvals.get(approval.approval_id)
+    assert still is not None and still.status == "pending"
+
+
+def test_a_duplicate_notification_after_a_crash_decides_once(
+    chat: ChatWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trace_id, approval = _waiting_for_review(chat)
+    real_finish = chat.ingestor.claims.finish
+    crashed: list[Any] = []
+
+    def crash_once(*args: Any, **kwargs: Any) -> None:
+        if not crashed:
+            crashed.append(args)
+            raise RuntimeError("the ingest function died after deciding")
+        real_finish(*args, **kwargs)
+
+    monkeypatch.setattr(chat.ingestor.claims, "finish", crash_once)
+    with pytest.raises(RuntimeError):
+        _reply(chat, approval, 2, "approve")
+    first = chat.approvals.get(approval.approval_id)
+    assert first is not None and first.decision == "approve"
+    report = chat.notify()  # redelivered: the claim is taken over
+    assert report.repaired == 1
+    again = chat.approvals.get(approval.approval_id)
+    assert again is not None and again.decided_at == first.decided_at
+    gmail_id = crashed[0][1]
+    assert chat.claim(gmail_id)["review_outcome"] == "already_decided"
+    chat.bus.drain()
+    assert chat.trace(trace_id).state["decision"] == "approve"
+    assert chat.notify().outcome == "stale"
+
+
+def test_a_reply_after_the_link_was_used_changes_nothing(sqlite_chat: ChatWorld) -> None:
+    _, approval = _waiting_for_review(sqlite_chat)
+    link = sqlite_chat.approvals.issue_link(approval, "Lead@Agency.test")
+    token = link.partition("?t=")[2]
+    sqlite_chat.approvals.decide(approval.approval_id, token, "reject", comment="Wrong car")
+    gmail_id, _ = _reply(sqlite_chat, approval, 2, "approve")
+    claim = sqlite_chat.claim(gmail_id)
+    assert claim["review_outcome"] == "already_decided"
+    assert "reject by Lead@Agency.test" in claim["reason"]
+    decided = sqlite_chat.approvals.get(approval.approval_id)
+    assert decided is not None and decided.decision == "reject"
+    # ...and the other way round: a link used after the reply is refused (409).
+    with pytest.raises(AlreadyDecided):
+        sqlite_chat.approvals.decide(approval.approval_id, token, "approve")
+
+
+def test_a_link_after_an_email_decision_is_refused(sqlite_chat: ChatWorld) -> None:
+    _, approval = _waiting_for_review(sqlite_chat)
+    token = sqlite_chat.approvals.issue_link(approval, "agent@agency.test").partition("?t=")[2]
+    _reply(sqlite_chat, approval, 2, "approve")
+    with pytest.raises(AlreadyDecided) as caught:
+        sqlite_chat.approvals.decide(approval.approval_id, token, "reject", comment="no")
+    assert caught.value.status == 409
+
+
+def test_a_reply_after_the_deadline_changes_nothing(sqlite_chat: ChatWorld) -> None:
+    _, approval = _waiting_for_review(sqlite_chat)
+    sqlite_chat.clock.advance(approval.deadline - sqlite_chat.clock.now() + 1)
+    gmail_id, _ = _reply(sqlite_chat, approval, 2, "approve")
+    assert sqlite_chat.claim(gmail_id)["review_outcome"] == "expired"
+    still = sqlite_chat.approvals.get(approval.approval_id)
+    assert still is not None and still.status == "pending"
+
+
+def test_the_review_email_is_recorded_before_it_is_sent(sqlite_chat: ChatWorld) -> None:
+    _, approval = _waiting_for_review(sqlite_chat)
+    keys = [doc["trace_key"] for _, doc in sqlite_chat.store.list("outbox")]
+    assert len(keys) == 2  # one per reviewer
+    for key in keys:
+        doc = sqlite_chat.store.get(review_mail_path(key))
+        assert doc is not None and doc["approval_id"] == approval.approval_id
+        assert doc["reviewer"] in approval.reviewers
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("approve", ("approve", None)),
+        ("  \n\nApproved.\n> reject: x", ("approve", None)),
+        ("ACCEPT", ("approve", None)),
+        ("reject: VIN is incorrect\nmore", ("reject", "VIN is incorrect")),
+        ("Reject - wrong address", ("reject", "wrong address")),
+        ("reject", ("reject", None)),
+        ("approval pending?", None),
+        ("rejection letter", None),
+        ("> approve", None),
+        ("", None),
+    ],
+)
+def test_parse_decision(text: str, expected: Any) -> None:
+    assert parse_decision(text) == expected
