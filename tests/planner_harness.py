@@ -24,6 +24,7 @@ from inboxflow.ingest.notification import GmailNotification
 from inboxflow.mail import Email, load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.quoting import Quote
+from inboxflow.ports.workspace import trace_message_id
 from inboxflow.routing import RouteDecision
 from inboxflow.runtime import Runtime
 from inboxflow.start import start_email_trace
@@ -236,6 +237,16 @@ class Mailbox:
         """Deliver ``email`` to the mailbox and ingest it; its Gmail id and the report."""
         gmail_id = self.gmail.deliver(MAILBOX, eml(email), thread_id=thread_id, notify=False)
         return gmail_id, self.ingest()
+
+    def review_message_id(self, approval: Approval, reviewer: str = AGENCY) -> str:
+        """The Message-ID of the review email ``reviewer`` received for ``approval``."""
+        keys = [
+            doc["trace_key"]
+            for _, doc in self.runtime.store.list("outbox")
+            if doc["to"] == reviewer and f":{approval.step}:notify-" in doc["trace_key"]
+        ]
+        assert len(keys) == 1, keys
+        return trace_message_id(keys[0], "brightlane.io").strip("<>")
 
     def ingest(self) -> Any:
         report = self.ingestor.ingest(GmailNotification(MAILBOX, self.gmail.history_id(MAILBOX)))
