@@ -183,6 +183,8 @@ class PauseKind:
         notification: the reviewer email's subject, ``{title}``, ``{sender}`` and
             ``{subject}`` filled in.
         payload_title: the heading above the payload on the pages ("The reply").
+        demo_choice: the choice ``inboxflow demo`` takes by itself, as the pause's first
+            reviewer, so that its samples run to the end (None: the demo leaves it to a human).
     """
 
     name: str
@@ -194,11 +196,16 @@ class PauseKind:
     defaults: Mapping[str, str] = dataclasses.field(default_factory=dict)
     notification: str = "{title}: {subject}"
     payload_title: str = "What you decide on"
+    demo_choice: str | None = None
 
     def __post_init__(self) -> None:
         values = [choice.value for choice in self.choices]
         if len(set(values)) != len(values):
             raise ValueError(f"pause kind {self.name}: duplicate choices {values}")
+        if self.demo_choice is not None and self.demo_choice not in values:
+            raise ValueError(
+                f"pause kind {self.name}: demo_choice {self.demo_choice!r} is not a choice"
+            )
 
     def choice(self, value: str) -> Choice | None:
         """The choice called ``value``, or None."""

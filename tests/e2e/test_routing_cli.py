@@ -171,7 +171,7 @@ def test_a_bad_config_is_one_line_naming_the_rule(
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         f"error: {env['INBOXFLOW_CONFIG']}: rule 'vip' (routing.rules[2]): unknown graph 'nope'; "
-        "graphs: agent, assistant, pipeline, support"
+        "graphs: agent, assistant, pipeline, planner, support"
     ]
     assert "Traceback" not in result.stdout + result.stderr
 

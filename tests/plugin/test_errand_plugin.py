@@ -45,8 +45,9 @@ def _token(link: str) -> str:
 
 
 def test_the_registry_takes_a_graph_named_in_the_environment(plugin: None) -> None:
-    assert set(graph_registry()) == {"pipeline", "agent", "assistant", "support", "errand"}
-    assert set(graph_registry({})) == {"pipeline", "agent", "assistant", "support"}
+    built_in = {"pipeline", "agent", "assistant", "support", "planner"}
+    assert set(graph_registry()) == {*built_in, "errand"}
+    assert set(graph_registry({})) == built_in
     with pytest.raises(ValueError, match="cannot import"):
         graph_registry({"INBOXFLOW_GRAPHS": "tests.plugin.nowhere:X"})
     with pytest.raises(ValueError, match="not a Graph"):

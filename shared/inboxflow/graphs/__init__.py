@@ -20,6 +20,7 @@ BUILT_IN: tuple[str, ...] = (
     "inboxflow.graphs.agent.graph:AGENT",
     "inboxflow.graphs.support.graph:SUPPORT",
     "inboxflow.graphs.assistant.graph:ASSISTANT",
+    "inboxflow.graphs.planner.graph:PLANNER",
 )
 """The graphs shipped with inboxflow, as ``module:attribute``."""
 

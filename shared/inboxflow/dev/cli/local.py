@@ -76,9 +76,18 @@ Decide = Callable[[Email], RouteDecision]
 
 
 def process(
-    runtime: Runtime, files: list[Path], console: Console, decide: Decide, progress: bool = True
+    runtime: Runtime,
+    files: list[Path],
+    console: Console,
+    decide: Decide,
+    progress: bool = True,
+    demo_decisions: bool = False,
 ) -> list[Processed]:
-    """Start one trace per email file (routed by ``decide``) and run each to where it stops."""
+    """Start one trace per email file (routed by ``decide``) and run each to where it stops.
+
+    With ``demo_decisions``, pauses whose kind declares a ``demo_choice`` are decided
+    that way (as their first reviewer) until the trace stops on something else.
+    """
     from inboxflow.mail import EmailParseError, load_email_file
 
     bus = runtime.bus
@@ -109,8 +118,29 @@ def process(
                 continue
             done.append(Processed(path, started))
             bus.drain()
+            if demo_decisions:
+                decide_demo_pauses(runtime, started.trace_id)
             bar.advance(task)
     return done
+
+
+def decide_demo_pauses(runtime: Runtime, trace_id: str, limit: int = 20) -> int:
+    """Decide the trace's pauses whose kind declares a ``demo_choice``; how many were decided."""
+    service = runtime.services["approvals"]
+    bus = runtime.bus
+    assert isinstance(bus, InProcessBus)
+    for decided in range(limit):
+        checkpoint = runtime.store.get_trace(trace_id)
+        approval_id = (checkpoint.pause or {}).get("approval_id") if checkpoint else None
+        if checkpoint is None or checkpoint.status != "waiting" or not approval_id:
+            return decided
+        approval = service.get(str(approval_id))
+        choice = service.kind(approval).demo_choice if approval else None
+        if approval is None or choice is None or not approval.reviewers:
+            return decided
+        service.decide_as(approval.approval_id, approval.reviewers[0], choice)
+        bus.drain()
+    return limit
 
 
 def show(runtime: Runtime, trace_ids: list[str], console: Console, title: str) -> None:
@@ -218,7 +248,8 @@ def demo(
             f"{config.source or 'no inboxflow.yaml (every email to pipeline)'}\n"
             f"store: SQLite {runtime.services['settings'].sqlite_path} · bus: in-process · model: {runtime.llm.name}"
         )
-        processed = process(runtime, files, console, deciding(AUTO, None, config, runtime.graphs))
+        decide = deciding(AUTO, None, config, runtime.graphs)
+        processed = process(runtime, files, console, decide, demo_decisions=True)
     trace_ids = [p.started.trace_id for p in processed if p.started is not None]
     show(runtime, trace_ids, console, f"{len(trace_ids)} sample emails")
     show_approvals(runtime, trace_ids, console)
@@ -236,7 +267,7 @@ def show_approvals(runtime: Runtime, trace_ids: list[str], console: Console) -> 
     if fired:
         console.print(f"deadline tasks fired: {fired}")
     ours = set(trace_ids)
-    waiting = [a for a in service.pending() if a.trace_id in ours]
+    waiting = [a for a in service.pending() if a.trace_id in ours and a.reviewers]
     if not waiting:
         return
     first = waiting[0]

@@ -1,0 +1,63 @@
+"""The customer's thread: replies taken into the conversation (once each), and where
+the next email goes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...mail import Email, strip_quoted
+from ...ports.checkpoint import CheckpointStore
+from .state import Message, PlannerState
+from .tools import Thread
+
+TRACE_REPLIES = "trace_replies"
+"""Customer replies queued by ingest while the trace ran: ``{trace_id}:{gmail_id}``."""
+
+
+def reply_id(email: Mapping[str, Any]) -> str:
+    """The id a reply is known by (its Gmail id, else its Message-ID)."""
+    return str(email.get("gmail_id") or email.get("message_id") or "")
+
+
+def customer_message(email: Email) -> Message:
+    """A customer's email as a message of the conversation: its new text only."""
+    text = strip_quoted(email.body_text) or email.body_text
+    return Message(
+        role="customer",
+        content=text.strip(),
+        at=email.received_at.timestamp(),
+        ref=email.message_id,
+    )
+
+
+def take_replies(
+    state: PlannerState, emails: Sequence[Mapping[str, Any]]
+) -> tuple[list[Message], list[str]]:
+    """``state``'s messages and seen ids with the replies not seen yet appended, in order."""
+    messages, seen = list(state.messages), list(state.seen_reply_ids)
+    for raw in emails:
+        key = reply_id(raw)
+        if not key or key in seen:
+            continue
+        seen.append(key)
+        messages.append(customer_message(Email.model_validate(raw)))
+    return messages, seen
+
+
+def queued_replies(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]]:
+    """The replies ingest queued for the trace, oldest first (JSON emails)."""
+    rows = store.list(TRACE_REPLIES, where=[("trace_id", "==", trace_id)], order_by="received_at")
+    return [dict(doc["email"]) for _, doc in rows if isinstance(doc.get("email"), dict)]
+
+
+def thread_of(state: PlannerState) -> Thread:
+    """Where the next email to the customer goes, threaded under their latest email."""
+    email = Email.model_validate(state.email)
+    ids = [i for i in [*email.references, email.message_id] if i]
+    latest = email.message_id
+    for message in state.messages:
+        if message.role == "customer" and message.ref:
+            latest = message.ref
+    first_name = state.customer_info.first_name or email.sender.first_name
+    return Thread(email=email, reply_to=latest, references=tuple(ids), first_name=first_name)

@@ -1,0 +1,122 @@
+"""The planner graph (``route: planner``): a quote built over several emails with the customer.
+
+    planner --(tool the policy or model wants reviewed)--> agency_review (pause)
+       ^  |                                                   | approve      | edit / reject
+       |  +--(tool)--> tools <--------------------------------+              |
+       |  |              | (request_human_review: END needs_review)          |
+       +--+--------------+---------------------------------------------------+
+       |  +--(wait)--> wait_customer (pause customer_reply: reminder, give up)
+       +-------------------+  (the customer replied)
+    planner --(finish)--> END
+
+The worked example is a personal auto (PPA) insurance quote through the
+quoting port (``ports/quoting.py``): open it, add the driver and the vehicle,
+rate it, send the customer the summary; ask the customer for what is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ...graph import END, Graph, Node, StartContext, TraceSummary
+from ...ports.checkpoint import Checkpoint
+from .conversation import customer_message
+from .kinds import AGENCY_REVIEW, CUSTOMER_REPLY
+from .nodes.planner import planner
+from .nodes.review import agency_review
+from .nodes.tools import tools
+from .nodes.wait import wait_customer
+from .settings import PlannerSettings
+from .state import PlannerState
+from .tools import PLANNER_TOOLS
+
+SAMPLES = Path(__file__).resolve().parent / "samples"
+GOAL = "Prepare a personal auto insurance quote for the customer and send them its summary."
+
+
+def initial_state(email: Mapping[str, Any], start: StartContext) -> Mapping[str, Any]:
+    """The email, the goal, and the email as the first customer message."""
+    from ...mail import Email
+
+    parsed = Email.model_validate(dict(email))
+    first = customer_message(parsed)
+    seen = [parsed.gmail_id] if parsed.gmail_id else []
+    return {
+        "email": dict(email),
+        "goal": GOAL,
+        "messages": [first.model_dump()],
+        "seen_reply_ids": seen,
+    }
+
+
+def summary(checkpoint: Checkpoint) -> TraceSummary:
+    """``quote_id: premium`` (or what the planner does now) and its last note."""
+    state = checkpoint.state
+    quote = state.get("quote_session") or {}
+    rate = quote.get("rate") or {}
+    plan = state.get("planned_tool_inputs") or {}
+    if rate:
+        label = f"{quote.get('quote_id')}: ${rate['annual_premium_cents'] / 100:,.2f}/yr"
+    elif state.get("awaiting_customer_reply"):
+        label = "waiting for the customer"
+    elif plan:
+        label = f"plan: {plan.get('tool_name')}"
+    else:
+        label = str(quote.get("quote_id") or "-")
+    notes = (state.get("agent_scratchpad") or {}).get("notes") or []
+    return TraceSummary(
+        label=label, preview=state.get("end_reason") or (notes[-1] if notes else "")
+    )
+
+
+PLANNER = Graph.build(
+    "planner",
+    "planner",
+    PlannerState,
+    [
+        Node(
+            "planner",
+            planner,
+            routes=("tools", "agency_review", "wait_customer", END),
+            uses_llm=True,
+            timeout_s=120,
+            description="Read the state (agency feedback first); plan the next action; review policy.",
+        ),
+        Node(
+            "agency_review",
+            agency_review,
+            routes=("agency_review", "tools", "planner"),
+            pauses=True,
+            memory_mb=256,
+            description="The agency approves, edits or rejects the planned action.",
+        ),
+        Node(
+            "tools",
+            tools,
+            routes=("planner",),
+            uses_gmail=True,
+            tools=tuple(PLANNER_TOOLS.names()),
+            description="Run the plan once (quoting API, emails to the customer); status contract.",
+        ),
+        Node(
+            "wait_customer",
+            wait_customer,
+            routes=("wait_customer", "planner"),
+            pauses=True,
+            uses_gmail=True,
+            memory_mb=256,
+            description="Wait for the customer's reply in the thread; remind once; then needs_review.",
+        ),
+    ],
+    description="Planner: a quote over email with the customer, agency reviews, customer waits.",
+    tools=PLANNER_TOOLS,
+    pause_kinds=[AGENCY_REVIEW, CUSTOMER_REPLY],
+    initial_state=initial_state,
+    summary=summary,
+    settings_model=PlannerSettings,
+    samples=SAMPLES,
+    queues_thread_replies=True,
+)
+"""The planner graph's declaration."""

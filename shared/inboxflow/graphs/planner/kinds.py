@@ -1,0 +1,62 @@
+"""The planner's pause kinds: ``agency_review`` (the agency decides on a plan) and
+``customer_reply`` (the customer answers in the thread; ingest resumes it)."""
+
+from __future__ import annotations
+
+from ...pauses import Choice, EditableField, PauseKind
+
+AGENCY_REVIEW = PauseKind(
+    "agency_review",
+    "Review the planned {tool}",
+    (
+        Choice(
+            "approve",
+            "Approve and run",
+            "primary",
+            ("Approved", "The assistant runs exactly these inputs."),
+        ),
+        Choice(
+            "edit",
+            "Replan with my edits",
+            "neutral",
+            ("Sent back with your edits", "The assistant replans from your edited inputs."),
+            applies_edit=True,
+            comment="optional",
+            comment_label="Note for the assistant (optional)",
+        ),
+        Choice(
+            "reject",
+            "Reject",
+            "danger",
+            ("Rejected", "The assistant replans from your comment."),
+            comment="required",
+            comment_label="What is wrong (the assistant replans from it)",
+        ),
+    ),
+    editable=(
+        EditableField("inputs", "Planned inputs (JSON)", "text", max_chars=8000, required=True),
+    ),
+    description="approve / edit the inputs / reject with a comment the planner's next action",
+    defaults={"tool": "action"},
+    notification="Review the planned {tool} for: {subject}",
+    payload_title="The planned action",
+    demo_choice="approve",
+)
+
+CUSTOMER_REPLY = PauseKind(
+    "customer_reply",
+    "Waiting for the customer's reply",
+    (
+        Choice("reply", "The customer replied", "primary", ("Replied", "The planner goes on.")),
+        Choice(
+            "no_reply",
+            "No reply yet",
+            "danger",
+            ("No reply", "The customer is reminded, then the trace needs review."),
+        ),
+    ),
+    waits_for="customer",
+    description="the customer answers the question in the thread (ingest resumes); "
+    "a reminder after N days, needs_review after M",
+    payload_title="What the customer was asked",
+)

@@ -1,0 +1,116 @@
+"""planner: read the whole state, decide the next action, and whether the agency reviews it.
+
+| node     | planner                                                                    |
+|----------|----------------------------------------------------------------------------|
+| inputs   | messages (+ replies queued by ingest), customer_info, quote_session,       |
+|          | last_tool_outputs, human_feedback (first), the scratchpad                   |
+| outputs  | messages, seen_reply_ids, customer_info, planned_tool_inputs,              |
+|          | requires_agency_review, awaiting_customer_reply; human_feedback cleared     |
+| LLM task | planner_next_action (structured: PlannerDecision)                          |
+| policy   | values the agency's rejection names or the quoting service refused are     |
+|          | marked wrong before the model reads the state, and stay so                 |
+| routes   | -> tools ; -> agency_review (policy or model) ; -> wait_customer ; -> END  |
+
+The review policy holds whatever the model says: every ``ask_customer`` and
+every ``get_rate`` is reviewed, and so are the tools the settings list and
+any plan made from the agency's feedback.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+from ....context import NodeContext
+from ....graph import END, Step
+from ..conversation import queued_replies, take_replies
+from ..extract import reject
+from ..policy import PLAN_TASK, PlannerDecision, rejections, review_reasons
+from ..settings import planner_settings
+from ..state import TOOL_NAMES, CustomerFacts, CustomerInfo, PlannedTool, PlannerState
+from ..tools import PLANNER_TOOLS
+
+MAX_NOTES = 20
+MAX_MESSAGES_SHOWN = 30
+
+
+@cache
+def _tool_specs() -> str:
+    return json.dumps(PLANNER_TOOLS.specs(), sort_keys=True)
+
+
+def planner(state: PlannerState, ctx: NodeContext) -> Step:
+    """Take queued replies, ask the model for the next action, apply the review policy."""
+    settings = planner_settings(ctx.services)
+    messages, seen = take_replies(state, queued_replies(ctx.store, ctx.trace_id))
+    scratchpad = state.agent_scratchpad.model_copy(deep=True)
+    scratchpad.plans += 1
+    update: dict[str, object] = {
+        "messages": messages,
+        "seen_reply_ids": seen,
+        "human_feedback": None,
+        "planned_tool_inputs": None,
+        "requires_agency_review": False,
+        "awaiting_customer_reply": False,
+    }
+    if scratchpad.plans > settings.max_plans:
+        reason = f"{settings.max_plans} planning steps without finishing"
+        plan = PlannedTool(tool_name="request_human_review", args={"reason": reason})
+        scratchpad.notes = [*scratchpad.notes, reason][-MAX_NOTES:]
+        return Step(
+            update={**update, "planned_tool_inputs": plan, "agent_scratchpad": scratchpad},
+            goto="tools",
+        )
+    feedback = state.human_feedback.model_dump() if state.human_feedback else None
+    known = reject(state.customer_info, rejections(feedback, state.last_tool_outputs))
+    view = {
+        "sender": state.email["sender"]["address"],
+        "goal": state.goal,
+        "messages": [m.model_dump() for m in messages[-MAX_MESSAGES_SHOWN:]],
+        "customer_info": known.model_dump(),
+        "quote_session": state.quote_session.model_dump() if state.quote_session else None,
+        "last_tool_outputs": state.last_tool_outputs,
+        "human_feedback": feedback,
+        "failures": scratchpad.failures,
+        "max_tool_attempts": settings.max_tool_attempts,
+    }
+    decision = ctx.generate(
+        PLAN_TASK, {"state": json.dumps(view, sort_keys=True), "tools": _tool_specs()}
+    )
+    info = _kept_rejections(decision.customer_info, known)
+    scratchpad.notes = [*scratchpad.notes, decision.reasoning][-MAX_NOTES:]
+    update.update(customer_info=info, agent_scratchpad=scratchpad)
+    if decision.action == "finish":
+        return Step(update={**update, "end_reason": decision.reasoning}, goto=END)
+    if decision.action == "wait_customer":
+        return Step(update={**update, "awaiting_customer_reply": True}, goto="wait_customer")
+    plan = _plan(decision)
+    reasons = review_reasons(
+        plan.tool_name,
+        decision.request_review,
+        settings.review_tools,
+        after_feedback=state.human_feedback is not None,
+    )
+    scratchpad.review_reasons = reasons
+    update.update(planned_tool_inputs=plan, requires_agency_review=bool(reasons))
+    return Step(update=update, goto="agency_review" if reasons else "tools")
+
+
+def _plan(decision: PlannerDecision) -> PlannedTool:
+    """The decision's tool call; a tool the graph does not have becomes a human review."""
+    if decision.tool_name not in TOOL_NAMES:
+        return PlannedTool(
+            tool_name="request_human_review",
+            args={"reason": f"the planner chose an unknown tool {decision.tool_name!r}"},
+        )
+    return PlannedTool.model_validate({"tool_name": decision.tool_name, "args": decision.args()})
+
+
+def _kept_rejections(read: CustomerFacts, known: CustomerInfo) -> CustomerInfo:
+    """What the model read, without any value found wrong (the policy's rejections hold)."""
+    rejected = {name: list(values) for name, values in known.rejected.items()}
+    info = CustomerInfo.model_validate({**read.model_dump(), "rejected": rejected})
+    for name, values in rejected.items():
+        if str(getattr(info, name, None)) in values:
+            setattr(info, name, None)
+    return info

@@ -1,0 +1,362 @@
+"""The planner's decision: the LLM task, the offline model's deterministic policy, and the
+review policy that holds whatever the model says.
+
+The offline policy reads the state as a model would (the ``$state`` JSON of the
+prompt): the agency's feedback first, then the last tool's result (retry a
+transient failure, ask the customer for a field the quoting service refused,
+human review after repeated failures), then what is missing for the next step
+of a quote: open it, add the driver, add the vehicle, rate it, send the summary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from ...ports.llm import LLMTask
+from .extract import (
+    DRIVER_FIELDS,
+    REQUIRED_FIELDS,
+    VEHICLE_FIELDS,
+    extract,
+    fields_named,
+    missing,
+)
+from .state import CustomerFacts, CustomerInfo, Message
+
+ALWAYS_REVIEWED = frozenset({"ask_customer", "get_rate"})
+"""Plans the agency always reviews, whatever the model and the settings say: every question
+to the customer and every binding rate."""
+QUOTING_TOOLS = ("quote_initiate", "add_driver", "add_vehicle", "get_rate")
+
+
+class PlannerDecision(BaseModel):
+    """The planner's structured answer.
+
+    Attributes:
+        reasoning: why, in one or two sentences.
+        customer_info: everything known of the customer after reading the messages.
+        action: ``call_tool`` (``tool_name`` with ``args_json``), ``wait_customer`` or ``finish``.
+        tool_name: the tool to call.
+        args_json: its arguments, a JSON object.
+        request_review: the model wants the agency to review this plan.
+    """
+
+    reasoning: str
+    customer_info: CustomerFacts
+    action: Literal["call_tool", "wait_customer", "finish"]
+    tool_name: str | None = None
+    args_json: str = "{}"
+    request_review: bool = False
+
+    def args(self) -> dict[str, Any]:
+        """The arguments as an object (an unreadable ``args_json`` gives none)."""
+        try:
+            value = json.loads(self.args_json or "{}")
+        except json.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
+PLAN_SYSTEM = (
+    "You are the planner of an insurance agency's quoting assistant. You build a personal "
+    "auto (PPA) quote for a customer who wrote by email: open the quote (quote_initiate), "
+    "add the driver (add_driver), add the vehicle (add_vehicle), rate it (get_rate), then "
+    "send the summary (prepare_final_summary). When information is missing, ask the customer "
+    "(ask_customer with the missing fields) and then wait for their reply (wait_customer). "
+    "If the agency rejected or edited your last plan (human_feedback), replan from its "
+    "feedback first. Tool results follow a status contract: success with data, or error "
+    "with a message, a code and the field at fault. Retry transient errors, ask the customer "
+    "for a field the service refused, and call request_human_review when you cannot go on."
+)
+PLAN_TEMPLATE = """The trace so far, as JSON (messages, customer_info, quote_session,
+last_tool_outputs, human_feedback, failures by tool, limits):
+$state
+
+Tools and their arguments (JSON Schema): $tools
+
+Answer with your reasoning, the customer_info you read from the messages, and one action."""
+
+
+def _call(
+    tool: str, args: Mapping[str, Any], reasoning: str, info: CustomerInfo, review: bool = False
+) -> PlannerDecision:
+    return PlannerDecision(
+        reasoning=reasoning,
+        customer_info=facts(info),
+        action="call_tool",
+        tool_name=tool,
+        args_json=json.dumps(dict(args), sort_keys=True),
+        request_review=review,
+    )
+
+
+def facts(info: CustomerInfo) -> CustomerFacts:
+    """The facts of ``info`` (what the model answers; rejections are the policy's)."""
+    return CustomerFacts.model_validate(info.model_dump(exclude={"rejected"}))
+
+
+def rejections(feedback: Mapping[str, Any] | None, last: Mapping[str, Any] | None) -> list[str]:
+    """The fields whose current values are wrong: named by the agency's rejection, or refused
+    by the quoting service (``invalid_vin``, ``invalid_input`` with a field)."""
+    if feedback:
+        if feedback.get("edited_inputs") is not None:
+            return []
+        return [
+            name for name in fields_named(str(feedback.get("comment") or "")) if name in FIELD_ORDER
+        ]
+    if (
+        last
+        and last.get("status") == "error"
+        and last.get("code") in ("invalid_vin", "invalid_input")
+    ):
+        field = ARG_FIELDS.get(str(last.get("field")), last.get("field"))
+        return [str(field)] if field in FIELD_ORDER else []
+    return []
+
+
+def applicant_args(info: CustomerInfo) -> dict[str, Any]:
+    """``quote_initiate``'s arguments from what is known."""
+    return {
+        "first_name": info.first_name,
+        "last_name": info.last_name,
+        "email": info.email,
+        "date_of_birth": info.date_of_birth,
+        "zip_code": info.zip_code,
+    }
+
+
+def driver_args(info: CustomerInfo, quote_id: str) -> dict[str, Any]:
+    """``add_driver``'s arguments: the applicant drives."""
+    return {
+        "quote_id": quote_id,
+        "first_name": info.first_name,
+        "last_name": info.last_name,
+        "date_of_birth": info.date_of_birth,
+        "license_number": info.license_number,
+        "license_state": info.license_state,
+        "years_licensed": info.years_licensed,
+        "accidents_last_5_years": info.accidents_last_5_years or 0,
+    }
+
+
+def vehicle_args(info: CustomerInfo, quote_id: str) -> dict[str, Any]:
+    """``add_vehicle``'s arguments."""
+    return {
+        "quote_id": quote_id,
+        "vin": info.vin,
+        "year": info.vehicle_year,
+        "make": info.vehicle_make,
+        "model": info.vehicle_model,
+        "annual_mileage": info.annual_mileage or 12000,
+    }
+
+
+ARG_FIELDS = {"year": "vehicle_year", "make": "vehicle_make", "model": "vehicle_model"}
+"""Tool argument names that differ from the customer_info field they come from."""
+
+
+def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
+    """The deterministic planner the offline model plays (see the module docstring)."""
+    view = json.loads(str(inputs["state"]))
+    messages = [Message.model_validate(m) for m in view.get("messages", [])]
+    info = extract(
+        messages,
+        CustomerInfo.model_validate(view.get("customer_info") or {}),
+        view.get("sender", ""),
+    )
+    quote = view.get("quote_session") or None
+    last = view.get("last_tool_outputs") or None
+    feedback = view.get("human_feedback") or None
+    failures: dict[str, int] = view.get("failures") or {}
+    max_attempts = int(view.get("max_tool_attempts", 3))
+
+    if feedback:
+        tool = feedback.get("tool_name") or "?"
+        comment = (feedback.get("comment") or "").strip()
+        if feedback.get("edited_inputs") is not None:
+            return _call(
+                tool,
+                feedback["edited_inputs"],
+                f"the agency edited the {tool} inputs: run them as edited",
+                info,
+                review=True,
+            )
+        named = [name for name in fields_named(comment) if name in FIELD_ORDER]
+        if named:  # the policy has marked their values wrong: ask the customer again
+            reason = f"the agency found a problem with the {', '.join(named)}: {comment}"
+            return _call(
+                "ask_customer", {"fields": named, "reason": _customer_reason(named)}, reason, info
+            )
+        return _call(
+            "request_human_review",
+            {"reason": f"the agency rejected {tool}: {comment or 'no reason given'}"},
+            "the agency's feedback names nothing the customer can fix",
+            info,
+        )
+
+    last_error = last if last and last.get("status") == "error" else None
+    if last_error and _corrected_since(last_error, info):
+        last_error = None  # the customer already sent a new value: go on with it
+    if last_error:
+        last = last_error
+        tool = str(last.get("tool"))
+        field = ARG_FIELDS.get(str(last.get("field")), last.get("field"))
+        if failures.get(tool, 0) >= max_attempts:
+            return _call(
+                "request_human_review",
+                {"reason": f"{tool} failed {failures[tool]} times: {last.get('message')}"},
+                "repeated failures",
+                info,
+            )
+        if last.get("retryable"):
+            return _call(
+                tool,
+                last.get("args") or {},
+                f"{tool} failed for a moment ({last.get('message')}): retry",
+                info,
+            )
+        if last.get("code") in ("invalid_vin", "invalid_input") and field in FIELD_ORDER:
+            return _call(
+                "ask_customer",
+                {
+                    "fields": [field],
+                    "reason": _customer_reason([field], str(last.get("message") or "")),
+                },
+                f"{tool} refused {field}: ask the customer",
+                info,
+            )
+        return _call(
+            "request_human_review",
+            {"reason": f"{tool} failed: {last.get('message')}"},
+            "an error the customer cannot fix",
+            info,
+        )
+
+    asked = last and last.get("tool") == "ask_customer" and last.get("status") == "success"
+    if asked and not _replied_since_question(messages):
+        return PlannerDecision(
+            reasoning="the question is sent: wait for the customer's reply",
+            customer_info=facts(info),
+            action="wait_customer",
+        )
+    if last and last.get("tool") == "prepare_final_summary" and last.get("status") == "success":
+        return PlannerDecision(
+            reasoning="the customer has the quote summary",
+            customer_info=facts(info),
+            action="finish",
+        )
+
+    needed = missing(info, _still_needed(quote))
+    if needed:
+        return _call("ask_customer", {"fields": needed}, f"missing: {', '.join(needed)}", info)
+    if quote is None:
+        return _call(
+            "quote_initiate",
+            applicant_args(info),
+            "everything the quote needs is known: open it",
+            info,
+        )
+    if not quote.get("drivers"):
+        return _call(
+            "add_driver", driver_args(info, quote["quote_id"]), "the applicant is the driver", info
+        )
+    if not quote.get("vehicles"):
+        return _call("add_vehicle", vehicle_args(info, quote["quote_id"]), "add the car", info)
+    if not quote.get("rate"):
+        return _call(
+            "get_rate",
+            {"quote_id": quote["quote_id"]},
+            "driver and vehicle are on the quote: rate it",
+            info,
+        )
+    return _call(
+        "prepare_final_summary",
+        {"quote_id": quote["quote_id"]},
+        "the quote is rated: send the customer the summary",
+        info,
+    )
+
+
+FIELD_ORDER = (*REQUIRED_FIELDS, "annual_mileage", "accidents_last_5_years")
+
+
+def _corrected_since(error: Mapping[str, Any], info: CustomerInfo) -> bool:
+    """Whether the field a call was refused for has a new value (not one found wrong)."""
+    if error.get("code") not in ("invalid_vin", "invalid_input"):
+        return False
+    field = ARG_FIELDS.get(str(error.get("field")), error.get("field"))
+    return field in FIELD_ORDER and getattr(info, str(field)) not in (None, "")
+
+
+def _still_needed(quote: Mapping[str, Any] | None) -> tuple[str, ...]:
+    if quote is None:
+        return REQUIRED_FIELDS
+    needed: tuple[str, ...] = ()
+    if not quote.get("drivers"):
+        needed += DRIVER_FIELDS
+    if not quote.get("vehicles"):
+        needed += VEHICLE_FIELDS
+    return needed
+
+
+def _replied_since_question(messages: list[Message]) -> bool:
+    for message in reversed(messages):
+        if message.role == "customer":
+            return True
+        if message.role == "agent":
+            return False
+    return False
+
+
+def _customer_reason(fields: list[str], detail: str = "") -> str:
+    if fields == ["vin"]:
+        return "The VIN we have for your car could not be verified; please check it on your registration."
+    return detail or "What we have could not be verified; please check it."
+
+
+PLAN_TASK = LLMTask(
+    name="planner_next_action",
+    output_model=PlannerDecision,
+    system=PLAN_SYSTEM,
+    template=PLAN_TEMPLATE,
+    offline=offline_plan,
+)
+
+
+def review_reasons(
+    tool: str, model_asked: bool, review_tools: list[str], after_feedback: bool
+) -> list[str]:
+    """Why the agency must review a plan to call ``tool`` (empty: it runs without review).
+
+    ``ask_customer`` and ``get_rate`` are always reviewed; the settings add tools; the
+    model may ask; a plan made from the agency's feedback goes back to the agency.
+    """
+    if tool == "request_human_review":
+        return []
+    reasons = []
+    if tool in ALWAYS_REVIEWED:
+        reasons.append(
+            "every question to the customer is reviewed"
+            if tool == "ask_customer"
+            else "every binding rate is reviewed"
+        )
+    if tool in review_tools:
+        reasons.append(f"the agency reviews every {tool} (settings)")
+    if model_asked:
+        reasons.append("the planner asked for a review")
+    if after_feedback:
+        reasons.append("replanned from the agency's feedback")
+    return reasons
+
+
+__all__ = [
+    "ALWAYS_REVIEWED",
+    "PLAN_TASK",
+    "PlannerDecision",
+    "offline_plan",
+    "review_reasons",
+]
