@@ -48,10 +48,35 @@ locals {
   function_prefix = "inboxflow-"
 
   # Traces start with a publish to an entry node's topic.
-  entry_topic_pattern = join("|", var.entry_topics)
 }
 
 # --- log-based metrics -----------------------------------------------------------
+
+resource "google_logging_metric" "traces_started" {
+  project     = var.project_id
+  name        = "inboxflow/traces_started"
+  description = "Traces started (the runtime's 'trace started' line, one per email routed to a graph), by graph."
+  filter      = "resource.type=\"cloud_run_revision\" AND resource.labels.service_name=~\"^${local.function_prefix}\" AND jsonPayload.message=\"trace started\""
+
+  metric_descriptor {
+    metric_kind  = "DELTA"
+    value_type   = "INT64"
+    unit         = "1"
+    display_name = "inboxflow traces started"
+
+    labels {
+      key         = "graph"
+      value_type  = "STRING"
+      description = "Graph the email was routed to"
+    }
+  }
+
+  label_extractors = {
+    graph = "EXTRACT(jsonPayload.graph)"
+  }
+
+  depends_on = [google_project_service.enabled]
+}
 
 resource "google_logging_metric" "needs_review" {
   project     = var.project_id
@@ -434,13 +459,13 @@ resource "google_monitoring_alert_policy" "needs_review" {
 locals {
   dashboard_tiles = [
     {
-      title  = "Emails started per minute (publishes to entry topics)"
-      filter = "resource.type=\"pubsub_topic\" AND metric.type=\"pubsub.googleapis.com/topic/send_message_operation_count\" AND resource.labels.topic_id=monitoring.regex.full_match(\"${local.entry_topic_pattern}\")"
+      title  = "Emails started per minute, by graph"
+      filter = "resource.type=\"cloud_run_revision\" AND metric.type=\"logging.googleapis.com/user/${google_logging_metric.traces_started.name}\""
       aggregation = {
         alignmentPeriod    = "60s"
         perSeriesAligner   = "ALIGN_DELTA"
         crossSeriesReducer = "REDUCE_SUM"
-        groupByFields      = ["resource.labels.topic_id"]
+        groupByFields      = ["metric.labels.graph"]
       }
     },
     {

@@ -173,6 +173,9 @@ class Runtime:
             return trace_id
         if blocked:
             log.info("trace blocked: %s", route.blocked if route else "", extra=_fields(checkpoint))
+        else:
+            # The dashboard's emails-per-minute metric counts this exact message (infra/monitoring.tf).
+            log.info("trace started", extra={"trace_id": trace_id, "graph": graph.name})
         self._publish(checkpoint.next)
         return trace_id
 

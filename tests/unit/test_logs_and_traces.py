@@ -124,6 +124,9 @@ def test_every_log_line_is_json_with_its_trace_and_no_token(
     assert all(isinstance(e["step"], int) and e["attempt"] >= 1 for e in steps if "attempt" in e)
     outcomes = [e["outcome"] for e in entries if e.get("trace_id") == trace_id and "outcome" in e]
     assert outcomes == ["waiting", "done"]
+    # The dashboard's emails-per-minute metric counts this line (infra/monitoring.tf).
+    started = [e for e in entries if e.get("message") == "trace started"]
+    assert [(e["trace_id"], e["graph"]) for e in started] == [(trace_id, "pipeline")]
 
 
 def test_the_spans_of_one_email_form_one_trace_in_order(
