@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from functools import cache
@@ -30,7 +31,7 @@ from ...graph import END, Pause, Step
 from ...memory import read_memory
 from ...pipeline.tools import workspace_of
 from ...ports.llm import ChatSettings, LLMFailed
-from .kinds import pause_context
+from .kinds import QUESTION_LABELS, pause_context
 from .learning import first_name, learn
 from .policy import assistant_policy
 from .state import AssistantState, ToolLogEntry
@@ -41,7 +42,6 @@ MODEL = "gemini-2.5-flash"
 REVIEW_FIELDS = {
     "write_email": ("to", "subject", "content"),
     "schedule_meeting": ("attendees", "subject", "preferred_day", "start_time", "duration_minutes"),
-    "Question": ("content",),
 }
 LEARNS_FROM_EDIT = {"write_email": "response_preferences", "schedule_meeting": "cal_preferences"}
 ENDS_WHEN_IGNORED = frozenset({"write_email", "schedule_meeting"})
@@ -121,8 +121,13 @@ def _arguments(call: dict[str, str]) -> dict[str, Any]:
 
 
 def review_payload(tool: str, arguments: dict[str, Any]) -> dict[str, str]:
-    """The call's reviewable arguments as text fields (what the review page edits)."""
+    """The call's reviewable arguments as text fields (what the review page edits).
+
+    A ``Question`` shows the question and an empty ``answer`` field for the owner.
+    """
     payload = {"tool": tool}
+    if tool == "Question":
+        return {**payload, "question": str(arguments.get("content", "")), "answer": ""}
     for name in REVIEW_FIELDS[tool]:
         value = arguments.get(name, "")
         payload[name] = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
@@ -155,15 +160,23 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
                 deadline_s=7 * 24 * 3600,
                 on_timeout="reject",
                 context=pause_context(
-                    state.email, [f"the assistant wants to run {name}"], tool=name
+                    state.email,
+                    [
+                        f"the assistant {'asks you' if name == 'Question' else 'wants to run ' + name}"
+                    ],
+                    tool=name,
+                    **(QUESTION_LABELS if name == "Question" else {}),
                 ),
             )
         )
     decision = "run" if name not in REVIEWED else str(ctx.resume.get("decision"))  # type: ignore[union-attr]
     update: dict[str, Any] = {}
     learned: list[str] = []
-    if decision in ("run", "accept", "edit"):
-        if decision == "edit":
+    answer = _answer(ctx.resume) if name == "Question" and decision == "edit" else ""
+    if answer:
+        result: dict[str, Any] = {"answer": answer}
+    elif decision in ("run", "accept", "edit"):
+        if decision == "edit" and name != "Question":
             edited = {k: v for k, v in (ctx.resume or {}).get("payload", {}).items() if k != "tool"}
             before = review_payload(name, arguments)
             arguments = {**arguments, **edited}
@@ -203,6 +216,12 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
     if decision == "ignore" and name in ENDS_WHEN_IGNORED:
         return Step(update={**update, "pending_calls": [], "status": "stopped"}, goto=END)
     return Step(update=update, goto="tool_review" if rest else "llm_call")
+
+
+def _answer(resume: Mapping[str, Any] | None) -> str:
+    """The owner's answer to a ``Question`` (the edited ``answer`` field), or ``""``."""
+    payload = (resume or {}).get("payload") or {}
+    return str(payload.get("answer") or "").strip() if isinstance(payload, Mapping) else ""
 
 
 def mark_as_read(state: AssistantState, ctx: NodeContext) -> Step:
