@@ -64,7 +64,7 @@ TOOL_REVIEW_KIND = PauseKind(
         EditableField("content", "Message", "text", max_chars=20_000),
         EditableField("attendees", "Attendees", "addresses", max_chars=2000),
         EditableField("preferred_day", "Day (YYYY-MM-DD)", "line", max_chars=10),
-        EditableField("start_time", "Start (HH:MM, UTC)", "line", max_chars=5),
+        EditableField("start_time", "Start (HH:MM, your time zone)", "line", max_chars=5),
         EditableField("duration_minutes", "Duration (minutes)", "line", max_chars=3),
         EditableField("answer", "Your answer", "text", max_chars=4000),
     ),
