@@ -13,6 +13,7 @@ from inboxflow.clock import FakeClock
 from inboxflow.graphs.support.kb import category_of, kb_search
 from inboxflow.graphs.support.tickets import TicketStore
 from inboxflow.knowledge import knowledge_base_for
+from inboxflow.ports.crm import guest_customer
 from tests.pipeline_harness import StormBus
 from tests.support_harness import MAILBOX, build, email, run, sample, tickets
 
@@ -165,10 +166,38 @@ def test_a_confident_reply_on_a_critical_ticket_waits_for_a_reviewer(tmp_path):
     assert "critical tickets are always approved by a human" in approval.context["reasons"]
 
 
-def test_an_unknown_sender_gets_no_ticket(runtime):
-    state = run(runtime, email("stranger@example.com", "Hi", "How do I sign up?", "s@x"))
-    assert state["status"] == "rejected" and "not a customer" in state["end_reason"]
-    assert tickets(runtime) == []
+def test_an_unknown_sender_is_a_free_plan_guest_with_a_ticket_and_an_answer(runtime):
+    state = run(
+        runtime,
+        email("Stranger@Example.com", "Exports", "How do I export a dashboard to PDF?", "s@x"),
+    )
+    guest = guest_customer("stranger@example.com")
+    assert guest.customer_id.startswith("guest_") and guest.plan == "free"
+    assert state["status"] == "done" and state["customer_known"] is False
+    assert state["customer"]["customer_id"] == guest.customer_id
+    assert state["supervision"]["urgency"] == "low"  # free + general question
+    [reply] = replies(runtime)
+    assert reply["to"].lower() == "stranger@example.com"
+    [ticket] = tickets(runtime, guest.customer_id)
+    assert (ticket.customer_known, ticket.customer_email) == (False, "stranger@example.com")
+    assert (ticket.status, ticket.outcome) == ("completed", "auto_respond")
+    assert tickets(runtime, "cus_free_sam") == []
+
+
+def test_an_unknown_senders_security_report_is_critical_and_their_tickets_stay_together(runtime):
+    first = run(
+        runtime,
+        email(
+            "anon@researcher.example", "Bug", "I found an XSS vulnerability in your login.", "r1"
+        ),
+    )
+    assert first["supervision"]["urgency"] == "critical" and first["customer_known"] is False
+    assert first["act"]["status"] == "escalated"
+    [notice] = [doc for _, doc in runtime.store.list(OUTBOX)]
+    assert "unknown sender anon@researcher.example (not in the CRM" in notice["text"]
+    run(runtime, email("ANON@researcher.example", "Pricing", "What does the pro plan cost?", "r2"))
+    guest = guest_customer("anon@researcher.example").customer_id
+    assert len(tickets(runtime, guest)) == 2  # one guest id per address, whatever its case
 
 
 def test_duplicate_deliveries_write_one_reply_and_one_ticket(tmp_path):

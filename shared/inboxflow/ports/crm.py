@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from typing import Literal
 
@@ -30,6 +31,28 @@ class Customer(BaseModel):
     tenure_months: int = Field(ge=0)
     seats: int = Field(ge=1)
     region: str
+
+
+GUEST_PREFIX = "guest_"
+
+
+def guest_customer(address: str, name: str | None = None) -> Customer:
+    """A sender the CRM does not know, as a ``free``-plan prospect.
+
+    The id is ``guest_`` and a hash of the lowercase address, so every message
+    from that address lands on the same guest's tickets.
+    """
+    email = address.strip().lower()
+    digest = hashlib.sha256(email.encode("utf-8")).hexdigest()[:12]
+    return Customer(
+        customer_id=f"{GUEST_PREFIX}{digest}",
+        name=(name or "").strip() or email,
+        email=email,
+        plan="free",
+        tenure_months=0,
+        seats=1,
+        region="unknown",
+    )
 
 
 class CRM(ABC):

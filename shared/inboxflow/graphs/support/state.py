@@ -66,6 +66,8 @@ class SupportState(BaseModel):
 
     email: Email
     customer: Customer | None = None
+    customer_known: bool = True
+    """False: the CRM did not know the sender; ``customer`` is a free-plan guest."""
     ticket: TicketRef | None = None
     translation: TranslationResult | None = None
     supervision: Supervision | None = None

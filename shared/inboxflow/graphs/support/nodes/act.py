@@ -148,6 +148,7 @@ def _review_pause(
             "received_at": email.received_at.isoformat(),
             "email_text": email.body_for_model(20_000),
             "ticket": state.ticket.key,
+            "customer": _customer_line(state),
             "urgency": triage.urgency,
             "confidence": triage.confidence,
             "reasons": reasons,
@@ -166,6 +167,7 @@ def _escalate(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticke
     subject = f"[{triage.urgency}] support escalation {state.ticket.ticket_id}: {email.subject}"
     text = (
         f"Ticket {state.ticket.key} from {email.sender.formatted()} needs a human.\n"
+        f"Customer: {_customer_line(state)}\n"
         f"Urgency: {triage.urgency}\nWhy: {triage.reasoning}\n\n"
         f"The customer wrote:\n{email.body_for_model(8000)}\n"
     )
@@ -179,6 +181,16 @@ def _escalate(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticke
     tickets.complete(ticket, "escalate_human")
     result = ActResult(action="escalate_human", status="escalated", notified=list(reviewers))
     return Step(update={"act": result}, goto=END)
+
+
+def _customer_line(state: SupportState) -> str:
+    """Who the customer is, as reviewers read it."""
+    customer = state.customer
+    if customer is None:
+        return "-"
+    if not state.customer_known:
+        return f"unknown sender {customer.email} (not in the CRM; treated as a free-plan guest)"
+    return f"{customer.name} ({customer.plan} plan, {customer.customer_id})"
 
 
 def _receipt(message: Mapping[str, Any] | None) -> dict[str, Any]:
