@@ -90,6 +90,59 @@ def test_a_follow_up_continues_its_open_ticket_and_the_ticket_stays_active(runti
     assert len(ticket.messages) == 2
 
 
+def test_route_specialist_assigns_the_ticket_and_tells_the_queue_once(tmp_path, monkeypatch):
+    config = tmp_path / "inboxflow.yaml"
+    queue = ["sre@brightlane.io", "tier2@brightlane.io"]
+    config.write_text(json.dumps({"graphs": {"support": {"queues": {"technical": queue}}}}))
+    monkeypatch.setenv("INBOXFLOW_CONFIG", str(config))
+    runtime = build(tmp_path, bus=StormBus(clock=FakeClock(), copies=3, shuffle_seed=5))
+    first = run(runtime, sample("05"))
+    assert first["act"] == {**first["act"], "status": "queued", "queue": "technical"}
+    assert first["act"]["notified"] == queue
+    [ticket] = tickets(runtime, "cus_pro_brightpath")
+    assert ticket.assigned_queue == "technical" and ticket.status == "active"
+    assert ticket.assignment is not None
+    assert (ticket.assignment.trace_id, ticket.assignment.notified) == (first["trace_id"], queue)
+    notices = [doc for _, doc in runtime.store.list(OUTBOX)]
+    assert sorted(doc["to"] for doc in notices) == sorted(queue)  # once each, despite 3 copies
+    assert all(ticket.ticket_id in doc["subject"] for doc in notices)
+    assert all(f"inboxflow ticket {ticket.ticket_id}" in doc["text"] for doc in notices)
+
+    runtime.store.close()
+
+
+def test_a_crash_after_an_assignment_notice_does_not_send_it_again(tmp_path):
+    runtime = build(tmp_path, bus=InProcessBus(clock=FakeClock()))
+    crashes: list[str] = []
+
+    def fault(where: str) -> None:
+        if where.startswith("after_effect:assignment_notice") and where not in crashes:
+            crashes.append(where)
+            raise SimulatedCrash(where)
+
+    runtime.fault = fault
+    first = run(runtime, sample("05"))
+    assert crashes == ["after_effect:assignment_notice_technical_0"]
+    assert first["act"]["notified"] == [MAILBOX]
+    assert len(list(runtime.store.list(OUTBOX))) == 1
+    follow_up = run(runtime, sample("06"))  # the same ticket, still in the technical queue
+    assert follow_up["act"]["queue"] == "technical" and follow_up["act"]["notified"] == []
+    assert len(list(runtime.store.list(OUTBOX))) == 1
+    runtime.store.close()
+
+
+def test_unknown_queue_names_and_bad_queue_addresses_are_refused():
+    from inboxflow.config import ConfigError, parse_config
+    from inboxflow.graphs import graph_registry
+
+    with pytest.raises(ConfigError, match=r"graphs.support.queues.sales"):
+        parse_config({"graphs": {"support": {"queues": {"sales": ["a@b.test"]}}}}, graph_registry())
+    with pytest.raises(ConfigError, match=r"'nobody' is not an email address"):
+        parse_config({"graphs": {"support": {"queues": {"billing": ["nobody"]}}}}, graph_registry())
+    with pytest.raises(ConfigError, match=r"queue 'billing' has no reviewers"):
+        parse_config({"graphs": {"support": {"queues": {"billing": []}}}}, graph_registry())
+
+
 def test_a_reply_in_the_tickets_thread_continues_it_without_the_matcher(runtime):
     first = run(runtime, sample("05"))
     thread = first["email"]["thread_id"]
