@@ -111,7 +111,9 @@ def test_route_specialist_assigns_the_ticket_and_tells_the_queue_once(tmp_path, 
     runtime.store.close()
 
 
-def test_a_crash_after_an_assignment_notice_does_not_send_it_again(tmp_path):
+def test_a_crash_after_an_assignment_notice_does_not_send_it_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("INBOXFLOW_CONFIG", str(tmp_path / "none.yaml"))
+    (tmp_path / "none.yaml").write_text("{}")  # no queues: the mailbox hears of it
     runtime = build(tmp_path, bus=InProcessBus(clock=FakeClock()))
     crashes: list[str] = []
 
