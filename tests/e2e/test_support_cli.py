@@ -76,7 +76,7 @@ def test_tickets_and_ticket_show_the_desk(tmp_path):
     assert f"cus_pro_brightpath:{pro['ticket_id']}  active" in shown.stdout
     assert shown.stdout.count("<- ") == 2 and "still failing" in shown.stdout
     assert "assigned to the technical queue at " in shown.stdout
-    assert "(told: support@brightlane.io)" in shown.stdout
+    assert "(told: tech-desk@brightlane.io)" in shown.stdout  # inboxflow.yaml's queues
     table = cli("tickets", home=tmp_path)
     assert f"cus_pro_brightpath:{pro['ticket_id']}" in table.stdout
     assert "queue: technical" in table.stdout
