@@ -35,6 +35,7 @@ def test_run_the_sample_support_inbox_through_the_support_graph(tmp_path):
         "04": "done",  # security report: escalated
         "05": "done",  # pro sync failures: in the technical queue
         "06": "done",  # its follow-up: same ticket
+        "07": "waiting",  # Thai, offline: a reviewer checks the reply
     }
     store = SqliteCheckpointStore(next(tmp_path.rglob("*.db")))
     try:

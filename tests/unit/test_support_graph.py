@@ -162,14 +162,21 @@ def test_an_unrelated_message_opens_a_new_ticket(runtime):
     assert len(tickets(runtime, "cus_pro_brightpath")) == 2
 
 
-def test_spanish_waits_for_a_reviewer_and_the_offline_path_says_it_cannot_translate(runtime):
-    state = run(runtime, sample("02"))
+@pytest.mark.parametrize(("prefix", "language"), [("02", "es"), ("07", "th")])
+def test_foreign_mail_waits_for_a_reviewer_and_the_offline_path_says_it_cannot_translate(
+    runtime, prefix, language
+):
+    state = run(runtime, sample(prefix))
     translation = state["translation"]
-    assert (translation["original_language"], translation["is_english"]) == ("es", False)
+    assert (translation["original_language"], translation["is_english"]) == (language, False)
     assert translation["translated_messages"] == translation["original_messages"]
-    assert "cannot translate from 'es'" in translation["notes"][0]
+    assert f"cannot translate from '{language}'" in translation["notes"][0]
     assert state["status"] == "waiting"
-    assert "cannot write in 'es'" in state["triage"]["suggested_response"]
+    assert f"cannot write in '{language}'" in state["triage"]["suggested_response"]
+    pause = runtime.store.get_trace(state["trace_id"]).pause
+    approval = runtime.services["approvals"].get(pause["approval_id"])
+    assert f"cannot reply in '{language}'" in state["triage"]["reasoning"]
+    assert approval.context["confidence"] < 0.8
     assert replies(runtime) == []
 
 
