@@ -10,7 +10,7 @@ from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
 from inboxflow.adapters.notifiers import OUTBOX
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.clock import FakeClock
-from inboxflow.graphs.support.kb import category_of, kb_search
+from inboxflow.graphs.support.kb import kb_search
 from inboxflow.graphs.support.tickets import TicketStore
 from inboxflow.knowledge import knowledge_base_for
 from inboxflow.ports.crm import guest_customer
@@ -302,16 +302,33 @@ def test_each_specialist_reads_only_its_categorys_articles(runtime, body, sender
     state = run(runtime, email(sender, "Question", body, f"kb-{category}@example"))
     articles = state["triage"]["relevant_articles"]
     assert articles, state["triage"]
-    assert {category_of(source) for source in articles} <= {category, None}
+    categories = {
+        d.source: d.category
+        for d in knowledge_base_for(runtime.services, runtime.store).documents()
+    }
+    assert {categories[source] for source in articles} == {category}
     assert state["supervision"]["issue_type"] == category
 
 
 def test_kb_search_keeps_to_the_category_even_when_another_is_nearer(runtime):
     kb = knowledge_base_for(runtime.services, runtime.store)
     text = "How do I schedule a dashboard export to PDF every Monday?"
-    assert category_of(str(kb.search(text, limit=1)[0].fields["source"])) == "technical"
+    assert kb.search(text, limit=1)[0].fields["category"] == "technical"
     found = kb_search(kb, text, "billing", 3)
-    assert found and {category_of(a["source"]) for a in found} == {"billing"}
+    assert len(found) == 3 and {a["category"] for a in found} == {"billing"}
+    assert all(a["source"] != "exports-and-scheduled-delivery.md" for a in found)
+
+
+def test_a_category_set_on_a_document_moves_it_to_that_specialist(runtime):
+    kb = knowledge_base_for(runtime.services, runtime.store)
+    text = "How do I schedule a dashboard export to PDF every Monday?"
+    assert all(a["category"] == "general" for a in kb_search(kb, text, "general", 5))
+    moved = kb.set_category("exports-and-scheduled-delivery.md", "general")
+    assert moved.category == "general" and moved.chunks > 1
+    found = kb_search(kb, text, "general", 3)
+    assert found[0]["source"] == "exports-and-scheduled-delivery.md"
+    kb.set_category("exports-and-scheduled-delivery.md", "")  # uncategorised: every specialist
+    assert kb_search(kb, text, "billing", 1)[0]["source"] == "exports-and-scheduled-delivery.md"
 
 
 def test_escalations_go_to_the_configured_on_call_reviewers(tmp_path, monkeypatch):
