@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ..errors import NodeFailed, RetryableError
+
 Plan = Literal["free", "pro", "enterprise"]
 
 
@@ -55,9 +57,22 @@ def guest_customer(address: str, name: str | None = None) -> Customer:
     )
 
 
+class CRMError(NodeFailed):
+    """The CRM refused the request or answered something unreadable (retrying cannot help)."""
+
+
+class CRMUnavailable(RetryableError):
+    """The CRM timed out or failed transiently through the adapter's own retries."""
+
+
 class CRM(ABC):
     """Customer records."""
 
     @abstractmethod
     def find_by_email(self, address: str) -> Customer | None:
-        """The customer writing from ``address`` (case-insensitive), or None."""
+        """The customer writing from ``address`` (case-insensitive), or None.
+
+        Raises:
+            CRMError: the CRM refused the request or its answer is unreadable.
+            CRMUnavailable: the CRM stayed unavailable through the adapter's retries.
+        """
