@@ -169,14 +169,7 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
                 reviewers=(state.mailbox,),
                 deadline_s=assistant_settings(ctx.services).review_deadline_s,
                 on_timeout="reject",
-                context=pause_context(
-                    state.email,
-                    [
-                        f"the assistant {'asks you' if name == 'Question' else 'wants to run ' + name}"
-                    ],
-                    tool=name,
-                    **(QUESTION_LABELS if name == "Question" else {}),
-                ),
+                context=_review_context(state, name),
             )
         )
     decision = "run" if name not in REVIEWED else str(ctx.resume.get("decision"))  # type: ignore[union-attr]
@@ -226,6 +219,13 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
     if decision == "ignore" and name in ENDS_WHEN_IGNORED:
         return Step(update={**update, "pending_calls": [], "status": "stopped"}, goto=END)
     return Step(update=update, goto="tool_review" if rest else "llm_call")
+
+
+def _review_context(state: AssistantState, tool: str) -> dict[str, Any]:
+    """The review page's context: why the owner is asked; a question relabels the buttons."""
+    if tool == "Question":
+        return pause_context(state.email, ["the assistant asks you"], tool=tool, **QUESTION_LABELS)
+    return pause_context(state.email, [f"the assistant wants to run {tool}"], tool=tool)
 
 
 def _answer(resume: Mapping[str, Any] | None) -> str:
