@@ -4,7 +4,11 @@ Two collections in the vector index:
 
 - ``kb_chunks/{source}#{nnn}``: knowledge-base documents (Markdown or text)
   cut into chunks of about 800 characters along headings and paragraphs;
-  fields ``source, title, section, text, position, embedder, added_at``.
+  fields ``source, title, section, text, position, category, embedder, added_at``.
+  A document's ``category`` (``billing``, ``technical``...; ``""`` when it has
+  none) comes from its front matter (``---`` / ``category: billing`` / ``---``
+  at the top), or is given when it is added, or set later (``set_category``);
+  ``search`` can keep to some categories, filtering in the index.
 - ``email_vectors/{message_id}``: every email the pipeline retrieved context
   for; fields ``message_id, thread_id, subject, sender, received_at,
   category, excerpt, embedder``.
@@ -52,6 +56,10 @@ MAX_DISTANCE_BY_EMBEDDER: dict[str, float] = {"offline-hash": 0.85}
 """Farther than this, a result is noise (by embedder name prefix; measured on the samples:
 related texts of the offline embedder lie within 0.78, unrelated ones beyond 0.85)."""
 
+CATEGORY = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+"""A category name: lower case, a letter first, at most 40 characters."""
+UNCATEGORISED = ""
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.S)
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -182,6 +190,34 @@ def _title_from_name(source: str) -> str:
     return stem[:1].upper() + stem[1:] if stem else source
 
 
+def check_category(category: str) -> str:
+    """``category`` if it is a valid name (or ``""``, none).
+
+    Raises:
+        ValueError: naming the rule.
+    """
+    if category != UNCATEGORISED and not CATEGORY.match(category):
+        raise ValueError(
+            f"category {category!r}: lower-case letters, digits, '-' or '_', a letter first, "
+            "at most 40 characters"
+        )
+    return category
+
+
+def front_matter(text: str) -> tuple[dict[str, str], str]:
+    """A document's front matter (``key: value`` lines between ``---`` lines at the top)
+    and the text after it; no front matter: ``({}, text)``."""
+    match = _FRONT_MATTER.match(text.replace("\r\n", "\n"))
+    if match is None:
+        return {}, text
+    values = {}
+    for line in match.group(1).splitlines():
+        key, colon, value = line.partition(":")
+        if colon and key.strip():
+            values[key.strip().lower()] = value.strip().strip("\"'")
+    return values, text.replace("\r\n", "\n")[match.end() :]
+
+
 # --- the knowledge base ------------------------------------------------------------------
 
 
@@ -194,6 +230,7 @@ class KbDocument:
     chunks: int
     chars: int
     added_at: float | None = None
+    category: str = UNCATEGORISED
 
 
 @dataclass(frozen=True)
@@ -241,19 +278,32 @@ class KnowledgeBase:
 
     # --- documents -----------------------------------------------------------------------
 
-    def add_text(self, source: str, text: str) -> KbDocument:
+    def add_text(self, source: str, text: str, category: str | None = None) -> KbDocument:
         """Add (or replace) one document given as text.
 
         Chunks are embedded as documents and upserted; chunks left over from
         an earlier, longer version of the same source are deleted.
 
+        Args:
+            source: the document's name.
+            text: the document; front matter (``category: ...``) is read, not indexed.
+            category: the document's category; None: its front matter's (else none).
+
         Raises:
-            ValueError: the document has no text.
+            ValueError: the document has no text, or the category is not a valid name.
             RetryableError: the embedder failed transiently.
         """
-        chunks = chunk_document(text, source)
+        meta, body = front_matter(text)
+        try:
+            category = check_category(meta.get("category", "") if category is None else category)
+        except ValueError as exc:
+            raise ValueError(f"{source}: {exc}") from None
+        chunks = chunk_document(body, source)
         if not chunks:
             raise ValueError(f"{source}: no text to add")
+        return self._write(source, chunks, category)
+
+    def _write(self, source: str, chunks: list[Chunk], category: str) -> KbDocument:
         vectors = self.embedder.embed([c.embedding_text for c in chunks], purpose="document")
         added_at = self._now()
         self.vectors.upsert_many(
@@ -268,6 +318,7 @@ class KnowledgeBase:
                         "section": chunk.section,
                         "text": chunk.text,
                         "position": chunk.position,
+                        "category": category,
                         "embedder": self.embedder.name,
                         "added_at": added_at,
                     },
@@ -285,10 +336,44 @@ class KnowledgeBase:
             chunks=len(chunks),
             chars=sum(len(c.text) for c in chunks),
             added_at=added_at,
+            category=category,
         )
 
-    def add_documents(self, paths: Iterable[str | Path]) -> list[KbDocument]:
+    def set_category(self, source: str, category: str) -> KbDocument:
+        """Give a document a category (``""``: none), keeping its text.
+
+        The chunks are written again from their stored text (the vector index
+        updates whole documents), so they are embedded again.
+
+        Raises:
+            KeyError: no document has that name.
+            ValueError: the category is not a valid name.
+        """
+        check_category(category)
+        stored = sorted(
+            (fields for _, fields in self.vectors.documents(KB_CHUNKS, [("source", "==", source)])),
+            key=lambda fields: int(fields.get("position", 0)),
+        )
+        if not stored:
+            raise KeyError(source)
+        chunks = [
+            Chunk(
+                source,
+                int(f.get("position", 0)),
+                str(f.get("title", "")),
+                str(f.get("section", "")),
+                str(f.get("text", "")),
+            )
+            for f in stored
+        ]
+        return self._write(source, chunks, category)
+
+    def add_documents(
+        self, paths: Iterable[str | Path], category: str | None = None
+    ) -> list[KbDocument]:
         """Add (or replace) Markdown or text files; a file's name is its source id.
+
+        ``category`` (None: each file's front matter) is given to every file.
 
         Raises:
             OSError: a file cannot be read.
@@ -299,7 +384,7 @@ class KnowledgeBase:
         for path in map(Path, paths):
             if path.suffix.lower() not in KB_SUFFIXES:
                 raise ValueError(f"{path}: only {', '.join(KB_SUFFIXES)} files can be added")
-            added.append(self.add_text(path.name, path.read_text(encoding="utf-8")))
+            added.append(self.add_text(path.name, path.read_text(encoding="utf-8"), category))
         return added
 
     def remove_document(self, source: str) -> int:
@@ -323,14 +408,33 @@ class KnowledgeBase:
                 chunks=len(chunks),
                 chars=sum(len(str(c.get("text", ""))) for c in chunks),
                 added_at=max((float(c.get("added_at") or 0) for c in chunks), default=None),
+                category=str(chunks[0].get("category") or UNCATEGORISED),
             )
             for source, chunks in sorted(by_source.items())
         ]
 
-    def search(self, text: str, limit: int = 5) -> list[Neighbor]:
-        """Knowledge-base chunks nearest to ``text``, nearest first."""
+    def search(
+        self, text: str, limit: int = 5, categories: Sequence[str] | None = None
+    ) -> list[Neighbor]:
+        """Knowledge-base chunks nearest to ``text``, nearest first.
+
+        Args:
+            text: what to look for.
+            limit: at most this many chunks.
+            categories: only documents of these categories (``""``: uncategorised
+                ones); None: all. Each is an equality filter in the index.
+        """
         (vector,) = self.embedder.embed([text], purpose="query")
-        return self.vectors.nearest(KB_CHUNKS, vector, limit, where=self._mine)
+        if categories is None:
+            return self.vectors.nearest(KB_CHUNKS, vector, limit, where=self._mine)
+        found = [
+            neighbor
+            for category in dict.fromkeys(categories)
+            for neighbor in self.vectors.nearest(
+                KB_CHUNKS, vector, limit, where=[*self._mine, ("category", "==", category)]
+            )
+        ]
+        return sorted(found, key=lambda n: n.distance)[:limit]
 
     # --- emails --------------------------------------------------------------------------
 
@@ -444,13 +548,16 @@ def knowledge_base_for(services: Mapping[str, Any], store: CheckpointStore) -> K
 __all__ = [
     "EMAIL_VECTORS",
     "KB_CHUNKS",
+    "UNCATEGORISED",
     "Chunk",
     "KbDocument",
     "KnowledgeBase",
     "Retrieval",
+    "check_category",
     "chunk_document",
     "default_embedder",
     "excerpt",
+    "front_matter",
     "knowledge_base_for",
     "sample_kb_paths",
     "seed_knowledge",

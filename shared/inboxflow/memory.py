@@ -158,7 +158,10 @@ def update_memory(
         profile, why = proposed
         now = clock.now()
 
-        written = _commit(store, path, current, profile, why, source, now)
+        try:
+            written = _commit(store, path, current, profile, why, source, now)
+        except Contention:  # the store's own transaction retries lost too: another round
+            written = None
         if written is not None:
             return written
     raise Contention(f"{path}: the version kept changing over {MAX_ATTEMPTS} attempts")

@@ -226,6 +226,8 @@ def build_services(
     if settings.quoting_url and "quoting" not in overrides:
         # Unset otherwise: the planner then quotes with EmbeddedQuoting(store, clock).
         overrides["quoting"] = LazyQuoting(lambda: _http_quoting(settings))
+    if "crm" not in overrides:  # the support desk's customers: services["crm"]
+        overrides["crm"] = _choose_crm(settings)
     return Services(**parts, extras=overrides)
 
 
@@ -284,6 +286,17 @@ def _choose_llm(settings: Settings) -> LanguageModel:
     from .llm_selection import choose_llm
 
     return choose_llm(settings.environ)
+
+
+def _choose_crm(settings: Settings) -> Any:
+    """The HTTP CRM when ``INBOXFLOW_CRM_URL`` is set, else the embedded sample customers."""
+    if settings.environ.get("INBOXFLOW_CRM_URL", "").strip():
+        from .adapters.http_crm import choose_crm
+
+        return choose_crm(settings.environ)
+    from .adapters.embedded_crm import EmbeddedCRM
+
+    return EmbeddedCRM()
 
 
 def _choose_embedder(settings: Settings) -> Embedder:

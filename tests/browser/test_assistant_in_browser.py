@@ -78,3 +78,35 @@ def test_the_owner_reviews_the_assistant_in_chromium(
     rt.bus.drain()  # type: ignore[attr-defined]
     state = rt.store.get_trace(notify).state  # type: ignore[union-attr]
     assert state["instruction"] == "Ask for yearly billing."
+
+
+def test_the_owner_answers_the_assistants_question_in_chromium(
+    approval_function: str,  # noqa: F811 - the imported fixture
+    open_page: Callable[[int, int], OpenedPage],
+) -> None:
+    from inboxflow import entry
+    from inboxflow.routing import RouteDecision
+    from inboxflow.start import start_email_trace
+
+    rt = entry.runtime()
+    body = "Hi Alex,\n\nWhich budget code should we use for the offsite dinner?\n\nSam"
+    email = sample("34", body_text=body, message_id="<budget@test>", thread_id="budget")
+    decision = RouteDecision("assistant", None, "test", mailbox=email.mailbox)
+    trace_id = start_email_trace(rt, email, decision).trace_id
+    rt.bus.drain()  # type: ignore[attr-defined]
+
+    approval, opened = _open(open_page, rt, trace_id, "question")
+    assert approval.payload["tool"] == "Question"
+    page = opened.page
+    assert page.locator("textarea[name=answer]").count() == 1
+    assert page.locator("[name=content]").count() == 0
+    assert "Which budget code" in page.content()
+    page.fill("textarea[name=answer]", "Use code OFF-2027.")
+    page.click("button[name=decision][value=edit]")
+    page.wait_for_load_state()
+    assert "Answered" in page.content()
+    assert opened.console_errors == []
+    rt.bus.drain()  # type: ignore[attr-defined]
+    approval, opened = _open(open_page, rt, trace_id, "after-answer")
+    assert approval.payload["tool"] == "write_email"
+    assert "Use code OFF-2027." in approval.payload["content"]

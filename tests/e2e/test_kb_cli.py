@@ -62,8 +62,8 @@ def check_add_list_search(tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     rows = table_rows(listed.stdout)
     assert set(rows) == {"refunds.md", "shipping.txt"}
-    assert rows["refunds.md"][:2] == ["Refunds", "2"]
-    assert rows["shipping.txt"][:2] == ["Shipping", "1"]
+    assert rows["refunds.md"][:3] == ["Refunds", "-", "2"]
+    assert rows["shipping.txt"][:3] == ["Shipping", "-", "1"]
 
     found = kb("search", "I was billed twice, I want my money back", "--limit", "2", cwd=tmp_path)
     assert found.returncode == 0, found.stderr
@@ -74,10 +74,30 @@ def check_add_list_search(tmp_path: Path) -> None:
     hits = [line for line in found.stdout.splitlines() if ".md#" in line or ".txt#" in line]
     assert "shipping.txt#000" in hits[0]
 
-    # Re-adding a shorter version replaces the document's chunks.
-    refunds.write_text("# Refunds\n\nNo refunds after 30 days.\n", encoding="utf-8")
+    # Categories: shown, set, given on add, and searched by (a filter in the store).
+    assert kb("category", "refunds.md", cwd=tmp_path).stdout.strip() == "refunds.md: (none)"
+    moved = kb("category", "refunds.md", "billing", cwd=tmp_path)
+    assert moved.returncode == 0 and "refunds.md: category billing (2 chunks)" in moved.stdout
+    assert kb("category", "refunds.md", cwd=tmp_path).stdout.strip() == "refunds.md: billing"
+    given = kb("add", str(shipping), "--category", "logistics", cwd=tmp_path)
+    assert given.returncode == 0, given.stderr
+    rows = table_rows(kb("list", cwd=tmp_path).stdout)
+    assert (rows["refunds.md"][1], rows["shipping.txt"][1]) == ("billing", "logistics")
+    parcel = "when will my parcel be delivered? tracking"
+    only = kb("search", parcel, "--category", "billing", cwd=tmp_path)
+    hits = [line for line in only.stdout.splitlines() if ".md#" in line or ".txt#" in line]
+    assert hits and all("refunds.md#" in hit and "billing" in hit for hit in hits)
+    bad = kb("category", "refunds.md", "Billing Team", cwd=tmp_path)
+    assert bad.returncode == 2 and "lower-case" in bad.stdout
+    assert kb("category", "ghost.md", "billing", cwd=tmp_path).returncode == 1
+
+    # Re-adding a shorter version replaces the document's chunks (front matter: its category).
+    refunds.write_text(
+        "---\ncategory: billing\n---\n# Refunds\n\nNo refunds after 30 days.\n", encoding="utf-8"
+    )
     assert kb("add", str(refunds), cwd=tmp_path).returncode == 0
-    assert table_rows(kb("list", cwd=tmp_path).stdout)["refunds.md"][:2] == ["Refunds", "1"]
+    listed = table_rows(kb("list", cwd=tmp_path).stdout)["refunds.md"]
+    assert listed[:3] == ["Refunds", "billing", "1"]
 
     removed = kb("remove", "shipping.txt", cwd=tmp_path)
     assert removed.returncode == 0 and "removed shipping.txt (1 chunks)" in removed.stdout
@@ -99,8 +119,9 @@ def test_seed_loads_the_sample_kb_and_home_selects_the_store(tmp_path: Path):
     seeded = kb("seed", "--home", "elsewhere", cwd=tmp_path)
     assert seeded.returncode == 0, seeded.stderr
     listed = kb("list", "--home", "elsewhere", cwd=tmp_path)
+    rows = table_rows(listed.stdout)
     for path in sample_kb_paths():
-        assert path.name in listed.stdout
+        assert rows[path.name][1] in ("billing", "technical", "general")
     found = kb("search", "nonprofit discount for a charity", "--home", "elsewhere", cwd=tmp_path)
     assert "pricing-and-plans.md#004" in found.stdout
     assert "empty" in kb("list", cwd=tmp_path).stdout  # the default home has nothing

@@ -35,6 +35,7 @@ def test_run_the_sample_support_inbox_through_the_support_graph(tmp_path):
         "04": "done",  # security report: escalated
         "05": "done",  # pro sync failures: in the technical queue
         "06": "done",  # its follow-up: same ticket
+        "07": "waiting",  # Thai, offline: a reviewer checks the reply
     }
     store = SqliteCheckpointStore(next(tmp_path.rglob("*.db")))
     try:
@@ -75,6 +76,34 @@ def test_tickets_and_ticket_show_the_desk(tmp_path):
     assert shown.returncode == 0, shown.stderr
     assert f"cus_pro_brightpath:{pro['ticket_id']}  active" in shown.stdout
     assert shown.stdout.count("<- ") == 2 and "still failing" in shown.stdout
+    assert "assigned to the technical queue at " in shown.stdout
+    assert "(told: tech-desk@brightlane.io)" in shown.stdout  # inboxflow.yaml's queues
+    table = cli("tickets", home=tmp_path)
+    assert f"cus_pro_brightpath:{pro['ticket_id']}" in table.stdout
+    assert "queue: technical" in table.stdout
+    assert pro["assigned_queue"] == "technical"
+
+    stranger = tmp_path / "stranger.json"
+    stranger.write_text(
+        json.dumps(
+            {
+                "message_id": "stranger-1@example.net",
+                "mailbox": "support@brightlane.io",
+                "from": "Kim Lee <kim@example.net>",
+                "to": ["support@brightlane.io"],
+                "subject": "Exports",
+                "date": "2027-01-14T09:20:00+00:00",
+                "body": "How do I export a dashboard to PDF?",
+            }
+        )
+    )
+    assert cli("run", "--graph", "support", str(stranger), home=tmp_path).returncode == 0
+    guests = cli("tickets", "--json", home=tmp_path).stdout.splitlines()
+    [guest] = [json.loads(g) for g in guests if json.loads(g)["customer_id"].startswith("guest_")]
+    assert (guest["customer_known"], guest["customer_email"]) == (False, "kim@example.net")
+    shown = cli("ticket", guest["ticket_id"], home=tmp_path)
+    assert "customer: unknown sender kim@example.net (not in the CRM; guest)" in shown.stdout
+    assert "(unknown)" in cli("tickets", home=tmp_path).stdout
 
     missing = cli("ticket", "TKT-00000000", home=tmp_path)
     assert missing.returncode == 1 and "no ticket TKT-00000000" in missing.stderr

@@ -1,7 +1,9 @@
-"""The assistant learning end to end on Gemini through google-genai and the Gemini REST double:
-the triage and the memory updates are real structured calls (answered by the double's task
-oracle), the agent turns are scripted function calls; the learnt sign-off is in what the model
-is told next time, and a sender ignored twice on notify is triaged ignore."""
+"""The assistant on Gemini through google-genai and the Gemini REST double. Learning end to
+end: the triage and the memory updates are real structured calls (answered by the double's
+task oracle), the agent turns scripted function calls; the learnt sign-off is in what the model
+is told next time, and a sender ignored twice on notify is triaged ignore. Unscripted: the
+double plays the assistant's policy on each request's conversation, so a whole meeting request
+runs through function declarations, Gemini's call ids and function responses."""
 
 from __future__ import annotations
 
@@ -78,3 +80,50 @@ def test_the_edited_sign_off_is_what_gemini_is_told_next_time(runtime, double):
     assert pending(runtime, second).kind == "tool_review"
     told = _system(double.calls()[-1])
     assert '"sign_off": "Cheers,\\nAlex"' in told
+
+
+def test_the_response_agent_runs_on_gemini_function_calling_unscripted(tmp_path):
+    """No scripted replies: the double plays the assistant's policy on the conversation each
+    request carries (read back from Gemini's contents), so every turn goes through the real
+    declarations, Gemini's function calls with their ids, and the function responses."""
+    from inboxflow.dev.doubles.gemini_api import playing
+    from inboxflow.graphs.assistant.policy import assistant_policy
+    from inboxflow.graphs.assistant.tools import ASSISTANT_TOOLS
+
+    with start_gemini_double(api_key="test-key", functions=playing(assistant_policy)) as double:
+        settings = GeminiSettings(mode="api_key", api_key="test-key", base_url=double.base_url)
+        model = GeminiModel(settings, retry=RetryPolicy(sleep=lambda s: None, jitter=lambda: 0.5))
+        runtime = build(tmp_path, llm=model)
+        trace_id = start(runtime, sample("33"))
+        review = pending(runtime, trace_id)
+        assert review.payload["tool"] == "schedule_meeting"
+        decide(runtime, trace_id, "accept")
+        assert pending(runtime, trace_id).payload["tool"] == "write_email"
+        decide(runtime, trace_id, "accept")
+        final = state(runtime, trace_id)
+        assert final["status"] == "completed", runtime.store.get_trace(trace_id).error
+        turns = [c for c in double.calls() if c.body.get("tools")]
+    tools = [t["name"] for t in turns[0].body["tools"][0]["functionDeclarations"]]
+    assert sorted(tools) == sorted(ASSISTANT_TOOLS.names())
+    assert [e["tool"] for e in final["tool_log"]] == [
+        "check_calendar_availability",
+        "schedule_meeting",
+        "write_email",
+        "Done",
+    ]
+    assert len(turns) == 4  # one Gemini turn per tool call
+    calls = [m["tool_calls"][0] for m in final["messages"] if m.get("tool_calls")]
+    assert all(c["id"].startswith("call-") for c in calls)  # Gemini's ids, not the policy's
+    answered = [
+        part["functionResponse"]
+        for content in turns[-1].body["contents"]
+        for part in content["parts"]
+        if "functionResponse" in part
+    ]
+    assert [(r["id"], r["name"]) for r in answered] == [
+        (c["id"], c["name"]) for c in calls[:-1]
+    ]  # each result answers its call by id
+    assert answered[1]["response"]["scheduled"] is True
+    (event,) = [doc for _, doc in runtime.store.list("calendar_events") if not doc.get("seeded")]
+    assert event["attendees"] == ["dana.lee@partnerco.example"]
+    assert len(sent(runtime, trace_id)) == 1 and final["marked_read"]

@@ -18,6 +18,7 @@ from inboxflow.knowledge import (
     EMAIL_VECTORS,
     KB_CHUNKS,
     KnowledgeBase,
+    check_category,
     chunk_document,
     default_embedder,
     excerpt,
@@ -216,6 +217,57 @@ def test_add_documents_refuses_other_files(kb: KnowledgeBase, tmp_path: Path):
     empty.write_text("\n\n")
     with pytest.raises(ValueError, match="no text"):
         kb.add_documents([empty])
+
+
+def test_a_documents_category_comes_from_its_front_matter_or_is_given(
+    kb: KnowledgeBase, tmp_path: Path
+):
+    refunds = tmp_path / "refunds.md"
+    refunds.write_text(
+        "---\ncategory: billing\nowner: finance\n---\n# Refunds\n\nWe refund in 5 days."
+    )
+    plain = tmp_path / "plain.md"
+    plain.write_text("# Plain\n\nNo category here.")
+    kb.add_documents([refunds, plain])
+    assert {d.source: d.category for d in kb.documents()} == {
+        "refunds.md": "billing",
+        "plain.md": "",
+    }
+    (chunk,) = [f for _, f in kb.vectors.documents(KB_CHUNKS) if f["source"] == "refunds.md"]
+    assert chunk["text"] == "We refund in 5 days." and "category" not in chunk["text"]
+    (given,) = kb.add_documents([refunds], category="technical")  # the given one wins
+    assert given.category == "technical"
+    with pytest.raises(ValueError, match=r"refunds.md: category 'Billing Team'"):
+        kb.add_text("refunds.md", "---\ncategory: Billing Team\n---\ntext")
+    assert check_category("") == "" and check_category("sales-eu") == "sales-eu"
+
+
+def test_search_filters_on_categories_in_the_index(kb: KnowledgeBase):
+    seed_knowledge(kb)
+    categories = {d.source: d.category for d in kb.documents()}
+    assert set(categories.values()) == {"billing", "technical", "general"}  # the samples
+    question = "Our scheduled export fails with error 502 renderer unavailable"
+    assert kb.search(question, limit=1)[0].fields["source"] == "exports-and-scheduled-delivery.md"
+    billing = kb.search(question, limit=4, categories=["billing"])
+    assert len(billing) == 4 and {n.fields["category"] for n in billing} == {"billing"}
+    assert [n.distance for n in billing] == sorted(n.distance for n in billing)
+    both = kb.search(question, limit=30, categories=["billing", "general"])
+    assert {n.fields["category"] for n in both} == {"billing", "general"}
+    assert kb.search(question, limit=3, categories=["nothing-here"]) == []
+
+
+def test_set_category_keeps_the_text_and_refuses_unknown_documents(kb: KnowledgeBase):
+    seed_knowledge(kb)
+    before = {d: f["text"] for d, f in kb.vectors.documents(KB_CHUNKS) if d.startswith("demos")}
+    moved = kb.set_category("demos-and-meetings.md", "sales")
+    assert moved.category == "sales" and moved.chunks == len(before)
+    after = {d: f for d, f in kb.vectors.documents(KB_CHUNKS) if d.startswith("demos")}
+    assert {d: f["text"] for d, f in after.items()} == before
+    assert {f["category"] for f in after.values()} == {"sales"}
+    with pytest.raises(KeyError):
+        kb.set_category("nope.md", "sales")
+    with pytest.raises(ValueError, match="lower-case"):
+        kb.set_category("demos-and-meetings.md", "Sales!")
 
 
 class OtherEmbedder(Embedder):

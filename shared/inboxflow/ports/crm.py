@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from ..errors import NodeFailed, RetryableError
 
 Plan = Literal["free", "pro", "enterprise"]
 
@@ -32,9 +35,44 @@ class Customer(BaseModel):
     region: str
 
 
+GUEST_PREFIX = "guest_"
+
+
+def guest_customer(address: str, name: str | None = None) -> Customer:
+    """A sender the CRM does not know, as a ``free``-plan prospect.
+
+    The id is ``guest_`` and a hash of the lowercase address, so every message
+    from that address lands on the same guest's tickets.
+    """
+    email = address.strip().lower()
+    digest = hashlib.sha256(email.encode("utf-8")).hexdigest()[:12]
+    return Customer(
+        customer_id=f"{GUEST_PREFIX}{digest}",
+        name=(name or "").strip() or email,
+        email=email,
+        plan="free",
+        tenure_months=0,
+        seats=1,
+        region="unknown",
+    )
+
+
+class CRMError(NodeFailed):
+    """The CRM refused the request or answered something unreadable (retrying cannot help)."""
+
+
+class CRMUnavailable(RetryableError):
+    """The CRM timed out or failed transiently through the adapter's own retries."""
+
+
 class CRM(ABC):
     """Customer records."""
 
     @abstractmethod
     def find_by_email(self, address: str) -> Customer | None:
-        """The customer writing from ``address`` (case-insensitive), or None."""
+        """The customer writing from ``address`` (case-insensitive), or None.
+
+        Raises:
+            CRMError: the CRM refused the request or its answer is unreadable.
+            CRMUnavailable: the CRM stayed unavailable through the adapter's retries.
+        """

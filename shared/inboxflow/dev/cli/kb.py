@@ -1,4 +1,4 @@
-"""``inboxflow kb``: load, list and search the knowledge base.
+"""``inboxflow kb``: load, list and search the knowledge base; set documents' categories.
 
 The knowledge base lives in the configured store: the embedded SQLite file
 under ``--home`` (default ``INBOXFLOW_HOME`` or ``.inboxflow``), Firestore
@@ -60,9 +60,16 @@ def _when(epoch_s: float | None) -> str:
     return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%d %H:%M")
 
 
+CATEGORY_HELP = (
+    "The documents' category (billing, technical, general...: the support specialist "
+    "that searches them); default: each file's front matter (category: ...), else none."
+)
+
+
 @app.command("add")
 def add(
     files: list[Path] = typer.Argument(..., help="Markdown or text files (.md, .markdown, .txt)."),
+    category: str | None = typer.Option(None, help=CATEGORY_HELP),
     home: Path = HOME,
     dev: bool = DEV,
 ) -> None:
@@ -74,17 +81,24 @@ def add(
         raise typer.Exit(2)
     with _knowledge_base(home, dev) as (kb, where):
         try:
-            added = kb.add_documents(files)
+            added = kb.add_documents(files, category)
         except (ValueError, UnicodeDecodeError) as exc:
             console.print(Text(str(exc), style="red"))
             raise typer.Exit(2) from exc
         table = Table(title=f"added to the knowledge base ({where}, {kb.embedder.name})")
         table.add_column("document", no_wrap=True)
         table.add_column("title")
+        table.add_column("category")
         table.add_column("chunks", justify="right")
         table.add_column("chars", justify="right")
         for doc in added:
-            table.add_row(Text(doc.source), Text(doc.title), str(doc.chunks), str(doc.chars))
+            table.add_row(
+                Text(doc.source),
+                Text(doc.title),
+                Text(doc.category or "-"),
+                str(doc.chunks),
+                str(doc.chars),
+            )
         console.print(table)
 
 
@@ -93,7 +107,7 @@ def seed(home: Path = HOME, dev: bool = DEV) -> None:
     """Load the bundled sample knowledge base (matches the sample inbox)."""
     from inboxflow.knowledge import sample_kb_paths
 
-    add(sample_kb_paths(), home, dev)
+    add(sample_kb_paths(), None, home, dev)
 
 
 @app.command("list")
@@ -110,12 +124,18 @@ def list_documents(home: Path = HOME, dev: bool = DEV) -> None:
     table = Table(title=f"knowledge base ({where})")
     table.add_column("document", no_wrap=True)
     table.add_column("title")
+    table.add_column("category")
     table.add_column("chunks", justify="right")
     table.add_column("chars", justify="right")
     table.add_column("added", no_wrap=True)
     for doc in documents:
         table.add_row(
-            Text(doc.source), Text(doc.title), str(doc.chunks), str(doc.chars), _when(doc.added_at)
+            Text(doc.source),
+            Text(doc.title),
+            Text(doc.category or "-"),
+            str(doc.chunks),
+            str(doc.chars),
+            _when(doc.added_at),
         )
     console.print(table)
 
@@ -124,6 +144,9 @@ def list_documents(home: Path = HOME, dev: bool = DEV) -> None:
 def search(
     text: str = typer.Argument(..., help="What to look for."),
     limit: int = typer.Option(5, min=1, max=50, help="How many chunks to show."),
+    category: list[str] | None = typer.Option(
+        None, help="Only documents of this category (repeat for several; '' for none)."
+    ),
     home: Path = HOME,
     dev: bool = DEV,
 ) -> None:
@@ -132,7 +155,7 @@ def search(
 
     console = Console()
     with _knowledge_base(home, dev) as (kb, where):
-        found = kb.search(text, limit=limit)
+        found = kb.search(text, limit=limit, categories=category or None)
         embedder = kb.embedder.name
     if not found:
         console.print(f"nothing found ({where}, {embedder}); is the knowledge base empty?")
@@ -140,16 +163,48 @@ def search(
     table = Table(title=f"nearest chunks ({where}, {embedder})")
     table.add_column("distance", justify="right")
     table.add_column("chunk", no_wrap=True)
+    table.add_column("category")
     table.add_column("section")
     table.add_column("excerpt", ratio=1)
     for hit in found:
         table.add_row(
             f"{hit.distance:.3f}",
             Text(hit.doc_id),
+            Text(str(hit.fields.get("category") or "-")),
             Text(str(hit.fields.get("section", ""))),
             Text(excerpt(str(hit.fields.get("text", "")), 160)),
         )
     console.print(table)
+
+
+@app.command("category")
+def set_category(
+    source: str = typer.Argument(..., help="Document name as listed (the file name)."),
+    category: str | None = typer.Argument(
+        None, help="The new category ('' for none); omitted: show the current one."
+    ),
+    home: Path = HOME,
+    dev: bool = DEV,
+) -> None:
+    """Show or set a document's category (its chunks are written again, with their text)."""
+    console = Console()
+    with _knowledge_base(home, dev) as (kb, _):
+        if category is None:
+            found = [d for d in kb.documents() if d.source == source]
+            if not found:
+                console.print(Text(f"no document named {source!r}", style="red"))
+                raise typer.Exit(1)
+            typer.echo(f"{source}: {found[0].category or '(none)'}")
+            return
+        try:
+            doc = kb.set_category(source, category)
+        except KeyError:
+            console.print(Text(f"no document named {source!r}", style="red"))
+            raise typer.Exit(1) from None
+        except ValueError as exc:
+            console.print(Text(str(exc), style="red"))
+            raise typer.Exit(2) from exc
+    typer.echo(f"{source}: category {doc.category or '(none)'} ({doc.chunks} chunks)")
 
 
 @app.command("remove")

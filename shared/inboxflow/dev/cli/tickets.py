@@ -16,11 +16,16 @@ STATUSES = ("active", "completed")
 
 
 def tickets(
-    customer: str | None = typer.Option(None, help="Only this customer id (cus_...)."),
+    customer: str | None = typer.Option(
+        None, help="Only this customer id (cus_..., or guest_... for a sender the CRM lacks)."
+    ),
     status: str | None = typer.Option(None, help="Only this status: active or completed."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per ticket."),
 ) -> None:
-    """Support tickets: customer, id, status, outcome or queue, messages, traces, subject."""
+    """Support tickets: customer, id, status, outcome or assigned queue, messages, traces, subject.
+
+    A customer the CRM did not know is marked ``(unknown)``.
+    """
     if status is not None and status not in STATUSES:
         raise typer.BadParameter(f"--status must be active or completed, not {status!r}")
     found = TicketStore(make_store(Settings.from_env())).list(customer, status)  # type: ignore[arg-type]
@@ -33,9 +38,9 @@ def tickets(
         table.add_column(column)
     for ticket in found:
         table.add_row(
-            ticket.key,
+            ticket.key + ("" if ticket.customer_known else " (unknown)"),
             ticket.status,
-            ticket.outcome or str(ticket.working.get("queue", "-")),
+            ticket.outcome or (f"queue: {ticket.assigned_queue}" if ticket.assigned_queue else "-"),
             str(len(ticket.messages)),
             str(len(ticket.traces)),
             ticket.subject[:60],
@@ -56,6 +61,14 @@ def ticket(
         typer.echo(json.dumps(found.model_dump(), ensure_ascii=False))
         return
     typer.echo(f"{found.key}  {found.status}  {found.outcome or ''}  {found.subject}")
+    if not found.customer_known:
+        typer.echo(f"customer: unknown sender {found.customer_email} (not in the CRM; guest)")
+    if found.assignment is not None:
+        told = ", ".join(found.assignment.notified) or "nobody"
+        typer.echo(
+            f"assigned to the {found.assignment.queue} queue at {found.assignment.assigned_at}"
+            f" (told: {told})"
+        )
     for message in found.messages:
         arrow = "<-" if message.direction == "in" else "->"
         typer.echo(f"\n{arrow} {message.at}\n{message.text.strip()}")

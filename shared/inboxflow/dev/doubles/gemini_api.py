@@ -348,10 +348,12 @@ class GeminiDouble:
         responder: answers unscripted ``generateContent`` calls.
         api_key: the key it accepts (None: any key or bearer token).
         requests: every request received, in order.
+        functions: answers unscripted calls that offer tools (None: a plain text turn).
     """
 
     responder: Responder
     api_key: str | None = None
+    functions: FunctionResponder | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
@@ -457,6 +459,10 @@ class GeminiDouble:
             return 400, error_body(
                 400, "* GenerateContentRequest.contents: contents is not specified"
             )
+        unscripted = reply.text is None and reply.answer is None
+        unscripted = unscripted and not isinstance(reply, FunctionCallReply)
+        if body.get("tools") and self.functions is not None and unscripted:
+            reply = self.functions(conversation_of(body), tool_specs_of(body))
         if isinstance(reply, FunctionCallReply) or body.get("tools"):
             return function_calling_response(model, body, reply)
         turns = [(str(c.get("role", "user")), _text_of(c)) for c in contents]
@@ -540,7 +546,10 @@ def _handler_for(double: GeminiDouble) -> type[BaseHTTPRequestHandler]:
 
 
 def start_gemini_double(
-    responder: Responder | None = None, api_key: str | None = None, port: int = 0
+    responder: Responder | None = None,
+    api_key: str | None = None,
+    port: int = 0,
+    functions: FunctionResponder | None = None,
 ) -> GeminiDouble:
     """Start a Gemini double on 127.0.0.1 (a free port unless ``port``), in a daemon thread.
 
@@ -548,8 +557,9 @@ def start_gemini_double(
         responder: answers unscripted generate calls (default: ``TaskOracle()``).
         api_key: the only key accepted (default: any key, or a bearer token).
         port: port to bind (0 picks a free one).
+        functions: answers unscripted calls with tools (e.g. ``playing(policy)``).
     """
-    double = GeminiDouble(responder=responder or TaskOracle(), api_key=api_key)
+    double = GeminiDouble(responder=responder or TaskOracle(), api_key=api_key, functions=functions)
     server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(double))
     server.daemon_threads = True
     double._server = server
@@ -597,14 +607,17 @@ __all__ = [
     "RecordedRequest",
     "Reply",
     "TaskOracle",
+    "conversation_of",
     "double_environment",
     "gemini_double_environment",
     "hashed_embedding",
     "known_tasks",
     "mark_answer",
     "minimal_answer",
+    "playing",
     "start_gemini_double",
     "template_pattern",
+    "tool_specs_of",
 ]
 
 
@@ -636,6 +649,91 @@ class FunctionCallReply(Reply):
     def malformed(cls) -> FunctionCallReply:
         """Gemini's ``MALFORMED_FUNCTION_CALL``: no parts, a finish message."""
         return cls(finish_reason="MALFORMED_FUNCTION_CALL")
+
+
+FunctionResponder = Callable[[list[dict[str, Any]], list[dict[str, Any]]], "FunctionCallReply"]
+"""Answers a request with tools: the conversation (OpenAI style, as ``conversation_of`` reads
+it back) and the declared tools (OpenAI specs) in, the model's function calls out."""
+
+
+def conversation_of(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A ``generateContent`` body read back as an OpenAI-style conversation.
+
+    The system instruction is the ``system`` message; a model turn's ``functionCall``
+    parts are the assistant's ``tool_calls`` (``{id, name, arguments_json}``); each
+    ``functionResponse`` part is a ``tool`` message (``tool_call_id``, ``name``, the
+    response as JSON ``content``); other user text is a ``user`` message.
+    """
+    messages: list[dict[str, Any]] = []
+    system = _text_of(body.get("systemInstruction"))
+    if system:
+        messages.append({"role": "system", "content": system})
+    for content in body.get("contents") or []:
+        parts = content.get("parts") or []
+        if content.get("role") == "model":
+            calls = [p["functionCall"] for p in parts if "functionCall" in p]
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": "".join(str(p.get("text") or "") for p in parts),
+                    "tool_calls": [
+                        {
+                            "id": str(c.get("id") or ""),
+                            "name": str(c.get("name") or ""),
+                            "arguments_json": json.dumps(c.get("args") or {}),
+                        }
+                        for c in calls
+                    ],
+                }
+            )
+            continue
+        for part in parts:
+            if "functionResponse" in part:
+                response = part["functionResponse"]
+                messages.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": str(response.get("id") or ""),
+                        "name": str(response.get("name") or ""),
+                        "content": json.dumps(response.get("response") or {}),
+                    }
+                )
+        text = "".join(str(p.get("text") or "") for p in parts if "text" in p)
+        if text:
+            messages.append({"role": "user", "content": text})
+    return messages
+
+
+def tool_specs_of(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The request's function declarations as OpenAI-style tool specs."""
+    specs = []
+    for tool in body.get("tools") or []:
+        for declared in tool.get("functionDeclarations") or []:
+            parameters = declared.get("parameters_json_schema") or declared.get("parameters")
+            specs.append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": declared.get("name"),
+                        "description": declared.get("description", ""),
+                        "parameters": parameters or {"type": "object"},
+                    },
+                }
+            )
+    return specs
+
+
+def playing(policy: Callable[[list[Any], list[dict[str, Any]]], Any]) -> FunctionResponder:
+    """A function responder that plays a deterministic chat policy (``ports.llm.ChatPolicy``)
+    on the conversation the request carries: the policy's tool calls become ``functionCall``
+    parts (the double gives them ids), its text a text part."""
+
+    def answer(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> FunctionCallReply:
+        turn = policy(messages, tools)
+        calls = tuple((c.name, json.loads(c.arguments_json)) for c in turn.tool_calls)
+        return FunctionCallReply(calls=calls, text=turn.text or (None if calls else "Done."))
+
+    return answer
 
 
 def function_calling_response(

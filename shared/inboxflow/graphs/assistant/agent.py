@@ -19,8 +19,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -30,18 +31,16 @@ from ...graph import END, Pause, Step
 from ...memory import read_memory
 from ...pipeline.tools import workspace_of
 from ...ports.llm import ChatSettings, LLMFailed
-from .kinds import pause_context
+from .kinds import QUESTION_LABELS, pause_context
 from .learning import first_name, learn
 from .policy import assistant_policy
+from .settings import assistant_settings
 from .state import AssistantState, ToolLogEntry
 from .tools import ASSISTANT_TOOLS, REVIEWED, WithEmail
 
-MAX_ITERATIONS = 8
-MODEL = "gemini-2.5-flash"
 REVIEW_FIELDS = {
     "write_email": ("to", "subject", "content"),
     "schedule_meeting": ("attendees", "subject", "preferred_day", "start_time", "duration_minutes"),
-    "Question": ("content",),
 }
 LEARNS_FROM_EDIT = {"write_email": "response_preferences", "schedule_meeting": "cal_preferences"}
 ENDS_WHEN_IGNORED = frozenset({"write_email", "schedule_meeting"})
@@ -53,17 +52,27 @@ def _specs() -> str:
 
 
 def system_message(state: AssistantState, ctx: NodeContext) -> dict[str, Any]:
-    """The instructions, today's date and the owner's current preferences."""
+    """The instructions, today's date and the owner's current preferences.
+
+    Until the owner's edits teach a meeting length, the settings' default is the preference.
+    """
+    settings = assistant_settings(ctx.services)
     response = read_memory(ctx.store, state.mailbox, "response_preferences").profile
-    calendar = read_memory(ctx.store, state.mailbox, "cal_preferences").profile
-    today = datetime.fromtimestamp(ctx.clock.now(), UTC).date()
+    cal = read_memory(ctx.store, state.mailbox, "cal_preferences")
+    calendar = dict(cal.profile)
+    if cal.version == 0:
+        calendar["default_duration_minutes"] = settings.default_meeting_minutes
+    today = datetime.fromtimestamp(ctx.clock.now(), settings.zone).date()
+    owner = f"{settings.owner_name} <{state.mailbox}>" if settings.owner_name else state.mailbox
+    start, end = settings.working_hours_start, settings.working_hours_end
     return {
         "role": "system",
         "content": (
-            f"You are the email assistant of {state.mailbox}. Handle the email below with "
+            f"You are the email assistant of {owner}. Handle the email below with "
             "your tools: write_email to answer, check_calendar_availability then "
             "schedule_meeting for meeting requests, Question when you need the owner, and "
             "Done when the email is handled. Follow the owner's preferences.\n"
+            f"Times are in {settings.timezone}; working hours {start}-{end}.\n"
             f"Today: {today.isoformat()}\n"
             f"Response preferences (JSON): {json.dumps(response, sort_keys=True)}\n"
             f"Calendar preferences (JSON): {json.dumps(calendar, sort_keys=True)}"
@@ -88,11 +97,12 @@ def first_message(state: AssistantState) -> dict[str, Any]:
 
 def llm_call(state: AssistantState, ctx: NodeContext) -> Step:
     """Ask the model for the next tool calls."""
-    if state.iteration >= MAX_ITERATIONS:
+    configured = assistant_settings(ctx.services)
+    if state.iteration >= configured.max_iterations:
         return Step(update={"status": "max_iterations"}, goto=END)
     messages = list(state.messages) or [first_message(state)]
     settings = ChatSettings(
-        model=MODEL, temperature=0.2, profile="assistant", offline=assistant_policy
+        model=configured.model, temperature=0.2, profile="assistant", offline=assistant_policy
     )
     try:
         turn = ctx.llm.chat([system_message(state, ctx), *messages], json.loads(_specs()), settings)
@@ -121,8 +131,13 @@ def _arguments(call: dict[str, str]) -> dict[str, Any]:
 
 
 def review_payload(tool: str, arguments: dict[str, Any]) -> dict[str, str]:
-    """The call's reviewable arguments as text fields (what the review page edits)."""
+    """The call's reviewable arguments as text fields (what the review page edits).
+
+    A ``Question`` shows the question and an empty ``answer`` field for the owner.
+    """
     payload = {"tool": tool}
+    if tool == "Question":
+        return {**payload, "question": str(arguments.get("content", "")), "answer": ""}
     for name in REVIEW_FIELDS[tool]:
         value = arguments.get(name, "")
         payload[name] = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
@@ -152,18 +167,19 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
                 payload=review_payload(name, arguments),
                 resume_node="tool_review",
                 reviewers=(state.mailbox,),
-                deadline_s=7 * 24 * 3600,
+                deadline_s=assistant_settings(ctx.services).review_deadline_s,
                 on_timeout="reject",
-                context=pause_context(
-                    state.email, [f"the assistant wants to run {name}"], tool=name
-                ),
+                context=_review_context(state, name),
             )
         )
     decision = "run" if name not in REVIEWED else str(ctx.resume.get("decision"))  # type: ignore[union-attr]
     update: dict[str, Any] = {}
     learned: list[str] = []
-    if decision in ("run", "accept", "edit"):
-        if decision == "edit":
+    answer = _answer(ctx.resume) if name == "Question" and decision == "edit" else ""
+    if answer:
+        result: dict[str, Any] = {"answer": answer}
+    elif decision in ("run", "accept", "edit"):
+        if decision == "edit" and name != "Question":
             edited = {k: v for k, v in (ctx.resume or {}).get("payload", {}).items() if k != "tool"}
             before = review_payload(name, arguments)
             arguments = {**arguments, **edited}
@@ -203,6 +219,19 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
     if decision == "ignore" and name in ENDS_WHEN_IGNORED:
         return Step(update={**update, "pending_calls": [], "status": "stopped"}, goto=END)
     return Step(update=update, goto="tool_review" if rest else "llm_call")
+
+
+def _review_context(state: AssistantState, tool: str) -> dict[str, Any]:
+    """The review page's context: why the owner is asked; a question relabels the buttons."""
+    if tool == "Question":
+        return pause_context(state.email, ["the assistant asks you"], tool=tool, **QUESTION_LABELS)
+    return pause_context(state.email, [f"the assistant wants to run {tool}"], tool=tool)
+
+
+def _answer(resume: Mapping[str, Any] | None) -> str:
+    """The owner's answer to a ``Question`` (the edited ``answer`` field), or ``""``."""
+    payload = (resume or {}).get("payload") or {}
+    return str(payload.get("answer") or "").strip() if isinstance(payload, Mapping) else ""
 
 
 def mark_as_read(state: AssistantState, ctx: NodeContext) -> Step:

@@ -21,6 +21,7 @@ from ...graph import END, Graph, Node, StartContext, TraceSummary
 from ...ports.checkpoint import Checkpoint
 from .agent import llm_call, mark_as_read, tool_review
 from .kinds import NOTIFY_KIND, TOOL_REVIEW_KIND
+from .settings import AssistantSettings
 from .state import AssistantState
 from .tools import ASSISTANT_TOOLS
 from .triage import triage_notify, triage_router
@@ -101,6 +102,7 @@ ASSISTANT = Graph.build(
     pause_kinds=[NOTIFY_KIND, TOOL_REVIEW_KIND],
     initial_state=initial_state,
     summary=summary,
+    settings_model=AssistantSettings,
     samples=Path(__file__).resolve().parent / "samples",
 )
 """The assistant graph's declaration."""

@@ -33,15 +33,15 @@ TOOL_REVIEW_KIND = PauseKind(
     (
         Choice(
             "accept",
-            "Accept",
+            "{accept_label}",
             "primary",
             ("Accepted", "The assistant runs it as shown."),
         ),
         Choice(
             "edit",
-            "Run with my edits",
+            "{edit_label}",
             "primary",
-            ("Edited", "The assistant runs it with your edits and remembers them."),
+            ("{edit_outcome}", "{edit_detail}"),
             applies_edit=True,
         ),
         Choice(
@@ -64,15 +64,34 @@ TOOL_REVIEW_KIND = PauseKind(
         EditableField("content", "Message", "text", max_chars=20_000),
         EditableField("attendees", "Attendees", "addresses", max_chars=2000),
         EditableField("preferred_day", "Day (YYYY-MM-DD)", "line", max_chars=10),
-        EditableField("start_time", "Start (HH:MM, UTC)", "line", max_chars=5),
+        EditableField("start_time", "Start (HH:MM, your time zone)", "line", max_chars=5),
         EditableField("duration_minutes", "Duration (minutes)", "line", max_chars=3),
+        EditableField("answer", "Your answer", "text", max_chars=4000),
     ),
     description="accept / edit / ignore / respond to a tool call of the assistant",
-    defaults={"tool": "action"},
+    defaults={
+        "tool": "action",
+        "accept_label": "Accept",
+        "edit_label": "Run with my edits",
+        "edit_outcome": "Edited",
+        "edit_detail": "The assistant runs it with your edits and remembers them.",
+    },
     notification="Review {tool} for: {subject}",
     payload_title="The action",
 )
-"""A reviewed tool call (``write_email``, ``schedule_meeting``, ``Question``)."""
+"""A reviewed tool call (``write_email``, ``schedule_meeting``, ``Question``).
+
+The page edits only the fields in the payload: a ``Question`` carries ``question``
+(shown) and ``answer`` (the owner's text answer, sent back to the model as the
+tool's result); its context relabels the buttons (``QUESTION_LABELS``)."""
+
+QUESTION_LABELS = {
+    "accept_label": "Skip (no answer)",
+    "edit_label": "Send my answer",
+    "edit_outcome": "Answered",
+    "edit_detail": "The assistant continues with your answer.",
+}
+"""How a ``Question`` review names its buttons (pause context values)."""
 
 
 def pause_context(email: Mapping[str, Any], reasons: list[str], **extra: Any) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 It reads what a real model would: the system message (today, the owner's
 response and calendar preferences as JSON) and the conversation. Meeting
 requests: check the calendar, schedule at the preferred time (or the first
-free one), then confirm by email; anything else: one email. Feedback makes it
+free one), then confirm by email; a question only the owner can answer (a
+sentence opening with which/what/when/how much/how many): ask the owner
+(``Question``), then email the answer; anything else: one email. Feedback makes it
 write again with the feedback in; a sent email or a failure ends with Done.
 """
 
@@ -18,6 +20,10 @@ from ...ports.llm import AgentTurn, ChatMessage, ToolCall
 from ...workspace import business_day
 
 MEETING = re.compile(r"\b(meet|meeting|call|schedule|catch up|sync)\b", re.I)
+OWNER_QUESTION = re.compile(
+    r"(?:^|[.!?]\s+)((?:which|what|when|how much|how many)\b[^?\n]*\?)", re.I | re.M
+)
+"""A question only the owner can answer (a sentence opening with which/what/when...)."""
 
 
 def _json_after(label: str, text: str) -> dict[str, Any]:
@@ -61,6 +67,10 @@ def assistant_policy(messages: list[ChatMessage], tools: list[dict[str, Any]]) -
         if MEETING.search(f"{subject}\n{user}"):
             day = business_day(today, 1)
             return _call(turn, "check_calendar_availability", day=day.isoformat())
+        asked = OWNER_QUESTION.search(user.partition("\n\n")[2])
+        if asked and not instruction:
+            question = f'{first_name} asks: "{asked.group(1)}" What should I answer?'
+            return _call(turn, "Question", content=question)
         lines = [f"Thanks for your email about {subject.removeprefix('Re: ')}."]
         lines.append(instruction or "I will get back to you on this shortly.")
         return email(lines)

@@ -15,21 +15,21 @@ events get an id derived from the key; a re-run step never repeats one.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
 
 from ...context import ServicesWith
-from ...pipeline.tools import slot_label, workspace_of
+from ...pipeline.tools import workspace_of
 from ...tools import Tool, ToolRegistry
+from .settings import assistant_settings
 
 if TYPE_CHECKING:
     from ...context import NodeContext
 
 REVIEWED = frozenset({"write_email", "schedule_meeting", "Question"})
 """Tools that pause for the owner's review before they run."""
-WORKDAY = (9, 17)
 
 
 class WriteEmailParams(BaseModel):
@@ -49,7 +49,9 @@ class ScheduleMeetingParams(BaseModel):
     subject: str = Field(description="Title of the meeting.")
     duration_minutes: int = Field(ge=5, le=480, description="Length of the meeting.")
     preferred_day: date = Field(description="Day of the meeting, YYYY-MM-DD.")
-    start_time: str = Field(pattern=r"^\d{1,2}:\d{2}$", description="Start time HH:MM (UTC).")
+    start_time: str = Field(
+        pattern=r"^\d{1,2}:\d{2}$", description="Start time HH:MM (the owner's time zone)."
+    )
 
     @field_validator("attendees", mode="before")
     @classmethod
@@ -122,33 +124,50 @@ def write_email(params: WriteEmailParams, ctx: NodeContext) -> dict[str, Any]:
     )
 
 
-def meeting_start(day: date, start_time: str) -> datetime:
-    """``day`` at ``HH:MM`` UTC."""
+def meeting_start(day: date, start_time: str, zone: tzinfo = UTC) -> datetime:
+    """``day`` at ``HH:MM`` in ``zone``, as a UTC time."""
     hours, minutes = (int(part) for part in start_time.split(":"))
-    return datetime.combine(day, time(hours, minutes), tzinfo=UTC)
+    return datetime.combine(day, time(hours, minutes), tzinfo=zone).astimezone(UTC)
+
+
+def when_label(start: datetime, length: timedelta, zone: tzinfo) -> str:
+    """``Tuesday 19 January, 14:00-14:30 CET`` in the owner's zone."""
+    local, end = start.astimezone(zone), (start + length).astimezone(zone)
+    return f"{local:%A} {local.day} {local:%B}, {local:%H:%M}\u2013{end:%H:%M} {local:%Z}"
 
 
 def schedule_meeting(params: ScheduleMeetingParams, ctx: NodeContext) -> dict[str, Any]:
     """Insert the event once (its id derives from the journal key)."""
     email = _email(ctx)
     workspace = workspace_of(ctx, email["mailbox"])
-    start = meeting_start(params.preferred_day, params.start_time)
+    zone = assistant_settings(ctx.services).zone
+    start = meeting_start(params.preferred_day, params.start_time, zone)
     end = start + timedelta(minutes=params.duration_minutes)
     event = ctx.effect(
         "schedule_meeting",
         lambda key: workspace.insert_event(params.subject, start, end, params.attendees, key, ""),
     )
-    return {"scheduled": True, "event_id": event.get("id"), "when": slot_label(start, end - start)}
+    return {
+        "scheduled": True,
+        "event_id": event.get("id"),
+        "when": when_label(start, end - start, zone),
+    }
 
 
 def check_calendar_availability(
     params: CheckAvailabilityParams, ctx: NodeContext
 ) -> dict[str, Any]:
-    """Busy intervals and free hours of ``day`` in working hours (UTC)."""
+    """Busy intervals and free hours of ``day`` in the owner's working hours and time zone."""
     email = _email(ctx)
-    start = datetime.combine(params.day, time(WORKDAY[0]), tzinfo=UTC)
-    end = datetime.combine(params.day, time(WORKDAY[1]), tzinfo=UTC)
-    busy = workspace_of(ctx, email["mailbox"]).free_busy(start, end)
+    settings = assistant_settings(ctx.services)
+    zone = settings.zone
+    first, last = settings.working_hours
+    start = datetime.combine(params.day, first, tzinfo=zone)
+    end = datetime.combine(params.day, last, tzinfo=zone)
+    found = workspace_of(ctx, email["mailbox"]).free_busy(
+        start.astimezone(UTC), end.astimezone(UTC)
+    )
+    busy = [(b_start.astimezone(zone), b_end.astimezone(zone)) for b_start, b_end in found]
     free, cursor = [], start
     for b_start, b_end in sorted(busy):
         if b_start > cursor:

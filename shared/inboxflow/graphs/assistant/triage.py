@@ -29,6 +29,7 @@ from ...memory import read_memory
 from ...ports.llm import LLMTask
 from .kinds import pause_context
 from .learning import learn
+from .settings import assistant_settings
 from .state import AssistantState
 
 AUTOMATED = re.compile(r"(no-?reply|newsletter|notifications?|mailer-daemon|marketing|news)@", re.I)
@@ -129,7 +130,7 @@ def triage_notify(state: AssistantState, ctx: NodeContext) -> Step:
                 },
                 resume_node="triage_notify",
                 reviewers=(state.mailbox,),
-                deadline_s=7 * 24 * 3600,
+                deadline_s=assistant_settings(ctx.services).review_deadline_s,
                 on_timeout="reject",
                 context=pause_context(email, [f"triage: {state.reasoning}"]),
             )

@@ -1,6 +1,6 @@
 """The support-desk graph (``route: support``).
 
-    intake --(unknown sender)--> END
+    intake (customer from the CRM, or a free-plan guest; the ticket)
       |
     translator -> supervisor --(requires_escalation)--> escalate --+
                       |                                           |
@@ -60,7 +60,7 @@ SUPPORT = Graph.build(
         Node(
             "intake",
             intake,
-            routes=("translator", END),
+            routes=("translator",),
             uses_llm=True,
             timeout_s=60,
             description="Customer from the CRM; the ticket (thread, matcher, or a new one).",

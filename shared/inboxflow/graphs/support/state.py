@@ -50,7 +50,8 @@ class ActResult(BaseModel):
         action: the recommended action it carried out.
         status: ``sent``, ``drafted``, ``rejected``, ``escalated`` or ``queued``.
         message_id: the reply written, if any.
-        notified: the reviewers told about an escalation.
+        notified: the reviewers told about an escalation or an assignment.
+        queue: the specialist queue a ``route_specialist`` assigned the ticket to.
         approved_by: the reviewer who approved the reply, if one did.
     """
 
@@ -59,6 +60,7 @@ class ActResult(BaseModel):
     message_id: str | None = None
     notified: list[str] = Field(default_factory=list)
     approved_by: str | None = None
+    queue: str | None = None
 
 
 class SupportState(BaseModel):
@@ -66,6 +68,8 @@ class SupportState(BaseModel):
 
     email: Email
     customer: Customer | None = None
+    customer_known: bool = True
+    """False: the CRM did not know the sender; ``customer`` is a free-plan guest."""
     ticket: TicketRef | None = None
     translation: TranslationResult | None = None
     supervision: Supervision | None = None

@@ -40,6 +40,22 @@ class TicketMessage(BaseModel):
     message_id: str | None = None
 
 
+class Assignment(BaseModel):
+    """A ticket's assignment to a specialist queue.
+
+    Attributes:
+        queue: the queue (``billing``, ``technical``, ``general``).
+        assigned_at: ISO timestamp.
+        trace_id: the trace that assigned it.
+        notified: the queue's reviewers told of it.
+    """
+
+    queue: str
+    assigned_at: str
+    trace_id: str
+    notified: list[str] = Field(default_factory=list)
+
+
 class Ticket(BaseModel):
     """One support ticket.
 
@@ -54,6 +70,10 @@ class Ticket(BaseModel):
         working: state of the work in progress (triage...); dropped on completion.
         outcome: how it was closed (``auto_respond``, ``escalate_human``), or None.
         opened_by: the effect key that created it (a crashed open is found by it).
+        customer_known: False when the CRM did not know the sender (a guest prospect).
+        customer_email: the address the customer wrote from.
+        assigned_queue: the specialist queue the ticket is assigned to, if any.
+        assignment: who was told of the assignment and when (``Assignment``).
     """
 
     ticket_id: str
@@ -66,6 +86,10 @@ class Ticket(BaseModel):
     working: dict[str, Any] = Field(default_factory=dict)
     outcome: str | None = None
     opened_by: str = ""
+    customer_known: bool = True
+    customer_email: str = ""
+    assigned_queue: str | None = None
+    assignment: Assignment | None = None
 
     @property
     def key(self) -> str:
@@ -99,7 +123,15 @@ class TicketStore:
         self.store = store
         self.draw = draw
 
-    def open(self, customer_id: str, subject: str, thread_id: str, opened_by: str = "") -> Ticket:
+    def open(
+        self,
+        customer_id: str,
+        subject: str,
+        thread_id: str,
+        opened_by: str = "",
+        customer_known: bool = True,
+        customer_email: str = "",
+    ) -> Ticket:
         """Create a new active ticket under a fresh id.
 
         Raises:
@@ -112,6 +144,8 @@ class TicketStore:
                 subject=subject,
                 thread_ids=[thread_id],
                 opened_by=opened_by,
+                customer_known=customer_known,
+                customer_email=customer_email,
             )
             if self.store.create(ticket_path(customer_id, ticket.ticket_id), ticket.model_dump()):
                 return ticket

@@ -16,7 +16,10 @@
   The ticket is completed (a rejected reply keeps it active).
 - ``escalate_human``: each on-call reviewer is emailed the triage once; the
   ticket is completed.
-- ``route_specialist``: the ticket stays active, in the specialist's queue.
+- ``route_specialist``: the ticket stays active and is assigned to the
+  specialist's queue (``assigned_queue``, an ``Assignment`` record); the
+  queue's reviewers (``queues`` setting) are emailed once per assignment: a
+  follow-up on a ticket already in that queue tells nobody again.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from ....ports.notifier import NotificationRefused
 from ..kinds import APPROVE_SUPPORT_REPLY
 from ..settings import support_settings
 from ..state import ActResult, SupportState
-from ..tickets import Ticket, TicketMessage, TicketStore
+from ..tickets import Assignment, Ticket, TicketMessage, TicketStore
 
 
 def act(state: SupportState, ctx: NodeContext) -> Step:
@@ -48,12 +51,7 @@ def act(state: SupportState, ctx: NodeContext) -> Step:
     if ticket is None:
         raise NodeFailed(f"ticket {ref.key} is not in the store")
     if triage.recommended_action == "route_specialist":
-        queue = state.supervision.issue_type if state.supervision else "general"
-        tickets.save(
-            ticket.model_copy(update={"working": {"queue": queue, "triage": triage.model_dump()}})
-        )
-        result = ActResult(action="route_specialist", status="queued")
-        return Step(update={"act": result, "end_reason": f"in the {queue} specialist queue"})
+        return _assign(state, ctx, tickets, ticket)
     if triage.recommended_action == "escalate_human":
         return _escalate(state, ctx, tickets, ticket)
     return _respond(state, ctx, tickets, ticket)
@@ -149,6 +147,7 @@ def _review_pause(
             "received_at": email.received_at.isoformat(),
             "email_text": email.body_for_model(20_000),
             "ticket": state.ticket.key,
+            "customer": _customer_line(state),
             "urgency": triage.urgency,
             "confidence": triage.confidence,
             "reasons": reasons,
@@ -156,17 +155,65 @@ def _review_pause(
     )
 
 
+def _assign(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket: Ticket) -> Step:
+    triage, email, ref = state.triage, state.email, state.ticket
+    assert triage is not None and ref is not None
+    queue = state.supervision.issue_type if state.supervision else "general"
+    working = {"queue": queue, "triage": triage.model_dump()}
+    if ticket.assigned_queue == queue and ticket.assignment is not None:
+        tickets.save(ticket.model_copy(update={"working": working}))
+        result = ActResult(action="route_specialist", status="queued", queue=queue)
+        return Step(update={"act": result, "end_reason": f"still in the {queue} queue"})
+    reviewers = support_settings(ctx.services).queue_reviewers(queue, email.mailbox)
+    notifier = _notifier(ctx, "route_specialist")
+    subject = f"[{triage.urgency}] {queue} queue: ticket {ref.ticket_id}: {email.subject}"
+    text = (
+        f"Ticket {ref.key} is assigned to the {queue} queue.\n"
+        f"Customer: {_customer_line(state)}\n"
+        f"Urgency: {triage.urgency}\nWhy: {triage.reasoning}\n\n"
+        f"The customer wrote:\n{email.body_for_model(8000)}\n\n"
+        f"See it with: inboxflow ticket {ref.ticket_id}\n"
+    )
+    page = f"<pre>{html.escape(text)}</pre>"
+    for index, reviewer in enumerate(reviewers):
+
+        def notify(key: str, to: str = reviewer) -> dict[str, Any]:
+            return dict(notifier.send(to, subject, text, page, key))
+
+        ctx.effect(f"assignment_notice_{queue}_{index}", notify, notifier.find)
+    assignment = Assignment(
+        queue=queue,
+        assigned_at=datetime.fromtimestamp(ctx.clock.now(), UTC).isoformat(),
+        trace_id=ctx.trace_id,
+        notified=list(reviewers),
+    )
+    tickets.save(
+        ticket.model_copy(
+            update={"working": working, "assigned_queue": queue, "assignment": assignment}
+        )
+    )
+    result = ActResult(
+        action="route_specialist", status="queued", queue=queue, notified=list(reviewers)
+    )
+    return Step(update={"act": result, "end_reason": f"assigned to the {queue} queue"})
+
+
+def _notifier(ctx: NodeContext, action: str) -> Any:
+    try:
+        return ctx.services["approvals"].notifier
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise NodeFailed(f"{action} needs the approval service's notifier") from exc
+
+
 def _escalate(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket: Ticket) -> Step:
     triage, email = state.triage, state.email
     assert triage is not None and state.ticket is not None
     reviewers = support_settings(ctx.services).reviewers or [email.mailbox]
-    try:
-        notifier = ctx.services["approvals"].notifier
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise NodeFailed("escalate_human needs the approval service's notifier") from exc
+    notifier = _notifier(ctx, "escalate_human")
     subject = f"[{triage.urgency}] support escalation {state.ticket.ticket_id}: {email.subject}"
     text = (
         f"Ticket {state.ticket.key} from {email.sender.formatted()} needs a human.\n"
+        f"Customer: {_customer_line(state)}\n"
         f"Urgency: {triage.urgency}\nWhy: {triage.reasoning}\n\n"
         f"The customer wrote:\n{email.body_for_model(8000)}\n"
     )
@@ -185,6 +232,16 @@ def _escalate(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticke
     tickets.complete(ticket, "escalate_human")
     result = ActResult(action="escalate_human", status="escalated", notified=notified)
     return Step(update={"act": result}, goto=END)
+
+
+def _customer_line(state: SupportState) -> str:
+    """Who the customer is, as reviewers read it."""
+    customer = state.customer
+    if customer is None:
+        return "-"
+    if not state.customer_known:
+        return f"unknown sender {customer.email} (not in the CRM; treated as a free-plan guest)"
+    return f"{customer.name} ({customer.plan} plan, {customer.customer_id})"
 
 
 def _receipt(message: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -6,9 +6,11 @@
 | outputs  | customer, ticket {customer_id, ticket_id, how, match}, tag; end_reason  |
 | LLM task | support_match_ticket (only when the customer has active tickets and the |
 |          | email is not a reply in one of their threads)                           |
-| routes   | -> translator; an unknown sender -> END (rejected)                      |
+| routes   | -> translator                                                           |
 
-A reply in a ticket's Gmail thread always continues it; else the matcher's
+A sender the CRM does not know is a ``free``-plan guest (``guest_<hash>``):
+they get a ticket and an answer like any customer, and the ticket records
+that the customer is unknown. A reply in a ticket's Gmail thread always continues it; else the matcher's
 high or medium match does; else a new ticket is opened (create-only, through
 the effect journal: a re-run after a crash finds the ticket it opened). The
 message and the trace are added to the ticket once.
@@ -21,9 +23,9 @@ from typing import Literal
 from ....adapters.embedded_crm import EmbeddedCRM
 from ....context import NodeContext
 from ....errors import NodeFailed
-from ....graph import END, Step
+from ....graph import Step
 from ....mail import Email
-from ....ports.crm import CRM
+from ....ports.crm import CRM, guest_customer
 from ..matching import MATCH_TICKET, continued_ticket, matcher_inputs, thread_ticket
 from ..state import SupportState, TicketRef
 from ..tickets import Ticket, TicketMessage, TicketStore
@@ -45,10 +47,9 @@ def crm_of(ctx: NodeContext) -> CRM:
 def intake(state: SupportState, ctx: NodeContext) -> Step:
     """Find the customer and the ticket; record the message on it."""
     email = state.email
-    customer = crm_of(ctx).find_by_email(email.sender.address)
-    if customer is None:
-        reason = f"{email.sender.address} is not a customer in the CRM: no ticket opened"
-        return Step(update={"end_reason": reason}, goto=END, status="rejected")
+    found = crm_of(ctx).find_by_email(email.sender.address)
+    known = found is not None
+    customer = found or guest_customer(email.sender.address, email.sender.name)
     tickets = TicketStore(ctx.store)
     active = tickets.list(customer.customer_id, "active")
     text = email.body_for_model(MESSAGE_CHARS)
@@ -64,7 +65,12 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
             "open_ticket",
             lambda key: {
                 "ticket_id": tickets.open(
-                    customer.customer_id, email.subject, email.thread_id, key
+                    customer.customer_id,
+                    email.subject,
+                    email.thread_id,
+                    key,
+                    customer_known=known,
+                    customer_email=customer.email,
                 ).ticket_id
             },
             lambda key: _opened(tickets, key),
@@ -77,7 +83,8 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
     ref = TicketRef(
         customer_id=customer.customer_id, ticket_id=ticket.ticket_id, how=how, match=match
     )
-    return Step(update={"customer": customer, "ticket": ref, "tag": ref.key}, goto="translator")
+    update = {"customer": customer, "customer_known": known, "ticket": ref, "tag": ref.key}
+    return Step(update=update, goto="translator")
 
 
 def _opened(tickets: TicketStore, key: str) -> dict[str, str] | None:
