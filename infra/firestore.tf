@@ -75,7 +75,8 @@ resource "google_firestore_index" "composite" {
 # A flat index searches exhaustively; the distance measure (cosine) is chosen
 # by each query, not by the index.
 resource "google_firestore_index" "vector" {
-  for_each = { for index in var.firestore_vector_indexes : "${index.collection}.${index.field_path}" => index }
+  # Keyed by the prefix fields too: kb_chunks has one index per filter set on the same vector.
+  for_each = { for index in var.firestore_vector_indexes : "${index.collection}.${join(".", index.prefix_fields)}.${index.field_path}" => index }
 
   project     = var.project_id
   database    = google_firestore_database.default.name

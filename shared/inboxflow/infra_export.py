@@ -107,11 +107,18 @@ EMBEDDING_DIMENSIONS = 768
 # Retrieval: ``find_nearest`` (cosine distance, chosen per query) over the
 # knowledge-base chunks and past emails. Flat indexes: exhaustive search.
 # Searches pre-filter on ``embedder == name`` (vectors of different embedders
-# are not comparable), so ``embedder`` is an equality field ahead of the vector.
+# are not comparable), so ``embedder`` is an equality field ahead of the vector;
+# the support specialists' KB searches also filter on ``category == name``.
 VECTOR_INDEXES: tuple[dict[str, Any], ...] = (
     {
         "collection": "kb_chunks",
         "prefix_fields": ["embedder"],
+        "field_path": "embedding",
+        "dimension": EMBEDDING_DIMENSIONS,
+    },
+    {
+        "collection": "kb_chunks",
+        "prefix_fields": ["embedder", "category"],
         "field_path": "embedding",
         "dimension": EMBEDDING_DIMENSIONS,
     },

@@ -108,6 +108,12 @@ def test_service_functions_and_shared_settings() -> None:
             "dimension": 768,
         },
         {
+            "collection": "kb_chunks",
+            "prefix_fields": ["embedder", "category"],
+            "field_path": "embedding",
+            "dimension": 768,
+        },
+        {
             "collection": "email_vectors",
             "prefix_fields": ["embedder"],
             "field_path": "embedding",

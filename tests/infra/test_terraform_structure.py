@@ -467,6 +467,19 @@ def test_firestore_ttl_vector_and_composite_indexes(infra) -> None:
         infra.tfvars["firestore_ttl_collections"]
     )
     vector = infra.root.resource("google_firestore_index", "vector").body
+    # Two kb_chunks indexes on one vector (with and without category): the key names the prefix.
+    assert "join(\".\", index.prefix_fields)" in vector["for_each"]
+    keys = [
+        (i["collection"], tuple(i["prefix_fields"]), i["field_path"])
+        for i in infra.tfvars["firestore_vector_indexes"]
+    ]
+    assert len(keys) == len(set(keys))
+    assert {
+        "collection": "kb_chunks",
+        "prefix_fields": ["embedder", "category"],
+        "field_path": "embedding",
+        "dimension": 768,
+    } in infra.tfvars["firestore_vector_indexes"]
     assert any("vector_config" in first(field) for field in vector["fields"])
     for collection in ("kb_chunks", "email_vectors"):
         assert {
