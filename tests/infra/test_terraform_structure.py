@@ -468,7 +468,7 @@ def test_firestore_ttl_vector_and_composite_indexes(infra) -> None:
     )
     vector = infra.root.resource("google_firestore_index", "vector").body
     # Two kb_chunks indexes on one vector (with and without category): the key names the prefix.
-    assert "join(\".\", index.prefix_fields)" in vector["for_each"]
+    assert 'join(".", index.prefix_fields)' in vector["for_each"]
     keys = [
         (i["collection"], tuple(i["prefix_fields"]), i["field_path"])
         for i in infra.tfvars["firestore_vector_indexes"]
