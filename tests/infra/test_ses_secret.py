@@ -59,3 +59,6 @@ def test_the_export_says_which_nodes_notify() -> None:
         graph, name = key.split(".", 1)
         declared = graph_registry()[graph].nodes[name]
         assert node["notifies"] == (declared.pauses or declared.notifies), key
+    # Nodes that tell reviewers outside a pause: the agent's escalation notice, the
+    # planner's request for human review.
+    assert nodes["agent.finish"]["notifies"] and nodes["planner.tools"]["notifies"]

@@ -97,6 +97,7 @@ PLANNER = Graph.build(
             tools,
             routes=("planner",),
             uses_gmail=True,
+            notifies=True,  # request_human_review tells the agency's reviewers
             tools=tuple(PLANNER_TOOLS.names()),
             description="Run the plan once (quoting API, emails to the customer); status contract.",
         ),
