@@ -48,7 +48,7 @@ def test_a_partial_check_skips_other_graphs_but_validates_its_own() -> None:
     pipeline = graph_registry()["pipeline"]
     config = parse_config(RULES, {"pipeline": pipeline}, partial=True)
     assert config.graph_settings("pipeline") == {"auto_send": True}
-    with pytest.raises(ConfigError, match="graphs.pipeline.auto_sned"):
+    with pytest.raises(ConfigError, match=r"graphs\.pipeline\.auto_sned"):
         parse_config(
             {**RULES, "graphs": {"pipeline": {"auto_sned": True}}},
             {"pipeline": pipeline},
