@@ -5,8 +5,8 @@ Each measurement is a fresh ``python`` process, timed from spawn to exit:
 - a node: ``import main`` (``functions/main.py``, as functions-framework
   does) and build the runtime for ``INBOXFLOW_NODE=<graph>.<node>`` with the
   Firestore store and the Pub/Sub bus (what the first CloudEvent does);
-  an LLM node also imports the Gemini adapter (``google.genai``) it will
-  build on its first model call;
+  an LLM node also imports ``google.genai`` and the Gemini adapter it will
+  build on its first model call (the adapter imports ``google.genai`` lazily);
 - the floor: ``functions_framework``, ``google.cloud.firestore`` and
   ``google.cloud.pubsub_v1`` imported and their clients built; for LLM nodes
   the floor also imports ``google.genai``.
@@ -47,7 +47,7 @@ import main
 from inboxflow.entry import runtime
 runtime()
 """
-NODE_LLM = NODE + "import inboxflow.adapters.gemini_llm\n"
+NODE_LLM = NODE + "import google.genai\nimport inboxflow.adapters.gemini_llm\n"
 
 
 def _env(node: str | None, home: str) -> dict[str, str]:
