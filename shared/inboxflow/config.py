@@ -364,6 +364,8 @@ def load_config(
     path: str | Path | None = None,
     graphs: Mapping[str, Graph] | None = None,
     environ: Mapping[str, str] | None = None,
+    *,
+    partial: bool = False,
 ) -> InboxflowConfig:
     """Read and validate the config (see :func:`config_path` for which file).
 
@@ -371,6 +373,9 @@ def load_config(
         path: the file; default :func:`config_path`. An explicit path must exist.
         graphs: the graphs rules may name; default the graph registry.
         environ: the environment (``INBOXFLOW_CONFIG``); default ``os.environ``.
+        partial: ``graphs`` is part of the deployment's (a node function's own
+            graph): what names other graphs, and profile tools, are not checked
+            (the CLI, ingest and the approval function check everything).
 
     Raises:
         ConfigError: the file is missing (when named), not YAML, or invalid.
@@ -389,13 +394,17 @@ def load_config(
         where = f" (line {mark.line + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ConfigError(f"{target}: not valid YAML{where}: {problem}") from None
-    return parse_config(data, graphs, source=str(target))
+    return parse_config(data, graphs, source=str(target), partial=partial)
 
 
 def parse_config(
-    data: Any, graphs: Mapping[str, Graph] | None = None, source: str = CONFIG_NAME
+    data: Any,
+    graphs: Mapping[str, Graph] | None = None,
+    source: str = CONFIG_NAME,
+    *,
+    partial: bool = False,
 ) -> InboxflowConfig:
-    """Validate already-parsed YAML (``None``: an empty file).
+    """Validate already-parsed YAML (``None``: an empty file); ``partial`` as in :func:`load_config`.
 
     Raises:
         ConfigError: one line naming the rule (or the key) at fault.
@@ -413,14 +422,18 @@ def parse_config(
         from .graphs import graph_registry
 
         graphs = graph_registry()
-    _check_references(config, graphs, source)
+    _check_references(config, graphs, source, partial)
     return config
 
 
-def _check_references(config: InboxflowConfig, graphs: Mapping[str, Graph], source: str) -> None:
+def _check_references(
+    config: InboxflowConfig, graphs: Mapping[str, Graph], source: str, partial: bool = False
+) -> None:
     for name, values in config.graphs.items():
         graph = graphs.get(name)
         if graph is None:
+            if partial:
+                continue
             raise ConfigError(
                 f"{source}: graphs.{name}: unknown graph; graphs: {', '.join(sorted(graphs))}"
             )
@@ -441,7 +454,7 @@ def _check_references(config: InboxflowConfig, graphs: Mapping[str, Graph], sour
         if name in seen_profiles:
             raise ConfigError(f"{source}: profiles[{index}]: duplicate profile name {name!r}")
         seen_profiles.add(name)
-    _check_profiles(config, graphs, source)
+    _check_profiles(config, graphs, source, partial)
     _check_reviewers(config, source)
     seen_mailboxes: dict[str, str] = {}
     for address in config.routing.mailboxes:
@@ -465,6 +478,8 @@ def _check_references(config: InboxflowConfig, graphs: Mapping[str, Graph], sour
             raise ConfigError(f"{prefix}: duplicate rule name (also {names[rule.name]})")
         names[rule.name] = where
         graph = graphs.get(rule.route)
+        if graph is None and partial:
+            continue
         if graph is None:
             raise ConfigError(
                 f"{prefix}: unknown graph {rule.route!r}; graphs: {', '.join(sorted(graphs))}"
@@ -543,8 +558,11 @@ def _check_reviewers(config: InboxflowConfig, source: str) -> None:
                 raise ConfigError(f"{prefix}: url_env {entry.url_env!r} is not a variable name")
 
 
-def _check_profiles(config: InboxflowConfig, graphs: Mapping[str, Graph], source: str) -> None:
-    """Each profile's tools exist in a profile-taking graph; its prompt file is there (and read)."""
+def _check_profiles(
+    config: InboxflowConfig, graphs: Mapping[str, Graph], source: str, partial: bool = False
+) -> None:
+    """Each profile's tools exist in a profile-taking graph (unless ``partial``); its prompt
+    file is there (and read)."""
     known: set[str] = set()
     for graph in graphs.values():
         if graph.takes_profile:
@@ -553,7 +571,7 @@ def _check_profiles(config: InboxflowConfig, graphs: Mapping[str, Graph], source
     for index, profile in enumerate(config.profiles):
         prefix = f"{source}: profile {profile.name!r} (profiles[{index}])"
         unknown = [tool for tool in profile.tools if tool not in known]
-        if unknown:
+        if unknown and not partial:
             raise ConfigError(
                 f"{prefix}: unknown tool {unknown[0]!r}; tools: {', '.join(sorted(known)) or '(none)'}"
             )

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import logging
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import telemetry
-from .adapters.inprocess_bus import InProcessBus
 from .logs import configure_for_function
-from .runtime import Outcome, Runtime
+
+if TYPE_CHECKING:
+    from .runtime import Outcome, Runtime
 
 log = logging.getLogger("inboxflow.entry")
 
@@ -47,8 +48,7 @@ def handle_cloud_event(data: Any) -> Outcome:
     message = data.get("message", data) if isinstance(data, dict) else data
     try:
         outcome = rt.handle_message(message)
-        if isinstance(rt.bus, InProcessBus) and rt.options.only_node is None:
-            rt.bus.drain()
+        _drain_inprocess(rt)
     finally:
         telemetry.flush()
     return outcome
@@ -65,8 +65,15 @@ def handle_approval_request(request: Any) -> Any:
     rt = runtime()
     try:
         response = handle_http(request, rt.services["approvals"])
-        if isinstance(rt.bus, InProcessBus) and rt.options.only_node is None:
-            rt.bus.drain()
+        _drain_inprocess(rt)
     finally:
         telemetry.flush()
     return response
+
+
+def _drain_inprocess(rt: Runtime) -> None:
+    """On the embedded default, when this process serves every node, run the rest of the trace."""
+    from .services import is_inprocess_bus
+
+    if is_inprocess_bus(rt.bus) and rt.options.only_node is None:
+        rt.bus.drain()  # type: ignore[attr-defined]

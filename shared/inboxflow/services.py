@@ -11,11 +11,11 @@ imports ``google.genai``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from .adapters.inprocess_bus import InProcessBus
 from .clock import Clock, SystemClock
 from .ports.bus import MessageBus
 from .ports.checkpoint import CheckpointStore
@@ -141,6 +141,8 @@ def make_bus(settings: Settings, clock: Clock) -> MessageBus:
         from .adapters.pubsub_bus import PubSubBus
 
         return PubSubBus(project=settings.project)
+    from .adapters.inprocess_bus import InProcessBus
+
     return InProcessBus(clock=clock)
 
 
@@ -196,7 +198,7 @@ def build_services(
             ``workspace``, ``llm``, ...); other names land in ``extras``.
     """
     from .config import load_config
-    from .graphs import graph_registry
+    from .graphs import NodeGraphs
     from .pipeline.settings import PipelineSettings
 
     settings = settings or Settings.from_env()
@@ -204,7 +206,14 @@ def build_services(
     given = {name: overrides.pop(name) for name in list(overrides) if name in _FIELDS}
     config = given.get("config")
     if config is None:
-        config = load_config(graphs=graph_registry(settings.environ), environ=settings.environ)
+        # A node function checks the config against its own graph only: the others stay unimported.
+        graphs = served_graphs(settings)
+        own = graphs.own if isinstance(graphs, NodeGraphs) else None
+        config = load_config(
+            graphs={own.name: own} if own is not None else graphs,
+            environ=settings.environ,
+            partial=own is not None,
+        )
     # ``is None``, not ``or``: an empty in-process bus is falsy (it has a length).
     store = given.get("store")
     store = make_store(settings) if store is None else store
@@ -251,12 +260,11 @@ def build_runtime(
         **overrides: parts of ``Services`` to use as given (see ``build_services``).
     """
     from .approvals.service import ApprovalConfig, ApprovalService
-    from .graphs import graph_registry
 
     settings = settings or Settings.from_env()
     services = build_services(settings, clock=clock, **overrides)
     runtime = Runtime(
-        graphs=graphs if graphs is not None else graph_registry(settings.environ),
+        graphs=graphs if graphs is not None else served_graphs(settings),
         store=services.store,
         bus=services.bus,
         llm=services.llm,
@@ -264,8 +272,8 @@ def build_runtime(
         options=options or RuntimeOptions(only_node=settings.node),
         services=services,
     )
-    if isinstance(services.bus, InProcessBus) and services.bus.handler is None:
-        services.bus.handler = runtime.handle_message
+    if is_inprocess_bus(services.bus) and services.bus.handler is None:  # type: ignore[attr-defined]
+        services.bus.handler = runtime.handle_message  # type: ignore[attr-defined]
     approvals = ApprovalService(
         store=services.store,
         tasks=services.tasks,
@@ -280,6 +288,21 @@ def build_runtime(
     services.approvals = approvals
     runtime.on_pause = approvals.after_pause
     return runtime
+
+
+def served_graphs(settings: Settings) -> Mapping[str, Graph]:
+    """The graphs a process serves: a node function imports only its own graph's package."""
+    from .graphs import graph_registry, node_graphs
+
+    if settings.node is not None:
+        return node_graphs(settings.node, settings.environ)
+    return graph_registry(settings.environ)
+
+
+def is_inprocess_bus(bus: MessageBus) -> bool:
+    """Whether ``bus`` is the embedded in-process bus (without importing it when it is not)."""
+    module = sys.modules.get("inboxflow.adapters.inprocess_bus")
+    return module is not None and isinstance(bus, module.InProcessBus)
 
 
 def _choose_llm(settings: Settings) -> LanguageModel:

@@ -28,7 +28,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.api_core import exceptions as gexc
@@ -37,7 +37,15 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.field_path import FieldPath
 
 from ..errors import Contention, RetryableError
-from ..ports.checkpoint import CheckpointStore, DocumentExists, Filter
+from ..naming import step_path, trace_path
+from ..ports.checkpoint import (
+    Checkpoint,
+    CheckpointStore,
+    DocumentExists,
+    Filter,
+    StepLog,
+    leased,
+)
 
 if TYPE_CHECKING:
     from .firestore_vectors import FirestoreVectorIndex
@@ -242,6 +250,8 @@ class FirestoreCheckpointStore(CheckpointStore):
         if serialize_transactions is None:
             serialize_transactions = bool(os.environ.get("FIRESTORE_EMULATOR_HOST"))
         self._serial = threading.RLock() if serialize_transactions else None
+        self._leased_at: dict[tuple[str, int, str], Any] = {}
+        """``update_time`` of the checkpoint as each live lease of this instance wrote it."""
 
     def vector_index(self) -> FirestoreVectorIndex:
         """The vector index on the same Firestore client (``find_nearest``)."""
@@ -303,6 +313,91 @@ class FirestoreCheckpointStore(CheckpointStore):
 
     def close(self) -> None:
         self.client.close()
+
+    # --- the step protocol without transactions ---------------------------------------
+    #
+    # A hop used to be two transactions (lease, commit): BeginTransaction, a read and a
+    # Commit each. Both are conditional writes instead, preconditioned on the
+    # checkpoint's ``update_time``: the lease on the one its read saw, the commit on the
+    # one the lease wrote. A precondition that fails means someone wrote the checkpoint
+    # in between: the lease reads again and decides again; the commit falls back to the
+    # port's transaction, which checks step and owner exactly as before.
+
+    def create_trace(self, checkpoint: Checkpoint, start: StepLog) -> bool:
+        batch = self.client.batch()  # a create-only write is its own precondition
+        batch.create(
+            self.client.document(trace_path(checkpoint.trace_id)),
+            encode_document(checkpoint.model_dump()),
+        )
+        batch.set(
+            self.client.document(step_path(checkpoint.trace_id, 0)),
+            encode_document(start.model_dump()),
+        )
+        try:
+            with _translated(f"create trace {checkpoint.trace_id}"):
+                batch.commit()
+        except gexc.AlreadyExists:
+            return False
+        return True
+
+    def take_lease(
+        self,
+        trace_id: str,
+        step: int,
+        owner: str,
+        now: float,
+        ttl_s: float,
+        admit: Callable[[Checkpoint | None], None] | None = None,
+    ) -> Checkpoint:
+        ref = self.client.document(trace_path(trace_id))
+        for _ in range(self.max_attempts):
+            with _translated(f"get {ref.path}"):
+                snapshot = ref.get()
+            data = snapshot.to_dict() if snapshot.exists else None
+            doc = decode_document(data) if data is not None else None
+            checkpoint = leased(doc, trace_id, step, owner, now, ttl_s, admit)
+            option = self.client.write_option(last_update_time=snapshot.update_time)
+            try:
+                with _translated(f"lease {ref.path}"):
+                    result = ref.update({"lease": encode_value(doc["lease"])}, option=option)  # type: ignore[index]
+            except (gexc.FailedPrecondition, gexc.NotFound):
+                time.sleep(random.uniform(0, 0.05))
+                continue
+            self._leased_at[(trace_id, step, owner)] = result.update_time
+            return checkpoint
+        raise Contention(f"the checkpoint of trace {trace_id} changed {self.max_attempts} times")
+
+    def release_lease(self, trace_id: str, step: int, owner: str) -> None:
+        self._leased_at.pop((trace_id, step, owner), None)
+        super().release_lease(trace_id, step, owner)
+
+    def commit_step(
+        self,
+        checkpoint: Checkpoint,
+        owner: str,
+        log: StepLog,
+        creates: Mapping[str, dict[str, Any]] | None = None,
+    ) -> None:
+        leased_at = self._leased_at.pop((checkpoint.trace_id, log.step_order, owner), None)
+        if leased_at is None:
+            return super().commit_step(checkpoint, owner, log, creates)
+        batch = self.client.batch()
+        batch.update(
+            self.client.document(trace_path(checkpoint.trace_id)),
+            encode_document(checkpoint.model_dump()),
+            option=self.client.write_option(last_update_time=leased_at),
+        )
+        batch.set(
+            self.client.document(step_path(checkpoint.trace_id, log.step_order)),
+            encode_document(log.model_dump(exclude_defaults=True)),
+        )
+        for path, doc in (creates or {}).items():
+            batch.set(self.client.document(path), encode_document(doc))
+        try:
+            with _translated(f"commit step {log.step_order} of {checkpoint.trace_id}"):
+                batch.commit()
+        except (gexc.FailedPrecondition, gexc.NotFound):
+            super().commit_step(checkpoint, owner, log, creates)
 
     # --- transactions ----------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from ..graph import Graph
 
@@ -75,6 +75,66 @@ def graph_registry(environ: Mapping[str, str] | None = None) -> dict[str, Graph]
         registry[graph.name] = graph
     _loaded[references] = registry
     return registry
+
+
+def load_named_graph(name: str, environ: Mapping[str, str] | None = None) -> Graph | None:
+    """The graph called ``name``, importing only its own package when its reference names it.
+
+    A reference names a graph when its module path has a segment ``name`` or
+    its attribute is ``name`` in any case (``inboxflow.pipeline.graph:PIPELINE``);
+    otherwise, or when that guess loads another graph, the whole registry is loaded.
+    """
+    references = graph_references(environ)
+    loaded = _loaded.get(references)
+    if loaded is not None:
+        return loaded.get(name)
+    for reference in references:
+        module_name, _, attribute = reference.strip().partition(":")
+        if name in module_name.split(".") or attribute.lower() == name.lower():
+            graph = load_graph(reference)
+            if graph.name == name:
+                return graph
+    return graph_registry(environ).get(name)
+
+
+class NodeGraphs(Mapping[str, Graph]):
+    """The registry as a node function sees it: its own graph, the others imported only if asked.
+
+    A node function runs one graph's node; importing every graph's nodes (and
+    what they import) would only slow its cold start. Looking up another graph,
+    or iterating, loads the whole registry, so answers are the registry's.
+    """
+
+    def __init__(self, own: Graph, environ: Mapping[str, str] | None = None) -> None:
+        self.own = own
+        self._environ = environ
+
+    def _all(self) -> dict[str, Graph]:
+        return graph_registry(self._environ)
+
+    def __getitem__(self, name: str) -> Graph:
+        if name == self.own.name:
+            return self.own
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+def node_graphs(node: str, environ: Mapping[str, str] | None = None) -> Mapping[str, Graph]:
+    """The graphs a function serving ``node`` (``graph.node``) needs: only its own, imported.
+
+    Falls back to the whole registry when ``node`` names no known graph (the
+    runtime then refuses its envelopes exactly as before).
+    """
+    graph_name = node.partition(".")[0]
+    own = load_named_graph(graph_name, environ)
+    if own is None:
+        return graph_registry(environ)
+    return NodeGraphs(own, environ)
 
 
 def all_graphs() -> list[Graph]:

@@ -151,6 +151,43 @@ class StepLog(BaseModel):
     expire_at: float | None = None
 
 
+def leased(
+    doc: dict[str, Any] | None,
+    trace_id: str,
+    step: int,
+    owner: str,
+    now: float,
+    ttl_s: float,
+    admit: Callable[[Checkpoint | None], None] | None = None,
+) -> Checkpoint:
+    """Decide a lease on the checkpoint ``doc`` just read, and record it in ``doc``.
+
+    ``CheckpointStore.take_lease`` writes ``doc`` back in its transaction; an
+    adapter with a cheaper conditional write may write it back its own way.
+
+    Raises:
+        StepMoved: the checkpoint is no longer at ``step`` (someone committed it).
+        LeaseHeld: another owner holds a live lease on this step.
+        Exception: whatever ``admit`` raises.
+    """
+    checkpoint = Checkpoint.model_validate(doc) if doc is not None else None
+    if admit is not None:
+        admit(checkpoint)
+    if checkpoint is None or doc is None:
+        raise StepMoved(f"trace {trace_id} does not exist")
+    if checkpoint.step != step:
+        raise StepMoved(f"trace {trace_id} is at step {checkpoint.step}, not {step}", checkpoint)
+    held = checkpoint.lease
+    if held and held.step == step and held.owner != owner and held.expires_at > now:
+        raise LeaseHeld(
+            f"step {step} of trace {trace_id} is leased by {held.owner} for "
+            f"{held.expires_at - now:.1f}s more"
+        )
+    checkpoint.lease = Lease(step=step, owner=owner, expires_at=now + ttl_s)
+    doc["lease"] = checkpoint.lease.model_dump()
+    return checkpoint
+
+
 class CheckpointStore(ABC):
     """Documents with transactions; the step protocol's persistence."""
 
@@ -242,24 +279,8 @@ class CheckpointStore(ABC):
 
         def lease(tx: Transaction) -> Checkpoint:
             doc = tx.get(trace_path(trace_id))
-            checkpoint = Checkpoint.model_validate(doc) if doc is not None else None
-            if admit is not None:
-                admit(checkpoint)
-            if checkpoint is None or doc is None:
-                raise StepMoved(f"trace {trace_id} does not exist")
-            if checkpoint.step != step:
-                raise StepMoved(
-                    f"trace {trace_id} is at step {checkpoint.step}, not {step}", checkpoint
-                )
-            held = checkpoint.lease
-            if held and held.step == step and held.owner != owner and held.expires_at > now:
-                raise LeaseHeld(
-                    f"step {step} of trace {trace_id} is leased by {held.owner} for "
-                    f"{held.expires_at - now:.1f}s more"
-                )
-            checkpoint.lease = Lease(step=step, owner=owner, expires_at=now + ttl_s)
-            doc["lease"] = checkpoint.lease.model_dump()
-            tx.set(trace_path(trace_id), doc)
+            checkpoint = leased(doc, trace_id, step, owner, now, ttl_s, admit)
+            tx.set(trace_path(trace_id), doc)  # type: ignore[arg-type]
             return checkpoint
 
         return self.run_transaction(lease)

@@ -1,0 +1,163 @@
+"""Cold start of every node function against the floor (not a test).
+
+Each measurement is a fresh ``python`` process, timed from spawn to exit:
+
+- a node: ``import main`` (``functions/main.py``, as functions-framework
+  does) and build the runtime for ``INBOXFLOW_NODE=<graph>.<node>`` with the
+  Firestore store and the Pub/Sub bus (what the first CloudEvent does);
+  an LLM node also imports ``google.genai`` and the Gemini adapter it will
+  build on its first model call (the adapter imports ``google.genai`` lazily);
+- the floor: ``functions_framework``, ``google.cloud.firestore`` and
+  ``google.cloud.pubsub_v1`` imported and their clients built; for LLM nodes
+  the floor also imports ``google.genai``.
+
+Runs alternate (floor, node, floor, node, ...) and the table shows medians
+of ``--runs``. The emulator variables point at a closed port: clients are
+built but never connect.
+
+    .venv/bin/python bench/cold_start.py [--runs 7] [--nodes pipeline.review ...]
+    .venv/bin/python bench/cold_start.py --importtime pipeline.review   # what it pulls in
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FUNCTIONS = ROOT / "functions"
+GOAL = 1.15
+
+FLOOR = """
+import functions_framework
+from google.cloud import firestore, pubsub_v1
+firestore.Client(project="bench")
+pubsub_v1.PublisherClient()
+"""
+FLOOR_LLM = FLOOR + "import google.genai\n"
+
+NODE = """
+import main
+from inboxflow.entry import runtime
+runtime()
+"""
+NODE_LLM = NODE + "import google.genai\nimport inboxflow.adapters.gemini_llm\n"
+
+
+def _env(node: str | None, home: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INBOXFLOW_", "GOOGLE_CLOUD"))}
+    env.update(
+        GOOGLE_CLOUD_PROJECT="bench",
+        FIRESTORE_EMULATOR_HOST="127.0.0.1:9",
+        PUBSUB_EMULATOR_HOST="127.0.0.1:9",
+        INBOXFLOW_STORE="firestore",
+        INBOXFLOW_BUS="pubsub",
+        INBOXFLOW_HOME=home,
+    )
+    if node:
+        env["INBOXFLOW_NODE"] = node
+    return env
+
+
+def run_once(code: str, node: str | None, home: str, extra: tuple[str, ...] = ()) -> float:
+    """Seconds from spawning ``python -c code`` to its exit."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, *extra, "-c", code],
+        cwd=FUNCTIONS,
+        env=_env(node, home),
+        capture_output=True,
+        text=True,
+    )
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{node or 'floor'} failed:\n{done.stderr}")
+    return elapsed
+
+
+def node_functions() -> list[tuple[str, bool]]:
+    """Every ``graph.node`` of every registered graph, with whether it uses a model."""
+    from inboxflow.graphs import graph_registry
+
+    return [
+        (f"{graph.name}.{node.name}", node.uses_llm)
+        for graph in graph_registry().values()
+        for node in graph.nodes.values()
+    ]
+
+
+def importtime(node: str) -> None:
+    """Print the slowest cumulative imports of one node function's cold start."""
+    with tempfile.TemporaryDirectory() as home:
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", NODE],
+            cwd=FUNCTIONS,
+            env=_env(node, home),
+            capture_output=True,
+            text=True,
+        )
+    rows = []
+    for line in done.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[1].strip().isdigit():
+            rows.append((int(parts[1]), parts[2].rstrip()))
+    ours = sorted(
+        {name.strip(): us for us, name in rows if name.strip().startswith("inboxflow")}.items(),
+        key=lambda item: -item[1],
+    )
+    print(f"{node}: inboxflow modules imported: {len(ours)}")
+    for name, us in ours[:40]:
+        print(f"  {us / 1000:8.1f} ms  {name}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=7, help="runs of each (median shown)")
+    parser.add_argument("--nodes", nargs="*", help="graph.node names (default: all)")
+    parser.add_argument("--importtime", metavar="GRAPH.NODE", help="import profile of one node")
+    args = parser.parse_args()
+    if args.importtime:
+        importtime(args.importtime)
+        return 0
+
+    nodes = node_functions()
+    if args.nodes:
+        nodes = [(name, llm) for name, llm in nodes if name in args.nodes]
+    # Each node is paired with floor runs made just before its own: the machine's load
+    # drifts over a long run, and a ratio against a floor measured minutes apart drifts too.
+    floors: dict[str, list[float]] = {name: [] for name, _ in nodes}
+    times: dict[str, list[float]] = {name: [] for name, _ in nodes}
+    with tempfile.TemporaryDirectory() as home:
+        for _ in range(args.runs):
+            for name, llm in nodes:
+                floors[name].append(run_once(FLOOR_LLM if llm else FLOOR, None, home))
+                times[name].append(run_once(NODE_LLM if llm else NODE, name, home))
+    print(
+        f"cold start, median of {args.runs} alternating runs "
+        f"(floor = functions_framework + firestore + pubsub clients; LLM floor + google.genai)"
+    )
+    print(f"  {'node function':36} {'ms':>7} {'floor':>7} {'ratio':>6}")
+    worst = 0.0
+    for name, llm in nodes:
+        median, floor = statistics.median(times[name]), statistics.median(floors[name])
+        ratio = median / floor
+        worst = max(worst, ratio)
+        flag = "" if ratio <= GOAL else "  > goal"
+        print(
+            f"  {name + (' (llm)' if llm else ''):36} {median * 1000:7.0f} "
+            f"{floor * 1000:7.0f} {ratio:5.2f}x{flag}"
+        )
+    print(f"worst {worst:.2f}x (goal <= {GOAL}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

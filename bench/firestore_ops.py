@@ -1,0 +1,102 @@
+"""Count what a ``FirestoreCheckpointStore`` asks of Firestore, at the RPC layer (not a test).
+
+``count_operations(store)`` wraps the store's Firestore API client so that
+every call the store makes is counted the way Firestore bills it: a document
+read per document returned by a get or a query (one for a query that returns
+nothing), a document write per write in a commit, and the number of
+transactions (``BeginTransaction``) and commits, whether transactional or a
+plain batch. Nothing is estimated: whatever path the store takes, its RPCs
+are what is counted.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
+
+KINDS = ("reads", "writes", "transactions", "commits", "rpcs")
+
+
+class OperationCounter:
+    """Firestore operations by kind, per thread (a function serves concurrent requests in
+    threads, each making its own RPCs): ``snapshot`` and ``since`` give the calling
+    thread's deltas, ``total`` every thread's."""
+
+    def __init__(self) -> None:
+        self._by_thread: dict[int, Counter[str]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, **kinds: int) -> None:
+        """Count ``kinds`` (``reads=1``, ...) for the calling thread."""
+        with self._lock:
+            self._by_thread.setdefault(threading.get_ident(), Counter()).update(kinds)
+
+    def snapshot(self) -> dict[str, int]:
+        """The calling thread's counts so far."""
+        with self._lock:
+            counts = self._by_thread.get(threading.get_ident(), Counter())
+            return {kind: counts[kind] for kind in KINDS}
+
+    def since(self, before: dict[str, int]) -> dict[str, int]:
+        """What the calling thread did after ``before`` (a ``snapshot``)."""
+        now = self.snapshot()
+        return {kind: now[kind] - before.get(kind, 0) for kind in KINDS}
+
+    def total(self) -> dict[str, int]:
+        """Every thread's counts."""
+        with self._lock:
+            return {kind: sum(c[kind] for c in self._by_thread.values()) for kind in KINDS}
+
+
+def _streamed(responses: Iterable[Any], counter: OperationCounter, query: bool) -> Iterable[Any]:
+    """Count reads as responses arrive (a caller may stop early): each document of a query,
+    at least one per query; each found or missing document of a get."""
+    found = 0
+    try:
+        for response in responses:
+            if not query or getattr(response, "document", None):
+                found += 1
+                counter.add(reads=1)
+            yield response
+    finally:
+        if query and not found:
+            counter.add(reads=1)
+
+
+def count_operations(store: FirestoreCheckpointStore) -> OperationCounter:
+    """Wrap ``store``'s Firestore API client; returns the counter it feeds."""
+    counter = OperationCounter()
+    api = store.client._firestore_api
+
+    def wrap(name: str, count: Callable[[Any, Any], Any]) -> None:
+        original = getattr(api, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            counter.add(rpcs=1)
+            request = kwargs.get("request", args[0] if args else None)
+            return count(original(*args, **kwargs), request)
+
+        setattr(api, name, counted)
+
+    def commit(response: Any, request: Any) -> Any:
+        counter.add(
+            writes=len(request["writes"]) if isinstance(request, dict) else len(request.writes),
+            commits=1,
+        )
+        return response
+
+    def begin(response: Any, request: Any) -> Any:
+        counter.add(transactions=1)
+        return response
+
+    wrap("commit", commit)
+    wrap("begin_transaction", begin)
+    wrap("batch_get_documents", lambda response, request: _streamed(response, counter, False))
+    wrap("run_query", lambda response, request: _streamed(response, counter, True))
+    wrap("rollback", lambda response, request: response)
+    wrap("batch_write", commit)
+    return counter

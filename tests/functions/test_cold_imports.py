@@ -1,0 +1,108 @@
+"""A node function imports its own graph and the adapters it is wired with, nothing more.
+
+Each case is a fresh interpreter doing what a deployed node function does on
+its first CloudEvent (``import main``, build the runtime for
+``INBOXFLOW_NODE`` with Firestore and Pub/Sub), then reporting ``sys.modules``:
+another graph's nodes, the in-process bus, the embedded SQLite adapters or
+``google.genai`` there would only slow every cold start.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from inboxflow.graphs import BUILT_IN, graph_registry, load_graph
+
+FUNCTIONS = Path(__file__).parent.parent.parent / "functions"
+
+SCRIPT = """
+import json, sys
+import main
+from inboxflow.entry import runtime
+rt = runtime()
+graph, _, node = rt.options.only_node.partition(".")
+assert rt.graphs[graph].nodes[node].name == node
+print(json.dumps(sorted(sys.modules)))
+"""
+
+NEVER = (
+    "inboxflow.adapters.inprocess_bus",
+    "inboxflow.adapters.sqlite_store",
+    "inboxflow.adapters.sqlite_vectors",
+    "inboxflow.adapters.sqlite_tasks",
+    "inboxflow.approvals.app",
+    "inboxflow.infra_export",
+    "google.genai",
+)
+"""Modules no node function wired with Firestore and Pub/Sub needs at start-up."""
+
+
+def _packages() -> dict[str, str]:
+    """Each built-in graph's package (``inboxflow.graphs.agent``), by graph name."""
+    return {
+        load_graph(reference).name: reference.partition(":")[0].rsplit(".", 1)[0]
+        for reference in BUILT_IN
+    }
+
+
+PACKAGES = _packages()
+CASES = sorted(
+    {"pipeline.review"}  # the node issue 17 measured
+    | {
+        f"{name}.{node}"
+        for name, graph in graph_registry().items()
+        if name in PACKAGES
+        for node in list(graph.nodes)[:1]
+        + [n for n, d in graph.nodes.items() if not d.uses_llm][:1]
+    }
+)
+
+
+def modules_of_node_function(node: str, tmp_path: Path) -> set[str]:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "GOOGLE_CLOUD_PROJECT": "cold-start",
+        "FIRESTORE_EMULATOR_HOST": "127.0.0.1:9",  # clients are built, never connect
+        "PUBSUB_EMULATOR_HOST": "127.0.0.1:9",
+        "INBOXFLOW_STORE": "firestore",
+        "INBOXFLOW_BUS": "pubsub",
+        "INBOXFLOW_HOME": str(tmp_path),
+        "INBOXFLOW_NODE": node,
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        cwd=FUNCTIONS,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize("node", CASES)
+def test_a_node_function_imports_only_its_own_graph(node: str, tmp_path: Path) -> None:
+    modules = modules_of_node_function(node, tmp_path)
+    own = node.partition(".")[0]
+    assert PACKAGES[own] + ".graph" in modules
+    for name, package in PACKAGES.items():
+        if name == own:
+            continue
+        # Graphs share helpers (``inboxflow.pipeline.tools``), never another graph's nodes.
+        loaded = sorted(
+            m for m in modules if m == f"{package}.graph" or m.startswith(package + ".nodes")
+        )
+        if package.startswith("inboxflow.graphs."):
+            loaded = sorted(m for m in modules if m == package or m.startswith(package + "."))
+        assert loaded == [], f"{node} imports graph {name}: {loaded}"
+    assert sorted(modules & set(NEVER)) == []
+
+
+def test_cases_cover_every_built_in_graph() -> None:
+    assert {case.partition(".")[0] for case in CASES} == set(PACKAGES)
