@@ -15,12 +15,13 @@ import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from ...adapters.embedded_crm import SAMPLE_CUSTOMERS
 from ...ports.crm import Customer
+from .serving import ThreadingServing
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Fault:
 
 
 @dataclass
-class CrmDouble:
+class CrmDouble(ThreadingServing):
     """A running CRM double; ``base_url`` goes to ``INBOXFLOW_CRM_URL``.
 
     Attributes:
@@ -47,16 +48,7 @@ class CrmDouble:
     api_key: str | None = None
     requests: list[tuple[str, dict[str, list[str]], str]] = field(default_factory=list)
     _faults: deque[Fault] = field(default_factory=deque)
-    _server: ThreadingHTTPServer | None = None
-    _thread: threading.Thread | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:<port>``."""
-        assert self._server is not None, "the double is not running"
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
 
     def fail(self, *statuses: int, retry_after: float | None = None) -> None:
         """Answer the next requests with these statuses, one each."""
@@ -70,21 +62,6 @@ class CrmDouble:
     def answer(self, status: int, body: Any) -> None:
         """Answer the next request with ``status`` and ``body`` (JSON, or raw text if a str)."""
         self._queue([Fault(status=status, body=body)])
-
-    def stop(self) -> None:
-        """Stop serving and free the port."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = None
-
-    def __enter__(self) -> CrmDouble:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def _queue(self, faults: Iterable[Fault]) -> None:
         with self._lock:
@@ -141,12 +118,7 @@ def start_crm_double(
 ) -> CrmDouble:
     """Start a CRM double on 127.0.0.1 (a free port unless ``port``), in a daemon thread."""
     double = CrmDouble(customers={c.email.lower(): c for c in customers}, api_key=api_key)
-    server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(double))
-    server.daemon_threads = True
-    double._server = server
-    double._thread = threading.Thread(target=server.serve_forever, name="crm-double", daemon=True)
-    double._thread.start()
-    return double
+    return double.serve(_handler_for(double), port, "crm-double")
 
 
 __all__ = ["CrmDouble", "Fault", "start_crm_double"]

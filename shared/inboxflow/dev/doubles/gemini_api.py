@@ -39,12 +39,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parseaddr
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from string import Template
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from inboxflow.dev.doubles.serving import ThreadingServing
 from inboxflow.ports.llm import LLMTask
 
 DOUBLE_API_KEY = "double-key"
@@ -341,7 +342,7 @@ def error_body(status: int, message: str | None = None) -> dict[str, Any]:
 
 
 @dataclass
-class GeminiDouble:
+class GeminiDouble(ThreadingServing):
     """A running double. ``base_url`` goes to ``HttpOptions(base_url=...)``.
 
     Attributes:
@@ -355,19 +356,10 @@ class GeminiDouble:
     api_key: str | None = None
     functions: FunctionResponder | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
-    _server: ThreadingHTTPServer | None = None
-    _thread: threading.Thread | None = None
     _scripts: dict[str, deque[Reply]] = field(
         default_factory=lambda: {"generate": deque(), "embed": deque()}
     )
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:<port>``."""
-        assert self._server is not None, "the double is not running"
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
 
     def script(self, *replies: Reply, action: Action = "generate") -> None:
         """Queue what the next ``generate`` (or ``embed``) calls get, one reply per call."""
@@ -377,21 +369,6 @@ class GeminiDouble:
     def calls(self, action: str = "generateContent") -> list[RecordedRequest]:
         """Recorded requests of one action."""
         return [r for r in self.requests if r.action == action]
-
-    def stop(self) -> None:
-        """Stop serving and free the port."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = None
-
-    def __enter__(self) -> GeminiDouble:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # --- request handling (called on the server's threads) --------------------------------------
 
@@ -560,14 +537,7 @@ def start_gemini_double(
         functions: answers unscripted calls with tools (e.g. ``playing(policy)``).
     """
     double = GeminiDouble(responder=responder or TaskOracle(), api_key=api_key, functions=functions)
-    server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(double))
-    server.daemon_threads = True
-    double._server = server
-    double._thread = threading.Thread(
-        target=server.serve_forever, name="gemini-double", daemon=True
-    )
-    double._thread.start()
-    return double
+    return double.serve(_handler_for(double), port, "gemini-double")
 
 
 def double_environment(double: GeminiDouble) -> dict[str, str]:

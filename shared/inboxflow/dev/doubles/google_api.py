@@ -32,12 +32,12 @@ from typing import Any
 
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
 from werkzeug.routing import Map, Rule
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
 from inboxflow.dev.doubles.calendar_api import CalendarState, public
 from inboxflow.dev.doubles.errors import ApiError
 from inboxflow.dev.doubles.gmail_api import GmailState, Notification, b64url_decode, render_message
+from inboxflow.dev.doubles.serving import WsgiServing
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ class InjectedFault:
     after_apply: bool
 
 
-class GoogleApiDouble:
+class GoogleApiDouble(WsgiServing):
     """Gmail v1 + Calendar v3 on loopback, multi-mailbox and thread-safe.
 
     Args:
@@ -138,6 +138,8 @@ class GoogleApiDouble:
     Use as a context manager (``with GoogleApiDouble() as double:``) or call
     ``start()`` / ``stop()``; ``url`` is ``http://127.0.0.1:PORT``.
     """
+
+    thread_name = "google-api-double"
 
     def __init__(self, clock: Any = None) -> None:
         self._clock = clock
@@ -153,46 +155,9 @@ class GoogleApiDouble:
         """``(method, path)`` of every request served, in order."""
         self.injected: list[InjectedFault] = []
         """Every request answered with an error of ``fail_next``, in order."""
-        self._server: BaseWSGIServer | None = None
-        self._thread: threading.Thread | None = None
 
     def _now(self) -> float:
         return float(self._clock.now()) if self._clock is not None else time.time()
-
-    # --- serving -----------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        """Base URL of the running double."""
-        if self._server is None:
-            raise RuntimeError("the double is not started")
-        return f"http://127.0.0.1:{self._server.server_port}"
-
-    def start(self, port: int = 0) -> GoogleApiDouble:
-        """Serve on 127.0.0.1 (``port`` 0 picks a free one) in a daemon thread."""
-        self._server = make_server(
-            "127.0.0.1", port, self, threaded=True, request_handler=_QuietHandler
-        )
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="google-api-double", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = self._thread = None
-
-    def __enter__(self) -> GoogleApiDouble:
-        return self.start() if self._server is None else self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         response = self._respond(Request(environ))
@@ -461,11 +426,6 @@ def _summary(message: Any) -> dict[str, Any]:
 
 def _json(payload: Any, status: int) -> Response:
     return Response(json.dumps(payload), status=status, mimetype="application/json")
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        log.debug("%s %s", self.requestline, code)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

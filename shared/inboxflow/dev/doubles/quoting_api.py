@@ -34,12 +34,12 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Map, Rule
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
 from inboxflow.adapters.embedded_quoting import EmbeddedQuoting
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import Clock, SystemClock
+from inboxflow.dev.doubles.serving import WsgiServing
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.quoting import Applicant, Driver, QuotingError, Vehicle
 
@@ -100,7 +100,7 @@ class Call:
     status: int
 
 
-class QuotingApiDouble:
+class QuotingApiDouble(WsgiServing):
     """The quoting API on loopback (thread-safe; the engine's store serialises writes).
 
     Args:
@@ -110,6 +110,8 @@ class QuotingApiDouble:
 
     Use as a context manager or ``start()`` / ``stop()``; ``url`` is ``http://127.0.0.1:PORT``.
     """
+
+    thread_name = "quoting-api-double"
 
     def __init__(
         self,
@@ -124,43 +126,6 @@ class QuotingApiDouble:
         """Every request served, in order."""
         self._faults: list[_Fault] = []
         self._lock = threading.Lock()
-        self._server: BaseWSGIServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # --- serving -----------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        """Base URL of the running double."""
-        if self._server is None:
-            raise RuntimeError("the double is not started")
-        return f"http://127.0.0.1:{self._server.server_port}"
-
-    def start(self, port: int = 0) -> QuotingApiDouble:
-        """Serve on 127.0.0.1 (``port`` 0 picks a free one) in a daemon thread."""
-        self._server = make_server(
-            "127.0.0.1", port, self, threaded=True, request_handler=_QuietHandler
-        )
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="quoting-api-double", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = self._thread = None
-
-    def __enter__(self) -> QuotingApiDouble:
-        return self.start() if self._server is None else self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         request = Request(environ)
@@ -283,11 +248,6 @@ def _body(request: Request, model: type[BaseModel]) -> Any:
 def _error(status: int, code: str, message: str, field: str | None = None) -> Response:
     body = {"code": code, "message": message, "field": field}
     return Response(json.dumps(body), status=status, mimetype="application/json")
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        log.debug("%s %s", self.requestline, code)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
