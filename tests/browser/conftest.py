@@ -125,6 +125,29 @@ def open_page(chromium: Browser) -> Iterator[Callable[[int, int], OpenedPage]]:
         context.close()
 
 
+def open_review_on_phone(
+    open_page: Callable[[int, int], OpenedPage],
+    rt: Any,
+    trace_id: str,
+    reviewer: str,
+    shot: str,
+) -> tuple[Any, OpenedPage]:
+    """Open the trace's pending approval as ``reviewer`` at 375x812; screenshot ``shot``.
+
+    Returns the approval and the page, after checking the page answered 200 and
+    does not scroll sideways.
+    """
+    (approval,) = [a for a in rt.services["approvals"].pending() if a.trace_id == trace_id]
+    link = rt.services["approvals"].issue_link(approval, reviewer)
+    opened = open_page(375, 812)
+    response = opened.page.goto(link)
+    assert response is not None and response.status == 200
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    opened.page.screenshot(path=str(ARTIFACTS / f"{shot}-phone.png"), full_page=True)
+    assert opened.page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+    return approval, opened
+
+
 @dataclass
 class PageServer:
     """A local HTTP server of fixed pages that records form POSTs.

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, OpenedPage
+from tests.browser.conftest import OpenedPage, open_review_on_phone
 from tests.browser.test_approve_in_browser import approval_function  # noqa: F401 - a fixture
 from tests.planner_harness import MAILBOX, sample
 
@@ -17,15 +17,7 @@ pytestmark = pytest.mark.browser
 
 
 def _open(open_page: Callable[[int, int], OpenedPage], rt, trace_id: str, shot: str):
-    (approval,) = [a for a in rt.services["approvals"].pending() if a.trace_id == trace_id]
-    link = rt.services["approvals"].issue_link(approval, MAILBOX)
-    opened = open_page(375, 812)
-    response = opened.page.goto(link)
-    assert response is not None and response.status == 200
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    opened.page.screenshot(path=str(ARTIFACTS / f"planner-{shot}-phone.png"), full_page=True)
-    assert opened.page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
-    return approval, opened
+    return open_review_on_phone(open_page, rt, trace_id, MAILBOX, f"planner-{shot}")
 
 
 def test_the_agency_reviews_the_planner_in_chromium(
