@@ -18,7 +18,6 @@ found again by it after a crash (``ctx.effect``).
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,7 @@ from pydantic import BaseModel, Field, field_validator
 from ...context import ServicesWith
 from ...mail import Email, reply_subject
 from ...mail.loop_guard import refuse_recipient
+from ...notices import notify_once
 from ...pipeline.tools import workspace_of
 from ...ports.quoting import Applicant, Driver, QuotingError, QuotingService, Vehicle
 from ...tools import Tool, ToolRegistry
@@ -310,14 +310,7 @@ def request_human_review(params: HumanReviewParams, ctx: NodeContext) -> dict[st
             f"(trace {ctx.trace_id}).\nWhy: {params.reason}\n\n"
             f"The customer wrote:\n{email.body_for_model(4000)}\n"
         )
-        page = f"<pre>{html.escape(text)}</pre>"
-        for index, reviewer in enumerate(reviewers):
-
-            def notify(key: str, to: str = reviewer) -> dict[str, Any]:
-                return dict(notifier.send(to, subject, text, page, key))
-
-            ctx.effect(f"human_review_notice_{index}", notify, notifier.find)
-            told.append(reviewer)
+        told = notify_once(ctx, notifier, reviewers, subject, text, "human_review_notice_{index}")
     at = datetime.fromtimestamp(ctx.clock.now(), UTC).isoformat()
     return success({"reason": params.reason, "notified": told, "at": at})
 

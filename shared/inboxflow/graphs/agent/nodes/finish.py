@@ -13,14 +13,11 @@ through the effect journal. ``error`` and ``max_iterations`` end
 
 from __future__ import annotations
 
-from html import escape
-from typing import Any
-
 from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import END, Step
 from ....mail import Email
-from ....ports.notifier import NotificationRefused
+from ....notices import notify_once
 from ..audit import record_run
 from ..state import AgentState
 
@@ -55,16 +52,4 @@ def _notify(state: AgentState, ctx: NodeContext) -> None:
         f"The {state.profile.name} agent handed over an email from {who}.\n\n"
         f"Reason: {state.escalation}\n\nTrace: {ctx.trace_id}\n\n{inquiry.text if inquiry else ''}"
     )
-    for index, reviewer in enumerate(reviewers):
-
-        def send(key: str, to: str = reviewer) -> dict[str, Any]:
-            html = f"<pre>{escape(text)}</pre>"
-            try:
-                return notifier.send(to, subject, text, html, key, email.mailbox)
-            except NotificationRefused as exc:  # journaled: final; the others are still told
-                return {"to": to, "error": str(exc)}
-
-        def find(key: str) -> dict[str, Any] | None:
-            return notifier.find(key, email.mailbox)
-
-        ctx.effect(f"escalate_notify#{index}", send, find)
+    notify_once(ctx, notifier, reviewers, subject, text, "escalate_notify#{index}", email.mailbox)

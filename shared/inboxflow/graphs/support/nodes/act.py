@@ -24,7 +24,6 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -33,8 +32,8 @@ from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import END, Pause, Step
 from ....mail.loop_guard import refuse_recipient
+from ....notices import notify_once
 from ....pipeline.tools import workspace_of
-from ....ports.notifier import NotificationRefused
 from ..kinds import APPROVE_SUPPORT_REPLY
 from ..settings import support_settings
 from ..state import ActResult, SupportState
@@ -174,27 +173,21 @@ def _assign(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket:
         f"The customer wrote:\n{email.body_for_model(8000)}\n\n"
         f"See it with: inboxflow ticket {ref.ticket_id}\n"
     )
-    page = f"<pre>{html.escape(text)}</pre>"
-    for index, reviewer in enumerate(reviewers):
-
-        def notify(key: str, to: str = reviewer) -> dict[str, Any]:
-            return dict(notifier.send(to, subject, text, page, key))
-
-        ctx.effect(f"assignment_notice_{queue}_{index}", notify, notifier.find)
+    told = notify_once(
+        ctx, notifier, reviewers, subject, text, f"assignment_notice_{queue}_{{index}}"
+    )
     assignment = Assignment(
         queue=queue,
         assigned_at=datetime.fromtimestamp(ctx.clock.now(), UTC).isoformat(),
         trace_id=ctx.trace_id,
-        notified=list(reviewers),
+        notified=told,
     )
     tickets.save(
         ticket.model_copy(
             update={"working": working, "assigned_queue": queue, "assignment": assignment}
         )
     )
-    result = ActResult(
-        action="route_specialist", status="queued", queue=queue, notified=list(reviewers)
-    )
+    result = ActResult(action="route_specialist", status="queued", queue=queue, notified=told)
     return Step(update={"act": result, "end_reason": f"assigned to the {queue} queue"})
 
 
@@ -217,18 +210,7 @@ def _escalate(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticke
         f"Urgency: {triage.urgency}\nWhy: {triage.reasoning}\n\n"
         f"The customer wrote:\n{email.body_for_model(8000)}\n"
     )
-    page = f"<pre>{html.escape(text)}</pre>"
-    notified = []
-    for index, reviewer in enumerate(reviewers):
-
-        def notify(key: str, to: str = reviewer) -> dict[str, Any]:
-            try:
-                return dict(notifier.send(to, subject, text, page, key))
-            except NotificationRefused as exc:  # journaled: final; the others are still told
-                return {"to": to, "error": str(exc)}
-
-        if not ctx.effect(f"escalation_notice_{index}", notify, notifier.find).get("error"):
-            notified.append(reviewer)
+    notified = notify_once(ctx, notifier, reviewers, subject, text, "escalation_notice_{index}")
     tickets.complete(ticket, "escalate_human")
     result = ActResult(action="escalate_human", status="escalated", notified=notified)
     return Step(update={"act": result}, goto=END)
