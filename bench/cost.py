@@ -20,9 +20,13 @@ What is priced, per email:
 - LLM tokens: priced separately (the offline model spends none; with Gemini,
   ``llm_calls`` of the step logs carry the token counts).
 
-The table below is Google's published list prices as of ``PRICES_AS_OF``;
-re-check them before quoting a figure (cloud.google.com/firestore/pricing,
-/pubsub/pricing, /run/pricing, ai.google.dev/pricing).
+Free tiers are left out (this is the marginal cost once past them). Every
+price carries its source in ``PRICE_TABLE``, checked on ``CHECKED_ON`` with
+the ``search`` tool over stored copies of the pages: ``google`` means Google's
+own pricing page states it; ``third-party`` means Google's page in the store
+did not show the figure (the per-location tables render in the browser) and
+the figure is from the cited third-party page; ``unverified`` means no stored
+page answered and the figure is the previous table's. Re-check before quoting.
 """
 
 from __future__ import annotations
@@ -32,33 +36,89 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-PRICES_AS_OF = "2025-06 list prices (us-central1 / Tier 1), table written 2026-11-22"
-PRICES: dict[str, float] = {
-    # Firestore (Standard edition, regional us-central1), USD
-    "firestore_read": 0.03 / 100_000,
-    "firestore_write": 0.09 / 100_000,
-    "firestore_delete": 0.01 / 100_000,
-    "firestore_gib_month": 0.15,
-    # Pub/Sub message delivery: USD per TiB of throughput (publish and subscribe),
-    # at least 1,000 bytes per message
-    "pubsub_tib": 40.0,
-    "pubsub_min_bytes": 1000,
-    # Cloud Run functions, request-based billing, Tier 1
-    "run_vcpu_second": 0.000024,
-    "run_gib_second": 0.0000025,
-    "run_request": 0.40 / 1_000_000,
-    "run_billing_granularity_s": 0.1,
-    # Gemini 2.5 Flash, USD per token (paid tier), for --llm-tokens
-    "llm_input_token": 0.30 / 1_000_000,
-    "llm_output_token": 2.50 / 1_000_000,
+CHECKED_ON = "2026-11-22"
+
+
+class Price(NamedTuple):
+    usd: float
+    unit: str
+    source: str
+    status: str  # google | third-party | unverified
+
+
+FIRESTORE = "https://cloud.google.com/firestore/pricing"
+RUN = "https://cloud.google.com/run/pricing"
+PRICE_TABLE: dict[str, Price] = {
+    # Firestore Standard edition (native mode, the database infra/firestore.tf makes), US
+    # region. Google's page: billed per document read, write and delete (not per byte, not
+    # per index entry written); storage includes index entries; TTL deletes are billed.
+    "firestore_read": Price(
+        0.03 / 100_000,
+        "document read",
+        "https://airbyte.com/data-engineering-resources/google-firestore-pricing (US regions)",
+        "third-party",
+    ),
+    "firestore_write": Price(
+        0.09 / 100_000,
+        "document write",
+        "https://airbyte.com/data-engineering-resources/google-firestore-pricing (US regions)",
+        "third-party",
+    ),
+    "firestore_delete": Price(0.01 / 100_000, "document delete", FIRESTORE, "unverified"),
+    "firestore_gib_month": Price(0.15, "GiB-month stored", FIRESTORE, "unverified"),
+    # Pub/Sub throughput: publish and delivery each, at least 1000 bytes per publish, push or
+    # pull request; a message's volume is its data, attributes, 20 bytes of timestamp and id.
+    "pubsub_tib": Price(
+        40.0, "TiB of throughput", "https://cloud.google.com/pubsub/pricing", "google"
+    ),
+    # Cloud Run functions bill as Cloud Run: Tier 1, CPU only allocated during requests,
+    # each request rounded up to 100 ms.
+    "run_vcpu_second": Price(0.000024, "vCPU-second", RUN, "google"),
+    "run_gib_second": Price(
+        0.0000025,
+        "GiB-second",
+        "https://cloudwebschool.com/tools/cloud-run-cost-calculator/",
+        "third-party",
+    ),
+    "run_request": Price(
+        0.40 / 1_000_000,
+        "request",
+        "https://cloudwebschool.com/tools/cloud-run-cost-calculator/",
+        "third-party",
+    ),
+    # Gemini 2.5 Flash (adapters/gemini_llm.DEFAULT_MODEL), Gemini API paid tier.
+    "llm_input_token": Price(
+        0.30 / 1_000_000,
+        "input token",
+        "https://deploybase.ai/articles/gemini-2.5-pricing",
+        "third-party",
+    ),
+    "llm_output_token": Price(
+        2.50 / 1_000_000,
+        "output token",
+        "https://deploybase.ai/articles/gemini-2.5-pricing",
+        "third-party",
+    ),
 }
+PRICES: dict[str, float] = {name: price.usd for name, price in PRICE_TABLE.items()}
+PUBSUB_MIN_BYTES = 1000
+RUN_GRANULARITY_S = 0.1
 RETENTION_DAYS = 30
 GOAL_PER_1000 = 0.05
 
-# Cloud Run functions: the vCPU that comes with a memory size (gen2 defaults).
-VCPU_FOR_MEMORY_MB = ((128, 0.083), (256, 0.167), (512, 0.333), (1024, 0.583), (2048, 1.0))
+# Cloud Run functions: the vCPU that comes with a memory size (google:
+# https://cloud.google.com/functions/docs/configuring/memory).
+VCPU_FOR_MEMORY_MB = (
+    (128, 0.083),
+    (256, 0.167),
+    (512, 0.333),
+    (1024, 0.583),
+    (2048, 1.0),
+    (8192, 2.0),
+    (16384, 4.0),
+)
 
 
 def vcpu_for(memory_mb: int) -> float:
@@ -66,13 +126,12 @@ def vcpu_for(memory_mb: int) -> float:
     for limit, vcpu in VCPU_FOR_MEMORY_MB:
         if memory_mb <= limit:
             return vcpu
-    return 2.0
+    return 8.0
 
 
 def billed_seconds(ms: float) -> float:
     """Request time as billed: rounded up to 100 ms."""
-    step = PRICES["run_billing_granularity_s"]
-    return math.ceil(ms / 1000 / step) * step
+    return math.ceil(ms / 1000 / RUN_GRANULARITY_S) * RUN_GRANULARITY_S
 
 
 def node_memory(graph: str) -> dict[str, int]:
@@ -84,32 +143,44 @@ def node_memory(graph: str) -> dict[str, int]:
 
 def cost_per_email(
     figures: dict[str, Any], llm_tokens: tuple[int, int] = (0, 0), handler_ms: float | None = None
-) -> dict:
+) -> dict[str, float]:
     """USD per email by item; ``handler_ms`` prices every hop at that time instead of measured."""
     ops = figures["firestore_per_email"]
     memory = node_memory(figures["graph"])
-    compute = vcpu = gib = 0.0
+    vcpu = gib = 0.0
     for node, per_email in figures["node_hops_per_email"].items():
-        measured = figures["node_handler_ms_p50"][node]
+        measured = figures["node_handler_ms_p50"].get(node, 0.0)
         seconds = billed_seconds(measured if handler_ms is None else handler_ms) * per_email
         mb = memory.get(node, 256)
         vcpu += seconds * vcpu_for(mb)
         gib += seconds * mb / 1024
+    decisions = figures.get("decisions_per_email", 0.0)  # the approval function (256 MB)
+    seconds = billed_seconds(100.0 if handler_ms is None else handler_ms) * decisions
+    vcpu, gib = vcpu + seconds * vcpu_for(256), gib + seconds * 256 / 1024
     compute = vcpu * PRICES["run_vcpu_second"] + gib * PRICES["run_gib_second"]
     messages = figures["messages_per_email"]
-    message_bytes = max(PRICES["pubsub_min_bytes"], figures["message_bytes_mean"])
-    stored_gib = figures["stored_bytes_per_email"] / 2**30
+    message_bytes = max(PUBSUB_MIN_BYTES, figures["message_bytes_mean"])
+    stored = figures["stored_bytes_per_email"] + figures.get("index_bytes_exempt_per_email", 0)
     return {
         "firestore reads": ops["reads"] * PRICES["firestore_read"],
         "firestore writes": ops["writes"] * PRICES["firestore_write"],
         "firestore TTL deletes": figures["stored_docs_per_email"] * PRICES["firestore_delete"],
-        "firestore storage": stored_gib * PRICES["firestore_gib_month"] * RETENTION_DAYS / 30,
+        "firestore storage": stored / 2**30 * PRICES["firestore_gib_month"] * RETENTION_DAYS / 30,
         "pub/sub": 2 * messages * message_bytes / 2**40 * PRICES["pubsub_tib"],
-        "function requests": figures["deliveries_per_email"] * PRICES["run_request"],
+        "function requests": (figures["deliveries_per_email"] + decisions) * PRICES["run_request"],
         "function compute": compute,
         "llm tokens": llm_tokens[0] * PRICES["llm_input_token"]
         + llm_tokens[1] * PRICES["llm_output_token"],
     }
+
+
+def print_prices() -> None:
+    """The price table with each price's source and how it was checked."""
+    print(
+        f"prices checked {CHECKED_ON} (google: Google's page; third-party: cited page; unverified)"
+    )
+    for name, price in PRICE_TABLE.items():
+        print(f"  {name:20} ${price.usd:.10f} per {price.unit:18} {price.status:12} {price.source}")
 
 
 def main() -> int:
@@ -132,15 +203,17 @@ def main() -> int:
         "(the emulators on a loaded machine are slower than Firestore and Pub/Sub)",
     )
     args = parser.parse_args()
-    print(f"prices: {PRICES_AS_OF}")
+    print_prices()
+    totals = []
     for path in args.figures:
         figures = json.loads(path.read_text())
         items = cost_per_email(figures, tuple(args.llm_tokens), args.handler_ms)
         ops = figures["firestore_per_email"]
         print(
-            f"\n{figures['graph']}: {figures['emails']} emails measured "
-            f"({'transactions' if figures.get('transactional') else 'conditional writes'}); "
-            f"per email: {ops['reads']:.1f} reads, {ops['writes']:.1f} writes, "
+            f"\n{figures['graph']}: {figures['emails']} emails measured, "
+            f"{figures['hops_per_email']:.1f} hops and {figures.get('decisions_per_email', 0):.1f} "
+            f"decisions per email, final status {figures.get('final_status', {})}; per email: "
+            f"{ops['reads']:.1f} reads, {ops['writes']:.1f} writes, "
             f"{ops['transactions']:.1f} transactions, {figures['messages_per_email']:.1f} messages, "
             f"{figures['stored_bytes_per_email'] / 1024:.1f} KB stored; function time: "
             + (f"{args.handler_ms:.0f} ms per hop" if args.handler_ms else "measured medians")
@@ -155,6 +228,16 @@ def main() -> int:
         )
         if any(args.llm_tokens):
             print(f"  {'total':22} ${sum(items.values()) * 1000:8.4f} per 1,000 emails")
+        totals.append((figures, items, before_llm))
+    if len(totals) > 1:
+        print("\n| graph | hops | reads | writes | $ per 1,000 emails before LLM |")
+        print("|---|---:|---:|---:|---:|")
+        for figures, _, before_llm in totals:
+            ops = figures["firestore_per_email"]
+            print(
+                f"| {figures['graph']} | {figures['hops_per_email']:.1f} | {ops['reads']:.1f} | "
+                f"{ops['writes']:.1f} | {before_llm * 1000:.3f} |"
+            )
     return 0
 
 

@@ -6,7 +6,14 @@
   operations counted at the RPC layer, bytes published) to
   ``$INBOXFLOW_BENCH_RECORDS/<pid>.jsonl``.
 - ``floor_hop``: the floor, a trivial function that republishes what it
-  receives to the next hop's topic, recording the same way.
+  receives to the next hop's topic, recording the same way; with
+  ``"keyed": true`` in the message it publishes with an ordering key (the
+  trace's id), as the contract has every envelope published.
+
+Each record carries wall-clock times (``arrived_at``: the handler began;
+``publish_started_at`` / ``published_at``: this hop's publish call began and
+returned; ``ended_at``) and the ``(trace, step)`` of what it published, so
+``bench/emulated.py`` can join a hop with the publish that brought it.
 
 With ``INBOXFLOW_BENCH_TRANSACTIONAL=1`` the store runs the step protocol as
 the port does (a lease transaction and a commit transaction): the figures
@@ -48,7 +55,7 @@ def _record(record: dict[str, Any]) -> None:
         out.write(json.dumps(record) + "\n")
 
 
-_split: dict[int, dict[str, float]] = {}
+_split: dict[int, dict[str, Any]] = {}
 """Per thread (a function serves concurrent requests in threads): milliseconds by part,
 envelopes and bytes published."""
 
@@ -69,6 +76,13 @@ def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return timed
 
 
+def message_bytes(envelope: Any) -> int:
+    """An envelope's data volume as Pub/Sub bills it: body, attributes' keys and values,
+    20 bytes of timestamp, the message id (about 16 bytes)."""
+    attributes = envelope.attributes()
+    return len(envelope.to_bytes()) + sum(len(k) + len(v) for k, v in attributes.items()) + 36
+
+
 def _instrumented() -> OperationCounter:
     with _lock:  # concurrent first requests must instrument once
         if "counter" not in _state:
@@ -85,9 +99,16 @@ def _instrument() -> None:
     publish = rt.bus.publish
 
     def counted_publish(envelopes: Any) -> None:
+        if not envelopes:
+            return publish(envelopes)
         _add("published", len(envelopes))
-        _add("published_bytes", sum(len(e.model_dump_json(exclude_none=True)) for e in envelopes))
+        _add("published_bytes", sum(message_bytes(e) for e in envelopes))
+        split = _split.setdefault(threading.get_ident(), {})
+        split.setdefault("publish_started_at", time.time())  # type: ignore[arg-type]
         publish(envelopes)
+        split["published_at"] = time.time()
+        split.setdefault("published_steps", [])  # type: ignore[arg-type]
+        split["published_steps"] += [[e.trace_id, e.step] for e in envelopes]  # type: ignore[operator]
 
     store.take_lease = _timed("lease_ms", store.take_lease)
     store.commit_step = _timed("commit_ms", store.commit_step)
@@ -119,13 +140,25 @@ def run_node(cloud_event: CloudEvent) -> None:
                 "trace_id": envelope.trace_id,
                 "step": envelope.step,
                 "outcome": outcome,
-                "push_ms": (arrived - envelope.sent_at) * 1000,
-                "hop_ms": (time.time() - envelope.sent_at) * 1000,
+                "arrived_at": arrived,
+                "ended_at": time.time(),
                 "handler_ms": handler_ms,
                 **parts,
                 "ops": counter.since(before),
             }
         )
+
+
+def _floor_publisher(keyed: bool) -> Any:
+    """The floor's publisher: a default client, with message ordering when ``keyed``."""
+    name = "keyed_publisher" if keyed else "publisher"
+    with _lock:
+        if name not in _state:
+            from google.cloud import pubsub_v1  # type: ignore[attr-defined]
+
+            options = pubsub_v1.types.PublisherOptions(enable_message_ordering=keyed)
+            _state[name] = pubsub_v1.PublisherClient(publisher_options=options)
+    return _state[name]
 
 
 @functions_framework.cloud_event
@@ -134,27 +167,31 @@ def floor_hop(cloud_event: CloudEvent) -> None:
     arrived = time.time()
     message = cloud_event.data["message"]
     payload = json.loads(base64.b64decode(message["data"]))
-    hop, hops = int(payload["hop"]), int(payload["hops"])
-    if "publisher" not in _state:
-        from google.cloud import pubsub_v1  # type: ignore[attr-defined]
-
-        _state["publisher"] = pubsub_v1.PublisherClient()
+    hop, hops, keyed = int(payload["hop"]), int(payload["hops"]), bool(payload.get("keyed"))
+    publisher = _floor_publisher(keyed)
     started = time.perf_counter()
+    publish_started_at = published_at = None
     if hop < hops:
         project = os.environ["GOOGLE_CLOUD_PROJECT"]
         topic = f"projects/{project}/topics/{topic_name(FLOOR_GRAPH, f'hop{hop + 1}')}"
-        data = {**payload, "hop": hop + 1, "sent_at": time.time()}
-        _state["publisher"].publish(topic, json.dumps(data).encode()).result()
+        data = json.dumps({**payload, "hop": hop + 1}).encode()
+        publish_started_at = time.time()
+        if keyed:
+            publisher.publish(topic, data, ordering_key=str(payload["id"])).result()
+        else:
+            publisher.publish(topic, data).result()
+        published_at = time.time()
     _record(
         {
             "kind": "floor",
             "id": payload["id"],
+            "keyed": keyed,
             "hop": hop,
             "last": hop == hops,
-            "push_ms": (arrived - payload["sent_at"]) * 1000,
-            "hop_ms": (time.time() - payload["sent_at"]) * 1000,
+            "arrived_at": arrived,
+            "publish_started_at": publish_started_at,
+            "published_at": published_at,
             "handler_ms": (time.perf_counter() - started) * 1000,
-            "first_sent_at": payload["first_sent_at"],
-            "done_at": time.time(),
+            "ended_at": time.time(),
         }
     )

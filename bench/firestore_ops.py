@@ -11,6 +11,7 @@ are what is counted.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -100,3 +101,47 @@ def count_operations(store: FirestoreCheckpointStore) -> OperationCounter:
     wrap("rollback", lambda response, request: response)
     wrap("batch_write", commit)
     return counter
+
+
+def index_entries(
+    path: str, fields: dict[str, Any], exempt: frozenset[str] = frozenset()
+) -> tuple[int, int]:
+    """Single-field index entries Firestore (Standard edition) keeps for the document at
+    ``path`` under automatic indexing, and their approximate bytes: ascending and descending
+    for every value (a whole map or array included), every map's subfields recursively,
+    array-contains for each distinct element of an array. ``exempt`` names top-level fields
+    with indexing turned off. An entry's size is taken as the document's name, the field's
+    path and value (JSON size) and 32 bytes, after Firestore's storage-size rules."""
+    count = size = 0
+
+    def add(field: str, value: Any, times: int) -> None:
+        nonlocal count, size
+        count += times
+        size += times * (len(path) + len(field) + len(json.dumps(value, default=str)) + 34)
+
+    def walk(field: str, value: Any) -> None:
+        add(field, value, 2)
+        if isinstance(value, dict):
+            for name, item in value.items():
+                walk(f"{field}.{name}", item)
+        elif isinstance(value, list):
+            for item in {json.dumps(item, default=str, sort_keys=True) for item in value}:
+                add(field, item, 1)
+
+    for name, value in fields.items():
+        if name not in exempt:
+            walk(name, value)
+    return count, size
+
+
+def exempt_fields(collection_group: str) -> frozenset[str]:
+    """Top-level fields of ``collection_group`` with indexing off in ``infra/firestore.tf``: the
+    index exemptions and the TTL field."""
+    from inboxflow import infra_export
+
+    names = {
+        e["field"] for e in infra_export.INDEX_EXEMPTIONS if e["collection"] == collection_group
+    }
+    if collection_group in infra_export.TTL_COLLECTIONS:
+        names.add("expire_at")
+    return frozenset(names)

@@ -135,7 +135,18 @@ VECTOR_INDEXES: tuple[dict[str, Any], ...] = (
 INDEX_EXEMPTIONS: tuple[dict[str, str], ...] = (
     {"collection": "traces", "field": "state"},
     {"collection": "traces", "field": "next"},
+    # written twice a hop (taken, then cleared by the commit)
+    {"collection": "traces", "field": "lease"},
+    {"collection": "traces", "field": "pause"},
+    {"collection": "traces", "field": "error"},
+    {"collection": "traces", "field": "route"},
     {"collection": "steps", "field": "output_delta"},
+    {"collection": "steps", "field": "output_patch"},
+    {"collection": "steps", "field": "removed"},
+    {"collection": "steps", "field": "inputs_in_checkpoint"},
+    {"collection": "steps", "field": "tool_calls"},
+    {"collection": "steps", "field": "llm_calls"},
+    {"collection": "steps", "field": "error"},
     {"collection": "approvals", "field": "payload"},
     {"collection": "approvals", "field": "applied_payload"},
     {"collection": "approvals", "field": "context"},

@@ -220,6 +220,41 @@ def test_pubsub_failed_publish_is_retryable_and_key_resumes(pubsub_env: str) -> 
 
 
 @pytest.mark.emulator
+def test_pubsub_bus_batches_briefly_and_a_hop_fan_out_arrives_in_order(pubsub_env: str) -> None:
+    """The bus holds messages 1 ms for batching (not the client's 10 ms: a node waits for its
+    publish), and one publish of several envelopes still arrives whole and in key order."""
+    from inboxflow.adapters.pubsub_bus import PUBLISH_BATCH_LATENCY_S, PubSubAdmin, PubSubBus
+
+    bus, admin = PubSubBus(timeout_s=10), PubSubAdmin()
+    try:
+        assert bus.publisher.batch_settings.max_latency == PUBLISH_BATCH_LATENCY_S <= 0.001
+        admin.ensure_topics(NODES)
+        subscriptions = {}
+        for graph, node in NODES:
+            topic = topic_name(graph, node)
+            admin.ensure_pull_subscription(f"{topic}-fan", topic, ordered=True)
+            subscriptions[node] = f"{topic}-fan"
+        bus.publish(
+            [
+                _envelope("trace-f", 2, "classify"),
+                _envelope("trace-f", 3, "classify"),
+                _envelope("trace-f", 2, "draft_reply"),
+            ]
+        )
+        got: dict[str, list[int]] = {node: [] for node in subscriptions}
+        deadline = time.monotonic() + 20
+        while sum(map(len, got.values())) < 3 and time.monotonic() < deadline:
+            for node, subscription in subscriptions.items():
+                got[node] += [
+                    decode_body(m["data"]).step for m in admin.pull(subscription, timeout_s=2)
+                ]
+        assert got == {"classify": [2, 3], "draft_reply": [2]}
+    finally:
+        bus.close()
+        admin.close()
+
+
+@pytest.mark.emulator
 def test_pubsub_push_subscription_shape(pubsub_env: str) -> None:
     """``ensure_topics`` makes what Terraform makes: ordered push + dead-letter + retry policy."""
     from inboxflow.adapters.pubsub_bus import PubSubAdmin
