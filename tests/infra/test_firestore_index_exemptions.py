@@ -88,7 +88,8 @@ def test_terraform_turns_every_exemption_s_indexes_off(infra) -> None:
     assert '"${item.collection}.${item.field}"' in field["for_each"]  # one resource per field
     assert field["collection"] == "${each.value.collection}"
     assert field["field"] == "${each.value.field}"
-    # An index_config without indexes blocks removes every single-field index of the field.
+    # An index_config without indexes blocks is an empty `indexes` override: no single-field
+    # index on the field or its subfields (firebase.google.com/docs/reference/firestore/indexes).
     assert first(field["index_config"]) == {}
     assert "ttl_config" not in field
     assert infra.tfvars["firestore_index_exemptions"] == [
