@@ -510,6 +510,7 @@ class ApprovalService:
             "decision": approval.decision,
             "reviewer": approval.decided_by,
             "comment": approval.comment,
+            "kind": approval.kind,
             "approval_id": approval.approval_id,
             "payload": approval.applied_payload,
             "payload_hash": approval.applied_payload_hash
@@ -590,8 +591,11 @@ class ApprovalService:
         return {"action": "escalated", "to": escalated.escalate_to, "deadline": escalated.deadline}
 
     def _reject_on_timeout(self, approval: Approval, now: float) -> dict[str, Any]:
-        # The kind's choice that stops the trace (its "danger" one), "reject" by default.
-        stop = next((c.value for c in self.kind(approval).choices if c.style == "danger"), "reject")
+        # The kind's choice that stops the trace (its "danger" one). A kind without one has
+        # nothing the deadline may decide for the reviewer: the trace needs review instead.
+        stop = next((c.value for c in self.kind(approval).choices if c.style == "danger"), None)
+        if stop is None:
+            return self._needs_review(approval, now)
 
         def reject(tx: Transaction) -> Approval | None:
             current = Approval.model_validate(tx.get(approval_path(approval.approval_id)))
