@@ -202,6 +202,17 @@ class ApprovalService:
                 continue
             if sent.get("error"):
                 refused[reviewer] = str(sent["error"])
+            elif sent.get("thread_id") and sent.get("mailbox"):
+                from .replies import record_review_thread
+
+                record_review_thread(
+                    self.store,
+                    current,
+                    reviewer,
+                    str(sent["mailbox"]),
+                    str(sent["thread_id"]),
+                    self.clock.now(),
+                )
         if refused:
             self._record_refusals(current.approval_id, refused)
         self.journal.run(
@@ -231,7 +242,13 @@ class ApprovalService:
             # Journaled as done: a refusal is final, a redelivery does not try again.
             log.warning("approval %s: %s refused: %s", approval.approval_id, reviewer, exc)
             return {"to": reviewer, "channel": exc.channel, "error": str(exc)}
-        return {"id": receipt.get("id"), "to": reviewer, "channel": receipt.get("channel")}
+        return {
+            "id": receipt.get("id"),
+            "to": reviewer,
+            "channel": receipt.get("channel"),
+            "thread_id": receipt.get("thread_id"),
+            "mailbox": receipt.get("mailbox"),
+        }
 
     def _record_refusals(self, approval_id: str, refused: Mapping[str, str]) -> None:
         def record(tx: Transaction) -> None:
