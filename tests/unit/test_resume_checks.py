@@ -127,18 +127,25 @@ def test_a_reply_for_a_wait_the_trace_left_for_a_review_is_queued_not_resumed(
     assert chat.pending_approval(trace_id).approval_id == before.pause["approval_id"]  # type: ignore[index]
 
 
-def test_a_reply_for_an_earlier_wait_does_not_resume_the_current_one(chat: ChatWorld) -> None:
+def test_a_reply_for_an_earlier_wait_is_refused_there_and_taken_as_a_reply_to_the_current_one(
+    chat: ChatWorld,
+) -> None:
     trace_id, thread = _reviewed(chat)
     before = chat.trace(trace_id)
     assert before.pause["kind"] == "customer_reply"  # type: ignore[index]
     gmail_id = _stale_reply(chat, thread, trace_id, before.step - 1)
     report = chat.notify()
-    chat.bus.drain()
     assert report.resumed == [] and report.queued == [trace_id]
+    claim = chat.claim(gmail_id)
+    assert claim["state"] == "queued"
+    assert f"answers pause {trace_id}-{before.step - 2}, but it waits on" in claim["reason"]
+    ((_, failure),) = chat.store.list("failures")
+    assert gmail_id in failure["reason"]
+    assert _queued(chat, trace_id) == [gmail_id]
+    chat.bus.drain()  # the resume names the wait the trace is in now
     after = chat.trace(trace_id)
-    assert (after.status, after.step) == ("waiting", before.step)
-    assert f"answers pause {trace_id}-{before.step - 2}" in chat.claim(gmail_id)["reason"]
-    assert len(chat.store.list("failures")) == 1
+    assert after.status == "done" and after.state["reply"]["gmail_id"] == gmail_id
+    assert len(chat.store.list("failures")) == 1  # the runtime refused nothing
 
 
 def test_a_reply_for_a_finished_trace_is_refused_and_recorded(chat: ChatWorld) -> None:
@@ -228,3 +235,27 @@ def test_a_reject_deadline_on_a_kind_without_a_stopping_choice_makes_the_trace_n
     assert "no decision within 1 h" in (checkpoint.error or "")
     assert h.approval_of(trace_id).status == "timed_out"
     assert h.store.list("failures") == []  # no resume the runtime had to refuse
+
+
+# --- repair: a paused trace is resumed by a decision, never re-run -------------------------
+
+
+def test_repair_neither_retries_nor_forks_a_paused_trace_and_leaves_it_waiting(
+    tmp_path: Path,
+) -> None:
+    from inboxflow.repair import RepairRefused, fork, retry
+    from tests.toy_graph import make_runtime
+
+    runtime, bus, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "draft", "pause": True})
+    bus.drain()
+    before = runtime.store.get_trace(trace_id)
+    assert before is not None and before.status == "waiting"
+    with pytest.raises(RepairRefused, match="is waiting: only a needs_review trace is retried"):
+        retry(runtime, trace_id)
+    with pytest.raises(RepairRefused, match=r"step 2 \(act\) paused"):
+        fork(runtime, trace_id, 2)
+    bus.drain()  # nothing was published
+    after = runtime.store.get_trace(trace_id)
+    assert after is not None and after.model_dump() == before.model_dump()
+    assert runtime.store.list("failures") == []

@@ -12,9 +12,9 @@ For a notification ``{emailAddress, historyId}``:
    mail, record loop-guarded mail with the reason, then: decide the approval
    a reply to a review email answers (``approvals/replies.py``); resume the
    thread's trace if it waits for a customer reply (the resume names that
-   pause: a reply whose wait ended before it was carried out resumes nothing,
-   it is recorded in ``failures`` and queued on the trace when its graph reads
-   queued replies); queue the reply on the thread's trace if its graph queues
+   pause: when the wait ended before the resume was carried out, that is
+   recorded in ``failures`` and the reply is handled as one arriving now,
+   if the trace's graph reads queued replies); queue the reply on the thread's trace if its graph queues
    thread replies and it is busy (``reply_queue.py``); else start a trace whose
    id derives from the message. The claim records each decision and its completion, so
    a run that dies half-way is finished by the next delivery; a message
@@ -476,9 +476,11 @@ class Ingestor:
         """Resume the customer wait at ``step`` with the reply; if that wait is over, keep the reply.
 
         A wait can end between the claim's decision and now (its deadline fired, or a
-        redelivery finds the resume already ran). Then the reply does not resume
-        whatever the trace does now: it is recorded (``failures`` and the claim) and
-        queued on the trace when its graph reads queued replies (each one once).
+        redelivery finds the resume already ran). Then that resume is refused and
+        recorded (``failures`` and the claim's ``reason``), and the reply is handled
+        as one arriving now when the trace's graph reads queued replies (each one
+        once): queued, resuming the customer wait the trace is in now, if any.
+        Otherwise (a finished trace) the claim ends ``refused``.
         """
         resume = customer_reply_resume(email, trace_id, step)
         checkpoint = self.store.get_trace(trace_id)
@@ -494,18 +496,10 @@ class Ingestor:
             self._record_failure(reason, mailbox=address)
             log.warning("customer reply not resumed: %s", reason)
             if checkpoint is not None and self.replies.queues(checkpoint):
-                received = raw.internal_date_ms / 1000 if raw.internal_date_ms else None
-                self.replies.queue(trace_id, email, received or self.clock.now(), self.clock.now())
-                self._finish(
-                    address,
-                    raw.gmail_id,
-                    "queued",
-                    report,
-                    trace_id=trace_id,
-                    reason=str(exc),
-                    **facts,
+                # As a reply arriving now: queued, and it resumes the wait the trace is in now.
+                self._queue_reply(
+                    address, raw, email, trace_id, report, {**facts, "reason": str(exc)}
                 )
-                report.queued.append(trace_id)
                 return
             self._finish(
                 address,
