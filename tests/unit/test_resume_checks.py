@@ -21,7 +21,7 @@ from inboxflow.graph import END, Graph, Node, Pause, Step
 from inboxflow.ingest.claims import Claims
 from inboxflow.pauses import Choice, PauseKind, ResumeRefused, check_resume
 from tests.approval_harness import Harness
-from tests.thread_chat_harness import MAILBOX, ChatWorld, chat_world, eml
+from tests.thread_chat_harness import MAILBOX, STORES, ChatWorld, chat_world, eml
 
 # --- check_resume ------------------------------------------------------------------------
 
@@ -61,10 +61,26 @@ def test_check_resume_takes_a_matching_resume_and_undeclared_kinds_take_approve_
 # --- ingest: a customer's reply whose wait is over --------------------------------------
 
 
-@pytest.fixture
-def chat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatWorld]:
-    request: Any = type("Param", (), {"param": "sqlite"})()
+@pytest.fixture(params=STORES)
+def chat(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ChatWorld]:
     yield from chat_world(request, tmp_path, monkeypatch)
+
+
+def test_the_runtime_refuses_a_decision_the_pause_kind_lacks_on_each_store(
+    chat: ChatWorld,
+) -> None:
+    trace_id, _ = chat.start()
+    chat.bus.drain()
+    before = chat.trace(trace_id)
+    chat.runtime.resume(trace_id, {"decision": "file", "reviewer": REVIEWER})
+    chat.bus.drain()
+    assert chat.bus.redeliveries == 0
+    ((_, failure),) = chat.store.list("failures")
+    assert "check_plan pauses take approve or reject" in failure["reason"]
+    after = chat.trace(trace_id)
+    assert (after.status, after.step, after.pause) == ("waiting", before.step, before.pause)
 
 
 def _stale_reply(chat: ChatWorld, thread: str, trace_id: str, resume_step: int) -> str:
