@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from inboxflow.dev import emulators
+from inboxflow.dev import emulators, process_groups
 from tests.required import REQUIRE_VARIABLE, REQUIRED, skip_unless_required
 
 pytest_plugins: list[str] = []
@@ -59,6 +59,21 @@ def isolated_environ(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyP
 # --- emulators (one process each per session) -----------------------------------------
 
 
+@pytest.fixture(scope="session")
+def emulator_journal() -> Iterator[process_groups.Journal]:
+    """This run's journal of the process groups it starts (emulators, function servers).
+
+    Before the first one starts, what earlier runs that were killed (SIGKILL, a
+    closed terminal) left is stopped; runs still going on are left alone.
+    """
+    journal, stopped = process_groups.begin_run(process_groups.runs_dir())
+    if stopped:
+        print(f"\nstopped {stopped} process(es) that killed test runs had left")
+    yield journal
+    emulators.stop_all()
+    process_groups.end(journal)
+
+
 def _start(name: str) -> Iterator[emulators.Emulator]:
     reason = emulators.available()[name]
     if reason is not True:
@@ -71,19 +86,21 @@ def _start(name: str) -> Iterator[emulators.Emulator]:
 
 
 @pytest.fixture(scope="session")
-def firestore_emulator() -> Iterator[emulators.Emulator]:
+def firestore_emulator(
+    emulator_journal: process_groups.Journal,
+) -> Iterator[emulators.Emulator]:
     """The Firestore emulator (skips when it is not installed)."""
     yield from _start(emulators.FIRESTORE)
 
 
 @pytest.fixture(scope="session")
-def pubsub_emulator() -> Iterator[emulators.Emulator]:
+def pubsub_emulator(emulator_journal: process_groups.Journal) -> Iterator[emulators.Emulator]:
     """The Pub/Sub emulator (skips when it is not installed)."""
     yield from _start(emulators.PUBSUB)
 
 
 @pytest.fixture(scope="session")
-def tasks_emulator() -> Iterator[emulators.Emulator]:
+def tasks_emulator(emulator_journal: process_groups.Journal) -> Iterator[emulators.Emulator]:
     """The Cloud Tasks emulator (skips when it is not installed)."""
     yield from _start(emulators.TASKS)
 

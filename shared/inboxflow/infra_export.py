@@ -60,6 +60,7 @@ TTL_COLLECTIONS = (
     "threads",
     "trace_replies",
     "review_mails",
+    "review_threads",
     "quote_keys",
 )
 

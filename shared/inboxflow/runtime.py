@@ -39,6 +39,7 @@ from .errors import (
 )
 from .graph import END, Graph, Node, Pause, Step
 from .naming import node_id, step_path
+from .pauses import check_resume
 from .ports.bus import MessageBus
 from .ports.checkpoint import Checkpoint, CheckpointStore, StepLog, TraceRoute
 from .ports.llm import LanguageModel
@@ -263,7 +264,7 @@ class Runtime:
                 owner,
                 self.clock.now(),
                 node.timeout_s + 30,
-                admit=self._admission(envelope),
+                admit=_resume_checked(self._admission(envelope), envelope.resume, graph),
             )
         except StepMoved as moved:
             return self._republish_after_move(trace_id, moved)
@@ -619,6 +620,21 @@ def _check_decision(decision: Mapping[str, Any], checkpoint: Checkpoint) -> None
         raise RejectedEnvelope(
             f"decision for approval {approval_id} does not carry the hash of what was approved"
         )
+
+
+def _resume_checked(
+    admit: Callable[[Checkpoint | None], None], resume: Mapping[str, Any] | None, graph: Graph
+) -> Callable[[Checkpoint | None], None]:
+    """``admit``, then: a resume must answer the pause the trace waits on (``check_resume``)."""
+    if resume is None:
+        return admit
+
+    def admit_resume(checkpoint: Checkpoint | None) -> None:
+        admit(checkpoint)
+        assert checkpoint is not None  # admit refuses a missing trace
+        check_resume(resume, checkpoint.pause, graph.pause_kinds, checkpoint.trace_id)
+
+    return admit_resume
 
 
 def payload_hash(payload: Any) -> str:

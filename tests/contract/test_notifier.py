@@ -131,7 +131,13 @@ def test_send_then_find_by_key(any_world: World) -> None:
         MAILBOX,
     )
     assert receipt["id"]
-    assert world.notifier.find("tr-1:5:notify-0-ana", MAILBOX) == {"id": receipt["id"]}
+    found = world.notifier.find("tr-1:5:notify-0-ana", MAILBOX)
+    assert found is not None and found["id"] == receipt["id"]
+    # A mail channel tells the thread it sent in, the same either way (replies find it).
+    assert (found.get("thread_id"), found.get("mailbox")) == (
+        receipt.get("thread_id"),
+        receipt.get("mailbox"),
+    )
     assert world.notifier.find("tr-1:5:notify-0-ben", MAILBOX) is None
     (copy,) = world.kept(MAILBOX)
     assert copy["to"] == "ana@brightlane.io" and copy["subject"] == "Approve a reply"

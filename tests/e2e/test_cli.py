@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
 from inboxflow.dev import emulators
 from inboxflow.dev.cli.local import graph_samples
@@ -31,6 +32,27 @@ def run_cli(
         text=True,
         timeout=timeout,
     )
+
+
+def test_the_demo_piped_to_a_file_gets_a_table_as_wide_as_a_log_viewer_not_80_columns(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    result = subprocess.run(
+        [*CLI, "demo", "--home", str(tmp_path / "home")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,  # stdout is a pipe, not a terminal
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    (header,) = [line for line in lines if line.startswith("┃ trace_id")]
+    for column in ("email", "graph", "rule", "category", "conf.", "route taken", "status"):
+        assert f"┃ {column} " in header, header
+    table = [line for line in lines if line.startswith(("│", "┃"))]
+    assert {cell_len(line) for line in table} == {160}  # columns on screen, not characters
+    rows = [line for line in lines if line.startswith("│ ") and len(line[2:18].strip()) == 16]
+    assert rows and all(line[2:18].isalnum() for line in rows)  # whole trace ids, no "…"
 
 
 def test_demo_prints_a_row_per_sample_and_trace_shows_the_steps(tmp_path):

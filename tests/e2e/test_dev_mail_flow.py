@@ -49,6 +49,9 @@ def test_a_mail_delivered_to_the_gmail_double_runs_to_the_end_in_dev(tmp_path: P
         assert state.exists(), log_path.read_text()
         gmail = json.loads(state.read_text())["gmail"]
         assert gmail["url"] and gmail["mailbox"] == "maya.chen@brightlane.io"
+        deadline = time.monotonic() + 30  # dev writes dev.json, then prints its table
+        while "function ingest" not in log_path.read_text() and time.monotonic() < deadline:
+            time.sleep(0.2)
         assert "function ingest" in log_path.read_text()
 
         sample = SAMPLES / "03-meeting-request.eml"

@@ -338,13 +338,15 @@ def test_a_thank_you_that_also_asks_a_question_is_still_answered(harness: Harnes
     assert harness.route(trace_id)[:2] == ["classify", "retrieve"]
 
 
-def test_an_unknown_decision_needs_review(harness: Harness):
+def test_an_unknown_decision_is_refused_and_the_trace_still_waits(harness: Harness):
     trace_id = harness.run("10-ambiguous-hotel-group.eml")
     harness.runtime.resume(trace_id, {"decision": "maybe", "reviewer": "maya"})
     harness.bus.drain()
     checkpoint = harness.store.get_trace(trace_id)
-    assert checkpoint.status == "needs_review"
-    assert "approve or reject" in (checkpoint.error or "")
+    assert checkpoint.status == "waiting"
+    ((_, failure),) = harness.store.list("failures")
+    assert "resume 'maybe' by maya" in failure["reason"]
+    assert "approve or reject" in failure["reason"]
     assert harness.writes(trace_id) == []
 
 

@@ -259,6 +259,58 @@ def test_a_decision_for_a_running_trace_is_refused(tmp_path):
     assert runtime.store.get_trace(trace_id).step == 1
 
 
+@pytest.mark.parametrize(
+    ("resume", "expected"),
+    [
+        (
+            {"decision": "maybe", "reviewer": "r@example.com"},
+            "approve pauses take approve or reject",
+        ),
+        ({"reviewer": "r@example.com"}, "resume None by r@example.com"),
+        ({"decision": "reply", "kind": "customer_reply"}, "answers a customer_reply pause"),
+        ({"decision": "approve", "kind": "customer_reply"}, "but it waits on approve pause"),
+    ],
+)
+def test_a_resume_that_does_not_answer_the_pause_is_refused_recorded_and_changes_nothing(
+    tmp_path, resume, expected
+):
+    runtime, bus, outbox = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "draft", "pause": True})
+    bus.drain()
+    before = runtime.store.get_trace(trace_id)
+    steps_before = len(runtime.store.step_logs(trace_id))
+    runtime.resume(trace_id, resume)
+    bus.drain()
+    assert bus.redeliveries == 0  # acknowledged: retrying cannot help
+    ((_, failure),) = runtime.store.list("failures")
+    assert expected in failure["reason"] and failure["trace_id"] == trace_id
+    assert failure["step"] == before.step
+    after = runtime.store.get_trace(trace_id)
+    assert (after.status, after.step, after.pause, after.state) == (
+        "waiting",
+        before.step,
+        before.pause,
+        before.state,
+    )
+    assert len(runtime.store.step_logs(trace_id)) == steps_before
+    runtime.resume(trace_id, {"decision": "approve", "kind": "approve"})  # the right one still goes
+    bus.drain()
+    assert runtime.store.get_trace(trace_id).status == "done" and outbox.sent == []
+
+
+def test_a_resume_for_another_pause_of_the_trace_is_refused(tmp_path):
+    runtime, bus, _ = make_runtime(tmp_path)
+    trace_id = runtime.start("toy", {"text": "draft", "pause": True})
+    bus.drain()
+    waiting = runtime.store.get_trace(trace_id)
+    earlier = f"{trace_id}-{waiting.step - 2}"  # the id a pause one step earlier would have had
+    runtime.resume(trace_id, {"decision": "approve", "approval_id": earlier})
+    bus.drain()
+    ((_, failure),) = runtime.store.list("failures")
+    assert earlier in failure["reason"] and "waits on" in failure["reason"]
+    assert runtime.store.get_trace(trace_id).status == "waiting"
+
+
 def test_object_fields_changed_in_part_are_stored_as_patches_and_fold_back():
     from inboxflow.ports.checkpoint import StepLog
     from inboxflow.runtime import _delta

@@ -142,9 +142,21 @@ class GmailNotifier(Notifier):
         sender: str | None = None,
         link: str | None = None,
     ) -> dict[str, Any]:
-        sent = self._mailbox(sender).send_message(to, subject, text, html, trace_key)
-        return {"id": sent.get("id")}
+        mailbox = self._mailbox(sender)
+        sent = mailbox.send_message(to, subject, text, html, trace_key)
+        return {
+            "id": sent.get("id"),
+            "thread_id": sent.get("thread_id"),
+            "mailbox": mailbox.mailbox,
+        }
 
     def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
-        found = self._mailbox(sender).find_by_trace_key(trace_key)
-        return None if found is None else {"id": found.get("id")}
+        mailbox = self._mailbox(sender)
+        found = mailbox.find_by_trace_key(trace_key)
+        if found is None:
+            return None
+        return {
+            "id": found.get("id"),
+            "thread_id": found.get("thread_id"),
+            "mailbox": mailbox.mailbox,
+        }

@@ -4,7 +4,10 @@ When a reviewer email is sent, ``record_review_mail`` keeps
 ``review_mails/{digest}``: the digest is the one in the email's Message-ID
 (``<inboxflow.{digest}@domain>``, ``ports.workspace.trace_message_id`` of the
 effect key), so a reply, whose ``In-Reply-To``/``References`` carry that id,
-leads back to the approval and the reviewer it was sent to.
+leads back to the approval and the reviewer it was sent to. Gmail may replace
+our Message-ID on a sent message; then the reply carries Gmail's id, and the
+Gmail thread is what leads back: once a review email is sent, its thread in
+the sending mailbox is kept as ``review_threads/{mailbox}:{thread_id}``.
 
 ``decide_by_reply`` reads the reply's first non-blank line (quoted text below
 it is never read): ``approve``/``accept`` take the kind's approving choice,
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
     from .service import ApprovalService
 
 REVIEW_MAILS = "review_mails"
+REVIEW_THREADS = "review_threads"
 APPROVING = ("approve", "accept")
 REJECTING = ("reject",)
 _OUR_MESSAGE_ID = re.compile(r"^inboxflow\.([0-9a-f]{32})@", re.IGNORECASE)
@@ -64,14 +68,50 @@ def record_review_mail(
     )
 
 
+def review_thread_path(mailbox: str, thread_id: str) -> str:
+    """Where the review email sent from ``mailbox`` in Gmail thread ``thread_id`` is recorded."""
+    return f"{REVIEW_THREADS}/{mailbox.strip().lower()}:{thread_id}"
+
+
+def record_review_thread(
+    store: CheckpointStore,
+    approval: Approval,
+    reviewer: str,
+    mailbox: str,
+    thread_id: str,
+    now: float,
+) -> None:
+    """Remember the Gmail thread the review email to ``reviewer`` was sent in (once)."""
+    store.create(
+        review_thread_path(mailbox, thread_id),
+        {
+            "approval_id": approval.approval_id,
+            "trace_id": approval.trace_id,
+            "reviewer": reviewer,
+            "round": approval.round,
+            "mailbox": mailbox.strip().lower(),
+            "thread_id": thread_id,
+            "sent_at": now,
+            "expire_at": approval.expire_at,
+        },
+    )
+
+
 def review_mail_of(store: CheckpointStore, email: Email) -> dict[str, Any] | None:
-    """The review email ``email`` answers (by its In-Reply-To/References), or None."""
+    """The review email ``email`` answers, or None.
+
+    By our Message-ID in its In-Reply-To/References first; Gmail may have given the
+    sent review email a Message-ID of its own, so then by the Gmail thread the reply
+    is in (the review email's thread in the mailbox that sent it).
+    """
     for message_id in [email.in_reply_to or "", *reversed(email.references)]:
         match = _OUR_MESSAGE_ID.match(message_id.strip().strip("<>"))
         if match:
             doc = store.get(f"{REVIEW_MAILS}/{match.group(1).lower()}")
             if doc is not None:
                 return doc
+    if email.thread_id and email.mailbox:
+        return store.get(review_thread_path(email.mailbox, email.thread_id))
     return None
 
 
@@ -189,10 +229,13 @@ def _failed_authentication(email: Email) -> bool:
 
 __all__ = [
     "REVIEW_MAILS",
+    "REVIEW_THREADS",
     "ReplyDecision",
     "decide_by_reply",
     "parse_decision",
     "record_review_mail",
+    "record_review_thread",
     "review_mail_of",
     "review_mail_path",
+    "review_thread_path",
 ]

@@ -202,6 +202,17 @@ class ApprovalService:
                 continue
             if sent.get("error"):
                 refused[reviewer] = str(sent["error"])
+            elif sent.get("thread_id") and sent.get("mailbox"):
+                from .replies import record_review_thread
+
+                record_review_thread(
+                    self.store,
+                    current,
+                    reviewer,
+                    str(sent["mailbox"]),
+                    str(sent["thread_id"]),
+                    self.clock.now(),
+                )
         if refused:
             self._record_refusals(current.approval_id, refused)
         self.journal.run(
@@ -231,7 +242,13 @@ class ApprovalService:
             # Journaled as done: a refusal is final, a redelivery does not try again.
             log.warning("approval %s: %s refused: %s", approval.approval_id, reviewer, exc)
             return {"to": reviewer, "channel": exc.channel, "error": str(exc)}
-        return {"id": receipt.get("id"), "to": reviewer, "channel": receipt.get("channel")}
+        return {
+            "id": receipt.get("id"),
+            "to": reviewer,
+            "channel": receipt.get("channel"),
+            "thread_id": receipt.get("thread_id"),
+            "mailbox": receipt.get("mailbox"),
+        }
 
     def _record_refusals(self, approval_id: str, refused: Mapping[str, str]) -> None:
         def record(tx: Transaction) -> None:
@@ -510,6 +527,7 @@ class ApprovalService:
             "decision": approval.decision,
             "reviewer": approval.decided_by,
             "comment": approval.comment,
+            "kind": approval.kind,
             "approval_id": approval.approval_id,
             "payload": approval.applied_payload,
             "payload_hash": approval.applied_payload_hash
@@ -590,8 +608,11 @@ class ApprovalService:
         return {"action": "escalated", "to": escalated.escalate_to, "deadline": escalated.deadline}
 
     def _reject_on_timeout(self, approval: Approval, now: float) -> dict[str, Any]:
-        # The kind's choice that stops the trace (its "danger" one), "reject" by default.
-        stop = next((c.value for c in self.kind(approval).choices if c.style == "danger"), "reject")
+        # The kind's choice that stops the trace (its "danger" one). A kind without one has
+        # nothing the deadline may decide for the reviewer: the trace needs review instead.
+        stop = next((c.value for c in self.kind(approval).choices if c.style == "danger"), None)
+        if stop is None:
+            return self._needs_review(approval, now)
 
         def reject(tx: Transaction) -> Approval | None:
             current = Approval.model_validate(tx.get(approval_path(approval.approval_id)))

@@ -2,7 +2,8 @@
 
 Used by the pytest fixtures (``tests/conftest.py``) and by ``inboxflow dev``.
 Each emulator is started directly (never through ``gcloud``) on a free port,
-in its own process group, with its output in a log file under ``log_dir``
+in its own process group (journaled when the run keeps a journal:
+``process_groups``, so that a later run stops what a killed one left), with its output in a log file under ``log_dir``
 (``inboxflow dev``: its home; by default a folder of this process that is
 removed when it exits); ``start_*`` returns once the emulator answers, or
 raises ``EmulatorError`` with the log's tail.
@@ -273,6 +274,7 @@ def _spawn(
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            env=process_groups.child_environ(),
         )
     process_groups.record(process)
     emulator = Emulator(name, "127.0.0.1", port, process, log_path)

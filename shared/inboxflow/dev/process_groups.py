@@ -10,6 +10,12 @@ leader is the very process that was started (same start time) or one of its
 processes still carries the marker, so a reused process id is never killed.
 (The marker alone is not enough: gunicorn rewrites its process title with
 ``setproctitle`` when that is installed, which clobbers ``/proc/PID/environ``.)
+
+Test runs journal the same way, one journal per run in a folder they share
+(``runs_dir()``, per user): ``begin_run`` first stops what runs that were
+killed left there, and leaves alone the journals of runs still alive (several
+engineers run tests at once) and every ``inboxflow dev`` (whose journal is
+under its home).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -155,6 +162,52 @@ def record(process: subprocess.Popen[bytes]) -> None:
         _journal.add(process)
 
 
+def child_environ() -> dict[str, str] | None:
+    """The environment of a child to journal: this one plus the run's marker (None: no journal).
+
+    Passed to ``Popen`` explicitly, so the marker is there even where the
+    caller's environment was changed since the run began (a test's own).
+    """
+    if _journal is None:
+        return None
+    return {**os.environ, RUN_VARIABLE: _journal.run_id}
+
+
+def runs_dir() -> Path:
+    """The folder where test runs keep their journals (this user's, under the temp folder)."""
+    return Path(tempfile.gettempdir()) / f"inboxflow-runs-{os.getuid()}"
+
+
+def begin_run(folder: Path) -> tuple[Journal, int]:
+    """Journal this run's process groups in ``folder``; first stop what killed runs left there.
+
+    Returns:
+        The journal and the number of leftover processes stopped.
+    """
+    global _journal
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stopped = clean_up_runs(folder)
+    journal = Journal(folder / f"run-{os.getpid()}-{uuid.uuid4().hex[:8]}.pids")
+    journal._write()
+    _journal = journal
+    return journal, stopped
+
+
+def clean_up_runs(folder: Path) -> int:
+    """Stop what the runs journaled in ``folder`` left, for each run that is no longer alive.
+
+    A journal whose run still lives is left as it is, and so is everything it lists.
+
+    Returns:
+        How many processes were stopped.
+    """
+    count = 0
+    for path in sorted(folder.glob("*.pids")):
+        with contextlib.suppress(AlreadyRunning):
+            count += _stop_leftovers(path)
+    return count
+
+
 def begin(home: Path) -> tuple[Journal, int]:
     """Stop what a killed run on ``home`` left, then start journaling this run.
 
@@ -194,23 +247,30 @@ def clean_up(home: Path) -> int:
     Raises:
         AlreadyRunning: the journal's own ``dev`` process is still alive.
     """
-    path = home / JOURNAL
+    return _stop_leftovers(home / JOURNAL)
+
+
+def _stop_leftovers(path: Path) -> int:
+    """``clean_up`` of the journal at ``path`` (then removed); AlreadyRunning if its run lives."""
     try:
         previous = json.loads(path.read_text())
     except FileNotFoundError:
         return 0
     except ValueError:
-        path.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
         return 0
     marker = f"{RUN_VARIABLE}={previous.get('run', '')}".encode()
     owner = int(previous.get("pid") or 0)
     started = start_time(owner) if owner and owner != os.getpid() else 0
     if started and started == previous.get("started"):
-        raise AlreadyRunning(f"inboxflow dev (pid {owner}) is still running on {home}")
+        raise AlreadyRunning(f"inboxflow dev (pid {owner}) is still running on {path.parent}")
     leaders = previous.get("leaders_started") or {}
     ours = []
     count = 0
     for pgid in previous.get("groups", []):
+        if int(pgid) in (os.getpid(), os.getpgrp()):
+            continue
         group = members(int(pgid))
         leader_started = int(leaders.get(str(pgid)) or 0)
         same_leader = leader_started > 0 and start_time(int(pgid)) == leader_started
@@ -218,5 +278,6 @@ def clean_up(home: Path) -> int:
             ours.append(int(pgid))
             count += len(group)
     stop_groups(ours)
-    path.unlink()
+    with contextlib.suppress(FileNotFoundError):  # another run cleaned it up meanwhile
+        path.unlink()
     return count

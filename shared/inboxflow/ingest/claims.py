@@ -26,6 +26,7 @@ ClaimState = Literal[
     "claimed",  # created; the decision is not carried out yet
     "started",  # a new trace was started
     "resumed",  # a waiting trace was resumed with this message
+    "refused",  # a reply for a wait that had ended: recorded in failures, nothing resumed
     "queued",  # a reply queued on its busy trace (ingest/reply_queue.py)
     "review_reply",  # a reply to a review email: decided, or refused with the reason
     "blocked",  # loop protection: recorded, no trace
@@ -38,6 +39,7 @@ FINISHED: frozenset[str] = frozenset(
     {
         "started",
         "resumed",
+        "refused",
         "queued",
         "review_reply",
         "blocked",

@@ -11,9 +11,12 @@ For a notification ``{emailAddress, historyId}``:
 3. Per message: claim it (create-only), fetch it raw, parse it, skip our own
    mail, record loop-guarded mail with the reason, then: decide the approval
    a reply to a review email answers (``approvals/replies.py``); resume the
-   thread's trace if it waits for a customer reply; queue the reply on the
-   thread's trace if its graph queues thread replies and it is busy
-   (``reply_queue.py``); else start a trace whose id derives from the message. The claim records each decision and its completion, so
+   thread's trace if it waits for a customer reply (the resume names that
+   pause: when the wait ended before the resume was carried out, that is
+   recorded in ``failures`` and the reply is handled as one arriving now,
+   if the trace's graph reads queued replies); queue the reply on the thread's trace if its graph queues
+   thread replies and it is busy (``reply_queue.py``); else start a trace whose
+   id derives from the message. The claim records each decision and its completion, so
    a run that dies half-way is finished by the next delivery; a message
    another run is still handling makes this run end retryable (after the
    rest of its messages) instead of moving the cursor past it.
@@ -38,11 +41,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, TypeVar
 
+from ..approvals.records import approval_id_for
 from ..config import InboxflowConfig, load_config
 from ..errors import PermanentError, RejectedEnvelope, RetryableError
 from ..mail import Email, EmailParseError
 from ..mail.loaders import parse_raw
 from ..mail.loop_guard import auto_reply_block, is_own_message, label_skip
+from ..pauses import ResumeRefused, check_resume
 from ..ports.gmail_reader import (
     INBOX,
     AddedMessage,
@@ -55,13 +60,13 @@ from ..ports.gmail_reader import (
     RawMessage,
 )
 from ..routing import route
-from ..runtime import Runtime
+from ..runtime import Runtime, payload_hash
 from ..start import start_email_trace
 from .claims import FINISHED, Claims, ClaimState
 from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
 from .notification import BadNotification, GmailNotification, decode_notification
 from .reply_queue import ReplyQueue
-from .threads import ThreadResolver
+from .threads import CUSTOMER_REPLY, ThreadResolver
 
 log = logging.getLogger("inboxflow.ingest")
 
@@ -439,28 +444,12 @@ class Ingestor:
         claim = self.claims.decide(
             address, gmail_id, {**decision, "thread_id": thread_id}, self.clock.now()
         )
-        email_json = email.model_dump(mode="json")
         if claim["action"] == "queue":
             self._queue_reply(address, raw, email, str(claim["queue_trace_id"]), report, facts)
             return
         if claim["action"] == "resume":
             target, step = str(claim["resume_trace_id"]), int(claim["resume_step"])
-            checkpoint = self.store.get_trace(target)
-            if (
-                checkpoint is not None
-                and checkpoint.status == "waiting"
-                and checkpoint.step == step
-            ):
-                self.runtime.resume(
-                    target,
-                    {
-                        "decision": "reply",
-                        "payload": {"email": email_json},
-                        "reviewer": email.sender.address,
-                    },
-                )
-            self._finish(address, gmail_id, "resumed", report, trace_id=target, **facts)
-            report.resumed.append(target)
+            self._resume_with_reply(address, raw, email, target, step, report, facts)
             return
         routed = route(email, self.config, address, default=mailbox.graph)
         try:
@@ -473,6 +462,57 @@ class Ingestor:
         self.threads.record(address, thread_id, trace_id, self.clock.now())
         self._finish(address, gmail_id, "started", report, **facts)
         report.started.append(trace_id)
+
+    def _resume_with_reply(
+        self,
+        address: str,
+        raw: RawMessage,
+        email: Email,
+        trace_id: str,
+        step: int,
+        report: IngestReport,
+        facts: dict[str, Any],
+    ) -> None:
+        """Resume the customer wait at ``step`` with the reply; if that wait is over, keep the reply.
+
+        A wait can end between the claim's decision and now (its deadline fired, or a
+        redelivery finds the resume already ran). Then that resume is refused and
+        recorded (``failures`` and the claim's ``reason``), and the reply is handled
+        as one arriving now when the trace's graph reads queued replies (each one
+        once): queued, resuming the customer wait the trace is in now, if any.
+        Otherwise (a finished trace) the claim ends ``refused``.
+        """
+        resume = customer_reply_resume(email, trace_id, step)
+        checkpoint = self.store.get_trace(trace_id)
+        try:
+            if checkpoint is None:
+                raise ResumeRefused(f"reply for trace {trace_id} refused: no such trace")
+            graph = self.runtime.graphs.get(checkpoint.graph)
+            pause = checkpoint.pause if checkpoint.status == "waiting" else None
+            check_resume(resume, pause, graph.pause_kinds if graph else {}, trace_id)
+            self.runtime.resume(trace_id, resume)
+        except RejectedEnvelope as exc:
+            reason = f"message {raw.gmail_id} of {address}: {exc}"
+            self._record_failure(reason, mailbox=address)
+            log.warning("customer reply not resumed: %s", reason)
+            if checkpoint is not None and self.replies.queues(checkpoint):
+                # As a reply arriving now: queued, and it resumes the wait the trace is in now.
+                self._queue_reply(
+                    address, raw, email, trace_id, report, {**facts, "reason": str(exc)}
+                )
+                return
+            self._finish(
+                address,
+                raw.gmail_id,
+                "refused",
+                report,
+                trace_id=trace_id,
+                reason=str(exc),
+                **facts,
+            )
+            return
+        self._finish(address, raw.gmail_id, "resumed", report, trace_id=trace_id, **facts)
+        report.resumed.append(trace_id)
 
     def _review_reply(
         self, address: str, gmail_id: str, email: Email, report: IngestReport, facts: dict[str, Any]
@@ -513,12 +553,7 @@ class Ingestor:
         if waiting is not None and waiting.trace_id == trace_id:
             with contextlib.suppress(RejectedEnvelope):  # resumed meanwhile: it stays queued
                 self.runtime.resume(
-                    trace_id,
-                    {
-                        "decision": "reply",
-                        "payload": {"email": email.model_dump(mode="json"), "queued": True},
-                        "reviewer": email.sender.address,
-                    },
+                    trace_id, customer_reply_resume(email, trace_id, waiting.step, queued=True)
                 )
         self._finish(address, raw.gmail_id, "queued", report, trace_id=trace_id, **facts)
         report.queued.append(trace_id)
@@ -583,6 +618,24 @@ class Ingestor:
         if message is not None:
             doc["message"] = json.dumps(message, default=repr)[:MAX_RAW_FAILURE_BYTES]
         self.store.set(f"failures/{_event_id(now)}", doc)
+
+
+def customer_reply_resume(
+    email: Email, trace_id: str, step: int, queued: bool = False
+) -> dict[str, Any]:
+    """The resume a customer's reply sends to the ``customer_reply`` pause that ``step`` waits on."""
+    payload: dict[str, Any] = {"email": email.model_dump(mode="json")}
+    if queued:
+        payload["queued"] = True
+    return {
+        "decision": "reply",
+        "kind": CUSTOMER_REPLY,
+        "approval_id": approval_id_for(trace_id, step - 1),
+        "payload": payload,
+        # A resume naming its approval carries the hash of its payload (the runtime checks it).
+        "payload_hash": payload_hash(payload),
+        "reviewer": email.sender.address,
+    }
 
 
 def _event_id(now: float) -> str:

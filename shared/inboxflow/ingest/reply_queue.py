@@ -21,7 +21,7 @@ from typing import Any
 
 from ..graph import Graph
 from ..mail import Email
-from ..ports.checkpoint import CheckpointStore
+from ..ports.checkpoint import Checkpoint, CheckpointStore
 from .threads import CUSTOMER_REPLY, ThreadResolver
 
 COLLECTION = "trace_replies"
@@ -59,10 +59,7 @@ class ReplyQueue:
         if trace_id is None:
             return None
         checkpoint = self.store.get_trace(trace_id)
-        if checkpoint is None or checkpoint.terminal:
-            return None
-        graph = self.graphs.get(checkpoint.graph)
-        if graph is None or not graph.queues_thread_replies:
+        if checkpoint is None or not self.queues(checkpoint):
             return None
         if (
             checkpoint.status == "waiting"
@@ -70,6 +67,11 @@ class ReplyQueue:
         ):
             return None
         return trace_id
+
+    def queues(self, checkpoint: Checkpoint) -> bool:
+        """Whether replies may be queued on this trace: not terminal, its graph reads them."""
+        graph = self.graphs.get(checkpoint.graph)
+        return not checkpoint.terminal and graph is not None and graph.queues_thread_replies
 
     def queue(self, trace_id: str, email: Email, received_at: float, now: float) -> bool:
         """Queue ``email`` on ``trace_id``; False when it was queued before (a redelivery)."""

@@ -3,6 +3,8 @@
 A new message in a thread whose trace is ``waiting`` on a ``customer_reply``
 pause resumes that trace (ARCHITECTURE section 4, "wait for customer
 reply"); any other message starts a new trace, which becomes the thread's.
+The mapping keeps the trace it replaced (``previous_trace_id``), so a trace
+started by a reply can find the thread's earlier one (``trace_before``).
 """
 
 from __future__ import annotations
@@ -43,6 +45,22 @@ class ThreadResolver:
         doc = self.store.get(thread_path(mailbox, thread_id))
         return str(doc["trace_id"]) if doc else None
 
+    def trace_before(self, mailbox: str, thread_id: str, trace_id: str) -> str | None:
+        """The thread's trace before ``trace_id`` started in it, or None (a new thread).
+
+        Right whether or not ingest has recorded ``trace_id`` as the thread's yet (it
+        does just after starting it, while the trace's first step may already run).
+        """
+        if not thread_id:
+            return None
+        doc = self.store.get(thread_path(mailbox, thread_id))
+        if not doc:
+            return None
+        if doc.get("trace_id") != trace_id:
+            return str(doc["trace_id"])
+        previous = doc.get("previous_trace_id")
+        return str(previous) if previous else None
+
     def waiting_for_reply(self, mailbox: str, thread_id: str) -> WaitingTrace | None:
         """The thread's trace if it is waiting for a customer reply, else None."""
         trace_id = self.trace_of(mailbox, thread_id)
@@ -67,6 +85,8 @@ class ThreadResolver:
                 "thread_id": thread_id,
                 "created_at": now,
             }
+            if doc.get("trace_id") not in (None, trace_id):
+                doc["previous_trace_id"] = doc["trace_id"]
             doc.update(trace_id=trace_id, updated_at=now, expire_at=now + self.retention_s)
             tx.set(path, doc)
 

@@ -66,7 +66,9 @@ class Notifier(ABC):
             link: the review link on its own (a chat card's button), when there is one.
 
         Returns:
-            ``{"id": ...}``.
+            ``{"id": ...}``; a mail channel adds ``thread_id`` (the sent message's thread
+            in the sending mailbox) and ``mailbox`` (that mailbox), so that a reply
+            found in that thread leads back to the notification.
 
         Raises:
             NotificationRefused: the channel refuses it for good.
@@ -75,4 +77,5 @@ class Notifier(ABC):
 
     @abstractmethod
     def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
-        """The message already sent with ``trace_key`` (from ``sender``): ``{"id": ...}``, or None."""
+        """The message already sent with ``trace_key`` (from ``sender``), shaped as ``send``
+        returns it, or None."""

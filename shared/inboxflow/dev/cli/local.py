@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.config import ConfigError, InboxflowConfig, load_config
-from inboxflow.dev.cli.render import summary_row, trace_table
+from inboxflow.dev.cli.render import cli_console, summary_row, trace_table
 from inboxflow.errors import PermanentError
 from inboxflow.graphs import graph_registry
 from inboxflow.mail import Email
@@ -238,7 +238,7 @@ def demo(
 ) -> None:
     """Process the bundled sample inbox on the embedded default, routed by inboxflow.yaml."""
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
-    console = Console()
+    console = cli_console()
     config = load_routing(graph_registry())
     with llm_double(gemini_double):
         runtime = embedded_runtime(home)
@@ -312,7 +312,7 @@ def run(
 ) -> None:
     """Process your own .eml or JSON emails through a graph on the embedded default."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    console = Console(stderr=as_json)
+    console = cli_console(stderr=as_json)
     config = load_routing(graph_registry())
     with llm_double(gemini_double):
         runtime = embedded_runtime(home)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from typing import Any
 
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -22,6 +24,23 @@ STATUS_STYLE = {
     "failed": "red bold",
     "running": "cyan",
 }
+
+
+PIPED_WIDTH = 160
+"""Columns of the output when it goes to a pipe, a file or a CI log rather than a terminal."""
+
+
+def cli_console(stderr: bool = False) -> Console:
+    """The console of a command's output, as wide as the terminal.
+
+    Rich assumes 80 columns when the output is not a terminal, which squeezes the
+    per-email table to unreadable slivers: there it gets ``PIPED_WIDTH`` columns
+    (``COLUMNS`` in the environment still decides when set).
+    """
+    console = Console(stderr=stderr)
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        console.width = PIPED_WIDTH
+    return console
 
 
 def route_of(logs: list[StepLog]) -> str:
@@ -104,7 +123,7 @@ def trace_table(rows: list[dict[str, Any]], title: str) -> Table:
     table.add_column("email", ratio=2)
     table.add_column("graph", no_wrap=True)
     table.add_column("rule", ratio=1)
-    table.add_column("category", no_wrap=True)
+    table.add_column("category", max_width=34, overflow="fold")
     table.add_column("conf.", justify="right", no_wrap=True)
     table.add_column("route taken", ratio=3)
     table.add_column("status", no_wrap=True)

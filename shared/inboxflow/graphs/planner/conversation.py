@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...mail import Email, strip_quoted
-from ...ports.checkpoint import CheckpointStore
+from ...ports.checkpoint import Checkpoint, CheckpointStore
 from .state import Message, PlannerState
 from .tools import Thread
 
@@ -49,6 +49,26 @@ def queued_replies(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]
     """The replies ingest queued for the trace, oldest first (JSON emails)."""
     rows = store.list(TRACE_REPLIES, where=[("trace_id", "==", trace_id)], order_by="received_at")
     return [dict(doc["email"]) for _, doc in rows if isinstance(doc.get("email"), dict)]
+
+
+def finished_before(
+    state: PlannerState, store: CheckpointStore, trace_id: str, graph: str
+) -> Checkpoint | None:
+    """The finished trace of ``graph`` that this trace's email follows up on, or None.
+
+    That is the thread's previous trace (``ingest/threads.py``), when it runs
+    ``graph`` and has ended (its summary sent, or handed to the agency).
+    """
+    from ...ingest.threads import ThreadResolver
+
+    email = state.email
+    previous_id = ThreadResolver(store).trace_before(
+        str(email.get("mailbox") or ""), str(email.get("thread_id") or ""), trace_id
+    )
+    previous = store.get_trace(previous_id) if previous_id else None
+    if previous is None or previous.graph != graph or not previous.terminal:
+        return None
+    return previous
 
 
 def thread_of(state: PlannerState) -> Thread:

@@ -14,6 +14,12 @@
 The review policy holds whatever the model says: every ``ask_customer`` and
 every ``get_rate`` is reviewed, and so are the tools the settings list and
 any plan made from the agency's feedback.
+
+A follow-up: the first step of a trace started by a customer's reply in the
+thread of a finished planner trace (the quote's summary was sent, or the
+agency took it over) takes that trace's conversation, customer info and quote,
+adds the reply, and hands it to the agency (``request_human_review``): what a
+customer says after the summary (accept, a change, a question) is for a person.
 """
 
 from __future__ import annotations
@@ -23,11 +29,19 @@ from functools import cache
 
 from ....context import NodeContext
 from ....graph import END, Step
-from ..conversation import queued_replies, take_replies
+from ....ports.checkpoint import Checkpoint
+from ..conversation import finished_before, queued_replies, take_replies
 from ..extract import reject
 from ..policy import PLAN_TASK, PlannerDecision, rejections, review_reasons
 from ..settings import planner_settings
-from ..state import TOOL_NAMES, CustomerFacts, CustomerInfo, PlannedTool, PlannerState
+from ..state import (
+    TOOL_NAMES,
+    CustomerFacts,
+    CustomerInfo,
+    PlannedTool,
+    PlannerState,
+    Scratchpad,
+)
 from ..tools import PLANNER_TOOLS
 
 MAX_NOTES = 20
@@ -53,6 +67,10 @@ def planner(state: PlannerState, ctx: NodeContext) -> Step:
         "requires_agency_review": False,
         "awaiting_customer_reply": False,
     }
+    if scratchpad.plans == 1:
+        previous = finished_before(state, ctx.store, ctx.trace_id, ctx.graph)
+        if previous is not None:
+            return _follow_up(state, previous, update, scratchpad)
     if scratchpad.plans > settings.max_plans:
         reason = f"{settings.max_plans} planning steps without finishing"
         plan = PlannedTool(tool_name="request_human_review", args={"reason": reason})
@@ -94,6 +112,33 @@ def planner(state: PlannerState, ctx: NodeContext) -> Step:
     scratchpad.review_reasons = reasons
     update.update(planned_tool_inputs=plan, requires_agency_review=bool(reasons))
     return Step(update=update, goto="agency_review" if reasons else "tools")
+
+
+def _follow_up(
+    state: PlannerState, previous: Checkpoint, update: dict[str, object], scratchpad: Scratchpad
+) -> Step:
+    """Carry the finished trace's context into this one and hand it to the agency."""
+    before = PlannerState.model_validate(previous.state)
+    messages = [*before.messages, *update["messages"]]  # type: ignore[misc]
+    seen = list(dict.fromkeys([*before.seen_reply_ids, *update["seen_reply_ids"]]))  # type: ignore[misc]
+    reason = (
+        f"the customer replied in the thread after trace {previous.trace_id} ended "
+        f"({previous.status}): a person takes it from here"
+    )
+    scratchpad.notes = [*before.agent_scratchpad.notes, reason][-MAX_NOTES:]
+    plan = PlannedTool(tool_name="request_human_review", args={"reason": reason})
+    return Step(
+        update={
+            **update,
+            "messages": messages,
+            "seen_reply_ids": seen,
+            "customer_info": before.customer_info,
+            "quote_session": before.quote_session,
+            "planned_tool_inputs": plan,
+            "agent_scratchpad": scratchpad,
+        },
+        goto="tools",
+    )
 
 
 def _plan(decision: PlannerDecision) -> PlannedTool:
