@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from . import logs, telemetry
@@ -57,7 +58,7 @@ class StateTooLarge(PermanentError):
 
 
 def _check_size(state: Mapping[str, Any], what: str) -> None:
-    size = len(json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode())
+    size = len(pydantic_core.to_json(state, inf_nan_mode="constants"))
     if size > MAX_STATE_BYTES:
         raise StateTooLarge(
             f"{what} is {size / 1024:.0f} KB; a checkpoint holds at most {MAX_STATE_BYTES // 1024} KB "
