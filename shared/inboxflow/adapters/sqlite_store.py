@@ -6,8 +6,9 @@ the step protocol promises); only a power cut or OS crash before the next WAL
 checkpoint can lose the last transactions. ``synchronous=FULL`` (an fsync per
 commit) would cover that too, at several times the cost of a hop.
 
-The step protocol's two writes per hop (lease, commit) are one short
-``BEGIN IMMEDIATE`` transaction each, written here in SQL instead of the port's
+The step protocol's writes per hop (lease, commit) are one short
+``BEGIN IMMEDIATE`` transaction each (or just the commit, when the previous
+commit handed the lease over: ``Runtime._handoff``), written here in SQL instead of the port's
 generic read-modify-write, the way the Firestore adapter uses ``update_time``:
 the commit is an ``UPDATE`` preconditioned on the checkpoint still being the
 body the lease wrote, and falls back to the port's check of step and owner when
@@ -278,6 +279,23 @@ class SqliteCheckpointStore(CheckpointStore):
         admit: Callable[[Checkpoint | None], None] | None = None,
     ) -> Checkpoint:
         parent, doc_id = _split(trace_path(trace_id))
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT body FROM docs WHERE parent=? AND id=?", (parent, doc_id)
+            ).fetchone()
+        if row is not None:
+            doc = _decode(row[0])
+            held = doc.get("lease") or {}
+            if (
+                held.get("step") == step
+                and held.get("owner") == owner
+                and held.get("expires_at", 0) >= now + ttl_s
+            ):
+                # Already ours for long enough (a lease the previous step's commit handed
+                # over): admit the delivery, write nothing. Only its owner's commit moves it.
+                checkpoint = leased(doc, trace_id, step, owner, now, ttl_s, admit)
+                self._leased[(trace_id, step, owner)] = row[0]
+                return checkpoint
 
         def lease(conn: sqlite3.Connection) -> Checkpoint:
             row = conn.execute(
