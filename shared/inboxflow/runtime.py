@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from . import logs, telemetry
@@ -41,7 +42,7 @@ from .graph import END, Graph, Node, Pause, Step
 from .naming import node_id, step_path
 from .pauses import check_resume
 from .ports.bus import MessageBus
-from .ports.checkpoint import Checkpoint, CheckpointStore, StepLog, TraceRoute
+from .ports.checkpoint import Checkpoint, CheckpointStore, Lease, StepLog, TraceRoute
 from .ports.llm import LanguageModel
 
 log = logging.getLogger("inboxflow.runtime")
@@ -51,6 +52,9 @@ MAX_RAW_FAILURE_BYTES = 16 * 1024
 MAX_STATE_BYTES = 900 * 1024
 """A checkpoint is one Firestore document (1 MiB at most): state beyond this is refused
 with a clear error instead of failing the commit. Large blobs belong beside the trace."""
+HANDOFF_S = 30.0
+"""How long a lease handed to the next step (``Runtime._handoff``) may wait for its delivery."""
+MAX_HANDOFFS = 100_000
 
 
 class StateTooLarge(PermanentError):
@@ -58,7 +62,7 @@ class StateTooLarge(PermanentError):
 
 
 def _check_size(state: Mapping[str, Any], what: str) -> None:
-    size = len(json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode())
+    size = len(pydantic_core.to_json(state, inf_nan_mode="constants"))
     if size > MAX_STATE_BYTES:
         raise StateTooLarge(
             f"{what} is {size / 1024:.0f} KB; a checkpoint holds at most {MAX_STATE_BYTES // 1024} KB "
@@ -101,6 +105,8 @@ class Runtime:
     """Called after a pause commits (and again on a redelivery of that step, until it
     succeeds): notifies the reviewers and schedules the deadline (``ApprovalService.after_pause``)."""
     owner_prefix: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    _handoffs: dict[tuple[str, int], str] = field(default_factory=dict, init=False, repr=False)
+    """Lease owners handed over by commits, by ``(trace_id, step)`` (see ``_handoff``)."""
 
     # --- starting traces ---------------------------------------------------------
 
@@ -254,8 +260,9 @@ class Runtime:
             return outcome
 
     def _handle(self, envelope: Envelope) -> Outcome:
-        owner = f"{self.owner_prefix}:{uuid.uuid4().hex[:8]}"
         trace_id, k = envelope.trace_id, envelope.step
+        handed = self._handoffs.pop((trace_id, k), None)
+        owner = handed or self._new_owner()
         try:
             graph, node = self._resolve(envelope)
             checkpoint = self.store.take_lease(
@@ -272,6 +279,9 @@ class Runtime:
             self._record_failure(str(exc), envelope=envelope)
             log.warning("envelope refused, acknowledged: %s", exc)
             return "rejected"
+        except BaseException:
+            self._hand_back(trace_id, k, handed)
+            raise
         try:
             return self._execute(graph, node, envelope, checkpoint, owner)
         except StepMoved as moved:
@@ -279,6 +289,14 @@ class Runtime:
         except Exception:
             self._release(trace_id, k, owner)
             raise
+        except BaseException:  # a simulated crash: the redelivery here resumes the lease
+            self._hand_back(trace_id, k, handed)
+            raise
+
+    def _hand_back(self, trace_id: str, step: int, owner: str | None) -> None:
+        """A delivery that ran on a handed-over lease failed: its redelivery reuses the lease."""
+        if owner is not None:
+            self._handoffs[(trace_id, step)] = owner
 
     @staticmethod
     def _admission(envelope: Envelope) -> Callable[[Checkpoint | None], None]:
@@ -367,6 +385,7 @@ class Runtime:
 
         delta, patch, removed = _delta(before, new_state)
         next_envelopes: list[Envelope] = []
+        handoff: Lease | None = None
         pause: dict[str, Any] | None = None
         approval: Approval | None = None
         routed_to: str | None
@@ -394,6 +413,7 @@ class Runtime:
                     traceparent=telemetry.traceparent(),
                 )
             )
+            handoff = self._handoff(graph, next_node, k + 1)
         new_checkpoint = checkpoint.model_copy(
             update={
                 "status": status,
@@ -401,7 +421,7 @@ class Runtime:
                 "node": next_node,
                 "state": new_state,
                 "next": [e.model_dump(exclude_none=True) for e in next_envelopes],
-                "lease": None,
+                "lease": handoff,
                 "pause": pause,
                 "error": error,
                 "traceparent": telemetry.traceparent() or checkpoint.traceparent,
@@ -436,6 +456,8 @@ class Runtime:
         telemetry.step_committed(
             trace_id, node.name, k, (checkpoint.status, status), max(attempt, 1), latency_ms, error
         )
+        if handoff is not None:
+            self._handoffs[(trace_id, k + 1)] = handoff.owner
         self.fault(f"after_commit:{node.name}")
         self.bus.publish(next_envelopes)
         if approval is not None and self.on_pause is not None:
@@ -459,6 +481,30 @@ class Runtime:
         raise AssertionError("unreachable")
 
     # --- helpers ---------------------------------------------------------------------
+
+    def _new_owner(self) -> str:
+        return f"{self.owner_prefix}:{uuid.uuid4().hex[:8]}"
+
+    def _handoff(self, graph: Graph, node_name: str, step: int) -> Lease | None:
+        """The lease a commit writes on the next step when this runtime will run it.
+
+        With the in-process bus delivering to this runtime, the next step's
+        delivery comes back here: its lease is written by this step's commit,
+        for an owner the delivery then uses, and the store finds it already
+        taken (``take_lease`` writes nothing when the stored lease covers the
+        request). One write transaction per hop instead of two. The lease
+        allows ``HANDOFF_S`` for the wait in the queue on top of the node's
+        usual ``timeout_s + 30``; a delivery that waited longer takes it again.
+        Elsewhere (Pub/Sub, another process) the next step is leased as usual.
+        """
+        if (
+            self.options.only_node is not None
+            or getattr(self.bus, "handler", None) != self.handle_message
+            or len(self._handoffs) >= MAX_HANDOFFS
+        ):
+            return None
+        ttl_s = graph.nodes[node_name].timeout_s + 30 + HANDOFF_S
+        return Lease(step=step, owner=self._new_owner(), expires_at=self.clock.now() + ttl_s)
 
     def _resolve(self, envelope: Envelope) -> tuple[Graph, Node]:
         graph = self.graphs.get(envelope.graph)

@@ -23,7 +23,7 @@ import itertools
 import math
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
@@ -34,6 +34,7 @@ CONCEPT_WEIGHT = 1.2
 BIGRAM_WEIGHT = 0.5
 TRIGRAMS_WEIGHT = 0.6
 """Total weight of one word's character trigrams, shared equally among them."""
+_KIND_WEIGHTS = {"w": WORD_WEIGHT, "b": BIGRAM_WEIGHT, "c": CONCEPT_WEIGHT}
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -84,13 +85,17 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
 
 def _fold(text: str) -> str:
     """Lower case without accents (``Café Léveillé`` -> ``cafe leveille``)."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
+    lowered = text.lower()
+    if lowered.isascii():  # nothing to decompose
+        return lowered
+    decomposed = unicodedata.normalize("NFKD", lowered)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude suffix-stripping stemmer (``refunds``/``refunded`` -> ``refund``)."""
     for suffix in _SUFFIXES:
@@ -102,11 +107,14 @@ def stem(word: str) -> str:
     return word
 
 
-def _concept_patterns() -> list[tuple[re.Pattern[str], str]]:
+def _concept_patterns() -> list[tuple[re.Pattern[str], str, tuple[str, ...]]]:
+    """Per concept: its pattern, its name, and the phrases one of which a match contains."""
     patterns = []
     for concept, phrases in CONCEPTS.items():
-        alternatives = "|".join(re.escape(_fold(p)) for p in sorted(phrases, key=len, reverse=True))
-        patterns.append((re.compile(rf"\b(?:{alternatives})(?:s|es|ed|ing)?\b"), concept))
+        folded = [_fold(p) for p in sorted(phrases, key=len, reverse=True)]
+        alternatives = "|".join(re.escape(p) for p in folded)
+        pattern = re.compile(rf"\b(?:{alternatives})(?:s|es|ed|ing)?\b")
+        patterns.append((pattern, concept, tuple(folded)))
     return patterns
 
 
@@ -116,29 +124,26 @@ _CONCEPT_PATTERNS = _concept_patterns()
 def features(text: str) -> dict[str, float]:
     """The weighted features of a text, before hashing."""
     folded = _fold(text)
-    weights: dict[str, float] = defaultdict(float)
-    counts: dict[str, int] = defaultdict(int)
     words = [stem(w) for w in _WORD.findall(folded) if w not in STOP_WORDS and len(w) > 1]
-    for word in words:
-        counts[f"w:{word}"] += 1
-    for first, second in itertools.pairwise(words):
-        counts[f"b:{first}_{second}"] += 1
-    for pattern, concept in _CONCEPT_PATTERNS:
+    counts = Counter(f"w:{word}" for word in words)
+    counts.update(f"b:{first}_{second}" for first, second in itertools.pairwise(words))
+    for pattern, concept, phrases in _CONCEPT_PATTERNS:
+        if not any(phrase in folded for phrase in phrases):
+            continue  # a match contains one of the phrases: skip the regex scan
         found = len(pattern.findall(folded))
         if found:
             counts[f"c:{concept}"] += found
-    for name, count in counts.items():
-        base = {"w": WORD_WEIGHT, "b": BIGRAM_WEIGHT, "c": CONCEPT_WEIGHT}[name[0]]
-        weights[name] += base * (1.0 + math.log(count))
-    for word in set(words):
+    weights = {
+        name: _KIND_WEIGHTS[name[0]] * (1.0 + math.log(count)) for name, count in counts.items()
+    }
+    for word in dict.fromkeys(words):  # first-seen order: the same float sums in every run
         padded = f"#{word}#"
         grams = [padded[i : i + 3] for i in range(len(padded) - 2)]
         share = TRIGRAMS_WEIGHT * (1.0 + math.log(counts[f"w:{word}"])) / len(grams)
         for gram in grams:
-            weights[f"t:{gram}"] += share
-    if not weights:
-        weights["empty"] = 1.0
-    return dict(weights)
+            key = f"t:{gram}"
+            weights[key] = weights.get(key, 0.0) + share
+    return weights or {"empty": 1.0}
 
 
 @lru_cache(maxsize=65536)
@@ -153,7 +158,7 @@ def hashed(weights: Iterable[tuple[str, float]], dimensions: int) -> list[float]
     for feature, weight in weights:
         index, sign = _slot(feature, dimensions)
         vector[index] += sign * weight
-    norm = math.sqrt(math.fsum(x * x for x in vector))
+    norm = math.sqrt(math.fsum(x * x for x in vector if x))
     return [x / norm for x in vector] if norm > 0 else vector
 
 

@@ -21,7 +21,7 @@ import operator
 import sys
 import threading
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,10 +67,15 @@ def dot(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def normalised(vector: Sequence[float]) -> array[float]:
-    """``vector`` scaled to unit length as float32 (a zero vector stays zero)."""
-    norm = math.sqrt(math.fsum(x * x for x in vector))
+    """``vector`` scaled to unit length as float32 (a zero vector stays zero).
+
+    Each component is ``x * (1 / norm)`` in double precision, rounded once to float32,
+    with the norm from an exactly rounded sum (``math.fsum``).
+    """
+    values = np.asarray(vector, dtype=np.float64)
+    norm = math.sqrt(math.fsum((values * values).tolist()))
     scale = 1.0 / norm if norm > 0 else 0.0
-    return array("f", [x * scale for x in vector])
+    return array("f", (values * scale).astype(np.float32).tobytes())
 
 
 def _to_blob(vector: array[float]) -> bytes:
@@ -80,13 +85,36 @@ def _to_blob(vector: array[float]) -> bytes:
     return vector.tobytes()
 
 
+MAX_CACHED_FILTERS = 32
+"""Filter combinations whose row masks a loaded collection keeps current (oldest dropped)."""
+
+
+def _filter_key(filters: list[Filter]) -> Hashable | None:
+    """A hashable key of a filter list (lists as tuples), or None if a value is not hashable."""
+    key = tuple(
+        (field, op, tuple(value) if isinstance(value, list) else value)
+        for field, op, value in filters
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 class _Rows:
-    """The vectors of one length as rows of a float32 matrix (grown by doubling)."""
+    """The vectors of one length as rows of a float32 matrix (grown by doubling).
+
+    ``masks`` caches, per filter list, which rows pass it (a bool per row), and
+    every write keeps them current: a filtered search does not test every
+    document's fields in Python on every query.
+    """
 
     def __init__(self, dimensions: int) -> None:
         self.matrix = np.empty((16, dimensions), dtype=np.float32)
         self.ids: list[str] = []
         self.row: dict[str, int] = {}
+        self.masks: dict[Hashable, tuple[list[Filter], np.ndarray]] = {}
 
     @classmethod
     def of(cls, dimensions: int, stored: list[tuple[str, bytes]]) -> _Rows:
@@ -98,7 +126,7 @@ class _Rows:
         rows.row = {doc_id: at for at, doc_id in enumerate(rows.ids)}
         return rows
 
-    def put(self, doc_id: str, vector: np.ndarray) -> None:
+    def put(self, doc_id: str, vector: np.ndarray, fields: dict[str, Any]) -> None:
         at = self.row.get(doc_id)
         if at is None:
             at = self.row[doc_id] = len(self.ids)
@@ -107,7 +135,13 @@ class _Rows:
                 grown = np.empty((max(16, 2 * at), self.matrix.shape[1]), dtype=np.float32)
                 grown[:at] = self.matrix
                 self.matrix = grown
+                for key, (filters, mask) in list(self.masks.items()):
+                    bigger = np.zeros(len(grown), dtype=bool)
+                    bigger[:at] = mask[:at]
+                    self.masks[key] = (filters, bigger)
         self.matrix[at] = vector
+        for filters, mask in self.masks.values():
+            mask[at] = matches(fields, filters)
 
     def remove(self, doc_id: str) -> None:
         at = self.row.pop(doc_id)
@@ -115,12 +149,36 @@ class _Rows:
         if at != last:  # move the last row into the hole
             self.ids[at] = self.ids[last]
             self.matrix[at] = self.matrix[last]
+            for _, mask in self.masks.values():
+                mask[at] = mask[last]
             self.row[self.ids[at]] = at
         self.ids.pop()
 
+    def passing(self, filters: list[Filter], fields: dict[str, dict[str, Any]]) -> np.ndarray:
+        """Indices of the rows whose ``fields`` pass ``filters``, in row order."""
+        count = len(self.ids)
+        key = _filter_key(filters)
+        cached = self.masks.get(key) if key is not None else None
+        if cached is None:
+            mask = np.zeros(len(self.matrix), dtype=bool)
+            mask[:count] = [matches(fields[doc_id], filters) for doc_id in self.ids]
+            if key is not None:
+                if len(self.masks) >= MAX_CACHED_FILTERS:
+                    self.masks.pop(next(iter(self.masks)))
+                self.masks[key] = (filters, mask)
+        else:
+            mask = cached[1]
+        return np.flatnonzero(mask[:count])
+
     def scores(self, query: np.ndarray) -> np.ndarray:
-        """Cosine similarity of ``query`` (unit length) with every row."""
-        return self.matrix[: len(self.ids)] @ query  # type: ignore[no-any-return]
+        """Cosine similarity of ``query`` (unit length) with every row.
+
+        ``einsum`` rather than ``@``: a matrix-vector product this size is
+        memory-bound, and BLAS's threads (OpenBLAS starts one per core) only
+        contend with the process's own work; on a busy 2-core machine ``@``
+        took 4.5 ms for 1,000 rows where this takes 0.3 ms.
+        """
+        return np.einsum("ij,j->i", self.matrix[: len(self.ids)], query)  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -141,7 +199,7 @@ class _Loaded:
         rows = self.rows.get(size)
         if rows is None:
             rows = self.rows[size] = _Rows(size)
-        rows.put(doc_id, np.frombuffer(vector, dtype=np.float32))
+        rows.put(doc_id, np.frombuffer(vector, dtype=np.float32), fields)
         self.fields[doc_id] = fields
 
     def remove(self, doc_id: str) -> None:
@@ -253,12 +311,7 @@ class SqliteVectorIndex(VectorIndex):
             scores = rows.scores(query)
             candidates = np.arange(len(rows.ids))
             if filters:
-                keep = [
-                    i
-                    for i, doc_id in enumerate(rows.ids)
-                    if matches(loaded.fields[doc_id], filters)
-                ]
-                candidates = np.asarray(keep, dtype=np.intp)
+                candidates = rows.passing(filters, loaded.fields)
                 scores = scores[candidates]
             if len(candidates) > limit:
                 top = np.argpartition(-scores, limit - 1)[:limit]

@@ -7,6 +7,7 @@ text (:func:`strip_quoted`) and answer under one ``Re:`` (:func:`reply_subject`)
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 REPLY_PREFIX = re.compile(
     r"^\s*((re|aw|sv|antw|wg|fwd?|tr|rif|r)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE
@@ -36,6 +37,8 @@ _SIGNATURE_LINE = re.compile(
     r"|sent from yahoo mail.*|envoyé de mon \w+|von meinem \w+ gesendet|enviado desde mi \w+)\.?$",
     re.IGNORECASE,
 )
+_INTRO_START = re.compile(r"^(on|am|le|el|op|il)\b", re.IGNORECASE)
+_RULE = re.compile(r"_{10,}")
 SIGNATURE_WINDOW = 15
 """A ``--`` separator this many non-blank lines from the end (or fewer) starts a signature."""
 
@@ -53,6 +56,7 @@ def reply_subject(subject: str) -> str:
     return f"Re: {bare}" if bare else "Re: your message"
 
 
+@lru_cache(maxsize=16)  # several nodes and helpers ask for the same body within a step
 def strip_quoted(text: str) -> str:
     """The new part of a message: quoted replies, their intro line and the signature removed.
 
@@ -101,20 +105,16 @@ def _reply_cut(lines: list[str]) -> tuple[int | None, bool]:
         if stripped.startswith(">"):
             continue
         intro = _REPLY_INTRO.match(stripped)
-        if (
-            not intro
-            and len(stripped) < 300
-            and re.match(r"^(on|am|le|el|op|il)\b", stripped, re.I)
-        ):
+        if not intro and len(stripped) < 300 and _INTRO_START.match(stripped):
             for end in (2, 3):  # Gmail wraps a long intro: "On ... <\nname@example.com> wrote:"
                 intro = _REPLY_INTRO.match(" ".join(p.strip() for p in lines[index : index + end]))
                 if intro:
                     break
-        if intro or _is_outlook_block(lines, index) or re.fullmatch(r"_{10,}", stripped):
+        if intro or _is_outlook_block(lines, index) or _RULE.fullmatch(stripped):
             rest = [r.strip() for r in lines[index + 1 :] if r.strip()]
             quoted = [r.startswith(">") for r in rest[:200]]
             interleaved = bool(quoted) and quoted[0] and not all(quoted)
-            if re.fullmatch(r"_{10,}", stripped) and not (rest and _OUTLOOK_FROM.match(rest[0])):
+            if _RULE.fullmatch(stripped) and not (rest and _OUTLOOK_FROM.match(rest[0])):
                 continue
             return index, interleaved
     return None, False

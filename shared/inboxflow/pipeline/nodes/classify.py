@@ -165,7 +165,7 @@ def classify_offline(inputs: Mapping[str, Any]) -> IntentAnswer:
     for category, (pattern, weights) in _PHRASE_PATTERNS.items():
         seen: set[str] = set()
         for match in pattern.finditer(text):
-            phrase = re.sub(r"\s+", " ", match.group(1))
+            phrase = _SPACES.sub(" ", match.group(1))
             if phrase not in seen:
                 seen.add(phrase)
                 add(category, weights[phrase], f'"{match.group(0).strip()}"')
@@ -429,11 +429,19 @@ def _normalise(text: str) -> str:
     return text.lower().replace("\u2019", "'").replace("\u2018", "'")
 
 
+_SPACES = re.compile(r"\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?\n])")
+
+
 def cut_injections(text: str) -> tuple[str, list[str]]:
     """Drop every sentence that tries to instruct the model; return what was cut."""
+    if not INJECTION.search(text):
+        # A match inside a sentence is a match in the text (a sentence ends after ".!?" or a
+        # line end, so its word boundaries are the text's): nothing to cut.
+        return text, []
     kept: list[str] = []
     cut: list[str] = []
-    for sentence in re.split(r"(?<=[.!?\n])", text):
+    for sentence in _SENTENCE_END.split(text):
         if INJECTION.search(sentence):
             cut.append(sentence.strip())
         else:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 import re
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from ...context import NodeContext
@@ -150,7 +151,7 @@ def _similar(ctx: NodeContext, text: str) -> list[SavedReply]:
     scored: list[SavedReply] = []
     for reply_id, doc in ctx.store.list(SAVED_REPLIES):
         keywords = [str(k).lower() for k in doc.get("keywords", [])]
-        hits = [k for k in keywords if re.search(rf"\b{re.escape(k)}", text)]
+        hits = [k for k in keywords if k in text and _keyword(k).search(text)]
         if hits:
             scored.append(
                 SavedReply(
@@ -162,6 +163,12 @@ def _similar(ctx: NodeContext, text: str) -> list[SavedReply]:
             )
     scored.sort(key=lambda reply: (-reply.score, reply.id))
     return scored[:MAX_SIMILAR]
+
+
+@lru_cache(maxsize=1024)
+def _keyword(keyword: str) -> re.Pattern[str]:
+    """A saved reply's keyword as a pattern: at the start of a word."""
+    return re.compile(rf"\b{re.escape(keyword)}")
 
 
 def _public(contact: dict[str, Any]) -> dict[str, Any]:

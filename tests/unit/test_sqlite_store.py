@@ -1,0 +1,128 @@
+"""The embedded store's own promises, beyond the checkpoint store contract it shares with Firestore."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.errors import StepMoved
+from inboxflow.ports.checkpoint import Checkpoint, StepLog
+
+
+def _checkpoint(state: dict | None = None) -> Checkpoint:
+    return Checkpoint(
+        trace_id="tr1",
+        graph="toy",
+        status="running",
+        step=1,
+        node="classify",
+        state=state if state is not None else {"text": "hi"},
+        created_at=1000.0,
+        updated_at=1000.0,
+        expire_at=9999.0,
+    )
+
+
+def _start() -> StepLog:
+    return StepLog(step_name="__start__", step_order=0, started_at=1000.0)
+
+
+def _log(step: int = 1) -> StepLog:
+    return StepLog(step_name="classify", step_order=step, started_at=1001.0)
+
+
+def test_a_committed_step_survives_the_process_being_killed_right_after(tmp_path: Path) -> None:
+    """Durability (WAL, synchronous=NORMAL): once commit_step returns, a SIGKILL loses nothing."""
+    path = tmp_path / "store.sqlite"
+    script = textwrap.dedent(
+        f"""
+        import os, signal
+        from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+        from inboxflow.ports.checkpoint import Checkpoint, StepLog
+        store = SqliteCheckpointStore({str(path)!r})
+        checkpoint = Checkpoint(trace_id="tr1", graph="toy", status="running", step=1,
+            node="classify", state={{"text": "hi"}}, created_at=1.0, updated_at=1.0, expire_at=9.0)
+        store.create_trace(checkpoint, StepLog(step_name="__start__", step_order=0, started_at=1.0))
+        store.take_lease("tr1", 1, "worker-a", now=2.0, ttl_s=60)
+        done = checkpoint.model_copy(update={{"step": 2, "status": "done", "state": {{"text": "bye"}}}})
+        store.commit_step(done, "worker-a", StepLog(step_name="classify", step_order=1, started_at=2.0))
+        os.kill(os.getpid(), signal.SIGKILL)
+        """
+    )
+    killed = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert killed.returncode == -9, killed.stderr.decode()
+    store = SqliteCheckpointStore(path)
+    stored = store.get_trace("tr1")
+    assert stored is not None and stored.step == 2 and stored.status == "done"
+    assert stored.state == {"text": "bye"} and stored.lease is None
+    assert [entry.step_order for entry in store.step_logs("tr1")] == [0, 1]
+
+
+@pytest.mark.parametrize("stores", [1, 2], ids=["one-store", "lease-and-commit-apart"])
+def test_commit_needs_the_same_step_and_the_lease_holder(tmp_path: Path, stores: int) -> None:
+    """The SQL commit, and the port's check it falls back to when another store (connection)
+    took the lease, keep one rule."""
+    store = SqliteCheckpointStore(tmp_path / "store.sqlite")
+    leaser = store if stores == 1 else SqliteCheckpointStore(tmp_path / "store.sqlite")
+    checkpoint = _checkpoint()
+    store.create_trace(checkpoint, _start())
+    advanced = checkpoint.model_copy(update={"step": 2, "node": "draft"})
+    with pytest.raises(StepMoved):  # nobody holds a lease
+        store.commit_step(advanced, "worker-a", _log())
+    leaser.take_lease("tr1", 1, "worker-a", now=1000.0, ttl_s=60)
+    with pytest.raises(StepMoved):  # someone else does
+        store.commit_step(advanced, "worker-b", _log())
+    assert store.get("traces/tr1/steps/000001") is None  # a refused commit writes nothing
+    store.commit_step(advanced, "worker-a", _log(), {"approvals/a1": {"status": "pending"}})
+    with pytest.raises(StepMoved):  # the step moved on
+        store.commit_step(advanced, "worker-a", _log())
+    stored = store.get_trace("tr1")
+    assert stored is not None and stored.step == 2 and stored.node == "draft"
+    assert store.get("approvals/a1") == {"status": "pending"}
+
+
+def test_a_checkpoint_written_since_the_lease_is_checked_again(tmp_path: Path) -> None:
+    """The lease holder extended its own lease elsewhere: the body changed, the rule holds."""
+    store = SqliteCheckpointStore(tmp_path / "store.sqlite")
+    other = SqliteCheckpointStore(tmp_path / "store.sqlite")
+    checkpoint = _checkpoint()
+    store.create_trace(checkpoint, _start())
+    store.take_lease("tr1", 1, "worker-a", now=1000.0, ttl_s=60)
+    other.take_lease("tr1", 1, "worker-a", now=1010.0, ttl_s=60)  # same owner, later expiry
+    store.commit_step(checkpoint.model_copy(update={"step": 2}), "worker-a", _log())
+    assert store.get_trace("tr1").step == 2  # type: ignore[union-attr]
+    store.take_lease("tr1", 2, "worker-a", now=1020.0, ttl_s=60)
+    other.take_lease("tr1", 2, "worker-b", now=1090.0, ttl_s=60)  # a's lease expired: b took it
+    with pytest.raises(StepMoved):
+        store.commit_step(checkpoint.model_copy(update={"step": 3}), "worker-a", _log(2))
+    assert store.get_trace("tr1").step == 2  # type: ignore[union-attr]
+
+
+def test_checkpoints_round_trip_infinities_and_any_script(tmp_path: Path) -> None:
+    state = {"score": math.inf, "low": -math.inf, "text": 'Café 日本 \u2028 "quoted"', "n": 2**70}
+    store = SqliteCheckpointStore(tmp_path / "store.sqlite")
+    store.create_trace(_checkpoint(state), _start())
+    store.take_lease("tr1", 1, "w", now=1000.0, ttl_s=60)
+    store.commit_step(_checkpoint(state).model_copy(update={"step": 2}), "w", _log())
+    stored = store.get_trace("tr1")
+    assert stored is not None and stored.state == state
+    nan = _checkpoint({"x": math.nan}).model_copy(update={"trace_id": "tr2"})
+    store.create_trace(nan, _start())
+    assert math.isnan(store.get("traces/tr2")["state"]["x"])  # type: ignore[index]
+
+
+def test_a_document_that_is_not_json_is_refused(tmp_path: Path) -> None:
+    """No silent conversion: a datetime or a set is an error, not a string in the store."""
+    store = SqliteCheckpointStore(tmp_path / "store.sqlite")
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        store.set("notes/n1", {"at": dt.datetime(2026, 1, 1, tzinfo=dt.UTC)})
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        store.create("notes/n2", {"tags": {"a", "b"}})
+    assert store.list("notes") == []
