@@ -565,7 +565,7 @@ def _check_profiles(
     file is there (and read)."""
     known: set[str] = set()
     for graph in graphs.values():
-        if graph.takes_profile:
+        if graph.takes_profile and not partial:  # a node function does not import the tools
             known.update(graph.tools.names())
     folder = Path(source).parent if config.source else Path.cwd()
     for index, profile in enumerate(config.profiles):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from inboxflow.graph import LazyNodeFunction, LazyToolRegistry
 from inboxflow.graphs import BUILT_IN, graph_registry, load_graph
 
 FUNCTIONS = Path(__file__).parent.parent.parent / "functions"
@@ -38,6 +39,7 @@ NEVER = (
     "inboxflow.approvals.app",
     "inboxflow.infra_export",
     "google.genai",
+    "inboxflow.knowledge",
 )
 """Modules no node function wired with Firestore and Pub/Sub needs at start-up."""
 
@@ -106,3 +108,25 @@ def test_a_node_function_imports_only_its_own_graph(node: str, tmp_path: Path) -
 
 def test_cases_cover_every_built_in_graph() -> None:
     assert {case.partition(".")[0] for case in CASES} == set(PACKAGES)
+
+
+def _module(reference: str) -> str:
+    return reference.partition(":")[0]
+
+
+@pytest.mark.parametrize("node", CASES)
+def test_a_node_function_imports_no_node_code_or_tools_before_its_first_event(
+    node: str, tmp_path: Path
+) -> None:
+    """Node modules (its own too) load on the node's first call; the tools when a node uses them."""
+    modules = modules_of_node_function(node, tmp_path)
+    graph = graph_registry()[node.partition(".")[0]]
+    code = {
+        _module(n.run.reference)
+        for n in graph.nodes.values()
+        if isinstance(n.run, LazyNodeFunction)
+    }
+    assert code, f"{graph.name} declares its nodes by reference"
+    if isinstance(graph.tools, LazyToolRegistry):  # support has no tool registry
+        code.add(_module(graph.tools.reference))
+    assert sorted(modules & code) == []
