@@ -12,8 +12,12 @@ Each measurement is a fresh ``python`` process, timed from spawn to exit:
   the floor also imports ``google.genai``.
 
 Runs alternate (floor, node, floor, node, ...) and the table shows medians
-of ``--runs``. The emulator variables point at a closed port: clients are
-built but never connect.
+of ``--runs`` (after one untimed run of each, which writes the bytecode). The
+emulator variables point at a closed port: clients are built but never
+connect. Every process runs in the deployed layout: the source archive
+(``infra_export.build_source_archive``: ``main.py``, the package, ``inboxflow.yaml``
+and its compiled form) unpacked in a temporary folder; ``--checkout`` runs
+``functions/`` of this checkout instead.
 
 With ``--first-event`` a node run also does what its first CloudEvent does
 before any I/O: import the node's own code (declared ``lazy``), its tools, and
@@ -21,6 +25,7 @@ build the state model's validator, so work moved out of the start-up into the
 first event is not hidden (the floor is unchanged).
 
     .venv/bin/python bench/cold_start.py [--runs 7] [--nodes pipeline.review ...] [--first-event]
+        [--checkout]
     .venv/bin/python bench/cold_start.py --importtime pipeline.review   # what it pulls in
 """
 
@@ -33,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,12 +89,22 @@ def _env(node: str | None, home: str) -> dict[str, str]:
     return env
 
 
-def run_once(code: str, node: str | None, home: str, extra: tuple[str, ...] = ()) -> float:
-    """Seconds from spawning ``python -c code`` to its exit."""
+def deployed_source(home: str) -> Path:
+    """The source archive, unpacked in ``home``: what a deployed function runs from."""
+    from inboxflow.infra_export import build_source_archive
+
+    folder = Path(home) / "source"
+    with zipfile.ZipFile(build_source_archive(Path(home) / "source.zip", ROOT)) as archive:
+        archive.extractall(folder)
+    return folder
+
+
+def run_once(code: str, node: str | None, home: str, cwd: Path = FUNCTIONS) -> float:
+    """Seconds from spawning ``python -c code`` in ``cwd`` to its exit."""
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, *extra, "-c", code],
-        cwd=FUNCTIONS,
+        [sys.executable, "-c", code],
+        cwd=cwd,
         env=_env(node, home),
         capture_output=True,
         text=True,
@@ -110,11 +126,12 @@ def node_functions() -> list[tuple[str, bool]]:
     ]
 
 
-def _import_profile(code: str, node: str | None, home: str) -> dict[str, int]:
+def _import_profile(code: str, node: str | None, home: str, cwd: Path) -> dict[str, int]:
     """Self import time (us) of every module ``code`` imports, from ``-X importtime``."""
+    run_once(code, node, home, cwd)  # bytecode written, as for the timed runs
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", code],
-        cwd=FUNCTIONS,
+        cwd=cwd,
         env=_env(node, home),
         capture_output=True,
         text=True,
@@ -135,11 +152,12 @@ def _group(module: str) -> str:
     return ".".join(parts[:2]) if parts[0] == "inboxflow" else parts[0]
 
 
-def importtime(node: str, llm: bool) -> None:
+def importtime(node: str, llm: bool, checkout: bool) -> None:
     """Print what one node function's cold start imports beyond its floor, by self time."""
     with tempfile.TemporaryDirectory() as home:
-        floor = _import_profile(FLOOR_LLM if llm else FLOOR, None, home)
-        ours = _import_profile(NODE_LLM if llm else NODE, node, home)
+        cwd = FUNCTIONS if checkout else deployed_source(home)
+        floor = _import_profile(FLOOR_LLM if llm else FLOOR, None, home, cwd)
+        ours = _import_profile(NODE_LLM if llm else NODE, node, home, cwd)
     extra = {name: us for name, us in ours.items() if name not in floor}
     groups: dict[str, int] = {}
     for name, us in extra.items():
@@ -166,13 +184,16 @@ def main() -> int:
     parser.add_argument(
         "--first-event", action="store_true", help="node runs also do their first event's work"
     )
+    parser.add_argument(
+        "--checkout", action="store_true", help="run functions/ of this checkout, not the archive"
+    )
     args = parser.parse_args()
     nodes = node_functions()
     if args.importtime:
         uses_llm = dict(nodes)
         if args.importtime not in uses_llm:
             raise SystemExit(f"no node function {args.importtime!r}")
-        importtime(args.importtime, uses_llm[args.importtime])
+        importtime(args.importtime, uses_llm[args.importtime], args.checkout)
         return 0
 
     if args.nodes:
@@ -182,13 +203,22 @@ def main() -> int:
     floors: dict[str, list[float]] = {name: [] for name, _ in nodes}
     times: dict[str, list[float]] = {name: [] for name, _ in nodes}
     with tempfile.TemporaryDirectory() as home:
+        cwd = FUNCTIONS if args.checkout else deployed_source(home)
+        codes = {
+            name: (FLOOR_LLM if llm else FLOOR, (NODE_LLM if llm else NODE) + first_event)
+            for name, llm in nodes
+            for first_event in [FIRST_EVENT if args.first_event else ""]
+        }
+        for name, (floor_code, code) in codes.items():  # untimed: writes the bytecode
+            run_once(floor_code, None, home, cwd)
+            run_once(code, name, home, cwd)
         for _ in range(args.runs):
-            for name, llm in nodes:
-                floors[name].append(run_once(FLOOR_LLM if llm else FLOOR, None, home))
-                code = (NODE_LLM if llm else NODE) + (FIRST_EVENT if args.first_event else "")
-                times[name].append(run_once(code, name, home))
+            for name, (floor_code, code) in codes.items():
+                floors[name].append(run_once(floor_code, None, home, cwd))
+                times[name].append(run_once(code, name, home, cwd))
     print(
-        f"cold start{' + first event (no I/O)' if args.first_event else ''}, median of "
+        f"cold start{' + first event (no I/O)' if args.first_event else ''} "
+        f"({'checkout' if args.checkout else 'deployed layout'}), median of "
         f"{args.runs} alternating runs "
         f"(floor = functions_framework + firestore + pubsub clients; LLM floor + google.genai)"
     )
