@@ -21,7 +21,6 @@ from .ports.bus import MessageBus
 from .ports.checkpoint import CheckpointStore
 from .ports.embeddings import Embedder, EmbeddingPurpose
 from .ports.llm import AgentTurn, ChatMessage, ChatSettings, LanguageModel, LLMTask, LLMUsage, Out
-from .ports.quoting import Applicant, Driver, Quote, QuoteSession, QuotingService, Rate, Vehicle
 from .ports.tasks import ScheduledTask, TaskQueue
 from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     from .pipeline.settings import PipelineSettings
     from .ports.gmail_reader import GmailReader
     from .ports.notifier import Notifier
+    from .ports.quoting import QuotingService
     from .ports.vectors import VectorIndex
     from .ports.workspace import Workspace
 
@@ -234,6 +234,8 @@ def build_services(
         parts[name] = build() if part is None else part
     if settings.quoting_url and "quoting" not in overrides:
         # Unset otherwise: the planner then quotes with EmbeddedQuoting(store, clock).
+        from .adapters.lazy_quoting import LazyQuoting
+
         overrides["quoting"] = LazyQuoting(lambda: _http_quoting(settings))
     if "crm" not in overrides:  # the support desk's customers: services["crm"]
         overrides["crm"] = _choose_crm(settings)
@@ -299,6 +301,14 @@ def served_graphs(settings: Settings) -> Mapping[str, Graph]:
     return graph_registry(settings.environ)
 
 
+def __getattr__(name: str) -> Any:
+    if name == "LazyQuoting":  # kept out of start-up: it imports the quoting port's models
+        from .adapters.lazy_quoting import LazyQuoting
+
+        return LazyQuoting
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def is_inprocess_bus(bus: MessageBus) -> bool:
     """Whether ``bus`` is the embedded in-process bus (without importing it when it is not)."""
     module = sys.modules.get("inboxflow.adapters.inprocess_bus")
@@ -335,36 +345,6 @@ def _http_quoting(settings: Settings) -> QuotingService:
     return HttpQuoting.from_env(
         {**settings.environ, "INBOXFLOW_QUOTING_URL": settings.quoting_url or ""}
     )
-
-
-class LazyQuoting(QuotingService):
-    """The quoting API's client, built on first call (``requests`` is imported only then)."""
-
-    def __init__(self, build: Callable[[], QuotingService]) -> None:
-        self._build = build
-        self._service: QuotingService | None = None
-
-    @property
-    def service(self) -> QuotingService:
-        """The underlying service (built now if needed)."""
-        if self._service is None:
-            self._service = self._build()
-        return self._service
-
-    def initiate(self, applicant: Applicant, key: str) -> QuoteSession:
-        return self.service.initiate(applicant, key)
-
-    def add_driver(self, quote_id: str, driver: Driver, key: str) -> Quote:
-        return self.service.add_driver(quote_id, driver, key)
-
-    def add_vehicle(self, quote_id: str, vehicle: Vehicle, key: str) -> Quote:
-        return self.service.add_vehicle(quote_id, vehicle, key)
-
-    def rate(self, quote_id: str, key: str) -> Rate:
-        return self.service.rate(quote_id, key)
-
-    def get(self, quote_id: str) -> Quote:
-        return self.service.get(quote_id)
 
 
 class LazyTaskQueue(TaskQueue):
