@@ -4,9 +4,10 @@
 tests and benches alike) reads ``Settings`` once and builds a typed
 ``Services``; any part can be overridden (a test's store, a fake clock, a
 Gmail double's workspace). Google client libraries are imported lazily, only
-for the adapters the settings select, and the model, the embedder and the
-task queue are built on first use: a node that never asks a model never
-imports ``google.genai``.
+for the adapters the settings select, and the model, the embedder, the
+task queue, the workspace, the vector index, the CRM and the reviewers'
+notifier are built on first use: a node that never asks a model never
+imports ``google.genai``, one that never reads mail no workspace adapter.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .ports.bus import MessageBus
 from .ports.checkpoint import CheckpointStore
 from .ports.embeddings import Embedder, EmbeddingPurpose
 from .ports.llm import AgentTurn, ChatMessage, ChatSettings, LanguageModel, LLMTask, LLMUsage, Out
+from .ports.notifier import Notifier
 from .ports.tasks import ScheduledTask, TaskQueue
 from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
@@ -31,10 +33,18 @@ if TYPE_CHECKING:
     from .graph import Graph
     from .pipeline.settings import PipelineSettings
     from .ports.gmail_reader import GmailReader
-    from .ports.notifier import Notifier
     from .ports.quoting import QuotingService
     from .ports.vectors import VectorIndex
     from .ports.workspace import Workspace
+
+
+class Later:
+    """A part of ``Services`` built on its first access (its adapter is imported only then)."""
+
+    __slots__ = ("build",)
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self.build = build
 
 
 @dataclass
@@ -76,9 +86,19 @@ class Services:
     approvals: ApprovalService | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if type(value) is Later:
+            value = value.build()
+            object.__setattr__(self, name, value)
+        return value
+
     def __getitem__(self, name: str) -> Any:
         if name in self.extras:
-            return self.extras[name]
+            value = self.extras[name]
+            if type(value) is Later:
+                value = self.extras[name] = value.build()
+            return value
         if name in _FIELDS and name != "extras":
             value = getattr(self, name)
             if value is not None:
@@ -221,8 +241,8 @@ def build_services(
         "bus": lambda: make_bus(settings, clock),
         "llm": lambda: LazyModel(lambda: _choose_llm(settings)),
         "embedder": lambda: LazyEmbedder(lambda: _choose_embedder(settings)),
-        "vectors": store.vector_index,
-        "workspace": lambda: make_workspace(settings, store, clock),
+        "vectors": lambda: Later(store.vector_index),
+        "workspace": lambda: Later(lambda: make_workspace(settings, store, clock)),
         "tasks": lambda: LazyTaskQueue(lambda: make_task_queue(settings, store)),
         "pipeline_settings": lambda: PipelineSettings.from_env(
             settings.environ, base=config.graph_settings("pipeline")
@@ -238,7 +258,7 @@ def build_services(
 
         overrides["quoting"] = LazyQuoting(lambda: _http_quoting(settings))
     if "crm" not in overrides:  # the support desk's customers: services["crm"]
-        overrides["crm"] = _choose_crm(settings)
+        overrides["crm"] = Later(lambda: _choose_crm(settings))
     return Services(**parts, extras=overrides)
 
 
@@ -280,8 +300,10 @@ def build_runtime(
         store=services.store,
         tasks=services.tasks,
         notifier=notifier
-        or make_notifier(
-            settings, services.workspace, services.store, services.clock, services.config
+        or LazyNotifier(
+            lambda: make_notifier(
+                settings, services.workspace, services.store, services.clock, services.config
+            )
         ),
         resume=runtime.resume,
         clock=services.clock,
@@ -345,6 +367,42 @@ def _http_quoting(settings: Settings) -> QuotingService:
     return HttpQuoting.from_env(
         {**settings.environ, "INBOXFLOW_QUOTING_URL": settings.quoting_url or ""}
     )
+
+
+class LazyNotifier(Notifier):
+    """The reviewers' notifier, built on first send (only pausing and notifying nodes send)."""
+
+    def __init__(self, build: Callable[[], Notifier]) -> None:
+        self._build = build
+        self._notifier: Notifier | None = None
+
+    @property
+    def notifier(self) -> Notifier:
+        """The underlying notifier (built now if needed)."""
+        if self._notifier is None:
+            self._notifier = self._build()
+        return self._notifier
+
+    def send(
+        self,
+        to: str,
+        subject: str,
+        text: str,
+        html: str,
+        trace_key: str,
+        sender: str | None = None,
+        link: str | None = None,
+    ) -> dict[str, Any]:
+        return self.notifier.send(to, subject, text, html, trace_key, sender, link)
+
+    def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
+        return self.notifier.find(trace_key, sender)
+
+    def __getattr__(self, name: str) -> Any:
+        """The built notifier's own API (``messages()`` of the outbox channel)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.notifier, name)
 
 
 class LazyTaskQueue(TaskQueue):

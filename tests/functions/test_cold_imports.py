@@ -50,6 +50,11 @@ NEVER = (
     "inboxflow.mail.mime",
     "inboxflow.mail.html_text",
     "inboxflow.mail.loaders",
+    # built on first use (services.Later, LazyNotifier): the workspace, vectors, CRM, notifier
+    "inboxflow.adapters.store_workspace",
+    "inboxflow.adapters.firestore_vectors",
+    "inboxflow.adapters.embedded_crm",
+    "inboxflow.adapters.channels",
 )
 """Modules no node function wired with Firestore and Pub/Sub needs at start-up."""
 
