@@ -22,10 +22,12 @@ and its compiled form) unpacked in a temporary folder; ``--checkout`` runs
 With ``--first-event`` a node run also does what its first CloudEvent does
 before any I/O: import the node's own code (declared ``lazy``), its tools, and
 build the state model's validator, so work moved out of the start-up into the
-first event is not hidden (the floor is unchanged).
+first event is not hidden (the floor is unchanged). ``--pydantic-floor`` adds
+importing pydantic and building one model to the floor (what a node's state
+model needs in any case; the LLM floor has it already through ``google.genai``).
 
     .venv/bin/python bench/cold_start.py [--runs 7] [--nodes pipeline.review ...] [--first-event]
-        [--checkout]
+        [--checkout] [--pydantic-floor]
     .venv/bin/python bench/cold_start.py --importtime pipeline.review   # what it pulls in
 """
 
@@ -52,6 +54,11 @@ firestore.Client(project="bench")
 pubsub_v1.PublisherClient()
 """
 FLOOR_LLM = FLOOR + "import google.genai\n"
+PYDANTIC = """
+import pydantic
+class Probe(pydantic.BaseModel):
+    name: str = pydantic.Field(default="", max_length=10)
+"""
 
 NODE = """
 import main
@@ -187,6 +194,9 @@ def main() -> int:
     parser.add_argument(
         "--checkout", action="store_true", help="run functions/ of this checkout, not the archive"
     )
+    parser.add_argument(
+        "--pydantic-floor", action="store_true", help="the floor also imports pydantic"
+    )
     args = parser.parse_args()
     nodes = node_functions()
     if args.importtime:
@@ -205,7 +215,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as home:
         cwd = FUNCTIONS if args.checkout else deployed_source(home)
         codes = {
-            name: (FLOOR_LLM if llm else FLOOR, (NODE_LLM if llm else NODE) + first_event)
+            name: (
+                (FLOOR_LLM if llm else FLOOR) + (PYDANTIC if args.pydantic_floor else ""),
+                (NODE_LLM if llm else NODE) + first_event,
+            )
             for name, llm in nodes
             for first_event in [FIRST_EVENT if args.first_event else ""]
         }
@@ -220,7 +233,8 @@ def main() -> int:
         f"cold start{' + first event (no I/O)' if args.first_event else ''} "
         f"({'checkout' if args.checkout else 'deployed layout'}), median of "
         f"{args.runs} alternating runs "
-        f"(floor = functions_framework + firestore + pubsub clients; LLM floor + google.genai)"
+        f"(floor = functions_framework + firestore + pubsub clients"
+        f"{' + pydantic' if args.pydantic_floor else ''}; LLM floor + google.genai)"
     )
     print(f"  {'node function':36} {'ms':>7} {'floor':>7} {'ratio':>6}")
     worst = 0.0
