@@ -13,13 +13,15 @@ mis-route.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 if TYPE_CHECKING:
@@ -27,6 +29,10 @@ if TYPE_CHECKING:
 
 CONFIG_VARIABLE = "INBOXFLOW_CONFIG"
 CONFIG_NAME = "inboxflow.yaml"
+COMPILED_SUFFIX = ".json"
+"""``inboxflow.yaml.json`` beside the file: its parsed form, written into the source archive so a
+deployed function reads JSON instead of importing and running a YAML parser (used only while
+the YAML's hash matches)."""
 DEFAULT_GRAPH = "pipeline"
 """Where an email goes when no rule matches."""
 
@@ -344,20 +350,75 @@ def config_path(environ: Mapping[str, str] | None = None) -> Path | None:
     return None
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a key given twice in one mapping (YAML keeps the last,
-    silently dropping the first: two ``mailboxes:`` blocks would lose one's rules)."""
+@cache
+def _yaml_loader() -> Any:
+    """YAML's safe loader (libyaml's when installed), refusing a key given twice in one mapping
+    (YAML keeps the last, silently dropping the first: two ``mailboxes:`` blocks would lose
+    one's rules). ``yaml`` is imported here: a process reading the compiled form never does."""
+    import yaml
 
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+    class UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r}", key_node.start_mark
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeyLoader
+
+
+def parse_yaml(text: str, source: str | Path) -> Any:
+    """The data of a YAML document, refusing duplicate keys.
+
+    Raises:
+        ConfigError: not valid YAML (the message names the line).
+    """
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_yaml_loader())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ConfigError(f"{source}: not valid YAML{where}: {problem}") from None
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def compile_config(text: str, source: str | Path = CONFIG_NAME) -> str | None:
+    """The compiled form of a config file's text (``inboxflow.yaml.json``), or None when JSON
+    cannot carry its data unchanged (a date, a non-string key): the YAML is then read as is.
+
+    Raises:
+        ConfigError: the text is not valid YAML.
+    """
+    data = parse_yaml(text, source)
+    try:
+        encoded = json.dumps(data, sort_keys=True)
+    except (TypeError, ValueError):
+        return None
+    if json.loads(encoded) != data:
+        return None
+    return json.dumps({"sha256": _digest(text), "config": data}, sort_keys=True, indent=1) + "\n"
+
+
+def _compiled_data(target: Path, text: str) -> tuple[bool, Any]:
+    """``(True, data)`` from the compiled form beside ``target`` when it was made from ``text``."""
+    try:
+        compiled = json.loads(target.with_name(target.name + COMPILED_SUFFIX).read_text("utf-8"))
+    except (OSError, ValueError):
+        return False, None
+    if not isinstance(compiled, dict) or compiled.get("sha256") != _digest(text):
+        return False, None
+    return True, compiled.get("config")
 
 
 def load_config(
@@ -387,13 +448,9 @@ def load_config(
         text = target.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{target}: cannot read the config: {exc.strerror or exc}") from None
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise ConfigError(f"{target}: not valid YAML{where}: {problem}") from None
+    found, data = _compiled_data(target, text)
+    if not found:
+        data = parse_yaml(text, target)
     return parse_config(data, graphs, source=str(target), partial=partial)
 
 
@@ -565,7 +622,7 @@ def _check_profiles(
     file is there (and read)."""
     known: set[str] = set()
     for graph in graphs.values():
-        if graph.takes_profile:
+        if graph.takes_profile and not partial:  # a node function does not import the tools
             known.update(graph.tools.names())
     folder = Path(source).parent if config.source else Path.cwd()
     for index, profile in enumerate(config.profiles):

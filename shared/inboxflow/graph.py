@@ -3,10 +3,16 @@
 A node is a function ``(state, ctx) -> Step``. The graph declares, for each
 node, the targets it may route to; the runtime refuses any other target, and
 the Terraform export reads the same declaration.
+
+A declaration names its node functions and its tool registry by reference
+(``lazy("package.nodes.review:review")``, ``tools="package.tools:TOOLS"``), so
+importing a graph imports no node code: a node function imports its own
+node's module on its first call, and the tools only when a node uses them.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from .pauses import PauseKind
-from .tools import ToolRegistry
+from .tools import Tool, ToolRegistry
 
 if TYPE_CHECKING:
     from .context import NodeContext
@@ -71,13 +77,113 @@ class Step:
 NodeFn = Callable[[Any, "NodeContext"], Step]
 
 
+def import_reference(reference: str, what: str) -> Any:
+    """The object at ``module:attribute`` (``attribute`` may be dotted).
+
+    Raises:
+        ValueError: the reference is malformed, its module does not import, or it has no such attribute.
+    """
+    module_name, _, attribute = reference.strip().partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"{what} reference {reference!r}: expected module:attribute")
+    try:
+        found: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(
+            f"{what} reference {reference!r}: cannot import {module_name}: {exc}"
+        ) from exc
+    for name in attribute.split("."):
+        if not hasattr(found, name):
+            raise ValueError(f"{what} reference {reference!r}: {module_name} has no {attribute}")
+        found = getattr(found, name)
+    return found
+
+
+class LazyNodeFunction:
+    """A node function named by ``module:function``, imported on its first call."""
+
+    def __init__(self, reference: str) -> None:
+        if ":" not in reference:
+            raise ValueError(f"node function reference {reference!r}: expected module:function")
+        self.reference = reference
+        self._function: NodeFn | None = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the function's module was imported."""
+        return self._function is not None
+
+    def resolve(self) -> NodeFn:
+        """The function itself (its module is imported now if needed).
+
+        Raises:
+            ValueError: the reference does not name a callable.
+        """
+        if self._function is None:
+            function = import_reference(self.reference, "node function")
+            if not callable(function):
+                raise ValueError(f"node function reference {self.reference!r} is not callable")
+            self._function = function
+        return self._function
+
+    def __call__(self, state: Any, ctx: NodeContext) -> Step:
+        return self.resolve()(state, ctx)
+
+    def __repr__(self) -> str:
+        return f"lazy({self.reference!r})"
+
+
+def lazy(reference: str) -> NodeFn:
+    """A node function declared as ``module:function``, imported on its first call."""
+    return LazyNodeFunction(reference)
+
+
+class LazyToolRegistry(ToolRegistry):
+    """A graph's tool registry named by ``module:attribute``, imported on first use.
+
+    The attribute is a ``ToolRegistry``, or a function returning one or the tools.
+    """
+
+    def __init__(self, reference: str) -> None:
+        self.reference = reference
+        self._registry: ToolRegistry | None = None
+        self._checks: list[Callable[[ToolRegistry], None]] = []
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the tools were imported."""
+        return self._registry is not None
+
+    def when_loaded(self, check: Callable[[ToolRegistry], None]) -> None:
+        """Run ``check`` on the registry once it is imported (now, if it is)."""
+        if self._registry is not None:
+            check(self._registry)
+        else:
+            self._checks.append(check)
+
+    @property
+    def _tools(self) -> dict[str, Tool]:  # type: ignore[override]
+        if self._registry is None:
+            found = import_reference(self.reference, "tool registry")
+            if callable(found) and not isinstance(found, ToolRegistry):
+                found = found()
+            registry = found if isinstance(found, ToolRegistry) else ToolRegistry(found)
+            for check in self._checks:
+                check(registry)
+            self._registry = registry
+        return self._registry._tools
+
+    def __repr__(self) -> str:
+        return f"LazyToolRegistry({self.reference!r})"
+
+
 @dataclass(frozen=True)
 class Node:
     """One node of a graph, deployed as its own Cloud Function.
 
     Attributes:
         name: node name, unique in its graph.
-        run: the node function.
+        run: the node function; ``lazy("module:function")`` imports it on its first call.
         routes: every target ``run`` may return (node names, ``END``, or the
             resume node of a pause).
         memory_mb, timeout_s, max_instances, min_instances: deployment sizing.
@@ -198,12 +304,6 @@ class Graph:
                     raise ValueError(
                         f"graph {self.name}: {node.name} routes to undeclared node {target!r}"
                     )
-            unknown = [tool for tool in node.tools if tool not in self.tools]
-            if unknown:
-                raise ValueError(
-                    f"graph {self.name}: {node.name} declares tools {unknown} "
-                    f"that the graph's registry does not have"
-                )
             if node.pauses and not self.pause_kinds:
                 raise ValueError(
                     f"graph {self.name}: {node.name} pauses but no pause kind is declared"
@@ -211,15 +311,34 @@ class Graph:
         for key, kind in self.pause_kinds.items():
             if key != kind.name:
                 raise ValueError(f"graph {self.name}: pause kind {kind.name!r} filed as {key!r}")
+        if isinstance(self.tools, LazyToolRegistry):
+            self.tools.when_loaded(self._check_tools)
+        else:
+            self._check_tools(self.tools)
+
+    def _check_tools(self, registry: ToolRegistry) -> None:
+        """Every tool a node declares is in the graph's registry (checked when it is imported)."""
+        for node in self.nodes.values():
+            unknown = [tool for tool in node.tools if tool not in registry]
+            if unknown:
+                raise ValueError(
+                    f"graph {self.name}: {node.name} declares tools {unknown} "
+                    f"that the graph's registry does not have"
+                )
 
     @classmethod
     def build(
         cls, name: str, entry: str, state_model: type[BaseModel], nodes: list[Node], **declared: Any
     ) -> Graph:
-        """Declare a graph from a list of nodes (and pause kinds as a list, if given)."""
+        """Declare a graph from a list of nodes (and pause kinds as a list, if given).
+
+        ``tools`` may be given as ``module:attribute`` (a ``LazyToolRegistry``).
+        """
         kinds = declared.pop("pause_kinds", ())
         if not isinstance(kinds, Mapping):
             kinds = {kind.name: kind for kind in kinds}
+        if isinstance(declared.get("tools"), str):
+            declared["tools"] = LazyToolRegistry(declared["tools"])
         return cls(
             name,
             entry,
@@ -229,6 +348,18 @@ class Graph:
             **declared,
         )
 
+    def import_code(self) -> None:
+        """Import every node function and the tool registry now (they load on first use otherwise).
+
+        Raises:
+            ValueError: a node function or the registry does not import, or a node
+                declares a tool the registry does not have.
+        """
+        for node in self.nodes.values():
+            if isinstance(node.run, LazyNodeFunction):
+                node.run.resolve()
+        self.tools.names()
+
     def node_tools(self, node: str) -> ToolRegistry:
-        """The registry ``node`` sees: only the tools it declares."""
+        """The registry ``node`` sees: only the tools it declares (none imported if it has none)."""
         return self.tools.only(self.nodes[node].tools)

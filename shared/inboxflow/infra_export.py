@@ -505,15 +505,26 @@ def source_archive_members(root: Path = REPO_ROOT) -> list[tuple[str, Path]]:
 
 
 def build_source_archive(out: str | Path, root: Path = REPO_ROOT) -> Path:
-    """Write a byte-for-byte reproducible zip of the function source to ``out``."""
+    """Write a byte-for-byte reproducible zip of the function source to ``out``.
+
+    Beside ``inboxflow.yaml`` goes its compiled form (``config.compile_config``):
+    the functions then read JSON at start-up instead of importing a YAML parser.
+    """
+    from .config import COMPILED_SUFFIX, CONFIG_NAME, compile_config
+
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
+    entries = [(name, path.read_bytes()) for name, path in source_archive_members(root)]
+    config = dict(entries).get(CONFIG_NAME)
+    compiled = compile_config(config.decode("utf-8"), root / CONFIG_NAME) if config else None
+    if compiled is not None:
+        entries.append((CONFIG_NAME + COMPILED_SUFFIX, compiled.encode("utf-8")))
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, path in source_archive_members(root):
+        for name, data in sorted(entries):
             info = zipfile.ZipInfo(name, date_time=_ZIP_EPOCH)
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, path.read_bytes())
+            archive.writestr(info, data)
     return target
 
 

@@ -4,9 +4,10 @@
 tests and benches alike) reads ``Settings`` once and builds a typed
 ``Services``; any part can be overridden (a test's store, a fake clock, a
 Gmail double's workspace). Google client libraries are imported lazily, only
-for the adapters the settings select, and the model, the embedder and the
-task queue are built on first use: a node that never asks a model never
-imports ``google.genai``.
+for the adapters the settings select, and the model, the embedder, the
+task queue, the workspace, the vector index, the CRM and the reviewers'
+notifier are built on first use: a node that never asks a model never
+imports ``google.genai``, one that never reads mail no workspace adapter.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .ports.bus import MessageBus
 from .ports.checkpoint import CheckpointStore
 from .ports.embeddings import Embedder, EmbeddingPurpose
 from .ports.llm import AgentTurn, ChatMessage, ChatSettings, LanguageModel, LLMTask, LLMUsage, Out
-from .ports.quoting import Applicant, Driver, Quote, QuoteSession, QuotingService, Rate, Vehicle
+from .ports.notifier import Notifier
 from .ports.tasks import ScheduledTask, TaskQueue
 from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
@@ -32,9 +33,18 @@ if TYPE_CHECKING:
     from .graph import Graph
     from .pipeline.settings import PipelineSettings
     from .ports.gmail_reader import GmailReader
-    from .ports.notifier import Notifier
+    from .ports.quoting import QuotingService
     from .ports.vectors import VectorIndex
     from .ports.workspace import Workspace
+
+
+class Later:
+    """A part of ``Services`` built on its first access (its adapter is imported only then)."""
+
+    __slots__ = ("build",)
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self.build = build
 
 
 @dataclass
@@ -76,9 +86,19 @@ class Services:
     approvals: ApprovalService | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        if type(value) is Later:
+            value = value.build()
+            object.__setattr__(self, name, value)
+        return value
+
     def __getitem__(self, name: str) -> Any:
         if name in self.extras:
-            return self.extras[name]
+            value = self.extras[name]
+            if type(value) is Later:
+                value = self.extras[name] = value.build()
+            return value
         if name in _FIELDS and name != "extras":
             value = getattr(self, name)
             if value is not None:
@@ -221,8 +241,8 @@ def build_services(
         "bus": lambda: make_bus(settings, clock),
         "llm": lambda: LazyModel(lambda: _choose_llm(settings)),
         "embedder": lambda: LazyEmbedder(lambda: _choose_embedder(settings)),
-        "vectors": store.vector_index,
-        "workspace": lambda: make_workspace(settings, store, clock),
+        "vectors": lambda: Later(store.vector_index),
+        "workspace": lambda: Later(lambda: make_workspace(settings, store, clock)),
         "tasks": lambda: LazyTaskQueue(lambda: make_task_queue(settings, store)),
         "pipeline_settings": lambda: PipelineSettings.from_env(
             settings.environ, base=config.graph_settings("pipeline")
@@ -234,9 +254,11 @@ def build_services(
         parts[name] = build() if part is None else part
     if settings.quoting_url and "quoting" not in overrides:
         # Unset otherwise: the planner then quotes with EmbeddedQuoting(store, clock).
+        from .adapters.lazy_quoting import LazyQuoting
+
         overrides["quoting"] = LazyQuoting(lambda: _http_quoting(settings))
     if "crm" not in overrides:  # the support desk's customers: services["crm"]
-        overrides["crm"] = _choose_crm(settings)
+        overrides["crm"] = Later(lambda: _choose_crm(settings))
     return Services(**parts, extras=overrides)
 
 
@@ -278,8 +300,10 @@ def build_runtime(
         store=services.store,
         tasks=services.tasks,
         notifier=notifier
-        or make_notifier(
-            settings, services.workspace, services.store, services.clock, services.config
+        or LazyNotifier(
+            lambda: make_notifier(
+                settings, services.workspace, services.store, services.clock, services.config
+            )
         ),
         resume=runtime.resume,
         clock=services.clock,
@@ -297,6 +321,14 @@ def served_graphs(settings: Settings) -> Mapping[str, Graph]:
     if settings.node is not None:
         return node_graphs(settings.node, settings.environ)
     return graph_registry(settings.environ)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "LazyQuoting":  # kept out of start-up: it imports the quoting port's models
+        from .adapters.lazy_quoting import LazyQuoting
+
+        return LazyQuoting
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_inprocess_bus(bus: MessageBus) -> bool:
@@ -337,34 +369,40 @@ def _http_quoting(settings: Settings) -> QuotingService:
     )
 
 
-class LazyQuoting(QuotingService):
-    """The quoting API's client, built on first call (``requests`` is imported only then)."""
+class LazyNotifier(Notifier):
+    """The reviewers' notifier, built on first send (only pausing and notifying nodes send)."""
 
-    def __init__(self, build: Callable[[], QuotingService]) -> None:
+    def __init__(self, build: Callable[[], Notifier]) -> None:
         self._build = build
-        self._service: QuotingService | None = None
+        self._notifier: Notifier | None = None
 
     @property
-    def service(self) -> QuotingService:
-        """The underlying service (built now if needed)."""
-        if self._service is None:
-            self._service = self._build()
-        return self._service
+    def notifier(self) -> Notifier:
+        """The underlying notifier (built now if needed)."""
+        if self._notifier is None:
+            self._notifier = self._build()
+        return self._notifier
 
-    def initiate(self, applicant: Applicant, key: str) -> QuoteSession:
-        return self.service.initiate(applicant, key)
+    def send(
+        self,
+        to: str,
+        subject: str,
+        text: str,
+        html: str,
+        trace_key: str,
+        sender: str | None = None,
+        link: str | None = None,
+    ) -> dict[str, Any]:
+        return self.notifier.send(to, subject, text, html, trace_key, sender, link)
 
-    def add_driver(self, quote_id: str, driver: Driver, key: str) -> Quote:
-        return self.service.add_driver(quote_id, driver, key)
+    def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
+        return self.notifier.find(trace_key, sender)
 
-    def add_vehicle(self, quote_id: str, vehicle: Vehicle, key: str) -> Quote:
-        return self.service.add_vehicle(quote_id, vehicle, key)
-
-    def rate(self, quote_id: str, key: str) -> Rate:
-        return self.service.rate(quote_id, key)
-
-    def get(self, quote_id: str) -> Quote:
-        return self.service.get(quote_id)
+    def __getattr__(self, name: str) -> Any:
+        """The built notifier's own API (``messages()`` of the outbox channel)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.notifier, name)
 
 
 class LazyTaskQueue(TaskQueue):

@@ -2,9 +2,11 @@
 
 Each case is a fresh interpreter doing what a deployed node function does on
 its first CloudEvent (``import main``, build the runtime for
-``INBOXFLOW_NODE`` with Firestore and Pub/Sub), then reporting ``sys.modules``:
-another graph's nodes, the in-process bus, the embedded SQLite adapters or
-``google.genai`` there would only slow every cold start.
+``INBOXFLOW_NODE`` with Firestore and Pub/Sub), in the deployed layout (the
+unpacked source archive, with the compiled ``inboxflow.yaml.json``), then
+reporting ``sys.modules``: another graph's nodes, the in-process bus, the
+embedded SQLite adapters, ``google.genai`` or a YAML parser there would only
+slow every cold start.
 """
 
 from __future__ import annotations
@@ -12,11 +14,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
+import zipfile
+from functools import cache
 from pathlib import Path
 
 import pytest
 
+from inboxflow.graph import LazyNodeFunction, LazyToolRegistry
 from inboxflow.graphs import BUILT_IN, graph_registry, load_graph
+from inboxflow.infra_export import build_source_archive
 
 FUNCTIONS = Path(__file__).parent.parent.parent / "functions"
 
@@ -38,6 +45,16 @@ NEVER = (
     "inboxflow.approvals.app",
     "inboxflow.infra_export",
     "google.genai",
+    "inboxflow.knowledge",
+    "yaml",  # the archive's compiled config is JSON
+    "inboxflow.mail.mime",
+    "inboxflow.mail.html_text",
+    "inboxflow.mail.loaders",
+    # built on first use (services.Later, LazyNotifier): the workspace, vectors, CRM, notifier
+    "inboxflow.adapters.store_workspace",
+    "inboxflow.adapters.firestore_vectors",
+    "inboxflow.adapters.embedded_crm",
+    "inboxflow.adapters.channels",
 )
 """Modules no node function wired with Firestore and Pub/Sub needs at start-up."""
 
@@ -63,6 +80,20 @@ CASES = sorted(
 )
 
 
+@cache
+def _deployed() -> Path:
+    """The source archive, unpacked (kept for the test session)."""
+    folder = Path(tempfile.mkdtemp(prefix="cold-imports-"))
+    with zipfile.ZipFile(build_source_archive(folder / "source.zip")) as archive:
+        archive.extractall(folder / "source")
+    return folder
+
+
+@cache
+def _modules(node: str) -> frozenset[str]:
+    return frozenset(modules_of_node_function(node, _deployed()))
+
+
 def modules_of_node_function(node: str, tmp_path: Path) -> set[str]:
     env = {
         "PATH": "/usr/bin:/bin",
@@ -76,19 +107,21 @@ def modules_of_node_function(node: str, tmp_path: Path) -> set[str]:
     }
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT],
-        cwd=FUNCTIONS,
+        cwd=tmp_path / "source" if (tmp_path / "source" / "main.py").is_file() else FUNCTIONS,
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    return set(json.loads(done.stdout.splitlines()[-1]))
+    modules = set(json.loads(done.stdout.splitlines()[-1]))
+    assert "inboxflow.graph" in modules
+    return modules
 
 
 @pytest.mark.parametrize("node", CASES)
-def test_a_node_function_imports_only_its_own_graph(node: str, tmp_path: Path) -> None:
-    modules = modules_of_node_function(node, tmp_path)
+def test_a_node_function_imports_only_its_own_graph(node: str) -> None:
+    modules = _modules(node)
     own = node.partition(".")[0]
     assert PACKAGES[own] + ".graph" in modules
     for name, package in PACKAGES.items():
@@ -106,3 +139,34 @@ def test_a_node_function_imports_only_its_own_graph(node: str, tmp_path: Path) -
 
 def test_cases_cover_every_built_in_graph() -> None:
     assert {case.partition(".")[0] for case in CASES} == set(PACKAGES)
+
+
+def _module(reference: str) -> str:
+    return reference.partition(":")[0]
+
+
+@pytest.mark.parametrize("node", CASES)
+def test_a_node_function_imports_no_node_code_or_tools_before_its_first_event(node: str) -> None:
+    """Node modules (its own too) load on the node's first call; the tools when a node uses them."""
+    modules = _modules(node)
+    graph = graph_registry()[node.partition(".")[0]]
+    code = {
+        _module(n.run.reference)
+        for n in graph.nodes.values()
+        if isinstance(n.run, LazyNodeFunction)
+    }
+    assert code, f"{graph.name} declares its nodes by reference"
+    if isinstance(graph.tools, LazyToolRegistry):  # support has no tool registry
+        code.add(_module(graph.tools.reference))
+    assert sorted(modules & code) == []
+
+
+@pytest.mark.parametrize("node", [case for case in CASES if not case.startswith("planner.")])
+def test_only_the_planner_imports_the_quoting_port(node: str) -> None:
+    assert "inboxflow.ports.quoting" not in _modules(node)
+
+
+def test_the_cases_run_in_the_deployed_layout() -> None:
+    modules = modules_of_node_function("pipeline.review", _deployed())
+    assert "yaml" not in modules
+    assert "yaml" in modules_of_node_function("pipeline.review", Path(tempfile.mkdtemp()))

@@ -315,6 +315,7 @@ def test_source_archive_layout_and_reproducibility(tmp_path: Path) -> None:
     with zipfile.ZipFile(first) as archive:
         assert archive.namelist() == [
             "inboxflow.yaml",
+            "inboxflow.yaml.json",  # its compiled form (config.compile_config)
             "inboxflow/__init__.py",
             "inboxflow/pipeline/graph.py",
             "main.py",

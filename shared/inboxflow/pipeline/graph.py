@@ -15,20 +15,13 @@ Each node is one Cloud Function; sizing below is per function.
 
 from __future__ import annotations
 
-from ..graph import END, Graph, Node
-from ..tools import ToolRegistry
+from ..graph import END, Graph, Node, lazy
 from .kinds import APPROVE_DRAFT_KIND
-from .nodes.classify import classify
-from .nodes.decide import decide
-from .nodes.dispatch import dispatch
-from .nodes.execute_tools import execute_tools
-from .nodes.generate import generate
-from .nodes.retrieve import retrieve
-from .nodes.review import review
 from .settings import PipelineSettings
 from .state import PipelineState
 from .summary import initial_state, summary
-from .tools import pipeline_tools
+
+NODES = "inboxflow.pipeline.nodes"
 
 ACTION_TOOLS = ("create_draft", "send_email", "mark_as_read", "schedule_meeting")
 READ_TOOLS = ("get_contact", "check_calendar")
@@ -40,7 +33,7 @@ PIPELINE = Graph.build(
     [
         Node(
             "classify",
-            classify,
+            lazy(f"{NODES}.classify:classify"),
             routes=("retrieve", END),
             uses_llm=True,
             memory_mb=512,
@@ -52,7 +45,7 @@ PIPELINE = Graph.build(
         ),
         Node(
             "retrieve",
-            retrieve,
+            lazy(f"{NODES}.retrieve:retrieve"),
             routes=("decide",),
             uses_llm=True,
             uses_gmail=True,
@@ -62,7 +55,7 @@ PIPELINE = Graph.build(
         ),
         Node(
             "decide",
-            decide,
+            lazy(f"{NODES}.decide:decide"),
             routes=("execute_tools", "generate"),
             uses_llm=True,
             memory_mb=512,
@@ -71,7 +64,7 @@ PIPELINE = Graph.build(
         ),
         Node(
             "execute_tools",
-            execute_tools,
+            lazy(f"{NODES}.execute_tools:execute_tools"),
             routes=("generate",),
             uses_gmail=True,
             tools=READ_TOOLS + ACTION_TOOLS,
@@ -81,7 +74,7 @@ PIPELINE = Graph.build(
         ),
         Node(
             "generate",
-            generate,
+            lazy(f"{NODES}.generate:generate"),
             routes=("review",),
             uses_llm=True,
             memory_mb=512,
@@ -90,7 +83,7 @@ PIPELINE = Graph.build(
         ),
         Node(
             "review",
-            review,
+            lazy(f"{NODES}.review:review"),
             routes=("dispatch",),
             memory_mb=256,
             timeout_s=30,
@@ -100,7 +93,7 @@ PIPELINE = Graph.build(
         ),
         Node(
             "dispatch",
-            dispatch,
+            lazy(f"{NODES}.dispatch:dispatch"),
             routes=(END,),
             uses_gmail=True,
             tools=ACTION_TOOLS,
@@ -114,7 +107,7 @@ PIPELINE = Graph.build(
         ),
     ],
     description="Seed 000: classify, retrieve, decide, execute tools, generate, review, dispatch.",
-    tools=ToolRegistry(pipeline_tools()),
+    tools="inboxflow.pipeline.tools:pipeline_tools",
     pause_kinds=[APPROVE_DRAFT_KIND],
     initial_state=initial_state,
     summary=summary,

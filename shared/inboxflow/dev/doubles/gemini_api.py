@@ -174,7 +174,8 @@ def known_tasks() -> list[LLMTask[Any]]:
     """Every ``LLMTask`` the deployed graphs define (found in their loaded modules)."""
     from inboxflow.graphs import graph_registry
 
-    graph_registry()
+    for graph in graph_registry().values():
+        graph.import_code()  # node modules load on first call; their tasks are needed now
     found: dict[str, LLMTask[Any]] = {}
     for name, module in list(sys.modules.items()):
         if not name.startswith("inboxflow.") or module is None:

@@ -15,14 +15,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...graph import END, Graph, Node
-from .nodes.finish import finish
-from .nodes.preprocess import preprocess
-from .nodes.tools import agent_tools
-from .nodes.turn import agent_turn
+from ...graph import END, Graph, Node, lazy
 from .state import AgentState
 from .summary import initial_state, summary
-from .tools import AGENT_TOOLS
+
+NODES = "inboxflow.graphs.agent.nodes"
+TOOLS = (
+    "create_draft",
+    "escalate",
+    "manage_reservation",
+    "search_drugs",
+    "send_reply",
+    "web_search",
+)
+"""The agent tools (``AGENT_TOOLS``' names; checked against it when it is imported)."""
 
 AGENT = Graph.build(
     "agent",
@@ -31,7 +37,7 @@ AGENT = Graph.build(
     [
         Node(
             "preprocess",
-            preprocess,
+            lazy(f"{NODES}.preprocess:preprocess"),
             routes=("agent_turn",),
             memory_mb=256,
             timeout_s=30,
@@ -39,7 +45,7 @@ AGENT = Graph.build(
         ),
         Node(
             "agent_turn",
-            agent_turn,
+            lazy(f"{NODES}.turn:agent_turn"),
             routes=("agent_tools", "finish"),
             uses_llm=True,
             timeout_s=120,
@@ -47,16 +53,16 @@ AGENT = Graph.build(
         ),
         Node(
             "agent_tools",
-            agent_tools,
+            lazy(f"{NODES}.tools:agent_tools"),
             routes=("agent_turn", "finish"),
             uses_llm=True,
             uses_gmail=True,
-            tools=tuple(AGENT_TOOLS.names()),
+            tools=TOOLS,
             description="Run the turn's tool calls; side effects once, through the journal.",
         ),
         Node(
             "finish",
-            finish,
+            lazy(f"{NODES}.finish:finish"),
             routes=(END,),
             uses_gmail=True,
             notifies=True,
@@ -65,7 +71,7 @@ AGENT = Graph.build(
         ),
     ],
     description="Tool-using agent: a profile's model and tools in a multi-turn loop.",
-    tools=AGENT_TOOLS,
+    tools="inboxflow.graphs.agent.tools:AGENT_TOOLS",
     initial_state=initial_state,
     summary=summary,
     samples=Path(__file__).resolve().parent / "samples" / "inbox",

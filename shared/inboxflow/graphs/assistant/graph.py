@@ -17,14 +17,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...graph import END, Graph, Node, StartContext, TraceSummary
+from ...graph import END, Graph, Node, StartContext, TraceSummary, lazy
 from ...ports.checkpoint import Checkpoint
-from .agent import llm_call, mark_as_read, tool_review
 from .kinds import NOTIFY_KIND, TOOL_REVIEW_KIND
 from .settings import AssistantSettings
 from .state import AssistantState
-from .tools import ASSISTANT_TOOLS
-from .triage import triage_notify, triage_router
+
+PACKAGE = "inboxflow.graphs.assistant"
+TOOLS = ("Done", "Question", "check_calendar_availability", "schedule_meeting", "write_email")
+"""The assistant's tools (``ASSISTANT_TOOLS``' names; checked against it when it is imported)."""
 
 
 def initial_state(email: Mapping[str, Any], start: StartContext) -> Mapping[str, Any]:
@@ -54,7 +55,7 @@ ASSISTANT = Graph.build(
     [
         Node(
             "triage_router",
-            triage_router,
+            lazy(f"{PACKAGE}.triage:triage_router"),
             routes=(END, "triage_notify", "llm_call"),
             uses_llm=True,
             memory_mb=256,
@@ -62,7 +63,7 @@ ASSISTANT = Graph.build(
         ),
         Node(
             "triage_notify",
-            triage_notify,
+            lazy(f"{PACKAGE}.triage:triage_notify"),
             routes=("triage_notify", "llm_call", END),
             pauses=True,
             uses_llm=True,
@@ -71,7 +72,7 @@ ASSISTANT = Graph.build(
         ),
         Node(
             "llm_call",
-            llm_call,
+            lazy(f"{PACKAGE}.agent:llm_call"),
             routes=("tool_review", "mark_as_read", END),
             uses_llm=True,
             timeout_s=120,
@@ -79,17 +80,17 @@ ASSISTANT = Graph.build(
         ),
         Node(
             "tool_review",
-            tool_review,
+            lazy(f"{PACKAGE}.agent:tool_review"),
             routes=("tool_review", "llm_call", "mark_as_read", END),
             pauses=True,
             uses_llm=True,
             uses_gmail=True,
-            tools=tuple(ASSISTANT_TOOLS.names()),
+            tools=TOOLS,
             description="Review (or run) one tool call; mail and events once, via the journal.",
         ),
         Node(
             "mark_as_read",
-            mark_as_read,
+            lazy(f"{PACKAGE}.agent:mark_as_read"),
             routes=(END,),
             uses_gmail=True,
             memory_mb=256,
@@ -98,7 +99,7 @@ ASSISTANT = Graph.build(
         ),
     ],
     description="Personal assistant: triage, reviewed tool loop, preferences learnt from feedback.",
-    tools=ASSISTANT_TOOLS,
+    tools=f"{PACKAGE}.tools:ASSISTANT_TOOLS",
     pause_kinds=[NOTIFY_KIND, TOOL_REVIEW_KIND],
     initial_state=initial_state,
     summary=summary,

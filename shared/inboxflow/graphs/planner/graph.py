@@ -20,17 +20,23 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...graph import END, Graph, Node, StartContext, TraceSummary
+from ...graph import END, Graph, Node, StartContext, TraceSummary, lazy
 from ...ports.checkpoint import Checkpoint
-from .conversation import customer_message
 from .kinds import AGENCY_REVIEW, CUSTOMER_REPLY
-from .nodes.planner import planner
-from .nodes.review import agency_review
-from .nodes.tools import tools
-from .nodes.wait import wait_customer
 from .settings import PlannerSettings
 from .state import PlannerState
-from .tools import PLANNER_TOOLS
+
+NODES = "inboxflow.graphs.planner.nodes"
+TOOLS = (
+    "add_driver",
+    "add_vehicle",
+    "ask_customer",
+    "get_rate",
+    "prepare_final_summary",
+    "quote_initiate",
+    "request_human_review",
+)
+"""The planner's tools (``PLANNER_TOOLS``' names; checked against it when it is imported)."""
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 GOAL = "Prepare a personal auto insurance quote for the customer and send them its summary."
@@ -39,6 +45,7 @@ GOAL = "Prepare a personal auto insurance quote for the customer and send them i
 def initial_state(email: Mapping[str, Any], start: StartContext) -> Mapping[str, Any]:
     """The email, the goal, and the email as the first customer message."""
     from ...mail import Email
+    from .conversation import customer_message
 
     parsed = Email.model_validate(dict(email))
     first = customer_message(parsed)
@@ -78,7 +85,7 @@ PLANNER = Graph.build(
     [
         Node(
             "planner",
-            planner,
+            lazy(f"{NODES}.planner:planner"),
             routes=("tools", "agency_review", "wait_customer", END),
             uses_llm=True,
             timeout_s=120,
@@ -86,7 +93,7 @@ PLANNER = Graph.build(
         ),
         Node(
             "agency_review",
-            agency_review,
+            lazy(f"{NODES}.review:agency_review"),
             routes=("agency_review", "tools", "planner"),
             pauses=True,
             memory_mb=256,
@@ -94,16 +101,16 @@ PLANNER = Graph.build(
         ),
         Node(
             "tools",
-            tools,
+            lazy(f"{NODES}.tools:tools"),
             routes=("planner",),
             uses_gmail=True,
             notifies=True,  # request_human_review tells the agency's reviewers
-            tools=tuple(PLANNER_TOOLS.names()),
+            tools=TOOLS,
             description="Run the plan once (quoting API, emails to the customer); status contract.",
         ),
         Node(
             "wait_customer",
-            wait_customer,
+            lazy(f"{NODES}.wait:wait_customer"),
             routes=("wait_customer", "planner"),
             pauses=True,
             uses_gmail=True,
@@ -112,7 +119,7 @@ PLANNER = Graph.build(
         ),
     ],
     description="Planner: a quote over email with the customer, agency reviews, customer waits.",
-    tools=PLANNER_TOOLS,
+    tools="inboxflow.graphs.planner.tools:PLANNER_TOOLS",
     pause_kinds=[AGENCY_REVIEW, CUSTOMER_REPLY],
     initial_state=initial_state,
     summary=summary,

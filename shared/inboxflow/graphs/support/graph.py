@@ -16,12 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...graph import END, Graph, Node, TraceSummary
+from ...graph import END, Graph, Node, TraceSummary, lazy
 from ...ports.checkpoint import Checkpoint
 from .kinds import APPROVE_SUPPORT_REPLY
-from .nodes.act import act
-from .nodes.agents import escalate, specialist_node, supervisor, translator
-from .nodes.intake import intake
 from .settings import SupportSettings
 from .state import SupportState
 from .triage import IssueType
@@ -31,6 +28,7 @@ SAMPLES = Path(__file__).resolve().parent / "samples" / "inbox"
 ``inboxflow.yaml``, where no active rule sends mail to ``support`` yet (they would go to the
 pipeline); run them with ``inboxflow run --graph support``."""
 SPECIALISTS: tuple[IssueType, ...] = ("billing", "technical", "general")
+NODES = "inboxflow.graphs.support.nodes"
 
 
 def summary(checkpoint: Checkpoint) -> TraceSummary:
@@ -59,7 +57,7 @@ SUPPORT = Graph.build(
     [
         Node(
             "intake",
-            intake,
+            lazy(f"{NODES}.intake:intake"),
             routes=("translator",),
             uses_llm=True,
             timeout_s=60,
@@ -67,7 +65,7 @@ SUPPORT = Graph.build(
         ),
         Node(
             "translator",
-            translator,
+            lazy(f"{NODES}.agents:translator"),
             routes=("supervisor",),
             uses_llm=True,
             timeout_s=120,
@@ -75,7 +73,7 @@ SUPPORT = Graph.build(
         ),
         Node(
             "supervisor",
-            supervisor,
+            lazy(f"{NODES}.agents:supervisor"),
             routes=("escalate", *SPECIALISTS),
             uses_llm=True,
             description="Urgency, type, escalation; the seed's urgency rules over the model.",
@@ -83,7 +81,7 @@ SUPPORT = Graph.build(
         *(
             Node(
                 name,
-                specialist_node(name),
+                lazy(f"{NODES}.agents:{name}"),
                 routes=("act",),
                 uses_llm=True,
                 timeout_s=120,
@@ -93,14 +91,14 @@ SUPPORT = Graph.build(
         ),
         Node(
             "escalate",
-            escalate,
+            lazy(f"{NODES}.agents:escalate"),
             routes=("act",),
             memory_mb=256,
             description="escalate_human without a specialist.",
         ),
         Node(
             "act",
-            act,
+            lazy(f"{NODES}.act:act"),
             routes=("act", END),
             pauses=True,
             uses_gmail=True,

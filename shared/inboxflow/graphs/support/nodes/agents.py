@@ -108,6 +108,11 @@ def specialist_node(category: IssueType) -> NodeFn:
     return specialist
 
 
+billing = specialist_node("billing")
+technical = specialist_node("technical")
+general = specialist_node("general")
+
+
 def escalate(state: SupportState, ctx: NodeContext) -> Step:
     """A human takes the ticket: ``escalate_human`` without a specialist."""
     supervision, translation = state.supervision, state.translation

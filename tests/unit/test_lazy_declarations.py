@@ -1,0 +1,117 @@
+"""Graph declarations name node functions and tool registries by reference: nothing of a
+node's code is imported until it runs, every reference resolves, and a node's tools are
+still checked against the registry (when it is imported)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from pydantic import BaseModel
+
+from inboxflow.graph import (
+    END,
+    Graph,
+    LazyNodeFunction,
+    LazyToolRegistry,
+    Node,
+    Step,
+    import_reference,
+    lazy,
+)
+from inboxflow.graphs import graph_registry
+
+
+class Empty(BaseModel):
+    pass
+
+
+def _graph(tools: str, node_tools: tuple[str, ...]) -> Graph:
+    return Graph.build(
+        "lazy",
+        "a",
+        Empty,
+        [Node("a", lazy("tests.plugin.errand:note"), routes=(END,), tools=node_tools)],
+        tools=tools,
+    )
+
+
+def test_every_built_in_node_function_and_registry_resolves() -> None:
+    for graph in graph_registry().values():
+        graph.import_code()
+        for node in graph.nodes.values():
+            function = node.run
+            if isinstance(function, LazyNodeFunction):
+                assert function.loaded, f"{graph.name}.{node.name}"
+                assert callable(function.resolve())
+        assert all(tool in graph.tools for node in graph.nodes.values() for tool in node.tools)
+
+
+def test_a_lazy_node_function_imports_its_module_on_first_call_only() -> None:
+    script = (
+        "import sys\n"
+        "from inboxflow.graph import lazy\n"
+        "run = lazy('inboxflow.pipeline.nodes.review:review')\n"
+        "print('inboxflow.pipeline.nodes.review' in sys.modules)\n"
+        "run.resolve()\n"
+        "print('inboxflow.pipeline.nodes.review' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["False", "True"]
+
+
+def test_a_lazy_node_function_runs_the_named_function() -> None:
+    run = lazy("tests.unit.test_lazy_declarations:_answer")
+    assert run({"n": 1}, None).update == {"answer": 1}  # type: ignore[arg-type]
+    assert repr(run) == "lazy('tests.unit.test_lazy_declarations:_answer')"
+
+
+def _answer(state: dict[str, int], ctx: object) -> Step:
+    return Step(update={"answer": state["n"]})
+
+
+@pytest.mark.parametrize(
+    ("reference", "message"),
+    [
+        ("no_colon", "expected module:function"),
+        ("inboxflow.no_such_module:x", "cannot import inboxflow.no_such_module"),
+        ("inboxflow.graph:no_such_function", "inboxflow.graph has no no_such_function"),
+        ("inboxflow.graph:END", "is not callable"),
+    ],
+)
+def test_a_bad_node_reference_is_a_clear_error(reference: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        LazyNodeFunction(reference).resolve()
+
+
+def test_import_reference_follows_a_dotted_attribute() -> None:
+    assert import_reference("inboxflow.graph:Graph.build", "test") == Graph.build
+
+
+def test_a_lazy_registry_loads_on_first_use_and_checks_the_nodes_tools() -> None:
+    graph = _graph("tests.plugin.errand:TOOLS", ("label",))
+    assert isinstance(graph.tools, LazyToolRegistry)
+    assert not graph.tools.loaded
+    assert graph.node_tools("a").names() == ["label"]
+    assert graph.tools.loaded
+
+
+def test_a_node_declaring_a_tool_the_lazy_registry_lacks_fails_when_it_loads() -> None:
+    graph = _graph("tests.plugin.errand:TOOLS", ("label", "shred"))
+    with pytest.raises(ValueError, match=r"a declares tools \['shred'\]"):
+        graph.import_code()
+
+
+def test_a_node_without_tools_does_not_load_the_registry() -> None:
+    graph = _graph("tests.plugin.errand:TOOLS", ())
+    assert graph.node_tools("a").names() == []
+    assert not graph.tools.loaded  # type: ignore[attr-defined]
+
+
+def test_a_registry_may_be_a_function_returning_tools() -> None:
+    graph = _graph("inboxflow.pipeline.tools:pipeline_tools", ("send_email",))
+    assert "send_email" in graph.tools
+    assert "get_contact" in graph.tools.names()
