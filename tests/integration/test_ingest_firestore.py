@@ -86,15 +86,17 @@ def test_mail_delivered_to_the_double_reaches_the_ingest_function_through_pubsub
         expected = {message_trace_id(cloud.mailbox, g) for g in gmail_ids}
         deadline = time.monotonic() + 120
         traces: set[str] = set()
+        claims: list = []
+        # A claim turns "started" just after its trace is written: wait for both.
         while time.monotonic() < deadline:
             traces = {t for t, _ in store.list("traces")}
-            if traces >= expected:
+            claims = store.list("mail_claims")
+            if traces >= expected and all(c["state"] == "started" for _, c in claims):
                 break
             time.sleep(0.5)
         seconds = time.monotonic() - began
         print(f"push topology: {count} messages, {len(traces)} traces in {seconds:.1f}s")
         assert traces == expected, cloud.servers["ingest"].log_tail()
-        claims = store.list("mail_claims")
         assert len(claims) == count and {c["state"] for _, c in claims} == {"started"}
         mailbox = MailboxRegistry(store).get(cloud.mailbox)
         assert mailbox is not None and mailbox.history_id is not None
