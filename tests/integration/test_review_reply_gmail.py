@@ -5,6 +5,7 @@ or, when Gmail gave the review email a Message-ID of its own, the Gmail thread t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,75 +29,6 @@ from tests.thread_chat_harness import MAILBOX, PLUGIN, eml
 TOPIC = "projects/inboxflow-local/topics/inboxflow-gmail"
 
 
-def test_a_reply_to_the_review_email_sent_through_gmail_decides_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("INBOXFLOW_GRAPHS", PLUGIN)
-    clock = FakeClock()
-    store = SqliteCheckpointStore(tmp_path / "gmail.db")
-    with GoogleApiDouble(clock=clock) as double:
-        workspace = GoogleWorkspace(MAILBOX, store, api_url=double.url, sleep=lambda s: None)
-        bus = InProcessBus(clock=clock)
-        runtime = runtime_for(
-            tmp_path,
-            clock=clock,
-            store=store,
-            bus=bus,
-            workspace=workspace,
-            notifier=GmailNotifier(workspace),
-        )
-        ingestor = Ingestor(
-            runtime,
-            GoogleApiGmailReader(api_url=double.url),
-            IngestOptions(backoff_base_s=0.01),
-            sleep=lambda s: None,
-        )
-        MailboxRegistry(store).add(MAILBOX, clock.now(), graph="thread_chat")
-        renew_watches(store, ingestor.gmail, clock, topic=TOPIC)
-
-        def notify() -> object:
-            return ingestor.ingest(GmailNotification(MAILBOX, double.history_id(MAILBOX)))
-
-        double.deliver(MAILBOX, eml(1))
-        trace_id = notify().started[0]  # type: ignore[attr-defined]
-        bus.drain()
-        approvals = runtime.services.approvals
-        (approval,) = [a for a in approvals.pending() if a.trace_id == trace_id]
-        (sent,) = [
-            m for m in double.messages(MAILBOX, label="SENT") if m["to"] == "agent@agency.test"
-        ]
-        message_id = sent["headers"]["Message-ID"]
-        assert message_id.startswith("<inboxflow.")
-
-        body = f"Approve, thanks\r\n\r\nOn Thu, {MAILBOX} wrote:\r\n> reject: example"
-        references = f"In-Reply-To: {message_id}\r\nReferences: {message_id}\r\n"
-        reply = eml(
-            2,
-            sender="Agent <agent@agency.test>",
-            subject=f"Re: {sent['subject']}",
-            body=body,
-            headers=references,
-        )
-        double.deliver(MAILBOX, reply)
-        report = notify()
-        assert report.review_replies == [approval.approval_id]  # type: ignore[attr-defined]
-        assert report.started == []  # type: ignore[attr-defined]
-        decided = approvals.get(approval.approval_id)
-        assert decided is not None and decided.decision == "approve"
-        assert decided.decided_by == "agent@agency.test"
-
-        double.deliver(
-            MAILBOX, eml(3, sender="agent@agency.test", body="reject: too late", headers=references)
-        )
-        notify()
-        still = approvals.get(approval.approval_id)
-        assert still is not None and still.decision == "approve"  # the first decision stands
-        bus.drain()
-        checkpoint = store.get_trace(trace_id)
-        assert checkpoint is not None and checkpoint.pause is not None
-        assert checkpoint.pause["kind"] == "customer_reply"
-
-
 @dataclass
 class GmailWorld:
     """thread_chat on a mailbox served by the Gmail double, through the real client."""
@@ -107,13 +39,16 @@ class GmailWorld:
     notify: Callable[[], Any]
 
 
-@pytest.fixture
-def gmail_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GmailWorld]:
+@contextmanager
+def open_gmail_world(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, replace_message_ids: bool
+) -> Iterator[GmailWorld]:
+    """thread_chat behind the Gmail double; ``replace_message_ids`` as Gmail sometimes does."""
     monkeypatch.setenv("INBOXFLOW_GRAPHS", PLUGIN)
     clock = FakeClock()
     store = SqliteCheckpointStore(tmp_path / "gmail.db")
     with GoogleApiDouble(clock=clock) as double:
-        double.gmail.replace_sent_message_ids = True  # as Gmail sometimes does
+        double.gmail.replace_sent_message_ids = replace_message_ids
         workspace = GoogleWorkspace(MAILBOX, store, api_url=double.url, sleep=lambda s: None)
         bus = InProcessBus(clock=clock)
         runtime = runtime_for(
@@ -138,6 +73,12 @@ def gmail_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gma
 
         yield GmailWorld(double, runtime, bus, notify)
     store.close()
+
+
+@pytest.fixture
+def gmail_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GmailWorld]:
+    with open_gmail_world(tmp_path, monkeypatch, replace_message_ids=True) as world:
+        yield world
 
 
 def _review_email(world: GmailWorld) -> tuple[str, Any, dict[str, Any]]:
@@ -209,3 +150,42 @@ def test_a_reply_in_the_review_thread_from_anyone_else_decides_nothing(
     still = gmail_world.runtime.services.approvals.get(approval.approval_id)
     assert still.status == "pending"
     assert gmail_world.runtime.store.get_trace(trace_id).status == "waiting"
+
+
+def test_a_reply_to_the_review_email_sent_through_gmail_decides_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with open_gmail_world(tmp_path, monkeypatch, replace_message_ids=False) as world:
+        double, bus = world.double, world.bus
+        trace_id, approval, sent = _review_email(world)
+        approvals = world.runtime.services.approvals
+        message_id = sent["headers"]["Message-ID"]
+        assert message_id.startswith("<inboxflow.")
+
+        body = f"Approve, thanks\r\n\r\nOn Thu, {MAILBOX} wrote:\r\n> reject: example"
+        references = f"In-Reply-To: {message_id}\r\nReferences: {message_id}\r\n"
+        reply = eml(
+            2,
+            sender="Agent <agent@agency.test>",
+            subject=f"Re: {sent['subject']}",
+            body=body,
+            headers=references,
+        )
+        double.deliver(MAILBOX, reply)
+        report = world.notify()
+        assert report.review_replies == [approval.approval_id]  # type: ignore[attr-defined]
+        assert report.started == []  # type: ignore[attr-defined]
+        decided = approvals.get(approval.approval_id)
+        assert decided is not None and decided.decision == "approve"
+        assert decided.decided_by == "agent@agency.test"
+
+        double.deliver(
+            MAILBOX, eml(3, sender="agent@agency.test", body="reject: too late", headers=references)
+        )
+        world.notify()
+        still = approvals.get(approval.approval_id)
+        assert still is not None and still.decision == "approve"  # the first decision stands
+        bus.drain()
+        checkpoint = world.runtime.store.get_trace(trace_id)
+        assert checkpoint is not None and checkpoint.pause is not None
+        assert checkpoint.pause["kind"] == "customer_reply"
