@@ -25,9 +25,13 @@ build the state model's validator, so work moved out of the start-up into the
 first event is not hidden (the floor is unchanged). ``--pydantic-floor`` adds
 importing pydantic and building one model to the floor (what a node's state
 model needs in any case; the LLM floor has it already through ``google.genai``).
+``--state-floor`` adds importing the node's graph state module instead: the
+contract's pydantic state model (with its email model), which every node of
+the graph validates its state with, so the ratio shows what the runtime itself
+adds.
 
     .venv/bin/python bench/cold_start.py [--runs 7] [--nodes pipeline.review ...] [--first-event]
-        [--checkout] [--pydantic-floor]
+        [--checkout] [--pydantic-floor | --state-floor]
     .venv/bin/python bench/cold_start.py --importtime pipeline.review   # what it pulls in
 """
 
@@ -142,6 +146,13 @@ def node_functions() -> list[tuple[str, bool]]:
     ]
 
 
+def state_modules() -> dict[str, str]:
+    """The module of each graph's state model, by graph name."""
+    from inboxflow.graphs import graph_registry
+
+    return {name: graph.state_model.__module__ for name, graph in graph_registry().items()}
+
+
 def _import_profile(code: str, node: str | None, home: str, cwd: Path) -> dict[str, int]:
     """Self import time (us) of every module ``code`` imports, from ``-X importtime``."""
     run_once(code, node, home, cwd)  # bytecode written, as for the timed runs
@@ -190,6 +201,15 @@ def importtime(node: str, llm: bool, checkout: bool) -> None:
         print(f"  {us / 1000:8.1f} ms  {name}")
 
 
+def extra_floor(node: str, pydantic: bool, states: dict[str, str] | None) -> str:
+    """What ``--pydantic-floor`` or ``--state-floor`` (``states`` given) add to the floor."""
+    if pydantic:
+        return PYDANTIC
+    if states is None:
+        return ""
+    return f"import {states[node.partition('.')[0]]}\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -203,8 +223,14 @@ def main() -> int:
     parser.add_argument(
         "--checkout", action="store_true", help="run functions/ of this checkout, not the archive"
     )
-    parser.add_argument(
+    floor_kind = parser.add_mutually_exclusive_group()
+    floor_kind.add_argument(
         "--pydantic-floor", action="store_true", help="the floor also imports pydantic"
+    )
+    floor_kind.add_argument(
+        "--state-floor",
+        action="store_true",
+        help="the floor also imports the node's graph state model (pydantic included)",
     )
     args = parser.parse_args()
     nodes = node_functions()
@@ -223,9 +249,11 @@ def main() -> int:
     times: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in nodes}
     with tempfile.TemporaryDirectory() as home:
         cwd = FUNCTIONS if args.checkout else deployed_source(home)
+        states = state_modules()
         codes = {
             name: (
-                (FLOOR_LLM if llm else FLOOR) + (PYDANTIC if args.pydantic_floor else ""),
+                (FLOOR_LLM if llm else FLOOR)
+                + extra_floor(name, args.pydantic_floor, states if args.state_floor else None),
                 (NODE_LLM if llm else NODE) + first_event,
             )
             for name, llm in nodes
@@ -243,7 +271,8 @@ def main() -> int:
         f"({'checkout' if args.checkout else 'deployed layout'}), median of "
         f"{args.runs} alternating runs "
         f"(floor = functions_framework + firestore + pubsub clients"
-        f"{' + pydantic' if args.pydantic_floor else ''}; LLM floor + google.genai)"
+        f"{' + pydantic' if args.pydantic_floor else ''}"
+        f"{' + the graph state model' if args.state_floor else ''}; LLM floor + google.genai)"
     )
     # CPU seconds (user + system of the child) move less than wall time on a loaded machine.
     print(

@@ -39,6 +39,7 @@ from ..ports.checkpoint import (
     StepLog,
     leased,
 )
+from . import sqlite_wal
 
 if TYPE_CHECKING:
     from .sqlite_vectors import SqliteVectorIndex
@@ -174,6 +175,7 @@ class SqliteCheckpointStore(CheckpointStore):
         self.path = Path(path)
         self._lock = threading.RLock()
         self._conn = connect(path, _SCHEMA)
+        self._release_wal = sqlite_wal.attach(self._conn, path, self)
         self._leased: dict[tuple[str, int, str], str] = {}
         """The checkpoint bodies this store's leases wrote: what a commit expects to replace."""
 
@@ -362,3 +364,4 @@ class SqliteCheckpointStore(CheckpointStore):
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+        self._release_wal()

@@ -36,6 +36,7 @@ from ..ports.vectors import (
     check_document,
     check_limit,
 )
+from . import sqlite_wal
 from .sqlite_store import connect, matches
 
 _SCHEMA = """
@@ -222,6 +223,7 @@ class SqliteVectorIndex(VectorIndex):
         self.path = Path(path)
         self._lock = threading.RLock()
         self._conn = connect(path, _SCHEMA)
+        self._release_wal = sqlite_wal.attach(self._conn, path, self)
         self._loaded: dict[str, _Loaded] = {}
 
     # --- writes ----------------------------------------------------------------------
@@ -353,6 +355,7 @@ class SqliteVectorIndex(VectorIndex):
         with self._lock:
             self._loaded.clear()
             self._conn.close()
+        self._release_wal()
 
     def _version(self, collection: str) -> int:
         row = self._conn.execute(

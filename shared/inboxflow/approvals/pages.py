@@ -296,6 +296,7 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # templates ship in the package: no stat of the file per render
     )
     environment.filters["when"] = _when
     environment.filters["percent"] = _percent
