@@ -82,8 +82,9 @@ def _encode(doc: dict[str, Any]) -> str:
 def _encode_known(value: dict[str, Any] | BaseModel) -> str:
     """JSON of a document known to be JSON already (decoded from a row, or a model of the port),
     written as ``_encode`` would write it (``Infinity``, ``NaN``), only faster."""
-    doc = value.model_dump() if isinstance(value, BaseModel) else value
-    return pydantic_core.to_json(doc, inf_nan_mode="constants").decode()
+    if isinstance(value, BaseModel):  # the port's records serialise infinities as constants
+        return value.model_dump_json()
+    return pydantic_core.to_json(value, inf_nan_mode="constants").decode()
 
 
 def _decode(body: str) -> dict[str, Any]:
@@ -332,7 +333,7 @@ class SqliteCheckpointStore(CheckpointStore):
             return super().commit_step(checkpoint, owner, log, creates)
         parent, doc_id = _split(trace_path(trace_id))
         body = _encode_known(checkpoint)
-        entry = _encode_known(log.model_dump(exclude_defaults=True))
+        entry = log.model_dump_json(exclude_defaults=True)
         born = [(*_split(path), _encode(doc)) for path, doc in (creates or {}).items()]
 
         def commit(conn: sqlite3.Connection) -> bool:

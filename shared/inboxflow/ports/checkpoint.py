@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from .vectors import VectorIndex
@@ -57,7 +57,13 @@ class Transaction(Protocol):
         ...
 
 
-class Lease(BaseModel):
+class _Record(BaseModel):
+    """A stored record: its JSON writes infinities and NaN as ``json`` does (``Infinity``, ``NaN``)."""
+
+    model_config = ConfigDict(ser_json_inf_nan="constants")
+
+
+class Lease(_Record):
     """Who is running a step, until when."""
 
     step: int
@@ -65,7 +71,7 @@ class Lease(BaseModel):
     expires_at: float
 
 
-class TraceRoute(BaseModel):
+class TraceRoute(_Record):
     """How a trace was started from an email, recorded at step 0.
 
     Attributes:
@@ -83,7 +89,7 @@ class TraceRoute(BaseModel):
     blocked: str | None = None
 
 
-class TraceLink(BaseModel):
+class TraceLink(_Record):
     """A fork's tie to the trace it was forked from (``inboxflow replay --from-step``)."""
 
     trace_id: str
@@ -92,7 +98,7 @@ class TraceLink(BaseModel):
     at: float
 
 
-class Checkpoint(BaseModel):
+class Checkpoint(_Record):
     """The ``traces/{trace_id}`` document."""
 
     trace_id: str
@@ -124,7 +130,7 @@ class Checkpoint(BaseModel):
         return self.status in TERMINAL
 
 
-class StepLog(BaseModel):
+class StepLog(_Record):
     """One ``traces/{trace_id}/steps/{step:06d}`` entry: a delta, never a snapshot."""
 
     step_name: str
