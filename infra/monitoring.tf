@@ -127,14 +127,19 @@ resource "google_logging_metric" "function_errors" {
   depends_on = [google_project_service.enabled]
 }
 
-# The scheduler's own record of each attempt: an attempt that failed (the
-# function answered 500 because some mailbox's users.watch failed, or did not
-# answer) is logged at ERROR.
+# The scheduler's own record of each attempt (log cloudscheduler.googleapis.com/
+# executions, resource cloud_scheduler_job labelled job_id): an attempt that
+# failed (the function answered 500 because some mailbox's users.watch failed,
+# or did not answer by attempt_deadline) ends in an AttemptFinished entry at
+# ERROR with its status; a successful one ends at INFO, and AttemptStarted is
+# INFO. Audit logs (cloudaudit.googleapis.com) are left out: a failed
+# UpdateJob of a broken deploy is an ERROR too, and if it names the job it
+# must not page as a failed renewal.
 resource "google_logging_metric" "renew_watch_job_failures" {
   project     = var.project_id
   name        = "inboxflow/renew_watch_job_failures"
   description = "Failed Cloud Scheduler attempts of the daily Gmail watch renewal job."
-  filter      = "resource.type=\"cloud_scheduler_job\" AND resource.labels.job_id=\"${google_cloud_scheduler_job.renew_watch.name}\" AND severity>=ERROR"
+  filter      = "resource.type=\"cloud_scheduler_job\" AND resource.labels.job_id=\"${google_cloud_scheduler_job.renew_watch.name}\" AND severity>=ERROR AND NOT logName:\"cloudaudit.googleapis.com\""
 
   metric_descriptor {
     metric_kind  = "DELTA"
@@ -381,6 +386,8 @@ resource "google_monitoring_alert_policy" "watch_renewal" {
 
 # Deadline and reminder tasks call the approval function's /timeout; an
 # attempt that does not succeed means a deadline is not being enforced.
+# task_attempt_count's response_code is the attempt's canonical code name in
+# lower case ("ok" for a 2xx answer, "unavailable", ...), not an HTTP number.
 resource "google_monitoring_alert_policy" "tasks_failures" {
   project               = var.project_id
   display_name          = "inboxflow: approval deadline tasks failing"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.infra.conftest import INFRA, Resource, first
+from tests.infra.conftest import INFRA, Resource, first, load_hcl
 
 CHANNELS = "${var.notification_channels}"
 
@@ -341,3 +341,27 @@ def test_provider_versions_are_locked_for_the_stack_and_the_bootstrap() -> None:
 def test_lock_files_are_not_ignored(directory: str) -> None:
     ignore = (INFRA.parent / ".gitignore").read_text(encoding="utf-8")
     assert ".terraform.lock.hcl" not in ignore, directory
+
+
+TERRAFORM_LOCK_HEADER = '# This file is maintained automatically by "terraform init".'
+HASH = re.compile(r"h1:[A-Za-z0-9+/]{43}=|zh:[0-9a-f]{64}")
+
+
+@pytest.mark.parametrize("directory", ["infra", "infra/bootstrap"])
+def test_lock_files_carry_only_hashes_terraform_recorded(directory: str) -> None:
+    """A hash Terraform did not record is a guess, and a wrong one fails every
+    `terraform init` (read-only or not): hand-written lock files pin versions
+    and carry no hashes until `terraform providers lock` writes the file."""
+    path = INFRA.parent / directory / ".terraform.lock.hcl"
+    text = path.read_text(encoding="utf-8")
+    lock = load_hcl(path)
+    providers = {name: body for block in lock["provider"] for name, body in block.items()}
+    assert providers, directory
+    recorded = {name: body.get("hashes", []) for name, body in providers.items()}
+    if text.startswith(TERRAFORM_LOCK_HEADER):
+        for name, hashes in recorded.items():
+            assert hashes and all(HASH.fullmatch(h) for h in hashes), (name, hashes)
+    else:
+        assert "NO checksums are recorded" in text, directory
+        assert not any(recorded.values()), f"hand-written hashes in {directory}: {recorded}"
+        assert not HASH.search(text), directory  # not even outside a hashes list
