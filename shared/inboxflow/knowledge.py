@@ -52,6 +52,10 @@ EMAIL_EMBED_CHARS = 2000
 """Subject and unquoted body beyond this are not embedded."""
 EXCERPT_CHARS = 240
 KB_SUFFIXES = (".md", ".markdown", ".txt")
+KB_HIT_FIELDS = ("source", "title", "section", "text", "category")
+"""The fields of a knowledge-base chunk that ``search`` and ``retrieve`` return."""
+EMAIL_HIT_FIELDS = ("subject", "sender", "category", "received_at", "excerpt")
+"""The fields of a past email that ``retrieve`` returns."""
 MAX_DISTANCE_BY_EMBEDDER: dict[str, float] = {"offline-hash": 0.85}
 """Farther than this, a result is noise (by embedder name prefix; measured on the samples:
 related texts of the offline embedder lie within 0.78, unrelated ones beyond 0.85)."""
@@ -416,7 +420,7 @@ class KnowledgeBase:
     def search(
         self, text: str, limit: int = 5, categories: Sequence[str] | None = None
     ) -> list[Neighbor]:
-        """Knowledge-base chunks nearest to ``text``, nearest first.
+        """Knowledge-base chunks nearest to ``text``, nearest first, with ``KB_HIT_FIELDS``.
 
         Args:
             text: what to look for.
@@ -426,12 +430,18 @@ class KnowledgeBase:
         """
         (vector,) = self.embedder.embed([text], purpose="query")
         if categories is None:
-            return self.vectors.nearest(KB_CHUNKS, vector, limit, where=self._mine)
+            return self.vectors.nearest(
+                KB_CHUNKS, vector, limit, where=self._mine, fields=KB_HIT_FIELDS
+            )
         found = [
             neighbor
             for category in dict.fromkeys(categories)
             for neighbor in self.vectors.nearest(
-                KB_CHUNKS, vector, limit, where=[*self._mine, ("category", "==", category)]
+                KB_CHUNKS,
+                vector,
+                limit,
+                where=[*self._mine, ("category", "==", category)],
+                fields=KB_HIT_FIELDS,
             )
         ]
         return sorted(found, key=lambda n: n.distance)[:limit]
@@ -479,15 +489,20 @@ class KnowledgeBase:
     ) -> Retrieval:
         """Embed an email once, find KB chunks and similar past emails, then index it.
 
+        Chunks come with ``KB_HIT_FIELDS``, past emails with ``EMAIL_HIT_FIELDS``.
         The email itself (by message id) is never among the similar emails,
         so a re-run after indexing returns the same answer. Results beyond
         ``max_distance`` are dropped.
         """
         (vector,) = self.embedder.embed([self.email_text(email)], purpose="query")
-        knowledge = self.vectors.nearest(KB_CHUNKS, vector, kb_limit, where=self._mine)
+        knowledge = self.vectors.nearest(
+            KB_CHUNKS, vector, kb_limit, where=self._mine, fields=KB_HIT_FIELDS
+        )
         similar = [
             n
-            for n in self.vectors.nearest(EMAIL_VECTORS, vector, email_limit + 1, where=self._mine)
+            for n in self.vectors.nearest(
+                EMAIL_VECTORS, vector, email_limit + 1, where=self._mine, fields=EMAIL_HIT_FIELDS
+            )
             if n.doc_id != email.message_id
         ][:email_limit]
         if index:

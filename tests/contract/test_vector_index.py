@@ -193,3 +193,87 @@ def test_results_match_brute_force(index: VectorIndex) -> None:
         assert neighbor.distance == pytest.approx(
             cosine_distance(query, vectors[neighbor.doc_id]), abs=1e-4
         )
+
+
+ODD_NAMES = ("a.b", "with space", "back`tick", "__dunder__", "~tilde", "Grüße")
+
+
+def test_nearest_returns_only_the_fields_asked_for(index: VectorIndex) -> None:
+    index.upsert("kb", "near", angle(0), {"title": "T", "text": "long body", "position": 3})
+    index.upsert("kb", "far", angle(60), {"text": "no title here", "position": 4})
+    found = index.nearest("kb", angle(10), limit=5, fields=["title", "position"])
+    assert [(n.doc_id, n.fields) for n in found] == [
+        ("near", {"title": "T", "position": 3}),
+        ("far", {"position": 4}),  # a field the document lacks is absent, not None
+    ]
+    assert found[0].distance == pytest.approx(1 - math.cos(math.radians(10)), abs=1e-5)
+    assert found[1].distance == pytest.approx(1 - math.cos(math.radians(50)), abs=1e-5)
+    nothing = index.nearest("kb", angle(10), limit=5, fields=[])
+    assert [(n.doc_id, n.fields) for n in nothing] == [("near", {}), ("far", {})]
+    assert nothing[1].distance == pytest.approx(found[1].distance, abs=1e-6)
+    everything = index.nearest("kb", angle(10), limit=1, fields=None)
+    assert everything[0].fields == {"title": "T", "text": "long body", "position": 3}
+
+
+def test_asked_fields_keep_filters_on_fields_not_asked_for(index: VectorIndex) -> None:
+    index.upsert("mail", "near-spam", angle(1), {"category": "spam", "subject": "win"})
+    index.upsert("mail", "mid-inquiry", angle(40), {"category": "inquiry", "subject": "hi"})
+    index.upsert("mail", "far-inquiry", angle(80), {"category": "inquiry", "subject": "yo"})
+    found = index.nearest(
+        "mail", angle(0), limit=5, where=[("category", "==", "inquiry")], fields=["subject"]
+    )
+    assert [(n.doc_id, n.fields) for n in found] == [
+        ("mid-inquiry", {"subject": "hi"}),
+        ("far-inquiry", {"subject": "yo"}),
+    ]
+    assert found[0].distance == pytest.approx(1 - math.cos(math.radians(40)), abs=1e-5)
+
+
+def test_asked_fields_with_odd_names_and_nested_values(index: VectorIndex) -> None:
+    fields = {name: f"value of {name}" for name in ODD_NAMES}
+    fields |= {"nested": {"a": [1, [2, 3]], "__k": None}, "other": 1}
+    index.upsert("odd", "doc", angle(0), fields)
+    (found,) = index.nearest("odd", angle(0), limit=1, fields=[*ODD_NAMES, "nested"])
+    assert found.fields == {k: v for k, v in fields.items() if k != "other"}
+    (one,) = index.nearest("odd", angle(0), limit=1, fields=["a.b", "a.b"])
+    assert one.fields == {"a.b": "value of a.b"}  # one field named "a.b", not a path into "a"
+
+
+def test_the_vector_and_the_distance_are_never_fields(index: VectorIndex) -> None:
+    index.upsert("kb", "a", angle(0), {"title": "a"})
+    for asked in (None, ["title"], []):
+        (found,) = index.nearest("kb", angle(0), limit=1, fields=asked)
+        assert not {"embedding", "vector_distance"} & set(found.fields), asked
+    for reserved in ("embedding", "vector_distance"):
+        with pytest.raises(ValueError, match="reserved"):
+            index.nearest("kb", angle(0), limit=1, fields=["title", reserved])
+    with pytest.raises(TypeError):
+        index.nearest("kb", angle(0), limit=1, fields="title")
+
+
+@pytest.mark.emulator
+def test_firestore_transfers_only_the_asked_fields_and_the_distance(
+    firestore_env: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from google.cloud.firestore_v1.vector_query import VectorQuery
+
+    from inboxflow.adapters.firestore_vectors import FirestoreVectorIndex
+
+    received: list[dict] = []
+    stream = VectorQuery.stream
+
+    def recording(self: VectorQuery, *args: object, **kwargs: object) -> Iterator[object]:
+        for snapshot in stream(self, *args, **kwargs):
+            received.append(snapshot.to_dict())
+            yield snapshot
+
+    monkeypatch.setattr(VectorQuery, "stream", recording)
+    index = FirestoreVectorIndex()
+    try:
+        index.upsert("kb", "a", angle(0), {"title": "a", "text": "body", "a.b": 1})
+        index.nearest("kb", angle(0), limit=1)
+        assert set(received.pop()) == {"title", "text", "a.b", "embedding", "vector_distance"}
+        index.nearest("kb", angle(0), limit=1, fields=["title", "a.b"])
+        assert set(received.pop()) == {"title", "a.b", "vector_distance"}
+    finally:
+        index.close()

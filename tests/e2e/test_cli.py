@@ -34,18 +34,20 @@ def run_cli(
     )
 
 
-def test_the_demo_piped_to_a_file_gets_a_table_as_wide_as_a_log_viewer_not_80_columns(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    result = subprocess.run(
-        [*CLI, "demo", "--home", str(tmp_path / "home")],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,  # stdout is a pipe, not a terminal
+def run_piped(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The CLI with stdout a pipe, not a terminal, and no ``COLUMNS`` to say how wide."""
+    return subprocess.run(
+        [*CLI, *args],
+        cwd=cwd,
+        env={k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},
+        capture_output=True,
         text=True,
         timeout=300,
     )
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+
+
+def assert_a_whole_trace_table_160_wide(output: str) -> None:
+    lines = output.splitlines()
     (header,) = [line for line in lines if line.startswith("┃ trace_id")]
     for column in ("email", "graph", "rule", "category", "conf.", "route taken", "status"):
         assert f"┃ {column} " in header, header
@@ -53,6 +55,21 @@ def test_the_demo_piped_to_a_file_gets_a_table_as_wide_as_a_log_viewer_not_80_co
     assert {cell_len(line) for line in table} == {160}  # columns on screen, not characters
     rows = [line for line in lines if line.startswith("│ ") and len(line[2:18].strip()) == 16]
     assert rows and all(line[2:18].isalnum() for line in rows)  # whole trace ids, no "…"
+
+
+def test_the_demo_piped_to_a_file_gets_a_table_as_wide_as_a_log_viewer_not_80_columns(tmp_path):
+    result = run_piped("demo", "--home", str(tmp_path / "home"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert_a_whole_trace_table_160_wide(result.stdout)
+
+
+def test_the_traces_listing_piped_gets_the_same_width(tmp_path):
+    home = str(tmp_path / "home")
+    sample = str(SAMPLES / "04-complaint-double-charge.eml")
+    assert run_piped("run", "--home", home, sample, cwd=tmp_path).returncode == 0
+    result = run_piped("traces", "--home", home, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert_a_whole_trace_table_160_wide(result.stdout)
 
 
 def test_demo_prints_a_row_per_sample_and_trace_shows_the_steps(tmp_path):

@@ -15,8 +15,10 @@ from inboxflow.adapters.offline_embedder import OfflineEmbedder, features, stem
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.sqlite_vectors import SqliteVectorIndex, dot
 from inboxflow.knowledge import (
+    EMAIL_HIT_FIELDS,
     EMAIL_VECTORS,
     KB_CHUNKS,
+    KB_HIT_FIELDS,
     KnowledgeBase,
     check_category,
     chunk_document,
@@ -306,6 +308,23 @@ def test_index_email_and_retrieve_never_return_the_email_itself(kb: KnowledgeBas
     assert kb.retrieve(broken_exports, "complaint") == second
     ids = sorted(d for d, _ in kb.vectors.documents(EMAIL_VECTORS))
     assert ids == sorted([thanks.message_id, broken_report.message_id, broken_exports.message_id])
+
+
+def test_searches_return_the_fields_their_callers_read_not_whole_documents(kb: KnowledgeBase):
+    seed_knowledge(kb)
+    report = load_email_file(sample_inbox_dir() / "05-complaint-prompt-injection.json")
+    exports = load_email_file(sample_inbox_dir() / "15-complaint-exports-broken.eml")
+    kb.index_email(report, "complaint")
+    found = kb.retrieve(exports, "complaint")
+    chunks = [
+        *found.knowledge,
+        *kb.search("refund", limit=3),
+        *kb.search("refund", limit=3, categories=["billing", ""]),
+    ]
+    assert chunks and all(set(n.fields) == set(KB_HIT_FIELDS) for n in chunks)
+    assert [set(n.fields) for n in found.similar_emails] == [set(EMAIL_HIT_FIELDS)]
+    # stored, but read by no caller of a search:
+    assert {"position", "embedder", "added_at"} <= set(kb.vectors.documents(KB_CHUNKS)[0][1])
 
 
 def test_results_beyond_max_distance_are_dropped(tmp_path: Path):

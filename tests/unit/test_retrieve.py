@@ -126,6 +126,17 @@ def test_similar_past_emails_are_found_and_never_the_email_itself(sample_context
     assert first["similar_emails"] == []  # nothing was indexed before the first email
 
 
+def test_every_field_of_a_hit_is_filled_from_the_fields_the_search_returns(sample_contexts):
+    hits = [hit for context in sample_contexts.values() for hit in context["knowledge"]]
+    emails = [hit for context in sample_contexts.values() for hit in context["similar_emails"]]
+    assert hits and emails
+    for hit in hits:
+        assert all(hit[key] for key in ("id", "title", "section", "source", "excerpt")), hit
+    for email in emails:
+        keys = ("message_id", "subject", "sender", "category", "received_at", "excerpt")
+        assert all(email[key] for key in keys), email
+
+
 def test_the_state_keeps_pointers_and_excerpts_not_documents(sample_contexts):
     for context in sample_contexts.values():
         assert len(context["knowledge"]) <= 3 and len(context["similar_emails"]) <= 3

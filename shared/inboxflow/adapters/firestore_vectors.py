@@ -3,7 +3,10 @@
 A document ``{collection}/{doc_id}`` holds the fields (encoded as the
 checkpoint store encodes documents) plus ``embedding``, a Firestore
 ``Vector``. ``nearest`` is ``find_nearest(distance_measure=COSINE)``, which
-reports the cosine distance in ``vector_distance``.
+reports the cosine distance in ``vector_distance``. Asked for some
+``fields``, it projects the query onto them and ``vector_distance`` (a
+projection must name the distance field, or the distance is not returned),
+so the vector and the other fields stay on the server.
 
 Production needs a vector index per collection on ``embedding`` (flat, 768
 dimensions), with every field used in ``where`` declared ahead of it
@@ -40,6 +43,7 @@ from ..ports.vectors import (
     VectorDocument,
     VectorIndex,
     check_document,
+    check_fields,
     check_limit,
 )
 from .firestore_store import (
@@ -88,6 +92,7 @@ def _translated(what: str) -> Iterator[None]:
 
 
 def _field_path(name: str) -> str:
+    """The path of a top-level field, back-quoted when not a plain name (``a.b`` stays one field)."""
     return FieldPath(encode_key(name)).to_api_repr()
 
 
@@ -155,11 +160,15 @@ class FirestoreVectorIndex(VectorIndex):
         vector: Sequence[float],
         limit: int,
         where: Iterable[Filter] | None = None,
+        fields: Sequence[str] | None = None,
     ) -> list[Neighbor]:
         check_limit(limit)
+        names = check_fields(fields)
         query: Any = self.client.collection(collection)
         for name, op, value in where or ():
             query = query.where(filter=FieldFilter(_field_path(name), op, encode_value(value)))
+        if names is not None:
+            query = query.select([*map(_field_path, names), _field_path(DISTANCE_FIELD)])
         search = query.find_nearest(
             vector_field=EMBEDDING_FIELD,
             query_vector=Vector([float(x) for x in vector]),

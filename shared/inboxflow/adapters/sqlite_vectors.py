@@ -34,6 +34,7 @@ from ..ports.vectors import (
     VectorDocument,
     VectorIndex,
     check_document,
+    check_fields,
     check_limit,
 )
 from . import sqlite_wal
@@ -84,6 +85,13 @@ def _to_blob(vector: array[float]) -> bytes:
         vector = array("f", vector)
         vector.byteswap()
     return vector.tobytes()
+
+
+def _selected(stored: dict[str, Any], names: list[str] | None) -> dict[str, Any]:
+    """A copy of ``stored``, or of its fields named in ``names`` that it has."""
+    if names is None:
+        return dict(stored)
+    return {name: stored[name] for name in names if name in stored}
 
 
 MAX_CACHED_FILTERS = 32
@@ -301,8 +309,10 @@ class SqliteVectorIndex(VectorIndex):
         vector: Sequence[float],
         limit: int,
         where: Iterable[Filter] | None = None,
+        fields: Sequence[str] | None = None,
     ) -> list[Neighbor]:
         check_limit(limit)
+        names = check_fields(fields)
         filters = list(where or ())
         query = np.frombuffer(normalised(vector), dtype=np.float32)
         with self._lock:
@@ -324,7 +334,7 @@ class SqliteVectorIndex(VectorIndex):
                 Neighbor(
                     doc_id=rows.ids[i],
                     distance=min(2.0, max(0.0, 1.0 - float(similarity))),
-                    fields=dict(loaded.fields[rows.ids[i]]),
+                    fields=_selected(loaded.fields[rows.ids[i]], names),
                 )
                 for i, similarity in zip(
                     candidates[order].tolist(), scores[order].tolist(), strict=True

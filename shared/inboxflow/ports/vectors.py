@@ -9,7 +9,9 @@ for orthogonal, 2 for opposite), closest first.
 Adapters: ``SqliteVectorIndex`` (the embedded default, exact search in the
 SQLite file beside the checkpoints) and ``FirestoreVectorIndex`` (Firestore
 ``find_nearest``). Only documents whose vector has the query's length are
-candidates, as in Firestore.
+candidates, as in Firestore. ``nearest`` can return only some of the
+stored fields (``fields``); Firestore then reads only those (a projection),
+not the whole document with its vector.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ class Neighbor:
     Attributes:
         doc_id: the document's id in its collection.
         distance: cosine distance to the query vector (smaller is nearer).
-        fields: the document's stored fields (without the vector).
+        fields: the document's stored fields (without the vector), or those
+            ``nearest`` was asked for.
     """
 
     doc_id: str
@@ -72,6 +75,24 @@ def check_document(doc_id: str, vector: Sequence[float], fields: dict[str, Any])
         raise ValueError(f"document {doc_id!r}: reserved field names {sorted(clash)}")
 
 
+def check_fields(fields: Sequence[str] | None) -> list[str] | None:
+    """The field names ``nearest`` was asked for, once each, in order (None stays None).
+
+    Raises:
+        TypeError: ``fields`` is one string rather than a sequence of names.
+        ValueError: a reserved field name (the vector, the distance).
+    """
+    if fields is None:
+        return None
+    if isinstance(fields, str):
+        raise TypeError(f"fields is a sequence of names, not the string {fields!r}")
+    names = list(dict.fromkeys(fields))
+    clash = RESERVED_FIELDS.intersection(names)
+    if clash:
+        raise ValueError(f"reserved field names {sorted(clash)} cannot be asked for")
+    return names
+
+
 def check_limit(limit: int) -> None:
     """Refuse a ``nearest`` limit outside ``1..MAX_LIMIT``.
 
@@ -102,6 +123,7 @@ class VectorIndex(ABC):
         vector: Sequence[float],
         limit: int,
         where: Iterable[Filter] | None = None,
+        fields: Sequence[str] | None = None,
     ) -> list[Neighbor]:
         """The ``limit`` documents nearest to ``vector``, nearest first.
 
@@ -112,9 +134,17 @@ class VectorIndex(ABC):
             where: filters on fields applied before ranking, ``(field, op, value)``
                 as in ``CheckpointStore.list``. On Firestore each filtered field
                 needs a composite vector index.
+            fields: the stored fields each ``Neighbor.fields`` holds (a document
+                without one simply lacks it); None: all of them. Filters may use
+                fields not asked for. On Firestore the rest of each document, the
+                vector included, is not transferred.
 
         Returns:
             Neighbors by increasing distance; ties in any order.
+
+        Raises:
+            ValueError: see ``check_limit`` and ``check_fields``.
+            TypeError: see ``check_fields``.
         """
 
     @abstractmethod
@@ -147,5 +177,6 @@ __all__ = [
     "VectorDocument",
     "VectorIndex",
     "check_document",
+    "check_fields",
     "check_limit",
 ]

@@ -11,7 +11,14 @@ from rich.console import Console
 from rich.table import Table
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
-from inboxflow.dev.cli.render import STATUS_STYLE, compact, routed_line, summary_row, trace_table
+from inboxflow.dev.cli.render import (
+    STATUS_STYLE,
+    cli_console,
+    compact,
+    routed_line,
+    summary_row,
+    trace_table,
+)
 from inboxflow.ports.checkpoint import Filter
 from inboxflow.runtime import fold
 from inboxflow.services import make_store
@@ -119,7 +126,7 @@ def traces(
     from inboxflow.ports.checkpoint import Checkpoint
 
     table_rows = [summary_row(store, Checkpoint.model_validate(doc)) for _, doc in rows]
-    Console().print(trace_table(table_rows, f"{len(table_rows)} most recent traces"))
+    cli_console().print(trace_table(table_rows, f"{len(table_rows)} most recent traces"))
 
 
 def failures(
