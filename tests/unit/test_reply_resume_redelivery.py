@@ -84,6 +84,22 @@ def _resumed_runs(store: Any, trace_id: str, node: str) -> int:
     return [log.step_name for log in store.step_logs(trace_id)].count(node)
 
 
+def _other_reply(thread: str) -> Email:
+    """Another reply in the thread, resumed directly (not through ingest)."""
+    return Email.model_validate(
+        {
+            "message_id": "other@example.com",
+            "thread_id": thread,
+            "mailbox": "desk@agency.test",
+            "sender": {"address": "dana@example.com"},
+            "subject": "Re: Car insurance quote",
+            "body_text": "VIN 1HGCM82633A004352",
+            "received_at": "2027-01-14T10:00:00Z",
+            "gmail_id": "other",
+        }
+    )
+
+
 @pytest.mark.parametrize("resume_ran_first", [True, False], ids=["ran", "not-yet-run"])
 def test_a_redelivery_after_dying_between_the_resume_and_the_claim_finishes_it_resumed(
     chat: ChatWorld, monkeypatch: pytest.MonkeyPatch, resume_ran_first: bool
@@ -126,19 +142,7 @@ def test_a_resume_that_never_went_out_for_a_wait_that_ended_is_still_refused_and
         patch.setattr(chat.ingestor.claims, "note", dies)
         with pytest.raises(SimulatedCrash):
             chat.notify(history_id)
-    # Meanwhile another resume answers the wait.
-    other = Email.model_validate(
-        {
-            "message_id": "other@example.com",
-            "thread_id": thread,
-            "mailbox": "desk@agency.test",
-            "sender": {"address": "dana@example.com"},
-            "subject": "Re: Car insurance quote",
-            "body_text": "VIN 1HGCM82633A004352",
-            "received_at": "2027-01-14T10:00:00Z",
-            "gmail_id": "other",
-        }
-    )
+    other = _other_reply(thread)  # meanwhile another resume answers the wait
     step = chat.trace(trace_id).step
     chat.runtime.resume(trace_id, customer_reply_resume(other, trace_id, step))
     chat.bus.drain()
@@ -152,6 +156,39 @@ def test_a_resume_that_never_went_out_for_a_wait_that_ended_is_still_refused_and
     (failure,) = [doc for _, doc in chat.store.list("failures")]
     assert reply in failure["reason"] and failure["function"] == "ingest"
     assert chat.trace(trace_id).state["reply"]["gmail_id"] == "other"
+
+
+def test_a_resume_refused_as_it_was_published_is_not_taken_for_sent_after_a_crash(
+    chat: ChatWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wait ends between ingest's check and the publish (``runtime.resume`` refuses, nothing
+    goes out), then the run dies recording that: the redelivery still refuses and records it."""
+    trace_id, thread = _waiting_for_customer(chat)
+    reply, history_id = chat.deliver(eml(2, body="The VIN is 1HGCM82633A004352."), thread)
+    real_resume = chat.runtime.resume
+    other = _other_reply(thread)
+
+    def resume_after_the_wait_ended(trace: str, decision: Any) -> Any:
+        real_resume(trace, customer_reply_resume(other, trace, chat.trace(trace).step))
+        chat.bus.drain()
+        return real_resume(trace, decision)
+
+    def dies(*args: Any, **kwargs: Any) -> None:
+        raise SimulatedCrash("ingest died recording the refusal")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(chat.runtime, "resume", resume_after_the_wait_ended)
+        patch.setattr(chat.ingestor, "_record_failure", dies)
+        with pytest.raises(SimulatedCrash):
+            chat.notify(history_id)
+    assert chat.trace(trace_id).state["reply"]["gmail_id"] == "other"
+    assert chat.claim(reply).get("resume_sent") is None
+
+    chat.clock.advance(LEASE_S + 1)
+    report = chat.notify(history_id)
+    assert report.resumed == [] and chat.claim(reply)["state"] == "refused"
+    (failure,) = [doc for _, doc in chat.store.list("failures")]
+    assert reply in failure["reason"]
 
 
 def test_a_sent_resume_whose_wait_gave_up_first_is_refused_and_recorded(
