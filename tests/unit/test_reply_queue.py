@@ -102,6 +102,7 @@ def test_a_redelivered_notification_after_a_crash_queues_the_reply_once(
     assert chat.notify(history_id).outcome == "stale"  # and once more, after the cursor moved
     assert [doc["gmail_id"] for _, doc in _queued(chat, trace_id)] == [reply]
     assert chat.claim(reply)["state"] == "queued"
+    assert chat.store.list("failures") == []  # the redelivery is no refusal
 
 
 def test_queueing_is_create_only(chat: ChatWorld) -> None:

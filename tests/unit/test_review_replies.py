@@ -194,6 +194,7 @@ def test_a_duplicate_notification_after_a_crash_decides_once(
     assert again is not None and again.decided_at == first.decided_at
     gmail_id = crashed[0][1]
     assert chat.claim(gmail_id)["review_outcome"] == "already_decided"
+    assert chat.store.list("failures") == []
     chat.bus.drain()
     assert chat.trace(trace_id).state["decision"] == "approve"
     assert chat.notify().outcome == "stale"

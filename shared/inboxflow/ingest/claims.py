@@ -11,6 +11,9 @@ move the cursor past it); a claim whose lease ran out (its owner died between
 the claim and the start) or was released (its owner failed) is taken over and
 finished, never left behind. Every action is idempotent (a trace id derived
 from the message, a resume of one step), so finishing twice has one outcome.
+A resume is noted on the claim (``resume_sent``) before it is published: a
+run taking the claim over after its owner died then knows that the wait it
+finds over may have been ended by this very message.
 """
 
 from __future__ import annotations
@@ -163,6 +166,19 @@ class Claims:
             return doc
 
         return self.store.run_transaction(record)
+
+    def note(self, mailbox: str, gmail_id: str, now: float, **fields: Any) -> None:
+        """Record ``fields`` on an unfinished claim (a step of carrying out its decision)."""
+        path = claim_path(mailbox, gmail_id)
+
+        def record(tx: Transaction) -> None:
+            doc = tx.get(path)
+            if doc is None or doc.get("state") in FINISHED:
+                return
+            doc.update(fields, updated_at=now)
+            tx.set(path, doc)
+
+        self.store.run_transaction(record)
 
     def finish(
         self, mailbox: str, gmail_id: str, state: ClaimState, now: float, **fields: Any

@@ -14,7 +14,9 @@ For a notification ``{emailAddress, historyId}``:
    thread's trace if it waits for a customer reply (the resume names that
    pause: when the wait ended before the resume was carried out, that is
    recorded in ``failures`` and the reply is handled as one arriving now,
-   if the trace's graph reads queued replies); queue the reply on the thread's trace if its graph queues
+   if the trace's graph reads queued replies; the claim notes the resume before
+   publishing it, so a redelivery after a run that died once it was published
+   finishes the claim ``resumed`` instead); queue the reply on the thread's trace if its graph queues
    thread replies and it is busy (``reply_queue.py``); else start a trace whose
    id derives from the message. The claim records each decision and its completion, so
    a run that dies half-way is finished by the next delivery; a message
@@ -41,13 +43,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, TypeVar
 
-from ..approvals.records import approval_id_for
+from ..approvals.records import approval_id_for, approval_path
 from ..config import InboxflowConfig, load_config
 from ..errors import PermanentError, RejectedEnvelope, RetryableError
 from ..mail import Email, EmailParseError
 from ..mail.loaders import parse_raw
 from ..mail.loop_guard import auto_reply_block, is_own_message, label_skip
 from ..pauses import ResumeRefused, check_resume
+from ..ports.checkpoint import Checkpoint
 from ..ports.gmail_reader import (
     INBOX,
     AddedMessage,
@@ -448,8 +451,7 @@ class Ingestor:
             self._queue_reply(address, raw, email, str(claim["queue_trace_id"]), report, facts)
             return
         if claim["action"] == "resume":
-            target, step = str(claim["resume_trace_id"]), int(claim["resume_step"])
-            self._resume_with_reply(address, raw, email, target, step, report, facts)
+            self._resume_with_reply(address, raw, email, claim, report, facts)
             return
         routed = route(email, self.config, address, default=mailbox.graph)
         try:
@@ -468,20 +470,27 @@ class Ingestor:
         address: str,
         raw: RawMessage,
         email: Email,
-        trace_id: str,
-        step: int,
+        claim: dict[str, Any],
         report: IngestReport,
         facts: dict[str, Any],
     ) -> None:
-        """Resume the customer wait at ``step`` with the reply; if that wait is over, keep the reply.
+        """Resume the customer wait the claim names with the reply; if that wait is over, keep the reply.
 
-        A wait can end between the claim's decision and now (its deadline fired, or a
-        redelivery finds the resume already ran). Then that resume is refused and
-        recorded (``failures`` and the claim's ``reason``), and the reply is handled
-        as one arriving now when the trace's graph reads queued replies (each one
-        once): queued, resuming the customer wait the trace is in now, if any.
-        Otherwise (a finished trace) the claim ends ``refused``.
+        A wait can end between the claim's decision and now (its deadline fired, or
+        another resume ran it). Then that resume is refused and recorded (``failures``
+        and the claim's ``reason``), and the reply is handled as one arriving now when
+        the trace's graph reads queued replies (each one once): queued, resuming the
+        customer wait the trace is in now, if any. Otherwise (a finished trace) the
+        claim ends ``refused``.
+
+        The claim notes the resume (``resume_sent``: the pause it answers, the hash of
+        its payload) before it is published. A run that died after publishing it leaves
+        the claim unfinished, and its redelivery finds the wait over because this very
+        resume ran it (``_resumed_before``): the claim ends ``resumed``, with no failure
+        recorded and nothing queued, as the run that died would have left it.
         """
+        trace_id, step = str(claim["resume_trace_id"]), int(claim["resume_step"])
+        gmail_id = raw.gmail_id
         resume = customer_reply_resume(email, trace_id, step)
         checkpoint = self.store.get_trace(trace_id)
         try:
@@ -489,10 +498,24 @@ class Ingestor:
                 raise ResumeRefused(f"reply for trace {trace_id} refused: no such trace")
             graph = self.runtime.graphs.get(checkpoint.graph)
             pause = checkpoint.pause if checkpoint.status == "waiting" else None
-            check_resume(resume, pause, graph.pause_kinds if graph else {}, trace_id)
-            self.runtime.resume(trace_id, resume)
+            try:
+                check_resume(resume, pause, graph.pause_kinds if graph else {}, trace_id)
+            except ResumeRefused:
+                if self._resumed_before(claim, resume, checkpoint, step):
+                    log.info("reply %s in %s resumed trace %s before", gmail_id, address, trace_id)
+                    self._finish(address, gmail_id, "resumed", report, trace_id=trace_id, **facts)
+                    report.resumed.append(trace_id)
+                    return
+                raise
+            self.claims.note(address, gmail_id, self.clock.now(), resume_sent=_sent(resume))
+            try:
+                self.runtime.resume(trace_id, resume)
+            except RejectedEnvelope:
+                # The wait ended just now and nothing was published: the note must not say sent.
+                self.claims.note(address, gmail_id, self.clock.now(), resume_sent=None)
+                raise
         except RejectedEnvelope as exc:
-            reason = f"message {raw.gmail_id} of {address}: {exc}"
+            reason = f"message {gmail_id} of {address}: {exc}"
             self._record_failure(reason, mailbox=address)
             log.warning("customer reply not resumed: %s", reason)
             if checkpoint is not None and self.replies.queues(checkpoint):
@@ -503,7 +526,7 @@ class Ingestor:
                 return
             self._finish(
                 address,
-                raw.gmail_id,
+                gmail_id,
                 "refused",
                 report,
                 trace_id=trace_id,
@@ -511,8 +534,25 @@ class Ingestor:
                 **facts,
             )
             return
-        self._finish(address, raw.gmail_id, "resumed", report, trace_id=trace_id, **facts)
+        self._finish(address, gmail_id, "resumed", report, trace_id=trace_id, **facts)
         report.resumed.append(trace_id)
+
+    def _resumed_before(
+        self, claim: dict[str, Any], resume: dict[str, Any], checkpoint: Checkpoint, step: int
+    ) -> bool:
+        """Whether ``resume``, sent by an earlier run on this claim, is what ran the wait at ``step``.
+
+        The runtime does not record which resume ran a step, so this reads what is on
+        record: the claim notes this very resume (same pause, same payload hash), so it
+        may have been published; the checkpoint is past ``step``, so the wait was run; and
+        the wait's deadline did not answer it as well (its approval has no ``timed_out_at``):
+        if it did, which of the two ran is unknown, and the reply is handled as refused
+        (recorded, and queued where the graph reads queued replies): kept, not lost.
+        """
+        if claim.get("resume_sent") != _sent(resume) or checkpoint.step <= step:
+            return False
+        approval = self.store.get(approval_path(str(resume["approval_id"]))) or {}
+        return approval.get("timed_out_at") is None
 
     def _review_reply(
         self, address: str, gmail_id: str, email: Email, report: IngestReport, facts: dict[str, Any]
@@ -636,6 +676,11 @@ def customer_reply_resume(
         "payload_hash": payload_hash(payload),
         "reviewer": email.sender.address,
     }
+
+
+def _sent(resume: dict[str, Any]) -> dict[str, Any]:
+    """What a claim notes of the resume it is about to publish: the pause and the payload."""
+    return {"approval_id": resume["approval_id"], "payload_hash": resume["payload_hash"]}
 
 
 def _event_id(now: float) -> str:
