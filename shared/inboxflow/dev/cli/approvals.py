@@ -13,10 +13,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.runtime import Runtime
 
 DEFAULT_PORT = 8088
@@ -88,7 +88,7 @@ def approvals(
     ),
 ) -> None:
     """List pending approvals with a review link each (open them with `inboxflow serve`)."""
-    console = Console()
+    console = cli_console()
     use_home(home, dev)
     url = base_url or (None if dev else serving_url(home))
     if url:
@@ -126,7 +126,7 @@ def serve(
     app = approval_app()
     stop = threading.Event()
     fire_due_tasks_in_background(rt, stop)
-    Console().print(
+    cli_console().print(
         f"approval function on [bold]http://{host}:{port}[/bold] "
         f"(links from `inboxflow approvals`); Ctrl-C stops"
     )

@@ -26,6 +26,7 @@ from rich.table import Table
 
 from inboxflow.dev import process_groups
 from inboxflow.dev.cli.options import DEFAULT_HOME, home_option
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def dev(
     """
     from inboxflow.dev import emulators
 
-    console = Console()
+    console = cli_console()
     try:
         journal, stopped = process_groups.begin(home)
     except process_groups.AlreadyRunning as exc:
@@ -242,7 +243,7 @@ def dev_state(home: Path) -> dict[str, Any]:
     pid = int(state.get("pid") or 0)
     if not state or not process_groups.running(pid):
         gone = f"its process {pid} is gone" if state else f"{state_path} not found"
-        Console(stderr=True).print(
+        cli_console(stderr=True).print(
             f"[red]No emulated cloud is running on {home}[/red] ({gone}): "
             f"start [bold]inboxflow dev --home {home}[/bold] first."
         )
@@ -272,7 +273,7 @@ def send(
     from inboxflow.mail import EmailParseError, load_email_file
     from inboxflow.services import build_runtime, make_store
 
-    console = Console()
+    console = cli_console()
     state = dev_state(home)
     os.environ.update(state["env"])
     try:

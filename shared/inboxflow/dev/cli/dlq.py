@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def list_(
         table.add_column(column, overflow="fold")
     for letter in letters:
         table.add_row(*_row(letter))
-    Console().print(table)
+    cli_console().print(table)
 
 
 @app.command("show")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.graph import END, Graph, Node
 from inboxflow.graphs import graph_registry
 
@@ -76,7 +76,7 @@ def graphs(
             raise typer.Exit(2)
         typer.echo(mermaid(graph), nl=False)
         return
-    console = Console()
+    console = cli_console()
     for graph in registry.values():
         console.print(_describe(graph))
         console.print(_nodes(graph))

@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
@@ -37,7 +36,7 @@ def trace(
     home: Path = home_option(),
 ) -> None:
     """The step log of a trace: step, node, latency, state delta, errors; --at STEP for the full state."""
-    console = Console()
+    console = cli_console()
     use_home(home, dev)
     store = make_store(Settings.from_env())
     checkpoint = store.get_trace(trace_id)
@@ -145,4 +144,4 @@ def failures(
         table.add_row(
             _when(doc["at"]), doc.get("trace_id", "-"), doc.get("node", "-"), doc["reason"]
         )
-    Console().print(table)
+    cli_console().print(table)

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def add(
     dev: bool = DEV,
 ) -> None:
     """Add (or replace) documents; a document is identified by its file name."""
-    console = Console()
+    console = cli_console()
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         console.print(Text(f"no such file: {', '.join(missing)}", style="red"))
@@ -113,7 +113,7 @@ def seed(home: Path = HOME, dev: bool = DEV) -> None:
 @app.command("list")
 def list_documents(home: Path = HOME, dev: bool = DEV) -> None:
     """The documents in the knowledge base."""
-    console = Console()
+    console = cli_console()
     with _knowledge_base(home, dev) as (kb, where):
         documents = kb.documents()
     if not documents:
@@ -153,7 +153,7 @@ def search(
     """The knowledge-base chunks nearest to TEXT (cosine distance, nearest first)."""
     from inboxflow.knowledge import excerpt
 
-    console = Console()
+    console = cli_console()
     with _knowledge_base(home, dev) as (kb, where):
         found = kb.search(text, limit=limit, categories=category or None)
         embedder = kb.embedder.name
@@ -187,7 +187,7 @@ def set_category(
     dev: bool = DEV,
 ) -> None:
     """Show or set a document's category (its chunks are written again, with their text)."""
-    console = Console()
+    console = cli_console()
     with _knowledge_base(home, dev) as (kb, _):
         if category is None:
             found = [d for d in kb.documents() if d.source == source]
@@ -217,6 +217,6 @@ def remove(
     with _knowledge_base(home, dev) as (kb, _):
         removed = kb.remove_document(source)
     if not removed:
-        Console().print(Text(f"no document named {source!r}", style="red"))
+        cli_console().print(Text(f"no document named {source!r}", style="red"))
         raise typer.Exit(1)
-    Console().print(f"removed {source} ({removed} chunks)")
+    cli_console().print(f"removed {source} ({removed} chunks)")

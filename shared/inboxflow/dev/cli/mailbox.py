@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.settings import Settings
 
@@ -42,7 +42,7 @@ def add(
     from inboxflow.graphs import graph_registry
     from inboxflow.ingest.mailboxes import MailboxRegistry
 
-    console = Console()
+    console = cli_console()
     if graph not in graph_registry():
         console.print(f"[red]unknown graph {graph!r}[/red]: one of {', '.join(graph_registry())}")
         raise typer.Exit(1)
@@ -103,7 +103,7 @@ def list_mailboxes(dev: bool = DEV, home: Path = HOME) -> None:
             ", ".join(f"{k}={v}" for k, v in sorted(mailbox.settings.items())) or "-",
             f"{sync['messages']} messages ({sync['reason']})" if sync else "-",
         )
-    Console().print(table)
+    cli_console().print(table)
 
 
 @app.command("watch")
@@ -118,7 +118,7 @@ def watch(
     from inboxflow.clock import SystemClock
     from inboxflow.ingest.watch import renew_watches
 
-    console = Console()
+    console = cli_console()
     store = _store(home, dev)
     wanted = address.strip().lower() if address else None
     try:

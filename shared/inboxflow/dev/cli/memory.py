@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def show(
     """The current preferences (defaults where nothing was learnt yet)."""
     from inboxflow.memory import read_memory
 
-    console = Console()
+    console = cli_console()
     with _store(home, dev) as store:
         for name in _namespaces(namespace):
             memory = read_memory(store, mailbox, name)
@@ -115,7 +115,7 @@ def history(
     """The kept changes (the last 50 per namespace), newest first, with why and what caused them."""
     from inboxflow.memory import memory_history
 
-    console = Console()
+    console = cli_console()
     with _store(home, dev) as store:
         for name in _namespaces(namespace):
             changes = memory_history(store, mailbox, name)

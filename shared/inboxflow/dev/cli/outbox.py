@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from inboxflow.config import CHANNELS
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.render import cli_console
 
 if TYPE_CHECKING:
     from inboxflow.ports.checkpoint import CheckpointStore
@@ -88,7 +88,7 @@ def outbox(
             )
             typer.echo(json.dumps({k: message.get(k) for k in keep}))
         return
-    console = Console()
+    console = cli_console()
     console.print(f"outbox: {counts}")
     if not messages:
         console.print("no notifications" + (f" on channel {channel}" if channel else ""))

@@ -30,14 +30,14 @@ PIPED_WIDTH = 160
 """Columns of the output when it goes to a pipe, a file or a CI log rather than a terminal."""
 
 
-def cli_console(stderr: bool = False) -> Console:
+def cli_console(stderr: bool = False, highlight: bool = True) -> Console:
     """The console of a command's output, as wide as the terminal.
 
     Rich assumes 80 columns when the output is not a terminal, which squeezes the
     per-email table to unreadable slivers: there it gets ``PIPED_WIDTH`` columns
     (``COLUMNS`` in the environment still decides when set).
     """
-    console = Console(stderr=stderr)
+    console = Console(stderr=stderr, highlight=highlight)
     if not console.is_terminal and not os.environ.get("COLUMNS"):
         console.width = PIPED_WIDTH
     return console

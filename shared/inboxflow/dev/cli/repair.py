@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.runtime import Runtime
 from inboxflow.settings import Settings
 
@@ -74,7 +75,7 @@ def replay(
     """
     from inboxflow.repair import RepairRefused, fork
 
-    console = Console()
+    console = cli_console()
     runtime = _runtime(home, dev)
     try:
         fork_id = fork(runtime, trace_id, from_step)
@@ -95,7 +96,7 @@ def retry(
     from inboxflow.repair import RepairRefused
     from inboxflow.repair import retry as retry_trace
 
-    console = Console()
+    console = cli_console()
     runtime = _runtime(home, dev)
     try:
         envelope = retry_trace(runtime, trace_id)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from inboxflow.dev.cli.local import load_routing
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.graphs import graph_registry
 from inboxflow.mail import EmailParseError, load_email_file
 from inboxflow.mail.loop_guard import auto_reply_block
@@ -23,7 +23,7 @@ def route(
 ) -> None:
     """Print, per email, the rule that matched, the graph and profile, and why earlier rules did not."""
     config = load_routing(graph_registry())
-    console = Console(highlight=False)
+    console = cli_console(highlight=False)
     console.print(
         f"rules: {escape(config.source or 'no inboxflow.yaml (every email to pipeline)')}"
     )

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.graphs.agent.audit import AGENT_RUNS
 from inboxflow.ports.checkpoint import Filter
 from inboxflow.services import make_store
@@ -68,4 +68,4 @@ def runs(
             ", ".join(tools),
             str(doc.get("final_message") or doc.get("error") or "")[:80],
         )
-    Console().print(table)
+    cli_console().print(table)

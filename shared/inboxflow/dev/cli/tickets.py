@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from inboxflow.dev.cli.render import cli_console
 from inboxflow.graphs.support.tickets import TicketStore
 from inboxflow.services import make_store
 from inboxflow.settings import Settings
@@ -45,7 +45,7 @@ def tickets(
             str(len(ticket.traces)),
             ticket.subject[:60],
         )
-    Console().print(table)
+    cli_console().print(table)
 
 
 def ticket(
