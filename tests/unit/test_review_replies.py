@@ -200,6 +200,39 @@ def test_a_duplicate_notification_after_a_crash_decides_once(
     assert chat.notify().outcome == "stale"
 
 
+def test_a_crash_between_the_decision_and_its_resume_is_resumed_by_the_redelivery(
+    chat: ChatWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decision is stored but its resume never went out: the redelivered reply publishes it
+    (as the approval function does on a second POST), not the deadline days later."""
+    trace_id, approval = _waiting_for_review(chat)
+    real_publish = chat.approvals.publish_resume
+    crashed: list[Any] = []
+
+    def crash_once(decided: Any) -> Any:
+        if not crashed:
+            crashed.append(decided)
+            raise RuntimeError("the ingest function died after storing the decision")
+        return real_publish(decided)
+
+    monkeypatch.setattr(chat.approvals, "publish_resume", crash_once)
+    with pytest.raises(RuntimeError):
+        _reply(chat, approval, 2, "approve")
+    chat.bus.drain()
+    stored = chat.approvals.get(approval.approval_id)
+    assert stored is not None and stored.decision == "approve" and stored.resumed_at is None
+    assert chat.trace(trace_id).status == "waiting"  # nothing resumed it yet
+
+    chat.notify()  # redelivered: the claim is taken over
+    chat.bus.drain()
+    resumed = chat.trace(trace_id)
+    assert resumed.state["decision"] == "approve" and resumed.pause["kind"] == "customer_reply"  # type: ignore[index]
+    again = chat.approvals.get(approval.approval_id)
+    assert again is not None and again.resumed_at is not None
+    assert again.decided_at == stored.decided_at  # decided once
+    assert chat.store.list("failures") == []
+
+
 def test_a_reply_after_the_link_was_used_changes_nothing(sqlite_chat: ChatWorld) -> None:
     _, approval = _waiting_for_review(sqlite_chat)
     link = sqlite_chat.approvals.issue_link(approval, "Lead@Agency.test")

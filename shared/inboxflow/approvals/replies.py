@@ -181,7 +181,7 @@ def decide_by_reply(approvals: ApprovalService, email: Email) -> ReplyDecision |
             approval_id, "refused", f"the reply claims to be from {sender} but failed DMARC"
         )
     if approval.status != "pending":
-        return _already(approval)
+        return _already(approvals, approval)
     if approvals.clock.now() >= approval.deadline:
         return ReplyDecision(approval_id, "expired", "the approval is past its deadline")
     parsed = parse_decision(email.body_text)
@@ -204,7 +204,7 @@ def decide_by_reply(approvals: ApprovalService, email: Email) -> ReplyDecision |
     try:
         approvals.decide_as(approval_id, reviewer, choice, comment=comment)
     except AlreadyDecided as exc:
-        return _already(exc.approval)
+        return _already(approvals, exc.approval)
     except ApprovalError as exc:
         return ReplyDecision(approval_id, "refused", exc.message)
     return ReplyDecision(
@@ -212,7 +212,10 @@ def decide_by_reply(approvals: ApprovalService, email: Email) -> ReplyDecision |
     )
 
 
-def _already(approval: Approval) -> ReplyDecision:
+def _already(approvals: ApprovalService, approval: Approval) -> ReplyDecision:
+    """Decided before; its resume is published again in case the run that decided died first
+    (``publish_resume`` does nothing once the resume is noted, and the runtime drops duplicates)."""
+    approvals.publish_resume(approval)
     who = approval.decided_by or "the deadline"
     return ReplyDecision(
         approval.approval_id,
