@@ -525,7 +525,8 @@ class Ingestor:
             reason = f"message {gmail_id} of {address}: {exc}"
             self._record_failure(reason, mailbox=address)
             log.warning("customer reply not resumed: %s", reason)
-            if checkpoint is not None and self.replies.queues(checkpoint):
+            latest = self.store.get_trace(trace_id)  # the wait may have given the trace up just now
+            if latest is not None and self.replies.queues(latest):
                 # As a reply arriving now: queued, and it resumes the wait the trace is in now.
                 self._queue_reply(
                     address, raw, email, trace_id, report, {**facts, "reason": str(exc)}
