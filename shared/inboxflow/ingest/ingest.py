@@ -18,7 +18,8 @@ For a notification ``{emailAddress, historyId}``:
    first, that is recorded in ``failures`` and the reply is handled as one
    arriving now, if the trace's graph reads queued replies; the claim notes the
    resume before publishing it, so a redelivery after a run that died once it
-   was published finishes the claim ``resumed`` instead); queue the reply on the thread's trace if its graph queues
+   was published finishes the claim ``resumed`` instead); queue the reply on
+   the thread's trace if its graph queues
    thread replies and it is busy (``reply_queue.py``); else start a trace whose
    id derives from the message. The claim records each decision and its completion, so
    a run that dies half-way is finished by the next delivery; a message
@@ -484,7 +485,8 @@ class Ingestor:
         reply to decide it is the only resume of that step. A wait can also end, or be
         answered, between the claim's decision and now (its deadline fired, or another
         reply or resume ran it). Then this resume is refused and recorded (``failures``
-        and the claim's ``reason``, saying what answered first), and the reply is handled as one arriving now when
+        and the claim's ``reason``, saying what answered first), and the reply is
+        handled as one arriving now when
         the trace's graph reads queued replies (each one once): queued, resuming the
         customer wait the trace is in now, if any. Otherwise (a finished trace) the
         claim ends ``refused``.
