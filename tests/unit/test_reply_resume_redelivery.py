@@ -191,9 +191,15 @@ def test_a_resume_refused_as_it_was_published_is_not_taken_for_sent_after_a_cras
     assert reply in failure["reason"]
 
 
-def test_a_sent_resume_whose_wait_gave_up_first_is_refused_and_recorded(
+def test_a_sent_resume_whose_deadline_fires_before_it_runs_is_only_republished(
     chat: ChatWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The reply decided the wait's approval before its resume went out, so the deadline that
+    fires before the resume runs finds it decided: it gives nothing up and only republishes the
+    reply's resume (the run died before noting it published). The reply resumes the trace once.
+
+    (Before the reply took the approval, this deadline gave the wait up and the reply was
+    refused: the reply that came first lost to a later deadline.)"""
     trace_id, thread = _waiting_for_customer(chat)
     wait = chat.trace(trace_id).pause["approval_id"]  # type: ignore[index]
     reply, history_id = chat.deliver(eml(2, body="The VIN is 1HGCM82633A004352."), thread)
@@ -201,15 +207,16 @@ def test_a_sent_resume_whose_wait_gave_up_first_is_refused_and_recorded(
     with pytest.raises(SimulatedCrash):
         chat.notify(history_id)
     chat.clock.advance(25 * 3600)  # the wait's deadline (needs_review) fires before the resume runs
-    assert chat.approvals.on_timeout(wait)["action"] == "needs_review"
-    chat.bus.drain()  # the resume arrives too late: the runtime refuses it
-    assert chat.trace(trace_id).status == "needs_review"
+    assert chat.approvals.on_timeout(wait) == {"action": "none", "reason": "already reply"}
+    chat.bus.drain()  # the resume and its republished copy: one runs, the other is a duplicate
+    done = chat.trace(trace_id)
+    assert done.status == "done" and done.state["reply"]["gmail_id"] == reply
+    assert _resumed_runs(chat.store, trace_id, "got") == 1
 
     report = chat.notify(history_id)
-    assert report.resumed == [] and report.repaired == 1
-    assert chat.claim(reply)["state"] == "refused"
-    ingest_failures = [d for _, d in chat.store.list("failures") if d["function"] == "ingest"]
-    assert len(ingest_failures) == 1 and reply in ingest_failures[0]["reason"]
+    assert report.resumed == [trace_id] and report.repaired == 1
+    assert chat.claim(reply)["state"] == "resumed"
+    assert chat.store.list("failures") == []
 
 
 def test_the_planner_customer_wait_is_resumed_once_when_ingest_dies_after_the_resume(
@@ -245,11 +252,15 @@ def test_the_planner_customer_wait_is_resumed_once_when_ingest_dies_after_the_re
     assert pending(runtime, trace_id).approval_id == moved.pause["approval_id"]
 
 
-def test_a_reply_whose_wait_its_deadline_also_answered_is_kept_not_called_resumed(
+def test_a_reply_that_decided_the_wait_is_resumed_by_its_deadline_when_the_run_died(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The run died after noting the resume and before it went out; the wait's first deadline
-    ran it (a reminder). Which resume ran is not on record: the reply is queued, not lost."""
+    """The run died after deciding the wait with the reply and noting the resume, before the
+    resume went out. The wait's first deadline finds the wait decided: no reminder, it
+    republishes the reply's resume. The redelivery finds the reply ran: ``resumed``.
+
+    (Before the reply took the approval, that deadline sent the reminder and the reply was
+    queued as a later one: which of the two had run was not on record.)"""
     runtime = build(tmp_path)
     mailbox = Mailbox(runtime)
     email = sample("41")
@@ -264,12 +275,15 @@ def test_a_reply_whose_wait_its_deadline_also_answered_is_kept_not_called_resume
         mailbox.ingest()
     runtime.clock.advance(3 * DAY)  # type: ignore[attr-defined]
     assert fire_due_deadlines(runtime) >= 1
-    again = checkpoint(runtime, trace_id)
-    assert again.step > waiting.step and again.pause["kind"] == "customer_reply"  # reminded
+    moved = checkpoint(runtime, trace_id)
+    assert moved.step > waiting.step and moved.pause["kind"] == "agency_review"
+    assert [m["ref"] for m in moved.state["messages"] if m["ref"] == "reminder"] == []
 
     report = mailbox.ingest()
-    assert report.resumed == [] and report.queued == [trace_id], report.summary()
+    assert report.resumed == [trace_id] and report.queued == [], report.summary()
     claim = runtime.store.get(claim_path(MAILBOX, reply_id))
-    assert claim is not None and claim["state"] == "queued"
-    assert len(runtime.store.list("failures")) == 1
+    assert claim is not None and claim["state"] == "resumed"
+    assert runtime.store.list("failures") == []
+    assert _queued(runtime.store, trace_id) == []
     assert state(runtime, trace_id)["seen_reply_ids"] == [first_id, reply_id]
+    assert _resumed_runs(runtime.store, trace_id, "wait_customer") == 2  # the pause, one resume

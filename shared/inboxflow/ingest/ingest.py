@@ -12,11 +12,14 @@ For a notification ``{emailAddress, historyId}``:
    mail, record loop-guarded mail with the reason, then: decide the approval
    a reply to a review email answers (``approvals/replies.py``); resume the
    thread's trace if it waits for a customer reply (the resume names that
-   pause: when the wait ended before the resume was carried out, that is
-   recorded in ``failures`` and the reply is handled as one arriving now,
-   if the trace's graph reads queued replies; the claim notes the resume before
-   publishing it, so a redelivery after a run that died once it was published
-   finishes the claim ``resumed`` instead); queue the reply on the thread's trace if its graph queues
+   pause, and takes the pause's approval in a transaction before it is
+   published: first decision wins, so of a reply and the wait's deadline only
+   one resume is published per step; when the wait was answered or ended
+   first, that is recorded in ``failures`` and the reply is handled as one
+   arriving now, if the trace's graph reads queued replies; the claim notes the
+   resume before publishing it, so a redelivery after a run that died once it
+   was published finishes the claim ``resumed`` instead); queue the reply on
+   the thread's trace if its graph queues
    thread replies and it is busy (``reply_queue.py``); else start a trace whose
    id derives from the message. The claim records each decision and its completion, so
    a run that dies half-way is finished by the next delivery; a message
@@ -43,7 +46,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, TypeVar
 
-from ..approvals.records import approval_id_for, approval_path
+from ..approvals.records import Approval, approval_id_for, approval_path
+from ..approvals.service import answer_customer_wait, answered_by, note_resumed, resume_of
 from ..config import InboxflowConfig, load_config
 from ..errors import PermanentError, RejectedEnvelope, RetryableError
 from ..mail import Email, EmailParseError
@@ -476,9 +480,13 @@ class Ingestor:
     ) -> None:
         """Resume the customer wait the claim names with the reply; if that wait is over, keep the reply.
 
-        A wait can end between the claim's decision and now (its deadline fired, or
-        another resume ran it). Then that resume is refused and recorded (``failures``
-        and the claim's ``reason``), and the reply is handled as one arriving now when
+        The reply decides the wait's approval before its resume is published
+        (``_answer_wait``): the first of the reply, the wait's deadline and any other
+        reply to decide it is the only resume of that step. A wait can also end, or be
+        answered, between the claim's decision and now (its deadline fired, or another
+        reply or resume ran it). Then this resume is refused and recorded (``failures``
+        and the claim's ``reason``, saying what answered first), and the reply is
+        handled as one arriving now when
         the trace's graph reads queued replies (each one once): queued, resuming the
         customer wait the trace is in now, if any. Otherwise (a finished trace) the
         claim ends ``refused``.
@@ -509,16 +517,18 @@ class Ingestor:
                 raise
             self.claims.note(address, gmail_id, self.clock.now(), resume_sent=_sent(resume))
             try:
-                self.runtime.resume(trace_id, resume)
+                self._answer_wait(trace_id, resume)
             except RejectedEnvelope:
-                # The wait ended just now and nothing was published: the note must not say sent.
+                # The wait was answered first or ended just now, and nothing was published:
+                # the note must not say sent.
                 self.claims.note(address, gmail_id, self.clock.now(), resume_sent=None)
                 raise
         except RejectedEnvelope as exc:
             reason = f"message {gmail_id} of {address}: {exc}"
             self._record_failure(reason, mailbox=address)
             log.warning("customer reply not resumed: %s", reason)
-            if checkpoint is not None and self.replies.queues(checkpoint):
+            latest = self.store.get_trace(trace_id)  # the wait may have given the trace up just now
+            if latest is not None and self.replies.queues(latest):
                 # As a reply arriving now: queued, and it resumes the wait the trace is in now.
                 self._queue_reply(
                     address, raw, email, trace_id, report, {**facts, "reason": str(exc)}
@@ -537,6 +547,24 @@ class Ingestor:
         self._finish(address, gmail_id, "resumed", report, trace_id=trace_id, **facts)
         report.resumed.append(trace_id)
 
+    def _answer_wait(self, trace_id: str, resume: dict[str, Any]) -> None:
+        """Decide the wait's approval with this reply (first decision wins), then publish it.
+
+        The reply and the wait's deadline (or another reply) race for the same step:
+        whichever decides ``approvals/{approval_id}`` first is the one resume published
+        for it. A deadline that comes later only republishes this resume, rebuilt from
+        the record (``resume_of``); a resume already noted published is not sent again.
+
+        Raises:
+            AnsweredFirst: the deadline or another reply decided the wait first; nothing
+                is published (the caller keeps the reply as one arriving now).
+            RejectedEnvelope: the trace no longer waits; nothing is published.
+        """
+        approval = answer_customer_wait(self.store, resume, self.clock.now())
+        if approval.resumed_at is None:
+            self.runtime.resume(trace_id, resume_of(approval))
+            note_resumed(self.store, approval, self.clock.now())
+
     def _resumed_before(
         self, claim: dict[str, Any], resume: dict[str, Any], checkpoint: Checkpoint, step: int
     ) -> bool:
@@ -545,14 +573,15 @@ class Ingestor:
         The runtime does not record which resume ran a step, so this reads what is on
         record: the claim notes this very resume (same pause, same payload hash), so it
         may have been published; the checkpoint is past ``step``, so the wait was run; and
-        the wait's deadline did not answer it as well (its approval has no ``timed_out_at``):
-        if it did, which of the two ran is unknown, and the reply is handled as refused
-        (recorded, and queued where the graph reads queued replies): kept, not lost.
+        the wait's approval was decided by this very reply (``answer_customer_wait``), so
+        every resume published for that step was this one (the deadline only republishes
+        it). Otherwise the reply is handled as refused (recorded, and queued where the
+        graph reads queued replies): kept, not lost.
         """
         if claim.get("resume_sent") != _sent(resume) or checkpoint.step <= step:
             return False
-        approval = self.store.get(approval_path(str(resume["approval_id"]))) or {}
-        return approval.get("timed_out_at") is None
+        doc = self.store.get(approval_path(str(resume["approval_id"])))
+        return doc is not None and answered_by(Approval.model_validate(doc), resume)
 
     def _review_reply(
         self, address: str, gmail_id: str, email: Email, report: IngestReport, facts: dict[str, Any]
@@ -591,8 +620,10 @@ class Ingestor:
         # (the resume names the queued reply; the graph reads each gmail_id once).
         waiting = self.threads.waiting_for_reply(address, raw.thread_id)
         if waiting is not None and waiting.trace_id == trace_id:
-            with contextlib.suppress(RejectedEnvelope):  # resumed meanwhile: it stays queued
-                self.runtime.resume(
+            # Answered meanwhile (its deadline, another reply): that resume runs the wait, which
+            # reads the queue; or the trace moved on: the reply stays queued for its next step.
+            with contextlib.suppress(RejectedEnvelope):
+                self._answer_wait(
                     trace_id, customer_reply_resume(email, trace_id, waiting.step, queued=True)
                 )
         self._finish(address, raw.gmail_id, "queued", report, trace_id=trace_id, **facts)
