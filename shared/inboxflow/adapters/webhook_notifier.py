@@ -21,12 +21,14 @@ the method takes two ids (``google/chat/v1/message.proto``,
 (``chat_message_ids``), so every post of one notification carries the same:
 
 - ``requestId``: "Specifying an existing request ID returns the message
-  created with that ID instead of creating a new message" (a name-based UUID,
-  as a random UUID is what the reference recommends);
+  created with that ID instead of creating a new message" (a UUID, the shape
+  the reference recommends; name-based here, so that a retry repeats it);
 - ``messageId``: a custom name (``client-``, at most 63 characters of
-  lowercase letters, digits and hyphens, unique within the space); creating it
-  again fails ``ALREADY_EXISTS`` (409), taken here as "sent before". It holds
-  when Chat no longer remembers the request id (the reference gives no window).
+  lowercase letters, digits and hyphens, "unique within a space"). Creating a
+  taken name is expected to fail ``ALREADY_EXISTS`` (``google/rpc/code.proto``:
+  "the entity that a client attempted to create already exists", HTTP 409),
+  taken here as "sent before"; another 409 (``ABORTED``) is still a refusal.
+  It covers a retry after Chat forgot the request id (no window is documented).
 
 The reference documents both for the method, not for webhooks in particular:
 whether a webhook honours them is unverified against a live space. Slack
