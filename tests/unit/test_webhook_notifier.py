@@ -1,16 +1,21 @@
-"""The webhook channel against a local receiver: cards, no unfurled token, retries, refusals."""
+"""The webhook channel against a local receiver: cards, no unfurled token, retries, refusals,
+one Chat card per notification (its ids) even after a crash; Slack unchanged."""
 
 from __future__ import annotations
 
 import json
+import re
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from inboxflow.adapters.webhook_notifier import WebhookNotifier
+from inboxflow.adapters.webhook_notifier import WebhookNotifier, chat_message_ids
 from inboxflow.clock import FakeClock
+from inboxflow.context import EffectJournal
 from inboxflow.errors import RetryableError
 from inboxflow.ports.notifier import NotificationRefused
 from tests.webhook_receiver import WebhookReceiver
@@ -124,3 +129,124 @@ def test_no_answer_is_retryable(store) -> None:
     )
     with pytest.raises(RetryableError, match="2 tries failed"):
         _send(notifier)
+
+
+# --- one card per notification: the ids of spaces.messages.create ------------------------
+
+
+class CrashBeforeTheReceipt(SqliteCheckpointStore):
+    """The process dies once as the receipt is written: the chat has the card, the outbox
+    and the journal do not (the journal's entry stays ``started``)."""
+
+    crashed = False
+
+    def set(self, path: str, doc: dict) -> None:
+        if path.startswith("outbox/") and not self.crashed:
+            self.crashed = True
+            raise SimulatedCrash(path)
+        super().set(path, doc)
+
+
+def _journal_send(journal: EffectJournal, notifier: WebhookNotifier, name: str) -> dict:
+    return journal.run(
+        "tr",
+        5,
+        name,
+        lambda key: _send(notifier, key),
+        lambda key: notifier.find(key),
+    )
+
+
+def test_a_chat_card_retried_after_a_crash_is_posted_once(tmp_path: Path, receiver) -> None:
+    store = CrashBeforeTheReceipt(tmp_path / "crash.db")
+    journal = EffectJournal(store, FakeClock())
+    notifier = _notifier(store, receiver)
+    with pytest.raises(SimulatedCrash):
+        _journal_send(journal, notifier, "notify-0-ana")
+    assert store.get("effects/tr:5:notify-0-ana")["status"] == "started"  # type: ignore[index]
+    assert len(receiver.messages) == 1 and store.list("outbox") == []
+
+    receipt = _journal_send(journal, notifier, "notify-0-ana")  # the redelivery
+
+    assert receiver.statuses == [200, 200]  # posted again (nothing to find), ...
+    (card,) = receiver.messages  # ... answered with the first card, not a second one
+    assert receiver.queries[0] == receiver.queries[1]
+    assert (
+        receipt["id"] == card["name"] == "spaces/AAAA/messages/" + card["clientAssignedMessageId"]
+    )
+    assert notifier.find("tr:5:notify-0-ana") == receipt
+    assert store.get("effects/tr:5:notify-0-ana")["status"] == "done"  # type: ignore[index]
+    store.close()
+
+
+def test_already_exists_counts_as_sent_when_chat_forgot_the_request_id(
+    tmp_path: Path, store, receiver
+) -> None:
+    first = _send(_notifier(store, receiver))
+    receiver.forget_request_ids()
+    lost = SqliteCheckpointStore(tmp_path / "lost.db")  # as if the receipt had not been kept
+    again = _send(_notifier(lost, receiver))
+    assert receiver.statuses == [200, 409]
+    assert len(receiver.messages) == 1
+    assert again == first  # the same message, named by its custom id
+    assert _notifier(lost, receiver).find("tr:5:notify-0-ana") == first
+    lost.close()
+
+
+def test_another_409_is_still_a_refusal(store, receiver) -> None:
+    receiver.answer(409, '{"error": {"code": 409, "status": "ABORTED"}}')
+    with pytest.raises(NotificationRefused, match="HTTP 409"):
+        _send(_notifier(store, receiver))
+    assert store.list("outbox") == []
+
+
+def test_a_throttled_try_and_its_retry_carry_the_same_ids(store, receiver) -> None:
+    receiver.answer(503, "unavailable")
+    _send(_notifier(store, receiver))
+    assert len(receiver.posts) == 2 and receiver.queries[0] == receiver.queries[1]
+
+
+def test_different_notifications_never_share_an_id(store, receiver) -> None:
+    keys = [
+        "tr:5:notify-0-ana",
+        "tr:5:notify-0-ben",
+        "tr:5:notify-1-ana",
+        "tr:6:notify-0-ana",
+        "tr2:5:notify-0-ana",
+        "TR:5:NOTIFY-0-ANA",
+        "tr:5:notify-0-" + "ä" * 300,
+    ]
+    notifier = _notifier(store, receiver)
+    for key in keys:
+        _send(notifier, key)
+    assert len(receiver.messages) == len(keys)  # every one created, none refused
+    request_ids = [q["requestId"] for q in receiver.queries]
+    message_ids = [q["messageId"] for q in receiver.queries]
+    assert len(set(request_ids)) == len(set(message_ids)) == len(keys)
+    for request_id, message_id in zip(request_ids, message_ids, strict=True):
+        assert str(uuid.UUID(request_id)) == request_id
+        assert re.fullmatch(r"client-[a-z0-9-]{1,56}", message_id)
+    # The documented shape, from the function itself too (the double checks it as Chat would).
+    assert chat_message_ids("k") == chat_message_ids("k") != chat_message_ids("k2")
+
+
+def test_the_ids_join_the_webhook_url_without_touching_its_key_and_token(store, receiver) -> None:
+    notifier = _notifier(store, receiver)
+    notifier.url = receiver.url + "?key=KEY-1&token=abc%3D"
+    _send(notifier)
+    (query,) = receiver.queries
+    assert query["key"] == "KEY-1" and query["token"] == "abc="
+    assert set(query) == {"key", "token", "requestId", "messageId"}
+
+
+def test_slack_is_posted_again_after_a_crash_it_takes_no_key(tmp_path: Path) -> None:
+    with WebhookReceiver(chat=False).running("/services/T0/B0/XYZ") as slack:
+        store = CrashBeforeTheReceipt(tmp_path / "slack.db")
+        journal = EffectJournal(store, FakeClock())
+        notifier = _notifier(store, slack, "slack")
+        with pytest.raises(SimulatedCrash):
+            _journal_send(journal, notifier, "notify-0-ana")
+        _journal_send(journal, notifier, "notify-0-ana")
+        assert slack.queries == [{}, {}]  # nothing added to a Slack URL
+        assert len(slack.messages) == 2  # the known leftover: two cards
+        store.close()

@@ -23,6 +23,12 @@ answer                                                             outcome
 
 SES cannot be searched for a message afterwards: the moment it accepts one,
 its ``MessageId`` is kept with the outbox copy, which is what ``find`` reads.
+
+SES v2 ``SendEmail`` takes no idempotency token (its request has no
+``ClientToken``-like member; the SES tokens are on other APIs, e.g. Mail
+Manager's ``CreateArchive``), so a crash after SES accepted an email and before
+its copy is kept makes the re-run send it again: a known leftover, unlike
+Google Chat webhooks (see ``webhook_notifier``).
 """
 
 from __future__ import annotations
