@@ -106,6 +106,17 @@ class ChatWorld:
         assert len(found) == 1, found
         return found[0]
 
+    def waiting_for_customer(self) -> tuple[str, str]:
+        """A trace whose plan a reviewer approved, now paused for the customer's reply:
+        ``(trace_id, thread_id)``."""
+        trace_id, thread = self.start()
+        self.bus.drain()
+        approval = self.pending_approval(trace_id)
+        self.approvals.decide_as(approval.approval_id, "agent@agency.test", "approve")
+        self.bus.drain()
+        assert self.trace(trace_id).pause["kind"] == "customer_reply"  # type: ignore[index]
+        return trace_id, thread
+
     def review_message_id(self, approval: Approval, reviewer: str) -> str:
         """The Message-ID of the review email sent to ``reviewer`` (as Gmail would stamp it)."""
         keys = [

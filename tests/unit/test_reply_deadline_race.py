@@ -36,18 +36,11 @@ from tests.planner_harness import (
     state,
 )
 from tests.planner_harness import eml as planner_eml
-from tests.thread_chat_harness import STORES, ChatWorld, chat_world, eml
+from tests.thread_chat_harness import STORES, ChatWorld, eml
 
 CUSTOMER = "jordan.rivera@example.com"
 VIN = "The VIN is 2HGFC2F56KH512345."
 LICENSE = "Driver's license D4821937 (CA), licensed for 12 years."
-
-
-@pytest.fixture(params=STORES)
-def chat(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[ChatWorld]:
-    yield from chat_world(request, tmp_path, monkeypatch)
 
 
 @pytest.fixture(params=STORES)
@@ -224,16 +217,6 @@ def test_two_replies_to_one_wait_resume_it_once_and_the_second_is_read_too(
 # --- the thread_chat plug-in: a wait that gives up (needs_review) and reads no queue -------------
 
 
-def _waiting_for_customer(chat: ChatWorld) -> tuple[str, str]:
-    trace_id, thread = chat.start()
-    chat.bus.drain()
-    approval = chat.pending_approval(trace_id)
-    chat.approvals.decide_as(approval.approval_id, "agent@agency.test", "approve")
-    chat.bus.drain()
-    assert chat.trace(trace_id).pause["kind"] == "customer_reply"  # type: ignore[index]
-    return trace_id, thread
-
-
 def _got_runs(chat: ChatWorld, trace_id: str) -> int:
     return [e.step_name for e in chat.store.step_logs(trace_id)].count("got")
 
@@ -243,7 +226,7 @@ def test_a_reply_the_wait_gave_up_on_first_is_refused_and_recorded(
 ) -> None:
     """The deadline gives the wait up between ingest's check of the pause and its taking the
     wait's approval: the reply is refused (the trace needs review), saying so."""
-    trace_id, thread = _waiting_for_customer(chat)
+    trace_id, thread = chat.waiting_for_customer()
     wait = chat.trace(trace_id).pause["approval_id"]  # type: ignore[index]
     reply, history_id = chat.deliver(eml(2, body="The VIN is 1HGCM82633A004352."), thread)
     real_note = chat.ingestor.claims.note
@@ -269,7 +252,7 @@ def test_a_reply_the_wait_gave_up_on_first_is_refused_and_recorded(
 def test_two_replies_to_a_thread_chat_wait_resume_it_once_and_the_second_is_kept(
     chat: ChatWorld,
 ) -> None:
-    trace_id, thread = _waiting_for_customer(chat)
+    trace_id, thread = chat.waiting_for_customer()
     first, _ = chat.deliver(eml(2, body="The VIN is 1HGCM82633A004352."), thread)
     assert chat.notify().resumed == [trace_id]
     second, _ = chat.deliver(eml(3, body="Sorry, the VIN is 2HGFC2F56KH512345."), thread)

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,14 +10,7 @@ import pytest
 from inboxflow.ingest.claims import message_trace_id
 from inboxflow.ingest.reply_queue import ReplyQueue, reply_path
 from inboxflow.mail import Email
-from tests.thread_chat_harness import CUSTOMER, MAILBOX, STORES, ChatWorld, chat_world, eml
-
-
-@pytest.fixture(params=STORES)
-def chat(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[ChatWorld]:
-    yield from chat_world(request, tmp_path, monkeypatch)
+from tests.thread_chat_harness import CUSTOMER, MAILBOX, ChatWorld, eml
 
 
 def _queued(world: ChatWorld, trace_id: str) -> list[dict[str, Any]]:
@@ -58,12 +49,7 @@ def test_a_reply_while_the_trace_runs_or_waits_on_a_reviewer_is_queued_not_start
 def test_a_reply_to_a_trace_waiting_for_the_customer_resumes_it_and_a_done_one_starts_anew(
     chat: ChatWorld,
 ) -> None:
-    trace_id, thread = chat.start()
-    chat.bus.drain()
-    approval = chat.pending_approval(trace_id)
-    chat.approvals.decide_as(approval.approval_id, "agent@agency.test", "approve")
-    chat.bus.drain()
-    assert chat.trace(trace_id).pause["kind"] == "customer_reply"  # type: ignore[index]
+    trace_id, thread = chat.waiting_for_customer()
     assert ReplyQueue(chat.store, chat.runtime.graphs).busy_trace(MAILBOX, thread) is None
 
     reply, _ = chat.deliver(eml(2, body="The VIN is 1HGCM82633A004352."), thread_id=thread)

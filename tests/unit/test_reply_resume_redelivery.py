@@ -10,7 +10,6 @@ whose wait ended meanwhile is still refused and recorded.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,17 +33,10 @@ from tests.planner_harness import (
     state,
 )
 from tests.planner_harness import eml as planner_eml
-from tests.thread_chat_harness import STORES, ChatWorld, chat_world, eml
+from tests.thread_chat_harness import ChatWorld, eml
 
 LEASE_S = Claims(store=None).lease_s  # type: ignore[arg-type]
 ANSWER = "Driver's license D4821937 (CA), licensed for 12 years."
-
-
-@pytest.fixture(params=STORES)
-def chat(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[ChatWorld]:
-    yield from chat_world(request, tmp_path, monkeypatch)
 
 
 def _dies_after(runtime: Any, monkeypatch: pytest.MonkeyPatch, publish: bool = True) -> list[str]:
@@ -64,16 +56,6 @@ def _dies_after(runtime: Any, monkeypatch: pytest.MonkeyPatch, publish: bool = T
 
     monkeypatch.setattr(runtime, "resume", resume)
     return calls
-
-
-def _waiting_for_customer(chat: ChatWorld) -> tuple[str, str]:
-    trace_id, thread = chat.start()
-    chat.bus.drain()
-    approval = chat.pending_approval(trace_id)
-    chat.approvals.decide_as(approval.approval_id, "agent@agency.test", "approve")
-    chat.bus.drain()
-    assert chat.trace(trace_id).pause["kind"] == "customer_reply"  # type: ignore[index]
-    return trace_id, thread
 
 
 def _queued(store: Any, trace_id: str) -> list[Any]:
@@ -104,7 +86,7 @@ def _other_reply(thread: str) -> Email:
 def test_a_redelivery_after_dying_between_the_resume_and_the_claim_finishes_it_resumed(
     chat: ChatWorld, monkeypatch: pytest.MonkeyPatch, resume_ran_first: bool
 ) -> None:
-    trace_id, thread = _waiting_for_customer(chat)
+    trace_id, thread = chat.waiting_for_customer()
     reply, history_id = chat.deliver(eml(2, body="The VIN is 1HGCM82633A004352."), thread)
     calls = _dies_after(chat.runtime, monkeypatch)
     with pytest.raises(SimulatedCrash):
@@ -132,7 +114,7 @@ def test_a_redelivery_after_dying_between_the_resume_and_the_claim_finishes_it_r
 def test_a_resume_that_never_went_out_for_a_wait_that_ended_is_still_refused_and_recorded(
     chat: ChatWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    trace_id, thread = _waiting_for_customer(chat)
+    trace_id, thread = chat.waiting_for_customer()
     reply, history_id = chat.deliver(eml(2, body="The VIN is 1HGCM82633A004352."), thread)
 
     def dies(*args: Any, **kwargs: Any) -> None:
@@ -163,7 +145,7 @@ def test_a_resume_refused_as_it_was_published_is_not_taken_for_sent_after_a_cras
 ) -> None:
     """The wait ends between ingest's check and the publish (``runtime.resume`` refuses, nothing
     goes out), then the run dies recording that: the redelivery still refuses and records it."""
-    trace_id, thread = _waiting_for_customer(chat)
+    trace_id, thread = chat.waiting_for_customer()
     reply, history_id = chat.deliver(eml(2, body="The VIN is 1HGCM82633A004352."), thread)
     real_resume = chat.runtime.resume
     other = _other_reply(thread)
@@ -200,7 +182,7 @@ def test_a_sent_resume_whose_deadline_fires_before_it_runs_is_only_republished(
 
     (Before the reply took the approval, this deadline gave the wait up and the reply was
     refused: the reply that came first lost to a later deadline.)"""
-    trace_id, thread = _waiting_for_customer(chat)
+    trace_id, thread = chat.waiting_for_customer()
     wait = chat.trace(trace_id).pause["approval_id"]  # type: ignore[index]
     reply, history_id = chat.deliver(eml(2, body="The VIN is 1HGCM82633A004352."), thread)
     _dies_after(chat.runtime, monkeypatch)

@@ -9,7 +9,6 @@ Refusals are acknowledged and recorded; the trace is left as it was.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from inboxflow.graph import END, Graph, Node, Pause, Step
 from inboxflow.ingest.claims import Claims
 from inboxflow.pauses import Choice, PauseKind, ResumeRefused, check_resume
 from tests.approval_harness import Harness
-from tests.thread_chat_harness import MAILBOX, STORES, ChatWorld, chat_world, eml
+from tests.thread_chat_harness import MAILBOX, ChatWorld, eml
 
 # --- check_resume ------------------------------------------------------------------------
 
@@ -59,13 +58,6 @@ def test_check_resume_takes_a_matching_resume_and_undeclared_kinds_take_approve_
 
 
 # --- ingest: a customer's reply whose wait is over --------------------------------------
-
-
-@pytest.fixture(params=STORES)
-def chat(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[ChatWorld]:
-    yield from chat_world(request, tmp_path, monkeypatch)
 
 
 def test_the_runtime_refuses_a_decision_the_pause_kind_lacks_on_each_store(

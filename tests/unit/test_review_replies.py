@@ -12,18 +12,11 @@ import pytest
 from inboxflow.approvals.replies import parse_decision, review_mail_path
 from inboxflow.approvals.service import AlreadyDecided
 from inboxflow.ingest.claims import message_trace_id
-from tests.thread_chat_harness import MAILBOX, STORES, ChatWorld, chat_world, eml
+from tests.thread_chat_harness import MAILBOX, ChatWorld, chat_world, eml
 
 QUOTED = (
     "\r\n\r\nOn Thu, 14 Jan 2027, desk@agency.test wrote:\r\n> {line}\r\n> Open the link to decide."
 )
-
-
-@pytest.fixture(params=STORES)
-def chat(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[ChatWorld]:
-    yield from chat_world(request, tmp_path, monkeypatch)
 
 
 @pytest.fixture
