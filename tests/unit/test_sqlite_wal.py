@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 import time
 from pathlib import Path
 
@@ -71,14 +72,46 @@ def test_one_thread_per_file_until_its_last_connection_closes(tmp_path: Path) ->
     assert not sqlite_wal.running(tmp_path / "other.db")
 
 
-def test_a_store_dropped_unclosed_stops_its_thread(tmp_path: Path) -> None:
+def test_a_store_dropped_unclosed_stops_its_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_wal, "INTERVAL_S", 0.02)
     path = tmp_path / "inboxflow.db"
     store = SqliteCheckpointStore(path)
     store.set("docs/a", {"n": 1})
     assert sqlite_wal.running(path)
     del store
     gc.collect()
+    deadline = time.monotonic() + 10
+    while sqlite_wal.running(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert not sqlite_wal.running(path)
+
+
+def test_stores_made_and_dropped_while_collections_run_never_deadlock(tmp_path: Path) -> None:
+    """A collection can free an unclosed store in any thread, also inside ``attach`` while it
+    holds the registry's lock and starts a thread: nothing it triggers may take that lock."""
+    done = threading.Event()
+
+    def churn() -> None:
+        for index in range(200):
+            store = SqliteCheckpointStore(tmp_path / f"s{index % 7}.db")
+            store.set("docs/a", {"n": index})
+            cycle: list[object] = [store]
+            cycle.append(cycle)  # only the cyclic collector frees it, whenever it runs
+            if index % 25 == 0:
+                gc.collect()
+        done.set()
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(50, 2, 2)  # collections at many allocations, as under a big test suite
+    try:
+        worker = threading.Thread(target=churn, daemon=True)
+        worker.start()
+        assert done.wait(60), "creating and dropping stores deadlocked"
+    finally:
+        gc.set_threshold(*thresholds)
+    worker.join(5)
 
 
 def test_an_in_memory_store_has_no_thread() -> None:

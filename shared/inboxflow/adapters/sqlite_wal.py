@@ -20,6 +20,7 @@ import sqlite3
 import threading
 import weakref
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 INTERVAL_S = 0.25
@@ -29,15 +30,21 @@ WAL_SIZE_LIMIT = 64 * 1024 * 1024
 """``journal_size_limit``: a WAL that grew past this is truncated to it when it restarts."""
 
 _lock = threading.Lock()
+"""Guards ``_running``. Never taken from a garbage-collection callback: a collection can run
+in any thread at any allocation, also in one that holds this lock or waits on one that does."""
 _running: dict[str, _Checkpointer] = {}
 
 
 class _Checkpointer:
-    """One thread per database file, shared by the connections that attach to it."""
+    """One thread per database file, shared by the stores and indexes that attach to it.
+
+    Its owners are held weakly: the thread retires once every owner has released it or
+    been garbage-collected unclosed (it looks at each tick).
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.users = 0
+        self.owners: weakref.WeakSet[object] = weakref.WeakSet()
         self.stop = threading.Event()
         self.thread = threading.Thread(
             target=self._run, name=f"sqlite-wal-checkpoint:{Path(path).name}", daemon=True
@@ -48,8 +55,18 @@ class _Checkpointer:
         try:
             while not self.stop.wait(INTERVAL_S):
                 checkpoint(conn)
+                if not self.owners and self._retire():
+                    return
         finally:
             conn.close()
+
+    def _retire(self) -> bool:
+        with _lock:
+            if self.owners:
+                return False
+            if _running.get(self.path) is self:
+                del _running[self.path]
+            return True
 
 
 def checkpoint(conn: sqlite3.Connection) -> tuple[int, int, int]:
@@ -61,9 +78,9 @@ def checkpoint(conn: sqlite3.Connection) -> tuple[int, int, int]:
 def attach(conn: sqlite3.Connection, path: str | Path, owner: object) -> Callable[[], None]:
     """Move ``conn``'s WAL checkpoints to the background thread of ``path`` (started if needed).
 
-    Returns the release to call when ``owner`` closes ``conn`` (it also runs if ``owner`` is
-    garbage-collected unclosed); the last release of a file stops its thread. An in-memory
-    database has no WAL and no thread.
+    Returns the release to call when ``owner`` closes ``conn``; an ``owner`` garbage-collected
+    unclosed releases itself (the thread sees it gone). The thread stops when no owner is
+    left. An in-memory database has no WAL and no thread.
     """
     if str(path) == ":memory:":
         return _nothing
@@ -75,26 +92,27 @@ def attach(conn: sqlite3.Connection, path: str | Path, owner: object) -> Callabl
         if runner is None:
             runner = _running[key] = _Checkpointer(key)
             runner.thread.start()
-        runner.users += 1
-    return weakref.finalize(owner, _detach, key)
+        runner.owners.add(owner)
+    return partial(_release, key, weakref.ref(owner))
 
 
 def _nothing() -> None:
     return None
 
 
-def _detach(key: str) -> None:
+def _release(key: str, owner: weakref.ref[object]) -> None:
     with _lock:
         runner = _running.get(key)
-        if runner is None:
+        alive = owner()
+        if runner is None or alive is None:
             return
-        runner.users -= 1
-        if runner.users > 0:
+        runner.owners.discard(alive)
+        del alive
+        if runner.owners:
             return
         del _running[key]
     runner.stop.set()
-    if runner.thread is not threading.current_thread():
-        runner.thread.join()
+    runner.thread.join()
 
 
 def running(path: str | Path) -> bool:
