@@ -14,10 +14,12 @@ from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.approvals.records import Approval
+from inboxflow.approvals.service import ApprovalService
 from inboxflow.clock import FakeClock
 from inboxflow.graphs.planner.conversation import TRACE_REPLIES
 from inboxflow.graphs.planner.graph import SAMPLES as SAMPLE_DIR
 from inboxflow.graphs.planner.settings import PlannerSettings
+from inboxflow.ingest.claims import claim_path
 from inboxflow.ingest.ingest import IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
@@ -252,3 +254,52 @@ class Mailbox:
         report = self.ingestor.ingest(GmailNotification(MAILBOX, self.gmail.history_id(MAILBOX)))
         self.runtime.bus.drain()  # type: ignore[attr-defined]
         return report
+
+
+class CustomerWait:
+    """A planner trace waiting for the customer's answer, and its mailbox."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.mailbox = Mailbox(runtime)
+        self.email = sample("41")
+        self.first_id, report = self.mailbox.receive(self.email)
+        (self.trace_id,) = report.started
+        decide(runtime, self.trace_id, "approve")
+        self.checkpoint = checkpoint(runtime, self.trace_id)
+        assert self.checkpoint.pause["kind"] == "customer_reply"
+        self.wait = str(self.checkpoint.pause["approval_id"])
+        self.approvals: ApprovalService = runtime.services["approvals"]
+
+    def deliver(self, body: str, n: int) -> str:
+        """The customer's reply lands in the thread (no notification yet); its Gmail id."""
+        reply = reply_email(self.email, body, "ignored", message_id=f"reply-{n}@example.com")
+        return self.mailbox.gmail.deliver(
+            MAILBOX, eml(reply), thread_id=self.first_id, notify=False
+        )
+
+    def notify(self) -> Any:
+        """Ingest the mailbox's notification, leaving what it publishes on the bus."""
+        gmail = self.mailbox.gmail
+        return self.mailbox.ingestor.ingest(GmailNotification(MAILBOX, gmail.history_id(MAILBOX)))
+
+    def claim(self, gmail_id: str) -> dict[str, Any]:
+        found = self.runtime.store.get(claim_path(MAILBOX, gmail_id))
+        assert found is not None
+        return found
+
+    def approval(self) -> dict[str, Any]:
+        found = self.runtime.store.get(f"approvals/{self.wait}")
+        assert found is not None
+        return found
+
+    def runs(self, node: str) -> int:
+        return [e.step_name for e in self.runtime.store.step_logs(self.trace_id)].count(node)
+
+    def reminders(self) -> list[dict[str, Any]]:
+        return [
+            d for d in sent(self.runtime, self.trace_id) if "customer_reminder" in d["trace_key"]
+        ]
+
+    def ingest_failures(self) -> list[dict[str, Any]]:
+        return [d for _, d in self.runtime.store.list("failures") if d["function"] == "ingest"]

@@ -18,24 +18,15 @@ from typing import Any
 import pytest
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from inboxflow.approvals.service import ApprovalService
-from inboxflow.ingest.claims import claim_path
-from inboxflow.ingest.notification import GmailNotification
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.runtime import Runtime
 from tests.planner_harness import (
     DAY,
-    MAILBOX,
-    Mailbox,
+    CustomerWait,
     build,
     checkpoint,
-    decide,
-    reply_email,
-    sample,
-    sent,
     state,
 )
-from tests.planner_harness import eml as planner_eml
 from tests.thread_chat_harness import STORES, ChatWorld, eml
 
 CUSTOMER = "jordan.rivera@example.com"
@@ -55,55 +46,6 @@ def planner(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Runtime]
         store = FirestoreCheckpointStore()
     yield build(tmp_path, store=store)
     store.close()
-
-
-class Waiting:
-    """A planner trace waiting for the customer's answer, and its mailbox."""
-
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-        self.mailbox = Mailbox(runtime)
-        self.email = sample("41")
-        self.first_id, report = self.mailbox.receive(self.email)
-        (self.trace_id,) = report.started
-        decide(runtime, self.trace_id, "approve")
-        self.checkpoint = checkpoint(runtime, self.trace_id)
-        assert self.checkpoint.pause["kind"] == "customer_reply"
-        self.wait = str(self.checkpoint.pause["approval_id"])
-        self.approvals: ApprovalService = runtime.services["approvals"]
-
-    def deliver(self, body: str, n: int) -> str:
-        """The customer's reply lands in the thread (no notification yet); its Gmail id."""
-        reply = reply_email(self.email, body, "ignored", message_id=f"reply-{n}@example.com")
-        return self.mailbox.gmail.deliver(
-            MAILBOX, planner_eml(reply), thread_id=self.first_id, notify=False
-        )
-
-    def notify(self) -> Any:
-        """Ingest the mailbox's notification, leaving what it publishes on the bus."""
-        gmail = self.mailbox.gmail
-        return self.mailbox.ingestor.ingest(GmailNotification(MAILBOX, gmail.history_id(MAILBOX)))
-
-    def claim(self, gmail_id: str) -> dict[str, Any]:
-        found = self.runtime.store.get(claim_path(MAILBOX, gmail_id))
-        assert found is not None
-        return found
-
-    def approval(self) -> dict[str, Any]:
-        found = self.runtime.store.get(f"approvals/{self.wait}")
-        assert found is not None
-        return found
-
-    def runs(self, node: str) -> int:
-        return [e.step_name for e in self.runtime.store.step_logs(self.trace_id)].count(node)
-
-    def reminders(self) -> list[dict[str, Any]]:
-        return [
-            d for d in sent(self.runtime, self.trace_id) if "customer_reminder" in d["trace_key"]
-        ]
-
-    def ingest_failures(self) -> list[dict[str, Any]]:
-        return [d for _, d in self.runtime.store.list("failures") if d["function"] == "ingest"]
 
 
 def _after_the_claims_decision(
@@ -129,7 +71,7 @@ def test_a_reply_that_the_deadline_beat_to_the_wait_is_queued_and_read(
     with the reply: the reply loses, is recorded as such, and is handled as a reply arriving
     now (queued). The planner reads it either way: the deadline's run of the wait reads the
     queue first (and sends no reminder), or, if it already ran, the reply resumes the new wait."""
-    world = Waiting(planner)
+    world = CustomerWait(planner)
     reply_id = world.deliver(LICENSE, 1)
     planner.clock.advance(3 * DAY)  # type: ignore[attr-defined]
 
@@ -166,7 +108,7 @@ def test_a_reply_that_the_deadline_beat_to_the_wait_is_queued_and_read(
 def test_a_reply_that_decided_the_wait_first_leaves_its_deadline_nothing_to_do(
     planner: Runtime,
 ) -> None:
-    world = Waiting(planner)
+    world = CustomerWait(planner)
     reply_id = world.deliver(LICENSE, 1)
     report = world.notify()
     assert report.resumed == [world.trace_id], report.summary()
@@ -193,7 +135,7 @@ def test_a_reply_that_decided_the_wait_first_leaves_its_deadline_nothing_to_do(
 def test_two_replies_to_one_wait_resume_it_once_and_the_second_is_read_too(
     planner: Runtime,
 ) -> None:
-    world = Waiting(planner)
+    world = CustomerWait(planner)
     first = world.deliver(LICENSE, 1)
     assert world.notify().resumed == [world.trace_id]
     second = world.deliver(VIN, 2)  # the first reply's resume has not run yet

@@ -22,17 +22,13 @@ from inboxflow.mail import Email
 from tests.planner_harness import (
     DAY,
     MAILBOX,
-    Mailbox,
+    CustomerWait,
     build,
     checkpoint,
-    decide,
     fire_due_deadlines,
     pending,
-    reply_email,
-    sample,
     state,
 )
-from tests.planner_harness import eml as planner_eml
 from tests.thread_chat_harness import ChatWorld, eml
 
 LEASE_S = Claims(store=None).lease_s  # type: ignore[arg-type]
@@ -204,17 +200,11 @@ def test_a_sent_resume_whose_deadline_fires_before_it_runs_is_only_republished(
 def test_the_planner_customer_wait_is_resumed_once_when_ingest_dies_after_the_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    runtime = build(tmp_path)
-    mailbox = Mailbox(runtime)
-    email = sample("41")
-    first_id, report = mailbox.receive(email)
-    (trace_id,) = report.started
-    decide(runtime, trace_id, "approve")
-    waiting = checkpoint(runtime, trace_id)
-    assert waiting.pause["kind"] == "customer_reply"
+    wait = CustomerWait(build(tmp_path))
+    runtime, mailbox, trace_id, first_id = wait.runtime, wait.mailbox, wait.trace_id, wait.first_id
+    waiting = wait.checkpoint
 
-    reply = reply_email(email, ANSWER, "ignored", message_id="reply-1@example.com")
-    reply_id = mailbox.gmail.deliver(MAILBOX, planner_eml(reply), thread_id=first_id, notify=False)
+    reply_id = wait.deliver(ANSWER, 1)
     _dies_after(runtime, monkeypatch)
     with pytest.raises(SimulatedCrash):
         mailbox.ingest()
@@ -243,15 +233,10 @@ def test_a_reply_that_decided_the_wait_is_resumed_by_its_deadline_when_the_run_d
 
     (Before the reply took the approval, that deadline sent the reminder and the reply was
     queued as a later one: which of the two had run was not on record.)"""
-    runtime = build(tmp_path)
-    mailbox = Mailbox(runtime)
-    email = sample("41")
-    first_id, report = mailbox.receive(email)
-    (trace_id,) = report.started
-    decide(runtime, trace_id, "approve")
-    waiting = checkpoint(runtime, trace_id)
-    reply = reply_email(email, ANSWER, "ignored", message_id="reply-1@example.com")
-    reply_id = mailbox.gmail.deliver(MAILBOX, planner_eml(reply), thread_id=first_id, notify=False)
+    wait = CustomerWait(build(tmp_path))
+    runtime, mailbox, trace_id, first_id = wait.runtime, wait.mailbox, wait.trace_id, wait.first_id
+    waiting = wait.checkpoint
+    reply_id = wait.deliver(ANSWER, 1)
     _dies_after(runtime, monkeypatch, publish=False)
     with pytest.raises(SimulatedCrash):
         mailbox.ingest()
