@@ -149,8 +149,8 @@ def test_the_build_disables_the_invoker_check_only_when_asked(tmp_path: Path) ->
 def test_the_approval_steps_run_after_the_apply() -> None:
     build = yaml.safe_load(CLOUDBUILD.read_text(encoding="utf-8"))
     ids = [step["id"] for step in build["steps"]]
-    assert ids.index("terraform-apply") < ids.index("terraform-output") < ids.index(
-        "approval-access"
+    assert (
+        ids.index("terraform-apply") < ids.index("terraform-output") < ids.index("approval-access")
     )
 
 
@@ -177,7 +177,9 @@ def test_approval_base_url_feeds_the_links_and_the_tasks_audience(infra) -> None
     for bad in ("http://approvals.example.com", "https://a.example.com/?t=1", "approvals.com"):
         assert not pattern.search(bad), bad
     env = infra.root.locals["tasks_environment"]
-    assert env["INBOXFLOW_APPROVAL_URL"] == env["INBOXFLOW_TASKS_AUDIENCE"] == "${local.approval_url}"
+    assert (
+        env["INBOXFLOW_APPROVAL_URL"] == env["INBOXFLOW_TASKS_AUDIENCE"] == "${local.approval_url}"
+    )
     assert infra.root.outputs["approval_url"]["value"] == "${local.approval_url}"
 
 
