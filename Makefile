@@ -54,8 +54,16 @@ infra-check: $(STAMP) checkov-venv
 source-archive: $(STAMP)
 	$(BIN)/python -m inboxflow.infra_export archive --out dist/source.zip
 
+# The build runs in the target project and region, stages its source in the
+# bootstrap's bucket in that region (the default gs://PROJECT_cloudbuild is a
+# US multi-region bucket), and reads the target's Terraform state.
 deploy:  ## make deploy PROJECT=my-project REGION=europe-west1 ENV=dev
-	gcloud builds submit --config cloudbuild.yaml --service-account=projects/$(PROJECT)/serviceAccounts/ibx-deployer@$(PROJECT).iam.gserviceaccount.com --substitutions=_PROJECT_ID=$(PROJECT),_REGION=$(REGION),_ENV=$(ENV)
+	@test -n "$(PROJECT)" -a -n "$(REGION)" -a -n "$(ENV)" || \
+	  { echo "make deploy needs PROJECT, REGION and ENV, e.g. make deploy PROJECT=my-project REGION=europe-west1 ENV=dev" >&2; exit 2; }
+	gcloud builds submit --config cloudbuild.yaml --project=$(PROJECT) --region=$(REGION) \
+	  --gcs-source-staging-dir=gs://$(PROJECT)-build-staging/source \
+	  --service-account=projects/$(PROJECT)/serviceAccounts/ibx-deployer@$(PROJECT).iam.gserviceaccount.com \
+	  --substitutions=_PROJECT_ID=$(PROJECT),_REGION=$(REGION),_ENV=$(ENV),_TF_STATE_BUCKET=$(PROJECT)-tfstate
 
 clean:
 	rm -rf $(VENV) $(CHECKOV_VENV) .inboxflow .pytest_cache dist $(MUTATE_DIR)

@@ -19,3 +19,8 @@ provider "registry.terraform.io/hashicorp/google" {
   constraints = ">= 7.0.0, < 8.0.0"
 }
 
+
+provider "registry.terraform.io/hashicorp/time" {
+  version     = "0.13.1"
+  constraints = ">= 0.13.1, < 0.14.0"
+}

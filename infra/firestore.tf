@@ -7,7 +7,7 @@
 resource "google_firestore_database" "default" {
   project     = var.project_id
   name        = "(default)"
-  location_id = var.firestore_location
+  location_id = local.firestore_location # main.tf: derived from region unless set
   type        = "FIRESTORE_NATIVE"
 
   # The step protocol commits in transactions preconditioned on the step.
@@ -18,6 +18,16 @@ resource "google_firestore_database" "default" {
   deletion_policy                   = var.firestore_deletion_protection ? "ABANDON" : "DELETE"
 
   depends_on = [google_project_service.enabled]
+}
+
+# Functions in one continent and the database in another put an ocean in
+# every step's checkpoint round trips: say so at plan time (a warning; the
+# location of an existing database cannot change).
+check "firestore_near_functions" {
+  assert {
+    condition     = local.firestore_near_functions
+    error_message = "firestore_location ${local.firestore_location} is far from region ${var.region}: every step pays the round trips. Leave firestore_location empty to derive it from region (before the database exists)."
+  }
 }
 
 # TTL on expire_at. The policy applies per collection group ("steps" covers

@@ -17,6 +17,7 @@ module "node" {
   source_bucket         = google_storage_bucket.source.name
   source_object         = google_storage_bucket_object.source.name
   build_service_account = google_service_account.build.id
+  iam_propagation_wait  = var.iam_propagation_wait
 
   memory_mb     = each.value.memory_mb
   timeout_s     = each.value.timeout_s
@@ -68,6 +69,7 @@ module "ingest" {
   source_bucket         = google_storage_bucket.source.name
   source_object         = google_storage_bucket_object.source.name
   build_service_account = google_service_account.build.id
+  iam_propagation_wait  = var.iam_propagation_wait
 
   memory_mb     = var.service_functions["ingest"].memory_mb
   timeout_s     = var.service_functions["ingest"].timeout_s
@@ -113,6 +115,7 @@ module "approve" {
   source_bucket         = google_storage_bucket.source.name
   source_object         = google_storage_bucket_object.source.name
   build_service_account = google_service_account.build.id
+  iam_propagation_wait  = var.iam_propagation_wait
 
   memory_mb     = var.service_functions["approve"].memory_mb
   timeout_s     = var.service_functions["approve"].timeout_s
@@ -147,6 +150,7 @@ module "renew_watch" {
   source_bucket         = google_storage_bucket.source.name
   source_object         = google_storage_bucket_object.source.name
   build_service_account = google_service_account.build.id
+  iam_propagation_wait  = var.iam_propagation_wait
 
   memory_mb     = var.service_functions["renew_watch"].memory_mb
   timeout_s     = var.service_functions["renew_watch"].timeout_s

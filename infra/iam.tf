@@ -118,8 +118,15 @@ resource "google_service_account_iam_member" "approve_act_as_tasks_invoker" {
 # This also admits the deadline tasks; the function checks their OIDC token
 # (issuer Google, audience INBOXFLOW_TASKS_AUDIENCE, email of the tasks
 # identity) itself, so the tasks identity needs no invoker grant.
+# approval_access chooses how (docs/deploy.md, Organizations): allUsers here;
+# or, where domain-restricted sharing refuses allUsers, no grant and Cloud
+# Run's invoker IAM check disabled by the build (cloudbuild.yaml,
+# approval-access: the provider has no such argument on 2nd-gen functions,
+# hashicorp/terraform-provider-google#23360); or nothing public at all.
 resource "google_cloud_run_service_iam_member" "approve_public" {
   #checkov:skip=CKV_GCP_102:Public by design: the approval page authenticates each reviewer by the single-use token in the link, and a GET never changes state.
+  count = var.approval_access == "all_users" ? 1 : 0
+
   project  = var.project_id
   location = var.region
   service  = module.approve.service_name
@@ -158,4 +165,19 @@ resource "google_project_iam_member" "build" {
   project = var.project_id
   role    = each.value
   member  = google_service_account.build.member
+}
+
+# --- Gmail domain-wide delegation without a key --------------------------------------
+
+# With gmail_keyless_delegation, every function that reads the Gmail secret
+# signs the delegate's JWTs (sub = the mailbox) through the IAM Credentials
+# signJwt method, which needs iam.serviceAccounts.signJwt on the delegate:
+# Token Creator on that one account (google-auth's impersonated credentials
+# with a subject; docs/deploy.md, Connecting a mailbox).
+resource "google_service_account_iam_member" "gmail_delegate_signers" {
+  for_each = local.gmail_delegation_signers
+
+  service_account_id = google_service_account.gmail_delegate[0].name
+  role               = "roles/iam.serviceAccountTokenCreator"
+  member             = each.value
 }

@@ -13,9 +13,25 @@ locals {
   # from the project number as terraform-google-pubsub does.
   pubsub_service_agent = "service-${data.google_project.this.number}@gcp-sa-pubsub.iam.gserviceaccount.com"
 
-  # Gen2 functions also answer on this deterministic URL, so every function
-  # (the approval function included) can know it without a dependency cycle.
-  approval_url = "https://${var.region}-${var.project_id}.cloudfunctions.net/${var.service_functions["approve"].function_name}"
+  # Reviewers' links and the deadline tasks' audience. Gen2 functions also
+  # answer on the deterministic cloudfunctions.net URL, so every function (the
+  # approval function included) can know it without a dependency cycle; a
+  # custom domain (a load balancer in front of the function) replaces it.
+  default_approval_url = "https://${var.region}-${var.project_id}.cloudfunctions.net/${var.service_functions["approve"].function_name}"
+  approval_url         = var.approval_base_url == "" ? local.default_approval_url : trimsuffix(var.approval_base_url, "/")
+
+  # Firestore next to the functions unless firestore_location says otherwise:
+  # the multi-region of the functions' continent (nam5, eur3), else their region.
+  region_prefix = split("-", var.region)[0]
+  firestore_location = var.firestore_location != "" ? var.firestore_location : lookup(
+    { us = "nam5", northamerica = "nam5", europe = "eur3" }, local.region_prefix, var.region
+  )
+  firestore_prefix = split("-", local.firestore_location)[0]
+  firestore_near_functions = (
+    local.firestore_prefix == local.region_prefix
+    || (startswith(local.firestore_location, "nam") && contains(["us", "northamerica"], local.region_prefix))
+    || (startswith(local.firestore_location, "eur") && local.region_prefix == "europe")
+  )
 
   # Environment every function reads (see ARCHITECTURE.md section 6).
   base_environment = merge(var.function_environment, {
@@ -103,4 +119,15 @@ locals {
     }
   ]...)
   node_topic_names = { for key, node in var.node_functions : node.topic => key }
+
+  # Functions that mount the Gmail secret, by function: with keyless
+  # delegation each may sign as the delegate (iam.tf).
+  gmail_delegation_signers = var.gmail_keyless_delegation ? merge(
+    { for key, node in var.node_functions : key => module.node[key].service_account_member if node.uses_gmail },
+    {
+      ingest      = module.ingest.service_account_member
+      approve     = module.approve.service_account_member
+      renew_watch = module.renew_watch.service_account_member
+    },
+  ) : {}
 }

@@ -213,6 +213,26 @@ resource "google_logging_metric" "llm_tokens" {
   depends_on = [google_project_service.enabled]
 }
 
+# A new log-based metric can take up to 10 minutes before Monitoring accepts
+# an alert policy on it; until then creating the policy fails with 404
+# "Cannot find metric(s)" (hashicorp/terraform-provider-google#11102, still
+# open on 7.x). The policies and the dashboard that read these metrics wait
+# here; the wait runs again only when the set of metrics changes.
+resource "time_sleep" "log_metrics_ready" {
+  create_duration = var.log_metric_wait
+
+  triggers = {
+    metrics = join(",", sort([
+      google_logging_metric.traces_started.name,
+      google_logging_metric.needs_review.name,
+      google_logging_metric.function_errors.name,
+      google_logging_metric.renew_watch_job_failures.name,
+      google_logging_metric.watch_renewal_errors.name,
+      google_logging_metric.llm_tokens.name,
+    ]))
+  }
+}
+
 # --- alert policies ----------------------------------------------------------------
 
 # Anything on a dead-letter subscription is mail nobody handled.
@@ -381,7 +401,7 @@ resource "google_monitoring_alert_policy" "watch_renewal" {
     content   = "The daily users.watch renewal failed for at least one mailbox (credentials revoked, delegation removed, topic permission). A watch not renewed within 7 days of its last renewal expires and that mailbox's mail stops arriving. Fix the cause, then `gcloud scheduler jobs run ${google_cloud_scheduler_job.renew_watch.name} --location=${var.region}`. ${local.alert_documentation_footer}"
   }
 
-  depends_on = [google_project_service.enabled]
+  depends_on = [google_project_service.enabled, time_sleep.log_metrics_ready]
 }
 
 # Deadline and reminder tasks call the approval function's /timeout; an
@@ -458,7 +478,7 @@ resource "google_monitoring_alert_policy" "needs_review" {
     content   = "A node failed (crash, retries exhausted, invalid state) and its trace stopped in needs_review; the email is not answered. Find it with the node label, fix the cause, then `inboxflow retry TRACE`. ${local.alert_documentation_footer}"
   }
 
-  depends_on = [google_project_service.enabled]
+  depends_on = [google_project_service.enabled, time_sleep.log_metrics_ready]
 }
 
 # --- dashboard ---------------------------------------------------------------------
@@ -574,5 +594,5 @@ resource "google_monitoring_dashboard" "operations" {
     }
   })
 
-  depends_on = [google_project_service.enabled]
+  depends_on = [google_project_service.enabled, time_sleep.log_metrics_ready]
 }

@@ -3,6 +3,26 @@ output "approval_url" {
   value       = local.approval_url
 }
 
+output "approval_service" {
+  description = "Cloud Run service of the approval function (the build disables its invoker IAM check when approval_access = invoker_check_disabled)."
+  value       = module.approve.service_name
+}
+
+output "approval_invoker_iam_check" {
+  description = "disabled when approval_access = invoker_check_disabled (cloudbuild.yaml's approval-access step then turns the check off on approval_service), else enabled."
+  value       = var.approval_access == "invoker_check_disabled" ? "disabled" : "enabled"
+}
+
+output "gmail_delegation_service_account" {
+  description = "With gmail_keyless_delegation: the delegate's email, to put in GMAIL_CREDENTIALS ({\"type\": \"keyless_delegation\", \"service_account\": EMAIL}); else empty."
+  value       = try(google_service_account.gmail_delegate[0].email, "")
+}
+
+output "gmail_delegation_client_id" {
+  description = "With gmail_keyless_delegation: the client id a Workspace admin authorizes for domain-wide delegation (Security > API controls); else empty."
+  value       = try(google_service_account.gmail_delegate[0].unique_id, "")
+}
+
 output "approval_run_uri" {
   description = "run.app URI of the approval function."
   value       = module.approve.function_uri

@@ -81,7 +81,12 @@ resource "google_pubsub_topic_iam_member" "dead_letter_publisher" {
 }
 
 # Gmail's push service publishes mailbox notifications to the Gmail topic.
+# Domain-restricted sharing refuses this principal until the organization
+# makes an exception for it (developers.google.com/workspace/gmail/api/guides/push;
+# docs/deploy.md, Organizations); gmail_push_grant = false leaves it out.
 resource "google_pubsub_topic_iam_member" "gmail_push_publisher" {
+  count = var.gmail_push_grant ? 1 : 0
+
   project = var.project_id
   topic   = google_pubsub_topic.pushed["ingest"].name
   role    = "roles/pubsub.publisher"

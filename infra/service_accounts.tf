@@ -37,3 +37,17 @@ resource "google_service_account" "build" {
 
   depends_on = [google_project_service.enabled]
 }
+
+# Domain-wide delegation without a key (gmail_keyless_delegation): a Workspace
+# admin authorizes this account's client id (output gmail_delegation_client_id)
+# for the Gmail and Calendar scopes; no key is ever created for it.
+resource "google_service_account" "gmail_delegate" {
+  count = var.gmail_keyless_delegation ? 1 : 0
+
+  project      = var.project_id
+  account_id   = "ibx-gmail-delegate"
+  display_name = "inboxflow Gmail delegate"
+  description  = "Domain-wide delegation for the connected mailboxes; keyless: the Gmail functions sign its JWTs through the IAM Credentials API."
+
+  depends_on = [google_project_service.enabled]
+}

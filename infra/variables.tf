@@ -29,8 +29,8 @@ variable "labels" {
 
 variable "firestore_location" {
   type        = string
-  description = "Firestore location (a multi-region such as nam5/eur3, or a region). Cannot change after creation."
-  default     = "nam5"
+  description = "Firestore location (a multi-region such as nam5/eur3, or a region). Empty: derived from region (us-*/northamerica-* -> nam5, europe-* -> eur3, else the region itself). Cannot change after creation."
+  default     = ""
 }
 
 variable "firestore_deletion_protection" {
@@ -65,6 +65,52 @@ variable "llm" {
     condition     = contains(["gemini", "offline"], var.llm)
     error_message = "llm must be gemini or offline."
   }
+}
+
+variable "approval_base_url" {
+  type        = string
+  description = "Base URL reviewers' links and the deadline tasks use (INBOXFLOW_APPROVAL_URL, INBOXFLOW_TASKS_AUDIENCE), e.g. https://approvals.example.com behind your load balancer. Empty: the function's https://REGION-PROJECT.cloudfunctions.net/NAME URL."
+  default     = ""
+
+  validation {
+    condition     = var.approval_base_url == "" || can(regex("^https://[^/?#\\s]+(/[^?#\\s]*)?$", var.approval_base_url))
+    error_message = "approval_base_url must be empty or an https:// URL without query or fragment."
+  }
+}
+
+variable "approval_access" {
+  type        = string
+  description = "How reviewers reach the approval function: all_users (roles/run.invoker for allUsers), invoker_check_disabled (no IAM grant; the build turns off Cloud Run's invoker IAM check, for domain-restricted sharing), or none (nothing public: put your own load balancer with IAP in front and set approval_base_url)."
+  default     = "all_users"
+
+  validation {
+    condition     = contains(["all_users", "invoker_check_disabled", "none"], var.approval_access)
+    error_message = "approval_access must be all_users, invoker_check_disabled or none."
+  }
+}
+
+variable "gmail_push_grant" {
+  type        = bool
+  description = "Grant gmail-api-push@system.gserviceaccount.com publish on the Gmail topic. Under domain-restricted sharing the grant fails until the organization allows that principal (docs/deploy.md); false skips it, and no mail arrives until it exists."
+  default     = true
+}
+
+variable "gmail_keyless_delegation" {
+  type        = bool
+  description = "Create the ibx-gmail-delegate service account for domain-wide delegation without a key: the Gmail functions get Token Creator on it and sign its JWTs through the IAM Credentials API (GMAIL_CREDENTIALS holds {\"type\": \"keyless_delegation\", \"service_account\": EMAIL})."
+  default     = false
+}
+
+variable "iam_propagation_wait" {
+  type        = string
+  description = "Wait between a function identity's grants (secrets, project roles, the build account's roles) and the function's first build; IAM changes typically take 2 minutes, sometimes 7 or more. A duration such as \"120s\"."
+  default     = "120s"
+}
+
+variable "log_metric_wait" {
+  type        = string
+  description = "Wait between creating the log-based metrics and the alert policies that read them; a new metric can take up to 10 minutes before Monitoring accepts a policy on it (404 \"Cannot find metric(s)\")."
+  default     = "10m"
 }
 
 variable "notify_from" {

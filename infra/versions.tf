@@ -6,6 +6,11 @@ terraform {
       source  = "hashicorp/google"
       version = ">= 7.0.0, < 8.0.0"
     }
+    # time_sleep: waits for IAM propagation and for new log-based metrics.
+    time = {
+      source  = "hashicorp/time"
+      version = ">= 0.13.1, < 0.14.0"
+    }
   }
 
   # State lives in a GCS bucket per environment; cloudbuild.yaml passes

@@ -18,6 +18,10 @@ locals {
     "storage.googleapis.com", # Terraform state
   ]
 
+  # Only with a billing account: the grant below goes through the Cloud
+  # Billing API, the budget (infra/budget.tf) through the Budget API.
+  budget_apis = var.billing_account == "" ? [] : ["cloudbilling.googleapis.com", "billingbudgets.googleapis.com"]
+
   # What the deployer administers for infra/, one role per kind of resource.
   deployer_roles = [
     "roles/cloudfunctions.developer",       # the functions (create, update; no IAM on them)
@@ -55,7 +59,7 @@ locals {
 }
 
 resource "google_project_service" "bootstrap" {
-  for_each = toset(local.bootstrap_apis)
+  for_each = toset(concat(local.bootstrap_apis, local.budget_apis))
 
   project = var.project_id
   service = each.value
@@ -125,24 +129,65 @@ resource "google_billing_account_iam_member" "deployer_budget" {
   billing_account_id = var.billing_account
   role               = "roles/billing.costsManager"
   member             = google_service_account.deployer.member
+
+  depends_on = [google_project_service.bootstrap]
+}
+
+# `gcloud builds submit` (make deploy) uploads the source to a staging bucket;
+# its default, gs://PROJECT_cloudbuild, is created in the US multi-region,
+# which a resource-location policy refuses. This one is in the region, with
+# uniform access and public access prevention; uploads are kept 7 days.
+resource "google_storage_bucket" "build_staging" {
+  #checkov:skip=CKV_GCP_62:Holds only source tarballs of manual builds for 7 days; Cloud Audit Logs record who wrote them, a log bucket would add cost without value.
+  #checkov:skip=CKV_GCP_78:Uploads are throwaway copies of a git tree, deleted after 7 days; versioning would only keep them longer.
+  project  = var.project_id
+  name     = "${var.project_id}-build-staging"
+  location = var.region
+
+  uniform_bucket_level_access = true
+  public_access_prevention    = "enforced"
+
+  lifecycle_rule {
+    condition {
+      age = 7
+    }
+    action {
+      type = "Delete"
+    }
+  }
+
+  depends_on = [google_project_service.bootstrap]
 }
 
 # --- triggers: every deploy runs cloudbuild.yaml as the deployer --------------------
+
+# The repository, linked through a 2nd-gen Cloud Build connection (the
+# console's default) that a person creates once in the region, because
+# authorizing the GitHub app needs a browser (docs/deploy.md, step 2):
+# cloud.google.com/build/docs/automating-builds/github/connect-repo-github.
+resource "google_cloudbuildv2_repository" "app" {
+  project           = var.project_id
+  location          = var.region
+  name              = var.github_repository
+  parent_connection = var.github_connection
+  remote_uri        = "https://github.com/${var.github_owner}/${var.github_repository}.git"
+
+  depends_on = [google_project_service.bootstrap]
+}
 
 # dev and staging: every push to the deploy branch.
 resource "google_cloudbuild_trigger" "deploy" {
   count = var.environment == "prod" ? 0 : 1
 
   project         = var.project_id
-  location        = "global"
+  location        = var.region
   name            = "inboxflow-deploy-${var.environment}"
   description     = "Test, plan and apply infra/ to ${var.environment} on every push to ${var.deploy_branch}."
   filename        = "cloudbuild.yaml"
   service_account = google_service_account.deployer.id
 
-  github {
-    owner = var.github_owner
-    name  = var.github_repository
+  repository_event_config {
+    repository = google_cloudbuildv2_repository.app.id
 
     push {
       branch = "^${var.deploy_branch}$"
@@ -163,15 +208,14 @@ resource "google_cloudbuild_trigger" "deploy_prod" {
   count = var.environment == "prod" ? 1 : 0
 
   project         = var.project_id
-  location        = "global"
+  location        = var.region
   name            = "inboxflow-deploy-prod"
   description     = "Test, plan and apply infra/ to prod for a release tag, after a manual approval."
   filename        = "cloudbuild.yaml"
   service_account = google_service_account.deployer.id
 
-  github {
-    owner = var.github_owner
-    name  = var.github_repository
+  repository_event_config {
+    repository = google_cloudbuildv2_repository.app.id
 
     push {
       tag = var.release_tag_pattern

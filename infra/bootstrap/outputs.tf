@@ -17,3 +17,8 @@ output "pubsub_service_agent" {
   description = "The Pub/Sub service agent infra/ grants dead-lettering roles to (created here first)."
   value       = google_project_service_identity.pubsub.email
 }
+
+output "build_staging_bucket" {
+  description = "Bucket `make deploy` stages its source in (gcloud builds submit --gcs-source-staging-dir)."
+  value       = google_storage_bucket.build_staging.name
+}

@@ -5,7 +5,7 @@ variable "project_id" {
 
 variable "region" {
   type        = string
-  description = "Region the builds deploy to (_REGION of cloudbuild.yaml)."
+  description = "Region the builds deploy to (_REGION of cloudbuild.yaml); also where the connection, the repository link, the triggers and the build staging bucket live."
   default     = "us-central1"
 }
 
@@ -19,9 +19,14 @@ variable "environment" {
   }
 }
 
+variable "github_connection" {
+  type        = string
+  description = "Name of the 2nd-gen Cloud Build connection to GitHub, created once in the console in `region` (Cloud Build > Repositories > 2nd gen > Create host connection); the bootstrap links the repository through it."
+}
+
 variable "github_owner" {
   type        = string
-  description = "GitHub owner of the repository the triggers build (the Cloud Build GitHub app must be installed on it)."
+  description = "GitHub owner of the repository the triggers build (the Cloud Build GitHub app of github_connection must be installed on it)."
 }
 
 variable "github_repository" {

@@ -1,9 +1,9 @@
 # Example: a throwaway development project.
 # terraform plan -var-file=envs/dev.tfvars
-project_id                    = "inboxflow-dev-123456"
-region                        = "us-central1"
-environment                   = "dev"
-firestore_location            = "nam5"
+project_id  = "inboxflow-dev-123456"
+region      = "us-central1"
+environment = "dev"
+# firestore_location: derived from region (us-* -> nam5, europe-* -> eur3) unless set here.
 firestore_deletion_protection = false
 max_delivery_attempts         = 5
 labels = {

@@ -192,6 +192,11 @@ class Infra:
             node = nodes[each_key]
             flags = [flag for flag in ("uses_llm", "uses_gmail") if node[flag]]
             return flags + (ses if node.get("notifies") else [])
+        if name == "gmail_delegation_signers":  # iam.tf: only with gmail_keyless_delegation
+            if not self.variable_values().get("gmail_keyless_delegation"):
+                return []
+            gmail_nodes = [key for key, node in nodes.items() if node["uses_gmail"]]
+            return [*gmail_nodes, "ingest", "approve", "renew_watch"]
         literal = self.root.locals.get(name)
         if isinstance(literal, (dict, list)):
             return literal
@@ -232,6 +237,22 @@ class Infra:
             return self.variable_values()[comprehension.group(1)]
         raise ValueError(f"unsupported expression {text!r}: teach tests/infra/conftest.py")
 
+    def count_of(self, expression: Any, scope: dict[str, Any] | None) -> int:
+        """Value of a ``count``: a literal or ``var.X [== "v" | != "v"] ? A : B``."""
+        text = _unwrap(expression)
+        if text.isdigit():
+            return int(text)
+        condition = re.fullmatch(
+            r'var\.(\w+)(?:\s*(==|!=)\s*"([^"]*)")?\s*\?\s*(\d+)\s*:\s*(\d+)', text
+        )
+        if not condition:
+            raise ValueError(f"unsupported count {text!r}: teach tests/infra/conftest.py")
+        name, operator, literal, when_true, when_false = condition.groups()
+        values = self.variable_values() if scope is None else scope
+        value = values.get(name)
+        holds = bool(value) if operator is None else (value == literal) == (operator == "==")
+        return int(when_true if holds else when_false)
+
     def _size(self, expression: Any, scope: dict[str, Any] | None, each_key: str | None) -> int:
         value = self.evaluate(expression, scope, each_key)
         if isinstance(value, list) and all(isinstance(item, str) for item in value):
@@ -263,9 +284,12 @@ class Infra:
         counts: Counter[str],
     ) -> None:
         for res in tf.resources:
-            each = (
-                self._size(res.body["for_each"], scope, each_key) if "for_each" in res.body else 1
-            )
+            if "for_each" in res.body:
+                each = self._size(res.body["for_each"], scope, each_key)
+            elif "count" in res.body:
+                each = self.count_of(res.body["count"], scope)
+            else:
+                each = 1
             counts[res.type] += each
         for call in tf.modules.values():
             if "for_each" in call:

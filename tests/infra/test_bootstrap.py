@@ -82,7 +82,12 @@ def test_terraform_bootstrap_apis_come_first(bootstrap: TerraformDir) -> None:
         "secretmanager.googleapis.com",
     } <= apis
     enabled = bootstrap.resource("google_project_service", "bootstrap").body
-    assert enabled["for_each"] == "${toset(local.bootstrap_apis)}"
+    assert enabled["for_each"] == "${toset(concat(local.bootstrap_apis, local.budget_apis))}"
+    # With a billing account: the Billing API (its IAM) and the Budget API.
+    assert bootstrap.locals["budget_apis"] == (
+        '${var.billing_account == "" ? [] : '
+        '["cloudbilling.googleapis.com", "billingbudgets.googleapis.com"]}'
+    )
     assert enabled["disable_on_destroy"] is False
 
 
@@ -159,7 +164,7 @@ def test_prod_deploys_only_after_a_manual_approval(bootstrap: TerraformDir) -> N
         assert trigger["service_account"] == "${google_service_account.deployer.id}", name
         assert trigger["filename"] == "cloudbuild.yaml", name
     # Releases are tags; the approver role goes only to the listed people, in prod.
-    assert "tag" in first(first(prod["github"])["push"])
+    assert "tag" in first(first(prod["repository_event_config"])["push"])
     approver = bootstrap.resource("google_project_iam_member", "prod_approver").body
     assert approver["role"] == "roles/cloudbuild.builds.approver"
     assert approver["for_each"].startswith('${var.environment == "prod"')

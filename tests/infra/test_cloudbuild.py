@@ -23,6 +23,8 @@ STEP_ORDER = [
     "terraform-validate",
     "terraform-plan",
     "terraform-apply",
+    "terraform-output",
+    "approval-access",
 ]
 BUILT_IN = {
     "PROJECT_ID",
@@ -181,7 +183,9 @@ def _preflight(build: dict[str, Any], tmp_path: Path, **world: str) -> subproces
     """Run the preflight step's script as Cloud Build would, against stub curl/gcloud.
 
     ``world``: identity (the metadata server's answer), secrets (names the
-    label filter lists), versioned (names with an enabled version), env, trigger.
+    label filter lists), versioned (names with an enabled version), env, trigger,
+    tfvars (the text of infra/envs/<env>.tfvars in the build's checkout; the
+    committed file when not given).
     """
     step = _step(build, "preflight")
     script = step["args"][-1].replace("$$", "$")  # Cloud Build's escape for a literal $
@@ -212,8 +216,23 @@ def _preflight(build: dict[str, Any], tmp_path: Path, **world: str) -> subproces
     )
     for stub in ("curl", "gcloud"):
         (tmp_path / stub).chmod(0o755)
+    checkout = tmp_path / "workspace"
+    (checkout / "infra" / "envs").mkdir(parents=True, exist_ok=True)
+    env_name = values["_ENV"]
+    committed = CLOUDBUILD.parent / "infra" / "envs" / f"{env_name}.tfvars"
+    tfvars = world.get("tfvars")
+    if tfvars is None and committed.is_file():
+        tfvars = committed.read_text(encoding="utf-8")
+    if tfvars is not None:
+        (checkout / "infra" / "envs" / f"{env_name}.tfvars").write_text(tfvars, encoding="utf-8")
     return subprocess.run(
-        ["bash", "-ceu", script], env=env, capture_output=True, text=True, timeout=60, check=False
+        ["bash", "-ceu", script],
+        env=env,
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
@@ -253,7 +272,12 @@ def test_preflight_refuses_prod_outside_the_approval_trigger(
     )
     assert other.returncode != 0
     approved = _preflight(
-        build, tmp_path, identity=DEPLOYER, env="prod", trigger="inboxflow-deploy-prod"
+        build,
+        tmp_path,
+        identity=DEPLOYER,
+        env="prod",
+        trigger="inboxflow-deploy-prod",
+        versioned="GEMINI_API_KEY GMAIL_CREDENTIALS",
     )
     assert approved.returncode == 0, approved.stderr
 
@@ -269,4 +293,4 @@ def test_preflight_refuses_a_secret_without_a_version(
         versioned="GEMINI_API_KEY",
     )
     assert done.returncode != 0
-    assert "secrets without an enabled version: GMAIL_CREDENTIALS" in done.stderr
+    assert "secrets missing or without an enabled version: GMAIL_CREDENTIALS" in done.stderr

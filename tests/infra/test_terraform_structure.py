@@ -374,7 +374,12 @@ def test_task_environment_names_the_queue_invoker_and_audience(infra) -> None:
     assert env["INBOXFLOW_TASKS_INVOKER"] == "${google_service_account.tasks_invoker.email}"
     assert env["INBOXFLOW_TASKS_AUDIENCE"] == env["INBOXFLOW_APPROVAL_URL"]
     assert env["INBOXFLOW_APPROVAL_URL"] == "${local.approval_url}"
-    assert "cloudfunctions.net" in infra.root.locals["approval_url"]
+    # The function's own URL unless approval_base_url names a custom domain.
+    assert "cloudfunctions.net" in infra.root.locals["default_approval_url"]
+    assert infra.root.locals["approval_url"] == (
+        '${var.approval_base_url == "" ? local.default_approval_url'
+        ' : trimsuffix(var.approval_base_url, "/")}'
+    )
     # Reviewer emails (with their links) can go out from a dedicated notifier address.
     assert env["INBOXFLOW_NOTIFY_FROM"] == "${var.notify_from}"
     assert infra.root.variables["notify_from"]["default"] == ""

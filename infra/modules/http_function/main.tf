@@ -28,6 +28,22 @@ resource "google_secret_manager_secret_iam_member" "function" {
   member    = google_service_account.function.member
 }
 
+# IAM is eventually consistent: a grant typically takes 2 minutes to apply,
+# sometimes 7 or more (cloud.google.com/iam/docs/access-change-propagation).
+# A function whose identity cannot yet read its secrets fails its first
+# deploy, so the build waits here once; the wait runs again only when the
+# grants change. The caller's depends_on puts the build account's project
+# roles before this wait too.
+resource "time_sleep" "iam_propagation" {
+  create_duration = var.iam_propagation_wait
+
+  triggers = {
+    service_account = google_service_account.function.email
+    secrets         = join(",", sort([for grant in google_secret_manager_secret_iam_member.function : grant.secret_id]))
+    project_roles   = join(",", sort([for grant in google_project_iam_member.function : grant.role]))
+  }
+}
+
 resource "google_cloudfunctions2_function" "function" {
   project     = var.project_id
   location    = var.region
@@ -70,11 +86,8 @@ resource "google_cloudfunctions2_function" "function" {
     }
   }
 
-  # The function cannot start without its secrets and roles.
-  depends_on = [
-    google_secret_manager_secret_iam_member.function,
-    google_project_iam_member.function,
-  ]
+  # The function cannot start without its secrets and roles, granted and propagated.
+  depends_on = [time_sleep.iam_propagation]
 }
 
 # Invoker on the underlying Cloud Run service, not on the function resource:

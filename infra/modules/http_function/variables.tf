@@ -113,3 +113,9 @@ variable "invoker_members" {
   description = "Who may invoke the function: a static name => IAM member (serviceAccount:EMAIL), granted roles/run.invoker on its Cloud Run service. Map keys keep for_each plannable while the emails are still unknown."
   default     = {}
 }
+
+variable "iam_propagation_wait" {
+  type        = string
+  description = "Wait between this function's grants and its first build (a duration such as \"120s\"); IAM changes take minutes to apply."
+  default     = "120s"
+}

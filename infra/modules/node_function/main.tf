@@ -28,6 +28,7 @@ module "function" {
   environment_variables        = var.environment_variables
   secret_environment_variables = var.secret_environment_variables
   labels                       = var.labels
+  iam_propagation_wait         = var.iam_propagation_wait
 
   # Only the push identity may call a pushed function.
   invoker_members = { push = "serviceAccount:${var.push_service_account_email}" }

@@ -139,3 +139,9 @@ variable "pubsub_service_agent" {
   type        = string
   description = "Email of the project's Pub/Sub service agent (service-NUMBER@gcp-sa-pubsub.iam.gserviceaccount.com)."
 }
+
+variable "iam_propagation_wait" {
+  type        = string
+  description = "Wait between the function's grants and its first build (passed to modules/http_function)."
+  default     = "120s"
+}

@@ -7,10 +7,19 @@ The key material comes from the environment, never from the code or the reposito
   (``projects/P/secrets/S[/versions/V]``, or just ``S`` in ``GOOGLE_CLOUD_PROJECT``),
   read once with the function's own identity (Application Default Credentials).
 
-The JSON is either a service-account key (``"type": "service_account"``),
-used with domain-wide delegation as the mailbox (``subject=mailbox``), or an
-authorized user (``{"type": "authorized_user", client_id, client_secret,
-refresh_token}``) for a single mailbox. With neither variable set,
+The JSON is one of:
+
+- a service-account key (``"type": "service_account"``), used with domain-wide
+  delegation as the mailbox (``subject=mailbox``);
+- keyless domain-wide delegation (``{"type": "keyless_delegation",
+  "service_account": EMAIL}``), for organizations that forbid keys
+  (``iam.disableServiceAccountKeyCreation``): the function's own identity has
+  Token Creator on ``EMAIL`` and has Google sign the delegation JWT (``sub`` =
+  the mailbox) with the IAM Credentials ``signJwt`` method, then exchanges it
+  at the OAuth token endpoint (google-auth's impersonated credentials with a
+  ``subject``); no key exists anywhere;
+- an authorized user (``{"type": "authorized_user", client_id, client_secret,
+  refresh_token}``) for a single mailbox. With neither variable set,
 ``credentials_from_env`` falls back to Application Default Credentials. Against
 the local double (``INBOXFLOW_GOOGLE_API_URL``) no credentials are needed.
 
@@ -31,6 +40,9 @@ GMAIL_MODIFY_SCOPE = "https://www.googleapis.com/auth/gmail.modify"
 CALENDAR_EVENTS_SCOPE = "https://www.googleapis.com/auth/calendar.events"
 SCOPES = (GMAIL_MODIFY_SCOPE, CALENDAR_EVENTS_SCOPE)
 SECRET_MANAGER_URL = "https://secretmanager.googleapis.com/v1"
+CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+KEYLESS_DELEGATION = "keyless_delegation"
+CREDENTIAL_TYPES = ("service_account", KEYLESS_DELEGATION, "authorized_user")
 
 SecretFetcher = Callable[[str], str]
 """Reads a Secret Manager version (full resource name) and returns its payload as text."""
@@ -85,7 +97,8 @@ def credentials_info(
 
     Raises:
         CredentialsError: the value is neither JSON nor a readable JSON file,
-            or its ``type`` is not ``service_account`` / ``authorized_user``.
+            its ``type`` is not ``service_account`` / ``keyless_delegation`` /
+            ``authorized_user``, or a keyless delegation names no service account.
     """
     env = os.environ if environ is None else environ
     text = env.get("INBOXFLOW_GMAIL_CREDENTIALS", "").strip()
@@ -108,10 +121,15 @@ def credentials_info(
         info = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CredentialsError(f"{source}: invalid JSON ({exc.msg})") from None
-    if not isinstance(info, dict) or info.get("type") not in ("service_account", "authorized_user"):
+    if not isinstance(info, dict) or info.get("type") not in CREDENTIAL_TYPES:
         raise CredentialsError(
-            f"{source}: expected a service_account key or an authorized_user token, "
+            f"{source}: expected a service_account key, a keyless_delegation or an "
+            f"authorized_user token, "
             f"got type {info.get('type') if isinstance(info, dict) else type(info).__name__!r}"
+        )
+    if info["type"] == KEYLESS_DELEGATION and "@" not in str(info.get("service_account", "")):
+        raise CredentialsError(
+            f'{source}: a keyless_delegation needs "service_account": the delegate\'s email'
         )
     return info
 
@@ -121,7 +139,10 @@ def credentials_for(info: Mapping[str, Any], mailbox: str) -> Any:
 
     Args:
         info: a service-account key (domain-wide delegation: the token is for
-            ``subject=mailbox``) or an authorized-user token (it must belong to ``mailbox``).
+            ``subject=mailbox``), a keyless delegation (the same token, its JWT
+            signed by Google with the IAM Credentials API as
+            ``info["service_account"]``, authenticated with Application Default
+            Credentials) or an authorized-user token (it must belong to ``mailbox``).
         mailbox: the address the agent works for.
 
     Raises:
@@ -133,6 +154,17 @@ def credentials_for(info: Mapping[str, Any], mailbox: str) -> Any:
 
             return service_account.Credentials.from_service_account_info(
                 dict(info), scopes=list(SCOPES), subject=mailbox
+            )
+        if info.get("type") == KEYLESS_DELEGATION:
+            import google.auth
+            from google.auth import impersonated_credentials
+
+            source, _ = google.auth.default(scopes=[CLOUD_PLATFORM_SCOPE])
+            return impersonated_credentials.Credentials(
+                source_credentials=source,
+                target_principal=info["service_account"],
+                target_scopes=list(SCOPES),
+                subject=mailbox,
             )
         from google.oauth2.credentials import Credentials
 
@@ -176,7 +208,9 @@ def _default_credentials() -> Any:
 
 __all__ = [
     "CALENDAR_EVENTS_SCOPE",
+    "CREDENTIAL_TYPES",
     "GMAIL_MODIFY_SCOPE",
+    "KEYLESS_DELEGATION",
     "SCOPES",
     "CredentialsError",
     "CredentialsFactory",
