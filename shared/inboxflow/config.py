@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from .header_patterns import HeaderPattern, UnsupportedPattern, compile_header_pattern
+
 if TYPE_CHECKING:
     from .graph import Graph
 
@@ -56,7 +58,8 @@ class Match(_Strict):
         sender_domain: the exact domain after the sender's ``@`` (case-insensitive).
         subject_contains: a case-insensitive substring of the subject.
         header_match: ``{header: regex}``; each header (name case-insensitive)
-            must be present and match (``re.search``) its pattern.
+            must be present, at most 2,000 characters long and match its pattern, run
+            by RE2 (see :mod:`inboxflow.header_patterns`: no backreferences or look-around).
         forwarded_from: a forwarded email originally from this address (see
             :func:`inboxflow.routing.forwarded_senders`).
     """
@@ -68,7 +71,7 @@ class Match(_Strict):
     header_match: dict[str, str] | None = None
     forwarded_from: str | None = Field(default=None, min_length=3)
 
-    _patterns: dict[str, re.Pattern[str]] = PrivateAttr(default_factory=dict)
+    _patterns: dict[str, HeaderPattern] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> Match:
@@ -89,16 +92,14 @@ class Match(_Strict):
                 raise ValueError("header_match is empty: give {header: regex}")
             for header, pattern in self.header_match.items():
                 try:
-                    self._patterns[header.strip().lower()] = re.compile(pattern)
-                except re.error as exc:
-                    raise ValueError(
-                        f"header_match {header}: bad regex {pattern!r}: {exc}"
-                    ) from None
+                    self._patterns[header.strip().lower()] = compile_header_pattern(pattern)
+                except UnsupportedPattern as exc:
+                    raise ValueError(f"header_match {header}: pattern {pattern!r}: {exc}") from None
         return self
 
     @property
-    def patterns(self) -> dict[str, re.Pattern[str]]:
-        """``header_match`` compiled once, by lowercased header name."""
+    def patterns(self) -> dict[str, HeaderPattern]:
+        """``header_match`` compiled once (by RE2), by lowercased header name."""
         return self._patterns
 
 
