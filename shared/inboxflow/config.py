@@ -35,6 +35,8 @@ COMPILED_SUFFIX = ".json"
 """``inboxflow.yaml.json`` beside the file: its parsed form, written into the source archive so a
 deployed function reads JSON instead of importing and running a YAML parser (used only while
 the YAML's hash matches)."""
+MAX_CONFIG_BYTES = 1_000_000
+"""The largest ``inboxflow.yaml`` read (a few hundred rules take tens of kilobytes)."""
 DEFAULT_GRAPH = "pipeline"
 """Where an email goes when no rule matches."""
 
@@ -422,6 +424,30 @@ def _compiled_data(target: Path, text: str) -> tuple[bool, Any]:
     return True, compiled.get("config")
 
 
+def read_config_text(target: Path) -> str:
+    """The config file's text: UTF-8, at most :data:`MAX_CONFIG_BYTES`.
+
+    Raises:
+        ConfigError: unreadable, too large or not UTF-8 (one line, with the byte offset).
+    """
+    try:
+        with target.open("rb") as file:
+            data = file.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot read the config: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{target}: the config is larger than {MAX_CONFIG_BYTES:,} bytes, the most accepted"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{target}: the config is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start}): save it as UTF-8"
+        ) from None
+
+
 def load_config(
     path: str | Path | None = None,
     graphs: Mapping[str, Graph] | None = None,
@@ -445,10 +471,7 @@ def load_config(
     target = Path(path) if path is not None else config_path(environ)
     if target is None:
         return InboxflowConfig()
-    try:
-        text = target.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{target}: cannot read the config: {exc.strerror or exc}") from None
+    text = read_config_text(target)
     found, data = _compiled_data(target, text)
     if not found:
         data = parse_yaml(text, target)
