@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from .header_patterns import HeaderPattern, UnsupportedPattern, compile_header_pattern
+
 if TYPE_CHECKING:
     from .graph import Graph
 
@@ -33,6 +35,8 @@ COMPILED_SUFFIX = ".json"
 """``inboxflow.yaml.json`` beside the file: its parsed form, written into the source archive so a
 deployed function reads JSON instead of importing and running a YAML parser (used only while
 the YAML's hash matches)."""
+MAX_CONFIG_BYTES = 1_000_000
+"""The largest ``inboxflow.yaml`` read (a few hundred rules take tens of kilobytes)."""
 DEFAULT_GRAPH = "pipeline"
 """Where an email goes when no rule matches."""
 
@@ -56,7 +60,8 @@ class Match(_Strict):
         sender_domain: the exact domain after the sender's ``@`` (case-insensitive).
         subject_contains: a case-insensitive substring of the subject.
         header_match: ``{header: regex}``; each header (name case-insensitive)
-            must be present and match (``re.search``) its pattern.
+            must be present, at most 2,000 characters long and match its pattern, run
+            by RE2 (see :mod:`inboxflow.header_patterns`: no backreferences or look-around).
         forwarded_from: a forwarded email originally from this address (see
             :func:`inboxflow.routing.forwarded_senders`).
     """
@@ -68,7 +73,7 @@ class Match(_Strict):
     header_match: dict[str, str] | None = None
     forwarded_from: str | None = Field(default=None, min_length=3)
 
-    _patterns: dict[str, re.Pattern[str]] = PrivateAttr(default_factory=dict)
+    _patterns: dict[str, HeaderPattern] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> Match:
@@ -89,16 +94,14 @@ class Match(_Strict):
                 raise ValueError("header_match is empty: give {header: regex}")
             for header, pattern in self.header_match.items():
                 try:
-                    self._patterns[header.strip().lower()] = re.compile(pattern)
-                except re.error as exc:
-                    raise ValueError(
-                        f"header_match {header}: bad regex {pattern!r}: {exc}"
-                    ) from None
+                    self._patterns[header.strip().lower()] = compile_header_pattern(pattern)
+                except UnsupportedPattern as exc:
+                    raise ValueError(f"header_match {header}: pattern {pattern!r}: {exc}") from None
         return self
 
     @property
-    def patterns(self) -> dict[str, re.Pattern[str]]:
-        """``header_match`` compiled once, by lowercased header name."""
+    def patterns(self) -> dict[str, HeaderPattern]:
+        """``header_match`` compiled once (by RE2), by lowercased header name."""
         return self._patterns
 
 
@@ -421,6 +424,30 @@ def _compiled_data(target: Path, text: str) -> tuple[bool, Any]:
     return True, compiled.get("config")
 
 
+def read_config_text(target: Path) -> str:
+    """The config file's text: UTF-8, at most :data:`MAX_CONFIG_BYTES`.
+
+    Raises:
+        ConfigError: unreadable, too large or not UTF-8 (one line, with the byte offset).
+    """
+    try:
+        with target.open("rb") as file:
+            data = file.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot read the config: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{target}: the config is larger than {MAX_CONFIG_BYTES:,} bytes, the most accepted"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{target}: the config is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start}): save it as UTF-8"
+        ) from None
+
+
 def load_config(
     path: str | Path | None = None,
     graphs: Mapping[str, Graph] | None = None,
@@ -444,10 +471,7 @@ def load_config(
     target = Path(path) if path is not None else config_path(environ)
     if target is None:
         return InboxflowConfig()
-    try:
-        text = target.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{target}: cannot read the config: {exc.strerror or exc}") from None
+    text = read_config_text(target)
     found, data = _compiled_data(target, text)
     if not found:
         data = parse_yaml(text, target)

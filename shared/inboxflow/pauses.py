@@ -18,19 +18,21 @@ from email.utils import getaddresses
 from typing import Any, Literal
 
 from .errors import RejectedEnvelope
+from .mail.field_text import (
+    DIRECTION_CONTROLS,
+    ZERO_WIDTH,
+    clean_line,
+    clean_text,
+    line_refusal,
+    text_breaks,
+    text_refusal,
+)
 
 ChoiceStyle = Literal["primary", "danger", "neutral"]
 FieldKind = Literal["line", "text", "address", "addresses"]
 CommentRule = Literal["none", "optional", "required"]
 
 MAX_COMMENT_CHARS = 4000
-LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
-"""Every character ``str.splitlines`` splits on."""
-DIRECTION_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-"""Bidi marks, embeddings, overrides and isolates: they reorder what a reader sees."""
-ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
 class EditRejected(ValueError):
@@ -141,21 +143,16 @@ class EditableField:
                 too_long=True,
             )
         if self.kind == "text":
-            text = value.replace("\r\n", "\n")
-            bad = [c for c in text if c not in "\t\n" and unicodedata.category(c) == "Cc"]
+            text = text_breaks(value)
+            bad = next(((c, why) for c in text if (why := text_refusal(c))), None)
             if bad:
-                raise EditRejected(f"{label}: control character U+{ord(bad[0]):04X}", self.name)
+                raise EditRejected(f"{label}: {bad[1]} U+{ord(bad[0]):04X}", self.name)
         else:
-            bad = [
-                c
-                for c in value
-                if c in LINE_BREAKS or c in DIRECTION_CONTROLS or unicodedata.category(c) == "Cc"
-            ]
+            bad = next(((c, why) for c in value if (why := line_refusal(c))), None)
             if bad:
-                what = "a line break" if bad[0] in LINE_BREAKS else "a control character"
                 raise EditRejected(
-                    f"{label}: must be one line without control characters "
-                    f"(found {what}, U+{ord(bad[0]):04X})",
+                    f"{label}: must be one line of visible text "
+                    f"(found {bad[1]}, U+{ord(bad[0]):04X})",
                     self.name,
                 )
             text = value.strip()
@@ -166,6 +163,29 @@ class EditableField:
         if self.kind == "addresses" and text:
             _addresses(text, self, single=False)
         return text
+
+
+def clean_payload_value(value: Any, spec: EditableField | None = None) -> Any:
+    """An email-derived payload value under the rules an edit of it must meet.
+
+    A string of an editable field is cleaned by the field's kind (``text``: multi-line;
+    ``line``: one line, cut to the field's ``max_chars``; an address: one line); any other
+    string is one line unless it holds a newline. Lists and objects are cleaned value by
+    value; other values are returned as they are.
+    """
+    if isinstance(value, str):
+        kind = spec.kind if spec is not None else ("text" if "\n" in value else "line")
+        if kind == "text":
+            return clean_text(value)
+        line = clean_line(value)
+        if spec is not None and spec.kind == "line" and len(line) > spec.max_chars:
+            line = line[: spec.max_chars].rstrip()
+        return line
+    if isinstance(value, list | tuple):
+        return [clean_payload_value(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: clean_payload_value(item) for key, item in value.items()}
+    return value
 
 
 @dataclass(frozen=True)
@@ -231,13 +251,24 @@ class PauseKind:
             choices=tuple(choice.filled(values) for choice in self.choices),
         )
 
+    def clean_payload(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """``payload`` under the rules its fields' edits meet, before a reviewer sees it.
+
+        What comes from mail (a hostile subject with U+2028 or U+202E, a body with
+        bidi overrides) is cleaned the way an edit would be refused for it, so that
+        approving it unchanged passes :meth:`validate_edit` and no mail adapter
+        meets a character it cannot write. See :func:`clean_payload_value`.
+        """
+        return {key: clean_payload_value(value, self.field(key)) for key, value in payload.items()}
+
     def validate_edit(self, edit: Mapping[str, Any]) -> dict[str, str]:
         """The reviewer's edit, checked field by field and normalised.
 
-        Only declared fields, only strings. ``line``: one line, no control,
-        line-separator or bidi character (``str.splitlines`` semantics, so
-        U+2028 too). ``text``: no control character but tab and newline (CRLF
-        becomes LF). ``address``: exactly one email address. ``addresses``:
+        Only declared fields, only strings. ``line``, ``address``, ``addresses``: one
+        line, no line separator (``str.splitlines`` semantics, so U+2028 too), bidi,
+        zero-width or control character (:func:`~inboxflow.mail.field_text.line_refusal`).
+        ``text``: no bidi or control character but tab and newline (CRLF and other
+        line separators become LF). ``address``: exactly one email address. ``addresses``:
         one or more, comma-separated. Every field: at most ``max_chars``,
         not blank when ``required``.
 
@@ -359,6 +390,7 @@ __all__ = [
     "PauseKind",
     "ResumeRefused",
     "check_resume",
+    "clean_payload_value",
     "fill",
     "hidden_characters",
     "kind_of",

@@ -40,7 +40,7 @@ from .errors import (
 )
 from .graph import END, Graph, Node, Pause, Step
 from .naming import node_id, step_path
-from .pauses import check_resume
+from .pauses import check_resume, kind_of
 from .ports.bus import MessageBus
 from .ports.checkpoint import Checkpoint, CheckpointStore, Lease, StepLog, TraceRoute
 from .ports.llm import LanguageModel
@@ -397,7 +397,7 @@ class Runtime:
                 result.goto.resume_node,
                 f"pause:{result.goto.kind}",
             )
-            approval = _approval(result.goto, graph.name, trace_id, k, now, expire_at)
+            approval = _approval(result.goto, graph, trace_id, k, now, expire_at)
             pause = _pause_record(result.goto, approval)
         elif result.goto == END:
             status, next_node, routed_to = result.status, node.name, END
@@ -613,13 +613,17 @@ def _fields(checkpoint: Checkpoint) -> dict[str, Any]:
 
 
 def _approval(
-    pause: Pause, graph: str, trace_id: str, step: int, now: float, expire_at: float
+    pause: Pause, graph: Graph, trace_id: str, step: int, now: float, expire_at: float
 ) -> Approval:
-    payload = _jsonable(pause.payload)
+    # What comes from mail is cleaned as an edit of it would have to be (every graph, every
+    # kind): approving it unchanged passes the kind's edit rules, and the hash binds the
+    # cleaned payload. Nodes that act on their own copy when no edit comes back clean it
+    # the same way (``PauseKind.clean_payload``, idempotent).
+    payload = kind_of(graph.pause_kinds, pause.kind).clean_payload(_jsonable(pause.payload))
     return Approval(
         approval_id=approval_id_for(trace_id, step),
         trace_id=trace_id,
-        graph=graph,
+        graph=graph.name,
         step=step,
         resume_node=pause.resume_node,
         kind=pause.kind,

@@ -176,6 +176,22 @@ def test_a_bad_config_is_one_line_naming_the_rule(
     assert "Traceback" not in result.stdout + result.stderr
 
 
+def test_a_config_not_in_utf8_or_too_large_is_one_line(env: dict[str, str], tmp_path: Path) -> None:
+    config = Path(env["INBOXFLOW_CONFIG"])
+    config.write_bytes(RULES.replace("billing", "caf\u00e9").encode("latin-1"))
+    result = cli("route", str(PRICING), env=env, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"error: {config}: the config is not UTF-8 text (byte 0xe9 at offset 34): save it as UTF-8"
+    ]
+    config.write_text(RULES + "#" * 1_000_000 + "\n")
+    result = cli("route", str(PRICING), env=env, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"error: {config}: the config is larger than 1,000,000 bytes, the most accepted"
+    ]
+
+
 def test_auto_replies_and_bounces_through_run_end_with_the_reason_and_no_draft(
     env: dict[str, str], tmp_path: Path
 ) -> None:

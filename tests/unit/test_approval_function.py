@@ -134,6 +134,31 @@ def test_the_access_log_shows_no_token(served: str, caplog: pytest.LogCaptureFix
         assert logging.getLogger(name).filters, f"no redaction on {name}"
 
 
+@pytest.mark.parametrize("spelling", ["%2574", "+t", "T", "token%20", "key"])
+def test_a_token_under_a_parameter_spelling_the_server_refuses_is_redacted(
+    served: str, caplog: pytest.LogCaptureFixture, spelling: str
+) -> None:
+    from inboxflow.approvals.records import new_token
+
+    secret = new_token()  # a reviewer's token has this shape, valid or not
+    caplog.set_level(logging.INFO, logger="werkzeug")
+    with pytest.raises(urllib.error.HTTPError):
+        urllib.request.urlopen(f"{served}/a/x-1?{spelling}={secret}&view=1", timeout=10)
+    lines = [record.getMessage() for record in caplog.records if record.name == "werkzeug"]
+    assert any(f"/a/x-1?{spelling}=REDACTED&view=1" in line for line in lines), lines
+    assert not any(secret in line for line in lines)
+
+
+@pytest.mark.parametrize("spelling", ["%2574", "+t", "%25%37%34", "TOKEN"])
+def test_a_short_value_under_any_spelling_of_t_is_redacted(spelling: str) -> None:
+    from inboxflow.approvals.records import redact_tokens
+
+    assert redact_tokens(f"GET /a/x-1?{spelling}=abc123&x=2 HTTP/1.1") == (
+        f"GET /a/x-1?{spelling}=REDACTED&x=2 HTTP/1.1"
+    )
+    assert redact_tokens("GET /a/x-1?tt=abc123&x=2") == "GET /a/x-1?tt=abc123&x=2"
+
+
 def test_the_servers_own_414_carries_the_security_headers() -> None:
     """``inboxflow serve``'s server answers a too-long request line before the app runs."""
     import socket
@@ -160,3 +185,32 @@ def test_the_servers_own_414_carries_the_security_headers() -> None:
     assert head.startswith("HTTP/1.0 414") or head.startswith("HTTP/1.1 414"), head[:80]
     for name, value in SECURITY_HEADERS.items():
         assert f"{name}: {value}" in head
+
+
+DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.mark.parametrize("path", ["/timeout", "/api/approvals/some-approval-1/decision"])
+def test_json_nested_100000_deep_is_a_400(approve_app: Any, path: str) -> None:
+    response = approve_app.test_client().post(path, data=DEEP_JSON, content_type="application/json")
+    assert response.status_code == 400, response.get_data(as_text=True)[:300]
+    assert response.get_json() == {"error": "the JSON is nested too deeply", "status": 400}
+
+
+@pytest.mark.parametrize(
+    ("path", "json_answer"),
+    [("/api/approvals/some-approval-1/decision", True), ("/timeout", True), ("/a/x-1", False)],
+)
+def test_a_413_is_json_on_the_api_and_a_page_elsewhere(
+    approve_app: Any, path: str, json_answer: bool
+) -> None:
+    response = approve_app.test_client().post(
+        path, data=b"{" + b" " * MAX_BODY_BYTES + b"}", content_type="application/json"
+    )
+    assert response.status_code == 413
+    if json_answer:
+        assert response.mimetype == "application/json"
+        assert response.get_json() == {"error": "this request is too large", "status": 413}
+    else:
+        assert response.mimetype == "text/html"
+        assert "too large" in response.get_data(as_text=True)

@@ -144,7 +144,17 @@ def test_a_full_config_validates_and_orders_mailbox_rules_first() -> None:
               rules: [{name: prio, match: {header_match: {X-Priority: "([12"}}, route: pipeline}]
             """,
             "inboxflow.yaml: rule 'prio' (routing.rules[0]): match: header_match X-Priority: "
-            "bad regex '([12': unterminated character set at position 1",
+            "pattern '([12': RE2 refuses it (missing ]: [12; routing runs patterns in linear "
+            "time: no backreferences, look-around or \\Z)",
+        ),
+        (
+            r"""
+            routing:
+              rules: [{name: twice, match: {header_match: {Subject: '(a)\1'}}, route: pipeline}]
+            """,
+            "inboxflow.yaml: rule 'twice' (routing.rules[0]): match: header_match Subject: "
+            "pattern '(a)\\\\1': RE2 refuses it (invalid escape sequence: \\1; routing runs "
+            "patterns in linear time: no backreferences, look-around or \\Z)",
         ),
         (
             """

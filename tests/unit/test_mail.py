@@ -65,6 +65,17 @@ def test_eml_plain_text_fields_and_all_headers_lowercased():
     assert email.header("X-CUSTOM-THING") == "kept"
 
 
+def test_a_subject_encoding_line_and_paragraph_separators_is_one_line():
+    # =E2=80=A8 is U+2028, =C2=85 U+0085, =E2=80=A9 U+2029: str.splitlines splits on each.
+    raw = PLAIN.replace(
+        b"=?utf-8?q?Caf=C3=A9_pricing?=",
+        b"=?utf-8?q?Invoice=E2=80=A8Bcc:_x@evil.test_=C2=85paid=E2=80=A9?=",
+    )
+    email = email_from_eml(raw)
+    assert email.subject == "Invoice Bcc: x@evil.test paid"
+    assert len(email.subject.splitlines()) == 1
+
+
 def test_reply_thread_id_is_the_first_reference():
     email = sample("06-follow-up-security-questionnaire.eml")
     assert email.thread_id == "CAB0q-grace-questionnaire-20261210@tidewatercu.org"

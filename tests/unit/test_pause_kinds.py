@@ -54,6 +54,15 @@ KIND = PauseKind(
         pytest.param({"line": "Hi\x00"}, "line", "U+0000", id="nul"),
         pytest.param({"line": "Invoice\u202egnp.exe"}, "line", "U+202E", id="bidi-override"),
         pytest.param({"text": "a\x1b[31m"}, "text", "U+001B", id="escape-in-text"),
+        pytest.param({"text": "pay\u202eexe.pdf"}, "text", "U+202E", id="bidi-in-text"),
+        pytest.param(
+            {"to": "sofia.marquez\u200b@x.test"}, "to", "U+200B", id="zero-width-in-address"
+        ),
+        pytest.param({"line": "Re\ufeff: x"}, "line", "U+FEFF", id="bom-in-line"),
+        pytest.param({"line": "in\u00advoice"}, "line", "U+00AD", id="soft-hyphen-in-line"),
+        pytest.param({"cc": "a@x.test, b\u2060@y.test"}, "cc", "U+2060", id="word-joiner"),
+        pytest.param({"line": "a\u200cb"}, "line", "U+200C", id="zero-width-non-joiner"),
+        pytest.param({"line": "a\u200db"}, "line", "U+200D", id="zero-width-joiner"),
         pytest.param({"text": "   \n "}, "text", "cannot be empty", id="required-blank"),
         pytest.param({"line": "x" * 21}, "line", "at most 20", id="too-long"),
         pytest.param({"nope": "x"}, "nope", "not an editable field", id="undeclared"),
@@ -92,6 +101,34 @@ def test_good_edits_are_normalised() -> None:
         "cc": "a@x.test, b@y.test",
     }
     assert KIND.validate_edit({}) == {}
+
+
+HOSTILE_SUBJECT = "Re: Invoice\u2028Bcc: all@x.test \u202egnp.exe\u200b\u00ad\x85 paid\u2029"
+
+
+def test_an_email_derived_payload_is_cleaned_to_what_an_edit_of_it_must_be() -> None:
+    payload = {
+        "line": HOSTILE_SUBJECT,
+        "text": "Hi\r\nthe bill\u2028is\u202e paid\x07 \U0001f468\u200d\U0001f469\tok",
+        "to": "sofia.marquez\u200b@x.test",
+        "shown": "from\u2028a\u202eb",
+        "listed": ["a\u2029b", {"deep": "c\u202ed"}],
+        "count": 3,
+    }
+
+    clean = KIND.clean_payload(payload)
+
+    assert clean == {
+        "line": "Re: Invoice Bcc: all",  # and cut to the field's 20 characters
+        "text": "Hi\nthe bill\nis paid \U0001f468\u200d\U0001f469\tok",  # ZWJ stays in text
+        "to": "sofia.marquez@x.test",
+        "shown": "from ab",
+        "listed": ["a b", {"deep": "cd"}],
+        "count": 3,
+    }
+    editable = {name: clean[name] for name in ("line", "text", "to")}
+    assert KIND.validate_edit(editable) == editable  # approving it unchanged passes
+    assert KIND.clean_payload(clean) == clean
 
 
 def test_too_long_is_marked_for_413() -> None:

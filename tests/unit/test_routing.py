@@ -3,6 +3,8 @@ each earlier rule did not match."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -115,6 +117,43 @@ def test_header_match_needs_every_header_present_and_matching() -> None:
     only_one = {"X-Priority": "1"}
     assert route(email(headers=only_one), config).reasons_not_matched[0][1] == (
         "header_match: no x-customer-tier header"
+    )
+
+
+def test_a_backtracking_pattern_runs_through_re2_on_a_hostile_subject() -> None:
+    import re2
+
+    config = rules(rule("aaa", route="pipeline", header_match={"Subject": "^(a+)+$"}))
+    pattern = config.routing.rules[0].match.patterns["subject"]
+    # RE2 matches in linear time; Python's re took minutes on 35 characters of this.
+    assert isinstance(pattern.compiled, type(re2.compile("a")))
+    hostile = email(subject="a" * 1999 + "!")
+    assert matched(config, hostile) is None
+    assert matched(config, email(subject="aaaa")) == "aaa"
+
+
+def test_re2_is_imported_only_by_a_config_with_a_header_match() -> None:
+    script = (
+        "import sys\n"
+        "from inboxflow.config import parse_config\n"
+        "rule = {'name': 'r', 'route': 'pipeline', 'match': {'subject_contains': 'x'}}\n"
+        "parse_config({'routing': {'rules': [rule]}})\n"
+        "print('re2' in sys.modules)\n"
+        "rule['match'] = {'header_match': {'X-Priority': '^1'}}\n"
+        "parse_config({'routing': {'rules': [rule]}})\n"
+        "print('re2' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.split() == ["False", "True"], done.stderr
+
+
+def test_a_header_over_2000_characters_matches_no_pattern() -> None:
+    config = rules(rule("prio", route="pipeline", header_match={"X-Priority": "^1"}))
+    assert matched(config, email(headers={"X-Priority": "1" + "x" * 1999})) == "prio"
+    padded = email(headers={"X-Priority": "1" + "x" * 2000})
+    assert matched(config, padded) is None
+    assert route(padded, config).reasons_not_matched[0][1] == (
+        "header_match: x-priority of 2001 characters (patterns see at most 2000)"
     )
 
 

@@ -86,16 +86,16 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
     request.max_content_length = MAX_BODY_BYTES
     request.max_form_memory_size = MAX_BODY_BYTES
     request.max_form_parts = 100
+    parts = [p for p in request.path.split("/") if p]
+    api = bool(parts) and parts[0] in ("api", "timeout")
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-        return _too_large()
+        return _too_large(api)
     try:
         body = request.get_data(cache=True)  # form and JSON parsing read this copy
     except RequestEntityTooLarge:
-        return _too_large()
+        return _too_large(api)
     if request.content_length is None and len(body) >= MAX_BODY_BYTES:
-        return _too_large()  # a streamed body stopped at the limit: there is more
-    parts = [p for p in request.path.split("/") if p]
-    api = bool(parts) and parts[0] in ("api", "timeout")
+        return _too_large(api)  # a streamed body stopped at the limit: there is more
     try:
         if request.method == "POST":
             _check_same_origin(request, service)
@@ -118,7 +118,7 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
     except ApprovalError as exc:
         return _error_json(exc) if api else _error_html(exc)
     except RequestEntityTooLarge:
-        return _too_large()
+        return _too_large(api)
     except HTTPException as exc:
         code = exc.code or 400
         error = ApprovalError(code, exc.name, "this request was refused")
@@ -140,11 +140,27 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
     return _html(render_error(404, "Not found", "there is nothing here"), 404)
 
 
-def _too_large() -> Response:
+def _too_large(api: bool) -> Response:
+    """413, as JSON for ``/api/`` and ``/timeout`` (their clients read JSON), else a page."""
     # Streamed, so that functions-framework does not try to read the rest of the body
     # after the response (it drains unstreamed ones): the limit would raise again there.
-    page = render_error(413, "Too large", "this request is too large")
+    message = "this request is too large"
+    if api:
+        body = json.dumps({"error": message, "status": 413})
+        return Response(
+            iter([body]), status=413, headers=SECURITY_HEADERS, mimetype="application/json"
+        )
+    page = render_error(413, "Too large", message)
     return Response(iter([page]), status=413, headers=SECURITY_HEADERS, mimetype="text/html")
+
+
+def _json_body(request: Request) -> Any:
+    """The request's JSON (None when it is not JSON); ApprovalError 400 when nested too deeply
+    for the parser (it raises RecursionError, which ``silent`` does not cover)."""
+    try:
+        return request.get_json(silent=True)
+    except RecursionError:
+        raise ApprovalError(400, "Bad request", "the JSON is nested too deeply") from None
 
 
 def _check_same_origin(request: Request, service: ApprovalService) -> None:
@@ -171,7 +187,7 @@ def _origin(url: str) -> str:
 
 def _timeout_call(request: Request) -> tuple[str, int]:
     """``(approval_id, hop)`` of a deadline task's call, or ApprovalError 400."""
-    payload = request.get_json(silent=True)
+    payload = _json_body(request)
     if not isinstance(payload, dict):
         raise ApprovalError(400, "Bad request", "the body must be a JSON object")
     approval_id, hop = payload.get("approval_id"), payload.get("hop", 0)
@@ -244,7 +260,7 @@ def _api(service: ApprovalService, parts: list[str], request: Request) -> Respon
     if len(parts) == 3 and parts[0] == "approvals" and parts[2] == "decision":
         if request.method != "POST":
             raise ApprovalError(405, "Not allowed", "POST a decision")
-        body = request.get_json(silent=True)
+        body = _json_body(request)
         if not isinstance(body, dict):
             raise ApprovalError(400, "Bad request", "the body must be a JSON object")
         edit, reviewer, decision = body.get("edit"), body.get("reviewer"), body.get("decision")

@@ -16,6 +16,7 @@ import hmac
 import re
 import secrets
 from typing import Any, Literal
+from urllib.parse import unquote_plus
 
 from pydantic import BaseModel, Field
 
@@ -165,14 +166,32 @@ def token_record(
     )
 
 
-_TOKEN_PARAM = re.compile(r"([?&](?:t|token)=)[^&#\s\"'<>]+")
+_QUERY_PARAM = re.compile(r"([?&;])([^=&#?\s\"'<>]{0,60})=([^&#\s\"'<>]+)")
+_TOKEN_NAMES = frozenset({"t", "token"})
+_TOKEN_SHAPED = re.compile(r"[A-Za-z0-9_-]{40,}")
+"""A value shaped like a token (``new_token``: 43 URL-safe characters), whatever its name."""
 REDACTED = "REDACTED"
 
 
-def redact_tokens(text: str) -> str:
-    """``text`` with every ``t=`` / ``token=`` URL parameter value replaced by ``REDACTED``.
+def _redact_param(found: re.Match[str]) -> str:
+    separator, name, value = found.groups()
+    decoded_name, decoded_value = name, value
+    for _ in range(3):  # ``%2574`` is ``%74`` is ``t``: every spelling a client may send
+        decoded_name, decoded_value = unquote_plus(decoded_name), unquote_plus(decoded_value)
+    if decoded_name.strip().lower() in _TOKEN_NAMES or _TOKEN_SHAPED.fullmatch(
+        decoded_value.strip()
+    ):
+        return f"{separator}{name}={REDACTED}"
+    return found.group()
 
-    For access logs and stored copies of notifications: the token is the
-    reviewer's credential.
+
+def redact_tokens(text: str) -> str:
+    """``text`` with every URL parameter that may carry a token redacted (``t=REDACTED``).
+
+    A parameter is redacted when its name, percent-decoded and trimmed, is ``t``
+    or ``token`` in any spelling (``%2574=``, ``+t=``, ``T=``: the server refuses
+    those, but the request line still carries the token), or when its value has
+    the shape of a token (40 or more URL-safe characters). For access logs and
+    stored copies of notifications: the token is the reviewer's credential.
     """
-    return _TOKEN_PARAM.sub(rf"\g<1>{REDACTED}", text)
+    return _QUERY_PARAM.sub(_redact_param, text)

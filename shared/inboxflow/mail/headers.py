@@ -17,6 +17,7 @@ from email.message import Message
 from email.utils import getaddresses, parsedate_to_datetime
 
 from .charsets import ESCAPED_BYTES, clean_text, decode_bytes
+from .field_text import one_line
 from .model import Address, EmailParseError
 
 TRACE_HEADER = "X-Inboxflow-Trace"
@@ -62,11 +63,6 @@ class ParseWarnings:
             self.items.append(text[:300])
         elif len(self.items) == MAX_WARNINGS:
             self.items.append("more warnings not recorded")
-
-
-def one_line(text: str) -> str:
-    """``text`` unfolded: every line break with its surrounding space becomes one space."""
-    return re.sub(r"\s*\n\s*", " ", text).strip()
 
 
 def strip_angle(value: str) -> str:

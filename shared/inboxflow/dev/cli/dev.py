@@ -31,7 +31,7 @@ from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
     from inboxflow.mail import Email
-    from inboxflow.ports.checkpoint import CheckpointStore
+    from inboxflow.ports.checkpoint import Checkpoint, CheckpointStore
 
 STATE_FILE = "dev.json"
 LOG_DIR = "logs"
@@ -287,7 +287,7 @@ def send(
         if not wait:
             return
         store = make_store(Settings.from_env())
-        trace_id = _ingested(console, store, mailbox, gmail_id, deadline, timeout)
+        trace_id, decided = _ingested(console, store, mailbox, gmail_id, deadline, timeout)
     else:
         from inboxflow.config import ConfigError, load_config
         from inboxflow.routing import route
@@ -306,10 +306,16 @@ def send(
     if not wait:
         return
     checkpoint = store.get_trace(trace_id)
-    while checkpoint is not None and checkpoint.status == "running" and time.monotonic() < deadline:
+    while (
+        checkpoint is not None
+        and (checkpoint.status == "running" or _still_on(checkpoint, decided))
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.3)
         checkpoint = store.get_trace(trace_id)
-    assert checkpoint is not None
+    if checkpoint is None:
+        console.print(f"[red]trace {trace_id} is not in the store[/red]")
+        raise typer.Exit(1)
     row = summary_row(store, checkpoint)
     confidence = "-" if row["confidence"] is None else f"{row['confidence']:.2f}"
     console.print(
@@ -320,6 +326,11 @@ def send(
     if checkpoint.status == "running":
         console.print(f"[yellow]still running after {timeout:.0f}s[/yellow]")
         raise typer.Exit(1)
+
+
+def _still_on(checkpoint: Checkpoint, approval_id: str | None) -> bool:
+    """The trace still waits on ``approval_id`` (decided: its resume has not run yet)."""
+    return approval_id is not None and (checkpoint.pause or {}).get("approval_id") == approval_id
 
 
 def _home_flag(home: Path) -> str:
@@ -364,11 +375,18 @@ def _ingested(
     gmail_id: str,
     deadline: float,
     timeout: float,
-) -> str:
-    """Wait for ingest's decision on the message; returns the trace it started or resumed.
+) -> tuple[str, str | None]:
+    """Wait for ingest's decision on the message: the trace it started or resumed, and the
+    approval the message decided (a review reply; else None).
 
     A decision that starts no trace (blocked, own, skipped, gone, unreadable) is
-    printed with its reason at once, and the command ends.
+    printed with its reason at once, and the command ends. A reply to a review
+    email (``review_reply``) is printed with what it did to its approval; when it
+    decided, its trace is returned, else the command ends.
+
+    Raises:
+        typer.Exit: the command ends here (0: nothing to wait for; 1: no decision in time,
+            or the message was gone or unreadable).
     """
     from inboxflow.ingest.claims import FINISHED, claim_path
 
@@ -388,8 +406,37 @@ def _ingested(
             f"ingest [bold]{state}[/bold] message {gmail_id}: {reason}\nno trace was started"
         )
         raise typer.Exit(1 if state in ("gone", "unreadable") else 0)
+    if state == "review_reply":
+        return _review_reply_trace(console, store, gmail_id, claim)
     console.print(f"ingest [bold]{state}[/bold] trace [bold]{claim['trace_id']}[/bold]")
-    return str(claim["trace_id"])
+    return str(claim["trace_id"]), None
+
+
+def _review_reply_trace(
+    console: Console, store: CheckpointStore, gmail_id: str, claim: dict[str, Any]
+) -> tuple[str, str]:
+    """What a reply to a review email did; the trace and approval it decided (else typer.Exit(0)).
+
+    Its claim names the approval, not a trace: the id the claim was made under belongs
+    to no trace (a review reply starts none).
+    """
+    from inboxflow.approvals.records import approval_path
+
+    approval_id = str(claim.get("approval_id") or "")
+    outcome = str(claim.get("review_outcome") or "not decided")
+    decision = f" ({claim['decision']})" if claim.get("decision") else ""
+    reason = f": {claim['reason']}" if claim.get("reason") else ""
+    console.print(
+        f"ingest [bold]review_reply[/bold] message {gmail_id}: approval "
+        f"[bold]{approval_id or '?'}[/bold] {outcome}{decision}{reason}",
+        soft_wrap=True,
+    )
+    approval = store.get(approval_path(approval_id)) if approval_id else None
+    if outcome != "decided" or approval is None or not approval.get("trace_id"):
+        raise typer.Exit(0)
+    trace_id = str(approval["trace_id"])
+    console.print(f"the decision resumes trace [bold]{trace_id}[/bold]")
+    return trace_id, approval_id
 
 
 def _to_rfc822(email: Email) -> bytes:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import typer
 from rich.table import Table
 
+from inboxflow.dev.cli.options import dev_option, home_option, use_home
 from inboxflow.dev.cli.render import cli_console
 from inboxflow.graphs.agent.audit import AGENT_RUNS
 from inboxflow.ports.checkpoint import Filter
@@ -37,8 +39,11 @@ def runs(
     ),
     limit: int = typer.Option(50, help="At most this many runs."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per run."),
+    dev: bool = dev_option(),
+    home: Path = home_option(),
 ) -> None:
     """Agent runs: profile, status, turns, tool calls, the final message or the error."""
+    use_home(home, dev)
     store = make_store(Settings.from_env())
     found = agent_runs(store, profile, status, limit)
     if as_json:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 from rich.table import Table
 
+from inboxflow.dev.cli.options import dev_option, home_option, use_home
 from inboxflow.dev.cli.render import cli_console
 from inboxflow.graphs.support.tickets import TicketStore
 from inboxflow.services import make_store
@@ -21,6 +23,8 @@ def tickets(
     ),
     status: str | None = typer.Option(None, help="Only this status: active or completed."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per ticket."),
+    dev: bool = dev_option(),
+    home: Path = home_option(),
 ) -> None:
     """Support tickets: customer, id, status, outcome or assigned queue, messages, traces, subject.
 
@@ -28,6 +32,7 @@ def tickets(
     """
     if status is not None and status not in STATUSES:
         raise typer.BadParameter(f"--status must be active or completed, not {status!r}")
+    use_home(home, dev)
     found = TicketStore(make_store(Settings.from_env())).list(customer, status)  # type: ignore[arg-type]
     if as_json:
         for ticket in found:
@@ -51,8 +56,11 @@ def tickets(
 def ticket(
     ticket_id: str = typer.Argument(..., help="TKT- and 8 digits."),
     as_json: bool = typer.Option(False, "--json", help="The ticket as JSON."),
+    dev: bool = dev_option(),
+    home: Path = home_option(),
 ) -> None:
     """One ticket: its conversation (both directions) and the traces that worked on it."""
+    use_home(home, dev)
     found = TicketStore(make_store(Settings.from_env())).find(ticket_id)
     if found is None:
         typer.echo(f"no ticket {ticket_id}", err=True)

@@ -31,7 +31,7 @@ from ...graph import END, Pause, Step
 from ...memory import read_memory
 from ...pipeline.tools import workspace_of
 from ...ports.llm import ChatSettings, LLMFailed
-from .kinds import QUESTION_LABELS, pause_context
+from .kinds import QUESTION_LABELS, TOOL_REVIEW_KIND, pause_context
 from .learning import first_name, learn
 from .policy import assistant_policy
 from .settings import assistant_settings
@@ -144,6 +144,18 @@ def review_payload(tool: str, arguments: dict[str, Any]) -> dict[str, str]:
     return payload
 
 
+def _as_reviewed(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` with each reviewed text field as the review showed it (under the
+    tool_review kind's edit rules: no line separator in a subject, no bidi control)."""
+    shown = TOOL_REVIEW_KIND.clean_payload(review_payload(tool, arguments))
+    reviewed = {
+        name: shown[name]
+        for name in REVIEW_FIELDS.get(tool, ())
+        if isinstance(arguments.get(name), str) and name in shown
+    }
+    return {**arguments, **reviewed}
+
+
 def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
     """Run (or pause to review) the first pending call."""
     call, rest = state.pending_calls[0], state.pending_calls[1:]
@@ -179,6 +191,8 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
     if answer:
         result: dict[str, Any] = {"answer": answer}
     elif decision in ("run", "accept", "edit"):
+        if decision == "accept":  # what the owner saw (and approved): the fields as cleaned
+            arguments = _as_reviewed(name, arguments)
         if decision == "edit" and name != "Question":
             edited = {k: v for k, v in (ctx.resume or {}).get("payload", {}).items() if k != "tool"}
             before = review_payload(name, arguments)

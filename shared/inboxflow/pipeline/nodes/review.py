@@ -3,7 +3,7 @@
 | node     | review                                                                       |
 |----------|------------------------------------------------------------------------------|
 | inputs   | classification, tool_results, draft                                          |
-| outputs  | review {auto_dispatch, reasons}                                              |
+| outputs  | review {auto_dispatch, reasons}; draft under the edit rules when it pauses   |
 | LLM task | none                                                                         |
 | routes   | confidence >= 0.8 and not a complaint -> dispatch;                           |
 |          | otherwise Pause(approve_draft, resume_node=dispatch) -> status ``waiting``   |
@@ -62,9 +62,16 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
     settings = pipeline_settings(ctx.services)
     # What approving will do, as dispatch decides it: complaints are never sent on their own.
     sends = settings.auto_send and classification.category != "complaint"
+    # The reviewer sees, and an unedited approval dispatches, the draft under the edit rules.
+    payload = APPROVE_DRAFT_KIND.clean_payload(
+        {"draft": draft.body, "to": draft.to, "subject": draft.subject}
+    )
+    draft = draft.model_copy(
+        update={"body": payload["draft"], "to": payload["to"], "subject": payload["subject"]}
+    )
     pause = Pause(
         kind=APPROVE_DRAFT,
-        payload={"draft": draft.body, "to": draft.to, "subject": draft.subject},
+        payload=payload,
         resume_node="dispatch",
         reviewers=settings.reviewers or (state.email.mailbox,),
         deadline_s=settings.approval_deadline_s,
@@ -82,4 +89,5 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
             **(SENDS if sends else SAVES_DRAFT),
         },
     )
-    return Step(update={"review": Review(auto_dispatch=False, reasons=reasons)}, goto=pause)
+    review_verdict = Review(auto_dispatch=False, reasons=reasons)
+    return Step(update={"review": review_verdict, "draft": draft}, goto=pause)

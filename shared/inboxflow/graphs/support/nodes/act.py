@@ -61,7 +61,11 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
     assert triage is not None
     settings = support_settings(ctx.services)
     subject = email.subject if email.subject.lower().startswith("re:") else f"Re: {email.subject}"
-    body, approved_by = triage.suggested_response, None
+    # Under the edit rules, whether it pauses or goes out (the same text both ways).
+    reply = APPROVE_SUPPORT_REPLY.clean_payload(
+        {"subject": subject, "reply": triage.suggested_response}
+    )
+    subject, body, approved_by = reply["subject"], reply["reply"], None
     if ctx.resume is None:
         reasons = []
         if triage.urgency == "critical":
