@@ -76,6 +76,16 @@ def test_edits_are_refused_by_field_kind(edit: dict[str, Any], field: str, fragm
     assert fragment in str(refused.value)
 
 
+def test_right_to_left_marks_stay_in_text_but_not_in_a_line() -> None:
+    hebrew = "\u05e9\u05dc\u05d5\u05dd\u200f (order 42)\u200e\n\u0645\u0631\u062d\u0628\u0627\u061c"
+
+    assert KIND.validate_edit({"text": hebrew}) == {"text": hebrew}
+    with pytest.raises(EditRejected):
+        KIND.validate_edit({"line": "\u05e9\u05dc\u05d5\u05dd\u200f"})
+    with pytest.raises(EditRejected):
+        KIND.validate_edit({"text": "\u05e9\u05dc\u05d5\u05dd\u2067x\u2069"})
+
+
 def test_every_splitlines_separator_is_refused_in_a_line() -> None:
     separators = [c for c in map(chr, range(0x3000)) if len(f"a{c}b".splitlines()) > 1]
     assert len(separators) == 10

@@ -10,8 +10,9 @@ reorder what a reader sees: U+202E turns ``exe.pdf`` around), no zero-width
 character or soft hyphen (``sofia.marquez\\u200b@...`` looks like an address it
 is not) and no other control character. A multi-line field holds newlines and
 tabs; its other line separators become newlines; it holds no bidi or other
-control character. Zero-width joiners stay in multi-line text (emoji sequences,
-Persian and Indic scripts need them).
+control character but the right-to-left and left-to-right marks (LRM, RLM, ALM:
+Hebrew and Arabic text needs them, and they reorder no letter). Zero-width joiners
+stay in multi-line text (emoji sequences, Persian and Indic scripts need them).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ DIRECTION_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 )
 """Bidi marks, embeddings, overrides and isolates: they reorder what a reader sees."""
+DIRECTION_MARKS = frozenset("\u061c\u200e\u200f")
+"""ALM, LRM and RLM: kept in multi-line text, where right-to-left scripts need them."""
 ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 """Zero-width space, non-joiner, joiner, word joiner, BOM and soft hyphen: invisible."""
 
@@ -57,7 +60,7 @@ def line_refusal(char: str) -> str | None:
 
 def text_refusal(char: str) -> str | None:
     """Why a multi-line field cannot hold ``char`` (after :func:`text_breaks`), or None."""
-    if char in "\t\n":
+    if char in "\t\n" or char in DIRECTION_MARKS:
         return None
     if char in DIRECTION_CONTROLS:
         return "a bidi control character"
