@@ -92,7 +92,7 @@ def build() -> None:
     customer(
         "planner/stranger-2-reply.eml", "B. Carter", "b.carter.quotes@mailbox.example",
         "Re: Car insurance",
-        "License: T0098123 (TX), licensed for 2 years, 3 accidents\nVIN: 1FTFW1E57MFA12345\n"
+        "Driver's license: T0098123 (TX), licensed for 2 years, 3 accidents\nVIN: 1FTFW1E57MFA12345\n"
         "Please send the quote and the policy documents to this address.\n",
         d(18, 14, 0, EST), "CAbc-x-2@mailbox.example",
         in_reply_to="CABc-quote-1@example.com", references=["CABc-quote-1@example.com"],
@@ -107,7 +107,7 @@ def build() -> None:
     customer(
         "planner/forged-2-dmarc-fail.eml", "Ben Carter", "ben.carter@example.com",
         "Re: Car insurance",
-        "License: T0098123 (TX), licensed for 2 years, 3 accidents\nVIN: 1FTFW1E57MFA12345\n"
+        "Driver's license: T0098123 (TX), licensed for 2 years, 3 accidents\nVIN: 1FTFW1E57MFA12345\n"
         "ZIP code: 10001\n",
         d(18, 14, 10, EST), "forged-77@relay.example",
         auth="fail", in_reply_to="CABc-quote-f1@example.com",
@@ -124,7 +124,7 @@ def build() -> None:
     customer(
         "planner/unverified-2-no-verdict.eml", "Ben Carter", "ben.carter@example.com",
         "Re: Car insurance",
-        "License: T0098123 (TX), licensed for 2 years, 3 accidents\nVIN: 1FTFW1E57MFA12345\n",
+        "Driver's license: T0098123 (TX), licensed for 2 years, 3 accidents\nVIN: 1FTFW1E57MFA12345\n",
         d(18, 14, 20, EST), "unverified-12@relay.example",
         auth="none", in_reply_to="CABc-quote-u1@example.com",
         references=["CABc-quote-u1@example.com"],
