@@ -51,9 +51,7 @@ def main() -> int:
             if key in case and not isinstance(case[key], str):
                 problems.append(f"{cid}: {key} must be text")
     problems += [f"duplicate id {cid}" for cid, n in ids.items() if n > 1]
-    unused = sorted(
-        str(p.relative_to(ROOT)) for p in (ROOT / "mail").rglob("*.eml")
-    )
+    unused = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "mail").rglob("*.eml"))
     problems += [f"mail not used by any case: {p}" for p in unused if p not in used]
     print(f"{len(cases)} cases; safety {tags['safety']}; conversations {tags['conversation']}")
     print("per graph:", dict(sorted(graphs.items())))

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (the typographic quotes, dashes and fullwidth marks are the data)
 """Mail for the pipeline graph: Maya Chen's own mailbox (no routing rule: ``pipeline``)."""
 
 from __future__ import annotations
@@ -176,11 +177,11 @@ def build() -> None:
         html_only=True,
         cte="quoted-printable",
         html=(
-            "<html><head><meta charset=\"utf-8\"></head><body>"
-            "<div style=\"font-family:Calibri,sans-serif\"><p>Hi Maya,</p>"
+            '<html><head><meta charset="utf-8"></head><body>'
+            '<div style="font-family:Calibri,sans-serif"><p>Hi Maya,</p>'
             "<p>We are evaluating Brightlane for 120 clinicians. Does it support <b>SAML 2.0 "
             "single sign-on</b> with Okta, and is SCIM provisioning included in the Pro plan?</p>"
-            "<p>Thanks,<br>Rachel Kim<br><span style=\"color:#777\">IT Director, Northstar "
+            '<p>Thanks,<br>Rachel Kim<br><span style="color:#777">IT Director, Northstar '
             "Health</span></p></div></body></html>"
         ),
     )
@@ -271,7 +272,7 @@ def build() -> None:
         delivered_to=BOX,
         html=(
             "<p>Dear customer,</p><p>We noticed unusual activity and limited your account. "
-            "<a href=\"http://paypa1-account.example/verify\">Verify your identity</a> within "
+            '<a href="http://paypa1-account.example/verify">Verify your identity</a> within '
             "24 hours or your account will be closed.</p><p>PayPal Security</p>"
         ),
         body=(

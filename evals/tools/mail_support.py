@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (the typographic quotes, dashes and fullwidth marks are the data)
 """Mail for the support graph: everything to support@brightlane.io is a ticket.
 
 The CRM's sample customers: Sam Okafor and Lucía Fernández (free), Brightpath
@@ -45,7 +46,7 @@ def build() -> None:
         auth=auth_pass("it-admin@northwind.example"),
         body=(
             "Hello,\n\nOur dashboards have been down since 06:10 UTC. None of our 450 users can "
-            "sign in; the login page ends in \"504 Gateway Timeout\" after about a minute. Our "
+            'sign in; the login page ends in "504 Gateway Timeout" after about a minute. Our '
             "dispatch teams start their shift at 07:00.\n\nNorthwind IT\n"
         ),
     )
@@ -92,8 +93,8 @@ def build() -> None:
         delivered_to=BOX,
         auth=auth_pass("ops@brightpath.example"),
         body=(
-            "Hello,\n\nFor two weeks now every scheduled export on our account shows \"Last run: "
-            "failed\" and nothing arrives in our shared drive. Our client reports depend on "
+            'Hello,\n\nFor two weeks now every scheduled export on our account shows "Last run: '
+            'failed" and nothing arrives in our shared drive. Our client reports depend on '
             "them. Could someone look at it?\n\nBrightpath Ops\n"
         ),
     )

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from email.charset import BASE64, QP, Charset
 from email.header import Header
 from email.message import Message
@@ -17,7 +16,7 @@ CET = timezone(timedelta(hours=1))
 EST = timezone(timedelta(hours=-5))
 JST = timezone(timedelta(hours=9))
 ICT = timezone(timedelta(hours=7))
-UTC = timezone.utc
+UTC = UTC
 
 MAILS: dict[str, bytes] = {}
 
@@ -49,7 +48,9 @@ def auth_fail(address: str, relay_ip: str = "185.220.101.47") -> str:
     )
 
 
-def text_part(body: str, subtype: str = "plain", charset: str = "utf-8", cte: str = "8bit") -> Message:
+def text_part(
+    body: str, subtype: str = "plain", charset: str = "utf-8", cte: str = "8bit"
+) -> Message:
     """One text part in ``charset`` with the transfer encoding ``cte``."""
     cs = Charset(charset)
     if cte == "quoted-printable":
@@ -113,7 +114,9 @@ def mail(
     ordered: list[tuple[str, str]] = []
     if delivered_to:
         ordered.append(("Delivered-To", delivered_to))
-    ordered.append(("Return-Path", return_path if return_path is not None else f"<{sender_address}>"))
+    ordered.append(
+        ("Return-Path", return_path if return_path is not None else f"<{sender_address}>")
+    )
     if auth:
         ordered.append(("Authentication-Results", auth))
     ordered += [
@@ -161,7 +164,9 @@ def rfc822(frm: str, to: str, subject: str, date: datetime, body: str, mid: str)
     return MIMEMessage(inner)
 
 
-def bounce(original_to: str, original_from: str, original_subject: str, mid: str, date: datetime) -> Message:
+def bounce(
+    original_to: str, original_from: str, original_subject: str, mid: str, date: datetime
+) -> Message:
     """A delivery status notification (multipart/report; RFC 3464)."""
     report = MIMEMultipart("report", **{"report-type": "delivery-status"})
     report.attach(
@@ -183,7 +188,9 @@ def bounce(original_to: str, original_from: str, original_subject: str, mid: str
     per_recipient["Final-Recipient"] = f"rfc822; {original_to}"
     per_recipient["Action"] = "failed"
     per_recipient["Status"] = "5.1.1"
-    per_recipient["Diagnostic-Code"] = f"smtp; 550 5.1.1 <{original_to}>: Recipient address rejected"
+    per_recipient["Diagnostic-Code"] = (
+        f"smtp; 550 5.1.1 <{original_to}>: Recipient address rejected"
+    )
     status.attach(per_message)
     status.attach(per_recipient)
     report.attach(status)
@@ -199,5 +206,3 @@ def bounce(original_to: str, original_from: str, original_subject: str, mid: str
 
 def d(day: int, hour: int, minute: int = 0, tz: timezone = UTC, month: int = 1) -> datetime:
     return datetime(2027, month, day, hour, minute, tzinfo=tz)
-
-

@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import mail_agent  # noqa: E402
-import mail_assistant  # noqa: E402
-import mail_pipeline  # noqa: E402
-import mail_planner  # noqa: E402
-import mail_support  # noqa: E402
-from mailkit import MAILS  # noqa: E402
+import mail_agent
+import mail_assistant
+import mail_pipeline
+import mail_planner
+import mail_support
+from mailkit import MAILS
 
 ROOT = Path(__file__).resolve().parents[1] / "mail"
 
