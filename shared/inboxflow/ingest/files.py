@@ -26,7 +26,7 @@ from ..mail.loop_guard import auto_reply_block
 from ..routing import RouteDecision, route
 from ..runtime import Runtime
 from ..start import start_email_trace
-from .claims import claim_path
+from .claims import claim_path, message_trace_id
 from .ingest import Ingestor
 from .mailboxes import DEFAULT_GRAPH, Mailbox
 
@@ -86,7 +86,8 @@ class FileInbox:
         """
         blocked = auto_reply_block(email)
         if blocked:
-            started = start_email_trace(self.runtime, email, self.route(email))
+            trace_id = message_trace_id(email.mailbox, gmail_id) if gmail_id else None
+            started = start_email_trace(self.runtime, email, self.route(email), trace_id)
             return Delivered("blocked", started.trace_id, blocked)
         try:
             mailbox = Mailbox(address=email.mailbox, graph=DEFAULT_GRAPH)
