@@ -231,7 +231,9 @@ def _mail(value: Any, root: Path, where: str, mailbox: Any) -> tuple[Path, ...]:
             raise CaseError(f"{where}: `mail:` items must be paths, got {name!r}")
         path = root / name
         if path.suffix.lower() not in MAIL_SUFFIXES:
-            raise CaseError(f"{where}: mail {name}: use .eml or .json (the formats of inboxflow run)")
+            raise CaseError(
+                f"{where}: mail {name}: use .eml or .json (the formats of inboxflow run)"
+            )
         if not path.is_file():
             raise CaseError(f"{where}: mail {name}: no such file in {root}")
         try:

@@ -35,8 +35,34 @@ class JudgeVerdict(BaseModel):
 
 _WORD = re.compile(r"[^\W\d_]{4,}", re.UNICODE)
 _STOP = frozenset(
-    "that this with from have will should must their there they them what when which would "
-    "about into your reply email answer does the and not".split()
+    [
+        "that",
+        "this",
+        "with",
+        "from",
+        "have",
+        "will",
+        "should",
+        "must",
+        "their",
+        "there",
+        "they",
+        "them",
+        "what",
+        "when",
+        "which",
+        "would",
+        "about",
+        "into",
+        "your",
+        "reply",
+        "email",
+        "answer",
+        "does",
+        "the",
+        "and",
+        "not",
+    ]
 )
 
 

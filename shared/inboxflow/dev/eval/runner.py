@@ -191,8 +191,7 @@ def _play(case: Case, runtime: Any, result: CaseResult) -> None:
         _decide(runtime, decisions, result)
     if decisions:
         result.notes.append(
-            "decide: no pause asked for "
-            + ", ".join(decision.describe() for decision in decisions)
+            "decide: no pause asked for " + ", ".join(decision.describe() for decision in decisions)
         )
 
 
@@ -335,7 +334,9 @@ def condensed_steps(store: Any, trace_id: str) -> list[dict[str, Any]]:
                 "error": log.error,
                 "tools": [str(call.get("name")) for call in log.tool_calls],
                 "llm": [str(call.get("task")) for call in log.llm_calls],
-                "delta": delta if len(delta) <= STEP_DELTA_CHARS else delta[:STEP_DELTA_CHARS] + "…",
+                "delta": delta
+                if len(delta) <= STEP_DELTA_CHARS
+                else delta[:STEP_DELTA_CHARS] + "…",
             }
         )
     return steps
