@@ -77,7 +77,7 @@ def build_report(
         "accuracy": _share(passed, len(results)),
         "graphs": dict(sorted(graphs.items())),
         "confusion": _confusion(results, graph_of),
-        "calibration": _calibration(results, graph_of),
+        "calibration": _calibration(results),
         "failures": [
             _failure(by_id[r.case_id], r, graph_of[r.case_id]) for r in results if not r.passed
         ],
@@ -148,11 +148,9 @@ def _cell(value: Any) -> str:
     return str(value).strip().casefold()
 
 
-def _calibration(
-    results: Sequence[CaseResult], graph_of: Mapping[str, str]
-) -> list[dict[str, Any]]:
+def _calibration(results: Sequence[CaseResult]) -> list[dict[str, Any]]:
     """Accuracy of the cases by the outcome's ``confidence`` band (graphs that report one)."""
-    bands = [
+    bands: list[dict[str, Any]] = [
         {"low": i / BANDS, "high": (i + 1) / BANDS, "cases": 0, "passed": 0} for i in range(BANDS)
     ]
     for result in results:
