@@ -217,6 +217,8 @@ class Node:
 
 InitialState = Callable[[Mapping[str, Any], "StartContext"], BaseModel | Mapping[str, Any]]
 Summary = Callable[["Checkpoint"], "TraceSummary"]
+OutcomeProjection = Callable[["Checkpoint"], Mapping[str, Any]]
+"""A graph's judgment on one trace as named fields (``Graph.outcome``), for ``inboxflow eval``."""
 
 
 @dataclass(frozen=True)
@@ -259,6 +261,11 @@ def no_summary(checkpoint: Checkpoint) -> TraceSummary:
     return TraceSummary()
 
 
+def no_outcome(checkpoint: Checkpoint) -> Mapping[str, Any]:
+    """The default ``outcome``: no field beyond the common ones (``inboxflow.outcomes``)."""
+    return {}
+
+
 @dataclass(frozen=True)
 class Graph:
     """A plain declaration of an agent graph: everything the rest of the system reads.
@@ -273,6 +280,10 @@ class Graph:
         pause_kinds: the kinds of pause its nodes may return, by name.
         initial_state: how an email (JSON form of ``mail.Email``) becomes the first state.
         summary: the graph's view of a trace for the CLI table.
+        outcome: the graph's judgment on a trace as the fields ``outcome_fields``
+            names (``inboxflow eval`` compares them with labels); the fields every
+            graph has (status, route, what was sent...) come from ``inboxflow.outcomes``.
+        outcome_fields: the names ``outcome`` returns, documented in the README.
         settings_model: the graph's settings (read from ``inboxflow.yaml``), if any.
         samples: folder of sample emails the demo runs through this graph, if any.
         takes_profile: routing rules to this graph must name an agent profile.
@@ -290,6 +301,8 @@ class Graph:
     pause_kinds: Mapping[str, PauseKind] = field(default_factory=dict)
     initial_state: InitialState = email_state
     summary: Summary = no_summary
+    outcome: OutcomeProjection = no_outcome
+    outcome_fields: tuple[str, ...] = ()
     settings_model: type[BaseModel] | None = None
     samples: Path | None = None
     takes_profile: bool = False

@@ -22,7 +22,7 @@ def test_every_sample_arrived_before_now_and_before_its_review_deadline(tmp_path
         runtime, paths, Console(quiet=True), lambda email: RouteDecision(graph="pipeline")
     )
     assert [p.error for p in processed] == [None] * len(paths)
-    trace_ids = [p.started.trace_id for p in processed if p.started is not None]
+    trace_ids = [p.trace_id for p in processed if p.trace_id is not None]
     received = {
         trace_id: load_email_file(path).received_at.timestamp()
         for trace_id, path in zip(trace_ids, paths, strict=True)

@@ -66,7 +66,7 @@ from ..ports.gmail_reader import (
     MessageGone,
     RawMessage,
 )
-from ..routing import route
+from ..routing import RouteDecision, route
 from ..runtime import Runtime, payload_hash
 from ..start import start_email_trace
 from .claims import FINISHED, Claims, ClaimState
@@ -171,6 +171,8 @@ class Ingestor:
         sleep: how to wait between Gmail retries (default: the runtime's clock).
         config: the routing rules (default: ``inboxflow.yaml``, read and validated
             here, so a bad file stops the function before it handles any mail).
+        router: decides the route of a message that starts a trace, in place of
+            the rules (``inboxflow run --graph NAME``).
 
     A new message goes to the graph of the first matching rule (the mailbox's
     own rules, then the global ones); when none matches, to the graph the
@@ -184,8 +186,10 @@ class Ingestor:
         options: IngestOptions | None = None,
         sleep: Callable[[float], None] | None = None,
         config: InboxflowConfig | None = None,
+        router: Callable[[Email, Mailbox], RouteDecision] | None = None,
     ) -> None:
         self.runtime = runtime
+        self.router = router
         if config is None:
             services = runtime.services
             config = services.get("config") if hasattr(services, "get") else None
@@ -269,6 +273,45 @@ class Ingestor:
             mailbox.address, new_cursor, self.clock.now(), **updates
         )
         log.info("%s", report.summary())
+        return report
+
+    def receive(
+        self, mailbox: Mailbox, email: Email, gmail_id: str, via: str = "file"
+    ) -> IngestReport:
+        """Ingest one message already parsed (``inboxflow run``'s files), as if Gmail listed it.
+
+        The message is claimed as ``gmail_id`` in ``mailbox`` (a message claimed before
+        is a duplicate), and its thread is ``email.thread_id``; from there it goes the
+        way of every listed message: a reply resumes the thread's trace waiting for the
+        customer, is queued on its busy trace, or answers a review email; other mail
+        starts a trace (``report.started``). The cursor is not read nor moved.
+
+        Raises:
+            RetryableError: the store failed transiently.
+        """
+        report = IngestReport(mailbox.address, 0)
+        now = self.clock.now()
+        received_ms = int(email.received_at.timestamp() * 1000)
+        raw = RawMessage(
+            gmail_id=gmail_id,
+            thread_id=email.thread_id,
+            raw=b"",
+            label_ids=(INBOX,),
+            internal_date_ms=received_ms if received_ms > 0 else int(now * 1000),
+        )
+        email = email.model_copy(update={"gmail_id": gmail_id, "mailbox": mailbox.address})
+        owner = f"ingest:{uuid.uuid4().hex[:12]}"
+        created, claim = self.claims.claim(
+            mailbox.address, gmail_id, email.thread_id, now, via, owner
+        )
+        if not created:
+            report.duplicates += 1
+            return report
+        try:
+            self._take(mailbox, raw, email, str(claim["trace_id"]), report)
+        except Exception:
+            self.claims.release(mailbox.address, gmail_id, owner, self.clock.now())
+            raise
         return report
 
     # --- listing ----------------------------------------------------------------------
@@ -416,6 +459,13 @@ class Ingestor:
             self._record_failure(reason, mailbox=address)
             self._finish(address, gmail_id, "unreadable", report, reason=str(exc))
             return
+        self._take(mailbox, raw, email, str(claim["trace_id"]), report)
+
+    def _take(
+        self, mailbox: Mailbox, raw: RawMessage, email: Email, trace_id: str, report: IngestReport
+    ) -> None:
+        """A claimed, parsed message: skip our own, block what loop protection forbids, else act."""
+        address, gmail_id = mailbox.address, raw.gmail_id
         facts = {"sender": email.sender.address, "subject": email.subject[:200]}
         if is_own_message(email):
             self._finish(address, gmail_id, "own", report, **facts)
@@ -425,7 +475,7 @@ class Ingestor:
             log.info("not answering %s in %s: %s", gmail_id, address, blocked)
             self._finish(address, gmail_id, "blocked", report, reason=blocked, **facts)
             return
-        self._start_or_resume(mailbox, raw, email, claim["trace_id"], report, facts)
+        self._start_or_resume(mailbox, raw, email, trace_id, report, facts)
 
     def _start_or_resume(
         self,
@@ -457,7 +507,11 @@ class Ingestor:
         if claim["action"] == "resume":
             self._resume_with_reply(address, raw, email, claim, report, facts)
             return
-        routed = route(email, self.config, address, default=mailbox.graph)
+        routed = (
+            self.router(email, mailbox)
+            if self.router is not None
+            else route(email, self.config, address, default=mailbox.graph)
+        )
         try:
             start_email_trace(self.runtime, email, routed, trace_id=trace_id)
         except PermanentError as exc:

@@ -16,6 +16,7 @@ Each node is one Cloud Function; sizing below is per function.
 from __future__ import annotations
 
 from ..graph import END, Graph, Node, lazy
+from . import outcome
 from .kinds import APPROVE_DRAFT_KIND
 from .settings import PipelineSettings
 from .state import PipelineState
@@ -111,5 +112,7 @@ PIPELINE = Graph.build(
     pause_kinds=[APPROVE_DRAFT_KIND],
     initial_state=initial_state,
     summary=summary,
+    outcome=outcome.outcome,
+    outcome_fields=outcome.FIELDS,
     settings_model=PipelineSettings,
 )

@@ -26,7 +26,6 @@ from inboxflow.mail import Email
 from inboxflow.routing import RouteDecision, explicit, route
 from inboxflow.runtime import Runtime
 from inboxflow.settings import Settings
-from inboxflow.start import StartedTrace, start_email_trace
 
 SAMPLE_SUFFIXES = (".eml", ".json")
 
@@ -65,10 +64,18 @@ def embedded_runtime(home: Path | None = None) -> Runtime:
 
 @dataclass(frozen=True)
 class Processed:
-    """One email file through ``process``: its trace, or why it has none."""
+    """One email file through ``process``: the trace it went to (and how), or why it has none.
+
+    Attributes:
+        path: the file.
+        trace_id: the trace it started, resumed or was queued on.
+        action: what ingest did with it (``inboxflow.ingest.files.Delivered.action``).
+        error: why it has no trace.
+    """
 
     path: Path
-    started: StartedTrace | None = None
+    trace_id: str | None = None
+    action: str | None = None
     error: str | None = None
 
 
@@ -83,15 +90,19 @@ def process(
     progress: bool = True,
     demo_decisions: bool = False,
 ) -> list[Processed]:
-    """Start one trace per email file (routed by ``decide``) and run each to where it stops.
+    """Hand each email file to ingest (``inboxflow.ingest.files``) and run it to where it stops.
 
-    With ``demo_decisions``, pauses whose kind declares a ``demo_choice`` are decided
-    that way (as their first reviewer) until the trace stops on something else.
+    A reply resumes, continues or is queued on its thread's trace as through Gmail;
+    other mail starts a trace routed by ``decide``. With ``demo_decisions``, pauses
+    whose kind declares a ``demo_choice`` are decided that way (as their first
+    reviewer) until the trace stops on something else.
     """
+    from inboxflow.ingest.files import FileInbox
     from inboxflow.mail import EmailParseError, load_email_file
 
     bus = runtime.bus
     assert isinstance(bus, InProcessBus)
+    inbox = FileInbox(runtime, runtime.services["config"], decide)
     done: list[Processed] = []
     columns = (
         TextColumn("[bold]{task.description}"),
@@ -110,16 +121,23 @@ def process(
                 bar.advance(task)
                 continue
             try:
-                started = start_email_trace(runtime, email, decide(email))
+                delivered = inbox.deliver(email)
             except PermanentError as exc:
                 console.print(f"[red]refused {path}:[/red] {exc}")
                 done.append(Processed(path, error=f"refused: {exc}"))
                 bar.advance(task)
                 continue
-            done.append(Processed(path, started))
             bus.drain()
-            if demo_decisions:
-                decide_demo_pauses(runtime, started.trace_id)
+            if delivered.trace_id is None:
+                reason = f"{delivered.action}: {delivered.reason or 'no trace'}"
+                console.print(f"[red]refused {path}:[/red] {reason}")
+                done.append(Processed(path, action=delivered.action, error=reason))
+            else:
+                done.append(Processed(path, delivered.trace_id, delivered.action))
+                if delivered.action in ("resumed", "queued"):
+                    console.print(f"{path.name}: {delivered.action} trace {delivered.trace_id}")
+                if demo_decisions:
+                    decide_demo_pauses(runtime, delivered.trace_id)
             bar.advance(task)
     return done
 
@@ -168,20 +186,21 @@ def show(runtime: Runtime, trace_ids: list[str], console: Console, title: str) -
 
 
 def show_json(runtime: Runtime, processed: list[Processed]) -> None:
-    """One JSON object per email on stdout: trace_id, graph, rule, profile, status, reason."""
+    """One JSON object per email on stdout: trace_id, action, graph, rule, profile, status, reason."""
     for item in processed:
-        record: dict[str, Any] = {"file": str(item.path), "trace_id": None}
-        if item.started is None:
+        record: dict[str, Any] = {"file": str(item.path), "trace_id": None, "action": item.action}
+        if item.trace_id is None:
             record.update(graph=None, rule=None, profile=None, status="error", reason=item.error)
         else:
-            checkpoint = runtime.store.get_trace(item.started.trace_id)
+            checkpoint = runtime.store.get_trace(item.trace_id)
             assert checkpoint is not None
             row = summary_row(runtime.store, checkpoint, runtime.graphs)
+            route = checkpoint.route
             record.update(
                 trace_id=checkpoint.trace_id,
                 graph=checkpoint.graph,
-                rule=item.started.decision.rule,
-                profile=item.started.decision.profile,
+                rule=route.rule if route else None,
+                profile=route.profile if route else None,
                 status=checkpoint.status,
                 reason=row["reason"] or None,
             )
@@ -250,7 +269,7 @@ def demo(
         )
         decide = deciding(AUTO, None, config, runtime.graphs)
         processed = process(runtime, files, console, decide, demo_decisions=True)
-    trace_ids = [p.started.trace_id for p in processed if p.started is not None]
+    trace_ids = list(dict.fromkeys(p.trace_id for p in processed if p.trace_id is not None))
     show(runtime, trace_ids, console, f"{len(trace_ids)} sample emails")
     show_approvals(runtime, trace_ids, console)
     from inboxflow.dev.cli.outbox import counts_line
@@ -321,7 +340,7 @@ def run(
     if as_json:
         show_json(runtime, processed)
     else:
-        trace_ids = [p.started.trace_id for p in processed if p.started is not None]
+        trace_ids = list(dict.fromkeys(p.trace_id for p in processed if p.trace_id is not None))
         show(runtime, trace_ids, console, f"{len(trace_ids)} emails")
-    if any(p.started is None for p in processed):
+    if any(p.trace_id is None for p in processed):
         raise typer.Exit(1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...graph import END, Graph, Node, lazy
+from . import outcome
 from .state import AgentState
 from .summary import initial_state, summary
 
@@ -74,6 +75,8 @@ AGENT = Graph.build(
     tools="inboxflow.graphs.agent.tools:AGENT_TOOLS",
     initial_state=initial_state,
     summary=summary,
+    outcome=outcome.outcome,
+    outcome_fields=outcome.FIELDS,
     samples=Path(__file__).resolve().parent / "samples" / "inbox",
     takes_profile=True,
 )

@@ -19,6 +19,7 @@ from typing import Any
 
 from ...graph import END, Graph, Node, StartContext, TraceSummary, lazy
 from ...ports.checkpoint import Checkpoint
+from . import outcome
 from .kinds import NOTIFY_KIND, TOOL_REVIEW_KIND
 from .settings import AssistantSettings
 from .state import AssistantState
@@ -103,6 +104,8 @@ ASSISTANT = Graph.build(
     pause_kinds=[NOTIFY_KIND, TOOL_REVIEW_KIND],
     initial_state=initial_state,
     summary=summary,
+    outcome=outcome.outcome,
+    outcome_fields=outcome.FIELDS,
     settings_model=AssistantSettings,
     samples=Path(__file__).resolve().parent / "samples",
 )

@@ -22,6 +22,7 @@ from typing import Any
 
 from ...graph import END, Graph, Node, StartContext, TraceSummary, lazy
 from ...ports.checkpoint import Checkpoint
+from . import outcome
 from .kinds import AGENCY_REVIEW, CUSTOMER_REPLY
 from .settings import PlannerSettings
 from .state import PlannerState
@@ -123,6 +124,8 @@ PLANNER = Graph.build(
     pause_kinds=[AGENCY_REVIEW, CUSTOMER_REPLY],
     initial_state=initial_state,
     summary=summary,
+    outcome=outcome.outcome,
+    outcome_fields=outcome.FIELDS,
     settings_model=PlannerSettings,
     samples=SAMPLES,
     queues_thread_replies=True,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ...graph import END, Graph, Node, TraceSummary, lazy
 from ...ports.checkpoint import Checkpoint
+from . import outcome
 from .kinds import APPROVE_SUPPORT_REPLY
 from .settings import SupportSettings
 from .state import SupportState
@@ -109,6 +110,8 @@ SUPPORT = Graph.build(
     description="Support triage: tickets, translator, supervisor, specialists, act.",
     pause_kinds=[APPROVE_SUPPORT_REPLY],
     summary=summary,
+    outcome=outcome.outcome,
+    outcome_fields=outcome.FIELDS,
     settings_model=SupportSettings,
     samples=Path(__file__).resolve().parent / "samples" / "inbox",
 )
