@@ -607,6 +607,8 @@ class GeminiDouble(ThreadingServing):
         unscripted = unscripted and not isinstance(reply, FunctionCallReply)
         if body.get("tools") and self.functions is not None and unscripted:
             reply = self.functions(conversation_of(body), tool_specs_of(body))
+        elif body.get("tools") and unscripted and _calling_mode(body) == "ANY":
+            reply = forced_call(body)
         sign = self.sign if gemini_rules.needs_signatures(model) else None
         if reply.block_reason is not None or reply.no_content:
             return stopped_response(model, body, reply)
@@ -897,6 +899,19 @@ def playing(policy: Callable[[list[Any], list[dict[str, Any]]], Any]) -> Functio
         return FunctionCallReply(calls=calls, text=turn.text or (None if calls else "Done."))
 
     return answer
+
+
+def _calling_mode(body: Mapping[str, Any]) -> str:
+    config = body.get("toolConfig") or body.get("tool_config") or {}
+    calling = config.get("functionCallingConfig") or config.get("function_calling_config") or {}
+    return str(calling.get("mode") or "AUTO").upper()
+
+
+def forced_call(body: Mapping[str, Any]) -> FunctionCallReply:
+    """``mode: ANY`` obliges the model to call: the first declared function, minimal arguments."""
+    (spec, *_) = tool_specs_of(body)
+    function = spec["function"]
+    return FunctionCallReply(calls=((function["name"], minimal_answer(function["parameters"])),))
 
 
 def function_calling_response(
