@@ -775,6 +775,7 @@ __all__ = [
     "gemini_double_environment",
     "hashed_embedding",
     "known_tasks",
+    "main",
     "mark_answer",
     "minimal_answer",
     "playing",
@@ -958,3 +959,30 @@ def function_calling_response(
         "modelVersion": model,
         "responseId": secrets.token_urlsafe(12),
     }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m inboxflow.dev.doubles.gemini_api --port N``: a strict double in the foreground.
+
+    Prints the environment that points any inboxflow process at it (``choose_llm`` and
+    ``choose_embedder`` read it as a deployed function does).
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Gemini REST API double on loopback")
+    parser.add_argument("--port", type=int, default=0, help="port (0: a free one)")
+    options = parser.parse_args(argv)
+    double = start_gemini_double(port=options.port)
+    print(f"gemini double listening on {double.base_url}", flush=True)
+    for name, value in double_environment(double).items():
+        print(f"export {name}={value}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        double.stop()
+
+
+if __name__ == "__main__":
+    main()
