@@ -129,7 +129,8 @@ DEFAULTS: dict[Role, RoleSettings] = {
     "agent": RoleSettings(
         "agent", CHAT_MODEL, timeout_s=60.0, deadline_s=110.0, max_output_tokens=8192
     ),
-    "embedding": RoleSettings("embedding", EMBEDDING_MODEL, timeout_s=20.0, deadline_s=45.0),
+    # pipeline.retrieve embeds with timeout_s 30.
+    "embedding": RoleSettings("embedding", EMBEDDING_MODEL, timeout_s=10.0, deadline_s=25.0),
 }
 
 MAX_OUTPUT_CAP = 65536
