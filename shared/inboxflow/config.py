@@ -140,8 +140,8 @@ class ProfileConfig(_Strict):
 
     Attributes:
         name: the profile's name, named by routing rules.
-        model: the model asked each turn.
-        max_tokens: the answer budget of one turn.
+        model: the model asked each turn (None: the ``agent`` role's, see ``gemini:``).
+        max_tokens: the answer budget of one turn, thinking included (None: the role's).
         temperature: sampling temperature.
         max_iterations: turns at most; then the run stops as ``max_iterations``.
         system_prompt_file: the system prompt, a path relative to the config
@@ -153,8 +153,8 @@ class ProfileConfig(_Strict):
     """
 
     name: str = Field(min_length=1)
-    model: str = Field(default="gemini-2.5-pro", min_length=1)
-    max_tokens: int = Field(default=4096, ge=1, le=65536)
+    model: str | None = Field(default=None, min_length=1)
+    max_tokens: int | None = Field(default=None, ge=1, le=65536)
     temperature: float = Field(default=0.3, ge=0.0, le=2.0)
     max_iterations: int = Field(default=10, ge=1, le=100)
     system_prompt_file: str = Field(min_length=1)
@@ -272,6 +272,58 @@ SHIPPED_PROMPTS = _PACKAGE / "graphs" / "agent" / "profiles"
 """Where prompts shipped with inboxflow live (found when not beside the config)."""
 
 
+class GeminiRoleConfig(_Strict):
+    """One Gemini role's settings (``gemini.<role>``); unset fields keep the defaults
+    of ``inboxflow.adapters.gemini_roles``, and ``INBOXFLOW_GEMINI_<ROLE>_<FIELD>`` wins.
+
+    Attributes:
+        model: the model ID.
+        location: the Vertex location (embedding models are not served at ``global``).
+        timeout_s: one request's timeout.
+        deadline_s: every attempt and wait of one call; within the node's lease.
+        max_output_tokens: answer budget, thinking included.
+        thinking_level: ``minimal``, ``low``, ``medium`` or ``high`` (Gemini 3).
+        thinking_budget: thinking tokens (not with ``thinking_level``).
+    """
+
+    model: str | None = Field(default=None, min_length=1)
+    location: str | None = Field(default=None, min_length=1)
+    timeout_s: float | None = Field(default=None, gt=0)
+    deadline_s: float | None = Field(default=None, gt=0)
+    max_output_tokens: int | None = Field(default=None, ge=1, le=65536)
+    thinking_level: Literal["minimal", "low", "medium", "high"] | None = None
+    thinking_budget: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_thinking_setting(self) -> GeminiRoleConfig:
+        if self.thinking_level is not None and self.thinking_budget is not None:
+            raise ValueError("set thinking_level or thinking_budget, not both")
+        return self
+
+
+class GeminiConfig(_Strict):
+    """``gemini:``: each role's model, location, time limits, budget and thinking.
+
+    Attributes:
+        task: the structured-output tasks of every graph.
+        assistant: the personal assistant's turns (``graphs.assistant.model`` also names it).
+        agent: every agent profile's turns (a profile's ``model:`` wins).
+        embedding: the embedder.
+    """
+
+    task: GeminiRoleConfig = Field(default_factory=GeminiRoleConfig)
+    assistant: GeminiRoleConfig = Field(default_factory=GeminiRoleConfig)
+    agent: GeminiRoleConfig = Field(default_factory=GeminiRoleConfig)
+    embedding: GeminiRoleConfig = Field(default_factory=GeminiRoleConfig)
+
+    def by_role(self) -> dict[str, dict[str, Any]]:
+        """The values set, by role (what ``gemini_roles.resolve_roles`` takes)."""
+        return {
+            role: getattr(self, role).model_dump(exclude_none=True)
+            for role in ("task", "assistant", "agent", "embedding")
+        }
+
+
 class InboxflowConfig(_Strict):
     """The whole of ``inboxflow.yaml``.
 
@@ -281,6 +333,7 @@ class InboxflowConfig(_Strict):
         graphs: each graph's settings by graph name, validated by its ``settings_model``.
         reviewers: how each reviewer is notified, by address (or name); unlisted: gmail.
         channels: settings shared by a channel's reviewers (``ses``: region, sender).
+        gemini: each Gemini role's model, location, limits and thinking.
     """
 
     routing: RoutingConfig = Field(default_factory=RoutingConfig)
@@ -288,6 +341,7 @@ class InboxflowConfig(_Strict):
     graphs: dict[str, dict[str, Any]] = Field(default_factory=dict)
     reviewers: dict[str, ReviewerConfig] = Field(default_factory=dict)
     channels: Channels = Field(default_factory=Channels)
+    gemini: GeminiConfig = Field(default_factory=GeminiConfig)
 
     _source: str | None = PrivateAttr(default=None)
 

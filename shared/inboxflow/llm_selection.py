@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 from collections.abc import Mapping
+from typing import Any
 
 from .adapters.gemini_llm import GeminiSettings
 from .adapters.offline_llm import OfflineModel
@@ -26,8 +27,14 @@ _announced: set[str] = set()
 _announce_lock = threading.Lock()
 
 
-def gemini_settings(environ: Mapping[str, str] | None = None) -> GeminiSettings | None:
+def gemini_settings(
+    environ: Mapping[str, str] | None = None, configured: Mapping[str, Any] | None = None
+) -> GeminiSettings | None:
     """The Gemini settings ``environ`` (default ``os.environ``) configures, or None.
+
+    Args:
+        environ: the environment to read (default ``os.environ``).
+        configured: ``gemini:`` of ``inboxflow.yaml`` by role (``GeminiConfig.by_role()``).
 
     Raises:
         ValueError: ``INBOXFLOW_LLM`` is not ``offline``/``gemini``, or it says
@@ -39,7 +46,7 @@ def gemini_settings(environ: Mapping[str, str] | None = None) -> GeminiSettings 
         raise ValueError(f"INBOXFLOW_LLM={forced!r}: expected offline or gemini")
     if forced == "offline":
         return None
-    settings = GeminiSettings.from_env(env)
+    settings = GeminiSettings.from_env(env, configured)
     if settings is None and forced == "gemini":
         raise ValueError(
             "INBOXFLOW_LLM=gemini but neither GEMINI_API_KEY/GOOGLE_API_KEY nor "
@@ -48,14 +55,17 @@ def gemini_settings(environ: Mapping[str, str] | None = None) -> GeminiSettings 
     return settings
 
 
-def choose_llm(environ: Mapping[str, str] | None = None) -> LanguageModel:
+def choose_llm(
+    environ: Mapping[str, str] | None = None, configured: Mapping[str, Any] | None = None
+) -> LanguageModel:
     """Gemini if configured, else the offline deterministic model; announced once per process.
 
     Args:
         environ: the environment to read (default ``os.environ``).
+        configured: ``gemini:`` of ``inboxflow.yaml`` by role.
     """
     env = os.environ if environ is None else environ
-    settings = gemini_settings(env)
+    settings = gemini_settings(env, configured)
     if settings is None:
         reason = (
             "INBOXFLOW_LLM=offline"
@@ -73,21 +83,28 @@ def choose_llm(environ: Mapping[str, str] | None = None) -> LanguageModel:
     return model
 
 
-def choose_embedder(environ: Mapping[str, str] | None = None) -> Embedder | None:
+def choose_embedder(
+    environ: Mapping[str, str] | None = None, configured: Mapping[str, Any] | None = None
+) -> Embedder | None:
     """The Gemini embedder if Gemini is configured, else None (use the offline embedder).
 
     Args:
         environ: the environment to read (default ``os.environ``).
+        configured: ``gemini:`` of ``inboxflow.yaml`` by role.
     """
     env = os.environ if environ is None else environ
-    settings = gemini_settings(env)
+    settings = gemini_settings(env, configured)
     if settings is None:
         _announce("embedder", logging.INFO, "Embeddings: offline (no Gemini configured)")
         return None
-    from .adapters.gemini_embedder import GeminiEmbedder, embedding_model
+    from .adapters.gemini_embedder import GeminiEmbedder
 
-    embedder = GeminiEmbedder(settings, model=embedding_model(env))
-    _announce("embedder", logging.INFO, f"Embeddings: {embedder.model} ({settings.describe()})")
+    embedder = GeminiEmbedder(settings)
+    role = settings.role("embedding")
+    where = f" in {role.location}" if settings.mode == "vertex" else ""
+    _announce(
+        "embedder", logging.INFO, f"Embeddings: {embedder.model}{where} ({settings.describe()})"
+    )
     return embedder
 
 

@@ -239,8 +239,8 @@ def build_services(
     store = make_store(settings) if store is None else store
     defaults: dict[str, Callable[[], Any]] = {
         "bus": lambda: make_bus(settings, clock),
-        "llm": lambda: LazyModel(lambda: _choose_llm(settings)),
-        "embedder": lambda: LazyEmbedder(lambda: _choose_embedder(settings)),
+        "llm": lambda: LazyModel(lambda: _choose_llm(settings, config)),
+        "embedder": lambda: LazyEmbedder(lambda: _choose_embedder(settings, config)),
         "vectors": lambda: Later(store.vector_index),
         "workspace": lambda: Later(lambda: make_workspace(settings, store, clock)),
         "tasks": lambda: LazyTaskQueue(lambda: make_task_queue(settings, store)),
@@ -337,10 +337,10 @@ def is_inprocess_bus(bus: MessageBus) -> bool:
     return module is not None and isinstance(bus, module.InProcessBus)
 
 
-def _choose_llm(settings: Settings) -> LanguageModel:
+def _choose_llm(settings: Settings, config: InboxflowConfig | None = None) -> LanguageModel:
     from .llm_selection import choose_llm
 
-    return choose_llm(settings.environ)
+    return choose_llm(settings.environ, config.gemini.by_role() if config else None)
 
 
 def _choose_crm(settings: Settings) -> Any:
@@ -354,11 +354,12 @@ def _choose_crm(settings: Settings) -> Any:
     return EmbeddedCRM()
 
 
-def _choose_embedder(settings: Settings) -> Embedder:
+def _choose_embedder(settings: Settings, config: InboxflowConfig | None = None) -> Embedder:
     from .adapters.offline_embedder import OfflineEmbedder
     from .llm_selection import choose_embedder
 
-    return choose_embedder(settings.environ) or OfflineEmbedder()
+    configured = config.gemini.by_role() if config else None
+    return choose_embedder(settings.environ, configured) or OfflineEmbedder()
 
 
 def _http_quoting(settings: Settings) -> QuotingService:

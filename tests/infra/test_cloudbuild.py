@@ -18,6 +18,7 @@ STEP_ORDER = [
     "lint",
     "test",
     "browser",
+    "gemini-check",
     "build-source",
     "terraform-init",
     "terraform-validate",
@@ -127,6 +128,23 @@ def test_ci_run_requires_the_tools_before_make_test() -> None:
     lines = [line.strip() for line in script.splitlines()]
     assert "export INBOXFLOW_REQUIRE_EMULATORS=1" in lines
     assert lines.index("export INBOXFLOW_REQUIRE_EMULATORS=1") < lines.index("make test")
+
+
+def test_gemini_check_runs_with_the_deployment_key_before_anything_is_deployed(
+    build: dict[str, Any],
+) -> None:
+    step = _step(build, "gemini-check")
+    script = _text(step)
+    ids = [s["id"] for s in build["steps"]]
+    assert ids.index("gemini-check") < ids.index("build-source") < ids.index("terraform-apply")
+    assert "/workspace/.venv" in script  # the python image, where install built the venv
+    assert "_PYTHON_IMAGE" in step["name"]
+    assert "/secrets/GEMINI_API_KEY/versions/latest:access" in script
+    # Without a key version the step says so and passes; with one, `inboxflow check` decides.
+    assert "sys.exit(0)" in script and "skipped" in script
+    commands = [line.strip() for line in script.splitlines() if line.strip()]
+    assert commands[-1] == 'GEMINI_API_KEY="$${key}" /workspace/.venv/bin/inboxflow check'
+    assert "set -x" not in script and 'echo "$${key}"' not in script  # the key is never logged
 
 
 def test_terraform_uses_the_environment(build: dict[str, Any]) -> None:

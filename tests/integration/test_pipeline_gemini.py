@@ -34,7 +34,7 @@ def gemini_runtime(tmp_path: Path, double: GeminiDouble) -> Runtime:
         mode="api_key",
         api_key="double-key",
         base_url=double.base_url,
-        task_models=(("generate_response", "gemini-2.5-pro"),),
+        task_models=(("generate_response", "gemini-3.8-flash"),),
     )
     runtime.llm = GeminiModel(settings, retry=RetryPolicy(sleep=lambda s: None))
     return runtime
@@ -80,7 +80,9 @@ def test_samples_through_gemini_match_the_offline_run_and_log_every_call(tmp_pat
             (call,) = entry.llm_calls
             assert call["task"] == LLM_STEPS[entry.step_name]
             expected = (
-                "gemini-2.5-pro" if call["task"] == "generate_response" else "gemini-2.5-flash"
+                "gemini-3.8-flash"
+                if call["task"] == "generate_response"
+                else "gemini-3.5-flash-lite"
             )
             assert call["model"] == expected
             assert call["input_tokens"] > 0 and call["output_tokens"] > 0
@@ -88,7 +90,7 @@ def test_samples_through_gemini_match_the_offline_run_and_log_every_call(tmp_pat
             logged += 1
     requests = double.calls()
     assert logged == len(requests) >= 2 * len(emails)
-    assert {r.model for r in requests} == {"gemini-2.5-flash", "gemini-2.5-pro"}
+    assert {r.model for r in requests} == {"gemini-3.5-flash-lite", "gemini-3.8-flash"}
 
 
 def test_gemini_outage_sends_that_trace_to_review_with_the_reason(tmp_path, double):
@@ -116,7 +118,7 @@ def test_demo_with_gemini_double_runs_through_google_genai(tmp_path, monkeypatch
     result = CliRunner().invoke(app, ["demo", "--home", str(tmp_path / "home"), "--gemini-double"])
 
     assert result.exit_code == 0, result.output
-    assert "model: gemini-2.5-flash" in result.output
+    assert "model: gemini-3.5-flash-lite" in result.output
     assert "needs_review" not in result.output
     assert "done:" in result.output and "waiting:" in result.output
     assert "INBOXFLOW_GEMINI_BASE_URL" not in os.environ  # the double's settings are undone

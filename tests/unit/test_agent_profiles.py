@@ -27,9 +27,10 @@ def test_defaults_and_the_prompt_relative_to_the_config(tmp_path):
         )
     )
     (profile,) = config.profiles
+    # No model or budget of its own: the `agent` Gemini role's (gemini_roles) answer.
     assert (profile.model, profile.max_tokens, profile.temperature, profile.max_iterations) == (
-        "gemini-2.5-pro",
-        4096,
+        None,
+        None,
         0.3,
         10,
     )

@@ -50,7 +50,7 @@ def generate_body(prompt: str = "hi") -> dict:
 
 
 def test_errors_use_googles_format(double):
-    url = f"{double.base_url}/v1beta/models/gemini-2.5-flash:generateContent"
+    url = f"{double.base_url}/v1beta/models/gemini-3.8-flash:generateContent"
     assert post(url, generate_body()) == (
         403,
         {
@@ -77,7 +77,7 @@ def test_errors_use_googles_format(double):
 
 def test_generate_response_shape(double):
     status, body = post(
-        f"{double.base_url}/v1beta/models/gemini-2.5-flash:generateContent",
+        f"{double.base_url}/v1beta/models/gemini-3.8-flash:generateContent",
         generate_body("an unknown prompt"),
         {"x-goog-api-key": "k"},
     )
@@ -85,8 +85,11 @@ def test_generate_response_shape(double):
     (candidate,) = body["candidates"]
     assert candidate["finishReason"] == "STOP" and candidate["content"]["role"] == "model"
     usage = body["usageMetadata"]
-    assert usage["totalTokenCount"] == usage["promptTokenCount"] + usage["candidatesTokenCount"]
-    assert body["modelVersion"] == "gemini-2.5-flash"
+    assert usage["totalTokenCount"] == (
+        usage["promptTokenCount"] + usage["candidatesTokenCount"] + usage["thoughtsTokenCount"]
+    )
+    assert usage["thoughtsTokenCount"] > 0  # a Gemini 3 model thinks
+    assert body["modelVersion"] == "gemini-3.8-flash"
 
 
 def test_template_pattern_reads_every_field_back():

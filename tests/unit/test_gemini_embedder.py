@@ -87,5 +87,5 @@ def test_503_three_times_fails_for_good(double, sleeps):
 
 
 def test_model_override(double, sleeps):
-    embedder(double, sleeps, model="text-embedding-005").embed(["hello"])
-    assert double.calls("batchEmbedContents")[0].model == "text-embedding-005"
+    embedder(double, sleeps, model="gemini-embedding-2").embed(["hello"])
+    assert double.calls("batchEmbedContents")[0].model == "gemini-embedding-2"

@@ -4,6 +4,7 @@ are sent back once, and the whole pharmacy loop runs on it."""
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 
@@ -20,7 +21,9 @@ from inboxflow.graphs.agent.tools import AGENT_TOOLS
 from inboxflow.ports.llm import ChatSettings, LLMFailed
 from tests.agent_harness import build, reply_writes, sample, start
 
-SETTINGS = ChatSettings(model="gemini-2.5-pro", temperature=0.3, max_tokens=512, profile="pharmacy")
+SETTINGS = ChatSettings(
+    model="gemini-3.8-flash", temperature=0.3, max_tokens=512, profile="pharmacy"
+)
 SPECS = AGENT_TOOLS.only(["search_drugs", "create_draft"]).openai_specs()
 
 
@@ -59,7 +62,7 @@ def test_two_parallel_calls_come_back_in_order_with_ids(double):
     assert turn.usage.input_tokens and turn.usage.output_tokens and turn.usage.outcome == "ok"
     (request,) = double.calls()
     body = request.body
-    assert request.model == "gemini-2.5-pro"
+    assert request.model == "gemini-3.8-flash"
     declared = body["tools"][0]["functionDeclarations"]
     assert [d["name"] for d in declared] == ["create_draft", "search_drugs"]
     assert declared[1]["parameters_json_schema"]["required"] == ["query"]
@@ -71,30 +74,45 @@ def test_two_parallel_calls_come_back_in_order_with_ids(double):
 
 
 def test_tool_results_of_parallel_calls_go_back_as_one_turn_with_their_ids(double):
-    double.script(Reply.raw("Paralen is in stock in Praha 2."))
+    double.script(
+        FunctionCallReply.of(("search_drugs", {"query": "paralen"}), ("search_drugs", {"q": 1})),
+        Reply.raw("Paralen is in stock in Praha 2."),
+    )
+    first = _model(double).chat(CONVERSATION, SPECS, SETTINGS)
+    a1, a2 = (call.as_dict() for call in first.tool_calls)
     history = [
         *CONVERSATION,
+        {"role": "assistant", "content": "", "tool_calls": [a1, {**a2, "arguments_json": "{x"}]},
         {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [
-                {"id": "a1", "name": "search_drugs", "arguments_json": '{"query": "paralen"}'},
-                {"id": "a2", "name": "search_drugs", "arguments_json": "{not json"},
-            ],
+            "role": "tool",
+            "tool_call_id": a1["id"],
+            "name": "search_drugs",
+            "content": '{"drugs": []}',
         },
-        {"role": "tool", "tool_call_id": "a1", "name": "search_drugs", "content": '{"drugs": []}'},
-        {"role": "tool", "tool_call_id": "a2", "name": "search_drugs", "content": '{"error": "x"}'},
+        {
+            "role": "tool",
+            "tool_call_id": a2["id"],
+            "name": "search_drugs",
+            "content": '{"error": "x"}',
+        },
     ]
     turn = _model(double).chat(history, SPECS, SETTINGS)
     assert turn.tool_calls == () and turn.text == "Paralen is in stock in Praha 2."
-    contents = double.calls()[0].body["contents"]
+    contents = double.calls()[1].body["contents"]
     assert [c["role"] for c in contents] == ["user", "model", "user"]
     calls = [p["functionCall"] for p in contents[1]["parts"]]
-    assert [(c["id"], c["args"]) for c in calls] == [("a1", {"query": "paralen"}), ("a2", {})]
+    assert [(c["id"], c["args"]) for c in calls] == [
+        (a1["id"], {"query": "paralen"}),
+        (a2["id"], {}),
+    ]
+    # Gemini 3 signs the first call of a step; it goes back on that part, the same bytes.
+    sent = contents[1]["parts"][0]["thoughtSignature"]  # google-genai writes URL-safe base64
+    assert base64.urlsafe_b64decode(sent) == base64.b64decode(a1["thought_signature"])
+    assert "thought_signature" not in a2 and "thoughtSignature" not in contents[1]["parts"][1]
     responses = [p["functionResponse"] for p in contents[2]["parts"]]
     assert [(r["id"], r["response"]) for r in responses] == [
-        ("a1", {"drugs": []}),
-        ("a2", {"error": "x"}),
+        (a1["id"], {"drugs": []}),
+        (a2["id"], {"error": "x"}),
     ]
 
 
@@ -159,7 +177,7 @@ def test_the_pharmacy_loop_on_gemini_through_the_double(double, tmp_path):
     (draft,) = reply_writes(runtime.store, trace_id)
     assert draft["to"] == patient
     turns = sorted((d["iteration"], d["model"]) for _, d in runtime.store.list("llm_calls"))
-    assert turns == [(i, "gemini-2.5-pro") for i in (1, 2, 3, 4)]
+    assert turns == [(i, "gemini-3.8-flash") for i in (1, 2, 3, 4)]
     assert all(d["input_tokens"] > 0 for _, d in runtime.store.list("llm_calls"))
     # Each later request carries the earlier calls' results, answered by id.
     last = double.calls()[-1].body["contents"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from inboxflow.adapters.gemini_llm import (
     SchemaMismatch,
     parse_answer,
 )
+from inboxflow.adapters.gemini_roles import DEFAULTS
 from inboxflow.dev.cli.local import sample_inbox
 from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
 from inboxflow.mail import email_from_json, load_email_file, prompt_fields
@@ -138,7 +140,8 @@ def test_jitter_spreads_the_backoff_between_half_and_full_delay():
 def test_timeout_is_retried(double, sleeps, inputs):
     double.script(Reply.slow(1.5))
 
-    answer, usage = model(double, sleeps, timeout_s=0.3).generate(CLASSIFY_INTENT, inputs)
+    roles = {**DEFAULTS, "task": replace(DEFAULTS["task"], timeout_s=0.3)}
+    answer, usage = model(double, sleeps, roles=roles).generate(CLASSIFY_INTENT, inputs)
 
     assert answer.category == "inquiry"
     assert usage.attempts == 2 and usage.outcome == "retried"
@@ -238,7 +241,7 @@ def test_vertex_mode_goes_to_the_vertex_path_with_a_bearer_token(double, sleeps,
     (request,) = double.calls()
     assert request.vertex
     assert request.path == (
-        "/v1beta1/projects/inboxflow-prod/locations/europe-west1/publishers/google/models/"
+        "/v1/projects/inboxflow-prod/locations/europe-west1/publishers/google/models/"
         f"{DEFAULT_MODEL}:generateContent"
     )
     assert request.headers["authorization"] == "Bearer t0k"

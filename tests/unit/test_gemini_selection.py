@@ -53,10 +53,11 @@ def test_api_key_selects_gemini_and_announces_it_once(caplog):
     choose_llm(env)
 
     assert isinstance(llm, GeminiModel)
-    assert llm.settings.mode == "api_key" and llm.name == "gemini-2.5-flash"
+    assert llm.settings.mode == "api_key" and llm.name == "gemini-3.5-flash-lite"
     messages = announcements(caplog)
     assert messages == [
-        "LLM: Gemini gemini-2.5-flash on Gemini API (API key) via http://127.0.0.1:9"
+        "LLM: Gemini gemini-3.5-flash-lite on Gemini API (API key) via http://127.0.0.1:9; "
+        "chat gemini-3.8-flash"
     ]
     assert "secret-key-123" not in caplog.text
     embedder = choose_embedder(env)
@@ -73,7 +74,7 @@ def test_vertex_switches_select_vertex_client():
         }
     )
     assert isinstance(llm, GeminiModel)
-    client = llm.client._api_client
+    client = llm.clients.for_role(llm.settings.role("task"))._api_client
     assert client.vertexai is True
     assert (client.project, client.location) == ("inboxflow-prod", "europe-west1")
 

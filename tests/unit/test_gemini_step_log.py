@@ -127,7 +127,7 @@ def test_llm_call_is_logged_with_model_tokens_latency_and_outcome(tmp_path, doub
     checkpoint = runtime.store.get_trace(trace_id)
     assert checkpoint.status == "done" and checkpoint.state["category"] == "inquiry"
     (call,) = runtime.store.step_logs(trace_id)[1].llm_calls
-    assert call["task"] == "classify_intent" and call["model"] == "gemini-2.5-flash"
+    assert call["task"] == "classify_intent" and call["model"] == "gemini-3.5-flash-lite"
     assert call["outcome"] == "ok" and call["attempts"] == 1
     assert call["input_tokens"] > 50 and call["output_tokens"] > 5
     assert call["latency_ms"] > 0

@@ -128,7 +128,7 @@ def test_gemini_api_key_in_the_environment_sends_the_pipeline_to_gemini(
         call["task"]
         for entry in runtime.store.step_logs(trace_id)
         for call in entry.llm_calls
-        if call["model"] == "gemini-2.5-flash"
+        if call["model"] == "gemini-3.5-flash-lite"
     ]
     assert "classify_intent" in tasks and "generate_response" in tasks
     generated = double.calls("generateContent")

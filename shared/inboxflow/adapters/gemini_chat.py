@@ -7,11 +7,20 @@ in, ``AgentTurn`` (text and tool calls with ids) out, through ``google-genai``.
   become ``function_call`` parts (with their ids); consecutive ``tool`` results
   become one user turn of ``function_response`` parts (parallel calls answered together).
 - Gemini's function calls come back in order, with Gemini's ids when it gives
-  them, else ``call_{n}``; arguments as JSON.
+  them, else ``call_{n}``; arguments as JSON; the ``thoughtSignature`` of a call's
+  part (base64) is kept on the call and sent back on that same part, byte for byte
+  (https://ai.google.dev/gemini-api/docs/thought-signatures: Gemini 3 answers 400
+  when the current turn's function calls come back without theirs).
+- No empty text part is ever sent (Gemini answers 400): an assistant message
+  without text or calls is left out.
+- ``MAX_TOKENS`` without text or calls is asked again once with four times the
+  budget; a blocked prompt or a safety stop fails the turn with the reason.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -92,14 +101,29 @@ def contents_of(messages: list[ChatMessage]) -> tuple[str, list[Any]]:
                             id=str(call.get("id") or "") or None,
                             name=str(call["name"]),
                             args=_as_object(str(call.get("arguments_json") or "{}"), "value", {}),
-                        )
+                        ),
+                        thought_signature=_signature_bytes(call.get("thought_signature")),
                     )
                 )
-            contents.append(types.Content(role="model", parts=parts or [types.Part(text="")]))
-        else:
+            if parts:
+                contents.append(types.Content(role="model", parts=parts))
+        elif text:
             contents.append(types.Content(role="user", parts=[types.Part(text=text)]))
     flush()
     return "\n\n".join(system), contents
+
+
+def _signature_bytes(value: Any) -> bytes | None:
+    if not value:
+        return None
+    try:
+        return base64.b64decode(str(value), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _signature_text(value: bytes | None) -> str | None:
+    return base64.b64encode(value).decode("ascii") if value else None
 
 
 def _as_object(text: str, key: str, fallback: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -134,6 +158,7 @@ def read_turn(response: Any) -> tuple[str, tuple[ToolCall, ...]]:
                     id=call.id or f"call_{len(calls)}",
                     name=str(call.name or ""),
                     arguments_json=json.dumps(call.args or {}, ensure_ascii=False),
+                    thought_signature=_signature_text(part.thought_signature),
                 )
             )
         elif part.text and not part.thought:
@@ -153,38 +178,68 @@ def chat_turn(
     """One agent turn through ``model``'s client, retries and usage accounting."""
     from google.genai import types
 
-    from .gemini_llm import GeminiCallFailed, _add_usage, send_with_retries
-
-    system, contents = contents_of(messages)
-    config = types.GenerateContentConfig(
-        system_instruction=system or None,
-        tools=declarations(tools) or None,
-        temperature=settings.temperature,
-        max_output_tokens=settings.max_tokens,
-        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    from .gemini_llm import (
+        GeminiCallFailed,
+        StopProblem,
+        _add_usage,
+        larger_budget,
+        request_options,
+        send_with_retries,
+        stop_problem,
+        thinking_config,
     )
-    usage = LLMUsage(model=settings.model, attempts=0)
-    for malformed_attempt in (1, 2):
 
-        def once(contents: list[Any] = contents) -> Any:
+    role = model.settings.role(settings.role)
+    model_id = role.model_for(settings.model)
+    budget = settings.max_tokens or role.max_output_tokens
+    client = model.clients.for_role(role)
+    system, contents = contents_of(messages)
+
+    def config(budget: int | None) -> Any:
+        return types.GenerateContentConfig(
+            system_instruction=system or None,
+            tools=declarations(tools) or None,
+            temperature=settings.temperature,
+            max_output_tokens=budget,
+            thinking_config=thinking_config(role),
+            http_options=request_options(role),
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        )
+
+    usage = LLMUsage(model=model_id, attempts=0)
+    malformed_attempt, budget_retried = 1, False
+    while True:
+        sent_config = config(budget)
+
+        def once(contents: list[Any] = contents, sent: Any = sent_config) -> Any:
             usage.attempts += 1
-            return model.client.models.generate_content(
-                model=settings.model, contents=contents, config=config
-            )
+            return client.models.generate_content(model=model_id, contents=contents, config=sent)
 
         try:
-            response = send_with_retries(once, model.retry, usage.errors)
+            response = send_with_retries(once, model.retry, usage.errors, role.deadline_s, model_id)
             _add_usage(usage, response)
             text, calls = read_turn(response)
+            problem = stop_problem(response, bool(text.strip() or calls), role, budget)
+            if problem is not None:
+                raise problem
         except GeminiCallFailed as exc:
             usage.outcome = "failed"
             raise LLMFailed(f"agent turn: {exc}", usage) from exc
+        except StopProblem as problem:
+            usage.errors.append(str(problem))
+            bigger = larger_budget(budget) if problem.kind == "max_tokens" else None
+            if bigger is not None and not budget_retried:
+                budget, budget_retried = bigger, True
+                continue
+            usage.outcome = "failed"
+            raise LLMFailed(f"agent turn: {problem}", usage) from None
         except (MalformedCall, ValidationError) as exc:
             error = f"malformed function call: {_short(exc)}"
             usage.errors.append(error)
             if malformed_attempt == 2:
                 usage.outcome = "failed"
                 raise LLMFailed(f"agent turn: {error} (twice)", usage) from None
+            malformed_attempt = 2
             contents = [
                 *contents,
                 types.Content(
@@ -198,7 +253,6 @@ def chat_turn(
         else:
             usage.outcome = "retried" if usage.attempts > 1 else "ok"
         return AgentTurn(text=text, tool_calls=calls, usage=usage)
-    raise AssertionError("unreachable")
 
 
 def _short(exc: Exception) -> str:

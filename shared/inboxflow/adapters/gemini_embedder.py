@@ -4,8 +4,10 @@ Vectors have ``EMBEDDING_DIMENSIONS`` (768) entries (``output_dimensionality``)
 and are L2-normalised (Gemini normalises only its full 3072-d output).
 Stored documents and search queries are embedded with the task types
 ``RETRIEVAL_DOCUMENT`` and ``RETRIEVAL_QUERY``. Same connection settings and
-retry policy as ``GeminiModel``; ``INBOXFLOW_GEMINI_EMBEDDING_MODEL`` picks
-another model.
+retry policy as ``GeminiModel``; the ``embedding`` role (``gemini_roles``) names
+the model, the Vertex location (a region: embedding models are not served at
+``global``), the timeout and the deadline (``INBOXFLOW_GEMINI_EMBEDDING_MODEL``,
+``INBOXFLOW_GEMINI_EMBEDDING_LOCATION``, ...).
 """
 
 from __future__ import annotations
@@ -18,14 +20,16 @@ from typing import Any
 from ..errors import NodeFailed
 from ..ports.embeddings import EMBEDDING_DIMENSIONS, Embedder, EmbeddingPurpose
 from .gemini_llm import (
+    ClientPool,
     GeminiCallFailed,
     GeminiSettings,
     RetryPolicy,
-    make_client,
+    request_options,
     send_with_retries,
 )
+from .gemini_roles import EMBEDDING_MODEL
 
-DEFAULT_EMBEDDING_MODEL = "gemini-embedding-001"
+DEFAULT_EMBEDDING_MODEL = EMBEDDING_MODEL
 BATCH_SIZE = 100
 """Texts per request: the most ``batchEmbedContents`` takes at once."""
 
@@ -38,7 +42,9 @@ class EmbeddingFailed(NodeFailed):
 
 def embedding_model(environ: Mapping[str, str]) -> str:
     """The embedding model ``environ`` names (default ``gemini-embedding-001``)."""
-    return environ.get("INBOXFLOW_GEMINI_EMBEDDING_MODEL") or DEFAULT_EMBEDDING_MODEL
+    return (
+        environ.get("INBOXFLOW_GEMINI_EMBEDDING_MODEL") or ""
+    ).strip() or DEFAULT_EMBEDDING_MODEL
 
 
 @dataclass
@@ -47,7 +53,7 @@ class GeminiEmbedder(Embedder):
 
     Attributes:
         settings: where to connect (the same as the language model's).
-        model: embedding model id.
+        model: embedding model id (None: the ``embedding`` role's).
         retry: the transient-failure policy.
         batch_size: texts per request.
         credentials: Vertex mode only (default: Application Default Credentials).
@@ -55,15 +61,16 @@ class GeminiEmbedder(Embedder):
     """
 
     settings: GeminiSettings
-    model: str = DEFAULT_EMBEDDING_MODEL
+    model: str | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     batch_size: int = BATCH_SIZE
     credentials: Any = None
     client: Any = None
 
     def __post_init__(self) -> None:
-        if self.client is None:
-            self.client = make_client(self.settings, self.credentials)
+        self.role = self.settings.role("embedding")
+        self.model = self.model or self.role.model
+        self.client = ClientPool(self.settings, self.credentials, self.client).for_role(self.role)
         self.name = self.model
         self.dimensions = EMBEDDING_DIMENSIONS
 
@@ -79,7 +86,9 @@ class GeminiEmbedder(Embedder):
         from google.genai import types
 
         config = types.EmbedContentConfig(
-            task_type=TASK_TYPES[purpose], output_dimensionality=self.dimensions
+            task_type=TASK_TYPES[purpose],
+            output_dimensionality=self.dimensions,
+            http_options=request_options(self.role),
         )
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
@@ -94,7 +103,9 @@ class GeminiEmbedder(Embedder):
                 )
 
             try:
-                response = send_with_retries(once, self.retry, errors)
+                response = send_with_retries(
+                    once, self.retry, errors, self.role.deadline_s, self.model
+                )
             except GeminiCallFailed as exc:
                 raise EmbeddingFailed(f"embeddings ({self.model}): {exc}") from exc
             vectors.extend(self._vectors(response, len(batch)))

@@ -5,11 +5,14 @@ Configuration (environment, read by ``GeminiSettings.from_env``):
 - API-key mode: ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY`` (the SDK prefers the latter).
 - Vertex mode: ``GOOGLE_GENAI_USE_VERTEXAI=true`` with ``GOOGLE_CLOUD_PROJECT`` and
   ``GOOGLE_CLOUD_LOCATION`` (default ``global``); credentials from ADC.
-- ``INBOXFLOW_GEMINI_MODEL``: the model of every task (default ``DEFAULT_MODEL``);
-  ``INBOXFLOW_GEMINI_MODEL_<TASK>`` overrides it for one task
-  (``INBOXFLOW_GEMINI_MODEL_GENERATE_RESPONSE=gemini-2.5-pro``).
-- ``INBOXFLOW_GEMINI_TIMEOUT_S``: per-request timeout (default 20 s).
+- Models, locations, timeouts, budgets and thinking per role (``task``, ``assistant``,
+  ``agent``, ``embedding``): see ``gemini_roles``. ``INBOXFLOW_GEMINI_MODEL`` sets every
+  role but the embedder; ``INBOXFLOW_GEMINI_MODEL_<TASK>`` one task
+  (``INBOXFLOW_GEMINI_MODEL_GENERATE_RESPONSE=gemini-3.8-flash``).
 - ``INBOXFLOW_GEMINI_BASE_URL``: send requests there instead (the local Gemini double).
+
+Requests go to ``v1beta`` (Gemini API) or ``v1`` (Vertex), named explicitly: see
+``gemini_roles.DEVELOPER_API_VERSION``.
 
 ``google.genai`` is imported when a ``GeminiModel`` is built, never when this
 module is imported: node functions that never call a model do not pay for it.
@@ -21,6 +24,7 @@ import json
 import logging
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +43,17 @@ from ..ports.llm import (
     LLMUsage,
     Out,
 )
+from .gemini_roles import (
+    DEFAULTS,
+    DEVELOPER_API_VERSION,
+    MAX_OUTPUT_CAP,
+    TASK_MODEL,
+    VERTEX_API_VERSION,
+    Role,
+    RoleSettings,
+    resolve_roles,
+    retired_hint,
+)
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
@@ -46,9 +61,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("inboxflow.llm")
 
-DEFAULT_MODEL = "gemini-2.5-flash"
-DEFAULT_TIMEOUT_S = 20.0
-"""Per request. Three attempts and their backoff (~63 s at worst) fit in a node's lease (timeout + 30 s)."""
+DEFAULT_MODEL = TASK_MODEL
+"""The tasks' model unless configured (``gemini_roles`` holds every default)."""
 TRANSIENT_STATUS = frozenset({408, 429})
 """Besides every 5xx: the HTTP statuses worth another attempt."""
 
@@ -61,17 +75,16 @@ def _truthy(value: str | None) -> bool:
 
 @dataclass(frozen=True)
 class GeminiSettings:
-    """How to reach Gemini, read from the environment.
+    """How to reach Gemini and what each role asks for.
 
     Attributes:
         mode: ``api_key`` (Gemini Developer API) or ``vertex`` (Vertex AI).
         api_key: the key in API-key mode.
         project: Google Cloud project in Vertex mode.
-        location: Vertex location in Vertex mode.
+        location: Vertex location of the generating roles without their own.
         base_url: endpoint override (the local double); None for Google's.
-        default_model: model of every task without an override.
         task_models: per-task model overrides, by task name.
-        timeout_s: per-request timeout.
+        roles: each role's model, location, timeouts, budget and thinking.
     """
 
     mode: Literal["api_key", "vertex"]
@@ -79,20 +92,29 @@ class GeminiSettings:
     project: str | None = None
     location: str | None = None
     base_url: str | None = None
-    default_model: str = DEFAULT_MODEL
     task_models: tuple[tuple[str, str], ...] = ()
-    timeout_s: float = DEFAULT_TIMEOUT_S
+    roles: Mapping[Role, RoleSettings] = field(default_factory=lambda: dict(DEFAULTS))
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> GeminiSettings | None:
+    def from_env(
+        cls, environ: Mapping[str, str], configured: Mapping[str, Any] | None = None
+    ) -> GeminiSettings | None:
         """The settings ``environ`` configures, or None when it configures no Gemini.
 
+        Args:
+            environ: the process environment.
+            configured: ``gemini:`` of ``inboxflow.yaml`` by role, if any.
+
         Raises:
-            ValueError: a malformed ``INBOXFLOW_GEMINI_TIMEOUT_S``.
+            ValueError: a malformed role setting (see ``gemini_roles.resolve_roles``).
         """
+        project = environ.get("GOOGLE_CLOUD_PROJECT") or None
+        vertex = _truthy(environ.get("GOOGLE_GENAI_USE_VERTEXAI")) and project is not None
+        api_key = (environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY") or "").strip()
+        if not vertex and not api_key:
+            return None
         common: dict[str, Any] = {
             "base_url": environ.get("INBOXFLOW_GEMINI_BASE_URL") or None,
-            "default_model": environ.get("INBOXFLOW_GEMINI_MODEL") or DEFAULT_MODEL,
             "task_models": tuple(
                 sorted(
                     (name.removeprefix("INBOXFLOW_GEMINI_MODEL_").lower(), value)
@@ -100,16 +122,21 @@ class GeminiSettings:
                     if name.startswith("INBOXFLOW_GEMINI_MODEL_") and value
                 )
             ),
-            "timeout_s": float(environ.get("INBOXFLOW_GEMINI_TIMEOUT_S") or DEFAULT_TIMEOUT_S),
+            "roles": resolve_roles(environ, configured, vertex=vertex),
         }
-        project = environ.get("GOOGLE_CLOUD_PROJECT") or None
-        if _truthy(environ.get("GOOGLE_GENAI_USE_VERTEXAI")) and project:
+        if vertex:
             location = environ.get("GOOGLE_CLOUD_LOCATION") or "global"
             return cls(mode="vertex", project=project, location=location, **common)
-        api_key = (environ.get("GOOGLE_API_KEY") or environ.get("GEMINI_API_KEY") or "").strip()
-        if api_key:
-            return cls(mode="api_key", api_key=api_key, **common)
-        return None
+        return cls(mode="api_key", api_key=api_key, **common)
+
+    @property
+    def default_model(self) -> str:
+        """The model of every task without its own."""
+        return self.role("task").model
+
+    def role(self, name: Role) -> RoleSettings:
+        """What role ``name`` asks for."""
+        return self.roles.get(name) or DEFAULTS[name]
 
     def model_for(self, task_name: str) -> str:
         """The model that answers ``task_name``."""
@@ -124,33 +151,90 @@ class GeminiSettings:
         )
         via = f" via {self.base_url}" if self.base_url else ""
         overrides = ", ".join(f"{task}={model}" for task, model in self.task_models)
-        return f"Gemini {self.default_model} on {where}{via}" + (
-            f" (per task: {overrides})" if overrides else ""
+        chat = {self.role("assistant").model, self.role("agent").model}
+        return (
+            f"Gemini {self.default_model} on {where}{via}"
+            + (f" (per task: {overrides})" if overrides else "")
+            + f"; chat {', '.join(sorted(chat))}"
         )
 
 
-def make_client(settings: GeminiSettings, credentials: Credentials | None = None) -> Client:
+def make_client(
+    settings: GeminiSettings, credentials: Credentials | None = None, location: str | None = None
+) -> Client:
     """A ``google.genai.Client`` for ``settings``; the SDK's own retries stay off (we retry).
 
     Args:
         settings: where and how to connect.
         credentials: Vertex mode only; default Application Default Credentials.
+        location: Vertex location (default ``settings.location``).
     """
     from google import genai
     from google.genai import types
 
-    http_options = types.HttpOptions(
-        base_url=settings.base_url, timeout=int(settings.timeout_s * 1000)
-    )
     if settings.mode == "vertex":
         return genai.Client(
             vertexai=True,
             project=settings.project,
-            location=settings.location,
+            location=location or settings.location,
             credentials=credentials,
-            http_options=http_options,
+            http_options=types.HttpOptions(
+                base_url=settings.base_url, api_version=VERTEX_API_VERSION
+            ),
         )
-    return genai.Client(vertexai=False, api_key=settings.api_key, http_options=http_options)
+    return genai.Client(
+        vertexai=False,
+        api_key=settings.api_key,
+        http_options=types.HttpOptions(
+            base_url=settings.base_url, api_version=DEVELOPER_API_VERSION
+        ),
+    )
+
+
+def request_options(role: RoleSettings) -> Any:
+    """The per-request ``HttpOptions``: the role's timeout (also ``X-Server-Timeout``)."""
+    from google.genai import types
+
+    return types.HttpOptions(timeout=int(role.timeout_s * 1000))
+
+
+def thinking_config(role: RoleSettings) -> Any:
+    """The role's ``ThinkingConfig``, or None to leave the model's default."""
+    from google.genai import types
+
+    if role.thinking_level is not None:
+        return types.ThinkingConfig(thinking_level=types.ThinkingLevel(role.thinking_level.upper()))
+    if role.thinking_budget is not None:
+        return types.ThinkingConfig(thinking_budget=role.thinking_budget)
+    return None
+
+
+class ClientPool:
+    """One client per Vertex location (one in all for the Gemini API), built on first use."""
+
+    def __init__(
+        self, settings: GeminiSettings, credentials: Any = None, client: Any = None
+    ) -> None:
+        """Args:
+        settings: where to connect.
+        credentials: Vertex credentials (default ADC).
+        client: a ready client used for every location (tests).
+        """
+        self.settings = settings
+        self.credentials = credentials
+        self.given = client
+        self._clients: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def for_role(self, role: RoleSettings) -> Any:
+        """The client that reaches ``role``'s location."""
+        if self.given is not None:
+            return self.given
+        key = (role.location or "") if self.settings.mode == "vertex" else ""
+        with self._lock:
+            if key not in self._clients:
+                self._clients[key] = make_client(self.settings, self.credentials, key or None)
+            return self._clients[key]
 
 
 # --- retries -----------------------------------------------------------------------------------
@@ -158,7 +242,7 @@ def make_client(settings: GeminiSettings, credentials: Credentials | None = None
 
 @dataclass
 class RetryPolicy:
-    """Bounded retries with exponential backoff and jitter.
+    """Bounded retries with exponential backoff and jitter, within a deadline.
 
     Attributes:
         attempts: requests in all, the first one included.
@@ -166,6 +250,7 @@ class RetryPolicy:
         max_s: longest backoff.
         sleep: how to wait (tests pass a recorder).
         jitter: a number in [0, 1); the delay is scaled by ``0.5 + jitter / 2``.
+        clock: seconds, monotonic (tests pass a fake that ``sleep`` advances).
     """
 
     attempts: int = 3
@@ -173,6 +258,7 @@ class RetryPolicy:
     max_s: float = 8.0
     sleep: Callable[[float], None] = time.sleep
     jitter: Callable[[], float] = random.random
+    clock: Callable[[], float] = time.monotonic
 
     def delay(self, failed_attempt: int) -> float:
         """Seconds to wait after attempt number ``failed_attempt`` (1-based) failed."""
@@ -182,6 +268,10 @@ class RetryPolicy:
 
 class GeminiCallFailed(Exception):
     """A request failed for good: a permanent API error, or transient ones past the retries."""
+
+
+class GeminiQuotaExceeded(GeminiCallFailed):
+    """429 RESOURCE_EXHAUSTED that the call cannot wait out: the quota is the problem."""
 
 
 def transient_reason(exc: BaseException) -> str | None:
@@ -198,6 +288,23 @@ def transient_reason(exc: BaseException) -> str | None:
         return f"timeout: {type(exc).__name__}"
     if isinstance(exc, network):
         return f"network error: {type(exc).__name__}: {exc}"
+    return None
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+
+
+def retry_delay(exc: BaseException) -> float | None:
+    """The ``google.rpc.RetryInfo.retryDelay`` an API error carries, in seconds, else None."""
+    details = getattr(exc, "details", None)
+    error = details.get("error", details) if isinstance(details, Mapping) else None
+    for detail in (error or {}).get("details") or [] if isinstance(error, Mapping) else []:
+        if not isinstance(detail, Mapping):
+            continue
+        if str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            match = _DURATION.match(str(detail.get("retryDelay", "")))
+            if match:
+                return float(match.group(1))
     return None
 
 
@@ -235,20 +342,46 @@ def _api_error_text(exc: Any) -> str:
     return f"{exc.code} {exc.status or ''}: {message}".replace("  ", " ")
 
 
-def send_with_retries(send: Callable[[], R], policy: RetryPolicy, errors: list[str]) -> R:
+def _refusal(exc: Any, model: str | None) -> str:
+    text = f"Gemini refused the request: {_api_error_text(exc)}"
+    if int(exc.code or 0) == 404 and model:
+        hint = retired_hint(model)
+        text += (
+            f" ({hint})"
+            if hint
+            else f" (is {model} a model this key can use? `inboxflow check` lists them)"
+        )
+    return text
+
+
+def send_with_retries(
+    send: Callable[[], R],
+    policy: RetryPolicy,
+    errors: list[str],
+    deadline_s: float | None = None,
+    model: str | None = None,
+) -> R:
     """Call ``send`` until it succeeds, retrying transient failures under ``policy``.
+
+    A 429 carrying ``RetryInfo`` waits its ``retryDelay`` (not the backoff) when
+    that fits before the deadline; when it does not, or the attempts run out on
+    429s, the call fails as a quota error.
 
     Args:
         send: one request.
         policy: how many attempts and how long to wait between them.
         errors: receives the reason of every failed attempt, oldest first.
+        deadline_s: every attempt and wait together (None: no limit).
+        model: the model asked, named when Gemini answers 404.
 
     Raises:
+        GeminiQuotaExceeded: 429s that cannot be waited out.
         GeminiCallFailed: a permanent API error (4xx other than 408/429), or the
-            last transient failure once the attempts are used up.
+            last transient failure once the attempts or the deadline are used up.
     """
     from google.genai import errors as genai_errors
 
+    started = policy.clock()
     attempts = max(1, policy.attempts)
     for attempt in range(1, attempts + 1):
         try:
@@ -258,16 +391,26 @@ def send_with_retries(send: Callable[[], R], policy: RetryPolicy, errors: list[s
             if reason is None:
                 if isinstance(exc, genai_errors.APIError):
                     errors.append(_api_error_text(exc))
-                    raise GeminiCallFailed(
-                        f"Gemini refused the request: {_api_error_text(exc)}"
-                    ) from exc
+                    raise GeminiCallFailed(_refusal(exc, model)) from exc
                 raise
             errors.append(reason)
-            if attempt == attempts:
-                raise GeminiCallFailed(
-                    f"Gemini unavailable after {attempts} attempts: {reason}"
+            quota = isinstance(exc, genai_errors.APIError) and int(exc.code or 0) == 429
+            advised = retry_delay(exc) if quota else None
+            delay = advised if advised is not None else policy.delay(attempt)
+            left = None if deadline_s is None else deadline_s - (policy.clock() - started)
+            if quota and (attempt == attempts or (left is not None and delay >= left)):
+                wait = f"; Gemini asks to retry after {advised:g}s" if advised is not None else ""
+                budget = (
+                    f" ({left:.0f}s left of the call's {deadline_s:g}s)" if left is not None else ""
+                )
+                raise GeminiQuotaExceeded(
+                    f"Gemini quota exhausted after {attempt} attempt(s){wait}{budget}: {reason}. "
+                    "Raise the project's quota or lower the rate."
                 ) from exc
-            delay = policy.delay(attempt)
+            if attempt == attempts or (left is not None and delay >= left):
+                raise GeminiCallFailed(
+                    f"Gemini unavailable after {attempt} attempts: {reason}"
+                ) from exc
             log.info("Gemini attempt %d failed (%s); retrying in %.2fs", attempt, reason, delay)
             policy.sleep(delay)
     raise AssertionError("unreachable")
@@ -327,22 +470,83 @@ def validation_summary(exc: ValidationError, limit: int = 5) -> str:
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
+STOPPED_FOR_SAFETY = frozenset(
+    {"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION", "LANGUAGE", "OTHER"}
+)
+"""Finish reasons after which asking again the same way gets the same refusal."""
+
+
+class StopProblem(Exception):
+    """Gemini answered without content: the prompt was blocked, or the answer stopped early.
+
+    Attributes:
+        kind: ``max_tokens`` (a larger budget may help), ``blocked`` or ``refused``.
+    """
+
+    def __init__(self, kind: Literal["max_tokens", "blocked", "refused"], message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def stop_problem(
+    response: Any, has_content: bool, role: RoleSettings, budget: int | None
+) -> StopProblem | None:
+    """Why ``response`` carries nothing to use, or None when it is a normal answer.
+
+    Args:
+        response: the ``GenerateContentResponse``.
+        has_content: the answer has usable text or function calls.
+        role: the role asking (named in the fix).
+        budget: the ``max_output_tokens`` sent.
+    """
+    candidates = response.candidates or []
+    feedback = response.prompt_feedback
+    if not candidates:
+        reason = getattr(getattr(feedback, "block_reason", None), "value", None) or str(
+            getattr(feedback, "block_reason", None) or "no reason given"
+        )
+        return StopProblem("blocked", f"Gemini blocked the prompt ({reason}); no answer to use")
+    reason = _finish_reason(response) or ""
+    if reason == "MAX_TOKENS" and not has_content:
+        metadata = response.usage_metadata
+        thinking = getattr(metadata, "thoughts_token_count", None) or 0
+        return StopProblem(
+            "max_tokens",
+            f"Gemini stopped at MAX_TOKENS with no answer (budget {budget}, {thinking} thinking "
+            f"tokens); raise gemini.{role.role}.max_output_tokens or lower its thinking_level",
+        )
+    if reason in STOPPED_FOR_SAFETY and not has_content:
+        return StopProblem("refused", f"Gemini stopped with finish reason {reason} and no answer")
+    return None
+
+
+def larger_budget(budget: int | None) -> int | None:
+    """The budget of the one retry after ``MAX_TOKENS`` (None: no larger budget to try)."""
+    if budget is None or budget >= MAX_OUTPUT_CAP:
+        return None
+    return min(MAX_OUTPUT_CAP, budget * 4)
+
+
 @dataclass
 class GeminiModel(LanguageModel):
     """Answers LLM tasks with Gemini structured output, validated into the task's schema.
 
     One task call: the rendered prompt with ``task.system`` as system
     instruction, ``response_mime_type="application/json"`` and the task's
-    pydantic model as ``response_schema``. 408/429/5xx, timeouts and network
-    errors are retried (``retry``: 3 attempts, exponential backoff with
-    jitter). An answer that is not valid JSON for the schema is sent back once
-    with the validation error; a second bad answer fails the step.
+    pydantic model as ``response_schema``, the task role's budget, thinking
+    setting and timeout. 408/429/5xx, timeouts and network errors are retried
+    within the role's deadline (``retry``: 3 attempts, exponential backoff with
+    jitter; a 429's ``retryDelay`` when it carries one). An answer that is not
+    valid JSON for the schema is sent back once with the validation error; a
+    second bad answer fails the step. ``MAX_TOKENS`` without an answer is asked
+    again once with four times the budget; a blocked prompt or a safety stop
+    fails the step at once with the reason.
 
     Attributes:
-        settings: where to connect and which model answers which task.
+        settings: where to connect and what each role asks for.
         retry: the transient-failure policy.
         credentials: Vertex mode only (default: Application Default Credentials).
-        client: a ready client (default: built from ``settings``).
+        client: a ready client for every location (default: built from ``settings``).
     """
 
     settings: GeminiSettings
@@ -351,8 +555,9 @@ class GeminiModel(LanguageModel):
     client: Any = None
 
     def __post_init__(self) -> None:
-        if self.client is None:
-            self.client = make_client(self.settings, self.credentials)
+        self.clients = ClientPool(self.settings, self.credentials, self.client)
+        if self.client is None and self.settings.mode == "api_key":
+            self.client = self.clients.for_role(self.settings.role("task"))
         self.name = self.settings.default_model
 
     def generate(self, task: LLMTask[Out], inputs: Mapping[str, Any]) -> tuple[Out, LLMUsage]:
@@ -364,23 +569,49 @@ class GeminiModel(LanguageModel):
         Raises:
             LLMFailed: the answer failed the schema twice ("<task>: output did not
                 match schema: ..."), Gemini stayed unavailable through the retries,
-                or refused the request (4xx).
+                the quota ran out, it refused the request (4xx), blocked the prompt,
+                stopped for safety, or ran out of budget twice.
         """
         from google.genai import types
 
+        role = self.settings.role("task")
         model = self.settings.model_for(task.name)
         usage = LLMUsage(model=model, attempts=0)
         prompt = task.render(inputs)
-        config = types.GenerateContentConfig(
-            system_instruction=task.system or None,
-            response_mime_type="application/json",
-            response_schema=task.output_model,
-            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
-        )
+        budget = role.max_output_tokens
+
+        def config(budget: int | None) -> Any:
+            return types.GenerateContentConfig(
+                system_instruction=task.system or None,
+                response_mime_type="application/json",
+                response_schema=task.output_model,
+                max_output_tokens=budget,
+                thinking_config=thinking_config(role),
+                http_options=request_options(role),
+                automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+            )
+
         contents: list[Any] = [types.UserContent(parts=[types.Part(text=prompt)])]
-        for schema_attempt in (1, 2):
-            response = self._send(task, model, contents, config, usage)
+        schema_attempt, budget_retried = 1, False
+        while True:
+            response = self._send(task, role, model, contents, config(budget), usage)
             text = _answer_text(response)
+            problem = stop_problem(response, bool(text and text.strip()), role, budget)
+            if problem is None and _finish_reason(response) == "MAX_TOKENS":
+                # Cut off mid-answer: the JSON is incomplete, a schema retry would be cut too.
+                problem = StopProblem(
+                    "max_tokens",
+                    f"Gemini stopped at MAX_TOKENS mid-answer (budget {budget}); raise "
+                    f"gemini.{role.role}.max_output_tokens or lower its thinking_level",
+                )
+            if problem is not None:
+                usage.errors.append(str(problem))
+                bigger = larger_budget(budget) if problem.kind == "max_tokens" else None
+                if bigger is not None and not budget_retried:
+                    budget, budget_retried = bigger, True
+                    continue
+                usage.outcome = "failed"
+                raise LLMFailed(f"{task.name}: {problem}", usage)
             try:
                 output = parse_answer(task.output_model, text, _finish_reason(response))
             except SchemaMismatch as exc:
@@ -390,9 +621,11 @@ class GeminiModel(LanguageModel):
                     raise LLMFailed(
                         f"{task.name}: output did not match schema: {exc}", usage
                     ) from None
+                schema_attempt = 2
+                answered = [types.ModelContent(parts=[types.Part(text=text)])] if text else []
                 contents = [
                     *contents,
-                    types.ModelContent(parts=[types.Part(text=text or "")]),
+                    *answered,  # never an empty text part: Gemini answers 400
                     types.UserContent(
                         parts=[types.Part(text=SCHEMA_RETRY_PROMPT.format(error=exc))]
                     ),
@@ -403,7 +636,6 @@ class GeminiModel(LanguageModel):
             else:
                 usage.outcome = "retried" if usage.attempts > 1 else "ok"
             return output, usage
-        raise AssertionError("unreachable")
 
     def chat(
         self, messages: list[ChatMessage], tools: list[dict[str, Any]], settings: ChatSettings
@@ -414,24 +646,31 @@ class GeminiModel(LanguageModel):
         not an object) is sent back once with a correction; a second one fails the turn.
 
         Raises:
-            LLMFailed: Gemini stayed unavailable, refused the request, or twice
-                answered with a malformed function call.
+            LLMFailed: Gemini stayed unavailable, refused the request, ran out of
+                quota or budget, stopped for safety, or twice answered with a
+                malformed function call.
         """
         from .gemini_chat import chat_turn
 
         return chat_turn(self, messages, tools, settings)
 
     def _send(
-        self, task: LLMTask[Any], model: str, contents: list[Any], config: Any, usage: LLMUsage
+        self,
+        task: LLMTask[Any],
+        role: RoleSettings,
+        model: str,
+        contents: list[Any],
+        config: Any,
+        usage: LLMUsage,
     ) -> Any:
+        client = self.clients.for_role(role)
+
         def once() -> Any:
             usage.attempts += 1
-            return self.client.models.generate_content(
-                model=model, contents=contents, config=config
-            )
+            return client.models.generate_content(model=model, contents=contents, config=config)
 
         try:
-            response = send_with_retries(once, self.retry, usage.errors)
+            response = send_with_retries(once, self.retry, usage.errors, role.deadline_s, model)
         except GeminiCallFailed as exc:
             usage.outcome = "failed"
             raise LLMFailed(f"{task.name}: {exc}", usage) from exc
@@ -473,13 +712,21 @@ def _add_usage(usage: LLMUsage, response: Any) -> None:
 
 __all__ = [
     "DEFAULT_MODEL",
+    "ClientPool",
     "GeminiCallFailed",
     "GeminiModel",
+    "GeminiQuotaExceeded",
     "GeminiSettings",
     "RetryPolicy",
     "SchemaMismatch",
+    "StopProblem",
+    "larger_budget",
     "make_client",
     "parse_answer",
+    "request_options",
+    "retry_delay",
     "send_with_retries",
+    "stop_problem",
+    "thinking_config",
     "transient_reason",
 ]

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from string import Template
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -48,7 +48,7 @@ class LLMUsage:
     """What one task call cost and how it went, as far as the model reports it.
 
     Attributes:
-        model: model that answered (``gemini-2.5-flash``, ``offline-heuristics``).
+        model: model that answered (``gemini-3.8-flash``, ``offline-heuristics``).
         input_tokens: prompt tokens over all attempts, when reported.
         output_tokens: answer tokens over all attempts, when reported.
         attempts: requests sent (transient retries and the schema retry included).
@@ -127,7 +127,7 @@ class LanguageModel(ABC):
 ChatMessage = Mapping[str, Any]
 """One message of an agent conversation, OpenAI style: ``role`` (``system``, ``user``,
 ``assistant``, ``tool``), ``content``; an assistant's ``tool_calls`` (``[{id, name,
-arguments_json}]``); a tool result's ``tool_call_id`` and ``name``."""
+arguments_json, thought_signature?}]``); a tool result's ``tool_call_id`` and ``name``."""
 
 
 @dataclass(frozen=True)
@@ -138,15 +138,22 @@ class ToolCall:
         id: the call's id (the model's, or one the adapter made up): results answer it.
         name: the tool's name.
         arguments_json: the arguments as the model wrote them (may not be valid JSON).
+        thought_signature: the model's opaque signature of its reasoning for this call
+            (base64), when it gave one: part of the conversation, sent back with the
+            call on the next turn (Gemini 3 refuses a turn without it).
     """
 
     id: str
     name: str
     arguments_json: str
+    thought_signature: str | None = None
 
     def as_dict(self) -> dict[str, str]:
-        """``{id, name, arguments_json}``, as kept in the conversation."""
-        return {"id": self.id, "name": self.name, "arguments_json": self.arguments_json}
+        """``{id, name, arguments_json}`` (and ``thought_signature``), as kept in the conversation."""
+        kept = {"id": self.id, "name": self.name, "arguments_json": self.arguments_json}
+        if self.thought_signature:
+            kept["thought_signature"] = self.thought_signature
+        return kept
 
 
 @dataclass(frozen=True)
@@ -173,18 +180,20 @@ class ChatSettings:
     """How to ask for one agent turn.
 
     Attributes:
-        model: the model to ask (real models).
+        model: the model the caller's configuration names ("": its role's model).
         temperature: sampling temperature.
-        max_tokens: answer budget.
+        max_tokens: answer budget, thinking included (None: its role's).
         profile: the agent profile asking (for logs and the offline policy).
         offline: the profile's scripted policy, played by the offline model.
+        role: ``agent`` (agent profiles) or ``assistant``: which role's settings apply.
     """
 
-    model: str
+    model: str = ""
     temperature: float = 0.3
-    max_tokens: int = 4096
+    max_tokens: int | None = None
     profile: str = ""
     offline: ChatPolicy | None = None
+    role: Literal["agent", "assistant"] = "agent"
 
 
 def chat_unsupported(model: LanguageModel) -> LLMFailed:

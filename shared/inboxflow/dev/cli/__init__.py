@@ -9,6 +9,7 @@ import typer
 
 from inboxflow.dev.cli import (
     approvals,
+    check,
     dev,
     dlq,
     evaluate,
@@ -51,6 +52,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "outbox": outbox.outbox,
     "tickets": support_tickets.tickets,
     "ticket": support_tickets.ticket,
+    "check": check.check,
 }
 """The commands, in the order ``inboxflow --help`` lists them."""
 for command_name, command in COMMANDS.items():

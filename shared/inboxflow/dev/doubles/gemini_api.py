@@ -6,11 +6,19 @@ Serves, on loopback in a thread, the calls our adapters make:
   ``/v1beta1/projects/{p}/locations/{l}/publishers/google/models/{model}:generateContent`` (Vertex);
 - ``:batchEmbedContents`` and ``:embedContent`` on the same two prefixes.
 
-Bodies are shaped like Google's (``candidates``, ``usageMetadata``,
-``modelVersion``; errors as ``{"error": {code, message, status}}``). Every
+- ``GET /{version}/models`` and ``/{version}/publishers/google/models``: the models served.
+
+Bodies are shaped like Google's (``candidates``, ``usageMetadata`` with
+``thoughtsTokenCount``, ``modelVersion``; errors as ``{"error": {code, message,
+status, details}}``, a 429 with ``google.rpc.RetryInfo`` when scripted so). Every
 request is recorded. ``script()`` queues what the next calls get (errors,
-slow answers, invalid JSON, answers that violate the schema); unscripted
-calls are answered by the responder.
+slow answers, invalid JSON, answers that violate the schema, ``MAX_TOKENS``,
+``SAFETY``, blocked prompts); unscripted calls are answered by the responder.
+
+**Strict** (the default) it refuses what the real API refuses (``gemini_rules``):
+unknown or shut-down model IDs (404), fields the API version lacks (400), empty
+text parts (400), and, for Gemini 3 models, a function call of the current turn
+sent back without the ``thoughtSignature`` the double gave it (400).
 
 The default responder, ``TaskOracle``, recognises the pipeline's LLM tasks by
 their system instruction and prompt template, reads the inputs back out of the
@@ -24,6 +32,7 @@ so texts that share words are close.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import math
@@ -45,6 +54,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from inboxflow.dev.doubles import gemini_rules
 from inboxflow.dev.doubles.serving import ThreadingServing
 from inboxflow.ports.llm import LLMTask
 
@@ -53,7 +63,10 @@ DOUBLE_API_KEY = "double-key"
 _ROUTE = re.compile(
     r"^/(?P<version>v1(?:alpha|beta1?)?)/"
     r"(?:projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/publishers/google/)?"
-    r"models/(?P<model>[^/:]+):(?P<action>generateContent|batchEmbedContents|embedContent)$"
+    r"models/(?P<model>[^/:]+):(?P<action>generateContent|batchEmbedContents|embedContent|predict)$"
+)
+_LIST_ROUTE = re.compile(
+    r"^/(?P<version>v1(?:alpha|beta1?)?)/(?P<publishers>publishers/google/)?models$"
 )
 
 _STATUS_NAMES = {
@@ -91,6 +104,12 @@ class Reply:
         text: raw candidate text, sent as is (e.g. invalid JSON).
         message: error message (default: Google's usual one for the status).
         delay_s: wait this long before answering (to trip client timeouts).
+        retry_after_s: a 429's ``google.rpc.RetryInfo.retryDelay``.
+        finish_reason: the candidate's finish reason.
+        no_content: send the candidate without content (``MAX_TOKENS``, ``SAFETY``).
+        block_reason: send no candidate, only ``promptFeedback.blockReason``.
+        thoughts_tokens: ``usageMetadata.thoughtsTokenCount`` (default: the model thinks
+            twice as many tokens as it answers, Gemini 3 models only).
     """
 
     status: int = 200
@@ -98,6 +117,11 @@ class Reply:
     text: str | None = None
     message: str | None = None
     delay_s: float = 0.0
+    retry_after_s: float | None = None
+    finish_reason: str = "STOP"
+    no_content: bool = False
+    block_reason: str | None = None
+    thoughts_tokens: int | None = None
 
     @classmethod
     def error(cls, status: int, message: str | None = None) -> Reply:
@@ -118,6 +142,26 @@ class Reply:
     def slow(cls, seconds: float) -> Reply:
         """Answer normally, but only after ``seconds``."""
         return cls(delay_s=seconds)
+
+    @classmethod
+    def quota(cls, retry_after_s: float) -> Reply:
+        """429 RESOURCE_EXHAUSTED carrying ``RetryInfo.retryDelay`` (as Gemini's quota errors do)."""
+        return cls(status=429, retry_after_s=retry_after_s)
+
+    @classmethod
+    def max_tokens(cls, thoughts_tokens: int = 4000) -> Reply:
+        """``MAX_TOKENS`` with no content: the budget went on thinking."""
+        return cls(finish_reason="MAX_TOKENS", no_content=True, thoughts_tokens=thoughts_tokens)
+
+    @classmethod
+    def safety(cls) -> Reply:
+        """``SAFETY`` with no content (the answer was withheld)."""
+        return cls(finish_reason="SAFETY", no_content=True)
+
+    @classmethod
+    def blocked(cls, reason: str = "SAFETY") -> Reply:
+        """No candidates: ``promptFeedback.blockReason`` says why the prompt was blocked."""
+        return cls(block_reason=reason)
 
 
 @dataclass(frozen=True)
@@ -328,17 +372,76 @@ def _text_of(content: Mapping[str, Any] | None) -> str:
     return "".join(str(p.get("text", "")) for p in parts if isinstance(p, Mapping))
 
 
-def error_body(status: int, message: str | None = None) -> dict[str, Any]:
-    """Google's JSON error body for ``status``."""
-    return {
-        "error": {
-            "code": status,
-            "message": message
-            or _STATUS_MESSAGES.get(status)
-            or HTTPStatus(status).phrase
-            or "error",
-            "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+def error_body(
+    status: int, message: str | None = None, retry_after_s: float | None = None
+) -> dict[str, Any]:
+    """Google's JSON error body for ``status`` (with ``RetryInfo`` when ``retry_after_s``)."""
+    error: dict[str, Any] = {
+        "code": status,
+        "message": message or _STATUS_MESSAGES.get(status) or HTTPStatus(status).phrase or "error",
+        "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+    }
+    if retry_after_s is not None:
+        error["details"] = [
+            {
+                "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                "violations": [
+                    {
+                        "quotaMetric": "generativelanguage.googleapis.com/generate_content_requests",
+                        "quotaId": "GenerateRequestsPerMinutePerProjectPerModel",
+                    }
+                ],
+            },
+            {
+                "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                "retryDelay": f"{retry_after_s:g}s",
+            },
+        ]
+    return {"error": error}
+
+
+def usage_metadata(
+    model: str, prompt_tokens: int, answer_tokens: int, reply: Reply
+) -> dict[str, Any]:
+    """``usageMetadata``: Gemini 3 models think (``thoughtsTokenCount``) unless scripted otherwise."""
+    thoughts = reply.thoughts_tokens
+    if thoughts is None:
+        thoughts = 2 * answer_tokens if gemini_rules.needs_signatures(model) else 0
+    metadata: dict[str, Any] = {
+        "promptTokenCount": prompt_tokens,
+        "totalTokenCount": prompt_tokens + answer_tokens + thoughts,
+        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt_tokens}],
+    }
+    if answer_tokens:
+        metadata["candidatesTokenCount"] = answer_tokens
+    if thoughts:
+        metadata["thoughtsTokenCount"] = thoughts
+    return metadata
+
+
+def stopped_response(
+    model: str, body: Mapping[str, Any], reply: Reply
+) -> tuple[int, dict[str, Any]]:
+    """A 200 without an answer: a blocked prompt (no candidates) or a stop with no content."""
+    prompt_tokens = sum(_estimate_tokens(_text_of(c)) for c in body.get("contents") or [])
+    usage = usage_metadata(model, prompt_tokens, 0, reply)
+    if reply.block_reason is not None:
+        return 200, {
+            "promptFeedback": {"blockReason": reply.block_reason},
+            "usageMetadata": usage,
+            "modelVersion": model,
+            "responseId": secrets.token_urlsafe(12),
         }
+    candidate: dict[str, Any] = {"finishReason": reply.finish_reason, "index": 0}
+    if reply.finish_reason == "SAFETY":
+        candidate["safetyRatings"] = [
+            {"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "HIGH", "blocked": True}
+        ]
+    return 200, {
+        "candidates": [candidate],
+        "usageMetadata": usage,
+        "modelVersion": model,
+        "responseId": secrets.token_urlsafe(12),
     }
 
 
@@ -351,12 +454,18 @@ class GeminiDouble(ThreadingServing):
         api_key: the key it accepts (None: any key or bearer token).
         requests: every request received, in order.
         functions: answers unscripted calls that offer tools (None: a plain text turn).
+        strict: refuse what the real API refuses (see ``gemini_rules``).
+        served: the text models served (default ``gemini_rules.SERVED_MODELS``).
+        signatures: the thought signatures given out, base64.
     """
 
     responder: Responder
     api_key: str | None = None
     functions: FunctionResponder | None = None
+    strict: bool = True
+    served: frozenset[str] = gemini_rules.SERVED_MODELS
     requests: list[RecordedRequest] = field(default_factory=list)
+    signatures: set[str] = field(default_factory=set)
     _scripts: dict[str, deque[Reply]] = field(
         default_factory=lambda: {"generate": deque(), "embed": deque()}
     )
@@ -372,6 +481,38 @@ class GeminiDouble(ThreadingServing):
         return [r for r in self.requests if r.action == action]
 
     # --- request handling (called on the server's threads) --------------------------------------
+
+    def sign(self) -> str:
+        """A new thought signature (opaque bytes, base64), remembered as given."""
+        signature = base64.b64encode(secrets.token_bytes(24)).decode("ascii")
+        with self._lock:
+            self.signatures.add(signature)
+        return signature
+
+    def models_page(self, publishers: bool) -> dict[str, Any]:
+        """``models.list``: every served model (Gemini API or Vertex publisher shape)."""
+        names = sorted(self.served | gemini_rules.EMBEDDING_MODELS)
+        if publishers:
+            return {
+                "publisherModels": [
+                    {"name": f"publishers/google/models/{name}", "versionId": "001"}
+                    for name in names
+                ]
+            }
+        return {
+            "models": [
+                {
+                    "name": f"models/{name}",
+                    "displayName": name,
+                    "supportedGenerationMethods": (
+                        ["embedContent", "batchEmbedContents"]
+                        if name in gemini_rules.EMBEDDING_MODELS
+                        else ["generateContent", "countTokens"]
+                    ),
+                }
+                for name in names
+            ]
+        }
 
     def _next(self, action: Action) -> Reply | None:
         with self._lock:
@@ -420,14 +561,39 @@ class GeminiDouble(ThreadingServing):
         if key and self.api_key is not None and key != self.api_key:
             return 400, error_body(400, "API key not valid. Please pass a valid API key.")
         action: Action = "generate" if route.group("action") == "generateContent" else "embed"
+        model = route.group("model")
+        if self.strict:
+            refusal = self._refusal(route, body)
+            if refusal is not None:
+                return refusal.status, error_body(refusal.status, refusal.message)
         reply = self._next(action) or Reply()
         if reply.delay_s:
             time.sleep(reply.delay_s)
         if reply.status != 200:
-            return reply.status, error_body(reply.status, reply.message)
+            return reply.status, error_body(reply.status, reply.message, reply.retry_after_s)
         if action == "embed":
             return self._embed(route.group("action"), body)
-        return self._generate(route.group("model"), body, reply)
+        return self._generate(model, body, reply)
+
+    def _refusal(
+        self, route: re.Match[str], body: Mapping[str, Any]
+    ) -> gemini_rules.Refusal | None:
+        vertex = bool(route.group("project"))
+        model, action = route.group("model"), route.group("action")
+        refusal = gemini_rules.model_refusal(
+            model,
+            action,
+            route.group("version"),
+            route.group("location") if vertex else None,
+            served=self.served,
+        )
+        if refusal is None and action == "generateContent":
+            refusal = gemini_rules.field_refusal(route.group("version"), vertex, body)
+        if refusal is None and action == "generateContent" and gemini_rules.needs_signatures(model):
+            with self._lock:
+                issued = set(self.signatures)
+            refusal = gemini_rules.signature_refusal(body, issued)
+        return refusal
 
     def _generate(
         self, model: str, body: Mapping[str, Any], reply: Reply
@@ -441,8 +607,13 @@ class GeminiDouble(ThreadingServing):
         unscripted = unscripted and not isinstance(reply, FunctionCallReply)
         if body.get("tools") and self.functions is not None and unscripted:
             reply = self.functions(conversation_of(body), tool_specs_of(body))
+        elif body.get("tools") and unscripted and _calling_mode(body) == "ANY":
+            reply = forced_call(body)
+        sign = self.sign if gemini_rules.needs_signatures(model) else None
+        if reply.block_reason is not None or reply.no_content:
+            return stopped_response(model, body, reply)
         if isinstance(reply, FunctionCallReply) or body.get("tools"):
-            return function_calling_response(model, body, reply)
+            return function_calling_response(model, body, reply, sign)
         turns = [(str(c.get("role", "user")), _text_of(c)) for c in contents]
         config = body.get("generationConfig") or {}
         call = GenerateCall(
@@ -470,16 +641,11 @@ class GeminiDouble(ThreadingServing):
             "candidates": [
                 {
                     "content": {"parts": [{"text": text}], "role": "model"},
-                    "finishReason": "STOP",
+                    "finishReason": reply.finish_reason,
                     "index": 0,
                 }
             ],
-            "usageMetadata": {
-                "promptTokenCount": prompt_tokens,
-                "candidatesTokenCount": answer_tokens,
-                "totalTokenCount": prompt_tokens + answer_tokens,
-                "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt_tokens}],
-            },
+            "usageMetadata": usage_metadata(model, prompt_tokens, answer_tokens, reply),
             "modelVersion": model,
             "responseId": secrets.token_urlsafe(12),
         }
@@ -517,6 +683,27 @@ def _handler_for(double: GeminiDouble) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(payload)
 
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0]
+            listing = _LIST_ROUTE.match(path)
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            authorised = headers.get("x-goog-api-key") or headers.get("authorization")
+            if listing is None:
+                status, response = 404, error_body(404, "Requested entity was not found.")
+            elif not authorised:
+                status, response = (
+                    403,
+                    error_body(403, "Method doesn't allow unregistered callers."),
+                )
+            else:
+                status, response = 200, double.models_page(bool(listing.group("publishers")))
+            payload = json.dumps(response).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=UTF-8")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
         def log_message(self, format: str, *args: Any) -> None:
             return None
 
@@ -528,6 +715,7 @@ def start_gemini_double(
     api_key: str | None = None,
     port: int = 0,
     functions: FunctionResponder | None = None,
+    strict: bool = True,
 ) -> GeminiDouble:
     """Start a Gemini double on 127.0.0.1 (a free port unless ``port``), in a daemon thread.
 
@@ -536,8 +724,12 @@ def start_gemini_double(
         api_key: the only key accepted (default: any key, or a bearer token).
         port: port to bind (0 picks a free one).
         functions: answers unscripted calls with tools (e.g. ``playing(policy)``).
+        strict: refuse what the real API refuses (``gemini_rules``); only the double's
+            own tests turn it off.
     """
-    double = GeminiDouble(responder=responder or TaskOracle(), api_key=api_key, functions=functions)
+    double = GeminiDouble(
+        responder=responder or TaskOracle(), api_key=api_key, functions=functions, strict=strict
+    )
     return double.serve(_handler_for(double), port, "gemini-double")
 
 
@@ -583,12 +775,15 @@ __all__ = [
     "gemini_double_environment",
     "hashed_embedding",
     "known_tasks",
+    "main",
     "mark_answer",
     "minimal_answer",
     "playing",
     "start_gemini_double",
+    "stopped_response",
     "template_pattern",
     "tool_specs_of",
+    "usage_metadata",
 ]
 
 
@@ -707,10 +902,30 @@ def playing(policy: Callable[[list[Any], list[dict[str, Any]]], Any]) -> Functio
     return answer
 
 
+def _calling_mode(body: Mapping[str, Any]) -> str:
+    config = body.get("toolConfig") or body.get("tool_config") or {}
+    calling = config.get("functionCallingConfig") or config.get("function_calling_config") or {}
+    return str(calling.get("mode") or "AUTO").upper()
+
+
+def forced_call(body: Mapping[str, Any]) -> FunctionCallReply:
+    """``mode: ANY`` obliges the model to call: the first declared function, minimal arguments."""
+    (spec, *_) = tool_specs_of(body)
+    function = spec["function"]
+    return FunctionCallReply(calls=((function["name"], minimal_answer(function["parameters"])),))
+
+
 def function_calling_response(
-    model: str, body: Mapping[str, Any], reply: Reply
+    model: str,
+    body: Mapping[str, Any],
+    reply: Reply,
+    sign: Callable[[], str] | None = None,
 ) -> tuple[int, dict[str, Any]]:
-    """The answer to a request with ``tools``: the scripted calls, else a plain text turn."""
+    """The answer to a request with ``tools``: the scripted calls, else a plain text turn.
+
+    With ``sign`` (Gemini 3 models) the first ``functionCall`` part carries a new
+    ``thoughtSignature``, as Gemini 3 gives one to the first call of each step.
+    """
     parts: list[dict[str, Any]] = []
     text = reply.text if reply.text is not None else None
     if isinstance(reply, FunctionCallReply):
@@ -720,7 +935,10 @@ def function_calling_response(
             call: dict[str, Any] = {"name": name, "args": args}
             if reply.ids:
                 call["id"] = f"call-{secrets.token_hex(3)}-{n}"
-            parts.append({"functionCall": call})
+            part: dict[str, Any] = {"functionCall": call}
+            if n == 0 and sign is not None:
+                part["thoughtSignature"] = sign()
+            parts.append(part)
         reason = reply.finish_reason
     else:
         answer = text if text is not None else json.dumps(reply.answer) if reply.answer else ""
@@ -737,11 +955,34 @@ def function_calling_response(
     answer_tokens = _estimate_tokens(json.dumps(parts))
     return 200, {
         "candidates": [candidate],
-        "usageMetadata": {
-            "promptTokenCount": prompt_tokens,
-            "candidatesTokenCount": answer_tokens,
-            "totalTokenCount": prompt_tokens + answer_tokens,
-        },
+        "usageMetadata": usage_metadata(model, prompt_tokens, answer_tokens, reply),
         "modelVersion": model,
         "responseId": secrets.token_urlsafe(12),
     }
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m inboxflow.dev.doubles.gemini_api --port N``: a strict double in the foreground.
+
+    Prints the environment that points any inboxflow process at it (``choose_llm`` and
+    ``choose_embedder`` read it as a deployed function does).
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Gemini REST API double on loopback")
+    parser.add_argument("--port", type=int, default=0, help="port (0: a free one)")
+    options = parser.parse_args(argv)
+    double = start_gemini_double(port=options.port)
+    print(f"gemini double listening on {double.base_url}", flush=True)
+    for name, value in double_environment(double).items():
+        print(f"export {name}={value}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        double.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -16,8 +16,8 @@ class ProfileSnapshot(BaseModel):
     """
 
     name: str
-    model: str
-    max_tokens: int
+    model: str | None = None
+    max_tokens: int | None = None
     temperature: float
     max_iterations: int
     system_prompt: str

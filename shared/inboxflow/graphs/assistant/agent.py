@@ -102,7 +102,11 @@ def llm_call(state: AssistantState, ctx: NodeContext) -> Step:
         return Step(update={"status": "max_iterations"}, goto=END)
     messages = list(state.messages) or [first_message(state)]
     settings = ChatSettings(
-        model=configured.model, temperature=0.2, profile="assistant", offline=assistant_policy
+        model=configured.model or "",
+        temperature=0.2,
+        profile="assistant",
+        offline=assistant_policy,
+        role="assistant",
     )
     try:
         turn = ctx.llm.chat([system_message(state, ctx), *messages], json.loads(_specs()), settings)

@@ -22,7 +22,8 @@ class AssistantSettings(BaseModel):
         default_meeting_minutes: a meeting's length until the owner's edits teach another.
         max_iterations: model turns per email before the run stops.
         review_deadline_s: how long a notify or tool review waits for the owner.
-        model: the model of the response agent's turns.
+        model: the model of the response agent's turns (None: the ``assistant`` Gemini
+            role's, see ``gemini:`` in ``inboxflow.yaml``).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -34,7 +35,7 @@ class AssistantSettings(BaseModel):
     default_meeting_minutes: int = Field(default=30, ge=5, le=480)
     max_iterations: int = Field(default=8, ge=1, le=50)
     review_deadline_s: float = Field(default=7 * 24 * 3600, gt=0)
-    model: str = Field(default="gemini-2.5-flash", min_length=1)
+    model: str | None = Field(default=None, min_length=1)
 
     @field_validator("timezone")
     @classmethod

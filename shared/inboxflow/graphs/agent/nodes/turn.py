@@ -38,11 +38,12 @@ def agent_turn(state: AgentState, ctx: NodeContext) -> Step:
     if not ctx.uses_llm:
         raise NodeFailed("agent_turn asks the model but does not declare uses_llm=True")
     settings = ChatSettings(
-        model=profile.model,
+        model=profile.model or "",
         temperature=profile.temperature,
         max_tokens=profile.max_tokens,
         profile=profile.name,
         offline=OFFLINE_POLICIES.get(profile.name),
+        role="agent",
     )
     specs = tool_specs(tuple(profile.tools))
     iteration = state.iteration + 1
