@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from inboxflow.adapters.gemini_roles import TASK_MODEL
 from inboxflow.dev.doubles.gemini_api import double_environment, start_gemini_double
 from inboxflow.dev.eval.judge import JUDGE_REPLY
 
@@ -177,7 +178,7 @@ def gemini_double():
 
 
 def test_gemini_and_the_judge_run_through_the_rest_double(tmp_path, gemini_double):
-    env = {**double_environment(gemini_double), "INBOXFLOW_GEMINI_MODEL": "gemini-eval-double"}
+    env = double_environment(gemini_double)
     result = evaluate(
         str(FOLDER),
         "--model",
@@ -200,7 +201,7 @@ def test_gemini_and_the_judge_run_through_the_rest_double(tmp_path, gemini_doubl
     assert len(judged) == 1  # one pipeline case has criteria and a reply
     assert len(calls) > len(judged)  # the cases themselves asked Gemini too
     verdict = document["judge"]["scores"]["pipeline-pricing"]
-    assert verdict["model"] == "gemini-eval-double" and 0.0 <= verdict["score"] <= 1.0
+    assert verdict["model"] == TASK_MODEL and 0.0 <= verdict["score"] <= 1.0
     assert document["judge"]["scored"] == 1
 
 
