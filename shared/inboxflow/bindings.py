@@ -97,7 +97,12 @@ def refusal(tool: str, binding: Binding, arguments: Any, bound: Bound) -> str | 
     allowed = tuple(bound.get(binding.subject, ()))
     who = binding.description or binding.subject
     if not allowed:
-        return f"{tool} is bound to {who}, and no {binding.subject} is bound in this run"
+        named = (
+            f" {binding.argument}={_argument(arguments, binding.argument)!r}"
+            if binding.argument
+            else ""
+        )
+        return f"{tool}{named}: it is bound to {who}, and no {binding.subject} is bound in this run"
     if binding.argument is None:
         return None
     value = _argument(arguments, binding.argument)
