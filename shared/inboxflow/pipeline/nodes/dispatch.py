@@ -93,6 +93,9 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         bound = with_approved(ctx.tools.get(tool).bindings, bound, {"to": to})
     ctx = replace(ctx, bound=bound)
     ctx.check_binding(tool, {"to": to})
+    for action in state.planned_actions:  # all bound before anything is written
+        if action.name not in REPLY_TOOLS:
+            ctx.check_binding(action.name, action.arguments)
     workspace = workspace_of(ctx, email.mailbox)
     act = workspace.send_reply if send else workspace.create_draft
 
