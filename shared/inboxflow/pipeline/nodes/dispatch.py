@@ -36,6 +36,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from pydantic import ValidationError
+
 from ...bindings import with_approved
 from ...context import NodeContext
 from ...errors import NodeFailed
@@ -94,8 +96,14 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
     ctx = replace(ctx, bound=bound)
     ctx.check_binding(tool, {"to": to})
     for action in state.planned_actions:  # all bound before anything is written
-        if action.name not in REPLY_TOOLS:
-            ctx.check_binding(action.name, action.arguments)
+        if action.name not in REPLY_TOOLS and action.name in ctx.tools:
+            try:
+                planned = ctx.tools.parse(
+                    action.name, {"mailbox": email.mailbox, **action.arguments}
+                )
+            except ValidationError:
+                continue  # not run: its call gives the error
+            ctx.check_binding(action.name, planned)
     workspace = workspace_of(ctx, email.mailbox)
     act = workspace.send_reply if send else workspace.create_draft
 
