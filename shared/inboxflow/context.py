@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .bindings import BindingRefused, Bound, refusal
 from .clock import Clock
 from .errors import NodeFailed, RetryableError
 from .naming import effect_path
@@ -107,6 +108,9 @@ class NodeContext:
     expire_at: float | None = None
     uses_llm: bool = True
     """Whether the node declares ``uses_llm``: deployment grants the model's key only then."""
+    bound: Bound = field(default_factory=dict)
+    """Who this run's writing tools are bound to (``inboxflow.bindings``): set by the node
+    running them, from the email and the state, never from the model."""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
 
@@ -176,12 +180,77 @@ class NodeContext:
         }
         self.llm_calls.append({k: v for k, v in record.items() if v is not None})
 
+    def bound_subject(self, subject: str) -> str:
+        """The one value ``subject`` is bound to in this run (what an argument-less binding acts on).
+
+        Raises:
+            BindingRefused: the subject is not bound to exactly one value.
+        """
+        values = tuple(self.bound.get(subject, ()))
+        if len(values) != 1:
+            raise BindingRefused(f"{subject} is bound to {len(values)} values in this run, not one")
+        return values[0]
+
+    def check_binding(self, name: str, arguments: Any) -> None:
+        """Refuse a call of tool ``name`` outside its declared binding (see ``inboxflow.bindings``).
+
+        ``call_tool`` runs it before every handler; a node that performs a declared
+        tool's effect itself runs it before writing. A refusal is recorded on the
+        step (``tool_calls``, ``refused: true``).
+
+        Raises:
+            BindingRefused: the call names a recipient or subject it is not bound to.
+        """
+        why = next(
+            (
+                reason
+                for binding in self.tools.get(name).bindings
+                if (reason := refusal(name, binding, arguments, self.bound)) is not None
+            ),
+            None,
+        )
+        if why is None:
+            return
+        shown = arguments if isinstance(arguments, Mapping) else arguments.model_dump(mode="json")
+        self.tool_calls.append(
+            {"name": name, "arguments": dict(shown), "error": why, "refused": True}
+        )
+        raise BindingRefused(f"refused: {why}")
+
+    def perform(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Run a declared tool as a node's own action: bound like ``call_tool``, errors raised.
+
+        For nodes that act on their own (no model chose the call): bad arguments,
+        a refused binding and transient failures propagate to the runtime (its
+        retries, ``needs_review``) instead of becoming an ``{"error": ...}``
+        result. The call is recorded on the step.
+
+        Raises:
+            BindingRefused: the call breaks the tool's declared binding; nothing ran.
+        """
+        started = time.perf_counter()
+        params = self.tools.parse(name, dict(arguments))
+        self.check_binding(name, params)
+        result = self.tools.get(name).handler(params, self)
+        self.tool_calls.append(
+            {
+                "name": name,
+                "arguments": params.model_dump(mode="json"),
+                "result": result,
+                "latency_ms": _ms(started),
+            }
+        )
+        return result
+
     def call_tool(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Run one tool; a failure becomes ``{"error": ...}`` for that tool only.
 
         Every call is recorded on the step (``tool_calls``): name, arguments,
         result or error, latency_ms. Transient failures too (``retryable``):
         the tool's adapter has had its own retries by then.
+
+        Raises:
+            BindingRefused: the call breaks the tool's declared binding; nothing ran.
         """
         started = time.perf_counter()
         record: dict[str, Any] = {"name": name, "arguments": dict(arguments)}
@@ -190,7 +259,10 @@ class NodeContext:
         else:
             try:
                 params = self.tools.parse(name, dict(arguments))
+                self.check_binding(name, params)
                 result = self.tools.get(name).handler(params, self)
+            except BindingRefused:
+                raise
             except ValidationError as exc:
                 result = {"error": f"invalid arguments for {name}: {exc}"}
             except RetryableError as exc:

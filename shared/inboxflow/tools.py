@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from .bindings import Binding
+
 if TYPE_CHECKING:
     from .context import NodeContext
 
@@ -25,6 +27,9 @@ class Tool:
         handler: ``(params, ctx) -> result``.
         action: True if it changes the world (send, draft, insert): such tools
             run at dispatch through the effect journal, not while gathering context.
+        binds: for an action tool (required), the recipient or subject it is bound
+            to (one ``Binding``, or a tuple when it is bound to several); the runtime
+            refuses any call outside them (``inboxflow.bindings``).
     """
 
     name: str
@@ -32,6 +37,25 @@ class Tool:
     params: type[BaseModel]
     handler: ToolHandler
     action: bool = False
+    binds: Binding | tuple[Binding, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.action and not self.bindings:
+            raise ValueError(
+                f"tool {self.name!r} writes outside the trace: declare what it is bound to (binds=)"
+            )
+        for binding in self.bindings:
+            if binding.argument is not None and binding.argument not in self.params.model_fields:
+                raise ValueError(
+                    f"tool {self.name!r} binds {binding.argument!r}, which it does not take"
+                )
+
+    @property
+    def bindings(self) -> tuple[Binding, ...]:
+        """What the tool is bound to (empty for a tool that writes nothing outside the trace)."""
+        if self.binds is None:
+            return ()
+        return self.binds if isinstance(self.binds, tuple) else (self.binds,)
 
     def spec(self) -> dict[str, Any]:
         """The function-calling declaration of this tool."""
@@ -93,4 +117,4 @@ class ToolRegistry:
         return self.get(name).params.model_validate(arguments)
 
 
-__all__ = ["Tool", "ToolHandler", "ToolRegistry", "ValidationError"]
+__all__ = ["Binding", "Tool", "ToolHandler", "ToolRegistry", "ValidationError"]

@@ -212,23 +212,32 @@ def test_a_tool_outside_the_profile_is_refused(tmp_path, monkeypatch):
     assert reply_writes(runtime.store, checkpoint.trace_id) == []
 
 
-def test_one_reply_per_run_and_never_to_the_helpdesk(tmp_path, monkeypatch):
+def test_one_reply_per_run(tmp_path, monkeypatch):
     draft = '{"to": "jana.novakova@seznam.cz", "subject": "Re", "body": "Hello"}'
-    helpdesk = '{"to": "info@dostupnost-leku.cz", "subject": "Re", "body": "Hello"}'
     script = {
-        1: AgentTurn("", calls(("create_draft", helpdesk))),
-        2: AgentTurn("", calls(("create_draft", draft), ("send_reply", draft))),
-        3: AgentTurn("", calls(("create_draft", draft))),
+        1: AgentTurn("", calls(("create_draft", draft), ("send_reply", draft))),
+        2: AgentTurn("", calls(("create_draft", draft))),
     }
     use_profile(tmp_path, monkeypatch, lambda turn, messages: script.get(turn, AgentTurn("done")))
     runtime, checkpoint = _run(tmp_path, "scripted")
     results = tool_results(checkpoint.state["messages"])
-    assert "not to the helpdesk address info@dostupnost-leku.cz" in results[0]["error"]
-    assert results[1]["kind"] == "draft" and "already written" in results[2]["error"]
-    assert "already written" in results[3]["error"]
+    assert results[0]["kind"] == "draft" and "already written" in results[1]["error"]
+    assert "already written" in results[2]["error"]
     (written,) = reply_writes(runtime.store, checkpoint.trace_id)
     assert written["to"] == "jana.novakova@seznam.cz"
     assert written["headers"]["In-Reply-To"] == "<crisp-5d2f0b7e-0001@dostupnost-leku.cz>"
+
+
+def test_a_reply_to_the_helpdesk_is_refused_and_the_run_escalates(tmp_path, monkeypatch):
+    helpdesk = '{"to": "info@dostupnost-leku.cz", "subject": "Re", "body": "Hello"}'
+    script = {1: AgentTurn("", calls(("create_draft", helpdesk)))}
+    use_profile(tmp_path, monkeypatch, lambda turn, messages: script.get(turn, AgentTurn("done")))
+    runtime, checkpoint = _run(tmp_path, "scripted")
+    (result,) = tool_results(checkpoint.state["messages"])
+    assert result["refused"] is True
+    assert "'info@dostupnost-leku.cz' is not the person who asked" in result["error"]
+    assert checkpoint.status == "needs_review" and checkpoint.state["status"] == "escalated"
+    assert reply_writes(runtime.store, checkpoint.trace_id) == []
 
 
 def test_specs_offered_are_the_profiles_tools_in_openai_format(tmp_path, monkeypatch):

@@ -65,6 +65,15 @@ def workspace(store: SqliteCheckpointStore) -> RecordingWorkspace:
     return RecordingWorkspace(store)
 
 
+PRIYA = "priya.raman@kestrel-logistics.com"
+BOUND = {
+    "correspondent": (PRIYA,),
+    "people_on_the_email": (PRIYA,),
+    "message_answered": ("q2@kestrel.example",),
+}
+"""What the action tools are bound to in these calls (dispatch binds them from the email)."""
+
+
 def _ctx(
     store: SqliteCheckpointStore, workspace: Any, step: int = 6, **services: Any
 ) -> NodeContext:
@@ -80,6 +89,7 @@ def _ctx(
         tools=ToolRegistry(pipeline_tools()),
         journal=EffectJournal(store, clock),
         services={"workspace": workspace, **services},
+        bound=BOUND,
     )
 
 

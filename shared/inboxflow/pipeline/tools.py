@@ -15,6 +15,11 @@ mail is stamped ``X-Inboxflow-Trace`` with the journal key and found again
 by it, calendar events get an id derived from the key. Every tool takes an
 optional ``mailbox`` (the mailbox the agent acts for; default: the
 workspace's own).
+
+Each action tool declares what it is bound to (``binds``), resolved from the
+email by :func:`bound_to`: a reply goes to its sender (From or Reply-To), a
+meeting invites only people on the email (From, Reply-To, To, Cc), and only
+the message answered is marked read. The runtime refuses any other call.
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..bindings import Bound, bound_addresses
+from ..mail import Email
 from ..ports.workspace import OutgoingReply, Workspace
-from ..tools import Tool
+from ..tools import Binding, Tool
 from ..workspace import business_day
 
 if TYPE_CHECKING:
@@ -241,6 +248,33 @@ def schedule_meeting(params: ScheduleMeetingParams, ctx: NodeContext) -> dict[st
     )
 
 
+# --- bindings ---------------------------------------------------------------------------------
+
+CORRESPONDENT = Binding(
+    "correspondent", "to", "address", "the sender of the email answered (From or Reply-To)"
+)
+PEOPLE_ON_THE_EMAIL = Binding(
+    "people_on_the_email",
+    "attendees",
+    "addresses",
+    "the people on the email (From, Reply-To, To, Cc)",
+)
+MESSAGE_ANSWERED = Binding("message_answered", "message_id", "id", "the message answered")
+
+
+def bound_to(email: Email) -> Bound:
+    """Who the action tools are bound to when answering ``email``."""
+    sender = bound_addresses(email.sender.address, email.header("reply-to"))
+    people = bound_addresses(
+        *sender, *(a.address for a in email.to), *(a.address for a in email.cc)
+    )
+    return {
+        CORRESPONDENT.subject: sender,
+        PEOPLE_ON_THE_EMAIL.subject: people,
+        MESSAGE_ANSWERED.subject: tuple(i for i in (email.message_id, email.gmail_id) if i),
+    }
+
+
 # --- the set ---------------------------------------------------------------------------------
 
 GET_CONTACT = Tool(
@@ -261,6 +295,7 @@ CREATE_DRAFT = Tool(
     CreateDraftParams,
     create_draft,
     action=True,
+    binds=CORRESPONDENT,
 )
 SEND_EMAIL = Tool(
     "send_email",
@@ -268,6 +303,7 @@ SEND_EMAIL = Tool(
     SendEmailParams,
     send_email,
     action=True,
+    binds=CORRESPONDENT,
 )
 MARK_AS_READ = Tool(
     "mark_as_read",
@@ -275,6 +311,7 @@ MARK_AS_READ = Tool(
     MarkAsReadParams,
     mark_as_read,
     action=True,
+    binds=MESSAGE_ANSWERED,
 )
 SCHEDULE_MEETING = Tool(
     "schedule_meeting",
@@ -282,6 +319,7 @@ SCHEDULE_MEETING = Tool(
     ScheduleMeetingParams,
     schedule_meeting,
     action=True,
+    binds=PEOPLE_ON_THE_EMAIL,
 )
 
 
@@ -306,6 +344,7 @@ __all__ = [
     "ScheduleMeetingParams",
     "SendEmailParams",
     "Weekday",
+    "bound_to",
     "pipeline_tools",
     "slot_label",
     "workspace_of",

@@ -112,4 +112,9 @@ def first_message(inquiry: Inquiry) -> str:
         if inquiry.sender_name
         else inquiry.sender_email
     )
-    return f"Email from {name}:\nSubject: {inquiry.subject}\n\n{inquiry.text}"
+    replies = (
+        f"Replies go to: <{inquiry.reply_to}>\n"
+        if inquiry.reply_to.lower() != inquiry.sender_email.lower()
+        else ""
+    )
+    return f"Email from {name}:\n{replies}Subject: {inquiry.subject}\n\n{inquiry.text}"

@@ -14,6 +14,11 @@
 | routes       | -> tool_review ; -> llm_call ; -> mark_as_read (Done) ; -> END         |
 
 | node         | mark_as_read: the email is marked read, once (effect journal)         |
+
+write_email and schedule_meeting are bound to the people on the email
+(``tools.bound_to``): a call naming anyone else is refused before the owner is
+asked, and again when it runs (an owner's edit binds what the owner typed);
+the trace then ends ``needs_review`` with the refusal.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
+from ...bindings import with_approved
 from ...context import NodeContext
 from ...errors import RetryableError
 from ...graph import END, Pause, Step
@@ -36,7 +42,7 @@ from .learning import first_name, learn
 from .policy import assistant_policy
 from .settings import assistant_settings
 from .state import AssistantState, ToolLogEntry
-from .tools import ASSISTANT_TOOLS, REVIEWED, WithEmail
+from .tools import ASSISTANT_TOOLS, REVIEWED, WithEmail, bound_to
 
 REVIEW_FIELDS = {
     "write_email": ("to", "subject", "content"),
@@ -176,7 +182,9 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
             update={"pending_calls": [], "tool_log": [*state.tool_log, entry]},
             goto="mark_as_read",
         )
+    bound = bound_to(state.email, state.instruction)
     if name in REVIEWED and ctx.resume is None:
+        replace(ctx, bound=bound).check_binding(name, arguments)
         return Step(
             goto=Pause(
                 kind="tool_review",
@@ -201,6 +209,7 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
             edited = {k: v for k, v in (ctx.resume or {}).get("payload", {}).items() if k != "tool"}
             before = review_payload(name, arguments)
             arguments = {**arguments, **edited}
+            bound = with_approved(ASSISTANT_TOOLS.get(name).bindings, bound, edited)
             if name in LEARNS_FROM_EDIT and any(before.get(k) != v for k, v in edited.items()):
                 after = {**before, **edited}
                 learned = learn(
@@ -210,7 +219,7 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
                     f"{name}:edited",
                     {"before": before, "after": after},
                 )
-        tool_ctx = replace(ctx, services=WithEmail(ctx.services, state.email))
+        tool_ctx = replace(ctx, services=WithEmail(ctx.services, state.email), bound=bound)
         result = tool_ctx.call_tool(name, arguments)
     elif decision == "ignore":
         result = {"ignored": True}

@@ -11,17 +11,26 @@
 Mail and calendar writes go through the effect journal (``ctx.effect``):
 mail is stamped with the journal key and found again by it after a crash,
 events get an id derived from the key; a re-run step never repeats one.
+
+``write_email`` is bound to the sender of the email answered (From or
+Reply-To), ``schedule_meeting`` to the people on it (From, Reply-To, To, Cc);
+addresses the owner typed (an instruction, an edit under review) count too.
+The runtime refuses any other recipient (``bound_to``).
 """
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from ...bindings import Bound, bound_addresses
 from ...context import ServicesWith
-from ...pipeline.tools import workspace_of
+from ...mail import Email
+from ...pipeline.tools import CORRESPONDENT, PEOPLE_ON_THE_EMAIL, workspace_of
+from ...pipeline.tools import bound_to as bound_to_email
 from ...tools import Tool, ToolRegistry
 from .settings import assistant_settings
 
@@ -92,6 +101,19 @@ def _email(ctx: NodeContext) -> dict[str, Any]:
     if not isinstance(email, dict):
         raise RuntimeError("the assistant's tools run inside tool_review (no email given)")
     return email
+
+
+_ADDRESS = re.compile(r"[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def bound_to(email: dict[str, Any], instruction: str | None = None) -> Bound:
+    """Who the assistant's writing tools are bound to: the email's people, and any address
+    in the owner's instruction (the owner typed it)."""
+    bound = dict(bound_to_email(Email.model_validate(email)))
+    typed = bound_addresses(*_ADDRESS.findall(instruction or ""))
+    for subject in (CORRESPONDENT.subject, PEOPLE_ON_THE_EMAIL.subject):
+        bound[subject] = tuple(dict.fromkeys([*bound[subject], *typed]))
+    return bound
 
 
 def write_email(params: WriteEmailParams, ctx: NodeContext) -> dict[str, Any]:
@@ -200,6 +222,7 @@ ASSISTANT_TOOLS = ToolRegistry(
             WriteEmailParams,
             write_email,
             action=True,
+            binds=CORRESPONDENT,
         ),
         Tool(
             "schedule_meeting",
@@ -207,6 +230,7 @@ ASSISTANT_TOOLS = ToolRegistry(
             ScheduleMeetingParams,
             schedule_meeting,
             action=True,
+            binds=PEOPLE_ON_THE_EMAIL,
         ),
         Tool(
             "check_calendar_availability",

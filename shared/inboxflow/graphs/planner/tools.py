@@ -14,6 +14,13 @@ or ``{"status": "error", "message": ..., "code": ..., "field": ..., "retryable":
 Every write happens once per trace step: quoting calls take the effect
 journal's key as their idempotency key, emails are stamped with it and
 found again by it after a crash (``ctx.effect``).
+
+Each tool declares what it is bound to (``binds``), resolved per run by
+``nodes.tools.bound_to`` from the thread and the state, never from the model:
+emails go to the customer who wrote (the address is taken from the binding,
+not from the arguments), quote calls name only the quote this conversation
+opened, and human review requests go to the agency's reviewers. The runtime
+refuses any other call and the trace ends ``needs_review``.
 """
 
 from __future__ import annotations
@@ -30,13 +37,17 @@ from ...mail.loop_guard import refuse_recipient
 from ...notices import notify_once
 from ...pipeline.tools import workspace_of
 from ...ports.quoting import Applicant, Driver, QuotingError, QuotingService, Vehicle
-from ...tools import Tool, ToolRegistry
+from ...tools import Binding, Tool, ToolRegistry
 from .extract import FIELD_LABELS
 
 if TYPE_CHECKING:
     from ...context import NodeContext
 
 THREAD_KEY = "planner_thread"
+
+CUSTOMER = Binding("customer", description="the customer who wrote (the thread's sender)")
+THIS_QUOTE = Binding("quote", "quote_id", "id", "the quote this conversation opened")
+AGENCY = Binding("agency", description="the agency's reviewers (planner settings)")
 
 
 @dataclass(frozen=True)
@@ -189,7 +200,7 @@ def _send(ctx: NodeContext, name: str, subject: str, body: str) -> dict[str, Any
     """Send ``body`` to the customer in their thread, once (journal + trace header)."""
     thread = _thread(ctx)
     email = thread.email
-    to = email.sender.address
+    to = ctx.bound_subject(CUSTOMER.subject)
     refused = refuse_recipient(to, email)
     if refused:
         return failure(f"not sent (loop protection): {refused}", "refused")
@@ -295,11 +306,9 @@ class HumanReviewParams(BaseModel):
 
 def request_human_review(params: HumanReviewParams, ctx: NodeContext) -> dict[str, Any]:
     """Tell each of the agency's reviewers, once (the tools node then ends the trace)."""
-    from .settings import planner_settings
-
     thread = _thread(ctx)
     email = thread.email
-    reviewers = planner_settings(ctx.services).reviewers or [email.mailbox]
+    reviewers = list(ctx.bound.get(AGENCY.subject, ()))
     approvals = ctx.services.get("approvals") if ctx.services else None
     notifier = getattr(approvals, "notifier", None)
     told: list[str] = []
@@ -323,22 +332,39 @@ PLANNER_TOOLS = ToolRegistry(
             Applicant,
             quote_initiate,
             action=True,
+            binds=CUSTOMER,
         ),
-        Tool("add_driver", "Add a driver to the quote.", AddDriverParams, add_driver, action=True),
+        Tool(
+            "add_driver",
+            "Add a driver to the quote.",
+            AddDriverParams,
+            add_driver,
+            action=True,
+            binds=THIS_QUOTE,
+        ),
         Tool(
             "add_vehicle",
             "Add a vehicle to the quote (the VIN is checked).",
             AddVehicleParams,
             add_vehicle,
             action=True,
+            binds=THIS_QUOTE,
         ),
-        Tool("get_rate", "Rate the quote (binding).", QuoteRef, get_rate, action=True),
+        Tool(
+            "get_rate",
+            "Rate the quote (binding).",
+            QuoteRef,
+            get_rate,
+            action=True,
+            binds=THIS_QUOTE,
+        ),
         Tool(
             "ask_customer",
             "Email the customer, in their thread, for the missing fields; then wait for the reply.",
             AskCustomerParams,
             ask_customer,
             action=True,
+            binds=CUSTOMER,
         ),
         Tool(
             "prepare_final_summary",
@@ -346,6 +372,7 @@ PLANNER_TOOLS = ToolRegistry(
             QuoteRef,
             prepare_final_summary,
             action=True,
+            binds=(CUSTOMER, THIS_QUOTE),
         ),
         Tool(
             "request_human_review",
@@ -353,6 +380,7 @@ PLANNER_TOOLS = ToolRegistry(
             HumanReviewParams,
             request_human_review,
             action=True,
+            binds=AGENCY,
         ),
     ]
 )

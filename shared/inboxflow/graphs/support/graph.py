@@ -62,6 +62,7 @@ SUPPORT = Graph.build(
             routes=("translator",),
             uses_llm=True,
             timeout_s=60,
+            tools=("open_ticket",),
             description="Customer from the CRM; the ticket (thread, matcher, or a new one).",
         ),
         Node(
@@ -104,6 +105,7 @@ SUPPORT = Graph.build(
             pauses=True,
             uses_gmail=True,
             memory_mb=256,
+            tools=("reply_to_customer",),
             description="Reply (approval policy, exactly once), notify on call, or queue.",
         ),
     ],
@@ -113,5 +115,6 @@ SUPPORT = Graph.build(
     outcome=outcome.outcome,
     outcome_fields=outcome.FIELDS,
     settings_model=SupportSettings,
+    tools="inboxflow.graphs.support.tools:SUPPORT_TOOLS",
     samples=Path(__file__).resolve().parent / "samples" / "inbox",
 )

@@ -24,20 +24,28 @@ no-reply address, the mailbox itself, the sender of automated or list mail)
 gets nothing, even when a reviewer approved or edited the address in; the
 trace ends ``rejected`` with the reason in ``end_reason``. Other planned action tools (``mark_as_read``, ``schedule_meeting``) run after
 it, each through the journal and recorded on the step.
+The reply is the ``create_draft`` (or ``send_email``) tool's effect, bound as
+that tool declares: to the email's sender (From or Reply-To), or to the
+address a reviewer typed in and approved. Anything else is refused before
+writing (``BindingRefused``): the trace ends ``needs_review`` with the reason.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+from pydantic import ValidationError
+
+from ...bindings import with_approved
 from ...context import NodeContext
 from ...errors import NodeFailed
 from ...graph import END, Step
 from ...mail.loop_guard import refuse_recipient
 from ..settings import pipeline_settings
 from ..state import DispatchResult, PipelineState
-from ..tools import workspace_of
+from ..tools import bound_to, workspace_of
 
 
 def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
@@ -81,6 +89,21 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         state.email.thread_id,
     )
     email = state.email
+    tool = "send_email" if send else "create_draft"
+    bound = bound_to(email)
+    if edited:
+        bound = with_approved(ctx.tools.get(tool).bindings, bound, {"to": to})
+    ctx = replace(ctx, bound=bound)
+    ctx.check_binding(tool, {"to": to})
+    for action in state.planned_actions:  # all bound before anything is written
+        if action.name not in REPLY_TOOLS and action.name in ctx.tools:
+            try:
+                planned = ctx.tools.parse(
+                    action.name, {"mailbox": email.mailbox, **action.arguments}
+                )
+            except ValidationError:
+                continue  # not run: its call gives the error
+            ctx.check_binding(action.name, planned)
     workspace = workspace_of(ctx, email.mailbox)
     act = workspace.send_reply if send else workspace.create_draft
 

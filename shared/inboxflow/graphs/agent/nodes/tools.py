@@ -11,6 +11,12 @@ result). Arguments that are not a JSON object become ``{}``. A tool raising
 gives ``{"error": "<message>"}`` and the loop goes on. Side-effecting tools
 write through the effect journal under ``{tool}#{index}`` (replies under
 ``reply``), so a redelivered step never repeats one.
+
+The writing tools are bound to the person who asked (``requester``: the
+inquiry's ``reply_to``; never the helpdesk that forwarded it nor the mailbox
+itself). A call outside that binding is refused by the runtime: nothing is
+written, the rest of the batch is dropped and the run escalates (``finish``
+tells the reviewers; the trace ends ``needs_review`` with the refusal).
 """
 
 from __future__ import annotations
@@ -19,9 +25,12 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from ....bindings import BindingRefused, Bound, bound_addresses
 from ....context import NodeContext
 from ....graph import Step
+from ....mail import Email
 from ..state import AgentState, ToolLogEntry
+from ..tools.common import REQUESTER
 from ..tools.view import AgentView, WithView
 
 REPLY_TOOLS = frozenset({"send_reply", "create_draft"})
@@ -36,6 +45,25 @@ def parse_arguments(arguments_json: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def bound_to(state: AgentState) -> Bound:
+    """Who the run's writing tools are bound to: the inquiry's ``reply_to``, one address.
+
+    Never the helpdesk address that forwarded the inquiry, nor the mailbox itself. When
+    the profile's preprocessor fell back to ``default`` (a look-alike of Crisp's
+    mail, or the shop's own web-form mail), the email's sender is the forwarding
+    address, not the person who asked: only a distinct ``Reply-To`` is bound then.
+    """
+    inquiry = state.inquiry
+    if inquiry is None:
+        return {}
+    email = Email.model_validate(state.email)
+    others = set(bound_addresses(inquiry.via, email.mailbox))
+    if inquiry.preprocessor != state.profile.preprocessor:
+        others.update(bound_addresses(email.sender.address))
+    requester = tuple(a for a in bound_addresses(inquiry.reply_to) if a not in others)
+    return {REQUESTER: requester[:1] if len(requester) == 1 else ()}
+
+
 def agent_tools(state: AgentState, ctx: NodeContext) -> Step:
     """Run the pending calls; feed each result back to the conversation."""
     view = AgentView(state)
@@ -43,15 +71,21 @@ def agent_tools(state: AgentState, ctx: NodeContext) -> Step:
         ctx,
         tools=ctx.tools.only([t for t in state.profile.tools if t in ctx.tools]),
         services=WithView(ctx.services, view),
+        bound=bound_to(state),
     )
     messages = list(state.messages)
     log = list(state.tool_log)
     reply = state.reply
     escalation: str | None = None
+    refused: str | None = None
     for index, call in enumerate(state.pending_calls):
         view.call_index = index
         arguments = parse_arguments(call.get("arguments_json", ""))
-        result = tool_ctx.call_tool(call["name"], arguments)
+        try:
+            result = tool_ctx.call_tool(call["name"], arguments)
+        except BindingRefused as exc:
+            result = {"error": str(exc), "refused": True}
+            refused = escalation = f"the runtime {exc}"
         if call["name"] in REPLY_TOOLS and "error" not in result and reply is None:
             reply = {**result, "tool": call["name"]}
             view.state = view.state.model_copy(update={"reply": reply})
@@ -74,6 +108,8 @@ def agent_tools(state: AgentState, ctx: NodeContext) -> Step:
                 call_id=call.get("id", ""),
             )
         )
+        if refused is not None:
+            break
     update: dict[str, Any] = {
         "messages": messages,
         "tool_log": log,

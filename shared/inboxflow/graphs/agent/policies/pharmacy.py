@@ -20,6 +20,7 @@ from ....ports.llm import AgentTurn, ChatMessage, ToolCall
 
 _PATIENT = re.compile(r"[(<]([^()<>\s]+@[^()<>\s]+)[)>]")
 _SUBJECT = re.compile(r"^Subject: (.*)$", re.MULTILINE)
+_REPLIES_TO = re.compile(r"^Replies go to: <([^<>\s]+@[^<>\s]+)>$", re.MULTILINE)
 _MEDICAL = re.compile(
     r"side effect|dosage|dose|interact|pregnan|can i take|is it safe|nežádoucí|vedlejší účin|"
     r"dávkován|kolik tablet|těhotens|můžu (?:to )?užívat|mohu (?:to )?užívat|kombinovat",
@@ -65,6 +66,9 @@ def pharmacy_policy(messages: list[ChatMessage], tools: list[dict[str, Any]]) ->
     inquiry = next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
     patient_match = _PATIENT.search(inquiry.splitlines()[0] if inquiry else "")
     patient = patient_match.group(1) if patient_match else ""
+    replies_to = _REPLIES_TO.search(inquiry)
+    if replies_to:
+        patient = replies_to.group(1)
     subject_match = _SUBJECT.search(inquiry)
     subject = subject_match.group(1).strip() if subject_match else ""
     body = inquiry[subject_match.end() :].strip() if subject_match else inquiry

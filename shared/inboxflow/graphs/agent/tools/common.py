@@ -2,7 +2,10 @@
 
 ``send_reply`` and ``create_draft`` write through the mailbox workspace in the
 email's thread, through the effect journal (stamped with the journal key, found
-again by it after a crash): one reply per trace; a second is refused.
+again by it after a crash): one reply per trace; a second is refused. Both are
+bound to the person who asked (``REQUESTER``): ``to`` must be exactly the
+inquiry's ``reply_to``, whatever the model says, or the runtime refuses the
+call and the run escalates.
 ``escalate`` records the reason; ``finish`` ends the run ``needs_review`` and
 notifies the reviewers.
 """
@@ -17,8 +20,12 @@ from ....adapters.kb_web_search import KnowledgeBaseSearch
 from ....knowledge import knowledge_base_for
 from ....pipeline.tools import workspace_of
 from ....ports.web_search import WebSearch
-from ....tools import Tool
+from ....tools import Binding, Tool
 from .view import view_of
+
+REQUESTER = "requester"
+"""The bound subject of the agent's writing tools: the inquiry's ``reply_to`` (``agent_tools``)."""
+REPLY_BINDING = Binding(REQUESTER, "to", "address", "the person who asked (the inquiry's reply_to)")
 
 if TYPE_CHECKING:
     from ....context import NodeContext
@@ -52,12 +59,7 @@ def _reply(params: ReplyParams, ctx: NodeContext, send: bool) -> dict[str, Any]:
         return {
             "error": f"a reply was already written in this run ({view.state.reply.get('kind')})"
         }
-    inquiry = view.inquiry
     to = params.to.strip()
-    if "@" not in to:
-        return {"error": f"{to!r} is not an email address"}
-    if inquiry.via and to.lower() == inquiry.via.lower():
-        return {"error": f"reply to {inquiry.reply_to}, not to the helpdesk address {inquiry.via}"}
     email = view.email
     workspace = workspace_of(ctx, email.mailbox)
     act = workspace.send_reply if send else workspace.create_draft
@@ -123,6 +125,7 @@ COMMON_TOOLS = (
         ReplyParams,
         send_reply,
         action=True,
+        binds=REPLY_BINDING,
     ),
     Tool(
         "create_draft",
@@ -130,6 +133,7 @@ COMMON_TOOLS = (
         ReplyParams,
         create_draft,
         action=True,
+        binds=REPLY_BINDING,
     ),
     Tool(
         "escalate",

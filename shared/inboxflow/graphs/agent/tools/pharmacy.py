@@ -3,6 +3,8 @@
 Both use the drug port (``services["drugs"]``; default the embedded catalogue
 over the checkpoint store). A new reservation goes through the effect journal
 with an id derived from its key: a re-run step finds it instead of reserving twice.
+``manage_reservation`` is bound to the person who asked: it acts on their
+reservations only, the patient taken from the binding, never from the arguments.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from pydantic import BaseModel, Field
 
 from ....adapters.embedded_drugs import EmbeddedDrugs
 from ....ports.drugs import DrugCatalogue
-from ....tools import Tool
+from ....tools import Binding, Tool
+from .common import REQUESTER
 from .view import view_of
 
 if TYPE_CHECKING:
@@ -53,7 +56,7 @@ class ReservationParams(BaseModel):
 def manage_reservation(params: ReservationParams, ctx: NodeContext) -> dict[str, Any]:
     """Create, check or cancel the asking patient's reservation of a drug."""
     view = view_of(ctx)
-    patient = view.inquiry.reply_to
+    patient = ctx.bound_subject(REQUESTER)
     drugs = drugs_of(ctx)
     if params.action == "check":
         return {"reservations": drugs.reservations(patient, params.drug_name)}
@@ -81,5 +84,6 @@ PHARMACY_TOOLS = (
         ReservationParams,
         manage_reservation,
         action=True,
+        binds=Binding(REQUESTER, description="the patient who asked (the inquiry's reply_to)"),
     ),
 )

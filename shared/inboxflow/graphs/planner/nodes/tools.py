@@ -12,6 +12,12 @@
 could click would let the planner go on by itself; a human takes the thread
 over. The reviewers are told (once) and the trace's error says why, so
 ``inboxflow traces --status needs_review`` lists it.
+
+The tools are bound (``bound_to``) to the customer who wrote, the quote this
+conversation opened and the agency's reviewers. A plan naming anything else
+(another customer's quote, say) is refused by the runtime, even after the
+agency approved it: nothing is written and the trace ends ``needs_review``
+with the refusal.
 """
 
 from __future__ import annotations
@@ -21,12 +27,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ....bindings import Bound, bound_addresses
 from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import Step
 from ..conversation import thread_of
+from ..settings import planner_settings
 from ..state import Message, PlannerState, QuoteProgress
-from ..tools import PLANNER_TOOLS, failure, with_thread
+from ..tools import AGENCY, CUSTOMER, PLANNER_TOOLS, THIS_QUOTE, failure, with_thread
 
 
 class HumanReviewRequested(NodeFailed):
@@ -82,11 +90,32 @@ def _run(ctx: NodeContext, state: PlannerState, name: str, args: dict[str, Any])
         error = exc.errors()[0]
         field = str(error["loc"][0]) if error["loc"] else None
         return failure(f"invalid {field}: {error['msg']}", "invalid_input", field)
-    tool_ctx = replace(ctx, services=with_thread(ctx.services, thread_of(state)))
+    thread = thread_of(state)
+    tool_ctx = replace(
+        ctx,
+        services=with_thread(ctx.services, thread),
+        bound=bound_to(state, planner_settings(ctx.services).reviewers),
+    )
     result = tool_ctx.call_tool(name, args)
     if result.get("status") in ("success", "error"):
         return result
     return failure(str(result.get("error") or result), "unexpected")
+
+
+def bound_to(state: PlannerState, reviewers: list[str]) -> Bound:
+    """Who the planner's tools are bound to in this conversation.
+
+    Args:
+        state: the trace's state (its email and the quote it opened).
+        reviewers: the agency's reviewers from the settings (default: the mailbox).
+    """
+    sender, mailbox = state.email["sender"]["address"], state.email["mailbox"]
+    quote = state.quote_session
+    return {
+        CUSTOMER.subject: bound_addresses(sender),
+        THIS_QUOTE.subject: (quote.quote_id,) if quote is not None else (),
+        AGENCY.subject: bound_addresses(*reviewers) or bound_addresses(mailbox),
+    }
 
 
 def _progress(

@@ -36,6 +36,7 @@ from ..kinds import CUSTOMER_REPLY
 from ..settings import DAY_S, planner_settings
 from ..state import Message, PlannerState
 from ..tools import _send, with_thread
+from .tools import bound_to
 
 REPLY = "reply"
 NO_REPLY = "no_reply"
@@ -118,7 +119,11 @@ def _remind(state: PlannerState, ctx: NodeContext, asked: list[str]) -> str:
         "Just reply to this email with them.\n\nBest regards,\n"
         f"{thread.email.mailbox}"
     )
-    tool_ctx = replace(ctx, services=with_thread(ctx.services, thread))
+    tool_ctx = replace(
+        ctx,
+        services=with_thread(ctx.services, thread),
+        bound=bound_to(state, planner_settings(ctx.services).reviewers),
+    )
     sent = _send(tool_ctx, "customer_reminder", reply_subject(thread.email.subject), body)
     if sent["status"] != "success":
         raise NodeFailed(f"the reminder could not be sent: {sent.get('message')}")

@@ -12,7 +12,8 @@
   confidence reaches ``auto_respond_confidence`` and the urgency is not
   critical; otherwise a reviewer approves, edits or rejects it. The reply is
   written once through the effect journal (a Gmail draft, or sent with
-  ``auto_send``), in the email's thread; loop protection has the last word.
+  ``auto_send``), in the email's thread, by the ``reply_to_customer`` tool,
+  bound to the sender; loop protection has the last word.
   The ticket is completed (a rejected reply keeps it active).
 - ``escalate_human``: each on-call reviewer is emailed the triage once; the
   ticket is completed.
@@ -25,6 +26,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,11 +35,11 @@ from ....errors import NodeFailed
 from ....graph import END, Pause, Step
 from ....mail.loop_guard import refuse_recipient
 from ....notices import notify_once
-from ....pipeline.tools import workspace_of
 from ..kinds import APPROVE_SUPPORT_REPLY
 from ..settings import support_settings
 from ..state import ActResult, SupportState
 from ..tickets import Assignment, Ticket, TicketMessage, TicketStore
+from ..tools import bound_to, with_email
 
 
 def act(state: SupportState, ctx: NodeContext) -> Step:
@@ -57,8 +59,8 @@ def act(state: SupportState, ctx: NodeContext) -> Step:
 
 
 def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket: Ticket) -> Step:
-    triage, email = state.triage, state.email
-    assert triage is not None
+    triage, email, ref = state.triage, state.email, state.ticket
+    assert triage is not None and ref is not None
     settings = support_settings(ctx.services)
     subject = email.subject if email.subject.lower().startswith("re:") else f"Re: {email.subject}"
     # Under the edit rules, whether it pauses or goes out (the same text both ways).
@@ -93,23 +95,10 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
         result = ActResult(action="auto_respond", status="rejected", approved_by=approved_by)
         update = {"act": result, "end_reason": f"not sent (loop protection): {refused}"}
         return Step(update=update, goto=END, status="rejected")
-    workspace = workspace_of(ctx, email.mailbox)
-    write = workspace.send_reply if settings.auto_send else workspace.create_draft
-    outcome = ctx.effect(
-        "support_reply",
-        lambda key: _receipt(
-            write(
-                to,
-                subject,
-                body,
-                email.thread_id,
-                key,
-                in_reply_to=email.message_id,
-                references=email.header("references"),
-            )
-        ),
-        lambda key: _found(workspace.find_by_trace_key(key)),
+    tool_ctx = replace(
+        ctx, services=with_email(ctx.services, email), bound=bound_to(email, ref.customer_id)
     )
+    outcome = tool_ctx.perform("reply_to_customer", {"to": to, "subject": subject, "body": body})
     message_id = outcome.get("id")
     done = ticket.model_copy(deep=True)
     if all(m.message_id != message_id for m in done.messages):
@@ -228,16 +217,6 @@ def _customer_line(state: SupportState) -> str:
     if not state.customer_known:
         return f"unknown sender {customer.email} (not in the CRM; treated as a free-plan guest)"
     return f"{customer.name} ({customer.plan} plan, {customer.customer_id})"
-
-
-def _receipt(message: Mapping[str, Any] | None) -> dict[str, Any]:
-    return (
-        {} if message is None else {"id": message.get("id"), "thread_id": message.get("thread_id")}
-    )
-
-
-def _found(message: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    return None if message is None else _receipt(message)
 
 
 def _edited(payload: Any, subject: str, body: str) -> tuple[str, str]:

@@ -11,13 +11,16 @@
 A sender the CRM does not know is a ``free``-plan guest (``guest_<hash>``):
 they get a ticket and an answer like any customer, and the ticket records
 that the customer is unknown. A reply in a ticket's Gmail thread always continues it; else the matcher's
-high or medium match does; else a new ticket is opened (create-only, through
-the effect journal: a re-run after a crash finds the ticket it opened). The
+high or medium match does (only among the sender's own tickets); else a new
+ticket is opened by the ``open_ticket`` tool, bound to the sender's customer id
+(create-only, through the effect journal: a re-run after a crash finds the
+ticket it opened). The
 message and the trace are added to the ticket once.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 from ....adapters.embedded_crm import EmbeddedCRM
@@ -29,6 +32,7 @@ from ....ports.crm import CRM, guest_customer
 from ..matching import MATCH_TICKET, continued_ticket, matcher_inputs, thread_ticket
 from ..state import SupportState, TicketRef
 from ..tickets import Ticket, TicketMessage, TicketStore
+from ..tools import bound_to, with_email
 
 MESSAGE_CHARS = 8000
 
@@ -61,19 +65,18 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
         ticket = continued_ticket(match, active)
         how = "matched"
     if ticket is None:
-        opened = ctx.effect(
+        tool_ctx = replace(
+            ctx,
+            services=with_email(ctx.services, email),
+            bound=bound_to(email, customer.customer_id),
+        )
+        opened = tool_ctx.perform(
             "open_ticket",
-            lambda key: {
-                "ticket_id": tickets.open(
-                    customer.customer_id,
-                    email.subject,
-                    email.thread_id,
-                    key,
-                    customer_known=known,
-                    customer_email=customer.email,
-                ).ticket_id
+            {
+                "subject": email.subject,
+                "customer_known": known,
+                "customer_email": customer.email,
             },
-            lambda key: _opened(tickets, key),
         )
         ticket = tickets.get(customer.customer_id, str(opened["ticket_id"]))
         if ticket is None:
@@ -85,11 +88,6 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
     )
     update = {"customer": customer, "customer_known": known, "ticket": ref, "tag": ref.key}
     return Step(update=update, goto="translator")
-
-
-def _opened(tickets: TicketStore, key: str) -> dict[str, str] | None:
-    found = tickets.opened_by(key)
-    return None if found is None else {"ticket_id": found.ticket_id}
 
 
 def _record_message(
