@@ -16,8 +16,9 @@ from inboxflow.dev.cli import app
 from inboxflow.graphs.agent.audit import AGENT_RUNS
 from inboxflow.graphs.support.tickets import TicketStore
 
-READ_NO_STORE = {"route", "graphs", "infra export"}
-"""Commands that read only files and code: no store, so no home."""
+READ_NO_STORE = {"route", "graphs", "infra export", "eval", "check"}
+"""Commands that read no store, so no home: files and code, ``eval`` (a fresh home per
+case), ``check`` (the Gemini API only)."""
 
 
 def _commands(command: Any, path: tuple[str, ...] = ()) -> dict[str, set[str]]:
