@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from inboxflow.mail_stamps import stamp_of
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
@@ -138,7 +139,8 @@ def test_send_email_runs_once_per_step_and_is_recorded(store, workspace) -> None
     assert first == rerun
     [sent] = workspace.sent()
     assert sent["subject"] == "Re: Pricing"
-    assert sent["headers"]["X-Inboxflow-Trace"] == "trace-1:6:send_email"
+    assert sent["headers"]["X-Inboxflow-Trace"] == stamp_of(store, "trace-1:6:send_email")
+    assert sent["trace_key"] == "trace-1:6:send_email"
     assert sent["headers"]["References"] == "<first@kestrel.example> <q2@kestrel.example>"
     _ctx(store, workspace, step=7).call_tool("send_email", arguments)
     assert len(workspace.sent()) == 2  # another step is another effect

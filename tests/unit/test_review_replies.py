@@ -12,7 +12,8 @@ import pytest
 from inboxflow.approvals.replies import parse_decision, review_mail_path
 from inboxflow.approvals.service import AlreadyDecided
 from inboxflow.ingest.claims import message_trace_id
-from tests.thread_chat_harness import MAILBOX, ChatWorld, chat_world, eml
+from tests.mail_auth import auth_line, gmail_fail, gmail_pass
+from tests.thread_chat_harness import MAILBOX, PASS, ChatWorld, chat_world, eml
 
 QUOTED = (
     "\r\n\r\nOn Thu, 14 Jan 2027, desk@agency.test wrote:\r\n> {line}\r\n> Open the link to decide."
@@ -39,15 +40,25 @@ def _reply(
     sender: str = "Agent Smith <agent@agency.test>",
     to_reviewer: str = "agent@agency.test",
     headers: str = "",
+    authentication: str | None = PASS,
+    content_type: str = "text/plain",
+    message_id: str | None = None,
 ) -> tuple[str, Any]:
-    """A reply to the review email sent to ``to_reviewer``, from ``sender``, then ingested."""
-    message_id = world.review_message_id(approval, to_reviewer)
+    """A reply to the review email sent to ``to_reviewer``, from ``sender``, then ingested.
+
+    ``authentication``: the Authentication-Results on top (default: Gmail vouching for the
+    sender); ``headers`` come below it; ``message_id``: what the reply answers (default: the
+    review email's own Message-ID, as the reviewer received it).
+    """
+    message_id = message_id or world.review_message_id(approval, to_reviewer)
     raw = eml(
         n,
         sender=sender,
         subject="Re: Check the plan: Car insurance quote",
         body=body,
         headers=f"In-Reply-To: {message_id}\r\nReferences: {message_id}\r\n{headers}",
+        authentication=authentication,
+        content_type=content_type,
     )
     gmail_id, _ = world.deliver(raw)
     return gmail_id, world.notify()
@@ -90,7 +101,7 @@ def test_a_reviewer_listed_in_another_case_decides_as_listed(sqlite_chat: ChatWo
         sqlite_chat,
         approval,
         2,
-        "accepted, thanks",
+        "Accept.",
         sender="lead@agency.test",
         to_reviewer="Lead@Agency.test",
     )
@@ -98,28 +109,18 @@ def test_a_reviewer_listed_in_another_case_decides_as_listed(sqlite_chat: ChatWo
     assert decided is not None and decided.decided_by == "Lead@Agency.test"
 
 
-@pytest.mark.parametrize(
-    ("sender", "headers"),
-    [
-        ("Mallory <mallory@elsewhere.test>", ""),  # not a reviewer of this approval
-        # claims to be a reviewer, but the receiving server found DMARC failing
-        (
-            "Agent Smith <agent@agency.test>",
-            "Authentication-Results: mx.google.com; spf=fail; dmarc=fail header.from=agency.test\r\n",
-        ),
-    ],
-)
-def test_a_reply_from_anyone_else_changes_nothing_and_says_why(
-    sqlite_chat: ChatWorld, sender: str, headers: str
+def test_a_reply_from_someone_who_is_not_a_reviewer_changes_nothing_and_says_why(
+    sqlite_chat: ChatWorld,
 ) -> None:
     trace_id, approval = _waiting_for_review(sqlite_chat)
-    gmail_id, report = _reply(sqlite_chat, approval, 2, "approve", sender=sender, headers=headers)
+    gmail_id, report = _reply(
+        sqlite_chat, approval, 2, "approve", sender="Mallory <mallory@elsewhere.test>"
+    )
     still = sqlite_chat.approvals.get(approval.approval_id)
     assert still is not None and still.status == "pending"
     claim = sqlite_chat.claim(gmail_id)
     assert claim["state"] == "review_reply" and claim["approval_id"] == approval.approval_id
-    assert claim["review_outcome"] in ("not_a_reviewer", "refused")
-    assert ("mallory" in claim["reason"]) or ("DMARC" in claim["reason"])
+    assert claim["review_outcome"] == "not_a_reviewer" and "mallory" in claim["reason"]
     assert report.started == [] and sqlite_chat.trace(trace_id).status == "waiting"
 
 
@@ -262,10 +263,10 @@ def test_a_reply_after_the_deadline_changes_nothing(sqlite_chat: ChatWorld) -> N
 
 def test_the_review_email_is_recorded_before_it_is_sent(sqlite_chat: ChatWorld) -> None:
     _, approval = _waiting_for_review(sqlite_chat)
-    keys = [doc["trace_key"] for _, doc in sqlite_chat.store.list("outbox")]
-    assert len(keys) == 2  # one per reviewer
-    for key in keys:
-        doc = sqlite_chat.store.get(review_mail_path(key))
+    stamps = [doc["stamp"] for _, doc in sqlite_chat.store.list("outbox")]
+    assert len(stamps) == 2  # one per reviewer
+    for stamp in stamps:
+        doc = sqlite_chat.store.get(review_mail_path(stamp))
         assert doc is not None and doc["approval_id"] == approval.approval_id
         assert doc["reviewer"] in approval.reviewers
 
@@ -274,13 +275,24 @@ def test_the_review_email_is_recorded_before_it_is_sent(sqlite_chat: ChatWorld) 
     ("text", "expected"),
     [
         ("approve", ("approve", None)),
-        ("  \n\nApproved.\n> reject: x", ("approve", None)),
+        ("  \n\nApprove.\n> reject: x", ("approve", None)),
         ("ACCEPT", ("approve", None)),
+        ("\u00a0accept. \nthanks", ("approve", None)),
         ("reject: VIN is incorrect\nmore", ("reject", "VIN is incorrect")),
-        ("Reject - wrong address", ("reject", "wrong address")),
-        ("reject", ("reject", None)),
-        ("approval pending?", None),
+        ("Reject:wrong address", ("reject", "wrong address")),
+        ("REJECT :  ", ("reject", None)),
+        # not exactly a command: nothing is decided
+        ("Approve? No, wait for the new VIN.", None),
+        ("Accepted, but reject: the VIN is wrong", None),
+        ("Approves nothing", None),
+        ("Approved.", None),
+        ("approve!", None),
+        ("approve it", None),
+        ("I approve", None),
+        ("reject", None),
+        ("Reject - wrong address", None),
         ("rejection letter", None),
+        ("approval pending?", None),
         ("> approve", None),
         ("", None),
     ],
