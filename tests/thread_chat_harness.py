@@ -41,6 +41,7 @@ def eml(
     headers: str = "",
     authentication: str | None = PASS,
     content_type: str = "text/plain",
+    message_id: str | None = None,
 ) -> bytes:
     """A message to the mailbox (``headers``: extra header lines, CRLF-terminated).
 
@@ -54,7 +55,7 @@ def eml(
         verdict = auth_line(value)
     return (
         f"{verdict}From: {sender}\r\nTo: {MAILBOX}\r\nSubject: {subject}\r\n"
-        f"Message-ID: <m{n}@example.com>\r\nDate: Thu, 14 Jan 2027 09:12:31 +0000\r\n{headers}"
+        f"Message-ID: {message_id or f'<m{n}@example.com>'}\r\nDate: Thu, 14 Jan 2027 09:12:31 +0000\r\n{headers}"
         f"Content-Type: {content_type}; charset=utf-8\r\n\r\n"
         f"{body}\r\n"
     ).encode()

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from inboxflow.mail_stamps import stamp_of
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
@@ -18,6 +17,7 @@ from inboxflow.clock import FakeClock
 from inboxflow.context import EffectJournal, NodeContext
 from inboxflow.graph import END
 from inboxflow.mail import load_email_file, sample_inbox_dir
+from inboxflow.mail_stamps import stamp_of
 from inboxflow.pipeline.nodes.dispatch import dispatch
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.pipeline.state import Draft, PipelineState, Review, ToolCall

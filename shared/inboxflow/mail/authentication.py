@@ -145,8 +145,7 @@ def _parse(header: str) -> tuple[str, list[Result]] | None:
     results: list[Result] = []
     for item in parsed.results:
         properties = {
-            f"{prop.type}.{prop.name}".lower(): str(prop.value).strip()
-            for prop in item.properties
+            f"{prop.type}.{prop.name}".lower(): str(prop.value).strip() for prop in item.properties
         }
         results.append((str(item.method).lower(), str(item.result).lower(), properties))
     return str(parsed.authserv_id or "").strip().lower(), results

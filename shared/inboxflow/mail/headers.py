@@ -43,7 +43,9 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MESSAGE_IDS = re.compile(r"<([^<>\s]{1,500})>")
 _ENCODED_WORD = re.compile(r"=\?([^?\s]{1,80})\?([bBqQ])\?([^?\s]*)\?=")
 _LOCAL_PART = re.compile(r"[^\s@<>()\[\],;:\\\"]{1,64}")
-_DOMAIN = re.compile(r"(?=.{4,253}$)(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W_](?:[\w-]{0,61}[^\W_])?")
+_DOMAIN = re.compile(
+    r"(?=.{4,253}$)(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W_](?:[\w-]{0,61}[^\W_])?"
+)
 _BARE_LOCAL_PART = re.compile(
     r"(?P<name>[^<>]*?)\s*<(?P<bracketed>[\w.+-]{1,64})>|(?P<local>[\w.+-]{1,64})(?:\s*\((?P<comment>[^()]*)\))?"
 )

@@ -178,7 +178,7 @@ def _is_quote(element: HtmlElement) -> bool:
         return True
     classes = (element.get("class") or "").lower().split()
     return any(name in QUOTE_CLASSES for name in classes) or (
-        element.tag.lower() == "div" and "cite" == (element.get("type") or "").lower()
+        element.tag.lower() == "div" and (element.get("type") or "").lower() == "cite"
     )
 
 

@@ -115,7 +115,9 @@ def trace(
     if recorded:  # e.g. a reply in its thread that was not the customer's (refused, not read)
         console.print(f"[yellow]{len(recorded)} recorded failures[/yellow] (inboxflow failures):")
         for doc in recorded:
-            console.print(f"  {_when(doc['at'])} UTC  {doc['reason']}", soft_wrap=True, markup=False)
+            console.print(
+                f"  {_when(doc['at'])} UTC  {doc['reason']}", soft_wrap=True, markup=False
+            )
     console.print(f"full state at any step: [bold]inboxflow trace {trace_id} --at STEP[/bold]")
 
 
