@@ -257,6 +257,8 @@ def render_notification(view: ApprovalView, *, link: str) -> tuple[str, str, str
         "fields": _fields(view),
         "details": _details(view),
         "email_text": _clip(view.email_text, _NOTIFICATION_BODY_CHARS),
+        # replies decide approve/accept/reject only (approvals/replies.py)
+        "by_email": any(c.value in ("approve", "accept", "reject") for c in view.choices),
     }
     text = _render("notification.txt", **context)
     html = _render("notification.html", **context)
