@@ -89,6 +89,14 @@ def test_a_positive_aligned_verdict_of_our_server_authenticates_from(verdict: st
         (('mx.google.com; dkim=fail reason="x; dmarc=pass header.from=brightlane.io"',), "fail"),
         (("mx.google.com; this is not; a=result list",), "unreadable"),
         (("mx.google.com; dmarc=pass",), "did not authenticate"),
+        # Gmail's best guess for a domain that publishes no SPF record
+        (
+            (
+                "mx.google.com; spf=pass (google.com: best guess record for domain of "
+                f"{MAYA} designates 1.2.3.4 as permitted sender) smtp.mailfrom={MAYA}",
+            ),
+            "(spf=pass)",
+        ),
     ],
 )
 def test_anything_else_authenticates_nobody(verdicts: tuple[str, ...], why: str) -> None:

@@ -17,8 +17,9 @@ names the configured authserv-id.
 - it records, for the From domain: ``dmarc=pass`` with ``header.from`` that
   domain; or an aligned ``dkim=pass`` (``header.d``, or the domain of
   ``header.i``, is that domain); or an aligned ``spf=pass`` (the domain of
-  ``smtp.mailfrom`` is that domain). Any other result (``none``, ``neutral``,
-  ``temperror``, ``permerror``, ``fail``...) vouches for nothing.
+  ``smtp.mailfrom`` is that domain), unless Gmail says the pass is its "best
+  guess" (the domain publishes no SPF record). Any other result (``none``,
+  ``neutral``, ``temperror``, ``permerror``, ``fail``...) vouches for nothing.
 
 The header is parsed with ``authres`` (the reference RFC 8601 parser), so
 comments, which may hold ``;`` and ``=`` (``spf=pass (google.com: domain of
@@ -116,7 +117,9 @@ def check_sender(email: Email, authserv_id: str | None = None) -> SenderCheck:
             claimed,
             f"the topmost Authentication-Results is from {found_id[:80]!r}, not {server}",
         )
-    how = _aligned_pass(results, domain)
+    # Gmail's guess for a domain without an SPF record is no statement of the domain.
+    guessed = "best guess record" in topmost.lower()
+    how = _aligned_pass(results, domain, spf=not guessed)
     if how is None:
         summary = ", ".join(f"{method}={result}" for method, result, _ in results) or "none"
         return SenderCheck(
@@ -151,8 +154,9 @@ def _parse(header: str) -> tuple[str, list[Result]] | None:
     return str(parsed.authserv_id or "").strip().lower(), results
 
 
-def _aligned_pass(results: list[Result], domain: str) -> str | None:
-    """How ``results`` authenticate ``domain`` (``dmarc=pass``...), or None."""
+def _aligned_pass(results: list[Result], domain: str, spf: bool = True) -> str | None:
+    """How ``results`` authenticate ``domain`` (``dmarc=pass``...), or None; ``spf``: whether
+    an aligned SPF pass counts."""
     for method, result, properties in results:
         if result != "pass":
             continue
@@ -163,7 +167,7 @@ def _aligned_pass(results: list[Result], domain: str) -> str | None:
             _domain(properties.get("header.i", "")),
         ):
             return "aligned dkim=pass"
-        if method == "spf" and _domain(properties.get("smtp.mailfrom", "")) == domain:
+        if spf and method == "spf" and _domain(properties.get("smtp.mailfrom", "")) == domain:
             return "aligned spf=pass"
     return None
 
