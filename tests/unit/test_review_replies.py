@@ -526,3 +526,24 @@ def test_the_review_email_does_not_open_with_a_command_word(sqlite_chat: ChatWor
             first = next(line for line in text.splitlines() if line.strip())
             assert not re.match(r"\s*(approve|accept|reject)", first, re.IGNORECASE), first
             assert parse_decision(text) is None
+
+
+def test_a_refused_reply_redelivered_after_a_crash_is_recorded_once(
+    sqlite_chat: ChatWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, approval = _waiting_for_review(sqlite_chat)
+    real_finish = sqlite_chat.ingestor.claims.finish
+    crashed: list[Any] = []
+
+    def crash_once(*args: Any, **kwargs: Any) -> None:
+        if not crashed:
+            crashed.append(args)
+            raise RuntimeError("the ingest function died after recording the refusal")
+        real_finish(*args, **kwargs)
+
+    monkeypatch.setattr(sqlite_chat.ingestor.claims, "finish", crash_once)
+    with pytest.raises(RuntimeError):
+        _reply(sqlite_chat, approval, 2, "Approves nothing")
+    assert sqlite_chat.notify().repaired == 1  # redelivered: the claim is taken over
+    assert len(sqlite_chat.store.list("failures")) == 1
+    assert len([d for _, d in sqlite_chat.store.list("outbox") if d["to"] == REVIEWER]) == 2

@@ -42,6 +42,7 @@ and acknowledged.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import random
@@ -516,7 +517,7 @@ class Ingestor:
             f"message {gmail_id} of {address} in the thread of trace {trace_id} was not taken: "
             f"it {why}; it changes nothing"
         )
-        self._record_failure(reason, mailbox=address, trace_id=trace_id)
+        self._record_failure(reason, mailbox=address, trace_id=trace_id, gmail_id=gmail_id)
         log.warning("customer reply refused: %s", reason)
         self._finish(
             address, gmail_id, "refused", report, trace_id=trace_id, reason=f"it {why}", **facts
@@ -660,6 +661,7 @@ class Ingestor:
                 "the reviewer can still decide with the review link",
                 mailbox=address,
                 trace_id=approval.trace_id if approval is not None else "",
+                gmail_id=gmail_id,
             )
         self._finish(address, gmail_id, "review_reply", report, **outcome.record(), **facts)
         report.review_replies.append(outcome.approval_id)
@@ -738,8 +740,15 @@ class Ingestor:
         return report
 
     def _record_failure(
-        self, reason: str, message: Any = None, mailbox: str = "", trace_id: str = ""
+        self,
+        reason: str,
+        message: Any = None,
+        mailbox: str = "",
+        trace_id: str = "",
+        gmail_id: str = "",
     ) -> None:
+        """Record an acknowledged failure; one per message when ``gmail_id`` names it (a
+        redelivery rewrites the same record)."""
         now = self.clock.now()
         doc: dict[str, Any] = {
             "status": "failed",
@@ -755,6 +764,10 @@ class Ingestor:
             doc["trace_id"] = trace_id
         if message is not None:
             doc["message"] = json.dumps(message, default=repr)[:MAX_RAW_FAILURE_BYTES]
+        if gmail_id:
+            key = hashlib.sha256(f"{mailbox}:{gmail_id}".encode()).hexdigest()[:24]
+            self.store.set(f"failures/ingest-{key}", doc)
+            return
         self.store.set(f"failures/{_event_id(now)}", doc)
 
 
