@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from inboxflow.adapters.embedded_drugs import EmbeddedDrugs
-from inboxflow.config import load_config
+from inboxflow.config import ConfigError, load_config
 from inboxflow.mail import email_from_eml
 from inboxflow.ports.llm import AgentTurn
 from inboxflow.routing import route
@@ -120,3 +120,26 @@ def test_the_genuine_helpdesk_notification_is_still_read_as_crisp(
         PATIENT,
         HELPDESK,
     )
+
+
+@pytest.mark.parametrize(
+    ("profile", "error"),
+    [
+        (
+            "{name: p, system_prompt_file: prompt.md, tools: [web_search], preprocessor: crisp}",
+            "profile 'p' (profiles[0]): preprocessor crisp needs helpdesk:",
+        ),
+        (
+            "{name: p, system_prompt_file: prompt.md, tools: [web_search], preprocessor: crisp, "
+            "helpdesk: [info]}",
+            "helpdesk 'info' is not an email address",
+        ),
+    ],
+)
+def test_a_crisp_profile_names_its_helpdesk(tmp_path: Path, profile: str, error: str) -> None:
+    (tmp_path / "prompt.md").write_text("Be helpful.", encoding="utf-8")
+    path = tmp_path / "inboxflow.yaml"
+    path.write_text(f"profiles:\n  - {profile}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert error in str(caught.value) and "\n" not in str(caught.value)

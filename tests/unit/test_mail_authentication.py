@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from inboxflow.config import parse_config
+from inboxflow.config import ConfigError, parse_config
 from inboxflow.mail import email_from_eml, email_from_json
 from inboxflow.mail.authentication import (
     AUTHSERV_ID_VARIABLE,
@@ -150,6 +150,8 @@ def test_the_authserv_id_is_configured(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _sender(raw, "mx.brightlane.io") == MAYA
     config = parse_config({"authserv_id": "MX.Brightlane.io"}, {}, source="t.yaml")
     assert configured_authserv_id(config) == "mx.brightlane.io"
+    with pytest.raises(ConfigError, match="authserv_id"):
+        parse_config({"authserv_id": "mx.google.com; dmarc=pass"}, {}, source="t.yaml")
     monkeypatch.setenv(AUTHSERV_ID_VARIABLE, "mx.other.example")
     assert configured_authserv_id(config) == "mx.other.example"
     assert _sender(raw) is None
