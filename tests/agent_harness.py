@@ -90,6 +90,7 @@ def use_profile(
             "escalate",
         ],
         "preprocessor": "crisp",
+        "helpdesk": ["info@dostupnost-leku.cz"],
         **fields,
     }
     config = tmp_path / "inboxflow.yaml"
@@ -113,7 +114,7 @@ def reply_writes(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]]:
     found = []
     for collection in ("mailbox_drafts", "mailbox_sent"):
         for _, doc in store.list(collection):
-            key = (doc.get("headers") or {}).get("X-Inboxflow-Trace") or doc.get("trace_key", "")
+            key = doc.get("trace_key", "")
             if str(key).startswith(f"{trace_id}:"):
                 found.append(doc)
     return found

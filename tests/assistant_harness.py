@@ -63,7 +63,5 @@ def sent(runtime: Runtime, trace_id: str) -> list[dict[str, Any]]:
     return [
         doc
         for _, doc in runtime.store.list("mailbox_sent")
-        if str(
-            (doc.get("headers") or {}).get("X-Inboxflow-Trace") or doc.get("trace_key", "")
-        ).startswith(f"{trace_id}:")
+        if str(doc.get("trace_key", "")).startswith(f"{trace_id}:")
     ]

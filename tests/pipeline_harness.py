@@ -12,7 +12,7 @@ from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.dev.cli.local import sample_inbox
 from inboxflow.envelope import Envelope
-from inboxflow.mail import TRACE_HEADER, load_email_file
+from inboxflow.mail import load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
@@ -71,12 +71,6 @@ def mailbox_writes(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]
     found = []
     for collection in ("mailbox_drafts", "mailbox_sent"):
         for _, doc in store.list(collection):
-            headers = doc.get("headers") or {}
-            key = (
-                headers.get(TRACE_HEADER)
-                or headers.get(TRACE_HEADER.lower())
-                or doc.get("trace_key", "")
-            )
-            if str(key).startswith(f"{trace_id}:"):
+            if str(doc.get("trace_key", "")).startswith(f"{trace_id}:"):
                 found.append(doc)
     return found

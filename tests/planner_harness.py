@@ -24,16 +24,19 @@ from inboxflow.ingest.ingest import IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
 from inboxflow.mail import Email, load_email_file
+from inboxflow.mail_stamps import stamped_message_id
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.quoting import Quote
-from inboxflow.ports.workspace import trace_message_id
 from inboxflow.routing import RouteDecision
 from inboxflow.runtime import Runtime
 from inboxflow.start import start_email_trace
+from tests.mail_auth import gmail_pass
 from tests.runtimes import embedded_settings, runtime_for
 
 SAMPLES = sorted(p for p in SAMPLE_DIR.iterdir() if p.suffix == ".json")
 MAILBOX = "quotes@brightlane.io"
+PASS = "pass"
+"""``authentication`` of :func:`eml`: Gmail's verdict vouching for the sender."""
 AGENCY = "agent@brightlane.io"
 VALID_VIN = "2HGFC2F56KH512345"
 """A 2019 Honda Civic's VIN with a correct check digit."""
@@ -208,9 +211,17 @@ def fire_due_deadlines(runtime: Runtime) -> int:
 # --- Gmail ingestion (the real path of a reply) ----------------------------------------------
 
 
-def eml(email: Email) -> bytes:
-    """``email`` as the raw message Gmail would hold."""
-    headers = [
+def eml(email: Email, authentication: str | None = PASS) -> bytes:
+    """``email`` as the raw message Gmail would hold.
+
+    ``authentication``: the Authentication-Results Gmail added on top; ``PASS`` (the default)
+    vouches for the sender as Gmail does for genuine mail; None: no such header.
+    """
+    headers = []
+    if authentication is not None:
+        verdict = gmail_pass(email.sender.address) if authentication == PASS else authentication
+        headers.append(f"Authentication-Results: {verdict}")
+    headers += [
         f"From: {email.sender.formatted()}",
         f"To: Brightlane Insurance <{MAILBOX}>",
         f"Subject: {email.subject}",
@@ -235,20 +246,23 @@ class Mailbox:
         self.gmail.deliver(MAILBOX, b"From: a@b.example\r\n\r\nx", labels=("SENT",), notify=False)
         self.ingest()
 
-    def receive(self, email: Email, thread_id: str | None = None) -> tuple[str, Any]:
+    def receive(
+        self, email: Email, thread_id: str | None = None, authentication: str | None = PASS
+    ) -> tuple[str, Any]:
         """Deliver ``email`` to the mailbox and ingest it; its Gmail id and the report."""
-        gmail_id = self.gmail.deliver(MAILBOX, eml(email), thread_id=thread_id, notify=False)
+        raw = eml(email, authentication)
+        gmail_id = self.gmail.deliver(MAILBOX, raw, thread_id=thread_id, notify=False)
         return gmail_id, self.ingest()
 
     def review_message_id(self, approval: Approval, reviewer: str = AGENCY) -> str:
         """The Message-ID of the review email ``reviewer`` received for ``approval``."""
-        keys = [
-            doc["trace_key"]
+        stamps = [
+            doc["stamp"]
             for _, doc in self.runtime.store.list("outbox")
             if doc["to"] == reviewer and f":{approval.step}:notify-" in doc["trace_key"]
         ]
-        assert len(keys) == 1, keys
-        return trace_message_id(keys[0], "brightlane.io").strip("<>")
+        assert len(stamps) == 1, stamps
+        return stamped_message_id(stamps[0], "brightlane.io").strip("<>")
 
     def ingest(self) -> Any:
         report = self.ingestor.ingest(GmailNotification(MAILBOX, self.gmail.history_id(MAILBOX)))

@@ -4,6 +4,7 @@ emulator: customer replies in the thread, review emails and replies to them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +22,15 @@ from inboxflow.ingest.ingest import IngestOptions, Ingestor, IngestReport
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
 from inboxflow.ingest.watch import renew_watches
+from inboxflow.mail_stamps import stamped_message_id
 from inboxflow.ports.checkpoint import Checkpoint, CheckpointStore
-from inboxflow.ports.workspace import trace_message_id
+from tests.mail_auth import auth_line, gmail_pass
 from tests.runtimes import runtime_for
 
 PLUGIN = "tests.plugin.thread_chat:THREAD_CHAT"
 MAILBOX = "desk@agency.test"
 CUSTOMER = "Dana Reyes <dana@example.com>"
+PASS = "pass"
 
 
 def eml(
@@ -36,12 +39,24 @@ def eml(
     subject: str = "Car insurance quote",
     body: str = "Hello, I would like a quote for my car.",
     headers: str = "",
+    authentication: str | None = PASS,
+    content_type: str = "text/plain",
+    message_id: str | None = None,
 ) -> bytes:
-    """A plain-text message to the mailbox (``headers``: extra header lines, CRLF-terminated)."""
+    """A message to the mailbox (``headers``: extra header lines, CRLF-terminated).
+
+    ``authentication``: the Authentication-Results Gmail puts on top; ``PASS`` (default)
+    vouches for the sender as on genuine mail, None leaves it out, anything else is the
+    header's value.
+    """
+    verdict = ""
+    if authentication is not None:
+        value = gmail_pass(parseaddr(sender)[1]) if authentication == PASS else authentication
+        verdict = auth_line(value)
     return (
-        f"From: {sender}\r\nTo: {MAILBOX}\r\nSubject: {subject}\r\n"
-        f"Message-ID: <m{n}@example.com>\r\nDate: Thu, 14 Jan 2027 09:12:31 +0000\r\n{headers}"
-        "Content-Type: text/plain; charset=utf-8\r\n\r\n"
+        f"{verdict}From: {sender}\r\nTo: {MAILBOX}\r\nSubject: {subject}\r\n"
+        f"Message-ID: {message_id or f'<m{n}@example.com>'}\r\nDate: Thu, 14 Jan 2027 09:12:31 +0000\r\n{headers}"
+        f"Content-Type: {content_type}; charset=utf-8\r\n\r\n"
         f"{body}\r\n"
     ).encode()
 
@@ -118,14 +133,14 @@ class ChatWorld:
         return trace_id, thread
 
     def review_message_id(self, approval: Approval, reviewer: str) -> str:
-        """The Message-ID of the review email sent to ``reviewer`` (as Gmail would stamp it)."""
-        keys = [
-            doc["trace_key"]
+        """The Message-ID of the review email sent to ``reviewer`` (its random stamp, as the reviewer received it)."""
+        stamps = [
+            doc["stamp"]
             for _, doc in self.store.list("outbox")
             if doc["to"] == reviewer and f":{approval.step}:notify-" in doc["trace_key"]
         ]
-        assert len(keys) == 1, keys
-        return trace_message_id(keys[0], "agency.test")
+        assert len(stamps) == 1, stamps
+        return stamped_message_id(stamps[0], "agency.test")
 
 
 STORES = ["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)]

@@ -62,8 +62,8 @@ class Match(_Strict):
         header_match: ``{header: regex}``; each header (name case-insensitive)
             must be present, at most 2,000 characters long and match its pattern, run
             by RE2 (see :mod:`inboxflow.header_patterns`: no backreferences or look-around).
-        forwarded_from: a forwarded email originally from this address (see
-            :func:`inboxflow.routing.forwarded_senders`).
+        forwarded_from: mail forwarded by this address: its authenticated sender
+            (``mail/authentication.py``) is this address; never Reply-To or body lines.
     """
 
     all: bool | None = None
@@ -150,6 +150,10 @@ class ProfileConfig(_Strict):
         preprocessor: how the email becomes the agent's first message
             (``default`` or ``crisp``).
         reviewers: who is notified when the agent escalates (default: the mailbox).
+        helpdesk: the addresses the ``crisp`` preprocessor trusts: only mail whose
+            authenticated sender (``mail/authentication.py``) is one of them is read
+            as a Crisp notification (the patient named in its body); other mail is
+            read as it is (``default``). Required with ``preprocessor: crisp``.
     """
 
     name: str = Field(min_length=1)
@@ -161,6 +165,19 @@ class ProfileConfig(_Strict):
     tools: list[str] = Field(min_length=1)
     preprocessor: Literal["default", "crisp"] = "default"
     reviewers: list[str] = Field(default_factory=list)
+    helpdesk: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _check_helpdesk(self) -> ProfileConfig:
+        for address in self.helpdesk:
+            if not _ADDRESS.fullmatch(address.strip()):
+                raise ValueError(f"helpdesk {address!r} is not an email address")
+        if self.preprocessor == "crisp" and not self.helpdesk:
+            raise ValueError(
+                "preprocessor crisp needs helpdesk: [the address that forwards Crisp's "
+                "notifications]; only its authenticated mail is read as Crisp's"
+            )
+        return self
 
     _prompt: str = PrivateAttr(default="")
 
@@ -334,6 +351,9 @@ class InboxflowConfig(_Strict):
         reviewers: how each reviewer is notified, by address (or name); unlisted: gmail.
         channels: settings shared by a channel's reviewers (``ses``: region, sender).
         gemini: each Gemini role's model, location, limits and thinking.
+        authserv_id: the receiving server whose Authentication-Results verdict
+            authenticates a sender (default ``mx.google.com``, Gmail;
+            ``INBOXFLOW_AUTHSERV_ID`` overrides it): ``mail/authentication.py``.
     """
 
     routing: RoutingConfig = Field(default_factory=RoutingConfig)
@@ -342,6 +362,7 @@ class InboxflowConfig(_Strict):
     reviewers: dict[str, ReviewerConfig] = Field(default_factory=dict)
     channels: Channels = Field(default_factory=Channels)
     gemini: GeminiConfig = Field(default_factory=GeminiConfig)
+    authserv_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9.-]{1,253}$")
 
     _source: str | None = PrivateAttr(default=None)
 

@@ -61,6 +61,7 @@ TTL_COLLECTIONS = (
     "trace_replies",
     "review_mails",
     "review_threads",
+    "mail_stamps",
     "quote_keys",
 )
 

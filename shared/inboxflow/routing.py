@@ -8,7 +8,6 @@ loaded, and run by RE2 (:mod:`inboxflow.header_patterns`): linear time on any he
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -16,14 +15,10 @@ from typing import TYPE_CHECKING
 from .config import DEFAULT_GRAPH, InboxflowConfig, Match
 from .header_patterns import MAX_MATCHED_CHARS
 from .mail import Email
+from .mail.authentication import check_sender, configured_authserv_id
 
 if TYPE_CHECKING:
     from .graph import Graph
-
-_BODY_FROM_LINE = re.compile(
-    r"^[>\s]*\**(?:from|von|de|van|da|från|fra)\**\s*:\s*(.+)$", re.IGNORECASE | re.MULTILINE
-)
-_ADDRESS = re.compile(r"[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 @dataclass(frozen=True)
@@ -62,16 +57,21 @@ def route(
     """
     mailbox = (mailbox or email.mailbox or "").strip().lower() or None
     misses: list[tuple[str, str]] = []
+    authserv_id = configured_authserv_id(config)
     for _, rule in config.rules_for(mailbox):
-        why = mismatch(email, rule.match)
+        why = mismatch(email, rule.match, authserv_id)
         if why is None:
             return RouteDecision(rule.route, rule.profile, rule.name, misses, mailbox)
         misses.append((rule.name, why))
     return RouteDecision(default, None, None, misses, mailbox)
 
 
-def mismatch(email: Email, match: Match) -> str | None:
-    """Why ``match`` does not hold for ``email`` (the first failing condition), or None."""
+def mismatch(email: Email, match: Match, authserv_id: str | None = None) -> str | None:
+    """Why ``match`` does not hold for ``email`` (the first failing condition), or None.
+
+    ``authserv_id``: the receiving server whose verdict authenticates the sender for
+    ``forwarded_from`` (default: the configured one).
+    """
     sender = email.sender.address.strip().lower()
     if match.sender_email is not None and sender != match.sender_email.strip().lower():
         return f"sender_email: {sender} is not {match.sender_email.strip().lower()}"
@@ -92,27 +92,14 @@ def mismatch(email: Email, match: Match) -> str | None:
         if not pattern.search(value):
             return f"header_match: {header} {value[:60]!r} does not match {pattern.pattern!r}"
     if match.forwarded_from is not None:
+        # Reply-To, X-Forwarded-From and "From:" lines in the body are the sender's to write.
         wanted = match.forwarded_from.strip().lower()
-        if wanted not in forwarded_senders(email):
-            return f"forwarded_from: no forwarded mail from {wanted}"
+        checked = check_sender(email, authserv_id)
+        if checked.address is None:
+            return f"forwarded_from: the sender is not authenticated ({checked.reason})"
+        if not checked.is_sender(wanted):
+            return f"forwarded_from: the authenticated sender {checked.address} is not {wanted}"
     return None
-
-
-def forwarded_senders(email: Email) -> set[str]:
-    """Addresses an email may have been forwarded from, lowercased.
-
-    ``X-Forwarded-From``, ``Reply-To``, the senders of attached forwarded
-    messages, ``From:`` lines in the body (an inline forwarded block, quoted or
-    not, in a few languages), and the sender itself.
-    """
-    found = {email.sender.address.strip().lower()}
-    for header in ("x-forwarded-from", "reply-to"):
-        found.update(a.lower() for a in _ADDRESS.findall(email.header(header)))
-    for forwarded in email.forwarded:
-        found.update(a.lower() for a in _ADDRESS.findall(forwarded.sender))
-    for line in _BODY_FROM_LINE.findall(email.body_text):
-        found.update(a.lower() for a in _ADDRESS.findall(line))
-    return found
 
 
 def explicit(

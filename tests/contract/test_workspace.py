@@ -17,7 +17,8 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.mail import TRACE_HEADER
-from inboxflow.ports.workspace import Workspace, trace_message_id
+from inboxflow.mail_stamps import stamp_of, stamped_message_id
+from inboxflow.ports.workspace import Workspace
 from inboxflow.workspace import seed_workspace
 
 MAILBOX = "maya.chen@brightlane.io"
@@ -194,17 +195,20 @@ def test_send_reply_threads_the_reply_and_stamps_the_trace(world: World) -> None
     )
     assert sent["kind"] == "sent" and sent["id"]
     assert sent["subject"] == "Re: Pricing for 40 seats"
-    assert sent["message_id"] == trace_message_id(
-        "trace-a:6:dispatch", sent["message_id"].rpartition("@")[2][:-1]
+    # What goes out carries the key's random stamp, nothing a reader can derive from the trace.
+    stamp = stamp_of(world.workspace.store, "trace-a:6:dispatch")  # type: ignore[attr-defined]
+    assert stamp is not None and "trace-a" not in stamp
+    assert sent["message_id"] == stamped_message_id(
+        stamp, sent["message_id"].rpartition("@")[2][:-1]
     )
-    assert sent["headers"][TRACE_HEADER] == "trace-a:6:dispatch"
+    assert sent["headers"][TRACE_HEADER] == stamp
     assert sent["headers"]["In-Reply-To"] == "<orig-1@customer.example>"
     assert (
         sent["headers"]["References"] == "<first@kestrel-logistics.com> <orig-1@customer.example>"
     )
     [written] = world.writes()
     assert written["kind"] == "sent" and written["subject"] == "Re: Pricing for 40 seats"
-    assert _header(written["headers"], TRACE_HEADER) == "trace-a:6:dispatch"
+    assert _header(written["headers"], TRACE_HEADER) == stamp
     assert _header(written["headers"], "In-Reply-To") == "<orig-1@customer.example>"
 
 
@@ -287,7 +291,8 @@ def test_a_send_whose_answer_was_lost_is_found_not_repeated(google) -> None:
     )
     assert double.injected_count("messages.send", 500) == 1  # the fault fired
     assert len(double.messages(MAILBOX, "SENT")) == 1
-    assert sent["kind"] == "sent" and sent["headers"][TRACE_HEADER] == "t:6:dispatch"
+    stamp = stamp_of(workspace.store, "t:6:dispatch")
+    assert sent["kind"] == "sent" and sent["headers"][TRACE_HEADER] == stamp
     sends = [c for c in double.calls if c[0] == "gmail.users.messages.send"]
     assert len(sends) == 1
 

@@ -18,6 +18,7 @@ from inboxflow.clock import FakeClock
 from inboxflow.dev.cli.local import sample_inbox
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.mail import TRACE_HEADER, Email, bare_subject, load_email_file
+from inboxflow.mail_stamps import trace_key_of
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
@@ -40,7 +41,10 @@ class Mailroom:
             m
             for m in self.double.messages(MAILBOX)
             if {"SENT", "DRAFT"} & set(m["labels"])
-            and m["headers"].get(TRACE_HEADER, "").startswith(f"{trace_id}:")
+            # the header carries a random stamp; the store says which trace drew it
+            and (
+                trace_key_of(self.runtime.store, m["headers"].get(TRACE_HEADER, "")) or ""
+            ).startswith(f"{trace_id}:")
         ]
 
 

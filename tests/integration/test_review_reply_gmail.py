@@ -24,7 +24,7 @@ from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
 from inboxflow.ingest.watch import renew_watches
 from tests.runtimes import runtime_for
-from tests.thread_chat_harness import MAILBOX, PLUGIN, eml
+from tests.thread_chat_harness import MAILBOX, PASS, PLUGIN, eml
 
 TOPIC = "projects/inboxflow-local/topics/inboxflow-gmail"
 
@@ -93,7 +93,7 @@ def _review_email(world: GmailWorld) -> tuple[str, Any, dict[str, Any]]:
     return trace_id, approval, sent
 
 
-def _reply_in_thread(world: GmailWorld, sent: dict[str, Any], n: int, **fields: str) -> str:
+def _reply_in_thread(world: GmailWorld, sent: dict[str, Any], n: int, **fields: Any) -> str:
     """A reply quoting the Message-ID the reviewer saw (Gmail's): the double threads it."""
     gmail_id = sent["headers"]["Message-ID"]
     raw = eml(
@@ -126,22 +126,38 @@ def test_a_reply_to_a_review_email_whose_message_id_gmail_replaced_decides_by_it
 
 
 @pytest.mark.parametrize(
-    ("sender", "headers", "outcome"),
+    ("sender", "authentication", "headers", "outcome"),
     [
-        ("Mallory <mallory@elsewhere.test>", "", "not_a_reviewer"),
+        ("Mallory <mallory@elsewhere.test>", PASS, "", "not_a_reviewer"),
         (
             "Agent <agent@agency.test>",
-            "Authentication-Results: mx.google.com; dmarc=fail header.from=agency.test\r\n",
-            "refused",
+            "mx.google.com; dmarc=fail header.from=agency.test",
+            "",
+            "not_authenticated",
+        ),
+        ("Agent <agent@agency.test>", None, "", "not_authenticated"),
+        # the sender's own pass, below the verdict of our receiving server, does not count
+        (
+            "Agent <agent@agency.test>",
+            "mx.google.com; spf=softfail smtp.mailfrom=m@evil.example; dmarc=none "
+            "header.from=agency.test",
+            "Authentication-Results: mx.google.com; dmarc=pass header.from=agency.test\r\n",
+            "not_authenticated",
         ),
     ],
 )
 def test_a_reply_in_the_review_thread_from_anyone_else_decides_nothing(
-    gmail_world: GmailWorld, sender: str, headers: str, outcome: str
+    gmail_world: GmailWorld, sender: str, authentication: str | None, headers: str, outcome: str
 ) -> None:
     trace_id, approval, sent = _review_email(gmail_world)
     reply_id = _reply_in_thread(
-        gmail_world, sent, 2, sender=sender, body="approve", headers=headers
+        gmail_world,
+        sent,
+        2,
+        sender=sender,
+        body="approve",
+        headers=headers,
+        authentication=authentication,
     )
     report = gmail_world.notify()
     assert report.review_replies == [approval.approval_id] and report.started == []
@@ -162,7 +178,7 @@ def test_a_reply_to_the_review_email_sent_through_gmail_decides_once(
         message_id = sent["headers"]["Message-ID"]
         assert message_id.startswith("<inboxflow.")
 
-        body = f"Approve, thanks\r\n\r\nOn Thu, {MAILBOX} wrote:\r\n> reject: example"
+        body = f"Approve.\r\n\r\nOn Thu, {MAILBOX} wrote:\r\n> reject: example"
         references = f"In-Reply-To: {message_id}\r\nReferences: {message_id}\r\n"
         reply = eml(
             2,

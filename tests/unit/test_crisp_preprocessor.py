@@ -10,6 +10,9 @@ import pytest
 from inboxflow.graphs.agent.preprocess import crisp, default, first_message
 from inboxflow.mail import email_from_eml
 from tests.agent_harness import sample
+from tests.mail_auth import auth_line, gmail_fail, gmail_pass
+
+HELPDESK = ("info@dostupnost-leku.cz",)
 
 FOOTER_CS = (
     "--\nOdpovězte na tento e-mail nebo otevřete konverzaci v Crispu: "
@@ -28,11 +31,15 @@ def _eml(
     subtype: str = "plain",
     encoding: str = "quoted-printable",
     sender: str = "info@dostupnost-leku.cz",
+    headers: str | None = None,
 ):
+    """A Crisp-like notification; ``headers`` default: Gmail's verdict vouching for ``sender``."""
     payload = (
         quopri.encodestring(body.encode()).decode() if encoding == "quoted-printable" else body
     )
+    extra = auth_line(gmail_pass(sender)).replace("\r\n", "\n") if headers is None else headers
     raw = (
+        f"{extra}"
         f"From: Dostupnost <{sender}>\nTo: lekarna@dostupnost-leku.cz\nSubject: Nová zpráva\n"
         "Message-ID: <m1@dostupnost-leku.cz>\nDate: Thu, 14 Jan 2027 08:41:07 +0100\n"
         f"MIME-Version: 1.0\nContent-Type: text/{subtype}; charset=utf-8\n"
@@ -42,7 +49,7 @@ def _eml(
 
 
 def test_czech_plain_quoted_printable_sample():
-    inquiry = crisp(sample("21"))
+    inquiry = crisp(sample("21"), HELPDESK)
     assert (inquiry.preprocessor, inquiry.sender_name, inquiry.sender_email) == (
         "crisp",
         "Jana Nováková",
@@ -57,7 +64,7 @@ def test_czech_plain_quoted_printable_sample():
 
 
 def test_english_html_sample():
-    inquiry = crisp(sample("22"))
+    inquiry = crisp(sample("22"), HELPDESK)
     assert (inquiry.sender_name, inquiry.reply_to) == ("Tomas Dvorak", "tomas.dvorak@example.com")
     assert "ran out of my Ibalgin 400" in inquiry.text
     assert "operator" not in inquiry.text and "Website" not in inquiry.text
@@ -90,7 +97,7 @@ def test_english_html_sample():
     ],
 )
 def test_more_crisp_notifications(body, name, address, message):
-    inquiry = crisp(_eml(body))
+    inquiry = crisp(_eml(body), HELPDESK)
     assert (inquiry.preprocessor, inquiry.sender_name, inquiry.sender_email, inquiry.text) == (
         "crisp",
         name,
@@ -107,7 +114,7 @@ def test_html_with_base64_and_no_plain_part():
         "<p>Dobrý den, máte Nurofen Rapid 400?</p><hr>"
         '<p><a href="https://app.crisp.chat/x">Otevřít konverzaci</a></p></body></html>'
     )
-    inquiry = crisp(_eml(base64.b64encode(html.encode()).decode(), "html", "base64"))
+    inquiry = crisp(_eml(base64.b64encode(html.encode()).decode(), "html", "base64"), HELPDESK)
     assert (inquiry.preprocessor, inquiry.reply_to) == ("crisp", "jan.kral@centrum.cz")
     assert inquiry.text == "Dobrý den, máte Nurofen Rapid 400?"
 
@@ -127,17 +134,80 @@ def test_html_with_base64_and_no_plain_part():
 )
 def test_look_alikes_fall_back_to_default_and_invent_no_patient(body):
     email = _eml(body)
-    inquiry = crisp(email)
+    inquiry = crisp(email, HELPDESK)
     assert inquiry == default(email)
     assert inquiry.preprocessor == "default" and inquiry.reply_to == "info@dostupnost-leku.cz"
 
 
 def test_first_message_format():
     email = sample("21")
-    assert first_message(crisp(email)).startswith(
+    assert first_message(crisp(email, HELPDESK)).startswith(
         "New support inquiry from Jana Nováková (jana.novakova@seznam.cz):\n"
         "Subject: Nová zpráva od Jana Nováková\n\nDobrý den,"
     )
     assert first_message(default(email)).startswith(
         "Email from Dostupnost léků <info@dostupnost-leku.cz>:"
     )
+
+
+NOTIFICATION = (
+    "Nová zpráva od Jana Nováková (jana.novakova@seznam.cz)\nWeb: Dostupnost léků\n\n"
+    "Dobrý den, zrušte prosím moji rezervaci Paralenu.\n\n" + FOOTER_CS
+)
+OURS = "info@dostupnost-leku.cz"
+
+
+@pytest.mark.parametrize(
+    ("sender", "headers"),
+    [
+        # an attacker's own address, Reply-To the helpdesk: the body names a real patient
+        (
+            "mallory@evil.example",
+            f"Reply-To: {OURS}\n" + auth_line(gmail_pass("mallory@evil.example")),
+        ),
+        # From the helpdesk, but nothing vouches for it
+        (OURS, ""),
+        (
+            OURS,
+            auth_line(
+                "mx.google.com; dkim=none; spf=none smtp.mailfrom=evil.example; dmarc=none header.from=dostupnost-leku.cz"
+            ),
+        ),
+        (
+            OURS,
+            auth_line(
+                "mx.google.com; dkim=temperror header.d=dostupnost-leku.cz; dmarc=temperror header.from=dostupnost-leku.cz"
+            ),
+        ),
+        (OURS, auth_line("mx.google.com; dmarc=permerror header.from=dostupnost-leku.cz")),
+        (OURS, auth_line(gmail_fail(OURS))),
+        # the sender's own "pass" below ours, or from another server
+        (OURS, auth_line(gmail_fail(OURS)) + auth_line(gmail_pass(OURS))),
+        (OURS, auth_line(gmail_pass(OURS, "mx.evil.example"))),
+    ],
+)
+def test_only_the_authenticated_helpdesk_is_read_as_crisp(sender, headers):
+    email = _eml(NOTIFICATION, sender=sender, headers=headers.replace("\r\n", "\n"))
+    inquiry = crisp(email, HELPDESK)
+    assert inquiry == default(email)
+    assert inquiry.preprocessor == "default" and inquiry.sender_email == sender
+    assert "jana.novakova@seznam.cz" not in (inquiry.reply_to, inquiry.sender_email)
+
+
+def test_the_helpdesk_authenticated_by_aligned_dkim_or_spf_alone_is_read_as_crisp():
+    for verdict in (
+        "mx.google.com; dkim=pass header.d=dostupnost-leku.cz header.s=google",
+        "mx.google.com; spf=pass (google.com: domain of info@dostupnost-leku.cz designates "
+        "209.85.220.41 as permitted sender; dmarc=fail) smtp.mailfrom=info@dostupnost-leku.cz",
+    ):
+        email = _eml(NOTIFICATION, headers=auth_line(verdict).replace("\r\n", "\n"))
+        inquiry = crisp(email, HELPDESK)
+        assert (inquiry.preprocessor, inquiry.reply_to, inquiry.via) == (
+            "crisp",
+            "jana.novakova@seznam.cz",
+            OURS,
+        )
+
+
+def test_no_helpdesk_configured_trusts_nobody():
+    assert crisp(sample("21")).preprocessor == "default"

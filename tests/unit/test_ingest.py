@@ -30,6 +30,7 @@ from inboxflow.mail import Email
 from inboxflow.pauses import Choice, PauseKind
 from inboxflow.ports.gmail_reader import GmailError
 from inboxflow.workspace import seed_workspace
+from tests.mail_auth import passing
 from tests.runtimes import runtime_for
 
 MAILBOX = "maya.chen@brightlane.io"
@@ -375,14 +376,21 @@ def test_a_reply_in_a_thread_waiting_for_the_customer_resumes_its_trace(tmp_path
     assert waiting is not None and waiting.status == "waiting"
     assert waiting.pause is not None and waiting.pause["kind"] == "customer_reply"
 
-    reply, history_id = world.deliver(2, subject="Re: Question", thread_id=first)
+    # the customer's own reply, authenticated by the receiving server
+    reply, history_id = world.deliver(
+        2,
+        subject="Re: Question",
+        sender="Customer 1 <customer1@example.com>",
+        extra=passing("customer1@example.com"),
+        thread_id=first,
+    )
     report = world.notify(history_id)
     assert report.resumed == [trace_id] and report.started == []
     world.bus.drain()
     done = world.store.get_trace(trace_id)
     assert done is not None and done.status == "done"
     assert done.state["reply"]["subject"] == "Re: Question"
-    assert done.state["replied_by"] == "customer2@example.com"
+    assert done.state["replied_by"] == "customer1@example.com"
     claim = world.store.get(claim_path(MAILBOX, reply))
     assert claim is not None and claim["state"] == "resumed" and claim["trace_id"] == trace_id
 

@@ -15,6 +15,8 @@ from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.graph import END
 from inboxflow.mail import TRACE_HEADER, email_from_json, load_email_file, sample_inbox_dir
+from inboxflow.mail_stamps import DEFAULT_DOMAIN as DOMAIN
+from inboxflow.mail_stamps import stamp_of
 from inboxflow.pipeline import initial_state
 from inboxflow.pipeline.graph import PIPELINE
 from inboxflow.pipeline.settings import PipelineSettings
@@ -73,7 +75,7 @@ class Harness:
         return [
             doc
             for doc in self.workspace.drafts() + self.workspace.sent()
-            if doc["headers"][TRACE_HEADER].startswith(f"{trace_id}:")
+            if doc["trace_key"].startswith(f"{trace_id}:")
         ]
 
 
@@ -143,7 +145,10 @@ def test_route_table(harness: Harness, name: str):
         draft = checkpoint.state["draft"]
         assert writes[0]["body"] == draft["body"]
         assert writes[0]["to"] == draft["to"]
-        assert writes[0]["headers"][TRACE_HEADER] == f"{trace_id}:7:dispatch"
+        # The message carries the key's random stamp, nothing of the trace id.
+        stamp = stamp_of(harness.store, f"{trace_id}:7:dispatch")
+        assert stamp is not None and writes[0]["headers"][TRACE_HEADER] == stamp
+        assert trace_id not in stamp and writes[0]["message_id"] == f"<inboxflow.{stamp}@{DOMAIN}>"
         assert checkpoint.state["dispatch"]["status"] == "drafted"
         assert checkpoint.state["dispatch"]["message_id"] == writes[0]["id"]
     else:

@@ -17,6 +17,7 @@ from inboxflow.clock import FakeClock
 from inboxflow.context import EffectJournal, NodeContext
 from inboxflow.graph import END
 from inboxflow.mail import load_email_file, sample_inbox_dir
+from inboxflow.mail_stamps import stamp_of
 from inboxflow.pipeline.nodes.dispatch import dispatch
 from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.pipeline.state import Draft, PipelineState, Review, ToolCall
@@ -148,7 +149,8 @@ def test_send_email_runs_once_per_step_and_is_recorded(store, workspace) -> None
     assert first == rerun
     [sent] = workspace.sent()
     assert sent["subject"] == "Re: Pricing"
-    assert sent["headers"]["X-Inboxflow-Trace"] == "trace-1:6:send_email"
+    assert sent["headers"]["X-Inboxflow-Trace"] == stamp_of(store, "trace-1:6:send_email")
+    assert sent["trace_key"] == "trace-1:6:send_email"
     assert sent["headers"]["References"] == "<first@kestrel.example> <q2@kestrel.example>"
     _ctx(store, workspace, step=7).call_tool("send_email", arguments)
     assert len(workspace.sent()) == 2  # another step is another effect

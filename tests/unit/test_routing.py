@@ -13,7 +13,8 @@ import yaml
 from inboxflow.config import InboxflowConfig, parse_config
 from inboxflow.graphs import graph_registry
 from inboxflow.mail import Email, email_from_json
-from inboxflow.routing import explicit, forwarded_senders, route
+from inboxflow.routing import explicit, route
+from tests.mail_auth import gmail_fail, gmail_pass
 
 from .test_config import AGENT, GRAPHS
 
@@ -157,37 +158,70 @@ def test_a_header_over_2000_characters_matches_no_pattern() -> None:
     )
 
 
+BOSS = "boss@brightlane.io"
+PRIYA = "Priya.Raman@Kestrel-Logistics.com"
+FORWARDED_BLOCK = (
+    "FYI, can you answer this?\n\n---------- Forwarded message ---------\n"
+    "From: The Boss <boss@brightlane.io>\nDate: Mon\nSubject: Q\n\nQuestion"
+)
+
+
 @pytest.mark.parametrize(
     ("fields", "expected"),
     [
-        ({"headers": {"X-Forwarded-From": "Boss <Boss@Brightlane.io>"}}, True),
-        ({"headers": {"Reply-To": "boss@brightlane.io"}}, True),
+        ({"from": BOSS, "headers": {"Authentication-Results": gmail_pass(BOSS)}}, True),
         (
             {
-                "body": "FYI, can you answer this?\n\n---------- Forwarded message ---------\n"
-                "From: The Boss <boss@brightlane.io>\nDate: Mon\nSubject: Q\n\nQuestion"
+                "from": "The Boss <BOSS@brightlane.io>",
+                "headers": {"Authentication-Results": gmail_pass(BOSS)},
             },
             True,
         ),
-        ({"body": "see below\n> From: boss@brightlane.io\n> hi"}, True),
-        ({"body": "Von: Boss <BOSS@brightlane.io>\nBetreff: x"}, True),
-        ({"from": "boss@brightlane.io"}, True),
-        ({"body": "I talked to boss@brightlane.io yesterday."}, False),
-        ({"headers": {"X-Forwarded-From": "other@brightlane.io"}}, False),
+        # what the sender writes: never the forwarder
+        ({"headers": {"Reply-To": BOSS, "Authentication-Results": gmail_pass(PRIYA)}}, False),
+        (
+            {"body": FORWARDED_BLOCK, "headers": {"Authentication-Results": gmail_pass(PRIYA)}},
+            False,
+        ),
+        ({"body": "Von: Boss <BOSS@brightlane.io>\nBetreff: x"}, False),
+        (
+            {"headers": {"X-Forwarded-From": BOSS, "Authentication-Results": gmail_pass(PRIYA)}},
+            False,
+        ),
+        # From says boss, but nothing (or a failing or foreign verdict) vouches for it
+        ({"from": BOSS}, False),
+        ({"from": BOSS, "headers": {"Authentication-Results": gmail_fail(BOSS)}}, False),
+        (
+            {
+                "from": BOSS,
+                "headers": {"Authentication-Results": gmail_pass(BOSS, "mx.evil.example")},
+            },
+            False,
+        ),
     ],
 )
-def test_forwarded_from_looks_at_headers_the_forwarded_block_and_the_sender(
+def test_forwarded_from_is_the_authenticated_sender_never_reply_to_or_body_lines(
     fields: dict[str, Any], expected: bool
 ) -> None:
-    config = rules(rule("fwd", forwarded_from="boss@brightlane.io"))
+    config = rules(rule("fwd", forwarded_from=BOSS))
     assert (matched(config, email(**fields)) == "fwd") is expected
 
 
-def test_forwarded_from_reads_attached_forwarded_messages() -> None:
-    message = Email.model_validate(
-        {**email().model_dump(), "forwarded": [{"sender": "Boss <boss@brightlane.io>"}]}
+def test_forwarded_from_says_why_it_did_not_match() -> None:
+    config = rules(rule("fwd", forwarded_from=BOSS))
+    spoofed = email(**{"from": BOSS, "headers": {"Reply-To": BOSS}})
+    assert route(spoofed, config).reasons_not_matched == [
+        (
+            "fwd",
+            "forwarded_from: the sender is not authenticated "
+            "(no Authentication-Results from the receiving server)",
+        )
+    ]
+    other = email(headers={"Authentication-Results": gmail_pass(PRIYA)})
+    assert route(other, config).reasons_not_matched[0][1] == (
+        "forwarded_from: the authenticated sender Priya.Raman@kestrel-logistics.com is not "
+        "boss@brightlane.io"
     )
-    assert "boss@brightlane.io" in forwarded_senders(message)
 
 
 def test_conditions_are_anded() -> None:

@@ -9,12 +9,14 @@ address, never ``me``/``primary``: one process serves several mailboxes
 Contacts are not in Gmail: they are read from the checkpoint store
 (``contacts/{email}``, the CRM stand-in the seed and ``retrieve`` use).
 
-Exactly once. Every message we write carries ``X-Inboxflow-Trace: <key>``
-and a Message-ID derived from the key (``trace_message_id``).
-``find_by_trace_key`` searches drafts and sent mail for that Message-ID
-(``rfc822msgid:``, Gmail cannot search custom headers), and, in case Gmail
-replaced the Message-ID on send, scans the newest sent messages and drafts
-for the header. Sends and draft creations are never blindly retried: after a
+Exactly once. Every message we write carries ``X-Inboxflow-Trace: <stamp>``
+and the Message-ID ``<inboxflow.<stamp>@domain>``, the stamp drawn once per
+effect key (``mail_stamps.py``: random, kept in the store, so a reader of the
+message learns nothing of the trace). ``find_by_trace_key`` reads the key's
+stamp (none: nothing was written) and searches drafts and sent mail for that
+Message-ID (``rfc822msgid:``, Gmail cannot search custom headers), and, in case
+Gmail replaced the Message-ID on send, scans the newest sent messages and
+drafts for the header. Sends and draft creations are never blindly retried: after a
 retryable failure (a lost connection, a 5xx, a rate limit) the adapter looks for
 the message first (the server may have acted before the answer was lost) and
 only then tries again.
@@ -37,6 +39,7 @@ from typing import Any
 
 from ..errors import NodeFailed, RetryableError
 from ..mail import TRACE_HEADER, reply_subject
+from ..mail_stamps import stamp_for, stamp_of, stamped_message_id
 from ..ports.checkpoint import CheckpointStore
 from ..ports.workspace import (
     Interval,
@@ -44,7 +47,6 @@ from ..ports.workspace import (
     OutgoingReply,
     Workspace,
     merge_intervals,
-    trace_message_id,
 )
 from ..workspace import contact_in_store
 from .google_api import GoogleApiConnection, PortErrors, backoff_delay
@@ -304,14 +306,15 @@ class GoogleWorkspace(Workspace):
         return self._described(message, kind, answer["id"], gmail_message, trace_key)
 
     def _stamped(self, to: str, subject: str, trace_key: str) -> EmailMessage:
-        """A message from this mailbox carrying the trace header and the key's Message-ID."""
+        """A message from this mailbox carrying the key's stamp (trace header and Message-ID)."""
+        stamp = stamp_for(self.store, trace_key)
         message = EmailMessage()
         message["From"] = self.mailbox
         message["To"] = to
         message["Subject"] = subject
         message["Date"] = formatdate(usegmt=True)
-        message["Message-ID"] = trace_message_id(trace_key, _domain(self.mailbox))
-        message[TRACE_HEADER] = trace_key
+        message["Message-ID"] = stamped_message_id(stamp, _domain(self.mailbox))
+        message[TRACE_HEADER] = stamp
         return message
 
     def mark_as_read(self, message_id: str) -> dict[str, Any]:
@@ -327,13 +330,16 @@ class GoogleWorkspace(Workspace):
         return {"id": ids[0], "found": True}
 
     def find_by_trace_key(self, trace_key: str) -> dict[str, Any] | None:
-        message_id = trace_message_id(trace_key, _domain(self.mailbox))
+        stamp = stamp_of(self.store, trace_key)
+        if stamp is None:  # drawn before any message is built: nothing was written
+            return None
+        message_id = stamped_message_id(stamp, _domain(self.mailbox))
         by_message_id = {"q": f"rfc822msgid:{message_id.strip('<>')}", "maxResults": 10}
         # Gmail may have replaced our Message-ID: then the newest writes' headers tell.
         newest = {"maxResults": RECENT_SCAN}
         for search in (by_message_id, newest):
             for kind, gmail_id, resource_id in self._writes(search):
-                found = self._if_stamped(gmail_id, trace_key, kind, resource_id)
+                found = self._if_stamped(gmail_id, trace_key, stamp, kind, resource_id)
                 if found:
                     return found
         return None
@@ -401,7 +407,7 @@ class GoogleWorkspace(Workspace):
         return [ref["id"] for ref in listed.get("messages", [])]
 
     def _if_stamped(
-        self, gmail_id: str, trace_key: str, kind: str, resource_id: str
+        self, gmail_id: str, trace_key: str, stamp: str, kind: str, resource_id: str
     ) -> dict[str, Any] | None:
         meta = self._execute(
             self._gmail.messages().get(
@@ -412,7 +418,7 @@ class GoogleWorkspace(Workspace):
             )
         )
         headers = _header_map(meta)
-        if headers.get(TRACE_HEADER.lower()) != trace_key:
+        if headers.get(TRACE_HEADER.lower()) != stamp:
             return None
         return {
             "id": resource_id,
@@ -423,7 +429,7 @@ class GoogleWorkspace(Workspace):
             "subject": headers.get("subject", ""),
             "message_id": headers.get("message-id", ""),
             "headers": {
-                TRACE_HEADER: trace_key,
+                TRACE_HEADER: stamp,
                 "In-Reply-To": headers.get("in-reply-to", ""),
                 "References": headers.get("references", ""),
             },
@@ -447,7 +453,7 @@ class GoogleWorkspace(Workspace):
             "subject": str(message["Subject"]),
             "message_id": str(message["Message-ID"]),
             "headers": {
-                TRACE_HEADER: trace_key,
+                TRACE_HEADER: str(message[TRACE_HEADER]),
                 "In-Reply-To": str(message.get("In-Reply-To") or ""),
                 "References": str(message.get("References") or ""),
             },

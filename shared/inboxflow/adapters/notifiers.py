@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..approvals.records import redact_tokens
+from ..mail_stamps import stamp_for
 from ..ports.checkpoint import CheckpointStore, Filter
 from ..ports.notifier import Notifier
 
@@ -101,6 +102,8 @@ class OutboxNotifier(Notifier):
             "text": text,
             "html": html,
             "trace_key": trace_key,
+            # What its Message-ID would carry (``mail_stamps.py``): a reply to it finds it.
+            "stamp": stamp_for(self.store, trace_key, now or None),
             "from": sender,
             "sent_at": now,
             "channel": self.channel,

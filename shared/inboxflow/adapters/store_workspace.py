@@ -14,8 +14,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..mail import TRACE_HEADER, reply_subject
+from ..mail_stamps import stamp_for, stamped_message_id
 from ..ports.checkpoint import CheckpointStore
-from ..ports.workspace import NewEvent, OutgoingReply, Workspace, trace_message_id
+from ..ports.workspace import NewEvent, OutgoingReply, Workspace
 from ..workspace import CALENDAR_EVENTS, contact_in_store
 
 DRAFTS = "mailbox_drafts"
@@ -50,11 +51,12 @@ class StoreWorkspace(Workspace):
 
     def write_reply(self, reply: OutgoingReply, *, send: bool) -> dict[str, Any]:
         kind, collection = ("sent", SENT) if send else ("draft", DRAFTS)
-        message_id = trace_message_id(reply.trace_key)
+        stamp = stamp_for(self.store, reply.trace_key, self._now())
+        message_id = stamped_message_id(stamp)
         # A random id: writing twice must show up as two documents, never be merged.
         doc_id = f"{kind}-{uuid.uuid4().hex[:16]}"
         headers = {
-            TRACE_HEADER: reply.trace_key,
+            TRACE_HEADER: stamp,
             "Message-ID": message_id,
             **reply.threading_headers(),
         }

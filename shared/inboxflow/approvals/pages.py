@@ -257,10 +257,37 @@ def render_notification(view: ApprovalView, *, link: str) -> tuple[str, str, str
         "fields": _fields(view),
         "details": _details(view),
         "email_text": _clip(view.email_text, _NOTIFICATION_BODY_CHARS),
+        # replies decide approve/accept/reject only (approvals/replies.py)
+        "by_email": any(c.value in ("approve", "accept", "reject") for c in view.choices),
     }
     text = _render("notification.txt", **context)
     html = _render("notification.html", **context)
     return _notification_subject(view), text, html
+
+
+def render_reply_help(view: ApprovalView, *, link: str, why: str) -> tuple[str, str, str]:
+    """The email that tells a reviewer how to answer a review by email (their reply was not
+    understood, so nothing was decided).
+
+    Args:
+        view: the approval.
+        link: a fresh review page URL for the reviewer.
+        why: why the reply was not understood.
+
+    Returns:
+        ``(subject, text, html)``.
+
+    Raises:
+        ValueError: if ``link`` is not an http(s) URL.
+    """
+    link = _checked_url(link, absolute=True)
+    subject = "Not decided: " + _notification_subject(view)
+    context = {"view": view, "link": link, "why": " ".join(_clean(why).split())}
+    return (
+        " ".join(subject.split())[: 2 * _SUBJECT_CHARS],
+        _render("reply_help.txt", **context),
+        _render("reply_help.html", **context),
+    )
 
 
 def render_pending(reviewer: str, items: list[tuple[ApprovalView, str]]) -> str:

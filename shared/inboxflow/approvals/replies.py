@@ -1,32 +1,40 @@
 """Review decisions by email: a reviewer answers the review email instead of clicking.
 
 When a reviewer email is sent, ``record_review_mail`` keeps
-``review_mails/{digest}``: the digest is the one in the email's Message-ID
-(``<inboxflow.{digest}@domain>``, ``ports.workspace.trace_message_id`` of the
-effect key), so a reply, whose ``In-Reply-To``/``References`` carry that id,
-leads back to the approval and the reviewer it was sent to. Gmail may replace
-our Message-ID on a sent message; then the reply carries Gmail's id, and the
-Gmail thread is what leads back: once a review email is sent, its thread in
-the sending mailbox is kept as ``review_threads/{mailbox}:{thread_id}``.
+``review_mails/{stamp}``: the stamp is the random one in the email's Message-ID
+(``<inboxflow.{stamp}@domain>``, drawn once per effect key: ``mail_stamps.py``;
+nothing a customer sees lets them derive it), so a reply, whose
+``In-Reply-To``/``References`` carry that id, leads back to the approval and the
+reviewer it was sent to. Gmail may replace our Message-ID on a sent message;
+then the reply carries Gmail's id, and the Gmail thread is what leads back: once
+a review email is sent, its thread in the sending mailbox is kept as
+``review_threads/{mailbox}:{thread_id}``.
 
-``decide_by_reply`` reads the reply's first non-blank line (quoted text below
-it is never read): ``approve``/``accept`` take the kind's approving choice,
-``reject: <comment>`` its rejecting choice with the comment. The decision goes
-through ``ApprovalService.decide_as``, the path every decision takes (first
-decision wins, a decided approval answers 409), so a link click and a reply
-can never both decide. Anything else changes nothing and says why: the sender
-is not a reviewer of that approval, the approval is decided or past its
-deadline, the line is not understood, or the kind has no such choice.
+``decide_by_reply`` decides only for a reply whose **authenticated** sender
+(``mail/authentication.py``: one From address, vouched for by our receiving
+server's Authentication-Results) is a reviewer of that approval, and only on a
+first line that is exactly ``approve`` or ``accept`` (a full stop allowed) or
+``reject: <comment>``, case-insensitive. The first line is read from the text
+the reviewer wrote: quoted parts of an HTML reply (blockquotes, Gmail's and
+Outlook's quote containers) are removed first (``mail/html_text.reply_text``),
+and a plain-text line starting ``>`` is a quote. The decision goes through
+``ApprovalService.decide_as``, the path every decision takes (first decision
+wins, a decided approval answers 409), so a link click and a reply can never
+both decide. Anything else changes nothing and says why: not authenticated, not
+a reviewer of that approval, decided or past its deadline, or not understood;
+a reviewer whose reply was not understood is told once (per approval round,
+through the effect journal) how to answer, with a fresh link.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..mail import Email
+from ..mail.authentication import check_sender
+from ..mail.html_text import reply_text
 from ..ports.checkpoint import CheckpointStore
 
 if TYPE_CHECKING:
@@ -38,25 +46,39 @@ REVIEW_THREADS = "review_threads"
 APPROVING = ("approve", "accept")
 REJECTING = ("reject",)
 _OUR_MESSAGE_ID = re.compile(r"^inboxflow\.([0-9a-f]{32})@", re.IGNORECASE)
-_APPROVE = re.compile(r"^(approve|accept)(?:s|d|ed)?\b", re.IGNORECASE)
-_REJECT = re.compile(r"^reject(?:ed|s)?\b\s*[:\-\N{EN DASH}\N{EM DASH}]?\s*(.*)$", re.IGNORECASE)
+_APPROVE = re.compile(r"(?:approve|accept)\.?", re.IGNORECASE)
+_REJECT = re.compile(r"reject\s*:\s*(.*)", re.IGNORECASE)
+HOW_TO_ANSWER = 'a first line that is exactly "approve" (or "accept") or "reject: <comment>"'
 
 Outcome = Literal[
-    "decided", "not_a_reviewer", "already_decided", "expired", "not_understood", "refused"
+    "decided",
+    "not_authenticated",
+    "not_a_reviewer",
+    "already_decided",
+    "expired",
+    "not_understood",
+    "refused",
 ]
+DECIDED_NOTHING: tuple[Outcome, ...] = (
+    "not_authenticated",
+    "not_a_reviewer",
+    "not_understood",
+    "refused",
+)
+"""Outcomes recorded as refused replies (``failures``): the reviewer can still use the link."""
 
 
-def review_mail_path(trace_key: str) -> str:
-    """Where the review email sent with effect key ``trace_key`` is recorded."""
-    return f"{REVIEW_MAILS}/{hashlib.sha256(trace_key.encode('utf-8')).hexdigest()[:32]}"
+def review_mail_path(stamp: str) -> str:
+    """Where the review email whose Message-ID carries ``stamp`` is recorded."""
+    return f"{REVIEW_MAILS}/{stamp.strip().lower()}"
 
 
 def record_review_mail(
-    store: CheckpointStore, approval: Approval, reviewer: str, trace_key: str, now: float
+    store: CheckpointStore, approval: Approval, reviewer: str, stamp: str, now: float
 ) -> None:
-    """Remember which approval and reviewer the email stamped ``trace_key`` is for."""
+    """Remember which approval and reviewer the email stamped ``stamp`` is for."""
     store.set(
-        review_mail_path(trace_key),
+        review_mail_path(stamp),
         {
             "approval_id": approval.approval_id,
             "trace_id": approval.trace_id,
@@ -116,14 +138,26 @@ def review_mail_of(store: CheckpointStore, email: Email) -> dict[str, Any] | Non
 
 
 def parse_decision(text: str) -> tuple[str, str | None] | None:
-    """``("approve", None)`` or ``("reject", comment)`` from a reply's first non-blank line."""
+    """``("approve", None)`` or ``("reject", comment)`` from a reply's first non-blank line.
+
+    The line must be exactly ``approve``/``accept`` (a full stop allowed) or
+    ``reject: <comment>``, case-insensitive, surrounding whitespace ignored; a quoted
+    line (``>``) or anything else is None.
+    """
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if _APPROVE.match(first):
+    if _APPROVE.fullmatch(first):
         return "approve", None
-    rejected = _REJECT.match(first)
+    rejected = _REJECT.fullmatch(first)
     if rejected:
         return "reject", rejected.group(1).strip() or None
     return None
+
+
+def reply_first_text(email: Email) -> str:
+    """The text the reviewer wrote: the HTML part without its quoted parts, else the plain text."""
+    if email.body_html:
+        return reply_text(email.body_html)
+    return email.body_text
 
 
 @dataclass(frozen=True)
@@ -154,8 +188,17 @@ class ReplyDecision:
         }
 
 
-def decide_by_reply(approvals: ApprovalService, email: Email) -> ReplyDecision | None:
-    """Decide the approval ``email`` answers, if its sender may and its first line says how.
+def decide_by_reply(
+    approvals: ApprovalService, email: Email, authserv_id: str | None = None
+) -> ReplyDecision | None:
+    """Decide the approval ``email`` answers, if its authenticated sender may and its first line
+    says how.
+
+    Args:
+        approvals: the approval service.
+        email: the reply.
+        authserv_id: the receiving server whose verdict authenticates the sender
+            (default: the configured one).
 
     Returns:
         None when ``email`` answers no review email; else what it did.
@@ -166,39 +209,42 @@ def decide_by_reply(approvals: ApprovalService, email: Email) -> ReplyDecision |
     if mail is None:
         return None
     approval_id = str(mail["approval_id"])
-    sender = email.sender.address.strip().lower()
     approval = approvals.get(approval_id)
     if approval is None:
         return ReplyDecision(approval_id, "refused", "the approval no longer exists")
+    checked = check_sender(email, authserv_id)
+    if checked.address is None:
+        return ReplyDecision(
+            approval_id,
+            "not_authenticated",
+            f"the reply claims to be from {checked.claimed} but is not authenticated: "
+            f"{checked.reason}",
+        )
+    sender = checked.address.lower()
     listed = {r.lower(): r for r in (*approval.reviewers, *approval.escalate_to)}
     reviewer = listed.get(sender)
     if reviewer is None:
         return ReplyDecision(
             approval_id, "not_a_reviewer", f"{sender} is not a reviewer of this approval"
         )
-    if _failed_authentication(email):
-        return ReplyDecision(
-            approval_id, "refused", f"the reply claims to be from {sender} but failed DMARC"
-        )
     if approval.status != "pending":
         return _already(approvals, approval)
     if approvals.clock.now() >= approval.deadline:
         return ReplyDecision(approval_id, "expired", "the approval is past its deadline")
-    parsed = parse_decision(email.body_text)
+    parsed = parse_decision(reply_first_text(email))
     if parsed is None:
-        return ReplyDecision(
-            approval_id,
-            "not_understood",
-            'the first line does not start with "approve", "accept" or "reject: <comment>"',
+        return _not_understood(
+            approvals, approval, reviewer, f"the reply does not start with {HOW_TO_ANSWER}"
         )
     wanted, comment = parsed
     values = approvals.kind(approval).values
     names = APPROVING if wanted == "approve" else REJECTING
     choice = next((value for value in names if value in values), None)
     if choice is None:
-        return ReplyDecision(
-            approval_id,
-            "not_understood",
+        return _not_understood(
+            approvals,
+            approval,
+            reviewer,
             f"this review has no {wanted} choice (its choices: {', '.join(values)}): use the link",
         )
     try:
@@ -206,10 +252,27 @@ def decide_by_reply(approvals: ApprovalService, email: Email) -> ReplyDecision |
     except AlreadyDecided as exc:
         return _already(approvals, exc.approval)
     except ApprovalError as exc:
+        if exc.status in (400, 413):  # e.g. a rejection without the comment the kind requires
+            return _not_understood(approvals, approval, reviewer, exc.message)
         return ReplyDecision(approval_id, "refused", exc.message)
     return ReplyDecision(
         approval_id, "decided", f"{choice} by email reply", decision=choice, reviewer=reviewer
     )
+
+
+def _not_understood(
+    approvals: ApprovalService, approval: Approval, reviewer: str, reason: str
+) -> ReplyDecision:
+    """Nothing decided; the reviewer is told how to answer (once per approval round)."""
+    from .pages import render_reply_help
+
+    approvals.tell_reviewer(
+        approval,
+        reviewer,
+        f"reply-help-{approval.round}-{reviewer}",
+        lambda link: render_reply_help(approvals.view(approval, reviewer), link=link, why=reason),
+    )
+    return ReplyDecision(approval.approval_id, "not_understood", reason, reviewer=reviewer)
 
 
 def _already(approvals: ApprovalService, approval: Approval) -> ReplyDecision:
@@ -224,13 +287,9 @@ def _already(approvals: ApprovalService, approval: Approval) -> ReplyDecision:
     )
 
 
-def _failed_authentication(email: Email) -> bool:
-    """The receiving server (Gmail) found the From domain's DMARC check failing."""
-    results = email.headers.get("authentication-results", "")
-    return bool(re.search(r"\bdmarc=fail\b", results, re.IGNORECASE))
-
-
 __all__ = [
+    "DECIDED_NOTHING",
+    "HOW_TO_ANSWER",
     "REVIEW_MAILS",
     "REVIEW_THREADS",
     "ReplyDecision",
@@ -238,6 +297,7 @@ __all__ = [
     "parse_decision",
     "record_review_mail",
     "record_review_thread",
+    "reply_first_text",
     "review_mail_of",
     "review_mail_path",
     "review_thread_path",

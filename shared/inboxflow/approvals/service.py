@@ -26,6 +26,7 @@ from typing import Any
 from ..clock import Clock, SystemClock
 from ..context import EffectJournal
 from ..errors import RejectedEnvelope, RetryableError
+from ..mail_stamps import stamp_for
 from ..pauses import MAX_COMMENT_CHARS, EditRejected, PauseKind, ResumeRefused, kind_of
 from ..ports.checkpoint import CheckpointStore, Transaction
 from ..ports.notifier import NotificationRefused, Notifier
@@ -236,8 +237,10 @@ class ApprovalService:
 
         link = self.issue_link(approval, reviewer)
         subject, text, html = render_notification(self.view(approval, reviewer), link=link)
-        # Before sending, so that a reply (``approvals/replies.py``) always finds it.
-        record_review_mail(self.store, approval, reviewer, key, self.clock.now())
+        # Before sending, so that a reply (``approvals/replies.py``) always finds it: the
+        # stamp is the random one the message's Message-ID will carry (``mail_stamps.py``).
+        stamp = stamp_for(self.store, key, self.clock.now())
+        record_review_mail(self.store, approval, reviewer, stamp, self.clock.now())
         try:
             receipt = self.notifier.send(
                 reviewer, subject, text, html, key, self._sender(approval), link
@@ -253,6 +256,53 @@ class ApprovalService:
             "thread_id": receipt.get("thread_id"),
             "mailbox": receipt.get("mailbox"),
         }
+
+    def tell_reviewer(
+        self,
+        approval: Approval,
+        reviewer: str,
+        effect: str,
+        render: Callable[[str], tuple[str, str, str]],
+    ) -> dict[str, Any]:
+        """Send ``reviewer`` one more email about ``approval``, once per ``effect`` name.
+
+        Journaled like the notification (a redelivery sends nothing twice); it carries
+        a fresh review link, and a reply to it leads back to the approval as a reply
+        to the review email does.
+
+        Args:
+            approval: the approval.
+            reviewer: who gets it (as the approval lists them).
+            effect: the effect's name, unique within the approval's step.
+            render: ``link -> (subject, text, html)``.
+
+        Returns:
+            What the journal recorded (``error`` when the channel refused it).
+        """
+
+        def send(key: str) -> dict[str, Any]:
+            from .replies import record_review_mail
+
+            subject, text, html = render(self.issue_link(approval, reviewer))
+            stamp = stamp_for(self.store, key, self.clock.now())
+            record_review_mail(self.store, approval, reviewer, stamp, self.clock.now())
+            try:
+                receipt = self.notifier.send(
+                    reviewer, subject, text, html, key, self._sender(approval), None
+                )
+            except NotificationRefused as exc:
+                log.warning("approval %s: %s refused: %s", approval.approval_id, reviewer, exc)
+                return {"to": reviewer, "channel": exc.channel, "error": str(exc)}
+            return {"id": receipt.get("id"), "to": reviewer, "channel": receipt.get("channel")}
+
+        return self.journal.run(
+            approval.trace_id,
+            approval.step,
+            effect,
+            send,
+            functools.partial(self._sent, approval),
+            expire_at=approval.expire_at,
+        )
 
     def _record_refusals(self, approval_id: str, refused: Mapping[str, str]) -> None:
         def record(tx: Transaction) -> None:

@@ -10,7 +10,12 @@ For a notification ``{emailAddress, historyId}``:
    instead, recorded in ``ingest_events`` and on the mailbox.
 3. Per message: claim it (create-only), fetch it raw, parse it, skip our own
    mail, record loop-guarded mail with the reason, then: decide the approval
-   a reply to a review email answers (``approvals/replies.py``); resume the
+   a reply to a review email answers (``approvals/replies.py``: only for an
+   authenticated reviewer; a refused reply is recorded in ``failures``); a
+   reply in the thread of a trace that waits for or queues customer replies is
+   taken only from the customer's own address, authenticated
+   (``mail/authentication.py``): anything else is recorded in ``failures``
+   against the trace, claimed ``refused``, and never read; resume the
    thread's trace if it waits for a customer reply (the resume names that
    pause, and takes the pause's approval in a transaction before it is
    published: first decision wins, so of a reply and the wait's deadline only
@@ -37,6 +42,7 @@ and acknowledged.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import random
@@ -51,6 +57,7 @@ from ..approvals.service import answer_customer_wait, answered_by, note_resumed,
 from ..config import InboxflowConfig, load_config
 from ..errors import PermanentError, RejectedEnvelope, RetryableError
 from ..mail import Email, EmailParseError
+from ..mail.authentication import check_sender, configured_authserv_id
 from ..mail.loaders import parse_raw
 from ..mail.loop_guard import auto_reply_block, is_own_message, label_skip
 from ..pauses import ResumeRefused, check_resume
@@ -194,6 +201,7 @@ class Ingestor:
             services = runtime.services
             config = services.get("config") if hasattr(services, "get") else None
         self.config = config if config is not None else load_config(graphs=runtime.graphs)
+        self.authserv_id = configured_authserv_id(self.config)
         self.store = runtime.store
         self.clock = runtime.clock
         self.gmail = gmail
@@ -501,6 +509,11 @@ class Ingestor:
         claim = self.claims.decide(
             address, gmail_id, {**decision, "thread_id": thread_id}, self.clock.now()
         )
+        taken_by = claim.get("resume_trace_id") or claim.get("queue_trace_id")
+        if claim["action"] in ("resume", "queue") and self._not_the_customer(
+            address, gmail_id, email, str(taken_by), report, facts
+        ):
+            return
         if claim["action"] == "queue":
             self._queue_reply(address, raw, email, str(claim["queue_trace_id"]), report, facts)
             return
@@ -522,6 +535,48 @@ class Ingestor:
         self.threads.record(address, thread_id, trace_id, self.clock.now())
         self._finish(address, gmail_id, "started", report, **facts)
         report.started.append(trace_id)
+
+    def _not_the_customer(
+        self,
+        address: str,
+        gmail_id: str,
+        email: Email,
+        trace_id: str,
+        report: IngestReport,
+        facts: dict[str, Any],
+    ) -> bool:
+        """Refuse (record, never read) a reply in a trace's thread that is not the customer's own.
+
+        The customer is the sender of the email that started the trace; the reply must
+        come from that address, authenticated (``mail/authentication.py``). Anyone else
+        writing in the thread (a stranger, a forged reply reusing the thread's first
+        Message-ID, a spoofed customer) resumes nothing, is queued nowhere, and is
+        recorded in ``failures`` against the trace (``inboxflow trace`` shows it).
+
+        Returns:
+            True when the reply was refused (the claim is finished).
+        """
+        checkpoint = self.store.get_trace(trace_id)
+        customer = customer_of(checkpoint.state) if checkpoint is not None else None
+        checked = check_sender(email, self.authserv_id)
+        if customer is not None and checked.is_sender(customer):
+            return False
+        if checked.address is None:
+            why = f"claims to be from {checked.claimed} but is not authenticated: {checked.reason}"
+        elif customer is None:
+            why = "the trace names no customer to take replies from"
+        else:
+            why = f"comes from {checked.address}, not from the customer {customer}"
+        reason = (
+            f"message {gmail_id} of {address} in the thread of trace {trace_id} was not taken: "
+            f"it {why}; it changes nothing"
+        )
+        self._record_failure(reason, mailbox=address, trace_id=trace_id, gmail_id=gmail_id)
+        log.warning("customer reply refused: %s", reason)
+        self._finish(
+            address, gmail_id, "refused", report, trace_id=trace_id, reason=f"it {why}", **facts
+        )
+        return True
 
     def _resume_with_reply(
         self,
@@ -644,14 +699,24 @@ class Ingestor:
         approvals = self.runtime.services.get("approvals") if self.runtime.services else None
         if approvals is None or not (email.in_reply_to or email.references):
             return False
-        from ..approvals.replies import decide_by_reply
+        from ..approvals.replies import DECIDED_NOTHING, decide_by_reply
 
-        outcome = decide_by_reply(approvals, email)
+        outcome = decide_by_reply(approvals, email, self.authserv_id)
         if outcome is None:
             return False
         log.info(
             "review reply %s in %s: %s (%s)", gmail_id, address, outcome.outcome, outcome.reason
         )
+        if outcome.outcome in DECIDED_NOTHING:
+            approval = approvals.get(outcome.approval_id)
+            self._record_failure(
+                f"reply {gmail_id} of {address} to the review email of approval "
+                f"{outcome.approval_id} decided nothing ({outcome.outcome}): {outcome.reason}; "
+                "the reviewer can still decide with the review link",
+                mailbox=address,
+                trace_id=approval.trace_id if approval is not None else "",
+                gmail_id=gmail_id,
+            )
         self._finish(address, gmail_id, "review_reply", report, **outcome.record(), **facts)
         report.review_replies.append(outcome.approval_id)
         return True
@@ -728,7 +793,16 @@ class Ingestor:
         report.error = reason
         return report
 
-    def _record_failure(self, reason: str, message: Any = None, mailbox: str = "") -> None:
+    def _record_failure(
+        self,
+        reason: str,
+        message: Any = None,
+        mailbox: str = "",
+        trace_id: str = "",
+        gmail_id: str = "",
+    ) -> None:
+        """Record an acknowledged failure; one per message when ``gmail_id`` names it (a
+        redelivery rewrites the same record)."""
         now = self.clock.now()
         doc: dict[str, Any] = {
             "status": "failed",
@@ -740,8 +814,14 @@ class Ingestor:
         }
         if mailbox:
             doc["mailbox"] = mailbox
+        if trace_id:
+            doc["trace_id"] = trace_id
         if message is not None:
             doc["message"] = json.dumps(message, default=repr)[:MAX_RAW_FAILURE_BYTES]
+        if gmail_id:
+            key = hashlib.sha256(f"{mailbox}:{gmail_id}".encode()).hexdigest()[:24]
+            self.store.set(f"failures/ingest-{key}", doc)
+            return
         self.store.set(f"failures/{_event_id(now)}", doc)
 
 
@@ -761,6 +841,14 @@ def customer_reply_resume(
         "payload_hash": payload_hash(payload),
         "reviewer": email.sender.address,
     }
+
+
+def customer_of(state: Any) -> str | None:
+    """The customer of a trace: the sender of the email that started it (``state["email"]``)."""
+    email = state.get("email") if isinstance(state, dict) else None
+    sender = email.get("sender") if isinstance(email, dict) else None
+    address = sender.get("address") if isinstance(sender, dict) else None
+    return str(address).strip().lower() if address else None
 
 
 def _sent(resume: dict[str, Any]) -> dict[str, Any]:

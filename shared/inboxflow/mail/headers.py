@@ -43,6 +43,10 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 MESSAGE_IDS = re.compile(r"<([^<>\s]{1,500})>")
 _ENCODED_WORD = re.compile(r"=\?([^?\s]{1,80})\?([bBqQ])\?([^?\s]*)\?=")
+_LOCAL_PART = re.compile(r"[^\s@<>()\[\],;:\\\"]{1,64}")
+_DOMAIN = re.compile(
+    r"(?=.{4,253}$)(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W_](?:[\w-]{0,61}[^\W_])?"
+)
 _BARE_LOCAL_PART = re.compile(
     r"(?P<name>[^<>]*?)\s*<(?P<bracketed>[\w.+-]{1,64})>|(?P<local>[\w.+-]{1,64})(?:\s*\((?P<comment>[^()]*)\))?"
 )
@@ -213,6 +217,43 @@ def parse_addresses(value: str, what: str, warnings: ParseWarnings) -> list[Addr
     return found
 
 
+def single_from_address(raw_from: str) -> str | None:
+    """The address of a From that is one header holding exactly one well-formed address, else None.
+
+    Read with the standard library's RFC 5322 parser (``email.headerregistry``) on the raw
+    value, encoded words intact: a display name may hold commas (``"Chen, Maya"``, or one
+    inside an encoded word) that the decoded value no longer tells from an address list.
+    Refused: several From headers, several addresses, a group, anything the parser
+    repaired (a defect), a local part without a domain, a domain that is not a hostname.
+    What authentication vouches for (``mail/authentication.py``) is this address only.
+
+    Args:
+        raw_from: the raw From value(s), repeated headers joined by newlines.
+
+    Returns:
+        ``local@domain`` with the domain lowercased, or None.
+    """
+    from email.headerregistry import HeaderRegistry
+
+    value = raw_from.strip()
+    if not value or "\n" in value or len(value) > 2000:
+        return None
+    try:
+        parsed = HeaderRegistry()("from", value)
+    except Exception:  # the parser raises on some hostile inputs: not one clean address
+        return None
+    groups = parsed.groups  # type: ignore[attr-defined]
+    if parsed.defects or len(groups) != 1 or groups[0].display_name is not None:
+        return None
+    addresses = groups[0].addresses
+    if len(addresses) != 1:
+        return None
+    local, domain = addresses[0].username, addresses[0].domain.lower()
+    if not _LOCAL_PART.fullmatch(local) or not _DOMAIN.fullmatch(domain):
+        return None
+    return f"{local}@{domain}"
+
+
 def parse_sender(headers: Mapping[str, str], message_id: str, warnings: ParseWarnings) -> Address:
     """The sender: ``From``, else ``Sender`` or ``Return-Path``, else a bare local part qualified.
 
@@ -320,6 +361,7 @@ __all__ = [
     "raw_header_value",
     "received_time",
     "resolve_mailbox",
+    "single_from_address",
     "strip_angle",
     "synthetic_id",
 ]

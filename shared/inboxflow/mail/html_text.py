@@ -95,7 +95,60 @@ def html_to_text(markup: str) -> str:
     return _tidy(text)
 
 
-def _inscriptis_text(markup: str) -> str:
+def reply_text(markup: str) -> str:
+    """What the author of an HTML reply wrote: the text before the first quoted part.
+
+    Everything from the first quote on is dropped, in document order: a
+    ``blockquote``, Gmail's ``gmail_quote``/``gmail_attr`` containers, Outlook's
+    ``divRplyFwdMsg``/``appendonsend`` markers (the quoted message follows them as
+    siblings, not inside), Apple Mail's and Thunderbird's cite blocks, Yahoo's and
+    Proton's quote containers. A reply quoting the email it answers without an
+    "On ... wrote:" line is read without the quote.
+
+    Args:
+        markup: the reply's HTML.
+
+    Returns:
+        The text, tidied like :func:`html_to_text`; empty when the markup cannot be
+        parsed (then nothing in it is taken as the author's).
+    """
+    if not markup or not markup.strip():
+        return ""
+    try:
+        return _tidy(_inscriptis_text(markup[:HTML_INPUT_LIMIT], cut_quotes=True))
+    except Exception:  # unparseable: the quote could not be told from the reply
+        return ""
+
+
+QUOTE_CLASSES = frozenset(
+    {
+        "gmail_quote",
+        "gmail_attr",
+        "gmail_quote_container",
+        "moz-cite-prefix",
+        "yahoo_quoted",
+        "protonmail_quote",
+        "outlookmessageheader",
+        "zmail_extra",
+        "x_gmail_quote",
+    }
+)
+"""Classes (lowercased) of the containers mail clients put a quoted message in."""
+
+QUOTE_IDS = frozenset(
+    {
+        "divrplyfwdmsg",
+        "x_divrplyfwdmsg",
+        "appendonsend",
+        "x_appendonsend",
+        "olk_src_body_section",
+        "mail-editor-reference-message-container",
+    }
+)
+"""Ids (lowercased) of the elements Outlook puts before (or around) the quoted message."""
+
+
+def _inscriptis_text(markup: str, cut_quotes: bool = False) -> str:
     global _config
     from inscriptis.html_engine import Inscriptis
     from inscriptis.model.config import ParserConfig
@@ -109,7 +162,40 @@ def _inscriptis_text(markup: str) -> str:
         return ""
     tree = document_fromstring(markup)
     _clean(tree)
+    if cut_quotes:
+        marker = next((e for e in tree.iter() if _is_quote(e)), None)
+        if marker is not None:
+            _cut_from(marker)
     return str(Inscriptis(tree, _config).get_text())
+
+
+def _is_quote(element: HtmlElement) -> bool:
+    if not isinstance(element.tag, str):
+        return False
+    if element.tag.lower() == "blockquote":
+        return True
+    if (element.get("id") or "").strip().lower() in QUOTE_IDS:
+        return True
+    classes = (element.get("class") or "").lower().split()
+    return any(name in QUOTE_CLASSES for name in classes) or (
+        element.tag.lower() == "div" and (element.get("type") or "").lower() == "cite"
+    )
+
+
+def _cut_from(marker: HtmlElement) -> None:
+    """Remove ``marker`` and everything after it in document order."""
+    node = marker
+    while True:
+        parent = node.getparent()
+        if parent is None:
+            break
+        for sibling in list(node.itersiblings()):
+            parent.remove(sibling)  # with its tail text
+        node.tail = None
+        node = parent
+    parent = marker.getparent()
+    if parent is not None:
+        parent.remove(marker)
 
 
 def _clean(tree: HtmlElement) -> None:
@@ -211,4 +297,12 @@ def stdlib_html_to_text(markup: str) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["DROPPED_ELEMENTS", "HTML_INPUT_LIMIT", "html_to_text", "stdlib_html_to_text"]
+__all__ = [
+    "DROPPED_ELEMENTS",
+    "HTML_INPUT_LIMIT",
+    "QUOTE_CLASSES",
+    "QUOTE_IDS",
+    "html_to_text",
+    "reply_text",
+    "stdlib_html_to_text",
+]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from email.utils import parseaddr
+from email.utils import formataddr, parseaddr
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +27,7 @@ from .headers import (
     parse_addresses,
     parse_date,
     resolve_mailbox,
+    single_from_address,
     strip_angle,
     synthetic_id,
 )
@@ -106,6 +107,15 @@ def email_from_json(data: Mapping[str, Any], mailbox: str | None = None) -> Emai
     headers.setdefault("to", ", ".join(a.formatted() for a in to))
     headers.setdefault("subject", subject)
     headers.setdefault("message-id", f"<{message_id}>")
+    if any(str(name).lower() == "from" for name in data.get("headers") or {}):
+        raw_from = headers["from"]
+    elif isinstance(sender_raw, str):
+        raw_from = sender_raw
+    else:
+        raw_from = formataddr((sender.name, sender.address))
+    from_address = single_from_address(str(raw_from))
+    if from_address is not None and from_address.lower() != sender.address.lower():
+        from_address = None
     received = data.get("received_at", data.get("date", headers.get("date")))
     fields = {
         "message_id": message_id,
@@ -120,6 +130,7 @@ def email_from_json(data: Mapping[str, Any], mailbox: str | None = None) -> Emai
         "headers": headers,
         "received_at": _coerce_datetime(received),
         "attachments": data.get("attachments") or [],
+        "from_address": from_address,
     }
     try:
         return Email.model_validate(fields)

@@ -33,6 +33,7 @@ from .headers import (
     parse_sender,
     received_time,
     resolve_mailbox,
+    single_from_address,
     strip_angle,
     synthetic_id,
 )
@@ -128,6 +129,9 @@ def _parse(
         message_id = synthetic_id(raw)
         warnings.add("no Message-ID header: generated one from the content")
     sender = parse_sender(raw_headers, message_id, warnings)
+    from_address = single_from_address(raw_headers.get("from", ""))
+    if from_address is not None and from_address.lower() != sender.address.lower():
+        from_address = None  # the two parsers disagree: vouch for neither
     to = parse_addresses(raw_headers.get("to", ""), "To", warnings)
     cc = parse_addresses(raw_headers.get("cc", ""), "Cc", warnings)
 
@@ -179,6 +183,7 @@ def _parse(
         "calendar": walk.calendar,
         "forwarded": walk.forwarded,
         "parse_warnings": warnings.items,
+        "from_address": from_address,
     }
     result = Email.model_validate(fields)
     return _fit(result)
@@ -259,6 +264,7 @@ ESSENTIAL_HEADERS = frozenset(
         "sender",
         "return-path",
         "auto-submitted",
+        "authentication-results",
         "precedence",
         "list-id",
         "list-unsubscribe",

@@ -151,6 +151,14 @@ class Email(BaseModel):
     forwarded: list[ForwardedMessage] = Field(default_factory=list)
     parse_warnings: list[str] = Field(default_factory=list)
     """What was repaired or dropped while parsing (bad charset, broken MIME...)."""
+    from_address: str | None = None
+    """``From`` when it is one header holding exactly one well-formed address, else None.
+
+    Decided when the message is parsed (:func:`~.headers.single_from_address`: the decoded
+    ``headers["from"]`` cannot tell a comma in a display name from a list). ``sender`` may
+    come from a fallback (``Sender``, ``Return-Path``, a bare local part) for display; only
+    this address can be authenticated (:mod:`.authentication`).
+    """
 
     @model_validator(mode="after")
     def _count_body(self) -> Email:

@@ -6,10 +6,12 @@ Adapters: ``StoreWorkspace`` (``adapters/store_workspace.py``, documents in the
 checkpoint store, the embedded default) and ``GoogleWorkspace``
 (``adapters/google_workspace.py``, Gmail v1 and Calendar v3).
 
-Everything the pipeline writes carries ``X-Inboxflow-Trace: {trace_key}``
-(the effect journal's key) and a Message-ID derived from that key
-(``trace_message_id``), so that a step re-run after a crash can find what it
-already did (``find_by_trace_key``) instead of doing it twice. Calendar events
+Everything the pipeline writes carries ``X-Inboxflow-Trace: {stamp}`` and the
+Message-ID ``<inboxflow.{stamp}@domain>``, where the stamp is drawn at random
+once per effect key and kept in the store (``mail_stamps.py``: nothing in a
+message lets its reader derive a trace id or another message's id), so that a
+step re-run after a crash can find what it already did (``find_by_trace_key``)
+instead of doing it twice. Calendar events
 get an id derived from the key (``trace_event_id``), so inserting one twice
 is a conflict, never a second event.
 """
@@ -26,16 +28,6 @@ from typing import Any
 DEFAULT_MESSAGE_ID_DOMAIN = "inboxflow.invalid"
 
 Interval = tuple[datetime, datetime]
-
-
-def trace_message_id(trace_key: str, domain: str = DEFAULT_MESSAGE_ID_DOMAIN) -> str:
-    """The Message-ID (with angle brackets) a write stamped ``trace_key`` carries.
-
-    Deterministic, so that ``find_by_trace_key`` can search for it
-    (Gmail's ``rfc822msgid:``) without a custom-header search.
-    """
-    digest = hashlib.sha256(trace_key.encode("utf-8")).hexdigest()[:32]
-    return f"<inboxflow.{digest}@{domain}>"
 
 
 def trace_event_id(trace_key: str) -> str:
@@ -117,7 +109,7 @@ class Workspace(ABC):
 
     Mail methods return the message as a dict with at least ``id``, ``kind``
     (``draft`` or ``sent``), ``thread_id``, ``to``, ``subject``, ``message_id``
-    (the RFC 5322 Message-ID), ``headers`` (``X-Inboxflow-Trace``,
+    (the RFC 5322 Message-ID), ``headers`` (``X-Inboxflow-Trace``: the stamp,
     ``In-Reply-To``, ``References``) and ``trace_key``.
     """
 
@@ -158,14 +150,14 @@ class Workspace(ABC):
         in_reply_to: str | None = None,
         references: Sequence[str] | str = (),
     ) -> dict[str, Any]:
-        """Save a draft reply stamped ``X-Inboxflow-Trace: trace_key``.
+        """Save a draft reply stamped with the stamp of ``trace_key`` (``mail_stamps.py``).
 
         Args:
             to: recipient address.
             subject: subject; ``Re: `` is added when it is missing (never doubled).
             body: plain-text body.
             thread_id: the conversation (a Gmail thread id when known).
-            trace_key: the effect journal's key, stamped on the message.
+            trace_key: the effect journal's key; the message carries its stamp.
             in_reply_to: the original's Message-ID; threads the reply.
             references: the original's References.
 
@@ -186,7 +178,7 @@ class Workspace(ABC):
         in_reply_to: str | None = None,
         references: Sequence[str] | str = (),
     ) -> dict[str, Any]:
-        """Send a reply in the thread, stamped ``X-Inboxflow-Trace: trace_key``.
+        """Send a reply in the thread, stamped with the stamp of ``trace_key``.
 
         Arguments as for ``create_draft``. The reply carries ``In-Reply-To``
         (the original's Message-ID) and ``References`` (the original's
@@ -254,5 +246,4 @@ __all__ = [
     "merge_intervals",
     "reply_references",
     "trace_event_id",
-    "trace_message_id",
 ]

@@ -108,6 +108,16 @@ def trace(
             f"{', '.join(checkpoint.pause['reviewers']) or 'a reviewer'}; pending payload:"
         )
         console.print_json(json.dumps(checkpoint.pause["payload"], ensure_ascii=False))
+    recorded = sorted(
+        (doc for _, doc in store.list("failures", where=[("trace_id", "==", trace_id)])),
+        key=lambda doc: float(doc.get("at", 0)),
+    )
+    if recorded:  # e.g. a reply in its thread that was not the customer's (refused, not read)
+        console.print(f"[yellow]{len(recorded)} recorded failures[/yellow] (inboxflow failures):")
+        for doc in recorded:
+            console.print(
+                f"  {_when(doc['at'])} UTC  {doc['reason']}", soft_wrap=True, markup=False
+            )
     console.print(f"full state at any step: [bold]inboxflow trace {trace_id} --at STEP[/bold]")
 
 

@@ -3,17 +3,21 @@
 - ``default``: the sender, the subject and the body as they are.
 - ``crisp``: a notification of the Crisp helpdesk (Czech or English), forwarded to
   the mailbox: the patient's name and address and their message, without
-  Crisp's header and footer. Replies go to the patient. Mail that only looks
-  like Crisp's (no ``New message from NAME (ADDRESS)`` line, or no sign of
-  Crisp at all) falls back to ``default``: no patient is invented.
+  Crisp's header and footer. Replies go to the patient. Only mail whose
+  authenticated sender (``mail/authentication.py``) is one of the profile's
+  ``helpdesk`` addresses is read so: the body names the patient, and anyone can
+  write a body. Other mail, and mail that only looks like Crisp's (no ``New
+  message from NAME (ADDRESS)`` line, or no sign of Crisp at all), falls back to
+  ``default``: no patient is invented.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ...mail import Email
+from ...mail.authentication import check_sender
 from ...mail.html_text import html_to_text
 from .state import Inquiry
 
@@ -52,8 +56,17 @@ def default(email: Email) -> Inquiry:
     )
 
 
-def crisp(email: Email) -> Inquiry:
-    """A Crisp notification: the patient and their message; anything else: ``default``."""
+def crisp(email: Email, helpdesk: Sequence[str] = (), authserv_id: str | None = None) -> Inquiry:
+    """A Crisp notification from the helpdesk: the patient and their message; else ``default``.
+
+    Args:
+        email: the email.
+        helpdesk: the addresses whose authenticated mail is read as Crisp's (the profile's).
+        authserv_id: the receiving server whose verdict counts (default: the configured one).
+    """
+    trusted = check_sender(email, authserv_id)
+    if not any(trusted.is_sender(address) for address in helpdesk):
+        return default(email)
     text = email.body_text
     if not _CRISP_HEAD.search(text) and email.body_html:
         text = html_to_text(email.body_html)
@@ -74,7 +87,7 @@ def crisp(email: Email) -> Inquiry:
         subject=email.subject,
         text=message,
         reply_to=patient_email,
-        via=email.sender.address,
+        via=trusted.address,
     )
 
 

@@ -24,6 +24,7 @@ class ProfileSnapshot(BaseModel):
     tools: list[str]
     preprocessor: str = "default"
     reviewers: list[str] = Field(default_factory=list)
+    helpdesk: list[str] = Field(default_factory=list)
 
 
 class Inquiry(BaseModel):

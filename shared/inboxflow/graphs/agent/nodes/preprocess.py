@@ -12,14 +12,19 @@ from __future__ import annotations
 from ....context import NodeContext
 from ....graph import Step
 from ....mail import Email
-from ..preprocess import PREPROCESSORS, first_message
+from ....mail.authentication import configured_authserv_id
+from ..preprocess import PREPROCESSORS, crisp, first_message
 from ..state import AgentState
 
 
 def preprocess(state: AgentState, ctx: NodeContext) -> Step:
     """Run the profile's preprocessor; start the conversation."""
     email = Email.model_validate(state.email)
-    inquiry = PREPROCESSORS[state.profile.preprocessor](email)
+    if state.profile.preprocessor == "crisp":
+        config = ctx.services.get("config") if ctx.services else None
+        inquiry = crisp(email, state.profile.helpdesk, configured_authserv_id(config))
+    else:
+        inquiry = PREPROCESSORS[state.profile.preprocessor](email)
     messages = [
         {"role": "system", "content": state.profile.system_prompt},
         {"role": "user", "content": first_message(inquiry)},

@@ -1,0 +1,103 @@
+"""The stamp on every message we write: ``X-Inboxflow-Trace`` and our Message-ID.
+
+Each write (a reply, a draft, a reviewer notification) is an effect with a key
+(``{trace_id}:{step}:{name}``, the effect journal's). What goes out in the
+message must not reveal that key: a customer who saw ``trace_id`` could compute
+the Message-ID of the next review email and answer it "from" a reviewer. So
+the message carries a **stamp** instead: 128 random bits, drawn once per effect
+key and kept in ``mail_stamps/{sha256(key)}`` (``{trace_key, trace_id, stamp,
+created_at, expire_at}``), nothing anyone can derive from the trace, the step,
+the round or the reviewer.
+
+- ``X-Inboxflow-Trace: {stamp}``: loop protection knows our own mail by the
+  header being there (``mail/loop_guard.py``); a crashed send finds its message
+  again by its value (``find_by_trace_key`` of the Gmail adapter).
+- ``Message-ID: <inboxflow.{stamp}@{domain}>``: a reply to a review email leads
+  back to it through ``review_mails/{stamp}`` (``approvals/replies.py``).
+
+A stamp is drawn before the message is sent (create-only, so two runs of one
+effect agree on it) and read back, never drawn again, when the effect is
+reconciled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import time
+from typing import Any
+
+from .ports.checkpoint import CheckpointStore
+
+COLLECTION = "mail_stamps"
+RETENTION_S = 90 * 86400
+"""How long a stamp is kept: longer than any effect is reconciled or a review waits."""
+DEFAULT_DOMAIN = "inboxflow.invalid"
+_STAMP = re.compile(r"[0-9a-f]{32}")
+
+
+def stamp_path(trace_key: str) -> str:
+    """Where the stamp of the write with effect key ``trace_key`` is kept."""
+    return f"{COLLECTION}/{hashlib.sha256(trace_key.encode('utf-8')).hexdigest()[:32]}"
+
+
+def stamp_for(store: CheckpointStore, trace_key: str, now: float | None = None) -> str:
+    """The stamp of the write with effect key ``trace_key``, drawn the first time (32 hex digits).
+
+    Args:
+        store: where stamps are kept.
+        trace_key: the effect journal's key of the write.
+        now: the time of the first draw (default: the wall clock).
+    """
+    path = stamp_path(trace_key)
+    found = store.get(path)
+    if found is not None:
+        return str(found["stamp"])
+    at = time.time() if now is None else now
+    stamp = secrets.token_hex(16)
+    doc: dict[str, Any] = {
+        "trace_key": trace_key,
+        "trace_id": trace_key.partition(":")[0],
+        "stamp": stamp,
+        "created_at": at,
+        "expire_at": at + RETENTION_S,
+    }
+    if store.create(path, doc):
+        return stamp
+    raced = store.get(path)  # another run of the same effect drew it first
+    if raced is None:
+        raise RuntimeError(f"the stamp of {trace_key} was created and is gone")
+    return str(raced["stamp"])
+
+
+def stamp_of(store: CheckpointStore, trace_key: str) -> str | None:
+    """The stamp already drawn for ``trace_key``, or None (nothing was written with it)."""
+    found = store.get(stamp_path(trace_key))
+    return None if found is None else str(found["stamp"])
+
+
+def trace_key_of(store: CheckpointStore, stamp: str) -> str | None:
+    """The effect key a stamp was drawn for (which trace wrote a message), or None."""
+    stamp = stamp.strip().lower()
+    if not _STAMP.fullmatch(stamp):
+        return None
+    rows = store.list(COLLECTION, where=[("stamp", "==", stamp)], limit=1)
+    return str(rows[0][1]["trace_key"]) if rows else None
+
+
+def stamped_message_id(stamp: str, domain: str = DEFAULT_DOMAIN) -> str:
+    """The Message-ID (with angle brackets) of the message carrying ``stamp``."""
+    return f"<inboxflow.{stamp}@{domain}>"
+
+
+__all__ = [
+    "COLLECTION",
+    "DEFAULT_DOMAIN",
+    "RETENTION_S",
+    "stamp_for",
+    "stamp_of",
+    "stamp_path",
+    "stamped_message_id",
+    "trace_key_of",
+]
