@@ -4,12 +4,14 @@ pharmacy site's inbox info@dostupnost-leku.cz (routing rule ``pharmacy-crisp``).
 
 from __future__ import annotations
 
-from mailkit import CET, addr, d, mail
+from mailkit import CET, addr, auth_pass, d, mail
 
 SITE = addr("Dostupnost léků", "info@dostupnost-leku.cz")
 TO = addr("Lékárna", "lekarna@dostupnost-leku.cz")
 BOX = "lekarna@dostupnost-leku.cz"
 CRISP = [("X-Forwarded-From", "notifications@crisp.chat")]
+SITE_AUTH = auth_pass("info@dostupnost-leku.cz")
+"""The site's inbox forwards with its own DKIM/SPF/DMARC: routing's forwarded_from needs it."""
 
 
 def crisp_cs(name: str, email: str, message: str, session: str) -> str:
@@ -63,6 +65,7 @@ def crisp(
     mail(
         path,
         frm=SITE,
+        auth=SITE_AUTH,
         to=TO,
         subject=subject,
         date=when,
@@ -203,6 +206,7 @@ def build() -> None:
     mail(
         "agent/loop-crisp-weekly-digest.eml",
         frm=SITE,
+        auth=SITE_AUTH,
         to=TO,
         subject="Týdenní přehled konverzací – Dostupnost léků",
         date=d(18, 6, 0, CET),
@@ -219,6 +223,7 @@ def build() -> None:
     mail(
         "agent/loop-autoreply-x-autoreply.eml",
         frm=SITE,
+        auth=SITE_AUTH,
         to=TO,
         subject="Re: Vaše rezervace je připravena",
         date=d(18, 9, 30, CET),
@@ -234,6 +239,7 @@ def build() -> None:
     mail(
         "agent/lookalike-crisp-domain.eml",
         frm=addr("Dostupnost léků", "info@dostupnost-1eku.cz"),
+        auth=auth_pass("info@dostupnost-1eku.cz"),
         to=TO,
         subject="Nová zpráva od Pavel Král",
         date=d(15, 2, 40, CET),
@@ -263,6 +269,7 @@ def build() -> None:
     mail(
         "agent/forwarded-supplier-notice.eml",
         frm=SITE,
+        auth=SITE_AUTH,
         to=TO,
         subject="Fwd: Výpadek dodávek Paralen 500",
         date=d(15, 13, 0, CET),
