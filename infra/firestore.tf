@@ -1,6 +1,6 @@
 # Checkpoints, step logs, approvals and their tokens, effects, failures,
 # mailboxes, mail claims, threads, the KB chunks and email vectors
-# (ARCHITECTURE.md sections 3-6). The lists below come from
+# (docs/architecture.md §5-§7, §10). The lists below come from
 # inboxflow.infra_export (TTL_COLLECTIONS, COMPOSITE_INDEXES, VECTOR_INDEXES,
 # INDEX_EXEMPTIONS), so code and infra agree.
 

@@ -100,7 +100,7 @@ module "ingest" {
 # changes state. Cloud Tasks calls POST /timeout with an OIDC token of the
 # tasks identity, which the function verifies itself (the service is public).
 module "approve" {
-  #checkov:skip=CKV_GCP_124:Reviewers open approval links from their mail clients on the internet; the single-use, hashed, deadline-bound token in the link is the credential (ARCHITECTURE.md section 4).
+  #checkov:skip=CKV_GCP_124:Reviewers open approval links from their mail clients on the internet; the single-use, hashed, deadline-bound token in the link is the credential (docs/architecture.md §6).
   source = "./modules/http_function"
 
   project_id         = var.project_id

@@ -25,7 +25,7 @@ resource "google_pubsub_topic_iam_member" "node_publishes" {
 }
 
 # A node records input that is not an envelope at all on its dead-letter
-# topic (ARCHITECTURE.md section 3, rule 6).
+# topic (docs/architecture.md §5, errors).
 resource "google_pubsub_topic_iam_member" "node_dead_letters" {
   for_each = var.node_functions
 

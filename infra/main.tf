@@ -33,7 +33,7 @@ locals {
     || (startswith(local.firestore_location, "eur") && local.region_prefix == "europe")
   )
 
-  # Environment every function reads (see ARCHITECTURE.md section 6).
+  # Environment every function reads (see docs/architecture.md §10).
   base_environment = merge(var.function_environment, {
     GOOGLE_CLOUD_PROJECT = var.project_id
     INBOXFLOW_STORE      = "firestore"

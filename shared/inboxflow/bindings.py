@@ -51,7 +51,7 @@ class Binding:
         argument: the parameter naming it; None when the tool never takes it from
             its arguments (the handler reads ``ctx.bound_subject(subject)``).
         kind: how the argument is compared: ``address``, ``addresses`` or ``id``.
-        description: who the subject is, in words (README, refusals).
+        description: who the subject is, in words (docs, refusals).
     """
 
     subject: str

@@ -1,4 +1,4 @@
-"""Error taxonomy of the step protocol (ARCHITECTURE.md section 3, rule 6).
+"""Error taxonomy of the step protocol (docs/architecture.md §5, errors).
 
 Retryable errors are raised out of the entry point so that Pub/Sub redelivers
 with backoff. Permanent errors are acknowledged and recorded where they can be

@@ -283,7 +283,7 @@ class Graph:
         outcome: the graph's judgment on a trace as the fields ``outcome_fields``
             names (``inboxflow eval`` compares them with labels); the fields every
             graph has (status, route, what was sent...) come from ``inboxflow.outcomes``.
-        outcome_fields: the names ``outcome`` returns, documented in the README.
+        outcome_fields: the names ``outcome`` returns, documented in docs/evaluating.md.
         settings_model: the graph's settings (read from ``inboxflow.yaml``), if any.
         samples: folder of sample emails the demo runs through this graph, if any.
         takes_profile: routing rules to this graph must name an agent profile.

@@ -1,4 +1,4 @@
-"""The step runtime: ARCHITECTURE.md section 3, rule by rule.
+"""The step runtime: docs/architecture.md §5, rule by rule.
 
 ``Runtime.handle_message`` is what every node function runs on a Pub/Sub
 message, whether it arrives as a CloudEvent from functions-framework or from

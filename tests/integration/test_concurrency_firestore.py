@@ -3,7 +3,7 @@
 Each thread is its own worker, as N function instances would be: its own
 ``FirestoreCheckpointStore`` (its own Firestore client) with transactions NOT
 serialised in-process, its own Runtime and bus. A ``threading.Barrier``
-releases them together. What must hold (ARCHITECTURE.md section 3, rules 1-4):
+releases them together. What must hold (docs/architecture.md §5, rules 1-4):
 every node of the trace runs once (counted at the model and at the Gmail
 double, not only in our own step log), one step-log entry per step, one draft.
 Retryable refusals (a live lease, contention) are redelivered afterwards, as

@@ -1,5 +1,6 @@
-"""Every graph declares its outcome fields (README "Evaluating") and its projection gives exactly
-those, on a trace that got nowhere as on one that ran (the eval tests run every graph)."""
+"""Every graph declares its outcome fields (docs/evaluating.md, "Outcome fields") and its
+projection gives exactly those, on a trace that got nowhere as on one that ran (the eval tests
+run every graph)."""
 
 from __future__ import annotations
 

@@ -188,9 +188,10 @@ def test_without_k_service_or_with_an_override_the_store_is_sqlite(
     assert Settings.from_env(environ).store == "sqlite"
 
 
-# --- what the README says about the samples and retries -------------------------------------
+# --- what the README and docs/architecture.md say about the samples and retries -------------
 
 README = Path(__file__).resolve().parents[2] / "README.md"
+ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 _NUMBERS = [
     "zero",
     "one",
@@ -225,12 +226,12 @@ def test_the_readme_counts_the_bundled_samples() -> None:
     assert _NUMBERS.index(match.group(1).lower()) == len(sample_inbox())
 
 
-def test_the_readme_states_the_retry_rule_the_runtime_applies() -> None:
-    """Three attempts inside the step, then ``needs_review`` (ARCHITECTURE.md section 3 rule 6);
+def test_the_design_document_states_the_retry_rule_the_runtime_applies() -> None:
+    """Three attempts inside the step, then ``needs_review`` (docs/architecture.md §5, errors);
     tests/unit/test_runtime.py shows the trace becoming ``needs_review``."""
     from inboxflow.runtime import RuntimeOptions
 
-    text = " ".join(README.read_text(encoding="utf-8").split())
+    text = " ".join(ARCHITECTURE.read_text(encoding="utf-8").split())
     assert RuntimeOptions().node_attempts == 3
     assert "get three attempts inside the step" in text
     assert '("retries exhausted after 3 attempts: ...")' in text

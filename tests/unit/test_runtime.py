@@ -1,4 +1,4 @@
-"""The step protocol (ARCHITECTURE.md section 3) on the embedded default."""
+"""The step protocol (docs/architecture.md §5) on the embedded default."""
 
 from __future__ import annotations
 

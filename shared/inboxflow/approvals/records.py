@@ -1,7 +1,7 @@
 """Approval records and reviewer tokens as stored documents.
 
 ``approvals/{approval_id}`` is written in the commit of the step that
-paused (ARCHITECTURE section 4). ``approval_tokens/{sha256(token)}`` binds
+paused (docs/architecture.md §6). ``approval_tokens/{sha256(token)}`` binds
 one random token to one approval and one reviewer; the token itself is
 never stored, only sent in the reviewer's link. The review page does not
 echo the link's token: its form carries a short-lived token derived from

@@ -1,4 +1,4 @@
-"""The approval protocol (ARCHITECTURE section 4): notify, check links, decide, time out.
+"""The approval protocol (docs/architecture.md §6): notify, check links, decide, time out.
 
 ``ApprovalService`` is what the pausing node (through ``Runtime.on_pause``),
 the approval HTTP function and the CLI share. Every state change is one
@@ -769,7 +769,7 @@ class AnsweredFirst(ResumeRefused):
 def answer_customer_wait(store: CheckpointStore, resume: Mapping[str, Any], now: float) -> Approval:
     """Decide a customer wait's approval with the customer's answer, unless decided first.
 
-    The customer's side of "first decision wins" (ARCHITECTURE section 4): ingest calls
+    The customer's side of "first decision wins" (docs/architecture.md §6): ingest calls
     this before it publishes a reply's resume, in one transaction on
     ``approvals/{approval_id}``, as the approval function does for a reviewer and the
     deadline handler for the timeout policy. The decision, who took it and the payload

@@ -1,4 +1,4 @@
-"""Gmail ingestion (ARCHITECTURE section 5): watch notifications to traces.
+"""Gmail ingestion (docs/architecture.md §7): watch notifications to traces.
 
 - ``notification``: decoding ``{emailAddress, historyId}`` Pub/Sub messages.
 - Gmail is reached through the ``GmailReader`` port (``ports/gmail_reader.py``;

@@ -1,4 +1,4 @@
-"""Gmail ingestion: from a watch notification to one trace per new message (ARCHITECTURE section 5).
+"""Gmail ingestion: from a watch notification to one trace per new message (docs/architecture.md §7).
 
 For a notification ``{emailAddress, historyId}``:
 

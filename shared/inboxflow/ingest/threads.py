@@ -1,8 +1,8 @@
 """The thread resolver: ``threads/{mailbox}:{thread_id}`` -> the trace of that Gmail thread.
 
 A new message in a thread whose trace is ``waiting`` on a ``customer_reply``
-pause resumes that trace (ARCHITECTURE section 4, "wait for customer
-reply"); any other message starts a new trace, which becomes the thread's.
+pause resumes that trace (docs/architecture.md §6, "wait for the
+customer's reply"); any other message starts a new trace, which becomes the thread's.
 The mapping keeps the trace it replaced (``previous_trace_id``), so a trace
 started by a reply can find the thread's earlier one (``trace_before``).
 """

@@ -24,8 +24,8 @@ TRACE_HEADER = "X-Inboxflow-Trace"
 """Stamped on every message we write (draft or send) with its effect-journal key.
 
 Mail carrying it is our own (ingest skips it, loop protection never answers
-it), and a crashed dispatch finds its message again by it (ARCHITECTURE
-sections 3 and 5). ``Email.headers`` keys are lowercased: look it up with
+it), and a crashed dispatch finds its message again by it (docs/architecture.md
+§5 and §8). ``Email.headers`` keys are lowercased: look it up with
 ``TRACE_HEADER.lower()`` or ``Email.header``.
 """
 

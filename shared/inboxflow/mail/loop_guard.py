@@ -9,7 +9,7 @@ not to write to an address (dispatch asks it even after a reviewer approved).
 
 Rules, in the order they are checked (the first match is the reason):
 
-1. ``X-Inboxflow-Trace``: our own message coming back (ARCHITECTURE section 5).
+1. ``X-Inboxflow-Trace``: our own message coming back (docs/architecture.md §8).
 2. ``Auto-Submitted`` with any value but ``no``: RFC 3834 section 5 defines the
    field; section 2 says responders SHOULD NOT answer such messages
    (``auto-generated``, ``auto-replied``, ``auto-notified`` of RFC 5436).

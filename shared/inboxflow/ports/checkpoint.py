@@ -273,7 +273,7 @@ class CheckpointStore(ABC):
         ttl_s: float,
         admit: Callable[[Checkpoint | None], None] | None = None,
     ) -> Checkpoint:
-        """Lease ``step`` of a trace for ``owner`` (ARCHITECTURE.md section 3, rules 1 and 2).
+        """Lease ``step`` of a trace for ``owner`` (docs/architecture.md §5, rules 1 and 2).
 
         The checkpoint is read once, inside the transaction: ``admit`` sees it
         first and may refuse the delivery by raising (duplicate, early, wrong node).
