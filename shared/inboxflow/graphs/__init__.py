@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from ..graph import Graph
 
 BUILT_IN: tuple[str, ...] = (
-    "inboxflow.pipeline.graph:PIPELINE",
+    "inboxflow.graphs.pipeline.graph:PIPELINE",
     "inboxflow.graphs.agent.graph:AGENT",
     "inboxflow.graphs.support.graph:SUPPORT",
     "inboxflow.graphs.assistant.graph:ASSISTANT",
@@ -81,7 +81,7 @@ def load_named_graph(name: str, environ: Mapping[str, str] | None = None) -> Gra
     """The graph called ``name``, importing only its own package when its reference names it.
 
     A reference names a graph when its module path has a segment ``name`` or
-    its attribute is ``name`` in any case (``inboxflow.pipeline.graph:PIPELINE``);
+    its attribute is ``name`` in any case (``inboxflow.graphs.pipeline.graph:PIPELINE``);
     otherwise, or when that guess loads another graph, the whole registry is loaded.
     """
     references = graph_references(environ)

@@ -35,8 +35,8 @@ from ...context import NodeContext
 from ...errors import RetryableError
 from ...graph import END, Pause, Step
 from ...memory import read_memory
-from ...pipeline.tools import workspace_of
 from ...ports.llm import ChatSettings, LLMFailed
+from ..kit import workspace_of
 from .kinds import QUESTION_LABELS, TOOL_REVIEW_KIND, pause_context
 from .learning import first_name, learn
 from .policy import assistant_policy
