@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from inboxflow.graphs.pipeline.kinds import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
+from inboxflow.graphs.pipeline.pauses import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
 from inboxflow.pauses import (
     APPROVE_REJECT,
     Choice,

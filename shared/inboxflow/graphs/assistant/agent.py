@@ -37,8 +37,8 @@ from ...graph import END, Pause, Step
 from ...memory import read_memory
 from ...ports.llm import ChatSettings, LLMFailed
 from ..kit import workspace_of
-from .kinds import QUESTION_LABELS, TOOL_REVIEW_KIND, pause_context
 from .learning import first_name, learn
+from .pauses import QUESTION_LABELS, TOOL_REVIEW_KIND, pause_context
 from .policy import assistant_policy
 from .settings import assistant_settings
 from .state import AssistantState, ToolLogEntry

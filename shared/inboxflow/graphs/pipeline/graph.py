@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ...graph import END, Graph, Node, lazy
 from . import outcome
-from .kinds import APPROVE_DRAFT_KIND
+from .pauses import APPROVE_DRAFT_KIND
 from .settings import PipelineSettings
 from .state import PipelineState
 from .summary import initial_state, summary
