@@ -174,7 +174,7 @@ def _import_profile(code: str, node: str | None, home: str, cwd: Path) -> dict[s
 
 
 def _group(module: str) -> str:
-    """``inboxflow.pipeline.state`` -> ``inboxflow.pipeline``; ``yaml.reader`` -> ``yaml``."""
+    """``inboxflow.graphs.pipeline.state`` -> ``inboxflow.graphs.pipeline``; ``yaml.reader`` -> ``yaml``."""
     parts = module.split(".")
     return ".".join(parts[:2]) if parts[0] == "inboxflow" else parts[0]
 

@@ -48,7 +48,7 @@ def inboxflow_nodes() -> tuple[Any, Any]:
     from inboxflow.clock import SystemClock
     from inboxflow.context import EffectJournal, NodeContext
     from inboxflow.graphs import get_graph
-    from inboxflow.pipeline.tools import pipeline_tools
+    from inboxflow.graphs.pipeline.tools import pipeline_tools
     from inboxflow.tools import ToolRegistry
     from inboxflow.workspace import seed_workspace
 

@@ -17,7 +17,7 @@ from inboxflow.approvals.app import handle_http
 from inboxflow.approvals.records import Approval
 from inboxflow.approvals.service import ApprovalConfig, ApprovalService
 from inboxflow.clock import FakeClock
-from inboxflow.pipeline.settings import PipelineSettings
+from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.tasks import ScheduledTask, TaskQueue
 from inboxflow.runtime import Runtime

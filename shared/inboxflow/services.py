@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .approvals.service import ApprovalService
     from .config import InboxflowConfig
     from .graph import Graph
-    from .pipeline.settings import PipelineSettings
+    from .graphs.pipeline.settings import PipelineSettings
     from .ports.gmail_reader import GmailReader
     from .ports.quoting import QuotingService
     from .ports.vectors import VectorIndex
@@ -206,6 +206,12 @@ def make_notifier(
     return ChannelNotifier(config or InboxflowConfig(), build, store, gmail)
 
 
+def _pipeline_settings(settings: Settings, config: InboxflowConfig) -> PipelineSettings:
+    from .graphs.pipeline.settings import PipelineSettings
+
+    return PipelineSettings.from_env(settings.environ, base=config.graph_settings("pipeline"))
+
+
 def build_services(
     settings: Settings | None = None, *, clock: Clock | None = None, **overrides: Any
 ) -> Services:
@@ -219,7 +225,6 @@ def build_services(
     """
     from .config import load_config
     from .graphs import NodeGraphs
-    from .pipeline.settings import PipelineSettings
 
     settings = settings or Settings.from_env()
     clock = clock or SystemClock()
@@ -244,9 +249,8 @@ def build_services(
         "vectors": lambda: Later(store.vector_index),
         "workspace": lambda: Later(lambda: make_workspace(settings, store, clock)),
         "tasks": lambda: LazyTaskQueue(lambda: make_task_queue(settings, store)),
-        "pipeline_settings": lambda: PipelineSettings.from_env(
-            settings.environ, base=config.graph_settings("pipeline")
-        ),
+        # Read on first use: a function serving another graph never imports the pipeline.
+        "pipeline_settings": lambda: Later(lambda: _pipeline_settings(settings, config)),
     }
     parts: dict[str, Any] = {"settings": settings, "clock": clock, "store": store, "config": config}
     for name, build in defaults.items():

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from inboxflow.approvals.pages import ApprovalView, render_result, render_review
-from inboxflow.pipeline.kinds import APPROVE_DRAFT_KIND
+from inboxflow.graphs.pipeline.pauses import APPROVE_DRAFT_KIND
 
 from .conftest import ARTIFACTS, OpenedPage, PageServer
 

@@ -127,7 +127,7 @@ def test_a_node_function_imports_only_its_own_graph(node: str) -> None:
     for name, package in PACKAGES.items():
         if name == own:
             continue
-        # Graphs share helpers (``inboxflow.pipeline.tools``), never another graph's nodes.
+        # Graphs share helpers (``inboxflow.graphs.kit``), never another graph's nodes.
         loaded = sorted(
             m for m in modules if m == f"{package}.graph" or m.startswith(package + ".nodes")
         )

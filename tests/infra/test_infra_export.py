@@ -184,7 +184,7 @@ def test_llm_and_gmail_grants_follow_the_declarations_only() -> None:
 
 
 def test_the_pipeline_declares_what_each_node_reaches() -> None:
-    from inboxflow.pipeline.graph import PIPELINE
+    from inboxflow.graphs.pipeline.graph import PIPELINE
 
     llm = {name for name, node in PIPELINE.nodes.items() if infra_export.uses_llm(node)}
     gmail = {name for name, node in PIPELINE.nodes.items() if infra_export.uses_gmail(node)}

@@ -17,9 +17,9 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.dev.cli.local import sample_inbox
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
+from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.mail import TRACE_HEADER, Email, bare_subject, load_email_file
 from inboxflow.mail_stamps import trace_key_of
-from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
 from tests.pipeline_harness import dispatch_effects

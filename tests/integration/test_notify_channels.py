@@ -23,7 +23,7 @@ from inboxflow.approvals.service import ApprovalConfig
 from inboxflow.config import Delivery, InboxflowConfig, parse_config
 from inboxflow.envelope import Envelope
 from inboxflow.errors import RetryableError
-from inboxflow.pipeline.settings import PipelineSettings
+from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.ports.notifier import Notifier
 from tests.approval_harness import LINK, Harness, sample
 from tests.ses_double import REGION, SesDouble

@@ -14,7 +14,7 @@ import pytest
 
 from inboxflow.approvals.records import FORM_TOKEN_TTL_S, token_hash
 from inboxflow.envelope import Envelope
-from inboxflow.pipeline.settings import PipelineSettings
+from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.runtime import payload_hash
 from tests.approval_harness import BACKUP, REVIEWERS, Harness, Link, sample
 from tests.pipeline_harness import mailbox_writes

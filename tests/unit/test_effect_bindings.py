@@ -406,10 +406,10 @@ def _pipeline_dispatch(tmp_path: Any, draft_to: str, planned: list[Any]) -> tupl
     from inboxflow.adapters.store_workspace import StoreWorkspace
     from inboxflow.clock import FakeClock
     from inboxflow.context import EffectJournal, NodeContext
+    from inboxflow.graphs.pipeline.nodes.dispatch import dispatch
+    from inboxflow.graphs.pipeline.state import Draft, PipelineState, Review
+    from inboxflow.graphs.pipeline.tools import pipeline_tools
     from inboxflow.mail import load_email_file, sample_inbox_dir
-    from inboxflow.pipeline.nodes.dispatch import dispatch
-    from inboxflow.pipeline.state import Draft, PipelineState, Review
-    from inboxflow.pipeline.tools import pipeline_tools
     from inboxflow.tools import ToolRegistry
 
     store = SqliteCheckpointStore(tmp_path / "dispatch.db")
@@ -446,8 +446,8 @@ def _pipeline_dispatch(tmp_path: Any, draft_to: str, planned: list[Any]) -> tupl
 )
 def test_pipeline_dispatch_writes_nothing_outside_the_binding(tmp_path, draft_to, attendees):
     from inboxflow.bindings import BindingRefused
+    from inboxflow.graphs.pipeline.state import ToolCall
     from inboxflow.mail import load_email_file, sample_inbox_dir
-    from inboxflow.pipeline.state import ToolCall
 
     sender = load_email_file(sample_inbox_dir() / "03-meeting-request.eml").sender.address
     planned = []

@@ -20,9 +20,13 @@ from inboxflow.dev.doubles.gemini_api import (
     start_gemini_double,
     template_pattern,
 )
+from inboxflow.graphs.pipeline.tasks import (
+    CLASSIFY_INTENT,
+    DECIDE_TOOLS,
+    IntentAnswer,
+    ToolDecision,
+)
 from inboxflow.mail import load_email_file, prompt_fields
-from inboxflow.pipeline.nodes.classify import CLASSIFY_INTENT, IntentAnswer
-from inboxflow.pipeline.nodes.decide import DECIDE_TOOLS, ToolDecision
 
 
 @pytest.fixture

@@ -20,9 +20,9 @@ from inboxflow.dev.doubles.gemini_api import (
     start_gemini_double,
 )
 from inboxflow.graphs.agent.tools import AGENT_TOOLS
+from inboxflow.graphs.pipeline.tasks import CLASSIFY_INTENT
 from inboxflow.llm_selection import choose_embedder, choose_llm
 from inboxflow.mail import email_from_json, prompt_fields
-from inboxflow.pipeline.nodes.classify import CLASSIFY_INTENT
 from inboxflow.ports.llm import ChatSettings, LLMFailed
 
 SPECS = AGENT_TOOLS.only(["search_drugs", "create_draft"]).openai_specs()

@@ -21,8 +21,9 @@ from inboxflow.adapters.gemini_llm import (
 from inboxflow.adapters.gemini_roles import DEFAULTS
 from inboxflow.dev.cli.local import sample_inbox
 from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
+from inboxflow.graphs.pipeline.offline import classify_offline
+from inboxflow.graphs.pipeline.tasks import CLASSIFY_INTENT, IntentAnswer
 from inboxflow.mail import email_from_json, load_email_file, prompt_fields
-from inboxflow.pipeline.nodes.classify import CLASSIFY_INTENT, IntentAnswer, classify_offline
 from inboxflow.ports.llm import LLMFailed
 
 

@@ -96,7 +96,7 @@ def test_selecting_does_not_import_google_genai_until_gemini_is_built():
     script = (
         "import sys\n"
         "from inboxflow import llm_selection, services\n"
-        "from inboxflow.pipeline import graph\n"
+        "from inboxflow.graphs.pipeline import graph\n"
         "assert 'google.genai' not in sys.modules, 'imported at module import'\n"
         "llm_selection.choose_llm({})\n"
         "assert 'google.genai' not in sys.modules, 'imported for the offline model'\n"

@@ -19,8 +19,8 @@ from inboxflow.context import NodeContext
 from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
 from inboxflow.errors import RetryableError
 from inboxflow.graph import END, Graph, Node, Step
+from inboxflow.graphs.pipeline.tasks import CLASSIFY_INTENT
 from inboxflow.mail import email_from_json, prompt_fields
-from inboxflow.pipeline.nodes.classify import CLASSIFY_INTENT
 from inboxflow.ports.llm import LanguageModel
 from inboxflow.runtime import Runtime
 from inboxflow.tools import Tool, ToolRegistry

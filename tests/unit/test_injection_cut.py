@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inboxflow.pipeline.nodes.classify import cut_injections
+from inboxflow.graphs.pipeline.offline import cut_injections
 
 
 def test_text_without_an_instruction_comes_back_whole() -> None:

@@ -52,10 +52,10 @@ def test_a_lazy_node_function_imports_its_module_on_first_call_only() -> None:
     script = (
         "import sys\n"
         "from inboxflow.graph import lazy\n"
-        "run = lazy('inboxflow.pipeline.nodes.review:review')\n"
-        "print('inboxflow.pipeline.nodes.review' in sys.modules)\n"
+        "run = lazy('inboxflow.graphs.pipeline.nodes.review:review')\n"
+        "print('inboxflow.graphs.pipeline.nodes.review' in sys.modules)\n"
         "run.resolve()\n"
-        "print('inboxflow.pipeline.nodes.review' in sys.modules)\n"
+        "print('inboxflow.graphs.pipeline.nodes.review' in sys.modules)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
@@ -112,6 +112,6 @@ def test_a_node_without_tools_does_not_load_the_registry() -> None:
 
 
 def test_a_registry_may_be_a_function_returning_tools() -> None:
-    graph = _graph("inboxflow.pipeline.tools:pipeline_tools", ("send_email",))
+    graph = _graph("inboxflow.graphs.pipeline.tools:pipeline_tools", ("send_email",))
     assert "send_email" in graph.tools
     assert "get_contact" in graph.tools.names()

@@ -8,11 +8,17 @@ from typing import Any
 import pytest
 
 from inboxflow.adapters.offline_llm import OfflineModel
+from inboxflow.graphs.pipeline.nodes.classify import no_reply_needed
+from inboxflow.graphs.pipeline.nodes.generate import TONES
+from inboxflow.graphs.pipeline.offline import (
+    TOOL_RULES,
+    classify_offline,
+    decide_offline,
+    generate_offline,
+)
+from inboxflow.graphs.pipeline.state import Classification
+from inboxflow.graphs.pipeline.tasks import CLASSIFY_INTENT, DECIDE_TOOLS, GENERATE_RESPONSE
 from inboxflow.mail import Email, email_from_json, load_email_file, prompt_fields, sample_inbox_dir
-from inboxflow.pipeline.nodes.classify import CLASSIFY_INTENT, classify_offline, no_reply_needed
-from inboxflow.pipeline.nodes.decide import DECIDE_TOOLS, TOOL_RULES, decide_offline
-from inboxflow.pipeline.nodes.generate import GENERATE_RESPONSE, TONES, generate_offline
-from inboxflow.pipeline.state import Classification
 
 STRONG, MIXED = 0.85, 0.8
 

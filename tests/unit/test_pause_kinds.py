@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from inboxflow.graphs.pipeline.pauses import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
 from inboxflow.pauses import (
     APPROVE_REJECT,
     Choice,
@@ -16,7 +17,6 @@ from inboxflow.pauses import (
     hidden_characters,
     kind_of,
 )
-from inboxflow.pipeline.kinds import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
 
 KIND = PauseKind(
     "k",

@@ -14,12 +14,12 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.graph import END
+from inboxflow.graphs.pipeline import initial_state
+from inboxflow.graphs.pipeline.graph import PIPELINE
+from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.mail import TRACE_HEADER, email_from_json, load_email_file, sample_inbox_dir
 from inboxflow.mail_stamps import DEFAULT_DOMAIN as DOMAIN
 from inboxflow.mail_stamps import stamp_of
-from inboxflow.pipeline import initial_state
-from inboxflow.pipeline.graph import PIPELINE
-from inboxflow.pipeline.settings import PipelineSettings
 from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
 from tests.runtimes import runtime_for

@@ -16,12 +16,12 @@ from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.context import EffectJournal, NodeContext
 from inboxflow.graph import END
+from inboxflow.graphs.pipeline.nodes.dispatch import dispatch
+from inboxflow.graphs.pipeline.settings import PipelineSettings
+from inboxflow.graphs.pipeline.state import Draft, PipelineState, Review, ToolCall
+from inboxflow.graphs.pipeline.tools import pipeline_tools
 from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.mail_stamps import stamp_of
-from inboxflow.pipeline.nodes.dispatch import dispatch
-from inboxflow.pipeline.settings import PipelineSettings
-from inboxflow.pipeline.state import Draft, PipelineState, Review, ToolCall
-from inboxflow.pipeline.tools import pipeline_tools
 from inboxflow.ports.workspace import Interval
 from inboxflow.tools import ToolRegistry
 from inboxflow.workspace import seed_workspace

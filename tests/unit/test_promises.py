@@ -21,7 +21,7 @@ import pytest
 from inboxflow import llm_selection, services
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.dev.doubles.gemini_api import TaskOracle, gemini_double_environment
-from inboxflow.pipeline.settings import AUTO_DISPATCH_CONFIDENCE
+from inboxflow.graphs.pipeline.settings import AUTO_DISPATCH_CONFIDENCE
 from inboxflow.ports.llm import LanguageModel, LLMTask, LLMUsage, Out
 from inboxflow.settings import Settings
 from tests.pipeline_harness import build, sample_emails

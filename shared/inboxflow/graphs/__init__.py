@@ -5,6 +5,28 @@ Adding a graph is its package plus one line in ``BUILT_IN``. A graph that lives
 outside the package (a team's own, or a test's) is added by naming it in
 ``INBOXFLOW_GRAPHS`` (comma-separated ``module:attribute``), which every
 function of a deployment reads the same way.
+
+Every graph package has one skeleton (``tests/unit/test_graph_skeleton.py``
+builds a throwaway graph from it and runs it)::
+
+    NAME/
+      graph.py     the declaration: ``Graph.build(name, entry, State, [Node(...)], ...)``,
+                   nodes named ``lazy("<package>.nodes.X:fn")`` so they import on first call
+      state.py     the state model (pydantic; frozen fields for what the email gave)
+      settings.py  the graph's settings model (``graphs.NAME`` in inboxflow.yaml)
+      pauses.py    its pause kinds (``PauseKind``: choices, editable fields)
+      tasks.py     its LLM tasks: prompt, output schema, ``LLMTask(...)``
+      offline.py   the offline model's heuristics for those tasks, as data where they are
+                   data; a task's ``offline`` imports it on first call (Gemini never loads it)
+      tools.py     its tool registry (``tools="<package>.tools:NAME"``)
+      outcome.py   ``outcome(checkpoint)`` and ``FIELDS``, what ``inboxflow eval`` judges
+      summary.py   ``summary(checkpoint)``, one line per trace in ``inboxflow traces``
+      nodes/       one module per node (or per family of nodes)
+      samples/     sample emails ``inboxflow demo`` and the eval read
+
+A file the graph does not need is left out. What several graphs share lives in
+:mod:`inboxflow.graphs.kit`, never in another graph: graphs do not import each
+other.
 """
 
 from __future__ import annotations
@@ -16,7 +38,7 @@ from collections.abc import Iterator, Mapping
 from ..graph import Graph
 
 BUILT_IN: tuple[str, ...] = (
-    "inboxflow.pipeline.graph:PIPELINE",
+    "inboxflow.graphs.pipeline.graph:PIPELINE",
     "inboxflow.graphs.agent.graph:AGENT",
     "inboxflow.graphs.support.graph:SUPPORT",
     "inboxflow.graphs.assistant.graph:ASSISTANT",
@@ -81,7 +103,7 @@ def load_named_graph(name: str, environ: Mapping[str, str] | None = None) -> Gra
     """The graph called ``name``, importing only its own package when its reference names it.
 
     A reference names a graph when its module path has a segment ``name`` or
-    its attribute is ``name`` in any case (``inboxflow.pipeline.graph:PIPELINE``);
+    its attribute is ``name`` in any case (``inboxflow.graphs.pipeline.graph:PIPELINE``);
     otherwise, or when that guess loads another graph, the whole registry is loaded.
     """
     references = graph_references(environ)

@@ -35,10 +35,10 @@ from ...context import NodeContext
 from ...errors import RetryableError
 from ...graph import END, Pause, Step
 from ...memory import read_memory
-from ...pipeline.tools import workspace_of
 from ...ports.llm import ChatSettings, LLMFailed
-from .kinds import QUESTION_LABELS, TOOL_REVIEW_KIND, pause_context
+from ..kit import workspace_of
 from .learning import first_name, learn
+from .pauses import QUESTION_LABELS, TOOL_REVIEW_KIND, pause_context
 from .policy import assistant_policy
 from .settings import assistant_settings
 from .state import AssistantState, ToolLogEntry

@@ -20,7 +20,7 @@ from typing import Any
 from ...graph import END, Graph, Node, StartContext, TraceSummary, lazy
 from ...ports.checkpoint import Checkpoint
 from . import outcome
-from .kinds import NOTIFY_KIND, TOOL_REVIEW_KIND
+from .pauses import NOTIFY_KIND, TOOL_REVIEW_KIND
 from .settings import AssistantSettings
 from .state import AssistantState
 

@@ -29,9 +29,9 @@ from pydantic import BaseModel, Field, field_validator
 from ...bindings import Bound, bound_addresses
 from ...context import ServicesWith
 from ...mail import Email
-from ...pipeline.tools import CORRESPONDENT, PEOPLE_ON_THE_EMAIL, workspace_of
-from ...pipeline.tools import bound_to as bound_to_email
 from ...tools import Tool, ToolRegistry
+from ..kit import CORRESPONDENT, PEOPLE_ON_THE_EMAIL, workspace_of
+from ..kit import bound_to as bound_to_email
 from .settings import assistant_settings
 
 if TYPE_CHECKING:

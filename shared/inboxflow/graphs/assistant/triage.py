@@ -27,8 +27,8 @@ from ...context import NodeContext
 from ...graph import END, Pause, Step
 from ...memory import read_memory
 from ...ports.llm import LLMTask
-from .kinds import pause_context
 from .learning import learn
+from .pauses import pause_context
 from .settings import assistant_settings
 from .state import AssistantState
 

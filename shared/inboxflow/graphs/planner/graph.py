@@ -23,7 +23,7 @@ from typing import Any
 from ...graph import END, Graph, Node, StartContext, TraceSummary, lazy
 from ...ports.checkpoint import Checkpoint
 from . import outcome
-from .kinds import AGENCY_REVIEW, CUSTOMER_REPLY
+from .pauses import AGENCY_REVIEW, CUSTOMER_REPLY
 from .settings import PlannerSettings
 from .state import PlannerState
 

@@ -35,9 +35,9 @@ from ...context import ServicesWith
 from ...mail import Email, reply_subject
 from ...mail.loop_guard import refuse_recipient
 from ...notices import notify_once
-from ...pipeline.tools import workspace_of
 from ...ports.quoting import Applicant, Driver, QuotingError, QuotingService, Vehicle
 from ...tools import Binding, Tool, ToolRegistry
+from ..kit import workspace_of
 from .extract import FIELD_LABELS
 
 if TYPE_CHECKING:

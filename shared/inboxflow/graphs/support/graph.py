@@ -19,7 +19,7 @@ from pathlib import Path
 from ...graph import END, Graph, Node, TraceSummary, lazy
 from ...ports.checkpoint import Checkpoint
 from . import outcome
-from .kinds import APPROVE_SUPPORT_REPLY
+from .pauses import APPROVE_SUPPORT_REPLY
 from .settings import SupportSettings
 from .state import SupportState
 from .triage import IssueType

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...ports.checkpoint import Checkpoint
-from .kinds import APPROVE_SUPPORT_REPLY
+from .pauses import APPROVE_SUPPORT_REPLY
 
 FIELDS = (
     "language",

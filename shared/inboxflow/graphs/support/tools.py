@@ -22,8 +22,8 @@ from pydantic import BaseModel, Field
 from ...bindings import Bound, bound_addresses
 from ...context import ServicesWith
 from ...mail import Email
-from ...pipeline.tools import workspace_of
 from ...tools import Binding, Tool, ToolRegistry
+from ..kit import workspace_of
 from .settings import support_settings
 from .tickets import TicketStore
 

@@ -18,9 +18,9 @@ from pydantic import BaseModel, Field
 
 from ....adapters.kb_web_search import KnowledgeBaseSearch
 from ....knowledge import knowledge_base_for
-from ....pipeline.tools import workspace_of
 from ....ports.web_search import WebSearch
 from ....tools import Binding, Tool
+from ...kit import workspace_of
 from .view import view_of
 
 REQUESTER = "requester"

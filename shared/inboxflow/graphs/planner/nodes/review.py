@@ -22,7 +22,7 @@ from typing import Any
 from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import Pause, Step
-from ..kinds import AGENCY_REVIEW
+from ..pauses import AGENCY_REVIEW
 from ..policy import review_reasons
 from ..settings import planner_settings
 from ..state import HumanFeedback, PlannedTool, PlannerState

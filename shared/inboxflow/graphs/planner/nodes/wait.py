@@ -32,7 +32,7 @@ from ....mail import reply_subject
 from ....ports.checkpoint import Transaction
 from ..conversation import queued_replies, reply_id, take_replies, thread_of
 from ..extract import FIELD_LABELS
-from ..kinds import CUSTOMER_REPLY
+from ..pauses import CUSTOMER_REPLY
 from ..settings import DAY_S, planner_settings
 from ..state import Message, PlannerState
 from ..tools import _send, with_thread

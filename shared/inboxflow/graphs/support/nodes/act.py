@@ -35,7 +35,7 @@ from ....errors import NodeFailed
 from ....graph import END, Pause, Step
 from ....mail.loop_guard import refuse_recipient
 from ....notices import notify_once
-from ..kinds import APPROVE_SUPPORT_REPLY
+from ..pauses import APPROVE_SUPPORT_REPLY
 from ..settings import support_settings
 from ..state import ActResult, SupportState
 from ..tickets import Assignment, Ticket, TicketMessage, TicketStore

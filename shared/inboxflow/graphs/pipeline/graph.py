@@ -15,14 +15,14 @@ Each node is one Cloud Function; sizing below is per function.
 
 from __future__ import annotations
 
-from ..graph import END, Graph, Node, lazy
+from ...graph import END, Graph, Node, lazy
 from . import outcome
-from .kinds import APPROVE_DRAFT_KIND
+from .pauses import APPROVE_DRAFT_KIND
 from .settings import PipelineSettings
 from .state import PipelineState
 from .summary import initial_state, summary
 
-NODES = "inboxflow.pipeline.nodes"
+NODES = "inboxflow.graphs.pipeline.nodes"
 
 ACTION_TOOLS = ("create_draft", "send_email", "mark_as_read", "schedule_meeting")
 READ_TOOLS = ("get_contact", "check_calendar")
@@ -108,7 +108,7 @@ PIPELINE = Graph.build(
         ),
     ],
     description="Seed 000: classify, retrieve, decide, execute tools, generate, review, dispatch.",
-    tools="inboxflow.pipeline.tools:pipeline_tools",
+    tools="inboxflow.graphs.pipeline.tools:pipeline_tools",
     pause_kinds=[APPROVE_DRAFT_KIND],
     initial_state=initial_state,
     summary=summary,

@@ -18,10 +18,10 @@ says what approving does (a Gmail draft, or a sent reply with ``auto_send``).
 
 from __future__ import annotations
 
-from ...context import NodeContext
-from ...errors import NodeFailed
-from ...graph import Pause, Step
-from ..kinds import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
+from ....context import NodeContext
+from ....errors import NodeFailed
+from ....graph import Pause, Step
+from ..pauses import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
 from ..settings import AUTO_DISPATCH_CONFIDENCE, pipeline_settings
 from ..state import PipelineState, Review
 

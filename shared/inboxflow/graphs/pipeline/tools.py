@@ -29,29 +29,24 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..bindings import Bound, bound_addresses
-from ..mail import Email
-from ..ports.workspace import OutgoingReply, Workspace
-from ..tools import Binding, Tool
-from ..workspace import business_day
+from ...ports.workspace import OutgoingReply
+from ...tools import Tool
+from ...workspace import business_day
+from ..kit import (
+    CORRESPONDENT,
+    MESSAGE_ANSWERED,
+    PEOPLE_ON_THE_EMAIL,
+    bound_to,
+    workspace_of,
+)
 
 if TYPE_CHECKING:
-    from ..context import NodeContext
+    from ...context import NodeContext
 
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday"]
 WEEKDAYS: tuple[Weekday, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday")
 WORKDAY_START_H, LUNCH_H, WORKDAY_END_H = 9, 12, 17
 SLOT_STEP_MIN = 30
-
-
-def workspace_of(ctx: NodeContext, mailbox: str | None = None) -> Workspace:
-    """The workspace port from the runtime's services, for ``mailbox`` when one is given."""
-    workspace = ctx.services.get("workspace") if ctx.services else None
-    if not isinstance(workspace, Workspace):
-        raise RuntimeError(
-            "no workspace configured: build the runtime with services={'workspace': ...}"
-        )
-    return workspace.for_mailbox(mailbox) if mailbox else workspace
 
 
 MAILBOX_FIELD = Field(
@@ -246,33 +241,6 @@ def schedule_meeting(params: ScheduleMeetingParams, ctx: NodeContext) -> dict[st
             params.summary, start, end, params.attendees, key, params.description
         ),
     )
-
-
-# --- bindings ---------------------------------------------------------------------------------
-
-CORRESPONDENT = Binding(
-    "correspondent", "to", "address", "the sender of the email answered (From or Reply-To)"
-)
-PEOPLE_ON_THE_EMAIL = Binding(
-    "people_on_the_email",
-    "attendees",
-    "addresses",
-    "the people on the email (From, Reply-To, To, Cc)",
-)
-MESSAGE_ANSWERED = Binding("message_answered", "message_id", "id", "the message answered")
-
-
-def bound_to(email: Email) -> Bound:
-    """Who the action tools are bound to when answering ``email``."""
-    sender = bound_addresses(email.sender.address, email.header("reply-to"))
-    people = bound_addresses(
-        *sender, *(a.address for a in email.to), *(a.address for a in email.cc)
-    )
-    return {
-        CORRESPONDENT.subject: sender,
-        PEOPLE_ON_THE_EMAIL.subject: people,
-        MESSAGE_ANSWERED.subject: tuple(i for i in (email.message_id, email.gmail_id) if i),
-    }
 
 
 # --- the set ---------------------------------------------------------------------------------

@@ -38,11 +38,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ...bindings import with_approved
-from ...context import NodeContext
-from ...errors import NodeFailed
-from ...graph import END, Step
-from ...mail.loop_guard import refuse_recipient
+from ....bindings import with_approved
+from ....context import NodeContext
+from ....errors import NodeFailed
+from ....graph import END, Step
+from ....mail.loop_guard import refuse_recipient
 from ..settings import pipeline_settings
 from ..state import DispatchResult, PipelineState
 from ..tools import bound_to, workspace_of

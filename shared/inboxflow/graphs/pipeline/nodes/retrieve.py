@@ -35,13 +35,13 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from ...context import NodeContext
-from ...errors import RetryableError
-from ...graph import Step
-from ...knowledge import Retrieval, excerpt, knowledge_base_for
-from ...mail import bare_subject, strip_quoted
-from ...ports.workspace import Workspace
-from ...workspace import SAVED_REPLIES, business_day
+from ....context import NodeContext
+from ....errors import RetryableError
+from ....graph import Step
+from ....knowledge import Retrieval, excerpt, knowledge_base_for
+from ....mail import bare_subject, strip_quoted
+from ....ports.workspace import Workspace
+from ....workspace import SAVED_REPLIES, business_day
 from ..settings import pipeline_settings
 from ..state import (
     Context,

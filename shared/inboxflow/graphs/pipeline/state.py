@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..mail import Email
+from ...mail import Email
 
 SCHEMA_VERSION = 1
 

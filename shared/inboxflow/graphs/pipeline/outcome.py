@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ports.checkpoint import Checkpoint
+from ...ports.checkpoint import Checkpoint
 
 FIELDS = ("category", "confidence", "tools", "tone")
 """``category`` and ``confidence`` of the classification; ``tools`` the decide node chose;

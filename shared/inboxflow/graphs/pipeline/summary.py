@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..graph import StartContext, TraceSummary
-from ..ports.checkpoint import Checkpoint
+from ...graph import StartContext, TraceSummary
+from ...ports.checkpoint import Checkpoint
 
 
 def initial_state(email: Mapping[str, Any], start: StartContext) -> Mapping[str, Any]:

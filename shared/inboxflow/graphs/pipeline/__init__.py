@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..mail import Email
+    from ...mail import Email
     from .state import PipelineState
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..graph import TimeoutPolicy
+from ...graph import TimeoutPolicy
 
 AUTO_DISPATCH_CONFIDENCE = 0.8
 
