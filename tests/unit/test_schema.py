@@ -92,17 +92,24 @@ def _literal_paths(tree: ast.AST) -> list[tuple[int, str]]:
     """String literals that name a collection the way code builds paths with one."""
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant):
-            if node.value.value in NAMES:
-                found.append((node.lineno, str(node.value.value)))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in STORE_CALLS and _store(node.func.value) and node.args:
-                first = node.args[0]
-                text = first.value if isinstance(first, ast.Constant) else None
-                if isinstance(first, ast.JoinedStr) and isinstance(first.values[0], ast.Constant):
-                    text = first.values[0].value
-                if isinstance(text, str) and text.split("/")[0] in NAMES:
-                    found.append((node.lineno, text))
+        value = (
+            getattr(node, "value", None) if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        )
+        if isinstance(value, ast.Constant) and value.value in NAMES:
+            found.append((node.lineno, str(value.value)))
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in STORE_CALLS
+            and _store(node.func.value)
+            and node.args
+        ):
+            first = node.args[0]
+            text = first.value if isinstance(first, ast.Constant) else None
+            if isinstance(first, ast.JoinedStr) and isinstance(first.values[0], ast.Constant):
+                text = first.values[0].value
+            if isinstance(text, str) and text.split("/")[0] in NAMES:
+                found.append((node.lineno, text))
         if isinstance(node, ast.JoinedStr) and node.values:
             head = node.values[0]
             if isinstance(head, ast.Constant) and isinstance(head.value, str):
