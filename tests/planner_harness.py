@@ -16,7 +16,6 @@ from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.approvals.records import Approval
 from inboxflow.approvals.service import ApprovalService
 from inboxflow.clock import FakeClock
-from inboxflow.graphs.planner.conversation import TRACE_REPLIES
 from inboxflow.graphs.planner.graph import SAMPLES as SAMPLE_DIR
 from inboxflow.graphs.planner.settings import PlannerSettings
 from inboxflow.ingest.claims import claim_path
@@ -29,6 +28,7 @@ from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.quoting import Quote
 from inboxflow.routing import RouteDecision
 from inboxflow.runtime import Runtime
+from inboxflow.schema import TRACE_REPLIES
 from inboxflow.start import start_email_trace
 from tests.mail_auth import gmail_pass
 from tests.runtimes import embedded_settings, runtime_for
@@ -170,7 +170,7 @@ def resume_with_reply(runtime: Runtime, trace_id: str, reply: Email) -> None:
 def queue_reply(runtime: Runtime, trace_id: str, reply: Email) -> None:
     """What ingest does for a reply that arrives while the trace runs: queue it for the trace."""
     runtime.store.set(
-        f"{TRACE_REPLIES}/{trace_id}:{reply.gmail_id}",
+        f"{TRACE_REPLIES.name}/{trace_id}:{reply.gmail_id}",
         {
             "trace_id": trace_id,
             "gmail_id": reply.gmail_id,

@@ -15,6 +15,7 @@ from .errors import NodeFailed, RetryableError
 from .naming import effect_path
 from .ports.checkpoint import CheckpointStore
 from .ports.llm import LanguageModel, LLMFailed, LLMTask, LLMUsage, Out
+from .schema import EFFECTS
 from .tools import ToolRegistry
 
 FaultHook = Callable[[str], None]
@@ -49,7 +50,7 @@ class EffectJournal:
     ) -> dict[str, Any]:
         """Perform the effect once. ``perform`` and ``reconcile`` get the effect key."""
         path = effect_path(trace_id, step, name)
-        key = path.removeprefix("effects/")
+        key = path.removeprefix(f"{EFFECTS.name}/")
         entry = self.store.get(path)
         if entry is not None and entry.get("status") == "done":
             return dict(entry.get("result") or {})

@@ -34,6 +34,7 @@ from .naming import (
     subscription_name,
     topic_name,
 )
+from .schema import COLLECTIONS, TTL_FIELD, Collection
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TFVARS_PATH = REPO_ROOT / "infra" / "graph.auto.tfvars.json"
@@ -46,129 +47,81 @@ SHARED_DEAD_LETTER_TOPIC = f"{PREFIX}-dead-letter"
 """Dead letters of functions that serve no node (``adapters.pubsub_bus`` publishes there)."""
 END = "__end__"
 
-# Collection groups whose documents carry ``expire_at`` (TTL policy).
-# A TTL policy applies to a collection *group*, so ``steps`` covers
-# ``traces/{trace_id}/steps``.
-TTL_COLLECTIONS = (
-    "traces",
-    "steps",
-    "effects",
-    "failures",
-    "approvals",
-    "approval_tokens",
-    "mail_claims",
-    "threads",
-    "trace_replies",
-    "review_mails",
-    "review_threads",
-    "mail_stamps",
-    "quote_keys",
-)
 
-# Composite indexes for the Firestore queries the code runs that single-field
-# indexes cannot serve: equality (or array-contains) on some fields plus an
-# order on another. A field has ``order`` or ``array_config``, never both.
-# Equality-only queries (``mail_claims``, ``mailboxes``, ``threads`` are read
-# by id or listed whole) are served by single-field indexes and need none.
-# ``composite_index_for`` tells whether a query shape is covered.
-COMPOSITE_INDEXES: tuple[dict[str, Any], ...] = (
-    {  # `inboxflow traces --status S`: traces by status, newest first
-        "collection": "traces",
-        "fields": [
-            {"field_path": "status", "order": "ASCENDING"},
-            {"field_path": "updated_at", "order": "DESCENDING"},
-        ],
-    },
-    {  # a reviewer's pending list: reviewers array-contains R, status == pending, by deadline
-        "collection": "approvals",
-        "fields": [
-            {"field_path": "reviewers", "array_config": "CONTAINS"},
-            {"field_path": "status", "order": "ASCENDING"},
-            {"field_path": "deadline", "order": "ASCENDING"},
-        ],
-    },
-    {  # every pending approval by deadline (`inboxflow approvals`)
-        "collection": "approvals",
-        "fields": [
-            {"field_path": "status", "order": "ASCENDING"},
-            {"field_path": "deadline", "order": "ASCENDING"},
-        ],
-    },
-    {  # the replies queued on a trace, oldest first (ingest/reply_queue.py)
-        "collection": "trace_replies",
-        "fields": [
-            {"field_path": "trace_id", "order": "ASCENDING"},
-            {"field_path": "received_at", "order": "ASCENDING"},
-        ],
-    },
-)
+def ttl_collections(collections: Iterable[Collection] = COLLECTIONS) -> tuple[str, ...]:
+    """The collection groups with a TTL policy on ``expire_at``, in declaration order.
 
-EMBEDDING_DIMENSIONS = 768
-"""Must equal ``ports.embeddings.EMBEDDING_DIMENSIONS`` (a test checks it)."""
+    A TTL policy applies to a collection *group*, so ``steps`` covers
+    ``traces/{trace_id}/steps``.
 
-# Retrieval: ``find_nearest`` (cosine distance, chosen per query) over the
-# knowledge-base chunks and past emails. Flat indexes: exhaustive search.
-# Searches pre-filter on ``embedder == name`` (vectors of different embedders
-# are not comparable), so ``embedder`` is an equality field ahead of the vector;
-# the support specialists' KB searches also filter on ``category == name``.
-VECTOR_INDEXES: tuple[dict[str, Any], ...] = (
-    {
-        "collection": "kb_chunks",
-        "prefix_fields": ["embedder"],
-        "field_path": "embedding",
-        "dimension": EMBEDDING_DIMENSIONS,
-    },
-    {
-        "collection": "kb_chunks",
-        "prefix_fields": ["embedder", "category"],
-        "field_path": "embedding",
-        "dimension": EMBEDDING_DIMENSIONS,
-    },
-    {
-        "collection": "email_vectors",
-        "prefix_fields": ["embedder"],
-        "field_path": "embedding",
-        "dimension": EMBEDDING_DIMENSIONS,
-    },
-)
+    Raises:
+        ValueError: a collection declares another TTL field (``infra/firestore.tf``
+            sets the policy on ``expire_at`` only).
+    """
+    names = []
+    for collection in collections:
+        if collection.ttl_field is None:
+            continue
+        if collection.ttl_field != TTL_FIELD:
+            raise ValueError(
+                f"collection {collection.name}: TTL field {collection.ttl_field!r} is not "
+                f"{TTL_FIELD!r}, the only one infra/firestore.tf sets a policy on"
+            )
+        names.append(collection.name)
+    return tuple(names)
 
-# Large or deeply nested fields that are never filtered on: exempt from
-# single-field indexing (cheaper writes, no 1500-byte index-entry limits).
-INDEX_EXEMPTIONS: tuple[dict[str, str], ...] = (
-    {"collection": "traces", "field": "state"},
-    {"collection": "traces", "field": "next"},
-    # written twice a hop (taken, then cleared by the commit)
-    {"collection": "traces", "field": "lease"},
-    {"collection": "traces", "field": "pause"},
-    {"collection": "traces", "field": "error"},
-    {"collection": "traces", "field": "route"},
-    {"collection": "traces", "field": "traceparent"},
-    {"collection": "traces", "field": "forked_from"},
-    {"collection": "traces", "field": "forks"},
-    {"collection": "steps", "field": "output_delta"},
-    {"collection": "steps", "field": "output_patch"},
-    {"collection": "steps", "field": "removed"},
-    {"collection": "steps", "field": "inputs_in_checkpoint"},
-    {"collection": "steps", "field": "tool_calls"},
-    {"collection": "steps", "field": "llm_calls"},
-    {"collection": "steps", "field": "error"},
-    # a trace's steps are only read in order (step_order): nothing else of them is queried
-    {"collection": "steps", "field": "step_name"},
-    {"collection": "steps", "field": "input_ref"},
-    {"collection": "steps", "field": "latency_ms"},
-    {"collection": "steps", "field": "started_at"},
-    {"collection": "steps", "field": "attempt"},
-    {"collection": "steps", "field": "worker"},
-    {"collection": "steps", "field": "routed_to"},
-    {"collection": "steps", "field": "route"},
-    {"collection": "approvals", "field": "payload"},
-    {"collection": "approvals", "field": "applied_payload"},
-    {"collection": "approvals", "field": "context"},
-    {"collection": "kb_chunks", "field": "embedding"},
-    {"collection": "kb_chunks", "field": "text"},
-    {"collection": "email_vectors", "field": "embedding"},
-    {"collection": "trace_replies", "field": "email"},
-)
+
+def composite_indexes(
+    collections: Iterable[Collection] = COLLECTIONS,
+) -> tuple[dict[str, Any], ...]:
+    """The declared composite indexes as Terraform reads them.
+
+    Each field has ``order`` or ``array_config``, never both.
+    """
+    return tuple(
+        {
+            "collection": collection.name,
+            "fields": [
+                {"field_path": field.field_path, "order": field.order}
+                if field.order is not None
+                else {"field_path": field.field_path, "array_config": field.array_config}
+                for field in index.fields
+            ],
+        }
+        for collection in collections
+        for index in collection.composite_indexes
+    )
+
+
+def vector_indexes(collections: Iterable[Collection] = COLLECTIONS) -> tuple[dict[str, Any], ...]:
+    """The declared vector (``find_nearest``) indexes as Terraform reads them."""
+    return tuple(
+        {
+            "collection": collection.name,
+            "prefix_fields": list(index.prefix_fields),
+            "field_path": index.field_path,
+            "dimension": index.dimension,
+        }
+        for collection in collections
+        for index in collection.vector_indexes
+    )
+
+
+def index_exemptions(collections: Iterable[Collection] = COLLECTIONS) -> tuple[dict[str, str], ...]:
+    """The fields exempt from single-field indexing, as Terraform reads them."""
+    return tuple(
+        {"collection": collection.name, "field": field}
+        for collection in collections
+        for field in collection.index_exemptions
+    )
+
+
+TTL_COLLECTIONS = ttl_collections()
+COMPOSITE_INDEXES = composite_indexes()
+"""The composite indexes the queries the code runs need (``composite_index_for``)."""
+VECTOR_INDEXES = vector_indexes()
+INDEX_EXEMPTIONS = index_exemptions()
+
 
 _FUNCTION_ID = re.compile(r"^[a-z](?:[-a-z0-9]{2,61}[a-z0-9])$")
 _SERVICE_ACCOUNT_ID = re.compile(r"^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$")
@@ -373,7 +326,7 @@ def composite_index_for(
             return index
     raise LookupError(
         f"query on {collection} (where {sorted(prefix)}, order by {ordered} {direction}) needs a "
-        "composite index: add it to inboxflow.infra_export.COMPOSITE_INDEXES and run "
+        "composite index: declare it on the collection in inboxflow.schema and run "
         "`inboxflow infra export`"
     )
 

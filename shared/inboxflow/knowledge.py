@@ -38,14 +38,13 @@ from .mail import Email, bare_subject, strip_quoted
 from .ports.checkpoint import CheckpointStore, Filter
 from .ports.embeddings import Embedder
 from .ports.vectors import Neighbor, VectorDocument, VectorIndex
+from .schema import EMAIL_VECTORS, KB_CHUNKS
 
 if TYPE_CHECKING:
     pass
 
 log = logging.getLogger(__name__)
 
-KB_CHUNKS = "kb_chunks"
-EMAIL_VECTORS = "email_vectors"
 CHUNK_CHARS = 800
 """Target chunk length; a chunk exceeds it only when one sentence does."""
 EMAIL_EMBED_CHARS = 2000
@@ -311,7 +310,7 @@ class KnowledgeBase:
         vectors = self.embedder.embed([c.embedding_text for c in chunks], purpose="document")
         added_at = self._now()
         self.vectors.upsert_many(
-            KB_CHUNKS,
+            KB_CHUNKS.name,
             [
                 VectorDocument(
                     chunk.chunk_id,
@@ -331,9 +330,9 @@ class KnowledgeBase:
             ],
         )
         keep = {chunk.chunk_id for chunk in chunks}
-        for doc_id, _ in self.vectors.documents(KB_CHUNKS, where=[("source", "==", source)]):
+        for doc_id, _ in self.vectors.documents(KB_CHUNKS.name, where=[("source", "==", source)]):
             if doc_id not in keep:
-                self.vectors.delete(KB_CHUNKS, doc_id)
+                self.vectors.delete(KB_CHUNKS.name, doc_id)
         return KbDocument(
             source=source,
             title=chunks[0].title,
@@ -355,7 +354,10 @@ class KnowledgeBase:
         """
         check_category(category)
         stored = sorted(
-            (fields for _, fields in self.vectors.documents(KB_CHUNKS, [("source", "==", source)])),
+            (
+                fields
+                for _, fields in self.vectors.documents(KB_CHUNKS.name, [("source", "==", source)])
+            ),
             key=lambda fields: int(fields.get("position", 0)),
         )
         if not stored:
@@ -394,16 +396,16 @@ class KnowledgeBase:
     def remove_document(self, source: str) -> int:
         """Delete every chunk of a source; returns how many."""
         doc_ids = [
-            d for d, _ in self.vectors.documents(KB_CHUNKS, where=[("source", "==", source)])
+            d for d, _ in self.vectors.documents(KB_CHUNKS.name, where=[("source", "==", source)])
         ]
         for doc_id in doc_ids:
-            self.vectors.delete(KB_CHUNKS, doc_id)
+            self.vectors.delete(KB_CHUNKS.name, doc_id)
         return len(doc_ids)
 
     def documents(self) -> list[KbDocument]:
         """The documents in the knowledge base, by source."""
         by_source: dict[str, list[dict[str, Any]]] = {}
-        for _, fields in self.vectors.documents(KB_CHUNKS):
+        for _, fields in self.vectors.documents(KB_CHUNKS.name):
             by_source.setdefault(str(fields.get("source", "?")), []).append(fields)
         return [
             KbDocument(
@@ -431,13 +433,13 @@ class KnowledgeBase:
         (vector,) = self.embedder.embed([text], purpose="query")
         if categories is None:
             return self.vectors.nearest(
-                KB_CHUNKS, vector, limit, where=self._mine, fields=KB_HIT_FIELDS
+                KB_CHUNKS.name, vector, limit, where=self._mine, fields=KB_HIT_FIELDS
             )
         found = [
             neighbor
             for category in dict.fromkeys(categories)
             for neighbor in self.vectors.nearest(
-                KB_CHUNKS,
+                KB_CHUNKS.name,
                 vector,
                 limit,
                 where=[*self._mine, ("category", "==", category)],
@@ -477,7 +479,7 @@ class KnowledgeBase:
         }
         if category:
             fields["category"] = category
-        self.vectors.upsert(EMAIL_VECTORS, email.message_id, vector, fields)
+        self.vectors.upsert(EMAIL_VECTORS.name, email.message_id, vector, fields)
 
     def retrieve(
         self,
@@ -496,12 +498,16 @@ class KnowledgeBase:
         """
         (vector,) = self.embedder.embed([self.email_text(email)], purpose="query")
         knowledge = self.vectors.nearest(
-            KB_CHUNKS, vector, kb_limit, where=self._mine, fields=KB_HIT_FIELDS
+            KB_CHUNKS.name, vector, kb_limit, where=self._mine, fields=KB_HIT_FIELDS
         )
         similar = [
             n
             for n in self.vectors.nearest(
-                EMAIL_VECTORS, vector, email_limit + 1, where=self._mine, fields=EMAIL_HIT_FIELDS
+                EMAIL_VECTORS.name,
+                vector,
+                email_limit + 1,
+                where=self._mine,
+                fields=EMAIL_HIT_FIELDS,
             )
             if n.doc_id != email.message_id
         ][:email_limit]
@@ -561,8 +567,6 @@ def knowledge_base_for(services: Mapping[str, Any], store: CheckpointStore) -> K
 
 
 __all__ = [
-    "EMAIL_VECTORS",
-    "KB_CHUNKS",
     "UNCATEGORISED",
     "Chunk",
     "KbDocument",

@@ -29,8 +29,8 @@ import time
 from typing import Any
 
 from .ports.checkpoint import CheckpointStore
+from .schema import MAIL_STAMPS
 
-COLLECTION = "mail_stamps"
 RETENTION_S = 90 * 86400
 """How long a stamp is kept: longer than any effect is reconciled or a review waits."""
 DEFAULT_DOMAIN = "inboxflow.invalid"
@@ -39,7 +39,7 @@ _STAMP = re.compile(r"[0-9a-f]{32}")
 
 def stamp_path(trace_key: str) -> str:
     """Where the stamp of the write with effect key ``trace_key`` is kept."""
-    return f"{COLLECTION}/{hashlib.sha256(trace_key.encode('utf-8')).hexdigest()[:32]}"
+    return MAIL_STAMPS.path(hashlib.sha256(trace_key.encode("utf-8")).hexdigest()[:32])
 
 
 def stamp_for(store: CheckpointStore, trace_key: str, now: float | None = None) -> str:
@@ -82,7 +82,7 @@ def trace_key_of(store: CheckpointStore, stamp: str) -> str | None:
     stamp = stamp.strip().lower()
     if not _STAMP.fullmatch(stamp):
         return None
-    rows = store.list(COLLECTION, where=[("stamp", "==", stamp)], limit=1)
+    rows = store.list(MAIL_STAMPS.name, where=[("stamp", "==", stamp)], limit=1)
     return str(rows[0][1]["trace_key"]) if rows else None
 
 
@@ -92,7 +92,6 @@ def stamped_message_id(stamp: str, domain: str = DEFAULT_DOMAIN) -> str:
 
 
 __all__ = [
-    "COLLECTION",
     "DEFAULT_DOMAIN",
     "RETENTION_S",
     "stamp_for",

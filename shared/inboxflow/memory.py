@@ -22,8 +22,8 @@ from typing import Any
 from .clock import Clock
 from .errors import Contention
 from .ports.checkpoint import CheckpointStore, Transaction
+from .schema import MEMORY, MEMORY_HISTORY
 
-MEMORY = "memory"
 HISTORY_KEEP = 50
 SOURCES_KEEP = 50
 MAX_ATTEMPTS = 20
@@ -91,7 +91,7 @@ def memory_path(mailbox: str, namespace: str) -> str:
     box = mailbox.strip().lower()
     if not box or "/" in box:
         raise ValueError(f"mailbox {mailbox!r} cannot name a memory document")
-    return f"{MEMORY}/{box}:{namespace}"
+    return MEMORY.path(f"{box}:{namespace}")
 
 
 def _memory(mailbox: str, namespace: str, doc: Mapping[str, Any] | None) -> Memory:
@@ -211,7 +211,7 @@ def _commit(
             },
         )
         tx.set(
-            f"{path}/history/{version:06d}",
+            f"{path}/{MEMORY_HISTORY.name}/{version:06d}",
             {
                 "version": version,
                 "at": now,
@@ -222,7 +222,7 @@ def _commit(
             },
         )
         if version > HISTORY_KEEP:
-            tx.delete(f"{path}/history/{version - HISTORY_KEEP:06d}")
+            tx.delete(f"{path}/{MEMORY_HISTORY.name}/{version - HISTORY_KEEP:06d}")
         return Memory(current.mailbox, current.namespace, profile, version, now, why)
 
     return store.run_transaction(write)
@@ -231,7 +231,12 @@ def _commit(
 def memory_history(store: CheckpointStore, mailbox: str, namespace: str) -> list[dict[str, Any]]:
     """The kept changes of a namespace, newest first."""
     path = memory_path(mailbox, namespace)
-    return [doc for _, doc in store.list(f"{path}/history", order_by="version", descending=True)]
+    return [
+        doc
+        for _, doc in store.list(
+            f"{path}/{MEMORY_HISTORY.name}", order_by="version", descending=True
+        )
+    ]
 
 
 def reset_memory(store: CheckpointStore, clock: Clock, mailbox: str, namespace: str) -> Memory:

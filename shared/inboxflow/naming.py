@@ -1,5 +1,7 @@
 """Names shared by the runtime, the adapters and the Terraform export."""
 
+from .schema import EFFECTS, STEPS, TRACES
+
 PREFIX = "inboxflow"
 
 
@@ -30,14 +32,14 @@ def function_name(graph: str, node: str) -> str:
 
 def trace_path(trace_id: str) -> str:
     """Document path of a trace's checkpoint."""
-    return f"traces/{trace_id}"
+    return TRACES.path(trace_id)
 
 
 def step_path(trace_id: str, step: int) -> str:
     """Document path of one step log entry (zero-padded so they sort)."""
-    return f"traces/{trace_id}/steps/{step:06d}"
+    return f"{trace_path(trace_id)}/{STEPS.name}/{step:06d}"
 
 
 def effect_path(trace_id: str, step: int, name: str) -> str:
     """Document path of an effect journal entry."""
-    return f"effects/{trace_id}:{step}:{name}"
+    return EFFECTS.path(f"{trace_id}:{step}:{name}")

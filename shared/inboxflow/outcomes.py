@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from email.utils import getaddresses
 from typing import TYPE_CHECKING, Any
 
-from .approvals.records import APPROVALS
 from .ports.checkpoint import Checkpoint, CheckpointStore
+from .schema import APPROVALS, EFFECTS, MAILBOX_DRAFTS, MAILBOX_SENT
 
 if TYPE_CHECKING:
     from .graph import Graph
@@ -66,7 +66,7 @@ class Effect:
 def effects_of(store: CheckpointStore, trace_id: str | None = None) -> list[Effect]:
     """The journal's effects (of one trace, when given), by step."""
     found = []
-    for key, doc in store.list("effects"):
+    for key, doc in store.list(EFFECTS.name):
         owner, _, rest = key.partition(":")
         step, _, name = rest.partition(":")
         if trace_id is not None and owner != trace_id:
@@ -81,12 +81,10 @@ def written_messages(store: CheckpointStore, keys: Iterable[str]) -> dict[str, l
     Returns:
         ``{"sent": [...], "drafted": [...]}``, addresses lowercased, sorted, once each.
     """
-    from .adapters.store_workspace import DRAFTS, SENT
-
     wanted = set(keys)
     found: dict[str, set[str]] = {"sent": set(), "drafted": set()}
-    for field, collection in (("sent", SENT), ("drafted", DRAFTS)):
-        for _, doc in store.list(collection):
+    for field, collection in (("sent", MAILBOX_SENT), ("drafted", MAILBOX_DRAFTS)):
+        for _, doc in store.list(collection.name):
             if doc.get("trace_key") in wanted:
                 found[field].update(recipients(doc.get("to")))
     return {field: sorted(addresses) for field, addresses in found.items()}
@@ -116,7 +114,8 @@ def trace_outcome(
     graph = graphs.get(checkpoint.graph)
     route = checkpoint.route
     approvals = [
-        doc for _, doc in store.list(APPROVALS, where=[("trace_id", "==", checkpoint.trace_id)])
+        doc
+        for _, doc in store.list(APPROVALS.name, where=[("trace_id", "==", checkpoint.trace_id)])
     ]
     kinds = graph.pause_kinds if graph is not None else {}
     reviewed = any(

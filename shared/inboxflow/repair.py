@@ -23,6 +23,7 @@ from .graph import END
 from .naming import step_path, trace_path
 from .ports.checkpoint import Checkpoint, StepLog, TraceLink, Transaction
 from .runtime import Runtime, fold, frozen_fields
+from .schema import RETRIED
 
 log = logging.getLogger("inboxflow.repair")
 
@@ -172,7 +173,7 @@ def retry(runtime: Runtime, trace_id: str) -> Envelope:
         if doc is None or doc.get("status") != "needs_review" or doc.get("step") != step + 1:
             raise RepairRefused(f"trace {trace_id} changed while retrying it: look again")
         failed: dict[str, Any] = tx.get(step_path(trace_id, step)) or {}
-        tx.set(f"{trace_path(trace_id)}/retried/{step:06d}-{int(now * 1000):013d}", failed)
+        tx.set(f"{trace_path(trace_id)}/{RETRIED.name}/{step:06d}-{int(now * 1000):013d}", failed)
         tx.set(
             trace_path(trace_id),
             {

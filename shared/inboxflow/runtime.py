@@ -44,6 +44,7 @@ from .pauses import check_resume, kind_of
 from .ports.bus import MessageBus
 from .ports.checkpoint import Checkpoint, CheckpointStore, Lease, StepLog, TraceRoute
 from .ports.llm import LanguageModel
+from .schema import FAILURES
 
 log = logging.getLogger("inboxflow.runtime")
 
@@ -600,7 +601,7 @@ class Runtime:
         if message is not None:
             raw = json.dumps(message, default=repr)[:MAX_RAW_FAILURE_BYTES]
             doc["message"] = raw
-        self.store.set(f"failures/{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}", doc)
+        self.store.set(FAILURES.path(f"{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}"), doc)
 
 
 def _fields(checkpoint: Checkpoint) -> dict[str, Any]:

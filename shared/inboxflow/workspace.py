@@ -19,10 +19,8 @@ from typing import Any
 
 from .ports.checkpoint import CheckpointStore
 from .ports.workspace import Interval, Workspace
+from .schema import CALENDAR_EVENTS, CONTACTS, SAVED_REPLIES
 
-CONTACTS = "contacts"
-CALENDAR_EVENTS = "calendar_events"
-SAVED_REPLIES = "saved_replies"
 """Canned answers the retrieve node matches against (a small knowledge base)."""
 
 
@@ -31,7 +29,7 @@ def contact_in_store(store: CheckpointStore, email: str) -> dict[str, Any] | Non
     address = email.strip().lower()
     if not address or "/" in address:
         return None
-    return store.get(f"{CONTACTS}/{address}")
+    return store.get(CONTACTS.path(address))
 
 
 def workspace_from_env(
@@ -102,13 +100,13 @@ def seed_workspace(
     today = datetime.fromtimestamp(now, UTC).date()
     for contact in seed.get("contacts", []):
         address = contact["email"].strip().lower()
-        store.set(f"{CONTACTS}/{address}", {**contact, "email": address, "seeded": True})
+        store.set(CONTACTS.path(address), {**contact, "email": address, "seeded": True})
     for reply in seed.get("saved_replies", []):
-        store.set(f"{SAVED_REPLIES}/{reply['id']}", {**reply, "seeded": True})
+        store.set(SAVED_REPLIES.path(reply["id"]), {**reply, "seeded": True})
     for event in seed.get("calendar_events", []):
         start, end = seed_event_times(event, today)
         store.set(
-            f"{CALENDAR_EVENTS}/{event['id']}",
+            CALENDAR_EVENTS.path(event["id"]),
             {
                 "id": event["id"],
                 "summary": event["summary"],
@@ -128,9 +126,6 @@ def seed_workspace(
 
 
 __all__ = [
-    "CALENDAR_EVENTS",
-    "CONTACTS",
-    "SAVED_REPLIES",
     "business_day",
     "contact_in_store",
     "load_seed",

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from inboxflow.adapters.store_workspace import DRAFTS
-from inboxflow.approvals.records import APPROVALS
 from inboxflow.ports.checkpoint import Checkpoint
+from inboxflow.schema import APPROVALS, MAILBOX_DRAFTS
 
 INBOXFLOW = str(Path(sys.executable).parent / "inboxflow")
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "inboxflow" / "samples" / "inbox"
@@ -213,5 +212,5 @@ def test_auto_replies_and_bounces_through_run_end_with_the_reason_and_no_draft(
         assert [log.step_name for log in store.step_logs(checkpoint.trace_id)] == ["__start__"]
         trace = cli("trace", checkpoint.trace_id, env=env, cwd=tmp_path)
         assert "not answered, loop protection:" in trace.stdout
-    assert store.list(APPROVALS) == [] and store.list(DRAFTS) == []
+    assert store.list(APPROVALS.name) == [] and store.list(MAILBOX_DRAFTS.name) == []
     assert store.list("outbox") == []

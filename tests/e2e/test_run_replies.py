@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from inboxflow.approvals.records import APPROVALS
-from inboxflow.ingest.claims import COLLECTION as CLAIMS
+from inboxflow.schema import APPROVALS, MAIL_CLAIMS
 
 CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
 MAIL = Path(__file__).resolve().parents[1] / "data" / "evals" / "mail"
@@ -63,7 +62,7 @@ def test_a_customer_reply_resumes_the_planner_trace_waiting_for_it(tmp_path):
         trace = store.get_trace(ask["trace_id"])
         assert trace is not None and trace.status == "done"
         assert trace.state["customer_info"]["vin"] == "1HGCM82633A004352"
-        claims = [doc["state"] for _, doc in store.list(CLAIMS)]
+        claims = [doc["state"] for _, doc in store.list(MAIL_CLAIMS.name)]
         assert sorted(claims) == ["resumed", "started"]  # ingest's own record of each message
         sent = [doc["to"] for _, doc in store.list("mailbox_sent")]
         assert sent == ["jordan.rivera@example.com"] * 2  # the question, then the quote
@@ -78,7 +77,7 @@ def test_a_reply_before_the_question_is_approved_is_queued_on_the_busy_trace(tmp
     store = SqliteCheckpointStore(tmp_path / "inboxflow.db")
     try:
         assert [doc["trace_id"] for _, doc in store.list("trace_replies")] == [ask["trace_id"]]
-        assert len(store.list(APPROVALS)) == 1
+        assert len(store.list(APPROVALS.name)) == 1
     finally:
         store.close()
 

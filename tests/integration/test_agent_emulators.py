@@ -13,8 +13,8 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
-from inboxflow.graphs.agent.audit import AGENT_RUNS, EMAIL_EVENTS, LLM_CALLS
 from inboxflow.graphs.agent.profiles import OFFLINE_POLICIES
+from inboxflow.schema import AGENT_RUNS, EMAIL_EVENTS, LLM_CALLS
 from tests.agent_harness import build, reply_writes, sample, start
 from tests.emulated_cloud import graph_functions
 from tests.pipeline_harness import StormBus
@@ -73,16 +73,16 @@ def test_audit_records_are_the_same_on_firestore(tmp_path, firestore_store):
     runtime = build(tmp_path, store=firestore_store)
     trace_id = start(runtime, sample("22"))
     runtime.bus.drain()
-    run = runtime.store.get(f"{AGENT_RUNS}/{trace_id}")
+    run = runtime.store.get(f"{AGENT_RUNS.name}/{trace_id}")
     assert (run["status"], run["profile"], run["iterations"]) == ("completed", "pharmacy", 3)
     assert [e["tool"] for e in json.loads(run["tool_calls_log"])] == [
         "search_drugs",
         "create_draft",
     ]
-    turns = runtime.store.list(LLM_CALLS, where=[("trace_id", "==", trace_id)])
+    turns = runtime.store.list(LLM_CALLS.name, where=[("trace_id", "==", trace_id)])
     assert sorted(doc["iteration"] for _, doc in turns) == [1, 2, 3]
     assert {doc["call_type"] for _, doc in turns} == {"agent"}
-    event = runtime.store.get(f"{EMAIL_EVENTS}/{trace_id}")
+    event = runtime.store.get(f"{EMAIL_EVENTS.name}/{trace_id}")
     assert (event["graph"], event["profile"], event["status"]) == ("agent", "pharmacy", "completed")
     from inboxflow.dev.cli.runs import agent_runs
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from inboxflow.errors import RetryableError
-from inboxflow.graphs.agent.audit import AGENT_RUNS, EMAIL_EVENTS, LLM_CALLS
 from inboxflow.ports.llm import AgentTurn, LLMFailed, LLMUsage
+from inboxflow.schema import AGENT_RUNS, EMAIL_EVENTS, LLM_CALLS
 from tests.agent_harness import build, calls, reply_writes, sample, start, tool_results, use_profile
 
 
@@ -48,7 +48,7 @@ def test_pharmacy_reservation_mail_is_a_multi_turn_loop_ending_with_a_draft_to_t
 def test_audit_records_run_llm_calls_and_email_event(tmp_path):
     runtime, checkpoint = _run(tmp_path)
     trace_id = checkpoint.trace_id
-    run = runtime.store.get(f"{AGENT_RUNS}/{trace_id}")
+    run = runtime.store.get(f"{AGENT_RUNS.name}/{trace_id}")
     assert run["status"] == "completed" and run["profile"] == "pharmacy" and run["iterations"] == 4
     log = json.loads(run["tool_calls_log"])
     assert [(e["tool"], e["iteration"]) for e in log] == [
@@ -57,10 +57,12 @@ def test_audit_records_run_llm_calls_and_email_event(tmp_path):
         ("create_draft", 3),
     ]
     assert set(log[0]) == {"tool", "arguments", "result", "iteration"}
-    turns = [doc for doc_id, doc in runtime.store.list(LLM_CALLS) if doc_id.startswith(trace_id)]
+    turns = [
+        doc for doc_id, doc in runtime.store.list(LLM_CALLS.name) if doc_id.startswith(trace_id)
+    ]
     assert len(turns) == 4 and {t["call_type"] for t in turns} == {"agent"}
     assert all(t["outcome"] == "ok" and t["model"] == "offline-heuristics" for t in turns)
-    event = runtime.store.get(f"{EMAIL_EVENTS}/{trace_id}")
+    event = runtime.store.get(f"{EMAIL_EVENTS.name}/{trace_id}")
     assert event == {
         **event,
         "graph": "agent",
@@ -100,7 +102,7 @@ def test_medical_question_escalates_to_needs_review_with_the_reason_and_notifies
     assert reply_writes(runtime.store, checkpoint.trace_id) == []
     outbox = runtime.services["approvals"].notifier.messages()
     assert [m["to"] for m in outbox] == ["lekarna@dostupnost-leku.cz"]
-    assert runtime.store.get(f"{AGENT_RUNS}/{checkpoint.trace_id}")["status"] == "escalated"
+    assert runtime.store.get(f"{AGENT_RUNS.name}/{checkpoint.trace_id}")["status"] == "escalated"
 
 
 def test_max_iterations_stops_the_loop(tmp_path, monkeypatch):

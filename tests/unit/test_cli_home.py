@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.dev.cli import app
-from inboxflow.graphs.agent.audit import AGENT_RUNS
 from inboxflow.graphs.support.tickets import TicketStore
+from inboxflow.schema import AGENT_RUNS
 
 READ_NO_STORE = {"route", "graphs", "infra export", "eval", "check"}
 """Commands that read no store, so no home: files and code, ``eval`` (a fresh home per
@@ -51,7 +51,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "cus_free_sam", "Export to PDF", "thread-1", customer_email="sam@example.test"
     )
     store.set(
-        f"{AGENT_RUNS}/run-1",
+        f"{AGENT_RUNS.name}/run-1",
         {"run_id": "run-1", "profile": "pharmacy", "status": "completed", "created_at": 1.0},
     )
     store.close()

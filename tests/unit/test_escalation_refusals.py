@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from inboxflow.adapters.notifiers import OUTBOX
+from inboxflow.schema import OUTBOX
 from tests.support_harness import build, run, sample
 
 ONCALL = "oncall@brightlane.io"  # a chat room whose webhook URL variable is missing
@@ -31,7 +31,7 @@ def test_a_refused_support_escalation_notice_leaves_the_others_notified(tmp_path
     state = run(runtime, sample("03"))
     assert state["status"] == "done" and state["act"]["status"] == "escalated"
     assert state["act"]["notified"] == [LEAD]
-    assert [doc["to"] for _, doc in runtime.store.list(OUTBOX)] == [LEAD]
+    assert [doc["to"] for _, doc in runtime.store.list(OUTBOX.name)] == [LEAD]
     refused = [
         doc["result"]
         for path, doc in runtime.store.list("effects")

@@ -16,8 +16,6 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.sqlite_vectors import SqliteVectorIndex, dot
 from inboxflow.knowledge import (
     EMAIL_HIT_FIELDS,
-    EMAIL_VECTORS,
-    KB_CHUNKS,
     KB_HIT_FIELDS,
     KnowledgeBase,
     check_category,
@@ -31,6 +29,7 @@ from inboxflow.knowledge import (
 from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.embeddings import EMBEDDING_DIMENSIONS, Embedder, EmbeddingPurpose
+from inboxflow.schema import EMAIL_VECTORS, KB_CHUNKS
 from inboxflow.settings import Settings
 
 # --- the offline embedder ------------------------------------------------------------------
@@ -203,7 +202,7 @@ def test_re_adding_a_document_replaces_its_chunks(kb: KnowledgeBase, tmp_path: P
     assert (doc.source, doc.title, doc.chunks) == ("faq.md", "FAQ", 3)
     path.write_text("# FAQ v2\n\nonly one answer now")
     kb.add_documents([path])
-    assert [d for d, _ in kb.vectors.documents(KB_CHUNKS)] == ["faq.md#000"]
+    assert [d for d, _ in kb.vectors.documents(KB_CHUNKS.name)] == ["faq.md#000"]
     listed = kb.documents()
     assert [(d.source, d.title, d.chunks) for d in listed] == [("faq.md", "FAQ v2", 1)]
     assert kb.remove_document("faq.md") == 1
@@ -235,7 +234,7 @@ def test_a_documents_category_comes_from_its_front_matter_or_is_given(
         "refunds.md": "billing",
         "plain.md": "",
     }
-    (chunk,) = [f for _, f in kb.vectors.documents(KB_CHUNKS) if f["source"] == "refunds.md"]
+    (chunk,) = [f for _, f in kb.vectors.documents(KB_CHUNKS.name) if f["source"] == "refunds.md"]
     assert chunk["text"] == "We refund in 5 days." and "category" not in chunk["text"]
     (given,) = kb.add_documents([refunds], category="technical")  # the given one wins
     assert given.category == "technical"
@@ -260,10 +259,12 @@ def test_search_filters_on_categories_in_the_index(kb: KnowledgeBase):
 
 def test_set_category_keeps_the_text_and_refuses_unknown_documents(kb: KnowledgeBase):
     seed_knowledge(kb)
-    before = {d: f["text"] for d, f in kb.vectors.documents(KB_CHUNKS) if d.startswith("demos")}
+    before = {
+        d: f["text"] for d, f in kb.vectors.documents(KB_CHUNKS.name) if d.startswith("demos")
+    }
     moved = kb.set_category("demos-and-meetings.md", "sales")
     assert moved.category == "sales" and moved.chunks == len(before)
-    after = {d: f for d, f in kb.vectors.documents(KB_CHUNKS) if d.startswith("demos")}
+    after = {d: f for d, f in kb.vectors.documents(KB_CHUNKS.name) if d.startswith("demos")}
     assert {d: f["text"] for d, f in after.items()} == before
     assert {f["category"] for f in after.values()} == {"sales"}
     with pytest.raises(KeyError):
@@ -306,7 +307,7 @@ def test_index_email_and_retrieve_never_return_the_email_itself(kb: KnowledgeBas
     assert second.similar_emails[0].fields["category"] == "complaint"
     # a re-run gives the same answer: indexing is an upsert and the email excludes itself
     assert kb.retrieve(broken_exports, "complaint") == second
-    ids = sorted(d for d, _ in kb.vectors.documents(EMAIL_VECTORS))
+    ids = sorted(d for d, _ in kb.vectors.documents(EMAIL_VECTORS.name))
     assert ids == sorted([thanks.message_id, broken_report.message_id, broken_exports.message_id])
 
 
@@ -324,7 +325,7 @@ def test_searches_return_the_fields_their_callers_read_not_whole_documents(kb: K
     assert chunks and all(set(n.fields) == set(KB_HIT_FIELDS) for n in chunks)
     assert [set(n.fields) for n in found.similar_emails] == [set(EMAIL_HIT_FIELDS)]
     # stored, but read by no caller of a search:
-    assert {"position", "embedder", "added_at"} <= set(kb.vectors.documents(KB_CHUNKS)[0][1])
+    assert {"position", "embedder", "added_at"} <= set(kb.vectors.documents(KB_CHUNKS.name)[0][1])
 
 
 def test_results_beyond_max_distance_are_dropped(tmp_path: Path):

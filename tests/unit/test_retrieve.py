@@ -14,11 +14,12 @@ from inboxflow.adapters.offline_embedder import OfflineEmbedder
 from inboxflow.adapters.sqlite_vectors import SqliteVectorIndex
 from inboxflow.errors import RetryableError
 from inboxflow.graphs.pipeline import initial_state
-from inboxflow.knowledge import EMAIL_VECTORS, KnowledgeBase, seed_knowledge
+from inboxflow.knowledge import KnowledgeBase, seed_knowledge
 from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.ports.embeddings import EmbeddingPurpose
 from inboxflow.ports.vectors import Neighbor
 from inboxflow.runtime import Runtime
+from inboxflow.schema import EMAIL_VECTORS
 from tests.pipeline_harness import build
 
 # sample -> the knowledge-base document that answers it
@@ -168,7 +169,8 @@ def test_every_email_that_reached_retrieve_is_indexed_with_its_category(tmp_path
         run(runtime, name)
     vectors = runtime.services["vectors"]
     indexed = {
-        fields["subject"]: fields.get("category") for _, fields in vectors.documents(EMAIL_VECTORS)
+        fields["subject"]: fields.get("category")
+        for _, fields in vectors.documents(EMAIL_VECTORS.name)
     }
     assert indexed == {  # spam ends at classify, before retrieve
         "Charged twice for January - please refund": "complaint",
@@ -232,7 +234,7 @@ def test_without_services_the_index_beside_the_store_is_used(tmp_path: Path):
     trace_id = run(runtime, "11-html-only-nonprofit.eml")
     best = context_of(runtime, trace_id)["knowledge"][0]
     assert best["id"] == "pricing-and-plans.md#004"  # Nonprofit and education discount
-    indexed = SqliteVectorIndex(store_path).documents(EMAIL_VECTORS)
+    indexed = SqliteVectorIndex(store_path).documents(EMAIL_VECTORS.name)
     assert [fields["subject"] for _, fields in indexed] == ["Nonprofit discount?"]
 
 
@@ -262,6 +264,6 @@ def test_retrieve_on_firestore_uses_find_nearest_beside_the_store(firestore_env,
     context = context_of(runtime, second)
     assert context["knowledge"][0]["id"] == "exports-and-scheduled-delivery.md#002"
     assert context["similar_emails"][0]["category"] == "complaint"
-    indexed = FirestoreVectorIndex(client=store.client).documents(EMAIL_VECTORS)
+    indexed = FirestoreVectorIndex(client=store.client).documents(EMAIL_VECTORS.name)
     assert len(indexed) == 2
     store.close()

@@ -7,13 +7,13 @@ import json
 import pytest
 
 from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
-from inboxflow.adapters.notifiers import OUTBOX
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.clock import FakeClock
 from inboxflow.graphs.support.kb import kb_search
 from inboxflow.graphs.support.tickets import TicketStore
 from inboxflow.knowledge import knowledge_base_for
 from inboxflow.ports.crm import guest_customer
+from inboxflow.schema import OUTBOX
 from tests.pipeline_harness import StormBus
 from tests.support_harness import MAILBOX, build, email, run, sample, tickets
 
@@ -49,7 +49,7 @@ def test_an_enterprise_outage_is_critical_escalated_and_the_on_call_reviewers_to
     assert state["supervision"]["urgency"] == "critical"
     assert state["triage"]["recommended_action"] == "escalate_human"
     assert state["act"]["notified"] == [MAILBOX]
-    notices = [doc for _, doc in runtime.store.list(OUTBOX)]
+    notices = [doc for _, doc in runtime.store.list(OUTBOX.name)]
     assert len(notices) == 1 and "critical" in notices[0]["subject"]
     assert replies(runtime) == []
     [ticket] = tickets(runtime, "cus_ent_northwind")
@@ -103,7 +103,7 @@ def test_route_specialist_assigns_the_ticket_and_tells_the_queue_once(tmp_path, 
     assert ticket.assigned_queue == "technical" and ticket.status == "active"
     assert ticket.assignment is not None
     assert (ticket.assignment.trace_id, ticket.assignment.notified) == (first["trace_id"], queue)
-    notices = [doc for _, doc in runtime.store.list(OUTBOX)]
+    notices = [doc for _, doc in runtime.store.list(OUTBOX.name)]
     assert sorted(doc["to"] for doc in notices) == sorted(queue)  # once each, despite 3 copies
     assert all(ticket.ticket_id in doc["subject"] for doc in notices)
     assert all(f"inboxflow ticket {ticket.ticket_id}" in doc["text"] for doc in notices)
@@ -126,10 +126,10 @@ def test_a_crash_after_an_assignment_notice_does_not_send_it_again(tmp_path, mon
     first = run(runtime, sample("05"))
     assert crashes == ["after_effect:assignment_notice_technical_0"]
     assert first["act"]["notified"] == [MAILBOX]
-    assert len(list(runtime.store.list(OUTBOX))) == 1
+    assert len(list(runtime.store.list(OUTBOX.name))) == 1
     follow_up = run(runtime, sample("06"))  # the same ticket, still in the technical queue
     assert follow_up["act"]["queue"] == "technical" and follow_up["act"]["notified"] == []
-    assert len(list(runtime.store.list(OUTBOX))) == 1
+    assert len(list(runtime.store.list(OUTBOX.name))) == 1
     runtime.store.close()
 
 
@@ -255,7 +255,7 @@ def test_an_unknown_senders_security_report_is_critical_and_their_tickets_stay_t
     )
     assert first["supervision"]["urgency"] == "critical" and first["customer_known"] is False
     assert first["act"]["status"] == "escalated"
-    [notice] = [doc for _, doc in runtime.store.list(OUTBOX)]
+    [notice] = [doc for _, doc in runtime.store.list(OUTBOX.name)]
     assert "unknown sender anon@researcher.example (not in the CRM" in notice["text"]
     run(runtime, email("ANON@researcher.example", "Pricing", "What does the pro plan cost?", "r2"))
     guest = guest_customer("anon@researcher.example").customer_id
@@ -339,6 +339,6 @@ def test_escalations_go_to_the_configured_on_call_reviewers(tmp_path, monkeypatc
     runtime = build(tmp_path)
     state = run(runtime, sample("03"))
     assert state["act"]["notified"] == oncall
-    notices = [doc for _, doc in runtime.store.list(OUTBOX)]
+    notices = [doc for _, doc in runtime.store.list(OUTBOX.name)]
     assert sorted(doc["to"] for doc in notices) == sorted(oncall)
     runtime.store.close()

@@ -18,8 +18,8 @@ from typing import Any
 from ..clock import Clock, SystemClock
 from ..ports.checkpoint import CheckpointStore
 from ..ports.drugs import DrugCatalogue
+from ..schema import RESERVATIONS
 
-RESERVATIONS = "reservations"
 SAMPLE_CATALOGUE = (
     Path(__file__).resolve().parent.parent / "graphs" / "agent" / "samples" / "drugs.json"
 )
@@ -122,14 +122,15 @@ class EmbeddedDrugs(DrugCatalogue):
             "status": "active",
             "created_at": self.clock.now(),
         }
-        path = f"{RESERVATIONS}/{reservation_id}"
+        path = RESERVATIONS.path(reservation_id)
         if not self.store.create(path, doc):
             return dict(self.store.get(path) or doc)
         return doc
 
     def reservations(self, patient: str, drug_name: str | None = None) -> list[dict[str, Any]]:
         found = self.store.list(
-            RESERVATIONS, where=[("patient", "==", patient.lower()), ("status", "==", "active")]
+            RESERVATIONS.name,
+            where=[("patient", "==", patient.lower()), ("status", "==", "active")],
         )
         docs = [doc for _, doc in found]
         if drug_name is not None:
@@ -142,7 +143,7 @@ class EmbeddedDrugs(DrugCatalogue):
         cancelled = []
         for doc in self.reservations(patient, drug_name):
             self.store.set(
-                f"{RESERVATIONS}/{doc['reservation_id']}",
+                RESERVATIONS.path(doc["reservation_id"]),
                 {**doc, "status": "cancelled", "cancelled_at": self.clock.now()},
             )
             cancelled.append(doc["reservation_id"])

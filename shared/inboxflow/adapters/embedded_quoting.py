@@ -34,9 +34,8 @@ from ..ports.quoting import (
     Rate,
     Vehicle,
 )
+from ..schema import QUOTE_KEYS, QUOTES
 
-QUOTES = "quotes"
-KEYS = "quote_keys"
 RATE_VALID_DAYS = 30
 """A rate is binding for this many days from the day it was given."""
 KEY_RETENTION_S = 90 * 86400
@@ -146,7 +145,7 @@ def _fingerprint(operation: str, quote_id: str, body: BaseModel | None) -> str:
 
 def key_path(key: str) -> str:
     """Where the idempotency record of ``key`` is kept (hashed: keys may hold any character)."""
-    return f"{KEYS}/{hashlib.sha256(key.encode()).hexdigest()}"
+    return QUOTE_KEYS.path(hashlib.sha256(key.encode()).hexdigest())
 
 
 class EmbeddedQuoting(QuotingService):
@@ -172,7 +171,7 @@ class EmbeddedQuoting(QuotingService):
         )
 
         def change(tx: Transaction, _: Quote | None) -> dict[str, Any]:
-            tx.create(f"{QUOTES}/{quote.quote_id}", self._document(quote))
+            tx.create(QUOTES.path(quote.quote_id), self._document(quote))
             return QuoteSession(session_id=quote.session_id, quote_id=quote.quote_id).model_dump()
 
         result = self._once(key, _fingerprint("initiate", "", applicant), None, change)
@@ -235,7 +234,7 @@ class EmbeddedQuoting(QuotingService):
         )
 
     def get(self, quote_id: str) -> Quote:
-        doc = self._store.get(f"{QUOTES}/{quote_id}") if _QUOTE_ID.match(quote_id) else None
+        doc = self._store.get(QUOTES.path(quote_id)) if _QUOTE_ID.match(quote_id) else None
         if doc is None:
             raise QuotingError("not_found", f"There is no quote {quote_id}.", field="quote_id")
         return Quote.model_validate(doc["quote"])
@@ -246,7 +245,7 @@ class EmbeddedQuoting(QuotingService):
         return {"quote": quote.model_dump(mode="json"), "updated_at": self._clock.now()}
 
     def _save(self, tx: Transaction, quote: Quote) -> dict[str, Any]:
-        tx.set(f"{QUOTES}/{quote.quote_id}", self._document(quote))
+        tx.set(QUOTES.path(quote.quote_id), self._document(quote))
         return quote.model_dump(mode="json")
 
     def _once(
@@ -262,7 +261,7 @@ class EmbeddedQuoting(QuotingService):
             record = tx.get(key_path(key))
             quote: Quote | None = None
             if quote_id is not None:
-                doc = tx.get(f"{QUOTES}/{quote_id}") if _QUOTE_ID.match(quote_id) else None
+                doc = tx.get(QUOTES.path(quote_id)) if _QUOTE_ID.match(quote_id) else None
                 if doc is None and record is None:
                     raise QuotingError(
                         "not_found", f"There is no quote {quote_id}.", field="quote_id"

@@ -13,7 +13,7 @@ hold everything JSON can, so documents are encoded on the way in:
 The Firestore emulator differs from production: concurrent transactions on
 one document wait about 2 s for its lock and then abort one or all of them
 (hence ``serialize_transactions``); queries never ask for composite indexes
-(production does: ``infra_export.COMPOSITE_INDEXES``); TTL deletes nothing.
+(production does: ``inboxflow.schema`` declares them); TTL deletes nothing.
 The emulator refuses descending scans of document ids, so
 ``list(descending=True)`` without ``order_by`` reverses client-side everywhere.
 
@@ -46,6 +46,7 @@ from ..ports.checkpoint import (
     StepLog,
     leased,
 )
+from ..schema import TTL_FIELD
 
 if TYPE_CHECKING:
     from .firestore_vectors import FirestoreVectorIndex
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 LIST_MARKER = "__list"
-EXPIRE_AT = "expire_at"
+EXPIRE_AT = TTL_FIELD
 EXACT_EXPIRE_AT = "__expire_at"
 KEY_ESCAPE = "~"
 

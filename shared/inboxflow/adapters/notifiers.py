@@ -16,8 +16,7 @@ from ..approvals.records import redact_tokens
 from ..mail_stamps import stamp_for
 from ..ports.checkpoint import CheckpointStore, Filter
 from ..ports.notifier import Notifier
-
-OUTBOX = "outbox"
+from ..schema import OUTBOX
 
 
 def outbox_id(trace_key: str) -> str:
@@ -38,14 +37,14 @@ def keep_copy(store: CheckpointStore, message: dict[str, Any], **receipt: Any) -
     copy["html"] = redact_tokens(str(message.get("html", "")))
     copy.pop("link", None)
     key = outbox_id(str(message["trace_key"]))
-    store.set(f"{OUTBOX}/{key}", copy)
+    store.set(OUTBOX.path(key), copy)
     return {"id": receipt.get("message_id") or key}
 
 
 def find_copy(store: CheckpointStore, trace_key: str) -> dict[str, Any] | None:
     """``{"id": ...}`` of the stored copy of the notification sent with ``trace_key``, or None."""
     key = outbox_id(trace_key)
-    doc = store.get(f"{OUTBOX}/{key}")
+    doc = store.get(OUTBOX.path(key))
     return None if doc is None else {"id": doc.get("message_id") or key}
 
 
@@ -57,7 +56,7 @@ def outbox_messages(
     Copies written before channels existed count as ``gmail``.
     """
     where: list[Filter] = [("to", "==", to)] if to else []
-    docs = [doc for _, doc in store.list(OUTBOX, where=where, order_by="sent_at")]
+    docs = [doc for _, doc in store.list(OUTBOX.name, where=where, order_by="sent_at")]
     return [d for d in docs if channel is None or d.get("channel", "gmail") == channel]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..ports.checkpoint import CheckpointStore
 from ..ports.tasks import ScheduledTask, TaskQueue
+from ..schema import TASKS
 
 TaskRunner = Callable[[ScheduledTask], None]
 
@@ -33,11 +34,11 @@ class SqliteTaskQueue(TaskQueue):
 
     def schedule(self, task: ScheduledTask) -> bool:
         doc: dict[str, Any] = {**task.model_dump(), "status": "pending", "attempts": 0}
-        return self.store.create(f"tasks/{task.name}", doc)
+        return self.store.create(TASKS.path(task.name), doc)
 
     def pending(self) -> list[ScheduledTask]:
         """Tasks not yet run, soonest first."""
-        rows = self.store.list("tasks", where=[("status", "==", "pending")], order_by="run_at")
+        rows = self.store.list(TASKS.name, where=[("status", "==", "pending")], order_by="run_at")
         return [ScheduledTask.model_validate(doc) for _, doc in rows]
 
     def run_due(self, now: float, runner: TaskRunner = post_json, max_attempts: int = 5) -> int:
@@ -46,7 +47,7 @@ class SqliteTaskQueue(TaskQueue):
         for task in self.pending():
             if task.run_at > now:
                 break
-            path = f"tasks/{task.name}"
+            path = TASKS.path(task.name)
             doc = self.store.get(path) or {}
             try:
                 runner(task)

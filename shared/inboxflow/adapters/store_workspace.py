@@ -17,11 +17,8 @@ from ..mail import TRACE_HEADER, reply_subject
 from ..mail_stamps import stamp_for, stamped_message_id
 from ..ports.checkpoint import CheckpointStore
 from ..ports.workspace import NewEvent, OutgoingReply, Workspace
-from ..workspace import CALENDAR_EVENTS, contact_in_store
-
-DRAFTS = "mailbox_drafts"
-SENT = "mailbox_sent"
-READ_MARKS = "mailbox_read"
+from ..schema import CALENDAR_EVENTS, MAILBOX_DRAFTS, MAILBOX_READ, MAILBOX_SENT
+from ..workspace import contact_in_store
 
 
 class StoreWorkspace(Workspace):
@@ -45,12 +42,12 @@ class StoreWorkspace(Workspace):
     def list_events(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
         start_ts, end_ts = start.timestamp(), end.timestamp()
         rows = self.store.list(
-            CALENDAR_EVENTS, where=[("start_ts", "<", end_ts)], order_by="start_ts"
+            CALENDAR_EVENTS.name, where=[("start_ts", "<", end_ts)], order_by="start_ts"
         )
         return [doc for _, doc in rows if float(doc.get("end_ts", 0)) > start_ts]
 
     def write_reply(self, reply: OutgoingReply, *, send: bool) -> dict[str, Any]:
-        kind, collection = ("sent", SENT) if send else ("draft", DRAFTS)
+        kind, collection = ("sent", MAILBOX_SENT.name) if send else ("draft", MAILBOX_DRAFTS.name)
         stamp = stamp_for(self.store, reply.trace_key, self._now())
         message_id = stamped_message_id(stamp)
         # A random id: writing twice must show up as two documents, never be merged.
@@ -85,7 +82,7 @@ class StoreWorkspace(Workspace):
         return self.store.get(_read_mark_path(message_id.strip().strip("<>"))) is not None
 
     def write_event(self, event: NewEvent) -> dict[str, Any]:
-        path = f"{CALENDAR_EVENTS}/{event.event_id}"
+        path = CALENDAR_EVENTS.path(event.event_id)
         doc = {
             "id": event.event_id,
             "summary": event.summary,
@@ -102,7 +99,7 @@ class StoreWorkspace(Workspace):
         return doc
 
     def find_by_trace_key(self, trace_key: str) -> dict[str, Any] | None:
-        for collection in (DRAFTS, SENT):
+        for collection in (MAILBOX_DRAFTS.name, MAILBOX_SENT.name):
             rows = self.store.list(collection, where=[("trace_key", "==", trace_key)], limit=1)
             if rows:
                 return rows[0][1]
@@ -110,15 +107,15 @@ class StoreWorkspace(Workspace):
 
     def drafts(self) -> list[dict[str, Any]]:
         """Every saved draft (for the demo and tests)."""
-        return [doc for _, doc in self.store.list(DRAFTS, order_by="created_at")]
+        return [doc for _, doc in self.store.list(MAILBOX_DRAFTS.name, order_by="created_at")]
 
     def sent(self) -> list[dict[str, Any]]:
         """Every sent reply (for the demo and tests)."""
-        return [doc for _, doc in self.store.list(SENT, order_by="created_at")]
+        return [doc for _, doc in self.store.list(MAILBOX_SENT.name, order_by="created_at")]
 
 
 def _read_mark_path(bare_message_id: str) -> str:
-    return f"{READ_MARKS}/{hashlib.sha256(bare_message_id.encode('utf-8')).hexdigest()[:32]}"
+    return MAILBOX_READ.path(hashlib.sha256(bare_message_id.encode("utf-8")).hexdigest()[:32])
 
 
-__all__ = ["DRAFTS", "READ_MARKS", "SENT", "StoreWorkspace"]
+__all__ = ["StoreWorkspace"]

@@ -20,8 +20,8 @@ from urllib.parse import unquote_plus
 
 from pydantic import BaseModel, Field
 
-APPROVALS = "approvals"
-TOKENS = "approval_tokens"
+from ..schema import APPROVAL_TOKENS, APPROVALS
+
 TOKEN_BYTES = 32
 """256 random bits per token."""
 FORM_TOKEN_TTL_S = 30 * 60
@@ -39,7 +39,7 @@ def approval_id_for(trace_id: str, step: int) -> str:
 
 def approval_path(approval_id: str) -> str:
     """Document path of an approval."""
-    return f"{APPROVALS}/{approval_id}"
+    return APPROVALS.path(approval_id)
 
 
 def token_hash(token: str) -> str:
@@ -49,7 +49,7 @@ def token_hash(token: str) -> str:
 
 def token_path(token: str) -> str:
     """Document path of a token's record (by its hash)."""
-    return f"{TOKENS}/{token_hash(token)}"
+    return APPROVAL_TOKENS.path(token_hash(token))
 
 
 def new_token() -> str:

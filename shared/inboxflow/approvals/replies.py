@@ -36,13 +36,12 @@ from ..mail import Email
 from ..mail.authentication import check_sender
 from ..mail.html_text import reply_text
 from ..ports.checkpoint import CheckpointStore
+from ..schema import REVIEW_MAILS, REVIEW_THREADS
 
 if TYPE_CHECKING:
     from .records import Approval
     from .service import ApprovalService
 
-REVIEW_MAILS = "review_mails"
-REVIEW_THREADS = "review_threads"
 APPROVING = ("approve", "accept")
 REJECTING = ("reject",)
 _OUR_MESSAGE_ID = re.compile(r"^inboxflow\.([0-9a-f]{32})@", re.IGNORECASE)
@@ -70,7 +69,7 @@ DECIDED_NOTHING: tuple[Outcome, ...] = (
 
 def review_mail_path(stamp: str) -> str:
     """Where the review email whose Message-ID carries ``stamp`` is recorded."""
-    return f"{REVIEW_MAILS}/{stamp.strip().lower()}"
+    return REVIEW_MAILS.path(stamp.strip().lower())
 
 
 def record_review_mail(
@@ -92,7 +91,7 @@ def record_review_mail(
 
 def review_thread_path(mailbox: str, thread_id: str) -> str:
     """Where the review email sent from ``mailbox`` in Gmail thread ``thread_id`` is recorded."""
-    return f"{REVIEW_THREADS}/{mailbox.strip().lower()}:{thread_id}"
+    return REVIEW_THREADS.path(f"{mailbox.strip().lower()}:{thread_id}")
 
 
 def record_review_thread(
@@ -129,7 +128,7 @@ def review_mail_of(store: CheckpointStore, email: Email) -> dict[str, Any] | Non
     for message_id in [email.in_reply_to or "", *reversed(email.references)]:
         match = _OUR_MESSAGE_ID.match(message_id.strip().strip("<>"))
         if match:
-            doc = store.get(f"{REVIEW_MAILS}/{match.group(1).lower()}")
+            doc = store.get(REVIEW_MAILS.path(match.group(1).lower()))
             if doc is not None:
                 return doc
     if email.thread_id and email.mailbox:
@@ -290,8 +289,6 @@ def _already(approvals: ApprovalService, approval: Approval) -> ReplyDecision:
 __all__ = [
     "DECIDED_NOTHING",
     "HOW_TO_ANSWER",
-    "REVIEW_MAILS",
-    "REVIEW_THREADS",
     "ReplyDecision",
     "decide_by_reply",
     "parse_decision",

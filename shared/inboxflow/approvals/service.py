@@ -32,10 +32,9 @@ from ..ports.checkpoint import CheckpointStore, Transaction
 from ..ports.notifier import NotificationRefused, Notifier
 from ..ports.tasks import ScheduledTask, TaskQueue
 from ..runtime import payload_hash
+from ..schema import APPROVAL_TOKENS, APPROVALS
 from .records import (
-    APPROVALS,
     FORM_TOKEN_TTL_S,
-    TOKENS,
     Approval,
     TokenRecord,
     approval_path,
@@ -359,7 +358,7 @@ class ApprovalService:
         where: list[Any] = [("status", "==", "pending")]
         if reviewer:
             where.append(("reviewers", "array_contains", reviewer))
-        rows = self.store.list(APPROVALS, where=where, order_by="deadline")
+        rows = self.store.list(APPROVALS.name, where=where, order_by="deadline")
         return [Approval.model_validate(doc) for _, doc in rows]
 
     def check(self, approval_id: str, token: str | None) -> Checked:
@@ -379,7 +378,7 @@ class ApprovalService:
 
     def _checked(self, approval_id: str, token_id: str) -> Checked:
         approval = self.get(approval_id)
-        doc = self.store.get(f"{TOKENS}/{token_id}")
+        doc = self.store.get(APPROVAL_TOKENS.path(token_id))
         if approval is None or doc is None:
             raise _invalid()
         record = TokenRecord.model_validate(doc)
@@ -420,7 +419,7 @@ class ApprovalService:
         if parsed is None:
             raise _invalid()
         token_id, expires, mac = parsed
-        doc = self.store.get(f"{TOKENS}/{token_id}")
+        doc = self.store.get(APPROVAL_TOKENS.path(token_id))
         form_key = (doc or {}).get("form_key")
         if not form_key or not form_mac_ok(approval_id, token_id, form_key, expires, mac):
             raise _invalid()
@@ -512,7 +511,7 @@ class ApprovalService:
         note = _comment(choice.comment, choice.comment_label, comment)
         now = self.clock.now()
         approval_id = approval.approval_id
-        tpath = f"{TOKENS}/{token_id}" if token_id else None
+        tpath = APPROVAL_TOKENS.path(token_id) if token_id else None
 
         def record(tx: Transaction) -> Approval:
             doc = tx.get(approval_path(approval_id))

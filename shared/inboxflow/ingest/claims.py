@@ -22,8 +22,7 @@ import hashlib
 from typing import Any, Literal
 
 from ..ports.checkpoint import CheckpointStore, Transaction
-
-COLLECTION = "mail_claims"
+from ..schema import MAIL_CLAIMS
 
 ClaimState = Literal[
     "claimed",  # created; the decision is not carried out yet
@@ -61,7 +60,7 @@ def claim_id(mailbox: str, gmail_id: str) -> str:
 
 def claim_path(mailbox: str, gmail_id: str) -> str:
     """Document path of a message's claim."""
-    return f"{COLLECTION}/{claim_id(mailbox, gmail_id)}"
+    return MAIL_CLAIMS.path(claim_id(mailbox, gmail_id))
 
 
 def message_trace_id(mailbox: str, gmail_id: str) -> str:

@@ -75,6 +75,7 @@ from ..ports.gmail_reader import (
 )
 from ..routing import RouteDecision, route
 from ..runtime import Runtime, payload_hash
+from ..schema import FAILURES, INGEST_EVENTS
 from ..start import start_email_trace
 from .claims import FINISHED, Claims, ClaimState
 from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
@@ -405,7 +406,7 @@ class Ingestor:
         }
         now = self.clock.now()
         self.store.set(
-            f"ingest_events/{_event_id(now)}",
+            INGEST_EVENTS.path(_event_id(now)),
             {
                 "kind": "full_sync",
                 "mailbox": mailbox.address,
@@ -820,9 +821,9 @@ class Ingestor:
             doc["message"] = json.dumps(message, default=repr)[:MAX_RAW_FAILURE_BYTES]
         if gmail_id:
             key = hashlib.sha256(f"{mailbox}:{gmail_id}".encode()).hexdigest()[:24]
-            self.store.set(f"failures/ingest-{key}", doc)
+            self.store.set(FAILURES.path(f"ingest-{key}"), doc)
             return
-        self.store.set(f"failures/{_event_id(now)}", doc)
+        self.store.set(FAILURES.path(_event_id(now)), doc)
 
 
 def customer_reply_resume(

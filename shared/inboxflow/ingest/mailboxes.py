@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from ..ports.checkpoint import CheckpointStore, Transaction
+from ..schema import MAILBOXES
 
-COLLECTION = "mailboxes"
 DEFAULT_GRAPH = "pipeline"
 
 
@@ -70,7 +70,7 @@ def normalise_address(address: str) -> str:
 
 def mailbox_path(address: str) -> str:
     """Document path of a mailbox."""
-    return f"{COLLECTION}/{normalise_address(address)}"
+    return MAILBOXES.path(normalise_address(address))
 
 
 class MailboxRegistry:
@@ -129,7 +129,7 @@ class MailboxRegistry:
 
     def mailboxes(self) -> list[Mailbox]:
         """Every registered mailbox, by address."""
-        return [Mailbox.model_validate(doc) for _, doc in self.store.list(COLLECTION)]
+        return [Mailbox.model_validate(doc) for _, doc in self.store.list(MAILBOXES.name)]
 
     def advance_cursor(
         self, address: str, history_id: int, now: float, **updates: Any

@@ -22,14 +22,13 @@ from typing import Any
 from ..graph import Graph
 from ..mail import Email
 from ..ports.checkpoint import Checkpoint, CheckpointStore
+from ..schema import TRACE_REPLIES
 from .threads import CUSTOMER_REPLY, ThreadResolver
-
-COLLECTION = "trace_replies"
 
 
 def reply_path(trace_id: str, gmail_id: str) -> str:
     """Document path of one queued reply."""
-    return f"{COLLECTION}/{trace_id}:{gmail_id}"
+    return TRACE_REPLIES.path(f"{trace_id}:{gmail_id}")
 
 
 class ReplyQueue:
@@ -89,9 +88,9 @@ class ReplyQueue:
     def pending(self, trace_id: str) -> list[dict[str, Any]]:
         """The replies queued on ``trace_id``, oldest first."""
         rows = self.store.list(
-            COLLECTION, where=[("trace_id", "==", trace_id)], order_by="received_at"
+            TRACE_REPLIES.name, where=[("trace_id", "==", trace_id)], order_by="received_at"
         )
         return [doc for _, doc in rows]
 
 
-__all__ = ["COLLECTION", "ReplyQueue", "reply_path"]
+__all__ = ["ReplyQueue", "reply_path"]

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ports.checkpoint import CheckpointStore, Transaction
+from ..schema import THREADS
 
-COLLECTION = "threads"
 CUSTOMER_REPLY = "customer_reply"
 
 
 def thread_path(mailbox: str, thread_id: str) -> str:
     """Document path of a thread's mapping."""
-    return f"{COLLECTION}/{mailbox}:{thread_id}"
+    return THREADS.path(f"{mailbox}:{thread_id}")
 
 
 @dataclass(frozen=True)

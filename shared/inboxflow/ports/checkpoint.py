@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 from ..errors import LeaseHeld, StepMoved
 from ..naming import step_path, trace_path
+from ..schema import STEPS
 
 T = TypeVar("T")
 
@@ -339,5 +340,5 @@ class CheckpointStore(ABC):
 
     def step_logs(self, trace_id: str) -> builtins.list[StepLog]:
         """The step log of a trace, in order (entry 0 holds the initial state)."""
-        rows = self.list(f"{trace_path(trace_id)}/steps", order_by="step_order")
+        rows = self.list(f"{trace_path(trace_id)}/{STEPS.name}", order_by="step_order")
         return [StepLog.model_validate(doc) for _, doc in rows]

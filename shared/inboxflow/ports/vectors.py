@@ -22,10 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..schema import EMBEDDING_FIELD
 from .checkpoint import Filter
 
-EMBEDDING_FIELD = "embedding"
-"""Name of the vector field in stored documents; ``fields`` may not use it."""
 DISTANCE_FIELD = "vector_distance"
 """Name under which Firestore reports the distance; ``fields`` may not use it."""
 RESERVED_FIELDS = frozenset({EMBEDDING_FIELD, DISTANCE_FIELD})

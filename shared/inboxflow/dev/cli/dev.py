@@ -27,6 +27,7 @@ from rich.table import Table
 from inboxflow.dev import process_groups
 from inboxflow.dev.cli.options import DEFAULT_HOME, home_option
 from inboxflow.dev.cli.render import cli_console
+from inboxflow.schema import TRACES
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
@@ -217,7 +218,7 @@ def _watch(console: Console, project: str, exit_after: float) -> None:
     deadline = time.monotonic() + exit_after if exit_after else None
     since = time.time() - 1
     while deadline is None or time.monotonic() < deadline:
-        for trace_id, doc in store.list("traces", where=[("updated_at", ">=", since)]):
+        for trace_id, doc in store.list(TRACES.name, where=[("updated_at", ">=", since)]):
             marker = (doc["step"], doc["status"])
             if seen.get(trace_id) != marker:
                 seen[trace_id] = marker

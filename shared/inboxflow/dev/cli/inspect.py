@@ -20,6 +20,7 @@ from inboxflow.dev.cli.render import (
 )
 from inboxflow.ports.checkpoint import Filter
 from inboxflow.runtime import fold
+from inboxflow.schema import FAILURES, TRACES
 from inboxflow.services import make_store
 from inboxflow.settings import Settings
 
@@ -109,7 +110,7 @@ def trace(
         )
         console.print_json(json.dumps(checkpoint.pause["payload"], ensure_ascii=False))
     recorded = sorted(
-        (doc for _, doc in store.list("failures", where=[("trace_id", "==", trace_id)])),
+        (doc for _, doc in store.list(FAILURES.name, where=[("trace_id", "==", trace_id)])),
         key=lambda doc: float(doc.get("at", 0)),
     )
     if recorded:  # e.g. a reply in its thread that was not the customer's (refused, not read)
@@ -131,7 +132,7 @@ def traces(
     use_home(home, dev)
     store = make_store(Settings.from_env())
     where: list[Filter] = [("status", "==", status)] if status else []
-    rows = store.list("traces", where=where, order_by="updated_at", descending=True, limit=limit)
+    rows = store.list(TRACES.name, where=where, order_by="updated_at", descending=True, limit=limit)
     from inboxflow.ports.checkpoint import Checkpoint
 
     table_rows = [summary_row(store, Checkpoint.model_validate(doc)) for _, doc in rows]
@@ -146,7 +147,7 @@ def failures(
     """Acknowledged messages that were not valid envelopes for a live trace."""
     use_home(home, dev)
     store = make_store(Settings.from_env())
-    rows = store.list("failures", order_by="at", descending=True, limit=limit)
+    rows = store.list(FAILURES.name, order_by="at", descending=True, limit=limit)
     table = Table(title=f"{len(rows)} recorded failures", expand=True)
     for column in ("at (UTC)", "trace", "node", "reason"):
         table.add_column(column, overflow="fold")

@@ -12,8 +12,8 @@ from rich.table import Table
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
 from inboxflow.dev.cli.render import cli_console
-from inboxflow.graphs.agent.audit import AGENT_RUNS
 from inboxflow.ports.checkpoint import Filter
+from inboxflow.schema import AGENT_RUNS
 from inboxflow.services import make_store
 from inboxflow.settings import Settings
 
@@ -27,7 +27,7 @@ def agent_runs(
         where.append(("profile", "==", profile))
     if status:
         where.append(("status", "==", status))
-    found = [doc for _, doc in store.list(AGENT_RUNS, where=where)]
+    found = [doc for _, doc in store.list(AGENT_RUNS.name, where=where)]
     found.sort(key=lambda doc: (-(doc.get("created_at") or 0), doc.get("run_id", "")))
     return found[:limit]
 

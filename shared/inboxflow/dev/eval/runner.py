@@ -23,6 +23,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Literal
 
+from ...schema import TRACES
 from .cases import Case, Decision
 from .checks import FieldCheck, check
 
@@ -197,13 +198,18 @@ def _play(case: Case, runtime: Any, result: CaseResult) -> None:
 
 def _decide(runtime: Any, decisions: list[Decision], result: CaseResult) -> None:
     """Give the pending reviewer pauses the next decisions, oldest pause first."""
-    from inboxflow.approvals.records import APPROVALS
     from inboxflow.approvals.service import ApprovalError
+    from inboxflow.schema import APPROVALS
 
     service = runtime.services["approvals"]
     while decisions:
         pending = sorted(
-            (doc for _, doc in runtime.store.list(APPROVALS, where=[("status", "==", "pending")])),
+            (
+                doc
+                for _, doc in runtime.store.list(
+                    APPROVALS.name, where=[("status", "==", "pending")]
+                )
+            ),
             key=lambda doc: (float(doc.get("created_at") or 0), str(doc.get("approval_id"))),
         )
         waiting = [doc for doc in pending if doc.get("reviewers")]
@@ -262,7 +268,7 @@ def _broken(never: Iterable[str], store: Any, graphs: Mapping[str, Any]) -> list
     if not never:
         return []
     seen: dict[str, Any] = {"sent": set(), "drafted": set(), "wrote": set(), "reviewed": False}
-    for trace_id, _ in store.list("traces"):
+    for trace_id, _ in store.list(TRACES.name):
         checkpoint = store.get_trace(trace_id)
         if checkpoint is None:
             continue
@@ -282,13 +288,13 @@ def _broken(never: Iterable[str], store: Any, graphs: Mapping[str, Any]) -> list
 
 def _reply(store: Any, checkpoint: Any) -> str | None:
     """The last message the trace wrote to someone, or the draft its pause holds."""
-    from inboxflow.adapters.store_workspace import DRAFTS, SENT
     from inboxflow.outcomes import effects_of
+    from inboxflow.schema import MAILBOX_DRAFTS, MAILBOX_SENT
 
     keys = {effect.key for effect in effects_of(store, checkpoint.trace_id)}
     written = [
         doc
-        for collection in (SENT, DRAFTS)
+        for collection in (MAILBOX_SENT.name, MAILBOX_DRAFTS.name)
         for _, doc in store.list(collection)
         if doc.get("trace_key") in keys
     ]

@@ -19,11 +19,8 @@ from typing import Any
 
 from ...context import NodeContext
 from ...ports.llm import LLMUsage
+from ...schema import AGENT_RUNS, EMAIL_EVENTS, LLM_CALLS
 from .state import AgentState, ProfileSnapshot
-
-AGENT_RUNS = "agent_runs"
-LLM_CALLS = "llm_calls"
-EMAIL_EVENTS = "email_events"
 
 
 def record_llm_call(
@@ -55,7 +52,7 @@ def record_llm_call(
     ctx.llm_calls.append(
         {"task": "agent_turn", **{k: v for k, v in record.items() if v is not None}}
     )
-    ctx.store.set(f"{LLM_CALLS}/{ctx.trace_id}-{ctx.step:04d}", record)
+    ctx.store.set(LLM_CALLS.path(f"{ctx.trace_id}-{ctx.step:04d}"), record)
 
 
 def record_run(ctx: NodeContext, state: AgentState) -> None:
@@ -75,9 +72,9 @@ def record_run(ctx: NodeContext, state: AgentState) -> None:
         "created_at": now,
         "expire_at": ctx.expire_at,
     }
-    ctx.store.set(f"{AGENT_RUNS}/{ctx.trace_id}", run)
+    ctx.store.set(AGENT_RUNS.path(ctx.trace_id), run)
     ctx.store.set(
-        f"{EMAIL_EVENTS}/{ctx.trace_id}",
+        EMAIL_EVENTS.path(ctx.trace_id),
         {
             "trace_id": ctx.trace_id,
             "graph": ctx.graph,

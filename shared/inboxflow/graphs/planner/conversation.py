@@ -8,10 +8,10 @@ from typing import Any
 
 from ...mail import Email, strip_quoted
 from ...ports.checkpoint import Checkpoint, CheckpointStore
+from ...schema import TRACE_REPLIES
 from .state import Message, PlannerState
 from .tools import Thread
 
-TRACE_REPLIES = "trace_replies"
 """Customer replies queued by ingest while the trace ran: ``{trace_id}:{gmail_id}``."""
 
 
@@ -47,7 +47,9 @@ def take_replies(
 
 def queued_replies(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]]:
     """The replies ingest queued for the trace, oldest first (JSON emails)."""
-    rows = store.list(TRACE_REPLIES, where=[("trace_id", "==", trace_id)], order_by="received_at")
+    rows = store.list(
+        TRACE_REPLIES.name, where=[("trace_id", "==", trace_id)], order_by="received_at"
+    )
     return [dict(doc["email"]) for _, doc in rows if isinstance(doc.get("email"), dict)]
 
 

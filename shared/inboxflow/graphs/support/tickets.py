@@ -17,8 +17,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ...ports.checkpoint import CheckpointStore
+from ...schema import TICKETS
 
-COLLECTION = "tickets"
 TICKET_ID = re.compile(r"^TKT-\d{8}$")
 MAX_DRAWS = 20
 TicketStatus = Literal["active", "completed"]
@@ -106,7 +106,7 @@ def ticket_path(customer_id: str, ticket_id: str) -> str:
     """The store path of a ticket."""
     if not TICKET_ID.match(ticket_id):
         raise ValueError(f"ticket id {ticket_id!r} is not TKT- followed by 8 digits")
-    return f"{COLLECTION}/{customer_id}:{ticket_id}"
+    return TICKETS.path(f"{customer_id}:{ticket_id}")
 
 
 def new_ticket_id(draw: Callable[[int], int] = secrets.randbelow) -> str:
@@ -158,12 +158,12 @@ class TicketStore:
 
     def find(self, ticket_id: str) -> Ticket | None:
         """The ticket with this id, whoever's it is."""
-        found = self.store.list(COLLECTION, where=[("ticket_id", "==", ticket_id)])
+        found = self.store.list(TICKETS.name, where=[("ticket_id", "==", ticket_id)])
         return Ticket.model_validate(found[0][1]) if found else None
 
     def opened_by(self, key: str) -> Ticket | None:
         """The ticket an effect key created, if it got that far."""
-        found = self.store.list(COLLECTION, where=[("opened_by", "==", key)])
+        found = self.store.list(TICKETS.name, where=[("opened_by", "==", key)])
         return Ticket.model_validate(found[0][1]) if found else None
 
     def list(
@@ -175,7 +175,7 @@ class TicketStore:
             where.append(("customer_id", "==", customer_id))
         if status is not None:
             where.append(("status", "==", status))
-        docs = self.store.list(COLLECTION, where=where)
+        docs = self.store.list(TICKETS.name, where=where)
         return sorted((Ticket.model_validate(doc) for _, doc in docs), key=lambda t: t.ticket_id)
 
     def save(self, ticket: Ticket) -> None:

@@ -41,7 +41,8 @@ from ....graph import Step
 from ....knowledge import Retrieval, excerpt, knowledge_base_for
 from ....mail import bare_subject, strip_quoted
 from ....ports.workspace import Workspace
-from ....workspace import SAVED_REPLIES, business_day
+from ....schema import SAVED_REPLIES
+from ....workspace import business_day
 from ..settings import pipeline_settings
 from ..state import (
     Context,
@@ -149,7 +150,7 @@ def _upcoming(workspace: Workspace, ctx: NodeContext) -> list[UpcomingEvent]:
 
 def _similar(ctx: NodeContext, text: str) -> list[SavedReply]:
     scored: list[SavedReply] = []
-    for reply_id, doc in ctx.store.list(SAVED_REPLIES):
+    for reply_id, doc in ctx.store.list(SAVED_REPLIES.name):
         keywords = [str(k).lower() for k in doc.get("keywords", [])]
         hits = [k for k in keywords if k in text and _keyword(k).search(text)]
         if hits:
