@@ -52,8 +52,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, TypeVar
 
+from ..approvals.decisions import answer_customer_wait, answered_by, note_resumed, resume_of
 from ..approvals.records import Approval, approval_id_for, approval_path
-from ..approvals.service import answer_customer_wait, answered_by, note_resumed, resume_of
 from ..config import InboxflowConfig, load_config
 from ..errors import PermanentError, RejectedEnvelope, RetryableError
 from ..mail import Email, EmailParseError

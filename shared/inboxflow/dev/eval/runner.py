@@ -197,8 +197,8 @@ def _play(case: Case, runtime: Any, result: CaseResult) -> None:
 
 def _decide(runtime: Any, decisions: list[Decision], result: CaseResult) -> None:
     """Give the pending reviewer pauses the next decisions, oldest pause first."""
+    from inboxflow.approvals.errors import ApprovalError
     from inboxflow.approvals.records import APPROVALS
-    from inboxflow.approvals.service import ApprovalError
 
     service = runtime.services["approvals"]
     while decisions:
