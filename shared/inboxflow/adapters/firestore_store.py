@@ -13,7 +13,7 @@ hold everything JSON can, so documents are encoded on the way in:
 The Firestore emulator differs from production: concurrent transactions on
 one document wait about 2 s for its lock and then abort one or all of them
 (hence ``serialize_transactions``); queries never ask for composite indexes
-(production does: ``infra_export.COMPOSITE_INDEXES``); TTL deletes nothing.
+(production does: ``dev/infra/export.COMPOSITE_INDEXES``); TTL deletes nothing.
 The emulator refuses descending scans of document ids, so
 ``list(descending=True)`` without ``order_by`` reverses client-side everywhere.
 

@@ -10,7 +10,7 @@ so the vector and the other fields stay on the server.
 
 Production needs a vector index per collection on ``embedding`` (flat, 768
 dimensions), with every field used in ``where`` declared ahead of it
-(``infra_export.VECTOR_INDEXES``); the emulator searches without indexes.
+(``dev/infra/export.VECTOR_INDEXES``); the emulator searches without indexes.
 
 Document ids may contain any character: ``/`` and ``%`` are percent-encoded
 (and ids Firestore reserves, ``.``, ``..`` and ``__x__``, are escaped) on the
