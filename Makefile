@@ -52,7 +52,7 @@ infra-check: $(STAMP) checkov-venv
 	$(BIN)/python -m pytest tests/infra
 
 source-archive: $(STAMP)
-	$(BIN)/python -m inboxflow.infra_export archive --out dist/source.zip
+	$(BIN)/python -m inboxflow.dev.infra.archive --out dist/source.zip
 
 # The build runs in the target project and region, stages its source in the
 # bootstrap's bucket in that region (the default gs://PROJECT_cloudbuild is a
@@ -73,7 +73,8 @@ clean:
 # package under src/, so the run happens in a copy ($(MUTATE_DIR)) where shared/ is src/.
 # Adjust the module list (paths under shared/inboxflow/) and the tests here, in one place:
 #   make mutate MUTATE_MODULES="runtime.py" MUTATE_TESTS="tests/unit/test_runtime.py"
-MUTATE_MODULES ?= runtime.py approvals/service.py approvals/records.py pipeline/nodes/review.py \
+MUTATE_MODULES ?= runtime.py approvals/decisions.py approvals/tokens.py approvals/deadlines.py \
+                  approvals/records.py pipeline/nodes/review.py \
                   pipeline/nodes/dispatch.py mail/loop_guard.py
 MUTATE_TESTS ?= tests/unit tests/functions tests/contract  # run with -m "not emulator"
 MUTATE_DIR ?= .mutate

@@ -15,7 +15,7 @@ Runs alternate (floor, node, floor, node, ...) and the table shows medians
 of ``--runs`` (after one untimed run of each, which writes the bytecode). The
 emulator variables point at a closed port: clients are built but never
 connect. Every process runs in the deployed layout: the source archive
-(``infra_export.build_source_archive``: ``main.py``, the package, ``inboxflow.yaml``
+(``dev/infra/archive.build_source_archive``: ``main.py``, the package, ``inboxflow.yaml``
 and its compiled form) unpacked in a temporary folder; ``--checkout`` runs
 ``functions/`` of this checkout instead.
 
@@ -108,7 +108,7 @@ def _env(node: str | None, home: str) -> dict[str, str]:
 
 def deployed_source(home: str) -> Path:
     """The source archive, unpacked in ``home``: what a deployed function runs from."""
-    from inboxflow.infra_export import build_source_archive
+    from inboxflow.dev.infra.archive import build_source_archive
 
     folder = Path(home) / "source"
     with zipfile.ZipFile(build_source_archive(Path(home) / "source.zip", ROOT)) as archive:

@@ -137,7 +137,7 @@ def index_entries(
 def exempt_fields(collection_group: str) -> frozenset[str]:
     """Top-level fields of ``collection_group`` with indexing off in ``infra/firestore.tf``: the
     index exemptions and the TTL field."""
-    from inboxflow import infra_export
+    from inboxflow.dev.infra import export as infra_export
 
     names = {
         e["field"] for e in infra_export.INDEX_EXEMPTIONS if e["collection"] == collection_group

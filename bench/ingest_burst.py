@@ -35,9 +35,9 @@ from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import SystemClock
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.ingest.claims import message_trace_id
-from inboxflow.ingest.ingest import IngestIncomplete, IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
+from inboxflow.ingest.sync import IngestIncomplete, IngestOptions, Ingestor
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.services import build_runtime

@@ -52,7 +52,7 @@ def _harden_framework_responses() -> None:
     """Security headers on functions-framework's own responses too (a 404, a 405, a 500)."""
     from flask import current_app, has_app_context
 
-    from inboxflow.approvals.headers import install_hardening
+    from inboxflow.approvals.http_headers import install_hardening
 
     if has_app_context():  # functions-framework imports this file inside its app
         install_hardening(current_app._get_current_object())  # type: ignore[attr-defined]

@@ -15,7 +15,8 @@ from inboxflow.adapters.notifiers import OutboxNotifier
 from inboxflow.adapters.sqlite_tasks import SqliteTaskQueue
 from inboxflow.approvals.app import handle_http
 from inboxflow.approvals.records import Approval
-from inboxflow.approvals.service import ApprovalConfig, ApprovalService
+from inboxflow.approvals.service import ApprovalService
+from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.clock import FakeClock
 from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.ports.checkpoint import CheckpointStore

@@ -19,9 +19,9 @@ from inboxflow.clock import FakeClock
 from inboxflow.graphs.planner.graph import SAMPLES as SAMPLE_DIR
 from inboxflow.graphs.planner.settings import PlannerSettings
 from inboxflow.ingest.claims import claim_path
-from inboxflow.ingest.ingest import IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
+from inboxflow.ingest.sync import IngestOptions, Ingestor
 from inboxflow.mail import Email, load_email_file
 from inboxflow.mail_stamps import stamped_message_id
 from inboxflow.ports.checkpoint import CheckpointStore

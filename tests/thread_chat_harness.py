@@ -18,9 +18,10 @@ from inboxflow.approvals.records import Approval
 from inboxflow.approvals.service import ApprovalService
 from inboxflow.clock import FakeClock
 from inboxflow.ingest.claims import claim_path
-from inboxflow.ingest.ingest import IngestOptions, Ingestor, IngestReport
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
+from inboxflow.ingest.report import IngestReport
+from inboxflow.ingest.sync import IngestOptions, Ingestor
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.mail_stamps import stamped_message_id
 from inboxflow.ports.checkpoint import Checkpoint, CheckpointStore

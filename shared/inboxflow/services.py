@@ -285,7 +285,8 @@ def build_runtime(
         notifier: how reviewers are emailed (default: chosen from the settings).
         **overrides: parts of ``Services`` to use as given (see ``build_services``).
     """
-    from .approvals.service import ApprovalConfig, ApprovalService
+    from .approvals.service import ApprovalService
+    from .approvals.settings import ApprovalConfig
 
     settings = settings or Settings.from_env()
     services = build_services(settings, clock=clock, **overrides)

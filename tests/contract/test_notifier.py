@@ -20,7 +20,7 @@ from tests.approval_harness import LINK, REVIEWERS, Harness
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.notifiers import GmailNotifier, OutboxNotifier
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from inboxflow.approvals.service import ApprovalConfig
+from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.clock import FakeClock
 from inboxflow.context import EffectJournal
 from inboxflow.dev.doubles.google_api import GoogleApiDouble

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from inboxflow.dev.infra.archive import build_source_archive
 from inboxflow.graph import LazyNodeFunction, LazyToolRegistry
 from inboxflow.graphs import BUILT_IN, graph_registry, load_graph
-from inboxflow.infra_export import build_source_archive
 
 FUNCTIONS = Path(__file__).parent.parent.parent / "functions"
 
@@ -43,7 +43,8 @@ NEVER = (
     "inboxflow.adapters.sqlite_vectors",
     "inboxflow.adapters.sqlite_tasks",
     "inboxflow.approvals.app",
-    "inboxflow.infra_export",
+    "inboxflow.dev.infra.export",
+    "inboxflow.dev.infra.archive",
     "google.genai",
     "inboxflow.knowledge",
     "yaml",  # the archive's compiled config is JSON

@@ -87,8 +87,8 @@ def test_substitutions_for_project_region_environment(build: dict[str, Any]) -> 
 def test_tests_run_before_anything_is_built_or_deployed(build: dict[str, Any]) -> None:
     assert "pip install" in _text(_step(build, "install"))
     lint = _text(_step(build, "lint"))
-    assert "ruff" in lint and "infra_export tfvars --check" in lint
-    assert "infra_export archive" in _text(_step(build, "build-source"))
+    assert "ruff" in lint and "inboxflow.dev.infra.export --check" in lint
+    assert "inboxflow.dev.infra.archive --out" in _text(_step(build, "build-source"))
 
 
 def test_the_test_step_runs_make_test_where_the_emulators_are(build: dict[str, Any]) -> None:

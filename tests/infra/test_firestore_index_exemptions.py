@@ -7,10 +7,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from inboxflow import infra_export
+import inboxflow
+from inboxflow.dev.infra import export as infra_export
 from tests.infra.test_terraform_structure import first
 
-PACKAGE = Path(infra_export.__file__).resolve().parent
+PACKAGE = Path(inboxflow.__file__).resolve().parent
 OPERATORS = {"==", "!=", "<", "<=", ">", ">=", "in", "not-in", "array_contains"}
 
 

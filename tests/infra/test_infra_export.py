@@ -1,7 +1,8 @@
-"""inboxflow.infra_export: the graphs -> graph.auto.tfvars.json, and the source archive."""
+"""inboxflow.dev.infra: the graphs -> graph.auto.tfvars.json, and the source archive."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.util
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from inboxflow import infra_export
+from inboxflow.dev.infra import archive
+from inboxflow.dev.infra import export as infra_export
+from inboxflow.dev.infra.archive import source_archive_members
 from inboxflow.naming import dead_letter_topic_name, function_name, topic_name
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -283,7 +286,7 @@ def test_committed_tfvars_match_the_code() -> None:
     assert committed == expected, (
         "infra/graph.auto.tfvars.json is out of date with inboxflow.graphs: "
         "run `inboxflow infra export` "
-        "(or `python -m inboxflow.infra_export tfvars`) and commit the result"
+        "(or `python -m inboxflow.dev.infra.export`) and commit the result"
     )
 
 
@@ -296,6 +299,9 @@ def _fake_source_tree(root: Path) -> None:
     (package / "pipeline").mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "pipeline" / "graph.py").write_text("PIPELINE = None\n")
+    (package / "dev" / "infra").mkdir(parents=True)
+    (package / "dev" / "__init__.py").write_text("")
+    (package / "dev" / "infra" / "archive.py").write_text("# development tooling\n")
     (package / "__pycache__").mkdir()
     (package / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
 
@@ -303,17 +309,17 @@ def _fake_source_tree(root: Path) -> None:
 def test_source_archive_layout_and_reproducibility(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     _fake_source_tree(root)
-    first = infra_export.build_source_archive(tmp_path / "a.zip", root=root)
+    first = archive.build_source_archive(tmp_path / "a.zip", root=root)
     # Touch every file: timestamps must not change the archive.
     for path in root.rglob("*"):
         if path.is_file():
             path.write_bytes(path.read_bytes())
-    second = infra_export.build_source_archive(tmp_path / "b.zip", root=root)
+    second = archive.build_source_archive(tmp_path / "b.zip", root=root)
     assert (
         hashlib.sha256(first.read_bytes()).digest() == hashlib.sha256(second.read_bytes()).digest()
     )
-    with zipfile.ZipFile(first) as archive:
-        assert archive.namelist() == [
+    with zipfile.ZipFile(first) as built:
+        assert built.namelist() == [
             "inboxflow.yaml",
             "inboxflow.yaml.json",  # its compiled form (config.compile_config)
             "inboxflow/__init__.py",
@@ -322,7 +328,7 @@ def test_source_archive_layout_and_reproducibility(tmp_path: Path) -> None:
             "requirements.txt",
         ]
     (root / "shared" / "inboxflow" / "__init__.py").write_text("# changed\n")
-    third = infra_export.build_source_archive(tmp_path / "c.zip", root=root)
+    third = archive.build_source_archive(tmp_path / "c.zip", root=root)
     assert third.read_bytes() != first.read_bytes()
 
 
@@ -331,4 +337,37 @@ def test_source_archive_requires_the_entry_points(tmp_path: Path) -> None:
     _fake_source_tree(root)
     (root / "functions" / "main.py").unlink()
     with pytest.raises(FileNotFoundError, match=r"main\.py"):
-        infra_export.build_source_archive(tmp_path / "a.zip", root=root)
+        archive.build_source_archive(tmp_path / "a.zip", root=root)
+
+
+def _imported(tree: ast.Module, package: str) -> set[str]:
+    """The absolute names of the modules a module of ``package`` imports."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            names.add(module)
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_nothing_deployed_imports_the_development_tooling() -> None:
+    """The archive leaves ``inboxflow/dev/`` out, so no deployed module may import it."""
+    members = source_archive_members()
+    assert not [name for name, _ in members if name.startswith("inboxflow/dev/")]
+    offenders = []
+    for name, path in members:
+        if not name.endswith(".py"):
+            continue
+        package = ".".join(name.split("/")[:-1])  # "inboxflow.approvals"; "" for main.py
+        imported = _imported(ast.parse(path.read_text(encoding="utf-8")), package)
+        if any(m == "inboxflow.dev" or m.startswith("inboxflow.dev.") for m in imported):
+            offenders.append(name)
+    assert offenders == []

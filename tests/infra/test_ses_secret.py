@@ -3,7 +3,7 @@ mounted only into the functions that notify reviewers."""
 
 from __future__ import annotations
 
-from inboxflow import infra_export
+from inboxflow.dev.infra import export as infra_export
 from inboxflow.graphs import graph_registry
 from tests.infra.conftest import Infra
 

@@ -149,7 +149,8 @@ def test_decisions_through_separate_firestore_clients_record_one_and_draft_once(
     """Eight approval-function instances (each its own Firestore client, transactions not
     serialised in this process) decide the same approval at once: one decision wins."""
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
-    from inboxflow.approvals.service import AlreadyDecided, ApprovalService
+    from inboxflow.approvals.errors import AlreadyDecided
+    from inboxflow.approvals.service import ApprovalService
     from inboxflow.errors import RetryableError
 
     h = _firestore_harness(tmp_path)

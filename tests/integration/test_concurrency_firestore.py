@@ -203,9 +203,9 @@ def test_one_notification_delivered_to_four_ingest_workers_at_once_starts_each_m
 ) -> None:
     from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
     from inboxflow.ingest.claims import message_trace_id
-    from inboxflow.ingest.ingest import IngestIncomplete, IngestOptions, Ingestor
     from inboxflow.ingest.mailboxes import MailboxRegistry
     from inboxflow.ingest.notification import GmailNotification
+    from inboxflow.ingest.sync import IngestIncomplete, IngestOptions, Ingestor
     from inboxflow.ingest.watch import renew_watches
     from tests.unit.test_ingest import eml
 

@@ -19,7 +19,7 @@ from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.adapters.notifiers import OutboxNotifier, outbox_messages
 from inboxflow.adapters.ses_notifier import SesNotifier
 from inboxflow.adapters.webhook_notifier import WebhookNotifier
-from inboxflow.approvals.service import ApprovalConfig
+from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.config import Delivery, InboxflowConfig, parse_config
 from inboxflow.envelope import Envelope
 from inboxflow.errors import RetryableError

@@ -19,9 +19,9 @@ from inboxflow.adapters.notifiers import GmailNotifier
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
-from inboxflow.ingest.ingest import IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
+from inboxflow.ingest.sync import IngestOptions, Ingestor
 from inboxflow.ingest.watch import renew_watches
 from tests.runtimes import runtime_for
 from tests.thread_chat_harness import MAILBOX, PASS, PLUGIN, eml

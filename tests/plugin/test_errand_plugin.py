@@ -101,7 +101,7 @@ def test_it_runs_pauses_with_its_own_kind_and_files_once_on_the_embedded_default
 
 
 def test_its_functions_get_their_own_topics_and_least_privilege(plugin: None) -> None:
-    from inboxflow.infra_export import export_graph_tfvars
+    from inboxflow.dev.infra.export import export_graph_tfvars
 
     exported = export_graph_tfvars()
     nodes = exported["node_functions"]

@@ -16,7 +16,7 @@ import pytest
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
 from inboxflow.approvals.app import MAX_BODY_BYTES
-from inboxflow.approvals.headers import SECURITY_HEADERS
+from inboxflow.approvals.http_headers import SECURITY_HEADERS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -165,7 +165,7 @@ def test_the_servers_own_414_carries_the_security_headers() -> None:
 
     from werkzeug.serving import make_server
 
-    from inboxflow.approvals.headers import hardened_request_handler
+    from inboxflow.approvals.http_headers import hardened_request_handler
     from inboxflow.dev.cli.approvals import approval_app
 
     server = make_server(

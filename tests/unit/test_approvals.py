@@ -37,6 +37,25 @@ def _paused(h: Harness) -> tuple[str, list[Link]]:
 # --- the pause -------------------------------------------------------------------------
 
 
+def test_the_service_notifier_is_the_one_every_reviewer_email_goes_through(h: Harness) -> None:
+    """Graph nodes send their own notices through ``approvals.notifier``: it is the notifier
+    the service was built with, and replacing it replaces the one reviewer emails use."""
+    assert h.service.notifier is h.outbox
+    sent: list[str] = []
+
+    class Recording:
+        def send(self, to: str, *args: Any) -> dict[str, Any]:
+            sent.append(to)
+            return {"id": f"m-{len(sent)}", "channel": "test"}
+
+        def find(self, key: str, sender: str | None = None) -> None:
+            return None
+
+    h.service.notifier = Recording()  # type: ignore[assignment]
+    h.start()
+    assert sorted(sent) == sorted(REVIEWERS) and h.inbox == []
+
+
 def test_pause_commits_an_approval_and_notifies_each_reviewer_once(h: Harness) -> None:
     trace_id, links = _paused(h)
     approval = h.approval_of(trace_id)
@@ -700,7 +719,7 @@ def test_tokens_carry_256_random_bits_and_only_their_sha256_is_stored(h: Harness
 
 
 def test_issue_link_refuses_an_address_that_is_not_a_reviewer(h: Harness) -> None:
-    from inboxflow.approvals.service import ApprovalError
+    from inboxflow.approvals.errors import ApprovalError
 
     trace_id, _ = _paused(h)
     approval = h.approval_of(trace_id)

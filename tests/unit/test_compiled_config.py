@@ -18,7 +18,8 @@ from inboxflow.config import (
     compile_config,
     load_config,
 )
-from inboxflow.infra_export import REPO_ROOT, build_source_archive
+from inboxflow.dev.infra import REPO_ROOT
+from inboxflow.dev.infra.archive import build_source_archive
 
 RULES = "routing:\n  rules:\n    - {name: vip, route: pipeline, match: {sender_domain: vip.test}}\n"
 

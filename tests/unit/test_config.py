@@ -16,9 +16,10 @@ from inboxflow.config import (
     load_config,
     parse_config,
 )
+from inboxflow.dev.infra import REPO_ROOT
+from inboxflow.dev.infra.archive import source_archive_members
 from inboxflow.graph import END, Graph, Node, Step
 from inboxflow.graphs import graph_registry
-from inboxflow.infra_export import REPO_ROOT, source_archive_members
 
 
 class AgentState(BaseModel):

@@ -21,9 +21,9 @@ from inboxflow.errors import RetryableError
 from inboxflow.graph import END, Graph, Node, Pause, Step
 from inboxflow.graphs import graph_registry
 from inboxflow.ingest.claims import claim_path, message_trace_id
-from inboxflow.ingest.ingest import IngestIncomplete, IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
+from inboxflow.ingest.sync import IngestIncomplete, IngestOptions, Ingestor
 from inboxflow.ingest.threads import ThreadResolver
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.mail import Email

@@ -20,9 +20,9 @@ from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.errors import RetryableError
 from inboxflow.ingest import entry as ingest_entry
 from inboxflow.ingest.claims import message_trace_id
-from inboxflow.ingest.ingest import IngestOptions, Ingestor
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
+from inboxflow.ingest.sync import IngestOptions, Ingestor
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.mail import sample_inbox_paths
 from tests.unit.test_ingest import MAILBOX, World, eml

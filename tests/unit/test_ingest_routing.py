@@ -9,7 +9,7 @@ import pytest
 
 from inboxflow.config import CONFIG_VARIABLE, ConfigError, InboxflowConfig, parse_config
 from inboxflow.graphs import graph_registry
-from inboxflow.ingest.ingest import IngestOptions, Ingestor
+from inboxflow.ingest.sync import IngestOptions, Ingestor
 
 from .test_ingest import FOLLOW_UP, MAILBOX, World
 

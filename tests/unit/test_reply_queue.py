@@ -137,7 +137,7 @@ def test_the_sender_of_a_queued_reply_is_kept(chat: ChatWorld) -> None:
 
 
 def test_the_queue_query_has_its_firestore_index_and_replies_expire(chat: ChatWorld) -> None:
-    from inboxflow import infra_export
+    from inboxflow.dev.infra import export as infra_export
 
     index = infra_export.composite_index_for(
         "trace_replies", [("trace_id", "==", "t")], order_by="received_at"

@@ -17,7 +17,7 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.ingest.claims import Claims, claim_path
-from inboxflow.ingest.ingest import customer_reply_resume
+from inboxflow.ingest.dispatch import customer_reply_resume
 from inboxflow.mail import Email
 from tests.planner_harness import (
     DAY,
@@ -156,7 +156,7 @@ def test_a_resume_refused_as_it_was_published_is_not_taken_for_sent_after_a_cras
 
     with monkeypatch.context() as patch:
         patch.setattr(chat.runtime, "resume", resume_after_the_wait_ended)
-        patch.setattr(chat.ingestor, "_record_failure", dies)
+        patch.setattr(chat.ingestor.failures, "record", dies)
         with pytest.raises(SimulatedCrash):
             chat.notify(history_id)
     assert chat.trace(trace_id).state["reply"]["gmail_id"] == "other"

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from inboxflow.approvals.errors import AlreadyDecided
 from inboxflow.approvals.replies import parse_decision, review_mail_path
-from inboxflow.approvals.service import AlreadyDecided
 from inboxflow.ingest.claims import message_trace_id
 from inboxflow.mail.html_text import reply_text
 from tests.mail_auth import auth_line, gmail_fail, gmail_pass
@@ -203,7 +203,7 @@ def test_a_crash_between_the_decision_and_its_resume_is_resumed_by_the_redeliver
     """The decision is stored but its resume never went out: the redelivered reply publishes it
     (as the approval function does on a second POST), not the deadline days later."""
     trace_id, approval = _waiting_for_review(chat)
-    real_publish = chat.approvals.publish_resume
+    real_publish = chat.approvals.decisions.publish_resume
     crashed: list[Any] = []
 
     def crash_once(decided: Any) -> Any:
@@ -212,7 +212,7 @@ def test_a_crash_between_the_decision_and_its_resume_is_resumed_by_the_redeliver
             raise RuntimeError("the ingest function died after storing the decision")
         return real_publish(decided)
 
-    monkeypatch.setattr(chat.approvals, "publish_resume", crash_once)
+    monkeypatch.setattr(chat.approvals.decisions, "publish_resume", crash_once)
     with pytest.raises(RuntimeError):
         _reply(chat, approval, 2, "approve")
     chat.bus.drain()

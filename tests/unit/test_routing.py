@@ -278,7 +278,7 @@ def test_a_graph_named_by_hand_is_checked_like_a_rule() -> None:
 
 def test_the_shipped_examples_are_valid_rules() -> None:
     """The commented examples of inboxflow.yaml, uncommented, validate and route."""
-    from inboxflow.infra_export import REPO_ROOT
+    from inboxflow.dev.infra import REPO_ROOT
 
     lines = (REPO_ROOT / "inboxflow.yaml").read_text().splitlines()
     start = lines.index("# routing:")

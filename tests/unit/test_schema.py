@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import inboxflow
-from inboxflow import infra_export, schema
+from inboxflow import schema
+from inboxflow.dev.infra import export as infra_export
 
 PACKAGE = Path(inboxflow.__file__).parent
 NAMES = {collection.name for collection in schema.COLLECTIONS}

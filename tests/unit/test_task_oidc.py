@@ -23,8 +23,8 @@ from google.auth import crypt, jwt
 
 from inboxflow.approvals import oidc
 from inboxflow.approvals.app import handle_http
+from inboxflow.approvals.errors import ApprovalError
 from inboxflow.approvals.oidc import verify_task_oidc
-from inboxflow.approvals.service import ApprovalError
 from tests.approval_harness import Harness
 
 AUDIENCE = "https://approve-abc-ew.a.run.app"

@@ -30,11 +30,12 @@ from flask import Request, Response
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from ..errors import RetryableError
-from .headers import SECURITY_HEADERS, install_hardening
+from .errors import AlreadyDecided, ApprovalError
+from .http_headers import SECURITY_HEADERS, install_hardening
 from .logs import redact_access_logs
 from .oidc import verify_task_oidc
 from .pages import render_decided, render_error, render_result, render_review
-from .service import AlreadyDecided, ApprovalError, ApprovalService
+from .service import ApprovalService
 
 log = logging.getLogger(__name__)
 redact_access_logs()

@@ -22,7 +22,7 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .service import ApprovalError
+from .errors import ApprovalError
 
 GOOGLE_CERTS_URL = "https://www.googleapis.com/oauth2/v1/certs"
 GOOGLE_ISSUERS = ("accounts.google.com", "https://accounts.google.com")

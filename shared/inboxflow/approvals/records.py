@@ -15,12 +15,15 @@ import hashlib
 import hmac
 import re
 import secrets
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote_plus
 
 from pydantic import BaseModel, Field
 
 from ..schema import APPROVAL_TOKENS, APPROVALS
+
+if TYPE_CHECKING:
+    from ..ports.checkpoint import CheckpointStore
 
 TOKEN_BYTES = 32
 """256 random bits per token."""
@@ -28,6 +31,8 @@ FORM_TOKEN_TTL_S = 30 * 60
 """How long a review page's form token is good for after the page was opened."""
 TOKEN_RETENTION_S = 7 * 86400
 """How long a used or expired token's record is kept (to say "expired" rather than "unknown")."""
+TIMEOUT_REVIEWER = "deadline"
+"""Who ``decided_by`` names when the deadline decided."""
 
 ApprovalStatus = Literal["pending", "decided", "timed_out"]
 
@@ -134,6 +139,23 @@ class Approval(BaseModel):
     def resume_step(self) -> int:
         """The step number of the envelope that resumes the trace."""
         return self.step + 1
+
+
+def read_approval(store: CheckpointStore, approval_id: str) -> Approval | None:
+    """An approval by id, or None (also for an id that is no document name)."""
+    if not approval_id or "/" in approval_id:
+        return None
+    doc = store.get(approval_path(approval_id))
+    return None if doc is None else Approval.model_validate(doc)
+
+
+def pending_approvals(store: CheckpointStore, reviewer: str | None = None) -> list[Approval]:
+    """Pending approvals (for ``reviewer`` when given), soonest deadline first."""
+    where: list[Any] = [("status", "==", "pending")]
+    if reviewer:
+        where.append(("reviewers", "array_contains", reviewer))
+    rows = store.list(APPROVALS.name, where=where, order_by="deadline")
+    return [Approval.model_validate(doc) for _, doc in rows]
 
 
 class TokenRecord(BaseModel):

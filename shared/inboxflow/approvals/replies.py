@@ -37,6 +37,7 @@ from ..mail.authentication import check_sender
 from ..mail.html_text import reply_text
 from ..ports.checkpoint import CheckpointStore
 from ..schema import REVIEW_MAILS, REVIEW_THREADS
+from .errors import AlreadyDecided, ApprovalError
 
 if TYPE_CHECKING:
     from .records import Approval
@@ -202,8 +203,6 @@ def decide_by_reply(
     Returns:
         None when ``email`` answers no review email; else what it did.
     """
-    from .service import AlreadyDecided, ApprovalError
-
     mail = review_mail_of(approvals.store, email)
     if mail is None:
         return None

@@ -23,8 +23,9 @@ from typing import Any
 
 from .. import telemetry
 from ..adapters.inprocess_bus import InProcessBus
-from .ingest import Ingestor, IngestReport
 from .notification import GmailNotification, pubsub_message_of
+from .report import IngestReport
+from .sync import Ingestor
 
 log = logging.getLogger("inboxflow.ingest.entry")
 

@@ -27,8 +27,8 @@ from ..routing import RouteDecision, route
 from ..runtime import Runtime
 from ..start import start_email_trace
 from .claims import claim_path, message_trace_id
-from .ingest import Ingestor
 from .mailboxes import DEFAULT_GRAPH, Mailbox
+from .sync import Ingestor
 
 Received = Literal[
     "started", "resumed", "queued", "review_reply", "blocked", "refused", "duplicate", "unreadable"

@@ -74,7 +74,7 @@ def infra_export(
     ),
 ) -> None:
     """Write infra/graph.auto.tfvars.json from the graphs declared in code."""
-    from inboxflow.infra_export import write_graph_tfvars
+    from inboxflow.dev.infra.export import write_graph_tfvars
 
     written = write_graph_tfvars(path)
     typer.echo(f"wrote {written}")

@@ -115,7 +115,7 @@ def serve(
     home: Path = home_option(),
 ) -> None:
     """Run the approval function locally (and fire due deadline tasks of the embedded queue)."""
-    from inboxflow.approvals.headers import hardened_request_handler
+    from inboxflow.approvals.http_headers import hardened_request_handler
     from inboxflow.approvals.logs import redact_access_logs
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -198,7 +198,7 @@ def _play(case: Case, runtime: Any, result: CaseResult) -> None:
 
 def _decide(runtime: Any, decisions: list[Decision], result: CaseResult) -> None:
     """Give the pending reviewer pauses the next decisions, oldest pause first."""
-    from inboxflow.approvals.service import ApprovalError
+    from inboxflow.approvals.errors import ApprovalError
     from inboxflow.schema import APPROVALS
 
     service = runtime.services["approvals"]

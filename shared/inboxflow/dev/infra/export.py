@@ -10,9 +10,8 @@ Gmail/Calendar (Gmail credentials).
 which ``terraform plan`` loads automatically; a test fails when the committed
 file differs from what this module generates.
 
-The source archive for all functions is built here too
-(``build_source_archive``): a deterministic zip, so its hash (which names the
-object Terraform uploads) changes only when the code does.
+The source archive the functions deploy is built by ``archive.py``. Neither
+ships in it (``inboxflow/dev/`` is development tooling).
 """
 
 from __future__ import annotations
@@ -21,12 +20,11 @@ import argparse
 import hashlib
 import json
 import re
-import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from .naming import (
+from ...naming import (
     PREFIX,
     dead_letter_topic_name,
     function_name,
@@ -34,9 +32,9 @@ from .naming import (
     subscription_name,
     topic_name,
 )
-from .schema import COLLECTIONS, TTL_FIELD, Collection
+from ...schema import COLLECTIONS, TTL_FIELD, Collection
+from . import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TFVARS_PATH = REPO_ROOT / "infra" / "graph.auto.tfvars.json"
 
 RUNTIME = "python311"
@@ -371,7 +369,7 @@ def _service_entries() -> dict[str, dict[str, Any]]:
 
 
 def _load_graphs() -> list[GraphLike]:
-    from .graphs import all_graphs  # imported late: the registry imports every node
+    from ...graphs import all_graphs  # imported late: the registry imports every node
 
     return list(all_graphs())
 
@@ -420,91 +418,23 @@ def write_graph_tfvars(
     return target
 
 
-# --- the source archive ---------------------------------------------------------
-
-_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
-_SKIP_PARTS = {"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
-_DEV_ONLY = {"dev"}
-"""Top-level folders of the package that are never deployed."""
-
-
-def source_archive_members(root: Path = REPO_ROOT) -> list[tuple[str, Path]]:
-    """``(name in archive, file on disk)`` for the deployable source, sorted.
-
-    The archive root holds ``main.py`` (from ``functions/``), the
-    ``inboxflow`` package without its development tooling (``inboxflow/dev/``:
-    the CLI, the emulated cloud, the API doubles), ``requirements.txt`` (the layout Cloud Functions'
-    Python buildpack expects) and ``inboxflow.yaml`` (the routing rules,
-    found next to the package).
-    """
-    members = [
-        ("main.py", root / "functions" / "main.py"),
-        ("requirements.txt", root / "requirements.txt"),
-        ("inboxflow.yaml", root / "inboxflow.yaml"),
-    ]
-    package = root / "shared" / "inboxflow"
-    for path in sorted(package.rglob("*")):
-        relative = path.relative_to(package)
-        skipped = (
-            _SKIP_PARTS.intersection(path.parts)
-            or path.suffix in {".pyc", ".pyo"}
-            or relative.parts[0] in _DEV_ONLY
-        )
-        if path.is_file() and not skipped:
-            members.append((f"inboxflow/{relative.as_posix()}", path))
-    for name, path in members:
-        if not path.is_file():
-            raise FileNotFoundError(f"source archive member {name} is missing: {path}")
-    return sorted(members)
-
-
-def build_source_archive(out: str | Path, root: Path = REPO_ROOT) -> Path:
-    """Write a byte-for-byte reproducible zip of the function source to ``out``.
-
-    Beside ``inboxflow.yaml`` goes its compiled form (``config.compile_config``):
-    the functions then read JSON at start-up instead of importing a YAML parser.
-    """
-    from .config import COMPILED_SUFFIX, CONFIG_NAME, compile_config
-
-    target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    entries = [(name, path.read_bytes()) for name, path in source_archive_members(root)]
-    config = dict(entries).get(CONFIG_NAME)
-    compiled = compile_config(config.decode("utf-8"), root / CONFIG_NAME) if config else None
-    if compiled is not None:
-        entries.append((CONFIG_NAME + COMPILED_SUFFIX, compiled.encode("utf-8")))
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in sorted(entries):
-            info = zipfile.ZipInfo(name, date_time=_ZIP_EPOCH)
-            info.external_attr = 0o644 << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, data)
-    return target
-
-
 def main(argv: list[str] | None = None) -> int:
-    """``python -m inboxflow.infra_export {tfvars,archive}`` (used by cloudbuild.yaml)."""
-    parser = argparse.ArgumentParser(prog="python -m inboxflow.infra_export")
-    sub = parser.add_subparsers(dest="command", required=True)
-    tfvars = sub.add_parser("tfvars", help="write infra/graph.auto.tfvars.json")
-    tfvars.add_argument("--out", default=str(DEFAULT_TFVARS_PATH))
-    tfvars.add_argument("--check", action="store_true", help="fail if the file is out of date")
-    archive = sub.add_parser("archive", help="build the function source zip")
-    archive.add_argument("--out", default="dist/source.zip")
+    """``python -m inboxflow.dev.infra.export [--out PATH] [--check]`` (used by cloudbuild.yaml)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m inboxflow.dev.infra.export",
+        description="write infra/graph.auto.tfvars.json",
+    )
+    parser.add_argument("--out", default=str(DEFAULT_TFVARS_PATH))
+    parser.add_argument("--check", action="store_true", help="fail if the file is out of date")
     args = parser.parse_args(argv)
-
-    if args.command == "tfvars":
-        if args.check:
-            current = Path(args.out).read_text(encoding="utf-8") if Path(args.out).exists() else ""
-            if current != render_graph_tfvars():
-                print(f"{args.out} is out of date: run `inboxflow infra export`")
-                return 1
-            print(f"{args.out} is up to date")
-            return 0
-        print(write_graph_tfvars(args.out))
+    if args.check:
+        current = Path(args.out).read_text(encoding="utf-8") if Path(args.out).exists() else ""
+        if current != render_graph_tfvars():
+            print(f"{args.out} is out of date: run `inboxflow infra export`")
+            return 1
+        print(f"{args.out} is up to date")
         return 0
-    path = build_source_archive(args.out)
-    print(f"{path} sha256={hashlib.sha256(path.read_bytes()).hexdigest()}")
+    print(write_graph_tfvars(args.out))
     return 0
 
 

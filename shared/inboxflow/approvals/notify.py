@@ -1,0 +1,197 @@
+"""Reviewer notifications: the email (or channel message) of each round, and any later one.
+
+Each email is an effect in the journal, keyed by round and reviewer, so a
+redelivered pause sends nothing twice; one reviewer's channel failing never
+keeps the others from hearing of it. Before an email is sent its Message-ID
+stamp is recorded (``replies.record_review_mail``), and once sent its Gmail
+thread, so that a reviewer's reply leads back to the approval.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..clock import Clock
+from ..context import EffectJournal
+from ..errors import RetryableError
+from ..mail_stamps import stamp_for
+from ..ports.checkpoint import CheckpointStore, Transaction
+from ..ports.notifier import NotificationRefused, Notifier
+from .records import Approval, approval_path
+from .settings import ApprovalConfig
+from .tokens import Tokens
+
+if TYPE_CHECKING:
+    from .pages import ApprovalView
+
+log = logging.getLogger(__name__)
+
+
+class Notifications:
+    """Tell reviewers of an approval, once per round and reviewer.
+
+    Args:
+        store: where approvals and the review-mail records live.
+        notifier: sends reviewer emails.
+        journal: makes each email an effect (sent once, found again after a crash).
+        tokens: mints the review link each email carries.
+        view: the page model of an approval as a reviewer sees it.
+        clock: time source.
+        config: the sender address.
+    """
+
+    def __init__(
+        self,
+        store: CheckpointStore,
+        notifier: Notifier,
+        journal: EffectJournal,
+        tokens: Tokens,
+        view: Callable[[Approval, str], ApprovalView],
+        clock: Clock,
+        config: ApprovalConfig,
+    ) -> None:
+        self.store = store
+        self.notifier = notifier
+        self.journal = journal
+        self.tokens = tokens
+        self.view = view
+        self.clock = clock
+        self.config = config
+
+    def notify_round(self, current: Approval) -> RetryableError | None:
+        """Notify the reviewers of the approval's current round (each once).
+
+        A reviewer whose channel refuses for good is recorded on the approval
+        (``notify_errors``).
+
+        Returns:
+            The first retryable failure (those reviewers are notified on the
+            redelivery that raising it causes), or None.
+        """
+        reviewers = current.reviewers if current.round == 0 else current.escalate_to
+        refused: dict[str, str] = {}
+        unavailable: RetryableError | None = None
+        for reviewer in reviewers:
+            # One reviewer's channel failing never keeps the others from hearing of it.
+            try:
+                sent = self.journal.run(
+                    current.trace_id,
+                    current.step,
+                    f"notify-{current.round}-{reviewer}",
+                    functools.partial(self._notify, current, reviewer),
+                    functools.partial(self._sent, current),
+                    expire_at=current.expire_at,
+                )
+            except RetryableError as exc:
+                log.warning("approval %s: notifying %s: %s", current.approval_id, reviewer, exc)
+                unavailable = unavailable or exc
+                continue
+            if sent.get("error"):
+                refused[reviewer] = str(sent["error"])
+            elif sent.get("thread_id") and sent.get("mailbox"):
+                from .replies import record_review_thread  # mail parsing: not at a cold start
+
+                record_review_thread(
+                    self.store,
+                    current,
+                    reviewer,
+                    str(sent["mailbox"]),
+                    str(sent["thread_id"]),
+                    self.clock.now(),
+                )
+        if refused:
+            self._record_refusals(current.approval_id, refused)
+        return unavailable
+
+    def _notify(self, approval: Approval, reviewer: str, key: str) -> dict[str, Any]:
+        from .pages import render_notification
+        from .replies import record_review_mail
+
+        link = self.tokens.issue_link(approval, reviewer)
+        subject, text, html = render_notification(self.view(approval, reviewer), link=link)
+        # Before sending, so that a reply (``approvals/replies.py``) always finds it: the
+        # stamp is the random one the message's Message-ID will carry (``mail_stamps.py``).
+        stamp = stamp_for(self.store, key, self.clock.now())
+        record_review_mail(self.store, approval, reviewer, stamp, self.clock.now())
+        try:
+            receipt = self.notifier.send(
+                reviewer, subject, text, html, key, self._sender(approval), link
+            )
+        except NotificationRefused as exc:
+            # Journaled as done: a refusal is final, a redelivery does not try again.
+            log.warning("approval %s: %s refused: %s", approval.approval_id, reviewer, exc)
+            return {"to": reviewer, "channel": exc.channel, "error": str(exc)}
+        return {
+            "id": receipt.get("id"),
+            "to": reviewer,
+            "channel": receipt.get("channel"),
+            "thread_id": receipt.get("thread_id"),
+            "mailbox": receipt.get("mailbox"),
+        }
+
+    def tell_reviewer(
+        self,
+        approval: Approval,
+        reviewer: str,
+        effect: str,
+        render: Callable[[str], tuple[str, str, str]],
+    ) -> dict[str, Any]:
+        """Send ``reviewer`` one more email about ``approval``, once per ``effect`` name.
+
+        Journaled like the notification (a redelivery sends nothing twice); it carries
+        a fresh review link, and a reply to it leads back to the approval as a reply
+        to the review email does.
+
+        Args:
+            approval: the approval.
+            reviewer: who gets it (as the approval lists them).
+            effect: the effect's name, unique within the approval's step.
+            render: ``link -> (subject, text, html)``.
+
+        Returns:
+            What the journal recorded (``error`` when the channel refused it).
+        """
+
+        def send(key: str) -> dict[str, Any]:
+            from .replies import record_review_mail
+
+            subject, text, html = render(self.tokens.issue_link(approval, reviewer))
+            stamp = stamp_for(self.store, key, self.clock.now())
+            record_review_mail(self.store, approval, reviewer, stamp, self.clock.now())
+            try:
+                receipt = self.notifier.send(
+                    reviewer, subject, text, html, key, self._sender(approval), None
+                )
+            except NotificationRefused as exc:
+                log.warning("approval %s: %s refused: %s", approval.approval_id, reviewer, exc)
+                return {"to": reviewer, "channel": exc.channel, "error": str(exc)}
+            return {"id": receipt.get("id"), "to": reviewer, "channel": receipt.get("channel")}
+
+        return self.journal.run(
+            approval.trace_id,
+            approval.step,
+            effect,
+            send,
+            functools.partial(self._sent, approval),
+            expire_at=approval.expire_at,
+        )
+
+    def _record_refusals(self, approval_id: str, refused: Mapping[str, str]) -> None:
+        def record(tx: Transaction) -> None:
+            doc = tx.get(approval_path(approval_id))
+            if doc is None:
+                return
+            errors = {**(doc.get("notify_errors") or {}), **refused}
+            if errors != doc.get("notify_errors"):
+                tx.set(approval_path(approval_id), {**doc, "notify_errors": errors})
+
+        self.store.run_transaction(record)
+
+    def _sender(self, approval: Approval) -> str | None:
+        return self.config.notify_from or approval.context.get("mailbox") or None
+
+    def _sent(self, approval: Approval, key: str) -> dict[str, Any] | None:
+        return self.notifier.find(key, self._sender(approval))

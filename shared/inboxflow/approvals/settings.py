@@ -1,0 +1,49 @@
+"""Where review links point and what the approval function accepts (from the environment)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ApprovalConfig:
+    """Where links point and what is accepted.
+
+    Attributes:
+        base_url: public URL of the approval function (links and the timeout endpoint).
+        audience: OIDC audience of the deadline tasks (default ``base_url``).
+        max_edit_chars: the largest edited draft accepted.
+        api_key: bearer key of the pending-approvals list for chat integrations (None: disabled).
+        notify_from: the address reviewer emails are sent from (None: the mailbox
+            under review). Its Sent folder keeps every link sent.
+    """
+
+    base_url: str = "http://127.0.0.1:8088"
+    audience: str | None = None
+    max_edit_chars: int = 20_000
+    api_key: str | None = None
+    notify_from: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ApprovalConfig:
+        """``INBOXFLOW_APPROVAL_URL``, ``INBOXFLOW_TASKS_AUDIENCE``, ``INBOXFLOW_MAX_EDIT_CHARS``,
+        ``INBOXFLOW_API_KEY``, ``INBOXFLOW_NOTIFY_FROM``."""
+        env = os.environ if environ is None else environ
+        return cls(
+            base_url=env.get("INBOXFLOW_APPROVAL_URL", cls.base_url).rstrip("/"),
+            audience=env.get("INBOXFLOW_TASKS_AUDIENCE") or None,
+            max_edit_chars=int(env.get("INBOXFLOW_MAX_EDIT_CHARS", cls.max_edit_chars)),
+            api_key=env.get("INBOXFLOW_API_KEY") or None,
+            notify_from=env.get("INBOXFLOW_NOTIFY_FROM") or None,
+        )
+
+    def link(self, approval_id: str, token: str) -> str:
+        """The review link sent to a reviewer."""
+        return f"{self.base_url}/a/{approval_id}?t={token}"
+
+    @property
+    def timeout_url(self) -> str:
+        """The endpoint the deadline task calls."""
+        return f"{self.base_url}/timeout"

@@ -1,0 +1,446 @@
+"""Gmail sync: from a watch notification to claimed messages (docs/architecture.md §7).
+
+For a notification ``{emailAddress, historyId}``:
+
+1. Read the mailbox's cursor in a transaction. A notification at or behind
+   the cursor is stale (out of order or redelivered): nothing to do.
+2. ``history.list`` from the cursor to the last page; keep ``messageAdded``
+   in INBOX, skip SENT and DRAFT. A 404 (cursor too old) or a mailbox without
+   a cursor runs a bounded full sync (``messages.list`` over a recent window)
+   instead, recorded in ``ingest_events`` and on the mailbox.
+3. Per message: claim it (create-only), fetch it raw, parse it, and hand it to
+   ``dispatch.Dispatcher`` (start, resume or queue its trace). A message
+   another run is still handling makes this run end retryable (after the
+   rest of its messages) instead of moving the cursor past it.
+4. Move the cursor forward (a transaction taking the max): only after every
+   message up to it is claimed and carried out.
+
+Rate limits and outages are retried with backoff; if they persist the error
+is raised as ``RetryableError`` so Pub/Sub redelivers the notification.
+Malformed notifications and unknown mailboxes are recorded in ``failures``
+and acknowledged.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+from ..config import InboxflowConfig, load_config
+from ..errors import RetryableError
+from ..mail import Email, EmailParseError
+from ..mail.authentication import configured_authserv_id
+from ..mail.loaders import parse_raw
+from ..mail.loop_guard import label_skip
+from ..ports.gmail_reader import (
+    INBOX,
+    AddedMessage,
+    GmailError,
+    GmailRateLimited,
+    GmailReader,
+    GmailUnavailable,
+    HistoryExpired,
+    MessageGone,
+    RawMessage,
+)
+from ..routing import RouteDecision
+from ..runtime import Runtime
+from ..schema import INGEST_EVENTS
+from .claims import FINISHED, Claims
+from .dispatch import Dispatcher
+from .failures import FailureLog, event_id
+from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
+from .notification import BadNotification, GmailNotification, decode_notification
+from .reply_queue import ReplyQueue
+from .report import IngestReport
+from .threads import ThreadResolver
+
+log = logging.getLogger("inboxflow.ingest")
+
+T = TypeVar("T")
+
+
+@dataclass
+class IngestOptions:
+    """Tunables of ingestion.
+
+    Attributes:
+        gmail_attempts: tries of one Gmail call on 429/403-rate-limit/5xx before giving up.
+        backoff_base_s: first wait between those tries (doubles, jittered).
+        backoff_max_s: longest single wait.
+        full_sync_days: the window of a full sync (``newer_than:{days}d``).
+        full_sync_max_pages: at most this many ``messages.list`` pages per full sync.
+        max_history_pages: safety bound on one ``history.list`` walk.
+        retention_days: how long claims and records are kept.
+    """
+
+    gmail_attempts: int = 5
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 16.0
+    full_sync_days: int = 7
+    full_sync_max_pages: int = 5
+    max_history_pages: int = 10_000
+    retention_days: float = 30
+
+
+class IngestIncomplete(RetryableError):
+    """Another run holds some of the listed messages: redeliver once it is done.
+
+    Attributes:
+        report: what this run did before giving up on moving the cursor.
+    """
+
+    def __init__(self, message: str, report: IngestReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+class Ingestor:
+    """Turns Gmail watch notifications into traces.
+
+    Args:
+        runtime: starts and resumes traces; its store holds mailboxes, claims and threads.
+        gmail: the Gmail reader.
+        options: tunables.
+        sleep: how to wait between Gmail retries (default: the runtime's clock).
+        config: the routing rules (default: ``inboxflow.yaml``, read and validated
+            here, so a bad file stops the function before it handles any mail).
+        router: decides the route of a message that starts a trace, in place of
+            the rules (``inboxflow run --graph NAME``).
+
+    A new message goes to the graph of the first matching rule (the mailbox's
+    own rules, then the global ones); when none matches, to the graph the
+    mailbox is registered with (``pipeline`` unless ``mailbox add`` said otherwise).
+    """
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        gmail: GmailReader,
+        options: IngestOptions | None = None,
+        sleep: Callable[[float], None] | None = None,
+        config: InboxflowConfig | None = None,
+        router: Callable[[Email, Mailbox], RouteDecision] | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.router = router
+        if config is None:
+            services = runtime.services
+            config = services.get("config") if hasattr(services, "get") else None
+        self.config = config if config is not None else load_config(graphs=runtime.graphs)
+        self.authserv_id = configured_authserv_id(self.config)
+        self.store = runtime.store
+        self.clock = runtime.clock
+        self.gmail = gmail
+        self.options = options or IngestOptions()
+        self.sleep = sleep or runtime.clock.sleep
+        retention_s = self.options.retention_days * 86400
+        self.mailboxes = MailboxRegistry(self.store)
+        self.claims = Claims(self.store, retention_s)
+        self.threads = ThreadResolver(self.store)
+        # Queued replies live as long as the thread mapping they hang off (a trace may wait weeks).
+        self.replies = ReplyQueue(self.store, runtime.graphs)
+        self.failures = FailureLog(self.store, self.clock, retention_s)
+        self.dispatch = Dispatcher(
+            runtime,
+            self.claims,
+            self.threads,
+            self.replies,
+            self.failures,
+            self.config,
+            self.authserv_id,
+            router,
+        )
+
+    # --- entry --------------------------------------------------------------------------
+
+    def handle_message(self, message: Any) -> IngestReport:
+        """Handle the Pub/Sub ``message`` of a Gmail notification.
+
+        Returns normally (Pub/Sub acknowledges) for processed, stale and
+        permanently bad notifications; the bad ones are in ``failures``.
+
+        Raises:
+            RetryableError: Gmail or the store failed transiently; redeliver.
+        """
+        try:
+            notification = decode_notification(message)
+        except BadNotification as exc:
+            self.failures.record(f"not a Gmail notification: {exc}", message=message)
+            log.warning("malformed Gmail notification, acknowledged: %s", exc)
+            return IngestReport(mailbox="", history_id=0, outcome="rejected", error=str(exc))
+        return self.ingest(notification, message=message)
+
+    def ingest(self, notification: GmailNotification, message: Any | None = None) -> IngestReport:
+        """Ingest everything new in a mailbox up to (at least) the notification's history id.
+
+        Raises:
+            RetryableError: Gmail or the store failed transiently; redeliver.
+        """
+        report = IngestReport(notification.email_address, notification.history_id)
+        owner = f"ingest:{uuid.uuid4().hex[:12]}"
+        try:
+            mailbox = self.mailboxes.read_cursor(notification.email_address)
+        except (UnknownMailbox, ValueError) as exc:
+            return self._reject(report, f"unknown mailbox: {exc}", message)
+        if mailbox.graph not in self.runtime.graphs:
+            return self._reject(
+                report, f"mailbox {mailbox.address} starts unknown graph {mailbox.graph!r}", message
+            )
+        report.mailbox = mailbox.address
+        cursor = report.cursor_before = mailbox.history_id
+        if cursor is not None and notification.history_id <= cursor:
+            report.outcome = "stale"
+            report.cursor_after = cursor
+            log.info("%s", report.summary())
+            return report
+
+        updates: dict[str, Any] = {}
+        if cursor is None:
+            new_cursor = self._full_sync(
+                mailbox, notification, report, "the mailbox had no cursor", owner
+            )
+            updates["last_full_sync"] = report.full_sync
+        else:
+            try:
+                new_cursor = self._sync_history(mailbox, cursor, report, owner)
+            except HistoryExpired:
+                reason = f"history from {cursor} is no longer available (404)"
+                new_cursor = self._full_sync(mailbox, notification, report, reason, owner)
+                updates["last_full_sync"] = report.full_sync
+        if report.in_flight:
+            log.info("%s", report.summary())
+            raise IngestIncomplete(
+                f"{report.in_flight} message(s) of {mailbox.address} are being ingested by "
+                "another run: the cursor stays until they are done",
+                report,
+            )
+        _, report.cursor_after = self.mailboxes.advance_cursor(
+            mailbox.address, new_cursor, self.clock.now(), **updates
+        )
+        log.info("%s", report.summary())
+        return report
+
+    def receive(
+        self, mailbox: Mailbox, email: Email, gmail_id: str, via: str = "file"
+    ) -> IngestReport:
+        """Ingest one message already parsed (``inboxflow run``'s files), as if Gmail listed it.
+
+        The message is claimed as ``gmail_id`` in ``mailbox`` (a message claimed before
+        is a duplicate), and its thread is ``email.thread_id``; from there it goes the
+        way of every listed message: a reply resumes the thread's trace waiting for the
+        customer, is queued on its busy trace, or answers a review email; other mail
+        starts a trace (``report.started``). The cursor is not read nor moved.
+
+        Raises:
+            RetryableError: the store failed transiently.
+        """
+        report = IngestReport(mailbox.address, 0)
+        now = self.clock.now()
+        received_ms = int(email.received_at.timestamp() * 1000)
+        raw = RawMessage(
+            gmail_id=gmail_id,
+            thread_id=email.thread_id,
+            raw=b"",
+            label_ids=(INBOX,),
+            internal_date_ms=received_ms if received_ms > 0 else int(now * 1000),
+        )
+        email = email.model_copy(update={"gmail_id": gmail_id, "mailbox": mailbox.address})
+        owner = f"ingest:{uuid.uuid4().hex[:12]}"
+        created, claim = self.claims.claim(
+            mailbox.address, gmail_id, email.thread_id, now, via, owner
+        )
+        if not created:
+            report.duplicates += 1
+            return report
+        try:
+            self.dispatch.take(mailbox, raw, email, str(claim["trace_id"]), report)
+        except Exception:
+            self.claims.release(mailbox.address, gmail_id, owner, self.clock.now())
+            raise
+        return report
+
+    # --- listing ----------------------------------------------------------------------
+
+    def _sync_history(self, mailbox: Mailbox, cursor: int, report: IngestReport, owner: str) -> int:
+        """Claim every message added since ``cursor``; returns the history id listed up to."""
+        seen: set[str] = set()
+        latest = cursor
+        for added, history_id in self._history_pages(mailbox.address, cursor, report):
+            latest = max(latest, history_id)
+            for message in added:
+                if message.gmail_id in seen:
+                    continue
+                seen.add(message.gmail_id)
+                report.listed += 1
+                if message.label_ids and label_skip(message.label_ids):
+                    report.skipped += 1
+                    continue
+                self._process(mailbox, message, "history", report, owner)
+        return latest
+
+    def _history_pages(
+        self, address: str, cursor: int, report: IngestReport
+    ) -> Iterator[tuple[list[AddedMessage], int]]:
+        token: str | None = None
+        for _ in range(self.options.max_history_pages):
+            page = self._call(
+                "history.list", partial(self.gmail.list_history, address, cursor, token)
+            )
+            report.pages += 1
+            yield list(page.added), page.history_id
+            token = page.next_page_token
+            if not token:
+                return
+        raise RetryableError(
+            f"history of {address} from {cursor} has more than {self.options.max_history_pages} pages"
+        )
+
+    def _full_sync(
+        self,
+        mailbox: Mailbox,
+        notification: GmailNotification,
+        report: IngestReport,
+        reason: str,
+        owner: str,
+    ) -> int:
+        """Claim the INBOX messages of the recent window; returns the new cursor."""
+        query = f"newer_than:{self.options.full_sync_days}d"
+        at = self.clock.now()
+        token: str | None = None
+        pages = listed = 0
+        truncated = False
+        seen: set[str] = set()
+        while True:
+            page = self._call(
+                "messages.list",
+                partial(self.gmail.list_messages, mailbox.address, [INBOX], query, token),
+            )
+            pages += 1
+            for message in page.messages:
+                if message.gmail_id in seen:
+                    continue
+                seen.add(message.gmail_id)
+                listed += 1
+                self._process(mailbox, message, "full_sync", report, owner)
+            token = page.next_page_token
+            if not token:
+                break
+            if pages >= self.options.full_sync_max_pages:
+                truncated = True
+                break
+        report.listed += listed
+        report.pages += pages
+        report.full_sync = {
+            "at": at,
+            "reason": reason,
+            "query": query,
+            "messages": listed,
+            "pages": pages,
+            "truncated": truncated,
+            "started": len(report.started),
+            "history_id": notification.history_id,
+        }
+        now = self.clock.now()
+        self.store.set(
+            INGEST_EVENTS.path(event_id(now)),
+            {
+                "kind": "full_sync",
+                "mailbox": mailbox.address,
+                **report.full_sync,
+                "expire_at": now + self.options.retention_days * 86400,
+            },
+        )
+        log.warning(
+            "full sync of %s (%s): %d messages in %d pages%s",
+            mailbox.address,
+            reason,
+            listed,
+            pages,
+            ", truncated" if truncated else "",
+        )
+        return notification.history_id
+
+    # --- one message --------------------------------------------------------------------
+
+    def _process(
+        self, mailbox: Mailbox, listed: AddedMessage, via: str, report: IngestReport, owner: str
+    ) -> None:
+        address, gmail_id = mailbox.address, listed.gmail_id
+        created, claim = self.claims.claim(
+            address, gmail_id, listed.thread_id, self.clock.now(), via, owner
+        )
+        if not created:
+            if claim.get("state") in FINISHED:
+                report.duplicates += 1
+                return
+            if not self.claims.take_over(address, gmail_id, owner, self.clock.now()):
+                report.in_flight += 1
+                return
+            report.repaired += 1  # its first owner failed or died before finishing it
+        try:
+            self._carry_out(mailbox, claim, report)
+        except Exception:
+            try:
+                self.claims.release(address, gmail_id, owner, self.clock.now())
+            except Exception:
+                log.exception("could not release the claim of %s in %s", gmail_id, address)
+            raise
+
+    def _carry_out(self, mailbox: Mailbox, claim: dict[str, Any], report: IngestReport) -> None:
+        address, gmail_id = mailbox.address, str(claim["gmail_id"])
+        try:
+            raw = self._call("messages.get", lambda: self.gmail.get_raw(address, gmail_id))
+        except MessageGone:
+            self.dispatch.finish(address, gmail_id, "gone", report)
+            return
+        skip = label_skip(raw.label_ids) if raw.label_ids else None
+        if skip:
+            self.dispatch.finish(address, gmail_id, "skipped", report, reason=skip)
+            return
+        try:
+            email = parse_raw(raw, address)
+        except EmailParseError as exc:
+            reason = f"message {gmail_id} of {address} is not a readable email: {exc}"
+            self.failures.record(reason, mailbox=address)
+            self.dispatch.finish(address, gmail_id, "unreadable", report, reason=str(exc))
+            return
+        self.dispatch.take(mailbox, raw, email, str(claim["trace_id"]), report)
+
+    # --- Gmail calls with backoff ---------------------------------------------------------
+
+    def _call(self, what: str, call: Callable[[], T]) -> T:
+        attempts = max(1, self.options.gmail_attempts)
+        for attempt in range(1, attempts + 1):
+            try:
+                return call()
+            except (GmailRateLimited, GmailUnavailable) as exc:
+                if attempt == attempts:
+                    raise RetryableError(
+                        f"Gmail {what} still failing after {attempts} attempts: {exc}"
+                    ) from exc
+                delay = min(
+                    self.options.backoff_max_s, self.options.backoff_base_s * 2 ** (attempt - 1)
+                )
+                self.sleep(delay * (0.5 + random.random() / 2))
+            except (HistoryExpired, MessageGone):
+                raise
+            except GmailError as exc:
+                # Neither transient nor expected: keep the notification (Pub/Sub redelivers,
+                # its dead-letter policy bounds it) rather than lose mail.
+                raise RetryableError(f"Gmail {what} failed: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    # --- records ------------------------------------------------------------------------
+
+    def _reject(self, report: IngestReport, reason: str, message: Any) -> IngestReport:
+        self.failures.record(reason, message=message, mailbox=report.mailbox)
+        log.warning("Gmail notification refused, acknowledged: %s", reason)
+        report.outcome = "rejected"
+        report.error = reason
+        return report
