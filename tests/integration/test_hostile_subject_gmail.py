@@ -14,6 +14,7 @@ from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.mail import TRACE_HEADER
 from inboxflow.mail.field_text import DIRECTION_CONTROLS, LINE_BREAKS, ZERO_WIDTH
+from inboxflow.mail_stamps import trace_key_of
 from tests.approval_harness import COMPLAINT, Harness, sample
 
 MAILBOX = "maya.chen@brightlane.io"
@@ -56,6 +57,8 @@ def test_a_hostile_subject_reaches_the_pause_clean_and_its_approval_is_drafted(
     (draft,) = [
         m
         for m in double.drafts(MAILBOX)
-        if m["headers"].get(TRACE_HEADER, "").startswith(f"{trace_id}:")
+        if (trace_key_of(h.store, m["headers"].get(TRACE_HEADER, "")) or "").startswith(
+            f"{trace_id}:"
+        )
     ]
     assert draft["subject"] == payload["subject"]

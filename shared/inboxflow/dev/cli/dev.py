@@ -301,6 +301,7 @@ def send(
             console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
             raise typer.Exit(2) from None
         trace_id = start_email_trace(runtime, email, route(email, routing)).trace_id
+        decided = None
         runtime.bus.close()
         store = runtime.store
         console.print(f"published trace [bold]{trace_id}[/bold] to the classify topic")
