@@ -198,6 +198,9 @@ class Node:
             notification channels (SES).
         tools: the tools (of its graph's registry) this node may call; a call to
             any other tool is refused.
+        ports: the ports (``Ports`` fields) this node and its tools read beyond
+            the store, the clock, the model and the graph settings; reading
+            another fails the step (``UndeclaredPort``).
     """
 
     name: str
@@ -213,6 +216,16 @@ class Node:
     uses_gmail: bool = False
     notifies: bool = False
     tools: tuple[str, ...] = ()
+    ports: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        from .ports.wired import PORT_NAMES
+
+        unknown = sorted(set(self.ports) - PORT_NAMES)
+        if unknown:
+            raise ValueError(
+                f"node {self.name}: unknown ports {unknown}; ports: {sorted(PORT_NAMES)}"
+            )
 
 
 InitialState = Callable[[Mapping[str, Any], "StartContext"], BaseModel | Mapping[str, Any]]

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from . import logs, telemetry
 from .approvals.records import Approval, approval_id_for, approval_path
-from .clock import Clock, SystemClock
+from .clock import Clock
 from .context import EffectJournal, FaultHook, NodeContext, _no_fault
 from .envelope import Envelope, decode_pubsub_message
 from .errors import (
@@ -44,6 +44,7 @@ from .pauses import check_resume, kind_of
 from .ports.bus import MessageBus
 from .ports.checkpoint import Checkpoint, CheckpointStore, Lease, StepLog, TraceRoute
 from .ports.llm import LanguageModel
+from .ports.wired import Ports
 
 log = logging.getLogger("inboxflow.runtime")
 
@@ -92,14 +93,10 @@ class Runtime:
     """Runs graph nodes under the step protocol."""
 
     graphs: Mapping[str, Graph]
-    store: CheckpointStore
-    bus: MessageBus
-    llm: LanguageModel
-    clock: Clock = field(default_factory=SystemClock)
+    ports: Ports
+    """The world, built by the composition root (``inboxflow.services.build_ports``); each
+    node sees the ports it declares (``ctx.ports``)."""
     options: RuntimeOptions = field(default_factory=RuntimeOptions)
-    services: Any = field(default_factory=dict)
-    """What nodes see as ``ctx.services``: ``inboxflow.services.Services`` when built by
-    ``build_runtime``, or a plain mapping of the parts a test wires in."""
     fault: FaultHook = _no_fault
     on_pause: Callable[[Approval], None] | None = None
     """Called after a pause commits (and again on a redelivery of that step, until it
@@ -107,6 +104,30 @@ class Runtime:
     owner_prefix: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     _handoffs: dict[tuple[str, int], str] = field(default_factory=dict, init=False, repr=False)
     """Lease owners handed over by commits, by ``(trace_id, step)`` (see ``_handoff``)."""
+
+    @property
+    def store(self) -> CheckpointStore:
+        """The checkpoint store."""
+        return self.ports.store
+
+    @property
+    def bus(self) -> MessageBus:
+        """The message bus."""
+        return self.ports.bus
+
+    @property
+    def clock(self) -> Clock:
+        """The time source."""
+        return self.ports.clock
+
+    @property
+    def llm(self) -> LanguageModel:
+        """The language model (built now if it was not)."""
+        return self.ports.llm
+
+    @llm.setter
+    def llm(self, llm: LanguageModel) -> None:
+        self.ports.llm = llm
 
     # --- starting traces ---------------------------------------------------------
 
@@ -348,11 +369,10 @@ class Runtime:
             step=k,
             clock=self.clock,
             store=self.store,
-            llm=self.llm,
             tools=graph.node_tools(node.name),
             journal=EffectJournal(self.store, self.clock, self.fault),
             resume=envelope.resume,
-            services=self.services,
+            ports=self.ports.only(node.ports, f"{graph.name}.{node.name}"),
             expire_at=expire_at,
             uses_llm=node.uses_llm,
             tool_calls=telemetry.CallSpans("tool"),

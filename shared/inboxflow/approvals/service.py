@@ -26,6 +26,7 @@ from typing import Any
 from ..clock import Clock, SystemClock
 from ..context import EffectJournal
 from ..errors import RejectedEnvelope, RetryableError
+from ..lazy import Lazy
 from ..mail_stamps import stamp_for
 from ..pauses import MAX_COMMENT_CHARS, EditRejected, PauseKind, ResumeRefused, kind_of
 from ..ports.checkpoint import CheckpointStore, Transaction
@@ -145,8 +146,8 @@ class ApprovalService:
 
     Args:
         store: where approvals and token records live.
-        tasks: the queue that holds deadlines.
-        notifier: sends reviewer emails.
+        tasks: the queue that holds deadlines (a ``Lazy`` one is built on first use).
+        notifier: sends reviewer emails (a ``Lazy`` one is built on first send).
         resume: publishes the envelope that resumes a trace (``Runtime.resume``).
         clock: time source.
         config: links and limits.
@@ -156,21 +157,35 @@ class ApprovalService:
     def __init__(
         self,
         store: CheckpointStore,
-        tasks: TaskQueue,
-        notifier: Notifier,
+        tasks: TaskQueue | Lazy[TaskQueue],
+        notifier: Notifier | Lazy[Notifier],
         resume: Callable[[str, Mapping[str, Any]], Any],
         clock: Clock | None = None,
         config: ApprovalConfig | None = None,
         kinds: KindLookup = registered_kind,
     ) -> None:
         self.store = store
-        self.tasks = tasks
-        self.notifier = notifier
+        self._tasks = tasks if isinstance(tasks, Lazy) else Lazy(lambda: tasks)
+        self._notifier = notifier if isinstance(notifier, Lazy) else Lazy(lambda: notifier)
         self.resume = resume
         self.clock = clock or SystemClock()
         self.config = config or ApprovalConfig()
         self.kinds = kinds
         self.journal = EffectJournal(store, self.clock)
+
+    @property
+    def tasks(self) -> TaskQueue:
+        """The queue that holds deadlines."""
+        return self._tasks.get()
+
+    @property
+    def notifier(self) -> Notifier:
+        """What reviewers are notified through."""
+        return self._notifier.get()
+
+    @notifier.setter
+    def notifier(self, notifier: Notifier) -> None:
+        self._notifier = Lazy(lambda: notifier)
 
     def kind(self, approval: Approval) -> PauseKind:
         """The approval's declared kind, labels and outcomes filled from its context."""

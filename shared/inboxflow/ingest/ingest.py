@@ -54,7 +54,7 @@ from typing import Any, Literal, TypeVar
 
 from ..approvals.records import Approval, approval_id_for, approval_path
 from ..approvals.service import answer_customer_wait, answered_by, note_resumed, resume_of
-from ..config import InboxflowConfig, load_config
+from ..config import InboxflowConfig
 from ..errors import PermanentError, RejectedEnvelope, RetryableError
 from ..mail import Email, EmailParseError
 from ..mail.authentication import check_sender, configured_authserv_id
@@ -197,10 +197,7 @@ class Ingestor:
     ) -> None:
         self.runtime = runtime
         self.router = router
-        if config is None:
-            services = runtime.services
-            config = services.get("config") if hasattr(services, "get") else None
-        self.config = config if config is not None else load_config(graphs=runtime.graphs)
+        self.config = config if config is not None else runtime.ports.config
         self.authserv_id = configured_authserv_id(self.config)
         self.store = runtime.store
         self.clock = runtime.clock
@@ -696,8 +693,8 @@ class Ingestor:
         self, address: str, gmail_id: str, email: Email, report: IngestReport, facts: dict[str, Any]
     ) -> bool:
         """Decide the approval a reply to a review email answers; False if it answers none."""
-        approvals = self.runtime.services.get("approvals") if self.runtime.services else None
-        if approvals is None or not (email.in_reply_to or email.references):
+        approvals = self.runtime.ports.approvals
+        if not (email.in_reply_to or email.references):
             return False
         from ..approvals.replies import DECIDED_NOTHING, decide_by_reply
 
