@@ -42,7 +42,7 @@ from .graph import END, Graph, Node, Pause, Step
 from .naming import node_id, step_path
 from .pauses import check_resume, kind_of
 from .ports.bus import MessageBus
-from .ports.checkpoint import Checkpoint, CheckpointStore, Lease, StepLog, TraceRoute
+from .ports.checkpoint import Checkpoint, CheckpointStore, Lease, Status, StepLog, TraceRoute
 from .ports.llm import LanguageModel
 from .ports.wired import Ports
 
@@ -86,6 +86,32 @@ class RuntimeOptions:
     retry_base_s: float = 0.2
     retention_days: float = 30
     only_node: str | None = None
+
+
+@dataclass
+class _NodeRun:
+    """What running a node produced: its step (``None`` when it failed) and the states."""
+
+    result: Step | None
+    attempt: int
+    before: dict[str, Any]
+    state: dict[str, Any]
+    error: str | None
+    started_at: float
+    latency_ms: float
+
+
+@dataclass
+class _Move:
+    """Where a step sends its trace (status, next node) and what goes with it."""
+
+    status: Status
+    next_node: str
+    routed_to: str | None
+    envelopes: list[Envelope] = field(default_factory=list)
+    handoff: Lease | None = None
+    pause: dict[str, Any] | None = None
+    approval: Approval | None = None
 
 
 @dataclass
@@ -359,14 +385,24 @@ class Runtime:
     def _execute(
         self, graph: Graph, node: Node, envelope: Envelope, checkpoint: Checkpoint, owner: str
     ) -> Outcome:
-        trace_id, k = envelope.trace_id, envelope.step
+        """Rules 2-5 for one admitted delivery: run the node, route, commit, then publish."""
         now = self.clock.now()
         expire_at = self._expire_at(now)
-        ctx = NodeContext(
-            trace_id=trace_id,
+        ctx = self._context(graph, node, envelope, expire_at)
+        ran = self._run_node(graph, node, checkpoint.state, ctx, now)
+        move = self._route(graph, node, envelope, ran, now, expire_at)
+        self._commit(graph, node, envelope, checkpoint, owner, ctx, ran, move, expire_at)
+        return "ran"
+
+    def _context(
+        self, graph: Graph, node: Node, envelope: Envelope, expire_at: float
+    ) -> NodeContext:
+        """What the node sees: its address, the ports it declares, the journal."""
+        return NodeContext(
+            trace_id=envelope.trace_id,
             graph=graph.name,
             node=node.name,
-            step=k,
+            step=envelope.step,
             clock=self.clock,
             store=self.store,
             tools=graph.node_tools(node.name),
@@ -378,8 +414,12 @@ class Runtime:
             tool_calls=telemetry.CallSpans("tool"),
             llm_calls=telemetry.CallSpans("llm"),
         )
-        started_at, started = now, time.perf_counter()
-        before = checkpoint.state
+
+    def _run_node(
+        self, graph: Graph, node: Node, before: dict[str, Any], ctx: NodeContext, started_at: float
+    ) -> _NodeRun:
+        """Run the node on the validated state (with its retries); a failure is kept, not raised."""
+        started = time.perf_counter()
         error: str | None = None
         attempt = 0
         result: Step | None = None
@@ -397,53 +437,80 @@ class Runtime:
         except Exception as exc:
             error = f"unexpected {type(exc).__name__} in node {node.name}: {exc}"
             log.error(
-                "node %s crashed on trace %s:\n%s", node.name, trace_id, traceback.format_exc()
+                "node %s crashed on trace %s:\n%s", node.name, ctx.trace_id, traceback.format_exc()
             )
         latency_ms = round((time.perf_counter() - started) * 1000, 3)
         if error is not None:
-            new_state = before
+            new_state, result = before, None
+        return _NodeRun(result, max(attempt, 1), before, new_state, error, started_at, latency_ms)
 
-        delta, patch, removed = _delta(before, new_state)
-        next_envelopes: list[Envelope] = []
-        handoff: Lease | None = None
-        pause: dict[str, Any] | None = None
-        approval: Approval | None = None
-        routed_to: str | None
-        if error is not None or result is None:
-            status, next_node, routed_to = "needs_review", node.name, None
-        elif isinstance(result.goto, Pause):
-            status, next_node, routed_to = (
+    def _route(
+        self,
+        graph: Graph,
+        node: Node,
+        envelope: Envelope,
+        ran: _NodeRun,
+        now: float,
+        expire_at: float,
+    ) -> _Move:
+        """Where the trace goes after the step: review, a pause, the end, or the next node."""
+        trace_id, k = envelope.trace_id, envelope.step
+        result = ran.result
+        if result is None:
+            return _Move("needs_review", node.name, None)
+        if isinstance(result.goto, Pause):
+            approval = _approval(result.goto, graph, trace_id, k, now, expire_at)
+            return _Move(
                 "waiting",
                 result.goto.resume_node,
                 f"pause:{result.goto.kind}",
+                pause=_pause_record(result.goto, approval),
+                approval=approval,
             )
-            approval = _approval(result.goto, graph, trace_id, k, now, expire_at)
-            pause = _pause_record(result.goto, approval)
-        elif result.goto == END:
-            status, next_node, routed_to = result.status, node.name, END
-        else:
-            status, next_node, routed_to = "running", result.goto, result.goto
-            next_envelopes.append(
-                Envelope(
-                    trace_id=trace_id,
-                    graph=graph.name,
-                    node=next_node,
-                    step=k + 1,
-                    sent_at=self.clock.now(),
-                    traceparent=telemetry.traceparent(),
-                )
-            )
-            handoff = self._handoff(graph, next_node, k + 1)
+        if result.goto == END:
+            return _Move(result.status, node.name, END)
+        next_envelope = Envelope(
+            trace_id=trace_id,
+            graph=graph.name,
+            node=result.goto,
+            step=k + 1,
+            sent_at=self.clock.now(),
+            traceparent=telemetry.traceparent(),
+        )
+        return _Move(
+            "running",
+            result.goto,
+            result.goto,
+            envelopes=[next_envelope],
+            handoff=self._handoff(graph, result.goto, k + 1),
+        )
+
+    def _commit(
+        self,
+        graph: Graph,
+        node: Node,
+        envelope: Envelope,
+        checkpoint: Checkpoint,
+        owner: str,
+        ctx: NodeContext,
+        ran: _NodeRun,
+        move: _Move,
+        expire_at: float,
+    ) -> None:
+        """Rule 4: the checkpoint, the step log and a pause's approval in one commit; then
+        rule 5: publish the next envelope and tell the approval service of a pause."""
+        trace_id, k = envelope.trace_id, envelope.step
+        delta, patch, removed = _delta(ran.before, ran.state)
         new_checkpoint = checkpoint.model_copy(
             update={
-                "status": status,
+                "status": move.status,
                 "step": k + 1,
-                "node": next_node,
-                "state": new_state,
-                "next": [e.model_dump(exclude_none=True) for e in next_envelopes],
-                "lease": handoff,
-                "pause": pause,
-                "error": error,
+                "node": move.next_node,
+                "state": ran.state,
+                "next": [e.model_dump(exclude_none=True) for e in move.envelopes],
+                "lease": move.handoff,
+                "pause": move.pause,
+                "error": ran.error,
                 "traceparent": telemetry.traceparent() or checkpoint.traceparent,
                 "updated_at": self.clock.now(),
                 "expire_at": expire_at,
@@ -456,17 +523,18 @@ class Runtime:
             output_delta=delta,
             output_patch=patch,
             removed=removed,
-            latency_ms=latency_ms,
-            started_at=started_at,
-            attempt=max(attempt, 1),
+            latency_ms=ran.latency_ms,
+            started_at=ran.started_at,
+            attempt=ran.attempt,
             worker=owner,
-            error=error,
-            routed_to=routed_to,
+            error=ran.error,
+            routed_to=move.routed_to,
             tool_calls=ctx.tool_calls,
             llm_calls=ctx.llm_calls,
             expire_at=expire_at,
         )
         self.fault(f"before_commit:{node.name}")
+        approval = move.approval
         creates = (
             {approval_path(approval.approval_id): approval.model_dump()}
             if approval is not None
@@ -474,15 +542,20 @@ class Runtime:
         )
         self.store.commit_step(new_checkpoint, owner, entry, creates)
         telemetry.step_committed(
-            trace_id, node.name, k, (checkpoint.status, status), max(attempt, 1), latency_ms, error
+            trace_id,
+            node.name,
+            k,
+            (checkpoint.status, move.status),
+            ran.attempt,
+            ran.latency_ms,
+            ran.error,
         )
-        if handoff is not None:
-            self._handoffs[(trace_id, k + 1)] = handoff.owner
+        if move.handoff is not None:
+            self._handoffs[(trace_id, k + 1)] = move.handoff.owner
         self.fault(f"after_commit:{node.name}")
-        self.bus.publish(next_envelopes)
+        self.bus.publish(move.envelopes)
         if approval is not None and self.on_pause is not None:
             self.on_pause(approval)
-        return "ran"
 
     def _run_with_retries(self, node: Node, state: BaseModel, ctx: NodeContext) -> tuple[Step, int]:
         attempts = max(1, self.options.node_attempts)
