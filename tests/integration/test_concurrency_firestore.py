@@ -36,7 +36,7 @@ from inboxflow.ports.llm import LanguageModel, LLMTask, LLMUsage, Out
 from inboxflow.runtime import Runtime, RuntimeOptions
 from inboxflow.workspace import seed_workspace
 from tests.pipeline_harness import sample_emails
-from tests.runtimes import ports_for
+from tests.runtimes import ports_for, runtime_for
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 
@@ -218,11 +218,7 @@ def test_one_notification_delivered_to_four_ingest_workers_at_once_starts_each_m
     renew_watches(stores[0], gmail, clock, topic="projects/p/topics/t")
     ingestors = [
         Ingestor(
-            Runtime(
-                graphs=graph_registry(),
-                ports=ports_for(tmp_path, store=store, bus=bus, llm=OfflineModel(), clock=clock),
-                options=RuntimeOptions(retry_base_s=0.01),
-            ),
+            runtime_for(tmp_path, store=store, bus=bus, clock=clock),
             gmail,
             IngestOptions(backoff_base_s=0.01),
             sleep=lambda s: None,
