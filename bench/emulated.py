@@ -236,7 +236,7 @@ def _decide(runtime: Runtime, trace_id: str) -> tuple[str, int | None]:
     """Decide the trace's pause, if a reviewer decides it, as its first reviewer: the kind's
     ``demo_choice``, else its first choice; the step it paused at, or None (customer waits
     are left waiting)."""
-    service = runtime.services["approvals"]
+    service = runtime.ports.approvals
     cp = runtime.store.get_trace(trace_id)
     approval_id = (cp.pause or {}).get("approval_id") if cp is not None else None
     if cp is None or cp.status != "waiting" or not approval_id:

@@ -49,6 +49,8 @@ def inboxflow_nodes() -> tuple[Any, Any]:
     from inboxflow.context import EffectJournal, NodeContext
     from inboxflow.graphs import get_graph
     from inboxflow.graphs.pipeline.tools import pipeline_tools
+    from inboxflow.services import build_ports
+    from inboxflow.settings import Settings
     from inboxflow.tools import ToolRegistry
     from inboxflow.workspace import seed_workspace
 
@@ -56,8 +58,18 @@ def inboxflow_nodes() -> tuple[Any, Any]:
     store = SqliteCheckpointStore(":memory:")
     clock = SystemClock()
     seed_workspace(store, clock.now())
-    tools, llm = ToolRegistry(pipeline_tools()), OfflineModel()
-    services = {"workspace": StoreWorkspace(store)}
+    tools = ToolRegistry(pipeline_tools())
+    settings = Settings(
+        home=Path(tempfile.mkdtemp()),
+        project="bench",
+        store="sqlite",
+        bus="inprocess",
+        tasks="sqlite",
+        workspace="store",
+    )
+    ports = build_ports(
+        settings, clock=clock, store=store, llm=OfflineModel(), workspace=StoreWorkspace(store)
+    )
 
     def context(node: str, step: int) -> Any:
         return NodeContext(
@@ -67,10 +79,9 @@ def inboxflow_nodes() -> tuple[Any, Any]:
             step=step,
             clock=clock,
             store=store,
-            llm=llm,
             tools=tools,
             journal=EffectJournal(store, clock),
-            services=services,
+            ports=ports,
         )
 
     return graph, context

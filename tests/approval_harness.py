@@ -57,8 +57,8 @@ class Harness:
         settings: PipelineSettings | None = None,
     ) -> None:
         self.runtime: Runtime = build(tmp_path, bus=bus, store=store)
-        self.runtime.services["pipeline_settings"] = settings or PipelineSettings(
-            reviewers=REVIEWERS, approval_deadline_s=3600
+        self.runtime.ports.graph_settings.use(
+            "pipeline", settings or PipelineSettings(reviewers=REVIEWERS, approval_deadline_s=3600)
         )
         self.clock: FakeClock = self.runtime.clock  # type: ignore[assignment]
         self.store = self.runtime.store

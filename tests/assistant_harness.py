@@ -32,7 +32,7 @@ def start(runtime: Runtime, email: Email) -> str:
 
 def pending(runtime: Runtime, trace_id: str) -> Approval:
     """The trace's one pending approval."""
-    (approval,) = [a for a in runtime.services["approvals"].pending() if a.trace_id == trace_id]
+    (approval,) = [a for a in runtime.ports.approvals.pending() if a.trace_id == trace_id]
     return approval
 
 
@@ -45,7 +45,7 @@ def decide(
 ) -> Approval:
     """The owner decides the trace's pending pause (through the approval service); run on."""
     approval = pending(runtime, trace_id)
-    service = runtime.services["approvals"]
+    service = runtime.ports.approvals
     service.decide_as(approval.approval_id, OWNER, decision, edit, comment)
     runtime.bus.drain()
     return approval

@@ -75,7 +75,7 @@ def build(
         workspace=StoreWorkspace(store, bus.clock),
         **kw,
     )
-    runtime.services["planner_settings"] = settings or PlannerSettings(reviewers=[AGENCY])
+    runtime.ports.graph_settings.use("planner", settings or PlannerSettings(reviewers=[AGENCY]))
     return runtime
 
 
@@ -103,7 +103,7 @@ def pending(runtime: Runtime, trace_id: str) -> Approval:
     """The trace's one pending agency review."""
     (approval,) = [
         a
-        for a in runtime.services["approvals"].pending()
+        for a in runtime.ports.approvals.pending()
         if a.trace_id == trace_id and a.kind == "agency_review"
     ]
     return approval
@@ -118,7 +118,7 @@ def decide(
 ) -> Approval:
     """The agency decides the trace's pending review (approval service); run on."""
     approval = pending(runtime, trace_id)
-    runtime.services["approvals"].decide_as(approval.approval_id, AGENCY, decision, edit, comment)
+    runtime.ports.approvals.decide_as(approval.approval_id, AGENCY, decision, edit, comment)
     runtime.bus.drain()  # type: ignore[attr-defined]
     return approval
 
@@ -184,7 +184,7 @@ def sent(runtime: Runtime, trace_id: str) -> list[dict[str, Any]]:
     """Emails the trace sent to the customer (stamped with its journal keys), oldest first."""
     return [
         doc
-        for doc in runtime.services["workspace"].sent()
+        for doc in runtime.ports.workspace.sent()
         if str(doc.get("trace_key", "")).startswith(f"{trace_id}:")
     ]
 
@@ -198,12 +198,12 @@ def quote(runtime: Runtime, quote_id: str) -> Quote:
 
 def fire_due_deadlines(runtime: Runtime) -> int:
     """Run the deadline tasks due by the runtime's clock, as the approval function's /timeout."""
-    service = runtime.services["approvals"]
+    service = runtime.ports.approvals
 
     def timeout(task: Any) -> None:
         service.on_timeout(str(task.payload["approval_id"]), int(task.payload.get("hop", 0)))
 
-    fired: int = service.tasks.queue.run_due(runtime.clock.now(), timeout)
+    fired: int = service.tasks.run_due(runtime.clock.now(), timeout)
     runtime.bus.drain()  # type: ignore[attr-defined]
     return fired
 
@@ -283,7 +283,7 @@ class CustomerWait:
         self.checkpoint = checkpoint(runtime, self.trace_id)
         assert self.checkpoint.pause["kind"] == "customer_reply"
         self.wait = str(self.checkpoint.pause["approval_id"])
-        self.approvals: ApprovalService = runtime.services["approvals"]
+        self.approvals: ApprovalService = runtime.ports.approvals
 
     def deliver(self, body: str, n: int) -> str:
         """The customer's reply lands in the thread (no notification yet); its Gmail id."""

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from inboxflow.adapters.offline_llm import OfflineModel
+from inboxflow.ports.wired import Ports
 from inboxflow.runtime import Runtime, RuntimeOptions
-from inboxflow.services import build_runtime
+from inboxflow.services import build_ports, build_runtime
 from inboxflow.settings import Settings
 
 
@@ -31,9 +32,25 @@ def runtime_for(home: Path, **overrides: Any) -> Runtime:
 
     Args:
         home: folder of the SQLite store (unless ``store`` is overridden).
-        **overrides: ``clock``, ``graphs``, ``options``, ``settings`` or any ``Services`` part.
+        **overrides: ``clock``, ``graphs``, ``options``, ``settings``, any port (``Ports``)
+            or ``pipeline_settings`` (that graph's settings, as ``ports.graph_settings.use``).
     """
     settings = overrides.pop("settings", None) or embedded_settings(home)
+    pipeline = overrides.pop("pipeline_settings", None)
     overrides.setdefault("llm", OfflineModel())
     overrides.setdefault("options", RuntimeOptions(retry_base_s=0.01))
-    return build_runtime(settings, **overrides)
+    runtime = build_runtime(settings, **overrides)
+    if pipeline is not None:
+        runtime.ports.graph_settings.use("pipeline", pipeline)
+    return runtime
+
+
+def ports_for(home: Path, **given: Any) -> Ports:
+    """``build_ports`` on the embedded default under ``home`` with the offline model.
+
+    For a node context built by hand: every port the root would wire, ``given``
+    ones (``store``, ``clock``, ``workspace`` ...) used as given.
+    """
+    given.setdefault("llm", OfflineModel())
+    clock = given.pop("clock", None)
+    return build_ports(embedded_settings(home), clock=clock, **given)

@@ -55,7 +55,7 @@ def build(tmp_path: Path, **kw: Any) -> Runtime:
         workspace=StoreWorkspace(store, bus.clock),
         **kw,
     )
-    seed_knowledge(knowledge_base_for(runtime.services, runtime.store))
+    seed_knowledge(knowledge_base_for(runtime.ports))
     return runtime
 
 

@@ -83,7 +83,7 @@ class ChatWorld:
 
     @property
     def approvals(self) -> ApprovalService:
-        service = self.runtime.services.approvals
+        service = self.runtime.ports.approvals
         assert service is not None
         return service  # type: ignore[no-any-return]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -13,6 +14,7 @@ from inboxflow.context import NodeContext
 from inboxflow.errors import RetryableError
 from inboxflow.graph import END, Graph, Node, Pause, Step
 from inboxflow.pauses import APPROVE_REJECT
+from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.runtime import Runtime
 from tests.runtimes import runtime_for
 
@@ -46,9 +48,15 @@ class Outbox:
         return None
 
 
+OUTBOXES: weakref.WeakKeyDictionary[CheckpointStore, Outbox] = weakref.WeakKeyDictionary()
+"""The toy's side-effect target, by the store its runtime runs on (not a port of ``Ports``)."""
+ATTEMPTS: weakref.WeakKeyDictionary[CheckpointStore, dict[str, int]] = weakref.WeakKeyDictionary()
+"""How often ``count`` ran per trace, by store (the flaky upstream's memory)."""
+
+
 def count(state: ToyState, ctx: NodeContext) -> Step:
     if state.flaky > 0:
-        attempts = ctx.services["attempts"]
+        attempts = ATTEMPTS[ctx.store]
         attempts[ctx.trace_id] = attempts.get(ctx.trace_id, 0) + 1
         if attempts[ctx.trace_id] <= state.flaky:
             raise RetryableError("upstream 503")
@@ -70,7 +78,7 @@ def act(state: ToyState, ctx: NodeContext) -> Step:
                 reviewers=("r@example.com",),
             ),
         )
-    outbox: Outbox = ctx.services["outbox"]
+    outbox = OUTBOXES[ctx.store]
     receipt = ctx.effect("send", lambda key: outbox.send(key, state.text), outbox.find)
     return Step(update={"receipt": receipt}, goto="finish")
 
@@ -112,7 +120,7 @@ def make_runtime(
         graphs={"toy": TOY},
         store=store,
         bus=bus,
-        outbox=outbox,
-        attempts={},
     )
+    OUTBOXES[store] = outbox
+    ATTEMPTS[store] = {}
     return runtime, bus, outbox

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +15,7 @@ from .errors import NodeFailed, RetryableError
 from .naming import effect_path
 from .ports.checkpoint import CheckpointStore
 from .ports.llm import LanguageModel, LLMFailed, LLMTask, LLMUsage, Out
+from .ports.wired import Ports
 from .schema import EFFECTS
 from .tools import ToolRegistry
 
@@ -101,19 +102,27 @@ class NodeContext:
     step: int
     clock: Clock
     store: CheckpointStore
-    llm: LanguageModel
     tools: ToolRegistry
     journal: EffectJournal
+    ports: Ports
+    """The ports this node declares (``Node(ports=...)``); reading another raises ``UndeclaredPort``."""
     resume: Mapping[str, Any] | None = None
-    services: Mapping[str, Any] = field(default_factory=dict)
     expire_at: float | None = None
     uses_llm: bool = True
     """Whether the node declares ``uses_llm``: deployment grants the model's key only then."""
     bound: Bound = field(default_factory=dict)
     """Who this run's writing tools are bound to (``inboxflow.bindings``): set by the node
     running them, from the email and the state, never from the model."""
+    subject: object = None
+    """What this run's tools work on, set by the node running them (the support desk's email,
+    the agent's view, the planner's thread): each graph's tools check its type."""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def llm(self) -> LanguageModel:
+        """The language model (built on first use: nodes that never ask one never build it)."""
+        return self.ports.llm
 
     def effect(
         self,
@@ -286,36 +295,3 @@ def _prefixed(task_name: str, message: str) -> str:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
-
-
-class ServicesWith(Mapping[str, Any]):
-    """``ctx.services`` with one more entry: what a graph hands its tools (the email, a view).
-
-    Args:
-        services: the node's services.
-        key: the name of the extra entry.
-        value: the extra entry.
-    """
-
-    def __init__(self, services: Any, key: str, value: Any) -> None:
-        self._services = services
-        self.key = key
-        self.value = value
-
-    def __getitem__(self, name: str) -> Any:
-        if name == self.key:
-            return self.value
-        return self._services[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([self.key, *[name for name in self._services if name != self.key]])
-
-    def __len__(self) -> int:
-        return len(list(iter(self)))
-
-    def get(self, name: str, default: Any = None) -> Any:
-        """``self[name]``, or ``default``."""
-        try:
-            return self[name]
-        except KeyError:
-            return default

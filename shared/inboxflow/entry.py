@@ -64,7 +64,7 @@ def handle_approval_request(request: Any) -> Any:
 
     rt = runtime()
     try:
-        response = handle_http(request, rt.services["approvals"])
+        response = handle_http(request, rt.ports.approvals)
         _drain_inprocess(rt)
     finally:
         telemetry.flush()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from .lazy import Lazy
 from .pauses import PauseKind
 from .tools import Tool, ToolRegistry
 
@@ -106,12 +107,12 @@ class LazyNodeFunction:
         if ":" not in reference:
             raise ValueError(f"node function reference {reference!r}: expected module:function")
         self.reference = reference
-        self._function: NodeFn | None = None
+        self._function: Lazy[NodeFn] = Lazy(self._import)
 
     @property
     def loaded(self) -> bool:
         """Whether the function's module was imported."""
-        return self._function is not None
+        return self._function.built
 
     def resolve(self) -> NodeFn:
         """The function itself (its module is imported now if needed).
@@ -119,12 +120,13 @@ class LazyNodeFunction:
         Raises:
             ValueError: the reference does not name a callable.
         """
-        if self._function is None:
-            function = import_reference(self.reference, "node function")
-            if not callable(function):
-                raise ValueError(f"node function reference {self.reference!r} is not callable")
-            self._function = function
-        return self._function
+        return self._function.get()
+
+    def _import(self) -> NodeFn:
+        function = import_reference(self.reference, "node function")
+        if not callable(function):
+            raise ValueError(f"node function reference {self.reference!r} is not callable")
+        return function  # type: ignore[no-any-return]
 
     def __call__(self, state: Any, ctx: NodeContext) -> Step:
         return self.resolve()(state, ctx)
@@ -146,32 +148,33 @@ class LazyToolRegistry(ToolRegistry):
 
     def __init__(self, reference: str) -> None:
         self.reference = reference
-        self._registry: ToolRegistry | None = None
+        self._registry: Lazy[ToolRegistry] = Lazy(self._import)
         self._checks: list[Callable[[ToolRegistry], None]] = []
 
     @property
     def loaded(self) -> bool:
         """Whether the tools were imported."""
-        return self._registry is not None
+        return self._registry.built
 
     def when_loaded(self, check: Callable[[ToolRegistry], None]) -> None:
         """Run ``check`` on the registry once it is imported (now, if it is)."""
-        if self._registry is not None:
-            check(self._registry)
+        if self._registry.built:
+            check(self._registry.get())
         else:
             self._checks.append(check)
 
     @property
     def _tools(self) -> dict[str, Tool]:  # type: ignore[override]
-        if self._registry is None:
-            found = import_reference(self.reference, "tool registry")
-            if callable(found) and not isinstance(found, ToolRegistry):
-                found = found()
-            registry = found if isinstance(found, ToolRegistry) else ToolRegistry(found)
-            for check in self._checks:
-                check(registry)
-            self._registry = registry
-        return self._registry._tools
+        return self._registry.get()._tools
+
+    def _import(self) -> ToolRegistry:
+        found = import_reference(self.reference, "tool registry")
+        if callable(found) and not isinstance(found, ToolRegistry):
+            found = found()
+        registry = found if isinstance(found, ToolRegistry) else ToolRegistry(found)
+        for check in self._checks:
+            check(registry)
+        return registry
 
     def __repr__(self) -> str:
         return f"LazyToolRegistry({self.reference!r})"
@@ -198,6 +201,9 @@ class Node:
             notification channels (SES).
         tools: the tools (of its graph's registry) this node may call; a call to
             any other tool is refused.
+        ports: the ports (``Ports`` fields) this node and its tools read beyond
+            the store, the clock, the model and the graph settings; reading
+            another fails the step (``UndeclaredPort``).
     """
 
     name: str
@@ -213,6 +219,16 @@ class Node:
     uses_gmail: bool = False
     notifies: bool = False
     tools: tuple[str, ...] = ()
+    ports: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        from .ports.wired import PORT_NAMES
+
+        unknown = sorted(set(self.ports) - PORT_NAMES)
+        if unknown:
+            raise ValueError(
+                f"node {self.name}: unknown ports {unknown}; ports: {sorted(PORT_NAMES)}"
+            )
 
 
 InitialState = Callable[[Mapping[str, Any], "StartContext"], BaseModel | Mapping[str, Any]]

@@ -26,22 +26,20 @@ from __future__ import annotations
 import logging
 import re
 import time
-import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .adapters.offline_embedder import OfflineEmbedder
 from .mail import Email, bare_subject, strip_quoted
-from .ports.checkpoint import CheckpointStore, Filter
+from .ports.checkpoint import Filter
 from .ports.embeddings import Embedder
 from .ports.vectors import Neighbor, VectorDocument, VectorIndex
 from .schema import EMAIL_VECTORS, KB_CHUNKS
 
 if TYPE_CHECKING:
-    pass
+    from .ports.wired import Ports
 
 log = logging.getLogger(__name__)
 
@@ -534,36 +532,9 @@ def seed_knowledge(kb: KnowledgeBase) -> list[KbDocument]:
     return kb.add_documents(sample_kb_paths())
 
 
-def default_embedder(environ: Mapping[str, str] | None = None) -> Embedder:
-    """Gemini embeddings when configured (``llm_selection.choose_embedder``), else offline."""
-    from .llm_selection import choose_embedder
-
-    chosen: Embedder | None = choose_embedder(environ)
-    return chosen if chosen is not None else OfflineEmbedder()
-
-
-_fallbacks: weakref.WeakKeyDictionary[CheckpointStore, KnowledgeBase] = weakref.WeakKeyDictionary()
-
-
-def knowledge_base_for(services: Mapping[str, Any], store: CheckpointStore) -> KnowledgeBase:
-    """The knowledge base a node uses: ``services["embedder"]`` and ``services["vectors"]``.
-
-    Either missing (a context built by hand), the node still works: the default
-    embedder and the index beside ``store`` (built once per store and reused).
-    """
-    embedder = services.get("embedder")
-    vectors = services.get("vectors")
-    if isinstance(embedder, Embedder) and isinstance(vectors, VectorIndex):
-        return KnowledgeBase(embedder, vectors)
-    fallback = _fallbacks.get(store)
-    if fallback is None:
-        log.info("no embedder/vectors services configured: using defaults beside the store")
-        fallback = KnowledgeBase(default_embedder(), store.vector_index())
-        _fallbacks[store] = fallback
-    return KnowledgeBase(
-        embedder if isinstance(embedder, Embedder) else fallback.embedder,
-        vectors if isinstance(vectors, VectorIndex) else fallback.vectors,
-    )
+def knowledge_base_for(ports: Ports) -> KnowledgeBase:
+    """The knowledge base over ``ports.embedder`` and ``ports.vectors``."""
+    return KnowledgeBase(ports.embedder, ports.vectors)
 
 
 __all__ = [
@@ -574,7 +545,6 @@ __all__ = [
     "Retrieval",
     "check_category",
     "chunk_document",
-    "default_embedder",
     "excerpt",
     "front_matter",
     "knowledge_base_for",

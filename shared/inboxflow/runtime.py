@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from . import logs, telemetry
 from .approvals.records import Approval, approval_id_for, approval_path
-from .clock import Clock, SystemClock
+from .clock import Clock
 from .context import EffectJournal, FaultHook, NodeContext, _no_fault
 from .envelope import Envelope, decode_pubsub_message
 from .errors import (
@@ -42,8 +42,9 @@ from .graph import END, Graph, Node, Pause, Step
 from .naming import node_id, step_path
 from .pauses import check_resume, kind_of
 from .ports.bus import MessageBus
-from .ports.checkpoint import Checkpoint, CheckpointStore, Lease, StepLog, TraceRoute
+from .ports.checkpoint import Checkpoint, CheckpointStore, Lease, Status, StepLog, TraceRoute
 from .ports.llm import LanguageModel
+from .ports.wired import Ports
 from .schema import FAILURES
 
 log = logging.getLogger("inboxflow.runtime")
@@ -89,18 +90,40 @@ class RuntimeOptions:
 
 
 @dataclass
+class _NodeRun:
+    """What running a node produced: its step (``None`` when it failed) and the states."""
+
+    result: Step | None
+    attempt: int
+    before: dict[str, Any]
+    state: dict[str, Any]
+    error: str | None
+    started_at: float
+    latency_ms: float
+
+
+@dataclass
+class _Move:
+    """Where a step sends its trace (status, next node) and what goes with it."""
+
+    status: Status
+    next_node: str
+    routed_to: str | None
+    envelopes: list[Envelope] = field(default_factory=list)
+    handoff: Lease | None = None
+    pause: dict[str, Any] | None = None
+    approval: Approval | None = None
+
+
+@dataclass
 class Runtime:
     """Runs graph nodes under the step protocol."""
 
     graphs: Mapping[str, Graph]
-    store: CheckpointStore
-    bus: MessageBus
-    llm: LanguageModel
-    clock: Clock = field(default_factory=SystemClock)
+    ports: Ports
+    """The world, built by the composition root (``inboxflow.services.build_ports``); each
+    node sees the ports it declares (``ctx.ports``)."""
     options: RuntimeOptions = field(default_factory=RuntimeOptions)
-    services: Any = field(default_factory=dict)
-    """What nodes see as ``ctx.services``: ``inboxflow.services.Services`` when built by
-    ``build_runtime``, or a plain mapping of the parts a test wires in."""
     fault: FaultHook = _no_fault
     on_pause: Callable[[Approval], None] | None = None
     """Called after a pause commits (and again on a redelivery of that step, until it
@@ -108,6 +131,30 @@ class Runtime:
     owner_prefix: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     _handoffs: dict[tuple[str, int], str] = field(default_factory=dict, init=False, repr=False)
     """Lease owners handed over by commits, by ``(trace_id, step)`` (see ``_handoff``)."""
+
+    @property
+    def store(self) -> CheckpointStore:
+        """The checkpoint store."""
+        return self.ports.store
+
+    @property
+    def bus(self) -> MessageBus:
+        """The message bus."""
+        return self.ports.bus
+
+    @property
+    def clock(self) -> Clock:
+        """The time source."""
+        return self.ports.clock
+
+    @property
+    def llm(self) -> LanguageModel:
+        """The language model (built now if it was not)."""
+        return self.ports.llm
+
+    @llm.setter
+    def llm(self, llm: LanguageModel) -> None:
+        self.ports.llm = llm
 
     # --- starting traces ---------------------------------------------------------
 
@@ -339,28 +386,41 @@ class Runtime:
     def _execute(
         self, graph: Graph, node: Node, envelope: Envelope, checkpoint: Checkpoint, owner: str
     ) -> Outcome:
-        trace_id, k = envelope.trace_id, envelope.step
+        """Rules 2-5 for one admitted delivery: run the node, route, commit, then publish."""
         now = self.clock.now()
         expire_at = self._expire_at(now)
-        ctx = NodeContext(
-            trace_id=trace_id,
+        ctx = self._context(graph, node, envelope, expire_at)
+        ran = self._run_node(graph, node, checkpoint.state, ctx, now)
+        move = self._route(graph, node, envelope, ran, now, expire_at)
+        self._commit(graph, node, envelope, checkpoint, owner, ctx, ran, move, expire_at)
+        return "ran"
+
+    def _context(
+        self, graph: Graph, node: Node, envelope: Envelope, expire_at: float
+    ) -> NodeContext:
+        """What the node sees: its address, the ports it declares, the journal."""
+        return NodeContext(
+            trace_id=envelope.trace_id,
             graph=graph.name,
             node=node.name,
-            step=k,
+            step=envelope.step,
             clock=self.clock,
             store=self.store,
-            llm=self.llm,
             tools=graph.node_tools(node.name),
             journal=EffectJournal(self.store, self.clock, self.fault),
             resume=envelope.resume,
-            services=self.services,
+            ports=self.ports.only(node.ports, f"{graph.name}.{node.name}"),
             expire_at=expire_at,
             uses_llm=node.uses_llm,
             tool_calls=telemetry.CallSpans("tool"),
             llm_calls=telemetry.CallSpans("llm"),
         )
-        started_at, started = now, time.perf_counter()
-        before = checkpoint.state
+
+    def _run_node(
+        self, graph: Graph, node: Node, before: dict[str, Any], ctx: NodeContext, started_at: float
+    ) -> _NodeRun:
+        """Run the node on the validated state (with its retries); a failure is kept, not raised."""
+        started = time.perf_counter()
         error: str | None = None
         attempt = 0
         result: Step | None = None
@@ -378,53 +438,80 @@ class Runtime:
         except Exception as exc:
             error = f"unexpected {type(exc).__name__} in node {node.name}: {exc}"
             log.error(
-                "node %s crashed on trace %s:\n%s", node.name, trace_id, traceback.format_exc()
+                "node %s crashed on trace %s:\n%s", node.name, ctx.trace_id, traceback.format_exc()
             )
         latency_ms = round((time.perf_counter() - started) * 1000, 3)
         if error is not None:
-            new_state = before
+            new_state, result = before, None
+        return _NodeRun(result, max(attempt, 1), before, new_state, error, started_at, latency_ms)
 
-        delta, patch, removed = _delta(before, new_state)
-        next_envelopes: list[Envelope] = []
-        handoff: Lease | None = None
-        pause: dict[str, Any] | None = None
-        approval: Approval | None = None
-        routed_to: str | None
-        if error is not None or result is None:
-            status, next_node, routed_to = "needs_review", node.name, None
-        elif isinstance(result.goto, Pause):
-            status, next_node, routed_to = (
+    def _route(
+        self,
+        graph: Graph,
+        node: Node,
+        envelope: Envelope,
+        ran: _NodeRun,
+        now: float,
+        expire_at: float,
+    ) -> _Move:
+        """Where the trace goes after the step: review, a pause, the end, or the next node."""
+        trace_id, k = envelope.trace_id, envelope.step
+        result = ran.result
+        if result is None:
+            return _Move("needs_review", node.name, None)
+        if isinstance(result.goto, Pause):
+            approval = _approval(result.goto, graph, trace_id, k, now, expire_at)
+            return _Move(
                 "waiting",
                 result.goto.resume_node,
                 f"pause:{result.goto.kind}",
+                pause=_pause_record(result.goto, approval),
+                approval=approval,
             )
-            approval = _approval(result.goto, graph, trace_id, k, now, expire_at)
-            pause = _pause_record(result.goto, approval)
-        elif result.goto == END:
-            status, next_node, routed_to = result.status, node.name, END
-        else:
-            status, next_node, routed_to = "running", result.goto, result.goto
-            next_envelopes.append(
-                Envelope(
-                    trace_id=trace_id,
-                    graph=graph.name,
-                    node=next_node,
-                    step=k + 1,
-                    sent_at=self.clock.now(),
-                    traceparent=telemetry.traceparent(),
-                )
-            )
-            handoff = self._handoff(graph, next_node, k + 1)
+        if result.goto == END:
+            return _Move(result.status, node.name, END)
+        next_envelope = Envelope(
+            trace_id=trace_id,
+            graph=graph.name,
+            node=result.goto,
+            step=k + 1,
+            sent_at=self.clock.now(),
+            traceparent=telemetry.traceparent(),
+        )
+        return _Move(
+            "running",
+            result.goto,
+            result.goto,
+            envelopes=[next_envelope],
+            handoff=self._handoff(graph, result.goto, k + 1),
+        )
+
+    def _commit(
+        self,
+        graph: Graph,
+        node: Node,
+        envelope: Envelope,
+        checkpoint: Checkpoint,
+        owner: str,
+        ctx: NodeContext,
+        ran: _NodeRun,
+        move: _Move,
+        expire_at: float,
+    ) -> None:
+        """Rule 4: the checkpoint, the step log and a pause's approval in one commit; then
+        rule 5: publish the next envelope and tell the approval service of a pause."""
+        trace_id, k = envelope.trace_id, envelope.step
+        delta, patch, removed = _delta(ran.before, ran.state)
         new_checkpoint = checkpoint.model_copy(
             update={
-                "status": status,
+                "status": move.status,
                 "step": k + 1,
-                "node": next_node,
-                "state": new_state,
-                "next": [e.model_dump(exclude_none=True) for e in next_envelopes],
-                "lease": handoff,
-                "pause": pause,
-                "error": error,
+                "node": move.next_node,
+                "state": ran.state,
+                "next": [e.model_dump(exclude_none=True) for e in move.envelopes],
+                "lease": move.handoff,
+                "pause": move.pause,
+                "error": ran.error,
                 "traceparent": telemetry.traceparent() or checkpoint.traceparent,
                 "updated_at": self.clock.now(),
                 "expire_at": expire_at,
@@ -437,17 +524,18 @@ class Runtime:
             output_delta=delta,
             output_patch=patch,
             removed=removed,
-            latency_ms=latency_ms,
-            started_at=started_at,
-            attempt=max(attempt, 1),
+            latency_ms=ran.latency_ms,
+            started_at=ran.started_at,
+            attempt=ran.attempt,
             worker=owner,
-            error=error,
-            routed_to=routed_to,
+            error=ran.error,
+            routed_to=move.routed_to,
             tool_calls=ctx.tool_calls,
             llm_calls=ctx.llm_calls,
             expire_at=expire_at,
         )
         self.fault(f"before_commit:{node.name}")
+        approval = move.approval
         creates = (
             {approval_path(approval.approval_id): approval.model_dump()}
             if approval is not None
@@ -455,15 +543,20 @@ class Runtime:
         )
         self.store.commit_step(new_checkpoint, owner, entry, creates)
         telemetry.step_committed(
-            trace_id, node.name, k, (checkpoint.status, status), max(attempt, 1), latency_ms, error
+            trace_id,
+            node.name,
+            k,
+            (checkpoint.status, move.status),
+            ran.attempt,
+            ran.latency_ms,
+            ran.error,
         )
-        if handoff is not None:
-            self._handoffs[(trace_id, k + 1)] = handoff.owner
+        if move.handoff is not None:
+            self._handoffs[(trace_id, k + 1)] = move.handoff.owner
         self.fault(f"after_commit:{node.name}")
-        self.bus.publish(next_envelopes)
+        self.bus.publish(move.envelopes)
         if approval is not None and self.on_pause is not None:
             self.on_pause(approval)
-        return "ran"
 
     def _run_with_retries(self, node: Node, state: BaseModel, ctx: NodeContext) -> tuple[Step, int]:
         attempts = max(1, self.options.node_attempts)

@@ -1,147 +1,43 @@
-"""The composition root: every adapter and service a process uses, chosen in one place.
+"""The composition root: every adapter a process uses, chosen in one place.
 
 ``build_runtime`` (node functions, the approval function, ingest, the CLI,
-tests and benches alike) reads ``Settings`` once and builds a typed
-``Services``; any part can be overridden (a test's store, a fake clock, a
-Gmail double's workspace). Google client libraries are imported lazily, only
-for the adapters the settings select, and the model, the embedder, the
-task queue, the workspace, the vector index, the CRM and the reviewers'
-notifier are built on first use: a node that never asks a model never
-imports ``google.genai``, one that never reads mail no workspace adapter.
+tests and benches alike) reads ``Settings`` once and builds the typed
+``Ports``; any port can be given ready-made (a test's store, a fake clock, a
+Gmail double's workspace). No adapter is built anywhere else. Google client
+libraries are imported lazily, only for the adapters the settings select,
+and the model, the embedder, the task queue, the workspace, the vector
+index, the CRM and the reviewers' notifier are ``Lazy`` parts built on first
+use: a node that never asks a model never imports ``google.genai``, one that
+never reads mail no workspace adapter.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, SystemClock
+from .lazy import Lazy
 from .ports.bus import MessageBus
 from .ports.checkpoint import CheckpointStore
-from .ports.embeddings import Embedder, EmbeddingPurpose
-from .ports.llm import AgentTurn, ChatMessage, ChatSettings, LanguageModel, LLMTask, LLMUsage, Out
+from .ports.embeddings import Embedder
+from .ports.llm import LanguageModel
 from .ports.notifier import Notifier
-from .ports.tasks import ScheduledTask, TaskQueue
+from .ports.tasks import TaskQueue
+from .ports.wired import PORT_NAMES, Ports
 from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from .approvals.service import ApprovalService
     from .config import InboxflowConfig
     from .graph import Graph
-    from .graphs.pipeline.settings import PipelineSettings
+    from .ports.crm import CRM
+    from .ports.drugs import DrugCatalogue
     from .ports.gmail_reader import GmailReader
     from .ports.quoting import QuotingService
-    from .ports.vectors import VectorIndex
+    from .ports.web_search import WebSearch
     from .ports.workspace import Workspace
-
-
-class Later:
-    """A part of ``Services`` built on its first access (its adapter is imported only then)."""
-
-    __slots__ = ("build",)
-
-    def __init__(self, build: Callable[[], Any]) -> None:
-        self.build = build
-
-
-@dataclass
-class Services:
-    """What nodes, the approval function, ingest and the CLI reach the world through.
-
-    Nodes see it as ``ctx.services``; ``services["workspace"]`` and
-    ``services.workspace`` are the same thing (node code reads by name so a
-    unit test can hand a node a plain dict of the parts it uses).
-
-    Attributes:
-        settings: the deployment settings everything was chosen from.
-        clock: the time source.
-        store: the checkpoint store.
-        bus: the message bus.
-        llm: the language model (built on first call).
-        embedder: the embedder (built on first call).
-        vectors: the vector index beside the store.
-        workspace: the mailbox and calendar (Gmail or the embedded one).
-        tasks: the deadline task queue (built on first use).
-        pipeline_settings: the pipeline graph's settings.
-        config: ``inboxflow.yaml`` (routing rules, profiles, graph settings), validated.
-        approvals: the approval service (set by ``build_runtime``).
-        extras: anything else a test or graph wires in, by name (``quoting``: the
-            quoting API's client when ``INBOXFLOW_QUOTING_URL`` is set).
-    """
-
-    settings: Settings
-    clock: Clock
-    store: CheckpointStore
-    bus: MessageBus
-    llm: LanguageModel
-    embedder: Embedder
-    vectors: VectorIndex
-    workspace: Workspace
-    tasks: TaskQueue
-    pipeline_settings: PipelineSettings
-    config: InboxflowConfig
-    approvals: ApprovalService | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
-
-    def __getattribute__(self, name: str) -> Any:
-        value = object.__getattribute__(self, name)
-        if type(value) is Later:
-            value = value.build()
-            object.__setattr__(self, name, value)
-        return value
-
-    def __getitem__(self, name: str) -> Any:
-        if name in self.extras:
-            value = self.extras[name]
-            if type(value) is Later:
-                value = self.extras[name] = value.build()
-            return value
-        if name in _FIELDS and name != "extras":
-            value = getattr(self, name)
-            if value is not None:
-                return value
-        raise KeyError(name)
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        if name in _FIELDS and name != "extras":
-            setattr(self, name, value)
-        else:
-            self.extras[name] = value
-
-    def __contains__(self, name: object) -> bool:
-        try:
-            self[str(name)]
-        except KeyError:
-            return False
-        return True
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(
-            [name for name in _FIELDS if name != "extras" and name in self] + list(self.extras)
-        )
-
-    def get(self, name: str, default: Any = None) -> Any:
-        """``services[name]``, or ``default``."""
-        try:
-            return self[name]
-        except KeyError:
-            return default
-
-    @property
-    def gmail_reader(self) -> GmailReader:
-        """The Gmail reader ingest lists history and fetches messages with."""
-        reader = self.extras.get("gmail_reader")
-        if reader is None:
-            from .adapters.google_gmail_reader import GoogleApiGmailReader
-
-            reader = self.extras["gmail_reader"] = GoogleApiGmailReader()
-        return reader  # type: ignore[no-any-return]
-
-
-_FIELDS = frozenset(f.name for f in fields(Services))
 
 
 def make_store(settings: Settings) -> CheckpointStore:
@@ -206,29 +102,33 @@ def make_notifier(
     return ChannelNotifier(config or InboxflowConfig(), build, store, gmail)
 
 
-def _pipeline_settings(settings: Settings, config: InboxflowConfig) -> PipelineSettings:
-    from .graphs.pipeline.settings import PipelineSettings
-
-    return PipelineSettings.from_env(settings.environ, base=config.graph_settings("pipeline"))
-
-
-def build_services(
-    settings: Settings | None = None, *, clock: Clock | None = None, **overrides: Any
-) -> Services:
+def build_ports(
+    settings: Settings | None = None, *, clock: Clock | None = None, **given: Any
+) -> Ports:
     """Choose every adapter for ``settings`` (default: from the environment).
+
+    Each part is built on first use (a ``Lazy`` part) but the settings, the
+    clock, the store and the config: a node that never asks a model never
+    imports ``google.genai``, one that never reads mail no workspace adapter.
 
     Args:
         settings: what to build; ``Settings.from_env()`` when omitted.
         clock: the time source (default the system clock).
-        **overrides: ready-made parts by ``Services`` field name (``store``,
-            ``workspace``, ``llm``, ...); other names land in ``extras``.
+        **given: ready-made parts by ``Ports`` field name (``store``,
+            ``workspace``, ``llm``, ...), used as given.
+
+    Raises:
+        TypeError: a name in ``given`` is not a port.
     """
     from .config import load_config
+    from .graph_settings import GraphSettings
     from .graphs import NodeGraphs
 
+    unknown = sorted(set(given) - PORT_NAMES)
+    if unknown:
+        raise TypeError(f"not ports: {unknown}; ports: {sorted(PORT_NAMES)}")
     settings = settings or Settings.from_env()
     clock = clock or SystemClock()
-    given = {name: overrides.pop(name) for name in list(overrides) if name in _FIELDS}
     config = given.get("config")
     if config is None:
         # A node function checks the config against its own graph only: the others stay unimported.
@@ -242,28 +142,31 @@ def build_services(
     # ``is None``, not ``or``: an empty in-process bus is falsy (it has a length).
     store = given.get("store")
     store = make_store(settings) if store is None else store
-    defaults: dict[str, Callable[[], Any]] = {
-        "bus": lambda: make_bus(settings, clock),
-        "llm": lambda: LazyModel(lambda: _choose_llm(settings, config)),
-        "embedder": lambda: LazyEmbedder(lambda: _choose_embedder(settings, config)),
-        "vectors": lambda: Later(store.vector_index),
-        "workspace": lambda: Later(lambda: make_workspace(settings, store, clock)),
-        "tasks": lambda: LazyTaskQueue(lambda: make_task_queue(settings, store)),
-        # Read on first use: a function serving another graph never imports the pipeline.
-        "pipeline_settings": lambda: Later(lambda: _pipeline_settings(settings, config)),
-    }
-    parts: dict[str, Any] = {"settings": settings, "clock": clock, "store": store, "config": config}
-    for name, build in defaults.items():
-        part = given.get(name)
-        parts[name] = build() if part is None else part
-    if settings.quoting_url and "quoting" not in overrides:
-        # Unset otherwise: the planner then quotes with EmbeddedQuoting(store, clock).
-        from .adapters.lazy_quoting import LazyQuoting
-
-        overrides["quoting"] = LazyQuoting(lambda: _http_quoting(settings))
-    if "crm" not in overrides:  # the support desk's customers: services["crm"]
-        overrides["crm"] = Later(lambda: _choose_crm(settings))
-    return Services(**parts, extras=overrides)
+    bus = given.get("bus")
+    bus = make_bus(settings, clock) if bus is None else bus
+    ports = Ports(
+        settings=settings,
+        clock=clock,
+        store=store,
+        config=config,
+        bus=bus,
+        llm=Lazy(lambda: _choose_llm(settings, config)),
+        embedder=Lazy(lambda: _choose_embedder(settings, config)),
+        vectors=Lazy(store.vector_index),
+        workspace=Lazy(lambda: make_workspace(settings, store, clock)),
+        tasks=Lazy(lambda: make_task_queue(settings, store)),
+        notifier=Lazy(lambda: make_notifier(settings, ports.workspace, store, clock, ports.config)),
+        graph_settings=GraphSettings(config.graph_settings, settings.environ),
+        crm=Lazy(lambda: _choose_crm(settings)),
+        drugs=Lazy(lambda: _embedded_drugs(store, clock)),
+        quoting=Lazy(lambda: _choose_quoting(settings, store, clock)),
+        web_search=Lazy(lambda: _knowledge_base_search(ports)),
+        gmail_reader=Lazy(_google_gmail_reader),
+    )
+    for name, part in given.items():
+        if part is not None:
+            setattr(ports, name, part)
+    return ports
 
 
 def build_runtime(
@@ -272,49 +175,38 @@ def build_runtime(
     *,
     graphs: Mapping[str, Graph] | None = None,
     options: RuntimeOptions | None = None,
-    notifier: Notifier | None = None,
-    **overrides: Any,
+    **given: Any,
 ) -> Runtime:
-    """A runtime with its services and approval service, for ``settings`` (default: the environment).
+    """A runtime with its ports and approval service, for ``settings`` (default: the environment).
 
     Args:
         settings: what to build; ``Settings.from_env()`` when omitted.
         clock: the time source.
         graphs: the graphs served (default the registry).
         options: runtime tunables (default: serve ``settings.node`` only, when set).
-        notifier: how reviewers are emailed (default: chosen from the settings).
-        **overrides: parts of ``Services`` to use as given (see ``build_services``).
+        **given: ports to use as given (see ``build_ports``).
     """
     from .approvals.service import ApprovalService
     from .approvals.settings import ApprovalConfig
 
     settings = settings or Settings.from_env()
-    services = build_services(settings, clock=clock, **overrides)
+    ports = build_ports(settings, clock=clock, **given)
     runtime = Runtime(
         graphs=graphs if graphs is not None else served_graphs(settings),
-        store=services.store,
-        bus=services.bus,
-        llm=services.llm,
-        clock=services.clock,
+        ports=ports,
         options=options or RuntimeOptions(only_node=settings.node),
-        services=services,
     )
-    if is_inprocess_bus(services.bus) and services.bus.handler is None:  # type: ignore[attr-defined]
-        services.bus.handler = runtime.handle_message  # type: ignore[attr-defined]
+    if is_inprocess_bus(ports.bus) and ports.bus.handler is None:  # type: ignore[attr-defined]
+        ports.bus.handler = runtime.handle_message  # type: ignore[attr-defined]
     approvals = ApprovalService(
-        store=services.store,
-        tasks=services.tasks,
-        notifier=notifier
-        or LazyNotifier(
-            lambda: make_notifier(
-                settings, services.workspace, services.store, services.clock, services.config
-            )
-        ),
+        store=ports.store,
+        tasks=Lazy(lambda: ports.tasks),
+        notifier=Lazy(lambda: ports.notifier),
         resume=runtime.resume,
-        clock=services.clock,
+        clock=ports.clock,
         config=ApprovalConfig.from_env(settings.environ),
     )
-    services.approvals = approvals
+    ports.approvals = approvals
     runtime.on_pause = approvals.after_pause
     return runtime
 
@@ -326,14 +218,6 @@ def served_graphs(settings: Settings) -> Mapping[str, Graph]:
     if settings.node is not None:
         return node_graphs(settings.node, settings.environ)
     return graph_registry(settings.environ)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "LazyQuoting":  # kept out of start-up: it imports the quoting port's models
-        from .adapters.lazy_quoting import LazyQuoting
-
-        return LazyQuoting
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_inprocess_bus(bus: MessageBus) -> bool:
@@ -348,7 +232,7 @@ def _choose_llm(settings: Settings, config: InboxflowConfig | None = None) -> La
     return choose_llm(settings.environ, config.gemini.by_role() if config else None)
 
 
-def _choose_crm(settings: Settings) -> Any:
+def _choose_crm(settings: Settings) -> CRM:
     """The HTTP CRM when ``INBOXFLOW_CRM_URL`` is set, else the embedded sample customers."""
     if settings.environ.get("INBOXFLOW_CRM_URL", "").strip():
         from .adapters.http_crm import choose_crm
@@ -360,125 +244,48 @@ def _choose_crm(settings: Settings) -> Any:
 
 
 def _choose_embedder(settings: Settings, config: InboxflowConfig | None = None) -> Embedder:
+    return default_embedder(settings.environ, config.gemini.by_role() if config else None)
+
+
+def default_embedder(
+    environ: Mapping[str, str] | None = None, configured: Mapping[str, Any] | None = None
+) -> Embedder:
+    """Gemini embeddings when configured (``llm_selection.choose_embedder``), else offline."""
     from .adapters.offline_embedder import OfflineEmbedder
     from .llm_selection import choose_embedder
 
-    configured = config.gemini.by_role() if config else None
-    return choose_embedder(settings.environ, configured) or OfflineEmbedder()
+    chosen = choose_embedder(environ, configured) if configured else choose_embedder(environ)
+    return chosen if chosen is not None else OfflineEmbedder()
 
 
-def _http_quoting(settings: Settings) -> QuotingService:
-    from .adapters.http_quoting import HttpQuoting
+def _choose_quoting(settings: Settings, store: CheckpointStore, clock: Clock) -> QuotingService:
+    """The quoting API's client when ``INBOXFLOW_QUOTING_URL`` is set, else the embedded one."""
+    if settings.quoting_url:
+        from .adapters.http_quoting import HttpQuoting
 
-    return HttpQuoting.from_env(
-        {**settings.environ, "INBOXFLOW_QUOTING_URL": settings.quoting_url or ""}
-    )
+        return HttpQuoting.from_env(
+            {**settings.environ, "INBOXFLOW_QUOTING_URL": settings.quoting_url}
+        )
+    from .adapters.embedded_quoting import EmbeddedQuoting
 
-
-class LazyNotifier(Notifier):
-    """The reviewers' notifier, built on first send (only pausing and notifying nodes send)."""
-
-    def __init__(self, build: Callable[[], Notifier]) -> None:
-        self._build = build
-        self._notifier: Notifier | None = None
-
-    @property
-    def notifier(self) -> Notifier:
-        """The underlying notifier (built now if needed)."""
-        if self._notifier is None:
-            self._notifier = self._build()
-        return self._notifier
-
-    def send(
-        self,
-        to: str,
-        subject: str,
-        text: str,
-        html: str,
-        trace_key: str,
-        sender: str | None = None,
-        link: str | None = None,
-    ) -> dict[str, Any]:
-        return self.notifier.send(to, subject, text, html, trace_key, sender, link)
-
-    def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
-        return self.notifier.find(trace_key, sender)
-
-    def __getattr__(self, name: str) -> Any:
-        """The built notifier's own API (``messages()`` of the outbox channel)."""
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.notifier, name)
+    return EmbeddedQuoting(store, clock)
 
 
-class LazyTaskQueue(TaskQueue):
-    """Builds the real queue on first use: most functions never schedule a task."""
+def _embedded_drugs(store: CheckpointStore, clock: Clock) -> DrugCatalogue:
+    from .adapters.embedded_drugs import EmbeddedDrugs
 
-    def __init__(self, build: Callable[[], TaskQueue]) -> None:
-        self._build = build
-        self._queue: TaskQueue | None = None
-
-    @property
-    def queue(self) -> TaskQueue:
-        """The underlying queue (built now if needed)."""
-        if self._queue is None:
-            self._queue = self._build()
-        return self._queue
-
-    def schedule(self, task: ScheduledTask) -> bool:
-        return self.queue.schedule(task)
+    return EmbeddedDrugs(store, clock=clock)
 
 
-class LazyModel(LanguageModel):
-    """A language model built on its first call."""
+def _knowledge_base_search(ports: Ports) -> WebSearch:
+    """Offline search over the knowledge base (the embedder and the index of ``ports``)."""
+    from .adapters.kb_web_search import KnowledgeBaseSearch
+    from .knowledge import KnowledgeBase
 
-    def __init__(self, build: Callable[[], LanguageModel]) -> None:
-        self._build = build
-        self._model: LanguageModel | None = None
-
-    @property
-    def model(self) -> LanguageModel:
-        """The underlying model (built now if needed)."""
-        if self._model is None:
-            self._model = self._build()
-        return self._model
-
-    @property
-    def name(self) -> str:  # type: ignore[override]
-        return self.model.name
-
-    def generate(self, task: LLMTask[Out], inputs: Mapping[str, Any]) -> tuple[Out, LLMUsage]:
-        return self.model.generate(task, inputs)
-
-    def chat(
-        self, messages: list[ChatMessage], tools: list[dict[str, Any]], settings: ChatSettings
-    ) -> AgentTurn:
-        return self.model.chat(messages, tools, settings)
+    return KnowledgeBaseSearch(KnowledgeBase(ports.embedder, ports.vectors))
 
 
-class LazyEmbedder(Embedder):
-    """An embedder built on its first call."""
+def _google_gmail_reader() -> GmailReader:
+    from .adapters.google_gmail_reader import GoogleApiGmailReader
 
-    def __init__(self, build: Callable[[], Embedder]) -> None:
-        self._build = build
-        self._embedder: Embedder | None = None
-
-    @property
-    def embedder(self) -> Embedder:
-        """The underlying embedder (built now if needed)."""
-        if self._embedder is None:
-            self._embedder = self._build()
-        return self._embedder
-
-    @property
-    def name(self) -> str:  # type: ignore[override]
-        return self.embedder.name
-
-    @property
-    def dimensions(self) -> int:  # type: ignore[override]
-        return self.embedder.dimensions
-
-    def embed(
-        self, texts: Sequence[str], purpose: EmbeddingPurpose = "document"
-    ) -> list[list[float]]:
-        return self.embedder.embed(texts, purpose)
+    return GoogleApiGmailReader()

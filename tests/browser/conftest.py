@@ -137,8 +137,8 @@ def open_review_on_phone(
     Returns the approval and the page, after checking the page answered 200 and
     does not scroll sideways.
     """
-    (approval,) = [a for a in rt.services["approvals"].pending() if a.trace_id == trace_id]
-    link = rt.services["approvals"].issue_link(approval, reviewer)
+    (approval,) = [a for a in rt.ports.approvals.pending() if a.trace_id == trace_id]
+    link = rt.ports.approvals.issue_link(approval, reviewer)
     opened = open_page(375, 812)
     response = opened.page.goto(link)
     assert response is not None and response.status == 200

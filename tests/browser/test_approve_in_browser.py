@@ -56,9 +56,9 @@ def test_reviewer_edits_and_approves_in_chromium(
     seed_workspace(rt.store, rt.clock.now())
     trace_id = rt.start("pipeline", {"email": sample("04-complaint-double-charge")})
     rt.bus.drain()  # type: ignore[attr-defined]
-    (approval,) = rt.services["approvals"].pending()
+    (approval,) = rt.ports.approvals.pending()
     assert approval.trace_id == trace_id
-    link = rt.services["approvals"].issue_link(approval, "ana@brightlane.io")
+    link = rt.ports.approvals.issue_link(approval, "ana@brightlane.io")
     assert link.startswith(approval_function)
 
     opened = open_page(375, 812)

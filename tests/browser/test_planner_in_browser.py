@@ -63,5 +63,5 @@ def test_the_agency_reviews_the_planner_in_chromium(
     rt.bus.drain()  # type: ignore[attr-defined]
     checkpoint = rt.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.pause["kind"] == "customer_reply"
-    [question] = rt.services["workspace"].sent()
+    [question] = rt.ports.workspace.sent()
     assert question["to"] == "priya.shah@example.com" and "VIN" in question["body"]

@@ -36,7 +36,7 @@ def approve_pending(home: Path) -> list[str]:
     from inboxflow.dev.cli.local import embedded_runtime
 
     runtime = embedded_runtime(home)
-    service = runtime.services["approvals"]
+    service = runtime.ports.approvals
     decided = []
     try:
         while pending := [a for a in service.pending() if a.reviewers]:

@@ -51,7 +51,7 @@ NEVER = (
     "inboxflow.mail.mime",
     "inboxflow.mail.html_text",
     "inboxflow.mail.loaders",
-    # built on first use (services.Later, LazyNotifier): the workspace, vectors, CRM, notifier
+    # Lazy parts of Ports, built on first read: the workspace, vectors, CRM, notifier
     "inboxflow.adapters.store_workspace",
     "inboxflow.adapters.firestore_vectors",
     "inboxflow.adapters.embedded_crm",

@@ -36,6 +36,7 @@ from inboxflow.ports.llm import LanguageModel, LLMTask, LLMUsage, Out
 from inboxflow.runtime import Runtime, RuntimeOptions
 from inboxflow.workspace import seed_workspace
 from tests.pipeline_harness import sample_emails
+from tests.runtimes import ports_for, runtime_for
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 
@@ -123,7 +124,7 @@ def gmail() -> Iterator[GoogleApiDouble]:
 
 
 def test_every_step_delivered_by_four_workers_at_once_runs_once(
-    project: str, gmail: GoogleApiDouble
+    project: str, gmail: GoogleApiDouble, tmp_path: Any
 ) -> None:
     model = CountingModel()
     clock = SystemClock()
@@ -133,16 +134,15 @@ def test_every_step_delivered_by_four_workers_at_once_runs_once(
     runtimes = [
         Runtime(
             graphs=graph_registry(),
-            store=store,
-            bus=bus,
-            llm=model,
-            clock=clock,
+            ports=ports_for(
+                tmp_path,
+                store=store,
+                bus=bus,
+                llm=model,
+                clock=clock,
+                workspace=GoogleWorkspace(MAILBOX, store, api_url=gmail.url, sleep=lambda s: None),
+            ),
             options=RuntimeOptions(retry_base_s=0.01),
-            services={
-                "workspace": GoogleWorkspace(
-                    MAILBOX, store, api_url=gmail.url, sleep=lambda s: None
-                )
-            },
         )
         for store, bus in zip(stores, buses, strict=True)
     ]
@@ -218,14 +218,7 @@ def test_one_notification_delivered_to_four_ingest_workers_at_once_starts_each_m
     renew_watches(stores[0], gmail, clock, topic="projects/p/topics/t")
     ingestors = [
         Ingestor(
-            Runtime(
-                graphs=graph_registry(),
-                store=store,
-                bus=bus,
-                llm=OfflineModel(),
-                clock=clock,
-                options=RuntimeOptions(retry_base_s=0.01),
-            ),
+            runtime_for(tmp_path, store=store, bus=bus, clock=clock),
             gmail,
             IngestOptions(backoff_base_s=0.01),
             sleep=lambda s: None,

@@ -27,7 +27,7 @@ def gmail_harness(tmp_path: Path) -> Iterator[tuple[Harness, GoogleApiDouble]]:
     harness = Harness(tmp_path)
     with GoogleApiDouble(clock=harness.clock) as double:
         double.seed_from_workspace_json(mailbox=MAILBOX, now=harness.clock.now())
-        harness.runtime.services["workspace"] = GoogleWorkspace(
+        harness.runtime.ports.workspace = GoogleWorkspace(
             MAILBOX, harness.store, api_url=double.url, sleep=lambda s: None
         )
         yield harness, double

@@ -113,7 +113,7 @@ def test_the_scenarios_as_separate_function_processes(
         runtime,
     ):
         assert len(cloud.servers) == 4
-        service = runtime.services["approvals"]
+        service = runtime.ports.approvals
         email = sample("41")
         decision = RouteDecision("planner", None, "test", mailbox=email.mailbox)
         trace_id = start_email_trace(runtime, email, decision).trace_id

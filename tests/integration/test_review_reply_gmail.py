@@ -86,7 +86,7 @@ def _review_email(world: GmailWorld) -> tuple[str, Any, dict[str, Any]]:
     world.double.deliver(MAILBOX, eml(1))
     trace_id = world.notify().started[0]
     world.bus.drain()
-    (approval,) = [a for a in world.runtime.services.approvals.pending() if a.trace_id == trace_id]
+    (approval,) = [a for a in world.runtime.ports.approvals.pending() if a.trace_id == trace_id]
     (sent,) = [
         m for m in world.double.messages(MAILBOX, label="SENT") if m["to"] == "agent@agency.test"
     ]
@@ -118,7 +118,7 @@ def test_a_reply_to_a_review_email_whose_message_id_gmail_replaced_decides_by_it
     assert reply["thread_id"] == sent["thread_id"]
     report = gmail_world.notify()
     assert report.review_replies == [approval.approval_id] and report.started == []
-    decided = gmail_world.runtime.services.approvals.get(approval.approval_id)
+    decided = gmail_world.runtime.ports.approvals.get(approval.approval_id)
     assert (decided.decision, decided.decided_by) == ("approve", "agent@agency.test")
     gmail_world.bus.drain()
     checkpoint = gmail_world.runtime.store.get_trace(trace_id)
@@ -163,7 +163,7 @@ def test_a_reply_in_the_review_thread_from_anyone_else_decides_nothing(
     assert report.review_replies == [approval.approval_id] and report.started == []
     claim = gmail_world.runtime.store.get(f"mail_claims/{MAILBOX}:{reply_id}")
     assert claim["state"] == "review_reply" and claim["review_outcome"] == outcome
-    still = gmail_world.runtime.services.approvals.get(approval.approval_id)
+    still = gmail_world.runtime.ports.approvals.get(approval.approval_id)
     assert still.status == "pending"
     assert gmail_world.runtime.store.get_trace(trace_id).status == "waiting"
 
@@ -174,7 +174,7 @@ def test_a_reply_to_the_review_email_sent_through_gmail_decides_once(
     with open_gmail_world(tmp_path, monkeypatch, replace_message_ids=False) as world:
         double, bus = world.double, world.bus
         trace_id, approval, sent = _review_email(world)
-        approvals = world.runtime.services.approvals
+        approvals = world.runtime.ports.approvals
         message_id = sent["headers"]["Message-ID"]
         assert message_id.startswith("<inboxflow.")
 

@@ -46,7 +46,7 @@ def test_ticket_lifecycle_duplicates_and_a_crash_after_the_reply_on_firestore(
     escalated = run(runtime, sample("03"))
 
     assert crashed and answered["status"] == "done"
-    workspace = runtime.services["workspace"]
+    workspace = runtime.ports.workspace
     assert len(workspace.drafts() + workspace.sent()) == 1
     assert follow_up["ticket"]["ticket_id"] == first["ticket"]["ticket_id"]
     tickets = TicketStore(firestore_store)

@@ -81,7 +81,7 @@ def test_it_runs_pauses_with_its_own_kind_and_files_once_on_the_embedded_default
     note_log = runtime.store.step_logs(trace_id)[1]
     assert [call["name"] for call in note_log.tool_calls] == ["label"]
 
-    service = runtime.services["approvals"]
+    service = runtime.ports.approvals
     approval = service.get(waiting.pause["approval_id"])
     link = service.issue_link(approval, "owner@errands.test")
     page = app.get(urlsplit(link).path + "?" + urlsplit(link).query)
@@ -156,7 +156,7 @@ def test_it_runs_as_separate_functions_on_the_emulators(
         trace_id = runtime.start("errand", _first_state())
         waiting = _wait(runtime, trace_id, lambda cp: cp.status != "running")
         assert waiting.status == "waiting", waiting.error
-        service = runtime.services["approvals"]
+        service = runtime.ports.approvals
         approval = service.get(waiting.pause["approval_id"])
         link = service.issue_link(approval, "owner@errands.test")
         service.decide(

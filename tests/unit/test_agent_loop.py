@@ -100,7 +100,7 @@ def test_medical_question_escalates_to_needs_review_with_the_reason_and_notifies
     )
     assert checkpoint.state["status"] == "escalated"
     assert reply_writes(runtime.store, checkpoint.trace_id) == []
-    outbox = runtime.services["approvals"].notifier.messages()
+    outbox = runtime.ports.approvals.notifier.messages()
     assert [m["to"] for m in outbox] == ["lekarna@dostupnost-leku.cz"]
     assert runtime.store.get(f"{AGENT_RUNS.name}/{checkpoint.trace_id}")["status"] == "escalated"
 

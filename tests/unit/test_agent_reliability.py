@@ -33,7 +33,7 @@ def test_duplicate_storm_each_sample_delivered_three_times(tmp_path):
         turns = [d for i, d in runtime.store.list("llm_calls") if i.startswith(trace_id)]
         assert len(turns) == EXPECTED[prefix][1]
     assert len(_reservations(runtime)) == 1
-    assert len(runtime.services["approvals"].notifier.messages()) == 1
+    assert len(runtime.ports.approvals.notifier.messages()) == 1
     assert runtime.bus.dead_letters == []
     assert runtime.bus.deliveries >= 2 * len(runtime.bus.seen)  # duplicates were delivered
 

@@ -19,7 +19,7 @@ def test_a_newsletter_is_ignored_without_asking(runtime):
     checkpoint = runtime.store.get_trace(trace_id)
     assert checkpoint.status == "done"
     assert (checkpoint.state["classification"], checkpoint.state["status"]) == ("ignore", "ignored")
-    assert runtime.services["approvals"].pending() == []
+    assert runtime.ports.approvals.pending() == []
     assert [log.step_name for log in runtime.store.step_logs(trace_id)] == [
         "__start__",
         "triage_router",
@@ -62,7 +62,7 @@ def test_a_request_is_answered_after_review_and_marked_read_once(runtime):
     )
     (message,) = sent(runtime, trace_id)
     assert message["subject"] == "Re: Slides for Thursday"
-    assert runtime.services["workspace"].is_read(email.message_id)
+    assert runtime.ports.workspace.is_read(email.message_id)
     assert checkpoint.state["marked_read"]["found"] is True
     names = [log.step_name for log in runtime.store.step_logs(trace_id)]
     assert names == [

@@ -39,7 +39,7 @@ def test_duplicate_storm_sends_once_schedules_once_marks_read_once(tmp_path):
         assert len(_effects(runtime, trace_id, "mark_as_read")) == 1
     assert len(_events(runtime)) == 1
     assert read_memory(runtime.store, OWNER, "response_preferences").version == 1
-    assert runtime.services["approvals"].pending() == []
+    assert runtime.ports.approvals.pending() == []
     assert runtime.bus.dead_letters == []
     assert runtime.bus.deliveries >= 2 * len(runtime.bus.seen)  # duplicates were delivered
 

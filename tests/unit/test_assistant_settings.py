@@ -101,7 +101,7 @@ def test_the_model_is_told_the_owners_name_zone_and_hours(runtime):
     class Ctx:
         store = runtime.store
         clock = runtime.clock
-        services = runtime.services
+        ports = runtime.ports
 
     told = system_message(AssistantState.model_validate(state(runtime, trace_id)), Ctx())  # type: ignore[arg-type]
     assert "assistant of Alex Kim <alex@brightlane.io>" in told["content"]

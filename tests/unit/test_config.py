@@ -390,6 +390,7 @@ def test_graph_settings_are_validated_by_the_graphs_settings_model() -> None:
 def test_the_pipeline_takes_its_settings_from_the_config_and_the_environment_on_top(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from inboxflow.graphs.pipeline.settings import pipeline_settings
     from tests.runtimes import runtime_for
 
     path = tmp_path / "inboxflow.yaml"
@@ -398,14 +399,14 @@ def test_the_pipeline_takes_its_settings_from_the_config_and_the_environment_on_
         encoding="utf-8",
     )
     monkeypatch.setenv("INBOXFLOW_CONFIG", str(path))
-    settings = runtime_for(tmp_path).services.pipeline_settings
+    settings = pipeline_settings(runtime_for(tmp_path).ports)
     assert (settings.auto_send, settings.reviewers, settings.calendar_days) == (
         True,
         ("lead@b.test",),
         3,
     )
     monkeypatch.setenv("INBOXFLOW_REVIEWERS", "night@b.test, day@b.test")
-    settings = runtime_for(tmp_path).services.pipeline_settings
+    settings = pipeline_settings(runtime_for(tmp_path).ports)
     assert settings.reviewers == ("night@b.test", "day@b.test") and settings.auto_send
 
 

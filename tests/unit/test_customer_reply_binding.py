@@ -127,9 +127,7 @@ def test_a_strangers_reply_during_a_review_is_not_queued_nor_read(tmp_path: Path
     claim = runtime.store.get(claim_path(MAILBOX, gmail_id))
     assert claim is not None and claim["state"] == "refused"
 
-    runtime.services["approvals"].decide_as(
-        pending(runtime, trace_id).approval_id, AGENCY, "approve"
-    )
+    runtime.ports.approvals.decide_as(pending(runtime, trace_id).approval_id, AGENCY, "approve")
     runtime.bus.drain()  # type: ignore[attr-defined]
     after = state(runtime, trace_id)
     assert after["seen_reply_ids"] == [first_id]

@@ -262,7 +262,7 @@ def test_assistant_an_obedient_model_never_reaches_the_owner_nor_a_stranger(
     checkpoint = runtime.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.status == "needs_review", checkpoint.status
     assert "refused" in str(checkpoint.error) and INJECTED_RECIPIENT in str(checkpoint.error)
-    assert [a for a in runtime.services["approvals"].pending() if a.trace_id == trace_id] == []
+    assert [a for a in runtime.ports.approvals.pending() if a.trace_id == trace_id] == []
     assert assistant_harness.sent(runtime, trace_id) == []
     assert effects(runtime.store, trace_id, tool) == []
     assert [
@@ -314,7 +314,6 @@ class ObedientPlanner:
 
 
 def test_planner_an_obedient_model_cannot_touch_another_customers_quote(tmp_path):
-    from inboxflow.graphs.planner.tools import quoting_of
     from inboxflow.mail import Address
     from tests import planner_harness as planner
 
@@ -339,7 +338,7 @@ def test_planner_an_obedient_model_cannot_touch_another_customers_quote(tmp_path
     found = planner.checkpoint(runtime, second)
     assert found.status == "needs_review"
     assert "refused" in str(found.error) and quote_id in str(found.error)
-    ctx_quote = quoting_of(_ctx_of(runtime)).get(quote_id)
+    ctx_quote = runtime.ports.quoting.get(quote_id)
     before = victim.state["quote_session"]
     assert (len(ctx_quote.drivers), len(ctx_quote.vehicles)) == (
         before["drivers"],
@@ -350,7 +349,7 @@ def test_planner_an_obedient_model_cannot_touch_another_customers_quote(tmp_path
 
 
 def _ctx_of(runtime: Runtime) -> Any:
-    """A bare node context over the runtime's store and services (to read the quoting port)."""
+    """A bare node context over the runtime's ports."""
     from inboxflow.context import EffectJournal, NodeContext
     from inboxflow.tools import ToolRegistry
 
@@ -361,10 +360,9 @@ def _ctx_of(runtime: Runtime) -> Any:
         step=0,
         clock=runtime.clock,
         store=runtime.store,
-        llm=runtime.llm,
         tools=ToolRegistry(),
         journal=EffectJournal(runtime.store, runtime.clock),
-        services=runtime.services,
+        ports=runtime.ports,
     )
 
 
@@ -401,7 +399,6 @@ def test_pipeline_an_obedient_model_cannot_choose_the_recipient(tmp_path):
 
 
 def _pipeline_dispatch(tmp_path: Any, draft_to: str, planned: list[Any]) -> tuple[Any, Any]:
-    from inboxflow.adapters.offline_llm import OfflineModel
     from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
     from inboxflow.adapters.store_workspace import StoreWorkspace
     from inboxflow.clock import FakeClock
@@ -411,6 +408,7 @@ def _pipeline_dispatch(tmp_path: Any, draft_to: str, planned: list[Any]) -> tupl
     from inboxflow.graphs.pipeline.tools import pipeline_tools
     from inboxflow.mail import load_email_file, sample_inbox_dir
     from inboxflow.tools import ToolRegistry
+    from tests.runtimes import ports_for
 
     store = SqliteCheckpointStore(tmp_path / "dispatch.db")
     clock = FakeClock()
@@ -429,10 +427,9 @@ def _pipeline_dispatch(tmp_path: Any, draft_to: str, planned: list[Any]) -> tupl
         step=1,
         clock=clock,
         store=store,
-        llm=OfflineModel(),
         tools=ToolRegistry(pipeline_tools()),
         journal=EffectJournal(store, clock),
-        services={"workspace": workspace},
+        ports=ports_for(tmp_path, store=store, clock=clock, workspace=workspace),
     )
     with pytest.raises(Exception) as caught:
         dispatch(state, ctx)
@@ -514,7 +511,7 @@ def test_support_a_reply_to_anyone_but_the_customer_is_refused(tmp_path):
     from dataclasses import replace
 
     from inboxflow.bindings import BindingRefused
-    from inboxflow.graphs.support.tools import SUPPORT_TOOLS, bound_to, with_email
+    from inboxflow.graphs.support.tools import SUPPORT_TOOLS, bound_to
     from tests import support_harness as support
 
     runtime = support.build(tmp_path)
@@ -522,7 +519,7 @@ def test_support_a_reply_to_anyone_but_the_customer_is_refused(tmp_path):
     ctx = replace(
         _ctx_of(runtime),
         tools=SUPPORT_TOOLS,
-        services=with_email(runtime.services, email),
+        subject=email,
         bound=bound_to(email, "cus_x"),
     )
     with pytest.raises(BindingRefused, match=INJECTED_RECIPIENT):

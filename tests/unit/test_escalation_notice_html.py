@@ -17,7 +17,7 @@ def test_the_agents_escalation_notice_escapes_the_patients_text(tmp_path) -> Non
     trace_id = start(runtime, email, "pharmacy")
     runtime.bus.drain()
     assert runtime.store.get_trace(trace_id).status == "needs_review"  # type: ignore[union-attr]
-    (notice,) = runtime.services["approvals"].notifier.messages()
+    (notice,) = runtime.ports.approvals.notifier.messages()
     assert HOSTILE in notice["text"]  # the plain-text part as written
     assert "<script>" not in notice["html"] and "<img" not in notice["html"]
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in notice["html"]

@@ -115,7 +115,7 @@ def test_the_support_graph_looks_customers_up_in_the_http_crm(double, tmp_path, 
     monkeypatch.setenv("INBOXFLOW_CRM_URL", double.base_url)
     monkeypatch.setenv("INBOXFLOW_CRM_API_KEY", "crm-key")
     runtime = build(tmp_path)
-    assert isinstance(runtime.services["crm"], HttpCRM)
+    assert isinstance(runtime.ports.crm, HttpCRM)
     state = run(
         runtime,
         email(ACME.email, "Sync", "Our sync keeps failing with timeouts since this morning.", "a1"),

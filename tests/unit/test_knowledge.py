@@ -20,7 +20,6 @@ from inboxflow.knowledge import (
     KnowledgeBase,
     check_category,
     chunk_document,
-    default_embedder,
     excerpt,
     knowledge_base_for,
     sample_kb_paths,
@@ -30,7 +29,9 @@ from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.embeddings import EMBEDDING_DIMENSIONS, Embedder, EmbeddingPurpose
 from inboxflow.schema import EMAIL_VECTORS, KB_CHUNKS
+from inboxflow.services import default_embedder
 from inboxflow.settings import Settings
+from tests.runtimes import ports_for
 
 # --- the offline embedder ------------------------------------------------------------------
 
@@ -354,19 +355,18 @@ def test_the_sqlite_store_keeps_its_vector_index_in_the_same_file(tmp_path: Path
     assert store.get("traces/t") == {"ok": True}
 
 
-def test_knowledge_base_for_uses_services_or_builds_defaults_once(tmp_path: Path):
+def test_knowledge_base_for_uses_the_ports_and_the_root_defaults_beside_the_store(
+    tmp_path: Path,
+):
     store = SqliteCheckpointStore(tmp_path / "store.sqlite")
-    fallback = knowledge_base_for({}, store)
-    assert isinstance(fallback.embedder, OfflineEmbedder)
-    assert isinstance(fallback.vectors, SqliteVectorIndex)
-    assert fallback.vectors.path == store.path
-    again = knowledge_base_for({}, store)
-    assert again.vectors is fallback.vectors and again.embedder is fallback.embedder
+    kb = knowledge_base_for(ports_for(tmp_path, store=store))
+    assert isinstance(kb.embedder, OfflineEmbedder)
+    assert isinstance(kb.vectors, SqliteVectorIndex) and kb.vectors.path == store.path
     mine = SqliteVectorIndex(":memory:")
-    configured = knowledge_base_for({"vectors": mine, "embedder": OtherEmbedder()}, store)
+    configured = knowledge_base_for(
+        ports_for(tmp_path, store=store, vectors=mine, embedder=OtherEmbedder())
+    )
     assert configured.vectors is mine and configured.embedder.name == "other-model"
-    half = knowledge_base_for({"embedder": OtherEmbedder()}, store)
-    assert half.vectors is fallback.vectors and half.embedder.name == "other-model"
 
 
 def test_a_store_without_vectors_says_so():

@@ -195,7 +195,7 @@ def test_boto3_is_imported_only_by_a_function_that_emails_an_ses_reviewer(tmp_pa
         import sys
         from inboxflow.services import build_runtime
         runtime = build_runtime()
-        notifier = runtime.services["approvals"].notifier
+        notifier = runtime.ports.approvals.notifier
         assert notifier.find("nothing") is None
         print("before", "boto3" in sys.modules)
         try:

@@ -375,7 +375,7 @@ class FailingCalendar(StoreWorkspace):
 
 def test_a_failing_tool_becomes_an_error_for_that_tool_only(tmp_path: Path):
     h = build(tmp_path)
-    h.runtime.services["workspace"] = FailingCalendar(h.store, h.clock)
+    h.runtime.ports.workspace = FailingCalendar(h.store, h.clock)
     trace_id = h.run("03-meeting-request.eml")
     checkpoint = h.store.get_trace(trace_id)
     assert checkpoint.error is None
@@ -403,7 +403,7 @@ def test_get_contact_failure_does_not_stop_the_other_tools(tmp_path: Path):
             return super().get_contact(email)
 
     h = build(tmp_path)
-    h.runtime.services["workspace"] = NoContacts(h.store, h.clock)
+    h.runtime.ports.workspace = NoContacts(h.store, h.clock)
     trace_id = h.run("06-follow-up-security-questionnaire.eml")
     state = h.store.get_trace(trace_id).state
     assert state["tool_results"] == [

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
@@ -25,6 +24,7 @@ from inboxflow.mail_stamps import stamp_of
 from inboxflow.ports.workspace import Interval
 from inboxflow.tools import ToolRegistry
 from inboxflow.workspace import seed_workspace
+from tests.runtimes import ports_for
 
 MONDAY_8AM = datetime(2026, 3, 2, 8, 0, tzinfo=UTC).timestamp()
 
@@ -76,9 +76,15 @@ BOUND = {
 
 
 def _ctx(
-    store: SqliteCheckpointStore, workspace: Any, step: int = 6, **services: Any
+    store: SqliteCheckpointStore,
+    workspace: Any,
+    step: int = 6,
+    settings: PipelineSettings | None = None,
 ) -> NodeContext:
     clock = FakeClock(MONDAY_8AM)
+    ports = ports_for(Path(store.path).parent, store=store, clock=clock, workspace=workspace)
+    if settings is not None:
+        ports.graph_settings.use("pipeline", settings)
     return NodeContext(
         trace_id="trace-1",
         graph="pipeline",
@@ -86,10 +92,9 @@ def _ctx(
         step=step,
         clock=clock,
         store=store,
-        llm=OfflineModel(),
         tools=ToolRegistry(pipeline_tools()),
         journal=EffectJournal(store, clock),
-        services={"workspace": workspace, **services},
+        ports=ports,
         bound=BOUND,
     )
 
@@ -217,7 +222,7 @@ def test_dispatch_replies_in_the_thread_and_runs_the_other_planned_actions(
             arguments={"summary": "Intro", "start": "2026-03-04T15:00:00Z"},
         ),
     ]
-    ctx = _ctx(store, workspace, pipeline_settings=PipelineSettings(auto_send=True))
+    ctx = _ctx(store, workspace, settings=PipelineSettings(auto_send=True))
     step = dispatch(_dispatch_state(planned), ctx)
     assert step.goto == END and step.update["dispatch"].status == "sent"
     [sent] = workspace.sent()

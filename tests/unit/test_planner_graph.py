@@ -207,7 +207,7 @@ def test_approve_runs_exactly_the_approved_inputs(tmp_path):
     runtime = build(tmp_path)
     trace_id = start(runtime, sample("42"))
     review = pending(runtime, trace_id)
-    service = runtime.services["approvals"]
+    service = runtime.ports.approvals
     # an approval whose hash is not that of the plan in the state is refused, nothing runs
     runtime.resume(
         trace_id,

@@ -48,7 +48,7 @@ def test_the_agency_rejects_by_replying_to_the_review_email(tmp_path):
     answer = _agency_reply(email, mailbox.review_message_id(review), "reject: VIN is incorrect", 1)
     _, report = mailbox.receive(answer)
     assert report.review_replies == [review.approval_id] and report.started == []
-    decided = runtime.services["approvals"].get(review.approval_id)
+    decided = runtime.ports.approvals.get(review.approval_id)
     assert (decided.decision, decided.decided_by, decided.comment) == (
         "reject",
         AGENCY,
@@ -92,9 +92,7 @@ def test_a_customer_reply_during_a_review_is_queued_and_read_at_the_next_step(tm
     assert report.queued == [trace_id] and report.started == [] and report.resumed == []
     assert state(runtime, trace_id)["seen_reply_ids"] == [first_id]  # not read yet
 
-    runtime.services["approvals"].decide_as(
-        pending(runtime, trace_id).approval_id, AGENCY, "approve"
-    )
+    runtime.ports.approvals.decide_as(pending(runtime, trace_id).approval_id, AGENCY, "approve")
     runtime.bus.drain()
     after = state(runtime, trace_id)
     assert after["seen_reply_ids"] == [first_id, reply_id]

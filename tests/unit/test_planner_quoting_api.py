@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
+from inboxflow.adapters.http_quoting import HttpQuoting
 from inboxflow.clock import FakeClock
 from inboxflow.dev.doubles.quoting_api import QuotingApiDouble
-from inboxflow.services import LazyQuoting
 from tests.planner_harness import (
     BAD_VIN,
     approve_all,
@@ -31,7 +31,7 @@ def _runtime(tmp_path, double):
         tmp_path,
         environ={"INBOXFLOW_QUOTING_URL": double.url, "INBOXFLOW_QUOTING_API_KEY": KEY},
     )
-    assert isinstance(runtime.services["quoting"], LazyQuoting)
+    assert isinstance(runtime.ports.quoting, HttpQuoting)
     return runtime
 
 

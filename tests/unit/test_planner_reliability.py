@@ -92,7 +92,7 @@ def test_a_reply_before_the_reminder_cancels_it(tmp_path):
     clock: FakeClock = runtime.clock  # type: ignore[assignment]
     first_wait = checkpoint(runtime, trace_id).pause["approval_id"]
     resume_with_reply(runtime, trace_id, reply_email(email, ANSWER, "g-1"))
-    closed = runtime.services["approvals"].get(first_wait)
+    closed = runtime.ports.approvals.get(first_wait)
     assert (closed.status, closed.decision, closed.decided_by) == (
         "decided",
         "reply",
@@ -213,7 +213,7 @@ class FlakyQuoting(EmbeddedQuoting):
 
 def test_a_transient_quoting_failure_is_retried(tmp_path):
     runtime = build(tmp_path)
-    runtime.services["quoting"] = FlakyQuoting(
+    runtime.ports.quoting = FlakyQuoting(
         runtime.store, runtime.clock, method="add_driver", failures=2
     )
     trace_id = start(runtime, sample("42"))
@@ -227,14 +227,14 @@ def test_a_transient_quoting_failure_is_retried(tmp_path):
 
 def test_a_quoting_service_that_stays_down_goes_to_human_review(tmp_path):
     runtime = build(tmp_path)
-    runtime.services["quoting"] = FlakyQuoting(
+    runtime.ports.quoting = FlakyQuoting(
         runtime.store, runtime.clock, method="add_driver", failures=99
     )
     trace_id = start(runtime, sample("42"))
     ended = checkpoint(runtime, trace_id)
     assert ended.status == "needs_review"
     assert "add_driver failed 3 times" in ended.error
-    assert runtime.services["quoting"].calls == 3
+    assert runtime.ports.quoting.calls == 3
     notices = [doc for _, doc in runtime.store.list("outbox") if doc.get("to") == AGENCY]
     assert len(notices) == 1
 
@@ -291,7 +291,7 @@ class DownNotifier:
 
 def test_human_review_ends_the_trace_even_when_the_agency_cannot_be_told(tmp_path):
     runtime = build(tmp_path)
-    runtime.services["approvals"].notifier = DownNotifier()
+    runtime.ports.approvals.notifier = DownNotifier()
     trace_id = start(runtime, sample("42"))
     decide(runtime, trace_id, "reject", comment="We do not insure this customer.")
     ended = checkpoint(runtime, trace_id)

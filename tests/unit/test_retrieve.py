@@ -67,7 +67,7 @@ def runtime_with_kb(tmp_path: Path, embedder: OfflineEmbedder | None = None) -> 
     embedder = embedder or OfflineEmbedder()
     vectors = SqliteVectorIndex(tmp_path / "vectors.sqlite")
     seed_knowledge(KnowledgeBase(OfflineEmbedder(), vectors))
-    runtime.services.embedder, runtime.services.vectors = embedder, vectors
+    runtime.ports.embedder, runtime.ports.vectors = embedder, vectors
     return runtime
 
 
@@ -167,7 +167,7 @@ def test_every_email_that_reached_retrieve_is_indexed_with_its_category(tmp_path
         "02-pdf-export-howto.json",
     ):
         run(runtime, name)
-    vectors = runtime.services["vectors"]
+    vectors = runtime.ports.vectors
     indexed = {
         fields["subject"]: fields.get("category")
         for _, fields in vectors.documents(EMAIL_VECTORS.name)
@@ -197,7 +197,7 @@ def test_a_transient_embedding_failure_retries_the_step(tmp_path: Path):
 
 def test_a_broken_vector_index_degrades_to_no_knowledge(tmp_path: Path):
     runtime = runtime_with_kb(tmp_path)
-    runtime.services["vectors"] = BrokenVectors(tmp_path / "broken.sqlite")
+    runtime.ports.vectors = BrokenVectors(tmp_path / "broken.sqlite")
     trace_id = run(runtime, "01-pricing-inquiry.eml")
     checkpoint = runtime.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.status == "done" and checkpoint.error is None
@@ -217,7 +217,7 @@ def test_a_failing_calendar_is_noted_and_the_email_goes_on(tmp_path: Path):
             raise ConnectionError("calendar backend unavailable")
 
     runtime = runtime_with_kb(tmp_path)
-    runtime.services["workspace"] = NoCalendar(runtime.store, runtime.clock)
+    runtime.ports.workspace = NoCalendar(runtime.store, runtime.clock)
     trace_id = run(runtime, "03-meeting-request.eml")
     context = context_of(runtime, trace_id)
     assert context["upcoming_events"] == []

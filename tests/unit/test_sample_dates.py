@@ -27,7 +27,7 @@ def test_every_sample_arrived_before_now_and_before_its_review_deadline(tmp_path
         trace_id: load_email_file(path).received_at.timestamp()
         for trace_id, path in zip(trace_ids, paths, strict=True)
     }
-    pending = runtime.services["approvals"].pending()
+    pending = runtime.ports.approvals.pending()
     assert len(pending) >= 3  # the complaints and the ambiguous mail wait for a human
     for approval in pending:
         assert received[approval.trace_id] < approval.deadline, approval.context.get("subject")

@@ -12,7 +12,7 @@ from tests.support_harness import sample
 
 def test_a_reviewer_edits_and_approves_a_spanish_reply_on_the_review_page(tmp_path: Path) -> None:
     h = Harness(tmp_path)
-    seed_knowledge(knowledge_base_for(h.runtime.services, h.store))
+    seed_knowledge(knowledge_base_for(h.runtime.ports))
     trace_id = h.runtime.start("support", {"email": sample("02").model_dump(mode="json")})
     h.drain()
     approval = h.approval_of(trace_id)
@@ -27,7 +27,7 @@ def test_a_reviewer_edits_and_approves_a_spanish_reply_on_the_review_page(tmp_pa
     assert response.status_code == 200, response.get_data(as_text=True)
     h.drain()
     assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
-    workspace = h.runtime.services["workspace"]
+    workspace = h.runtime.ports.workspace
     assert isinstance(workspace, StoreWorkspace)
     [draft] = [d for d in workspace.drafts() if d["to"] == "lucia.fernandez@example.es"]
     assert draft["body"] == edit["reply"] and draft["subject"] == edit["subject"]

@@ -79,6 +79,6 @@ def test_a_foreign_message_is_translated_for_the_agents_and_answered_in_its_lang
     steps = [log.step_name for log in runtime.store.step_logs(state["trace_id"])]
     assert specialist in steps  # the agents routed on the English text
     assert state["status"] == "done" and state["act"]["status"] == "drafted"
-    [draft] = runtime.services["workspace"].drafts()
+    [draft] = runtime.ports.workspace.drafts()
     assert draft["body"] == reply
     runtime.store.close()

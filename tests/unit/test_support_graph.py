@@ -26,7 +26,7 @@ def runtime(tmp_path):
 
 
 def replies(runtime) -> list[dict]:
-    return runtime.services["workspace"].drafts() + runtime.services["workspace"].sent()
+    return runtime.ports.workspace.drafts() + runtime.ports.workspace.sent()
 
 
 def test_a_free_plan_how_to_is_answered_once_and_its_ticket_completed(runtime):
@@ -174,7 +174,7 @@ def test_foreign_mail_waits_for_a_reviewer_and_the_offline_path_says_it_cannot_t
     assert state["status"] == "waiting"
     assert f"cannot write in '{language}'" in state["triage"]["suggested_response"]
     pause = runtime.store.get_trace(state["trace_id"]).pause
-    approval = runtime.services["approvals"].get(pause["approval_id"])
+    approval = runtime.ports.approvals.get(pause["approval_id"])
     assert f"cannot reply in '{language}'" in state["triage"]["reasoning"]
     assert approval.context["confidence"] < 0.8
     assert replies(runtime) == []
@@ -224,7 +224,7 @@ def test_a_confident_reply_on_a_critical_ticket_waits_for_a_reviewer(tmp_path):
     assert state["status"] == "waiting" and replies(runtime) == []
     pause = runtime.store.get_trace(state["trace_id"]).pause
     assert pause["kind"] == "approve_support_reply"
-    approval = runtime.services["approvals"].get(pause["approval_id"])
+    approval = runtime.ports.approvals.get(pause["approval_id"])
     assert "critical tickets are always approved by a human" in approval.context["reasons"]
 
 
@@ -302,16 +302,13 @@ def test_each_specialist_reads_only_its_categorys_articles(runtime, body, sender
     state = run(runtime, email(sender, "Question", body, f"kb-{category}@example"))
     articles = state["triage"]["relevant_articles"]
     assert articles, state["triage"]
-    categories = {
-        d.source: d.category
-        for d in knowledge_base_for(runtime.services, runtime.store).documents()
-    }
+    categories = {d.source: d.category for d in knowledge_base_for(runtime.ports).documents()}
     assert {categories[source] for source in articles} == {category}
     assert state["supervision"]["issue_type"] == category
 
 
 def test_kb_search_keeps_to_the_category_even_when_another_is_nearer(runtime):
-    kb = knowledge_base_for(runtime.services, runtime.store)
+    kb = knowledge_base_for(runtime.ports)
     text = "How do I schedule a dashboard export to PDF every Monday?"
     assert kb.search(text, limit=1)[0].fields["category"] == "technical"
     found = kb_search(kb, text, "billing", 3)
@@ -320,7 +317,7 @@ def test_kb_search_keeps_to_the_category_even_when_another_is_nearer(runtime):
 
 
 def test_a_category_set_on_a_document_moves_it_to_that_specialist(runtime):
-    kb = knowledge_base_for(runtime.services, runtime.store)
+    kb = knowledge_base_for(runtime.ports)
     text = "How do I schedule a dashboard export to PDF every Monday?"
     assert all(a["category"] == "general" for a in kb_search(kb, text, "general", 5))
     moved = kb.set_category("exports-and-scheduled-delivery.md", "general")

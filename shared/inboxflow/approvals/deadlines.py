@@ -16,6 +16,7 @@ from typing import Any
 
 from ..clock import Clock
 from ..context import EffectJournal
+from ..lazy import Lazy, as_lazy
 from ..ports.checkpoint import CheckpointStore, Transaction
 from ..ports.tasks import ScheduledTask, TaskQueue
 from .decisions import Decisions
@@ -45,7 +46,7 @@ class Deadlines:
     def __init__(
         self,
         store: CheckpointStore,
-        tasks: TaskQueue,
+        tasks: TaskQueue | Lazy[TaskQueue],
         journal: EffectJournal,
         decisions: Decisions,
         announce: Callable[[Approval], None],
@@ -53,12 +54,17 @@ class Deadlines:
         config: ApprovalConfig,
     ) -> None:
         self.store = store
-        self.tasks = tasks
+        self._tasks = as_lazy(tasks)
         self.journal = journal
         self.decisions = decisions
         self.announce = announce
         self.clock = clock
         self.config = config
+
+    @property
+    def tasks(self) -> TaskQueue:
+        """The queue that holds deadlines (built on first use)."""
+        return self._tasks.get()
 
     def schedule_round(self, approval: Approval) -> None:
         """Schedule the deadline of the approval's current round, once (a journaled effect)."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..clock import Clock
 from ..context import EffectJournal
 from ..errors import RetryableError
+from ..lazy import Lazy, as_lazy
 from ..mail_stamps import stamp_for
 from ..ports.checkpoint import CheckpointStore, Transaction
 from ..ports.notifier import NotificationRefused, Notifier
@@ -46,7 +47,7 @@ class Notifications:
     def __init__(
         self,
         store: CheckpointStore,
-        notifier: Notifier,
+        notifier: Notifier | Lazy[Notifier],
         journal: EffectJournal,
         tokens: Tokens,
         view: Callable[[Approval, str], ApprovalView],
@@ -54,12 +55,21 @@ class Notifications:
         config: ApprovalConfig,
     ) -> None:
         self.store = store
-        self.notifier = notifier
+        self._notifier = as_lazy(notifier)
         self.journal = journal
         self.tokens = tokens
         self.view = view
         self.clock = clock
         self.config = config
+
+    @property
+    def notifier(self) -> Notifier:
+        """What reviewers are notified through (built on first use)."""
+        return self._notifier.get()
+
+    @notifier.setter
+    def notifier(self, notifier: Notifier) -> None:
+        self._notifier = as_lazy(notifier)
 
     def notify_round(self, current: Approval) -> RetryableError | None:
         """Notify the reviewers of the approval's current round (each once).

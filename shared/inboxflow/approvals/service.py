@@ -15,6 +15,7 @@ from typing import Any
 
 from ..clock import Clock, SystemClock
 from ..context import EffectJournal
+from ..lazy import Lazy
 from ..pauses import PauseKind
 from ..ports.checkpoint import CheckpointStore
 from ..ports.notifier import Notifier
@@ -32,8 +33,8 @@ class ApprovalService:
 
     Args:
         store: where approvals and token records live.
-        tasks: the queue that holds deadlines.
-        notifier: sends reviewer emails.
+        tasks: the queue that holds deadlines (a ``Lazy`` one is built on first use).
+        notifier: sends reviewer emails (a ``Lazy`` one is built on first send).
         resume: publishes the envelope that resumes a trace (``Runtime.resume``).
         clock: time source.
         config: links and limits.
@@ -43,15 +44,14 @@ class ApprovalService:
     def __init__(
         self,
         store: CheckpointStore,
-        tasks: TaskQueue,
-        notifier: Notifier,
+        tasks: TaskQueue | Lazy[TaskQueue],
+        notifier: Notifier | Lazy[Notifier],
         resume: Callable[[str, Mapping[str, Any]], Any],
         clock: Clock | None = None,
         config: ApprovalConfig | None = None,
         kinds: KindLookup = registered_kind,
     ) -> None:
         self.store = store
-        self.tasks = tasks
         self.clock = clock or SystemClock()
         self.config = config or ApprovalConfig()
         self.journal = EffectJournal(store, self.clock)
@@ -63,6 +63,11 @@ class ApprovalService:
         self.deadlines = Deadlines(
             store, tasks, self.journal, self.decisions, self.after_pause, self.clock, self.config
         )
+
+    @property
+    def tasks(self) -> TaskQueue:
+        """The queue that holds deadlines."""
+        return self.deadlines.tasks
 
     @property
     def notifier(self) -> Notifier:

@@ -18,12 +18,8 @@ if TYPE_CHECKING:
 
 
 def workspace_of(ctx: NodeContext, mailbox: str | None = None) -> Workspace:
-    """The workspace port from the runtime's services, for ``mailbox`` when one is given."""
-    workspace = ctx.services.get("workspace") if ctx.services else None
-    if not isinstance(workspace, Workspace):
-        raise RuntimeError(
-            "no workspace configured: build the runtime with services={'workspace': ...}"
-        )
+    """The workspace port, for ``mailbox`` when one is given."""
+    workspace = ctx.ports.workspace
     return workspace.for_mailbox(mailbox) if mailbox else workspace
 
 

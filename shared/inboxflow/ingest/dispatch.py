@@ -313,8 +313,8 @@ class Dispatcher:
         self, address: str, gmail_id: str, email: Email, report: IngestReport, facts: dict[str, Any]
     ) -> bool:
         """Decide the approval a reply to a review email answers; False if it answers none."""
-        approvals = self.runtime.services.get("approvals") if self.runtime.services else None
-        if approvals is None or not (email.in_reply_to or email.references):
+        approvals = self.runtime.ports.approvals
+        if not (email.in_reply_to or email.references):
             return False
         from ..approvals.replies import DECIDED_NOTHING, decide_by_reply
 

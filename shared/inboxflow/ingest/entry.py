@@ -22,7 +22,6 @@ from functools import cache
 from typing import Any
 
 from .. import telemetry
-from ..adapters.inprocess_bus import InProcessBus
 from .notification import GmailNotification, pubsub_message_of
 from .report import IngestReport
 from .sync import Ingestor
@@ -36,7 +35,7 @@ def ingestor() -> Ingestor:
     from ..entry import runtime
 
     rt = runtime()
-    return Ingestor(rt, rt.services.gmail_reader)
+    return Ingestor(rt, rt.ports.gmail_reader)
 
 
 def reset() -> None:
@@ -48,9 +47,11 @@ def reset() -> None:
 
 
 def _drain_if_embedded(target: Ingestor) -> None:
+    from ..services import is_inprocess_bus
+
     runtime = target.runtime
-    if isinstance(runtime.bus, InProcessBus) and runtime.options.only_node is None:
-        runtime.bus.drain()
+    if is_inprocess_bus(runtime.bus) and runtime.options.only_node is None:
+        runtime.bus.drain()  # type: ignore[attr-defined]
 
 
 def handle_gmail_event(cloud_event: Any) -> IngestReport:

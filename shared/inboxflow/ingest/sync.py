@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from ..config import InboxflowConfig, load_config
+from ..config import InboxflowConfig
 from ..errors import RetryableError
 from ..mail import Email, EmailParseError
 from ..mail.authentication import configured_authserv_id
@@ -129,10 +129,7 @@ class Ingestor:
     ) -> None:
         self.runtime = runtime
         self.router = router
-        if config is None:
-            services = runtime.services
-            config = services.get("config") if hasattr(services, "get") else None
-        self.config = config if config is not None else load_config(graphs=runtime.graphs)
+        self.config = config if config is not None else runtime.ports.config
         self.authserv_id = configured_authserv_id(self.config)
         self.store = runtime.store
         self.clock = runtime.clock

@@ -60,7 +60,7 @@ def pending_links(rt: Runtime, reviewer: str | None = None) -> list[dict[str, An
     """
     from inboxflow.approvals.service import ApprovalService
 
-    service: ApprovalService = rt.services["approvals"]
+    service: ApprovalService = rt.ports.approvals
     rows = []
     for approval in service.pending(reviewer):
         candidates = approval.escalate_to if approval.round > 0 else approval.reviewers
@@ -180,7 +180,7 @@ def fire_due_tasks_in_background(rt: Runtime, stop: threading.Event, every_s: fl
     """On the embedded task queue, POST due tasks to their URLs, as Cloud Tasks would."""
     from inboxflow.adapters.sqlite_tasks import SqliteTaskQueue, post_json
 
-    queue = rt.services["approvals"].tasks.queue
+    queue = rt.ports.approvals.tasks
     if not isinstance(queue, SqliteTaskQueue):
         return
 

@@ -35,8 +35,8 @@ DEV = dev_option()
 @contextmanager
 def _knowledge_base(home: Path, dev: bool) -> Iterator[tuple[KnowledgeBase, str]]:
     """The knowledge base of the configured store, and a description of where it is."""
-    from inboxflow.knowledge import KnowledgeBase, default_embedder
-    from inboxflow.services import make_store
+    from inboxflow.knowledge import KnowledgeBase
+    from inboxflow.services import default_embedder, make_store
 
     use_home(home, dev)
     settings = Settings.from_env()

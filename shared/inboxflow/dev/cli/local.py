@@ -58,7 +58,7 @@ def embedded_runtime(home: Path | None = None) -> Runtime:
     )
     runtime = build_runtime(settings)
     seed_workspace(runtime.store, runtime.clock.now())
-    seed_knowledge(knowledge_base_for(runtime.services, runtime.store))
+    seed_knowledge(knowledge_base_for(runtime.ports))
     return runtime
 
 
@@ -102,7 +102,7 @@ def process(
 
     bus = runtime.bus
     assert isinstance(bus, InProcessBus)
-    inbox = FileInbox(runtime, runtime.services["config"], decide)
+    inbox = FileInbox(runtime, runtime.ports.config, decide)
     done: list[Processed] = []
     columns = (
         TextColumn("[bold]{task.description}"),
@@ -144,7 +144,7 @@ def process(
 
 def decide_demo_pauses(runtime: Runtime, trace_id: str, limit: int = 20) -> int:
     """Decide the trace's pauses whose kind declares a ``demo_choice``; how many were decided."""
-    service = runtime.services["approvals"]
+    service = runtime.ports.approvals
     bus = runtime.bus
     assert isinstance(bus, InProcessBus)
     for decided in range(limit):
@@ -181,7 +181,7 @@ def show(runtime: Runtime, trace_ids: list[str], console: Console, title: str) -
         console.print(
             f"\nInspect a trace:   [bold]{cli} trace {example}[/bold]\n"
             f"State at a step:   [bold]{cli} trace {example} --at 3[/bold]\n"
-            f"All recent traces: [bold]{cli} traces[/bold]   (store: {runtime.services['settings'].sqlite_path})"
+            f"All recent traces: [bold]{cli} traces[/bold]   (store: {runtime.ports.settings.sqlite_path})"
         )
 
 
@@ -265,7 +265,7 @@ def demo(
         console.print(
             f"[bold]inboxflow demo[/bold]: {len(files)} sample emails, routed by "
             f"{config.source or 'no inboxflow.yaml (every email to pipeline)'}\n"
-            f"store: SQLite {runtime.services['settings'].sqlite_path} · bus: in-process · model: {runtime.llm.name}"
+            f"store: SQLite {runtime.ports.settings.sqlite_path} · bus: in-process · model: {runtime.llm.name}"
         )
         decide = deciding(AUTO, None, config, runtime.graphs)
         processed = process(runtime, files, console, decide, demo_decisions=True)
@@ -281,8 +281,15 @@ def demo(
 
 def show_approvals(runtime: Runtime, trace_ids: list[str], console: Console) -> None:
     """Fire due deadlines, then print a review link for the first email waiting for a human."""
-    service = runtime.services["approvals"]
-    fired = service.tasks.queue.run_due(runtime.clock.now(), _in_process_timeout(service))
+    from inboxflow.adapters.sqlite_tasks import SqliteTaskQueue
+
+    service = runtime.ports.approvals
+    queue = service.tasks  # the embedded queue: ``inboxflow run`` serves no Cloud Tasks
+    fired = (
+        queue.run_due(runtime.clock.now(), _in_process_timeout(service))
+        if isinstance(queue, SqliteTaskQueue)
+        else 0
+    )
     if fired:
         console.print(f"deadline tasks fired: {fired}")
     ours = set(trace_ids)

@@ -155,13 +155,13 @@ def _runtime(home: Path, options: RunOptions) -> Any:
     )
     runtime = build_runtime(settings, clock=FakeClock(CLOCK_START))
     seed_workspace(runtime.store, runtime.clock.now())
-    seed_knowledge(knowledge_base_for(runtime.services, runtime.store))
+    seed_knowledge(knowledge_base_for(runtime.ports))
     return runtime
 
 
 def _close(runtime: Any) -> None:
     """Close the home's SQLite connections (the vector index has its own) before it is removed."""
-    vectors = runtime.services.get("vectors")
+    vectors = runtime.ports.vectors if runtime.ports.built("vectors") else None
     if vectors is not None and hasattr(vectors, "close"):
         vectors.close()
     runtime.store.close()
@@ -172,7 +172,7 @@ def _play(case: Case, runtime: Any, result: CaseResult) -> None:
     from inboxflow.ingest.files import FileInbox
     from inboxflow.mail import load_email_file
 
-    inbox = FileInbox(runtime, runtime.services["config"])
+    inbox = FileInbox(runtime, runtime.ports.config)
     decisions = list(case.decide)
     for index, path in enumerate(case.mail):
         if index:
@@ -201,7 +201,7 @@ def _decide(runtime: Any, decisions: list[Decision], result: CaseResult) -> None
     from inboxflow.approvals.errors import ApprovalError
     from inboxflow.schema import APPROVALS
 
-    service = runtime.services["approvals"]
+    service = runtime.ports.approvals
     while decisions:
         pending = sorted(
             (

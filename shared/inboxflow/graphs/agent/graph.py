@@ -39,6 +39,7 @@ AGENT = Graph.build(
         Node(
             "preprocess",
             lazy(f"{NODES}.preprocess:preprocess"),
+            ports=("config",),
             routes=("agent_turn",),
             memory_mb=256,
             timeout_s=30,
@@ -55,6 +56,7 @@ AGENT = Graph.build(
         Node(
             "agent_tools",
             lazy(f"{NODES}.tools:agent_tools"),
+            ports=("drugs", "web_search", "workspace"),
             routes=("agent_turn", "finish"),
             uses_llm=True,
             uses_gmail=True,
@@ -64,6 +66,7 @@ AGENT = Graph.build(
         Node(
             "finish",
             lazy(f"{NODES}.finish:finish"),
+            ports=("approvals",),
             routes=(END,),
             uses_gmail=True,
             notifies=True,

@@ -42,7 +42,7 @@ from .pauses import QUESTION_LABELS, TOOL_REVIEW_KIND, pause_context
 from .policy import assistant_policy
 from .settings import assistant_settings
 from .state import AssistantState, ToolLogEntry
-from .tools import ASSISTANT_TOOLS, REVIEWED, WithEmail, bound_to
+from .tools import ASSISTANT_TOOLS, REVIEWED, bound_to
 
 REVIEW_FIELDS = {
     "write_email": ("to", "subject", "content"),
@@ -62,7 +62,7 @@ def system_message(state: AssistantState, ctx: NodeContext) -> dict[str, Any]:
 
     Until the owner's edits teach a meeting length, the settings' default is the preference.
     """
-    settings = assistant_settings(ctx.services)
+    settings = assistant_settings(ctx.ports)
     response = read_memory(ctx.store, state.mailbox, "response_preferences").profile
     cal = read_memory(ctx.store, state.mailbox, "cal_preferences")
     calendar = dict(cal.profile)
@@ -103,7 +103,7 @@ def first_message(state: AssistantState) -> dict[str, Any]:
 
 def llm_call(state: AssistantState, ctx: NodeContext) -> Step:
     """Ask the model for the next tool calls."""
-    configured = assistant_settings(ctx.services)
+    configured = assistant_settings(ctx.ports)
     if state.iteration >= configured.max_iterations:
         return Step(update={"status": "max_iterations"}, goto=END)
     messages = list(state.messages) or [first_message(state)]
@@ -191,7 +191,7 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
                 payload=review_payload(name, arguments),
                 resume_node="tool_review",
                 reviewers=(state.mailbox,),
-                deadline_s=assistant_settings(ctx.services).review_deadline_s,
+                deadline_s=assistant_settings(ctx.ports).review_deadline_s,
                 on_timeout="reject",
                 context=_review_context(state, name),
             )
@@ -219,7 +219,7 @@ def tool_review(state: AssistantState, ctx: NodeContext) -> Step:
                     f"{name}:edited",
                     {"before": before, "after": after},
                 )
-        tool_ctx = replace(ctx, services=WithEmail(ctx.services, state.email), bound=bound)
+        tool_ctx = replace(ctx, subject=state.email, bound=bound)
         result = tool_ctx.call_tool(name, arguments)
     elif decision == "ignore":
         result = {"ignored": True}

@@ -82,6 +82,7 @@ ASSISTANT = Graph.build(
         Node(
             "tool_review",
             lazy(f"{PACKAGE}.agent:tool_review"),
+            ports=("workspace",),
             routes=("tool_review", "llm_call", "mark_as_read", END),
             pauses=True,
             uses_llm=True,
@@ -92,6 +93,7 @@ ASSISTANT = Graph.build(
         Node(
             "mark_as_read",
             lazy(f"{PACKAGE}.agent:mark_as_read"),
+            ports=("workspace",),
             routes=(END,),
             uses_gmail=True,
             memory_mb=256,

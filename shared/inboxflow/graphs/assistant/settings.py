@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from datetime import time
-from typing import Any
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+if TYPE_CHECKING:
+    from ...ports.wired import Ports
 
 HHMM = r"^([01]\d|2[0-3]):[0-5]\d$"
 
@@ -68,10 +71,6 @@ class AssistantSettings(BaseModel):
         )
 
 
-def assistant_settings(services: Any) -> AssistantSettings:
-    """The settings from ``services["config"]`` (defaults when there is no config)."""
-    try:
-        config = services["config"]
-    except (KeyError, TypeError):
-        return AssistantSettings()
-    return AssistantSettings.model_validate(config.graph_settings("assistant") or {})
+def assistant_settings(ports: Ports) -> AssistantSettings:
+    """The assistant's settings among ``ports.graph_settings``."""
+    return ports.graph_settings.of("assistant", AssistantSettings)

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, field_validator
 
 from ...bindings import Bound, bound_addresses
-from ...context import ServicesWith
 from ...mail import Email
 from ...tools import Tool, ToolRegistry
 from ..kit import CORRESPONDENT, PEOPLE_ON_THE_EMAIL, workspace_of
@@ -88,16 +87,8 @@ class DoneParams(BaseModel):
     done: bool = Field(default=True, description="True: the email is handled.")
 
 
-EMAIL_KEY = "assistant_email"
-
-
-def WithEmail(services: Any, email: dict[str, Any]) -> ServicesWith:
-    """``ctx.services`` plus the email being handled under ``"assistant_email"``."""
-    return ServicesWith(services, EMAIL_KEY, email)
-
-
 def _email(ctx: NodeContext) -> dict[str, Any]:
-    email = ctx.services.get(EMAIL_KEY) if ctx.services else None
+    email = ctx.subject  # the email being handled, set by tool_review
     if not isinstance(email, dict):
         raise RuntimeError("the assistant's tools run inside tool_review (no email given)")
     return email
@@ -162,7 +153,7 @@ def schedule_meeting(params: ScheduleMeetingParams, ctx: NodeContext) -> dict[st
     """Insert the event once (its id derives from the journal key)."""
     email = _email(ctx)
     workspace = workspace_of(ctx, email["mailbox"])
-    zone = assistant_settings(ctx.services).zone
+    zone = assistant_settings(ctx.ports).zone
     start = meeting_start(params.preferred_day, params.start_time, zone)
     end = start + timedelta(minutes=params.duration_minutes)
     event = ctx.effect(
@@ -181,7 +172,7 @@ def check_calendar_availability(
 ) -> dict[str, Any]:
     """Busy intervals and free hours of ``day`` in the owner's working hours and time zone."""
     email = _email(ctx)
-    settings = assistant_settings(ctx.services)
+    settings = assistant_settings(ctx.ports)
     zone = settings.zone
     first, last = settings.working_hours
     start = datetime.combine(params.day, first, tzinfo=zone)

@@ -130,7 +130,7 @@ def triage_notify(state: AssistantState, ctx: NodeContext) -> Step:
                 },
                 resume_node="triage_notify",
                 reviewers=(state.mailbox,),
-                deadline_s=assistant_settings(ctx.services).review_deadline_s,
+                deadline_s=assistant_settings(ctx.ports).review_deadline_s,
                 on_timeout="reject",
                 context=pause_context(email, [f"triage: {state.reasoning}"]),
             )

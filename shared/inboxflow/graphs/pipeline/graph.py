@@ -47,6 +47,7 @@ PIPELINE = Graph.build(
         Node(
             "retrieve",
             lazy(f"{NODES}.retrieve:retrieve"),
+            ports=("embedder", "vectors", "workspace"),
             routes=("decide",),
             uses_llm=True,
             uses_gmail=True,
@@ -66,6 +67,7 @@ PIPELINE = Graph.build(
         Node(
             "execute_tools",
             lazy(f"{NODES}.execute_tools:execute_tools"),
+            ports=("workspace",),
             routes=("generate",),
             uses_gmail=True,
             tools=READ_TOOLS + ACTION_TOOLS,
@@ -95,6 +97,7 @@ PIPELINE = Graph.build(
         Node(
             "dispatch",
             lazy(f"{NODES}.dispatch:dispatch"),
+            ports=("workspace",),
             routes=(END,),
             uses_gmail=True,
             tools=ACTION_TOOLS,

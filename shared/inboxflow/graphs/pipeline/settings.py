@@ -3,19 +3,21 @@
 Set in ``inboxflow.yaml`` under ``graphs.pipeline`` (validated at start-up),
 overridden per deployment by the environment (``INBOXFLOW_REVIEWERS``,
 ``INBOXFLOW_AUTO_SEND``, ...). The composition root (``inboxflow.services``)
-reads them once into ``ctx.services["pipeline_settings"]``; a context built
-without them (a unit test's) gets the defaults below.
+reads them once into ``ports.graph_settings`` (``pipeline_settings(ctx.ports)``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...graph import TimeoutPolicy
+
+if TYPE_CHECKING:
+    from ...ports.wired import Ports
 
 AUTO_DISPATCH_CONFIDENCE = 0.8
 
@@ -94,7 +96,6 @@ def _flag(value: str) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
-def pipeline_settings(services: Any) -> PipelineSettings:
-    """The settings a node should use, given ``ctx.services``."""
-    configured = services.get("pipeline_settings") if services else None
-    return configured if isinstance(configured, PipelineSettings) else PipelineSettings()
+def pipeline_settings(ports: Ports) -> PipelineSettings:
+    """The pipeline's settings among ``ports.graph_settings``."""
+    return ports.graph_settings.of("pipeline", PipelineSettings)

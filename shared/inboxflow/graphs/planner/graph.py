@@ -103,6 +103,7 @@ PLANNER = Graph.build(
         Node(
             "tools",
             lazy(f"{NODES}.tools:tools"),
+            ports=("approvals", "quoting", "workspace"),
             routes=("planner",),
             uses_gmail=True,
             notifies=True,  # request_human_review tells the agency's reviewers
@@ -112,6 +113,7 @@ PLANNER = Graph.build(
         Node(
             "wait_customer",
             lazy(f"{NODES}.wait:wait_customer"),
+            ports=("workspace",),
             routes=("wait_customer", "planner"),
             pauses=True,
             uses_gmail=True,

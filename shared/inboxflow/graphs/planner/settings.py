@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+if TYPE_CHECKING:
+    from ...ports.wired import Ports
 
 DAY_S = 86400.0
 
@@ -51,13 +54,6 @@ class PlannerSettings(BaseModel):
         return self
 
 
-def planner_settings(services: Any) -> PlannerSettings:
-    """The settings from ``services["config"]`` (defaults when there is no config)."""
-    given = services.get("planner_settings") if hasattr(services, "get") else None
-    if isinstance(given, PlannerSettings):
-        return given
-    try:
-        config = services["config"]
-    except (KeyError, TypeError):
-        return PlannerSettings()
-    return PlannerSettings.model_validate(config.graph_settings("planner") or {})
+def planner_settings(ports: Ports) -> PlannerSettings:
+    """The planner's settings among ``ports.graph_settings``."""
+    return ports.graph_settings.of("planner", PlannerSettings)

@@ -31,19 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from ...context import ServicesWith
 from ...mail import Email, reply_subject
 from ...mail.loop_guard import refuse_recipient
 from ...notices import notify_once
-from ...ports.quoting import Applicant, Driver, QuotingError, QuotingService, Vehicle
+from ...ports.quoting import Applicant, Driver, QuotingError, Vehicle
 from ...tools import Binding, Tool, ToolRegistry
 from ..kit import workspace_of
 from .extract import FIELD_LABELS
 
 if TYPE_CHECKING:
     from ...context import NodeContext
-
-THREAD_KEY = "planner_thread"
 
 CUSTOMER = Binding("customer", description="the customer who wrote (the thread's sender)")
 THIS_QUOTE = Binding("quote", "quote_id", "id", "the quote this conversation opened")
@@ -67,26 +64,11 @@ class Thread:
     first_name: str
 
 
-def with_thread(services: Any, thread: Thread) -> ServicesWith:
-    """``ctx.services`` plus the conversation the email tools write in."""
-    return ServicesWith(services, THREAD_KEY, thread)
-
-
 def _thread(ctx: NodeContext) -> Thread:
-    thread = ctx.services.get(THREAD_KEY) if ctx.services else None
+    thread = ctx.subject  # the conversation the email tools write in
     if not isinstance(thread, Thread):
         raise RuntimeError("the planner's email tools run inside its tools node (no thread given)")
     return thread
-
-
-def quoting_of(ctx: NodeContext) -> QuotingService:
-    """The quoting port from the services, else the embedded service beside the store."""
-    service = ctx.services.get("quoting") if ctx.services else None
-    if isinstance(service, QuotingService):
-        return service
-    from ...adapters.embedded_quoting import EmbeddedQuoting
-
-    return EmbeddedQuoting(ctx.store, ctx.clock)
 
 
 def success(data: Any) -> dict[str, Any]:
@@ -137,14 +119,14 @@ class AddVehicleParams(Vehicle):
 
 def quote_initiate(params: Applicant, ctx: NodeContext) -> dict[str, Any]:
     """Open a quote for the applicant."""
-    return _quoting(ctx, "quote_initiate", lambda key: quoting_of(ctx).initiate(params, key))
+    return _quoting(ctx, "quote_initiate", lambda key: ctx.ports.quoting.initiate(params, key))
 
 
 def add_driver(params: AddDriverParams, ctx: NodeContext) -> dict[str, Any]:
     """Add a driver to the quote."""
     driver = Driver.model_validate(params.model_dump(exclude={"quote_id"}))
     return _quoting(
-        ctx, "add_driver", lambda key: quoting_of(ctx).add_driver(params.quote_id, driver, key)
+        ctx, "add_driver", lambda key: ctx.ports.quoting.add_driver(params.quote_id, driver, key)
     )
 
 
@@ -152,13 +134,13 @@ def add_vehicle(params: AddVehicleParams, ctx: NodeContext) -> dict[str, Any]:
     """Add a vehicle to the quote."""
     vehicle = Vehicle.model_validate(params.model_dump(exclude={"quote_id"}))
     return _quoting(
-        ctx, "add_vehicle", lambda key: quoting_of(ctx).add_vehicle(params.quote_id, vehicle, key)
+        ctx, "add_vehicle", lambda key: ctx.ports.quoting.add_vehicle(params.quote_id, vehicle, key)
     )
 
 
 def get_rate(params: QuoteRef, ctx: NodeContext) -> dict[str, Any]:
     """Rate the quote (binding)."""
-    return _quoting(ctx, "get_rate", lambda key: quoting_of(ctx).rate(params.quote_id, key))
+    return _quoting(ctx, "get_rate", lambda key: ctx.ports.quoting.rate(params.quote_id, key))
 
 
 # --- email to the customer ---------------------------------------------------------------
@@ -282,7 +264,7 @@ def prepare_final_summary(params: QuoteRef, ctx: NodeContext) -> dict[str, Any]:
     """Email the customer the rated quote (once)."""
     thread = _thread(ctx)
     try:
-        quote = quoting_of(ctx).get(params.quote_id).model_dump(mode="json")
+        quote = ctx.ports.quoting.get(params.quote_id).model_dump(mode="json")
     except QuotingError as exc:
         return failure(exc.message, exc.code, exc.field, exc.retryable)
     if quote.get("rate") is None:
@@ -309,7 +291,7 @@ def request_human_review(params: HumanReviewParams, ctx: NodeContext) -> dict[st
     thread = _thread(ctx)
     email = thread.email
     reviewers = list(ctx.bound.get(AGENCY.subject, ()))
-    approvals = ctx.services.get("approvals") if ctx.services else None
+    approvals = ctx.ports.approvals
     notifier = getattr(approvals, "notifier", None)
     told: list[str] = []
     if notifier is not None:

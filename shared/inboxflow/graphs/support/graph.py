@@ -59,6 +59,7 @@ SUPPORT = Graph.build(
         Node(
             "intake",
             lazy(f"{NODES}.intake:intake"),
+            ports=("crm",),
             routes=("translator",),
             uses_llm=True,
             timeout_s=60,
@@ -84,6 +85,7 @@ SUPPORT = Graph.build(
             Node(
                 name,
                 lazy(f"{NODES}.agents:{name}"),
+                ports=("embedder", "vectors"),
                 routes=("act",),
                 uses_llm=True,
                 timeout_s=120,
@@ -101,6 +103,7 @@ SUPPORT = Graph.build(
         Node(
             "act",
             lazy(f"{NODES}.act:act"),
+            ports=("approvals", "workspace"),
             routes=("act", END),
             pauses=True,
             uses_gmail=True,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+if TYPE_CHECKING:
+    from ...ports.wired import Ports
 
 
 class SupportSettings(BaseModel):
@@ -58,10 +61,6 @@ def _addresses(value: list[str]) -> list[str]:
     return value
 
 
-def support_settings(services: Any) -> SupportSettings:
-    """The settings from ``services["config"]`` (defaults when there is no config)."""
-    try:
-        config = services["config"]
-    except (KeyError, TypeError):
-        return SupportSettings()
-    return SupportSettings.model_validate(config.graph_settings("support") or {})
+def support_settings(ports: Ports) -> SupportSettings:
+    """The support desk's settings among ``ports.graph_settings``."""
+    return ports.graph_settings.of("support", SupportSettings)

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from ...bindings import Bound, bound_addresses
-from ...context import ServicesWith
 from ...mail import Email
 from ...tools import Binding, Tool, ToolRegistry
 from ..kit import workspace_of
@@ -30,16 +29,10 @@ from .tickets import TicketStore
 if TYPE_CHECKING:
     from ...context import NodeContext
 
-EMAIL_KEY = "support_email"
 CUSTOMER = Binding("customer", description="the customer who wrote (their CRM id)")
 CUSTOMER_ADDRESS = Binding(
     "customer_address", "to", "address", "the customer who wrote (the email's sender)"
 )
-
-
-def with_email(services: Any, email: Email) -> ServicesWith:
-    """``ctx.services`` plus the email the tools answer."""
-    return ServicesWith(services, EMAIL_KEY, email)
 
 
 def bound_to(email: Email, customer_id: str | None) -> Bound:
@@ -51,7 +44,7 @@ def bound_to(email: Email, customer_id: str | None) -> Bound:
 
 
 def _email(ctx: NodeContext) -> Email:
-    email = ctx.services.get(EMAIL_KEY) if ctx.services else None
+    email = ctx.subject  # the email the tools answer, set by intake and act
     if not isinstance(email, Email):
         raise RuntimeError("the support tools run inside intake and act (no email given)")
     return email
@@ -103,7 +96,7 @@ def reply_to_customer(params: ReplyParams, ctx: NodeContext) -> dict[str, Any]:
     email = _email(ctx)
     workspace = workspace_of(ctx, email.mailbox)
     write = (
-        workspace.send_reply if support_settings(ctx.services).auto_send else workspace.create_draft
+        workspace.send_reply if support_settings(ctx.ports).auto_send else workspace.create_draft
     )
     return ctx.effect(
         "support_reply",

@@ -39,7 +39,7 @@ def finish(state: AgentState, ctx: NodeContext) -> Step:
 
 
 def _notify(state: AgentState, ctx: NodeContext) -> None:
-    approvals = ctx.services.get("approvals") if ctx.services else None
+    approvals = ctx.ports.approvals
     notifier = getattr(approvals, "notifier", None)
     if notifier is None:
         return

@@ -21,7 +21,7 @@ def preprocess(state: AgentState, ctx: NodeContext) -> Step:
     """Run the profile's preprocessor; start the conversation."""
     email = Email.model_validate(state.email)
     if state.profile.preprocessor == "crisp":
-        config = ctx.services.get("config") if ctx.services else None
+        config = ctx.ports.config
         inquiry = crisp(email, state.profile.helpdesk, configured_authserv_id(config))
     else:
         inquiry = PREPROCESSORS[state.profile.preprocessor](email)

@@ -31,7 +31,7 @@ from ....graph import Step
 from ....mail import Email
 from ..state import AgentState, ToolLogEntry
 from ..tools.common import REQUESTER
-from ..tools.view import AgentView, WithView
+from ..tools.view import AgentView
 
 REPLY_TOOLS = frozenset({"send_reply", "create_draft"})
 
@@ -70,7 +70,7 @@ def agent_tools(state: AgentState, ctx: NodeContext) -> Step:
     tool_ctx = replace(
         ctx,
         tools=ctx.tools.only([t for t in state.profile.tools if t in ctx.tools]),
-        services=WithView(ctx.services, view),
+        subject=view,
         bound=bound_to(state),
     )
     messages = list(state.messages)

@@ -16,9 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from ....adapters.kb_web_search import KnowledgeBaseSearch
-from ....knowledge import knowledge_base_for
-from ....ports.web_search import WebSearch
 from ....tools import Binding, Tool
 from ...kit import workspace_of
 from .view import view_of
@@ -39,10 +36,7 @@ class WebSearchParams(BaseModel):
 
 def web_search(params: WebSearchParams, ctx: NodeContext) -> dict[str, Any]:
     """Search (offline: the knowledge base)."""
-    search = ctx.services.get("web_search") if ctx.services else None
-    if not isinstance(search, WebSearch):
-        search = KnowledgeBaseSearch(knowledge_base_for(ctx.services or {}, ctx.store))
-    return {"results": search.search(params.query)}
+    return {"results": ctx.ports.web_search.search(params.query)}
 
 
 class ReplyParams(BaseModel):

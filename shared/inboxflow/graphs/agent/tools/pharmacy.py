@@ -1,7 +1,7 @@
 """The pharmacy profile's own tools: ``search_drugs`` and ``manage_reservation``.
 
-Both use the drug port (``services["drugs"]``; default the embedded catalogue
-over the checkpoint store). A new reservation goes through the effect journal
+Both use the drug port (``ctx.ports.drugs``; the composition root's default is
+the embedded catalogue over the checkpoint store). A new reservation goes through the effect journal
 with an id derived from its key: a re-run step finds it instead of reserving twice.
 ``manage_reservation`` is bound to the person who asked: it acts on their
 reservations only, the patient taken from the binding, never from the arguments.
@@ -13,22 +13,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ....adapters.embedded_drugs import EmbeddedDrugs
-from ....ports.drugs import DrugCatalogue
 from ....tools import Binding, Tool
 from .common import REQUESTER
 from .view import view_of
 
 if TYPE_CHECKING:
     from ....context import NodeContext
-
-
-def drugs_of(ctx: NodeContext) -> DrugCatalogue:
-    """The drug port from the services, else the embedded catalogue beside the store."""
-    drugs = ctx.services.get("drugs") if ctx.services else None
-    if isinstance(drugs, DrugCatalogue):
-        return drugs
-    return EmbeddedDrugs(ctx.store, clock=ctx.clock)
 
 
 class SearchDrugsParams(BaseModel):
@@ -40,7 +30,7 @@ class SearchDrugsParams(BaseModel):
 
 def search_drugs(params: SearchDrugsParams, ctx: NodeContext) -> dict[str, Any]:
     """Drugs matching the query with their stock per pharmacy."""
-    return {"drugs": drugs_of(ctx).search(params.query, params.limit)}
+    return {"drugs": ctx.ports.drugs.search(params.query, params.limit)}
 
 
 class ReservationParams(BaseModel):
@@ -57,7 +47,7 @@ def manage_reservation(params: ReservationParams, ctx: NodeContext) -> dict[str,
     """Create, check or cancel the asking patient's reservation of a drug."""
     view = view_of(ctx)
     patient = ctx.bound_subject(REQUESTER)
-    drugs = drugs_of(ctx)
+    drugs = ctx.ports.drugs
     if params.action == "check":
         return {"reservations": drugs.reservations(patient, params.drug_name)}
     if params.action == "cancel":

@@ -1,22 +1,19 @@
 """What a tool of the agent graph sees of its run (the email, the inquiry, the profile).
 
-``agent_tools`` hands each call a context whose services carry an ``AgentView``
-under ``"agent"``; tools read it with :func:`view_of`.
+``agent_tools`` hands each call a context whose ``subject`` is an ``AgentView``;
+tools read it with :func:`view_of`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ....context import ServicesWith
 from ....mail import Email
 from ..state import AgentState, Inquiry
 
 if TYPE_CHECKING:
     from ....context import NodeContext
-
-VIEW_KEY = "agent"
 
 
 @dataclass
@@ -44,14 +41,9 @@ class AgentView:
         return self.state.inquiry
 
 
-def WithView(services: Any, view: AgentView) -> ServicesWith:
-    """``ctx.services`` plus the ``AgentView`` under ``"agent"``."""
-    return ServicesWith(services, VIEW_KEY, view)
-
-
 def view_of(ctx: NodeContext) -> AgentView:
     """The run the current tool call belongs to."""
-    view = ctx.services.get(VIEW_KEY) if ctx.services else None
+    view = ctx.subject
     if not isinstance(view, AgentView):
         raise RuntimeError("this tool runs only inside the agent graph's agent_tools node")
     return view

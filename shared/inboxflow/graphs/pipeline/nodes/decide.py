@@ -56,7 +56,7 @@ def decide(state: PipelineState, ctx: NodeContext) -> Step:
         ),
     }
     decision = ctx.generate(DECIDE_TOOLS, inputs)
-    settings = pipeline_settings(ctx.services)
+    settings = pipeline_settings(ctx.ports)
     reply_to = _reply_address(email.headers.get("reply-to", "")) or email.sender.address
     arguments: dict[str, dict[str, Any]] = {
         "get_contact": {"email": email.sender.address},

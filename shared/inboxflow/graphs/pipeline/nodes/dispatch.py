@@ -79,7 +79,7 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         return Step(update=update, goto=END, status="rejected")
 
     category = state.classification.category if state.classification else "other"
-    send = pipeline_settings(ctx.services).auto_send and category != "complaint"
+    send = pipeline_settings(ctx.ports).auto_send and category != "complaint"
     thread_id = next(
         (
             str(a.arguments["thread_id"])

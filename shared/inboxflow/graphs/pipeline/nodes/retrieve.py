@@ -20,8 +20,7 @@
 
 Afterwards the email is indexed into ``email_vectors`` (an idempotent
 upsert, so a re-run changes nothing). The embedder and index come from
-``ctx.services["embedder"]`` and ``ctx.services["vectors"]``, or default
-to ones beside ``ctx.store``. Optional context that cannot be gathered
+``ctx.ports.embedder`` and ``ctx.ports.vectors``. Optional context that cannot be gathered
 (vector search or calendar failing for a non-transient reason) is noted in
 ``retrieval_errors`` and the email goes on; transient errors are raised so
 the step is retried.
@@ -76,7 +75,7 @@ def retrieve(state: PipelineState, ctx: NodeContext) -> Step:
 
     found = Retrieval()
     try:
-        kb = knowledge_base_for(ctx.services, ctx.store)
+        kb = knowledge_base_for(ctx.ports)
         found = kb.retrieve(email, category, kb_limit=KB_HITS, email_limit=SIMILAR_EMAILS)
     except RetryableError:
         raise
@@ -131,7 +130,7 @@ def retrieve(state: PipelineState, ctx: NodeContext) -> Step:
 def _upcoming(workspace: Workspace, ctx: NodeContext) -> list[UpcomingEvent]:
     """The owner's events from now to the end of the business days ``check_calendar`` offers."""
     now = datetime.fromtimestamp(ctx.clock.now(), UTC)
-    last = business_day(now.date(), pipeline_settings(ctx.services).calendar_days)
+    last = business_day(now.date(), pipeline_settings(ctx.ports).calendar_days)
     end = datetime(last.year, last.month, last.day, tzinfo=UTC) + timedelta(days=1)
     return [
         UpcomingEvent(

@@ -59,7 +59,7 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
         )
         return Step(update={"review": verdict}, goto="dispatch")
 
-    settings = pipeline_settings(ctx.services)
+    settings = pipeline_settings(ctx.ports)
     # What approving will do, as dispatch decides it: complaints are never sent on their own.
     sends = settings.auto_send and classification.category != "complaint"
     # The reviewer sees, and an unedited approval dispatches, the draft under the edit rules.

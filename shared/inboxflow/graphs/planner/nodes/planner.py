@@ -55,7 +55,7 @@ def _tool_specs() -> str:
 
 def planner(state: PlannerState, ctx: NodeContext) -> Step:
     """Take queued replies, ask the model for the next action, apply the review policy."""
-    settings = planner_settings(ctx.services)
+    settings = planner_settings(ctx.ports)
     messages, seen = take_replies(state, queued_replies(ctx.store, ctx.trace_id))
     scratchpad = state.agent_scratchpad.model_copy(deep=True)
     scratchpad.plans += 1

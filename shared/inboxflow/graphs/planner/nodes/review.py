@@ -67,7 +67,7 @@ def agency_review(state: PlannerState, ctx: NodeContext) -> Step:
 def _pause(
     state: PlannerState, plan: PlannedTool, ctx: NodeContext, problem: str | None = None
 ) -> Pause:
-    settings = planner_settings(ctx.services)
+    settings = planner_settings(ctx.ports)
     email = state.email
     reasons = state.agent_scratchpad.review_reasons or review_reasons(
         plan.tool_name, False, settings.review_tools, False

@@ -34,7 +34,7 @@ from ....graph import Step
 from ..conversation import thread_of
 from ..settings import planner_settings
 from ..state import Message, PlannerState, QuoteProgress
-from ..tools import AGENCY, CUSTOMER, PLANNER_TOOLS, THIS_QUOTE, failure, with_thread
+from ..tools import AGENCY, CUSTOMER, PLANNER_TOOLS, THIS_QUOTE, failure
 
 
 class HumanReviewRequested(NodeFailed):
@@ -93,8 +93,8 @@ def _run(ctx: NodeContext, state: PlannerState, name: str, args: dict[str, Any])
     thread = thread_of(state)
     tool_ctx = replace(
         ctx,
-        services=with_thread(ctx.services, thread),
-        bound=bound_to(state, planner_settings(ctx.services).reviewers),
+        subject=thread,
+        bound=bound_to(state, planner_settings(ctx.ports).reviewers),
     )
     result = tool_ctx.call_tool(name, args)
     if result.get("status") in ("success", "error"):

@@ -35,7 +35,7 @@ from ..extract import FIELD_LABELS
 from ..pauses import CUSTOMER_REPLY
 from ..settings import DAY_S, planner_settings
 from ..state import Message, PlannerState
-from ..tools import _send, with_thread
+from ..tools import _send
 from .tools import bound_to
 
 REPLY = "reply"
@@ -44,7 +44,7 @@ NO_REPLY = "no_reply"
 
 def wait_customer(state: PlannerState, ctx: NodeContext) -> Step:
     """Pause for the customer, or take their reply, or remind them, or wait on."""
-    settings = planner_settings(ctx.services)
+    settings = planner_settings(ctx.ports)
     scratchpad = state.agent_scratchpad.model_copy(deep=True)
     now = ctx.clock.now()
     if scratchpad.wait_deadline_at is None:
@@ -80,7 +80,7 @@ def wait_customer(state: PlannerState, ctx: NodeContext) -> Step:
 
 def _pause(state: PlannerState, ctx: NodeContext, scratchpad: Any) -> Pause:
     """The wait: until the reminder (first), then until the give-up deadline."""
-    settings = planner_settings(ctx.services)
+    settings = planner_settings(ctx.ports)
     now = ctx.clock.now()
     deadline_at = float(scratchpad.wait_deadline_at)
     if scratchpad.reminders_sent == 0:
@@ -121,8 +121,8 @@ def _remind(state: PlannerState, ctx: NodeContext, asked: list[str]) -> str:
     )
     tool_ctx = replace(
         ctx,
-        services=with_thread(ctx.services, thread),
-        bound=bound_to(state, planner_settings(ctx.services).reviewers),
+        subject=thread,
+        bound=bound_to(state, planner_settings(ctx.ports).reviewers),
     )
     sent = _send(tool_ctx, "customer_reminder", reply_subject(thread.email.subject), body)
     if sent["status"] != "success":

@@ -39,7 +39,7 @@ from ..pauses import APPROVE_SUPPORT_REPLY
 from ..settings import support_settings
 from ..state import ActResult, SupportState
 from ..tickets import Assignment, Ticket, TicketMessage, TicketStore
-from ..tools import bound_to, with_email
+from ..tools import bound_to
 
 
 def act(state: SupportState, ctx: NodeContext) -> Step:
@@ -61,7 +61,7 @@ def act(state: SupportState, ctx: NodeContext) -> Step:
 def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket: Ticket) -> Step:
     triage, email, ref = state.triage, state.email, state.ticket
     assert triage is not None and ref is not None
-    settings = support_settings(ctx.services)
+    settings = support_settings(ctx.ports)
     subject = email.subject if email.subject.lower().startswith("re:") else f"Re: {email.subject}"
     # Under the edit rules, whether it pauses or goes out (the same text both ways).
     reply = APPROVE_SUPPORT_REPLY.clean_payload(
@@ -95,9 +95,7 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
         result = ActResult(action="auto_respond", status="rejected", approved_by=approved_by)
         update = {"act": result, "end_reason": f"not sent (loop protection): {refused}"}
         return Step(update=update, goto=END, status="rejected")
-    tool_ctx = replace(
-        ctx, services=with_email(ctx.services, email), bound=bound_to(email, ref.customer_id)
-    )
+    tool_ctx = replace(ctx, subject=email, bound=bound_to(email, ref.customer_id))
     outcome = tool_ctx.perform("reply_to_customer", {"to": to, "subject": subject, "body": body})
     message_id = outcome.get("id")
     done = ticket.model_copy(deep=True)
@@ -125,7 +123,7 @@ def _review_pause(
 ) -> Pause:
     triage, email = state.triage, state.email
     assert triage is not None and state.ticket is not None
-    settings = support_settings(ctx.services)
+    settings = support_settings(ctx.ports)
     return Pause(
         kind=APPROVE_SUPPORT_REPLY.name,
         payload={"subject": subject, "reply": body},
@@ -156,7 +154,7 @@ def _assign(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket:
         tickets.save(ticket.model_copy(update={"working": working}))
         result = ActResult(action="route_specialist", status="queued", queue=queue)
         return Step(update={"act": result, "end_reason": f"still in the {queue} queue"})
-    reviewers = support_settings(ctx.services).queue_reviewers(queue, email.mailbox)
+    reviewers = support_settings(ctx.ports).queue_reviewers(queue, email.mailbox)
     notifier = _notifier(ctx, "route_specialist")
     subject = f"[{triage.urgency}] {queue} queue: ticket {ref.ticket_id}: {email.subject}"
     text = (
@@ -186,7 +184,7 @@ def _assign(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket:
 
 def _notifier(ctx: NodeContext, action: str) -> Any:
     try:
-        return ctx.services["approvals"].notifier
+        return ctx.ports.approvals.notifier
     except (KeyError, TypeError, AttributeError) as exc:
         raise NodeFailed(f"{action} needs the approval service's notifier") from exc
 
@@ -194,7 +192,7 @@ def _notifier(ctx: NodeContext, action: str) -> Any:
 def _escalate(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket: Ticket) -> Step:
     triage, email = state.triage, state.email
     assert triage is not None and state.ticket is not None
-    reviewers = support_settings(ctx.services).reviewers or [email.mailbox]
+    reviewers = support_settings(ctx.ports).reviewers or [email.mailbox]
     notifier = _notifier(ctx, "escalate_human")
     subject = f"[{triage.urgency}] support escalation {state.ticket.ticket_id}: {email.subject}"
     text = (

@@ -86,7 +86,7 @@ def specialist_node(category: IssueType) -> NodeFn:
         if supervision is None or translation is None or state.customer is None:
             raise NodeFailed(f"{category} needs the supervision, translation and customer")
         text = "\n\n".join(translation.translated_messages)
-        kb = knowledge_base_for(ctx.services, ctx.store)
+        kb = knowledge_base_for(ctx.ports)
         articles = kb_search(kb, text, category, KB_ARTICLES)
         result = ctx.generate(
             SPECIALIST,

@@ -23,35 +23,23 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Literal
 
-from ....adapters.embedded_crm import EmbeddedCRM
 from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import Step
 from ....mail import Email
-from ....ports.crm import CRM, guest_customer
+from ....ports.crm import guest_customer
 from ..matching import MATCH_TICKET, continued_ticket, matcher_inputs, thread_ticket
 from ..state import SupportState, TicketRef
 from ..tickets import Ticket, TicketMessage, TicketStore
-from ..tools import bound_to, with_email
+from ..tools import bound_to
 
 MESSAGE_CHARS = 8000
-
-
-def crm_of(ctx: NodeContext) -> CRM:
-    """``services["crm"]`` when one is wired in, else the embedded sample CRM."""
-    try:
-        crm = ctx.services["crm"]
-    except (KeyError, TypeError):
-        return EmbeddedCRM()
-    if not isinstance(crm, CRM):
-        raise NodeFailed(f"services['crm'] is a {type(crm).__name__}, not a CRM")
-    return crm
 
 
 def intake(state: SupportState, ctx: NodeContext) -> Step:
     """Find the customer and the ticket; record the message on it."""
     email = state.email
-    found = crm_of(ctx).find_by_email(email.sender.address)
+    found = ctx.ports.crm.find_by_email(email.sender.address)
     known = found is not None
     customer = found or guest_customer(email.sender.address, email.sender.name)
     tickets = TicketStore(ctx.store)
@@ -67,7 +55,7 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
     if ticket is None:
         tool_ctx = replace(
             ctx,
-            services=with_email(ctx.services, email),
+            subject=email,
             bound=bound_to(email, customer.customer_id),
         )
         opened = tool_ctx.perform(
