@@ -178,10 +178,10 @@ def chat_turn(
     """One agent turn through ``model``'s client, retries and usage accounting."""
     from google.genai import types
 
-    from .gemini_llm import (
+    from .gemini_transport import (
         GeminiCallFailed,
         StopProblem,
-        _add_usage,
+        add_usage,
         larger_budget,
         request_options,
         send_with_retries,
@@ -217,7 +217,7 @@ def chat_turn(
 
         try:
             response = send_with_retries(once, model.retry, usage.errors, role.deadline_s, model_id)
-            _add_usage(usage, response)
+            add_usage(usage, response)
             text, calls = read_turn(response)
             problem = stop_problem(response, bool(text.strip() or calls), role, budget)
             if problem is not None:
