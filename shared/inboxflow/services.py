@@ -13,6 +13,7 @@ never reads mail no workspace adapter.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -82,6 +83,27 @@ def make_workspace(settings: Settings, store: CheckpointStore, clock: Clock) -> 
     from .adapters.store_workspace import StoreWorkspace
 
     return StoreWorkspace(store, clock)
+
+
+def workspace_from_env(
+    store: CheckpointStore, environ: Mapping[str, str] | None = None, clock: Any = None
+) -> Workspace:
+    """The workspace adapter the environment selects (``make_workspace`` from ``Settings``).
+
+    ``GoogleWorkspace`` when ``INBOXFLOW_GOOGLE_API_URL`` (the local Gmail and
+    Calendar double) or Google credentials (``INBOXFLOW_GMAIL_CREDENTIALS`` or
+    ``INBOXFLOW_GMAIL_CREDENTIALS_SECRET``) are configured, bound to
+    ``INBOXFLOW_MAILBOX`` by default (``for_mailbox`` switches); otherwise
+    ``StoreWorkspace``.
+
+    Args:
+        store: the checkpoint store (contacts; the whole workspace for ``StoreWorkspace``).
+        environ: variables to read (default ``os.environ``).
+        clock: time source (anything with ``now()``).
+    """
+    return make_workspace(
+        Settings.from_env(os.environ if environ is None else environ), store, clock
+    )
 
 
 def make_notifier(

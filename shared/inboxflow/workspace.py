@@ -3,7 +3,7 @@
 The ``Workspace`` port is in ``ports/workspace.py``; its adapters are
 ``StoreWorkspace`` (``adapters/store_workspace.py``) and ``GoogleWorkspace``
 (``adapters/google_workspace.py``). Contacts come from the checkpoint store in
-both (``contacts/{email}``, the CRM stand-in); ``workspace_from_env`` picks the
+both (``contacts/{email}``, the CRM stand-in); ``inboxflow.services.workspace_from_env`` picks the
 adapter; ``seed_workspace`` loads the bundled contacts, saved replies and
 calendar.
 """
@@ -11,14 +11,13 @@ calendar.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from typing import Any
 
 from .ports.checkpoint import CheckpointStore
-from .ports.workspace import Interval, Workspace
+from .ports.workspace import Interval
 from .schema import CALENDAR_EVENTS, CONTACTS, SAVED_REPLIES
 
 """Canned answers the retrieve node matches against (a small knowledge base)."""
@@ -30,29 +29,6 @@ def contact_in_store(store: CheckpointStore, email: str) -> dict[str, Any] | Non
     if not address or "/" in address:
         return None
     return store.get(CONTACTS.path(address))
-
-
-def workspace_from_env(
-    store: CheckpointStore, environ: Mapping[str, str] | None = None, clock: Any = None
-) -> Workspace:
-    """The workspace adapter the environment selects (``inboxflow.services.make_workspace`` makes the same choice from ``Settings``).
-
-    ``GoogleWorkspace`` when ``INBOXFLOW_GOOGLE_API_URL`` (the local Gmail and
-    Calendar double) or Google credentials (``INBOXFLOW_GMAIL_CREDENTIALS`` or
-    ``INBOXFLOW_GMAIL_CREDENTIALS_SECRET``) are configured, bound to
-    ``INBOXFLOW_MAILBOX`` by default (``for_mailbox`` switches); otherwise
-    ``StoreWorkspace``. Nothing is imported from ``googleapiclient`` here.
-
-    Args:
-        store: the checkpoint store (contacts; the whole workspace for ``StoreWorkspace``).
-        environ: variables to read (default ``os.environ``).
-        clock: time source (anything with ``now()``).
-    """
-    from .services import make_workspace
-    from .settings import Settings
-
-    settings = Settings.from_env(os.environ if environ is None else environ)
-    return make_workspace(settings, store, clock)
 
 
 # --- the bundled seed ------------------------------------------------------------------------
@@ -131,5 +107,4 @@ __all__ = [
     "load_seed",
     "seed_event_times",
     "seed_workspace",
-    "workspace_from_env",
 ]

@@ -376,7 +376,7 @@ def test_mark_as_read_of_an_unknown_message_reports_not_found(google) -> None:
 
 
 def test_workspace_from_env_picks_the_adapter(tmp_path: Path) -> None:
-    from inboxflow.workspace import workspace_from_env
+    from inboxflow.services import workspace_from_env
 
     store = SqliteCheckpointStore(tmp_path / "c.db")
     assert isinstance(workspace_from_env(store, {}), StoreWorkspace)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -36,6 +37,24 @@ class LLMTask(Generic[Out]):
     def render(self, inputs: Mapping[str, Any]) -> str:
         """The prompt for ``inputs`` (missing placeholders are left as they are)."""
         return Template(self.template).safe_substitute({k: str(v) for k, v in inputs.items()})
+
+
+def offline_heuristic(reference: str) -> Callable[[Mapping[str, Any]], Any]:
+    """The offline heuristic at ``reference`` (``"package.module:function"``), imported on its
+    first call.
+
+    A graph's ``tasks.py`` names its heuristics this way, as the graph registry names
+    graphs: the task module never imports ``offline.py`` (which imports the task's
+    output schemas), so a deployment on Gemini never loads the heuristics' tables and
+    the two modules form no import cycle.
+    """
+    module_name, _, attribute = reference.partition(":")
+
+    def run(inputs: Mapping[str, Any]) -> Any:
+        return getattr(importlib.import_module(module_name), attribute)(inputs)
+
+    run.__qualname__ = run.__name__ = attribute
+    return run
 
 
 LLMOutcome = str

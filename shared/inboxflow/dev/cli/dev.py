@@ -27,6 +27,7 @@ from rich.table import Table
 from inboxflow.dev import process_groups
 from inboxflow.dev.cli.options import DEFAULT_HOME, home_option
 from inboxflow.dev.cli.render import cli_console
+from inboxflow.dev.cli.running import dev_state, state_file
 from inboxflow.schema import TRACES
 from inboxflow.settings import Settings
 
@@ -34,12 +35,7 @@ if TYPE_CHECKING:
     from inboxflow.mail import Email
     from inboxflow.ports.checkpoint import Checkpoint, CheckpointStore
 
-STATE_FILE = "dev.json"
 LOG_DIR = "logs"
-
-
-def _state_path(home: Path) -> Path:
-    return home / STATE_FILE
 
 
 def _not_installed(console: Console, reasons: dict[str, str]) -> None:
@@ -113,7 +109,7 @@ def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> N
     shutil.rmtree(logs, ignore_errors=True)  # the previous run's
     started: list[emulators.Emulator] = []
     cloud: DevCloud | None = None
-    state_path = _state_path(home)
+    state_path = state_file(home)
     try:
         with console.status("starting the Firestore and Pub/Sub emulators…"):
             started.append(emulators.start_firestore(log_dir=logs))
@@ -228,33 +224,6 @@ def _watch(console: Console, project: str, exit_after: float) -> None:
                     f"{doc['status']:<12} {route}"
                 )
         time.sleep(0.5)
-
-
-def dev_state(home: Path) -> dict[str, Any]:
-    """What the ``inboxflow dev`` running on ``home`` wrote (``dev.json``).
-
-    Raises:
-        typer.Exit: (code 2, with a message) when no emulated cloud runs there.
-    """
-    state_path = _state_path(home)
-    try:
-        state: dict[str, Any] = json.loads(state_path.read_text())
-    except FileNotFoundError:
-        state = {}
-    pid = int(state.get("pid") or 0)
-    if not state or not process_groups.running(pid):
-        gone = f"its process {pid} is gone" if state else f"{state_path} not found"
-        cli_console(stderr=True).print(
-            f"[red]No emulated cloud is running on {home}[/red] ({gone}): "
-            f"start [bold]inboxflow dev --home {home}[/bold] first."
-        )
-        raise typer.Exit(2)
-    return state
-
-
-def use_dev_env(home: Path) -> None:
-    """Point this process at the emulated cloud running on ``home`` (for ``--dev``)."""
-    os.environ.update(dev_state(home)["env"])
 
 
 def send(

@@ -42,6 +42,6 @@ def use_home(home: Path, dev: bool = False) -> None:
     """
     os.environ[HOME_VARIABLE] = str(home)
     if dev:
-        from inboxflow.dev.cli.dev import use_dev_env
+        from inboxflow.dev.cli.running import use_dev_env
 
         use_dev_env(home)

@@ -13,12 +13,11 @@ Gemini never loads the phrase tables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ...ports.llm import LLMTask
+from ...ports.llm import LLMTask, offline_heuristic
 from .state import Category
 from .tools import Weekday
 
@@ -93,14 +92,12 @@ Answer with JSON: {"category": ..., "confidence": ..., "evidence": [...], "flags
 """
 
 
-def _classify_offline(inputs: Mapping[str, Any]) -> IntentAnswer:
-    from .offline import classify_offline
-
-    return classify_offline(inputs)
-
-
 CLASSIFY_INTENT: LLMTask[IntentAnswer] = LLMTask(
-    "classify_intent", IntentAnswer, CLASSIFY_TEMPLATE, _classify_offline, CLASSIFY_SYSTEM
+    "classify_intent",
+    IntentAnswer,
+    CLASSIFY_TEMPLATE,
+    offline_heuristic(f"{__package__}.offline:classify_offline"),
+    CLASSIFY_SYSTEM,
 )
 
 
@@ -164,14 +161,12 @@ Answer with JSON: {"tools": [{"name": ..., "reason": ...}], "meeting_minutes": .
 """
 
 
-def _decide_offline(inputs: Mapping[str, Any]) -> ToolDecision:
-    from .offline import decide_offline
-
-    return decide_offline(inputs)
-
-
 DECIDE_TOOLS: LLMTask[ToolDecision] = LLMTask(
-    "decide_tools", ToolDecision, DECIDE_TEMPLATE, _decide_offline, DECIDE_SYSTEM
+    "decide_tools",
+    ToolDecision,
+    DECIDE_TEMPLATE,
+    offline_heuristic(f"{__package__}.offline:decide_offline"),
+    DECIDE_SYSTEM,
 )
 
 
@@ -230,14 +225,12 @@ Answer with JSON: {"subject": ..., "body": ...}.
 """
 
 
-def _generate_offline(inputs: Mapping[str, Any]) -> ReplyDraft:
-    from .offline import generate_offline
-
-    return generate_offline(inputs)
-
-
 GENERATE_RESPONSE: LLMTask[ReplyDraft] = LLMTask(
-    "generate_response", ReplyDraft, GENERATE_TEMPLATE, _generate_offline, GENERATE_SYSTEM
+    "generate_response",
+    ReplyDraft,
+    GENERATE_TEMPLATE,
+    offline_heuristic(f"{__package__}.offline:generate_offline"),
+    GENERATE_SYSTEM,
 )
 
 
