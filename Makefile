@@ -25,6 +25,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check shared functions tests bench
 	$(BIN)/ruff format --check shared functions tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 format: $(STAMP)
 	$(BIN)/ruff format shared functions tests bench

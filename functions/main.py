@@ -35,7 +35,7 @@ def approve(request: Request) -> Any:
 @functions_framework.cloud_event
 def ingest(cloud_event: CloudEvent) -> None:
     """Turn one Gmail watch notification into traces of the new messages."""
-    from inboxflow.ingest.entry import handle_gmail_event
+    from inboxflow.entry.ingest import handle_gmail_event
 
     handle_gmail_event(cloud_event)
 
@@ -43,7 +43,7 @@ def ingest(cloud_event: CloudEvent) -> None:
 @functions_framework.http
 def renew_watch(request: Request) -> Any:
     """Renew the Gmail watch of every mailbox."""
-    from inboxflow.ingest.entry import renew_watch_http
+    from inboxflow.entry.ingest import renew_watch_http
 
     return renew_watch_http(request)
 

@@ -25,6 +25,7 @@ from .pauses import PauseKind
 from .tools import Tool, ToolRegistry
 
 if TYPE_CHECKING:
+    from .config import InboxflowConfig
     from .context import NodeContext
     from .ports.checkpoint import Checkpoint
 
@@ -245,11 +246,13 @@ class StartContext:
         rule: the routing rule that matched (``None``: the graph was named explicitly).
         profile: the agent profile the rule names, if any.
         mailbox: the mailbox the email arrived in, if known.
+        config: ``inboxflow.yaml`` as the process loaded it (agent profiles live there).
     """
 
     rule: str | None = None
     profile: str | None = None
     mailbox: str | None = None
+    config: InboxflowConfig | None = None
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from .approvals.records import redact_tokens
+from .redaction import redact_access_logs, redact_tokens
 
 FORMAT_VARIABLE = "INBOXFLOW_LOG_FORMAT"
 """``json`` or ``text``; default ``json`` on Cloud Functions (``K_SERVICE``), else ``text``."""
@@ -158,7 +158,7 @@ def configure(
 
     Safe to call again: the handler it installed before is replaced, handlers of
     others are left alone. Also puts the token filter on the web servers' access
-    loggers (``approvals.logs``).
+    loggers (``redaction.redact_access_logs``).
 
     Args:
         as_json: JSON lines (default: ``json_selected()``).
@@ -169,8 +169,6 @@ def configure(
     Returns:
         The installed handler.
     """
-    from .approvals.logs import redact_access_logs
-
     as_json = json_selected() if as_json is None else as_json
     handler = logging.StreamHandler(stream or (sys.stdout if as_json else sys.stderr))
     handler.setFormatter(CloudLoggingFormatter() if as_json else TextFormatter())

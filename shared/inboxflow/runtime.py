@@ -24,7 +24,7 @@ import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from . import logs, telemetry
-from .approvals.records import Approval, approval_id_for, approval_path
+from .approval_record import Approval, approval_id_for, approval_path
 from .clock import Clock
 from .context import EffectJournal, FaultHook, NodeContext, _no_fault
 from .envelope import Envelope, decode_pubsub_message

@@ -15,13 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .ports.embeddings import EMBEDDING_DIMENSIONS
-
 TTL_FIELD = "expire_at"
 """The timestamp a TTL policy deletes documents by (``adapters.firestore_store`` writes it)."""
 
 EMBEDDING_FIELD = "embedding"
 """The field vector indexes are built on, holding a document's embedding."""
+
+
+EMBEDDING_DIMENSIONS = 768
+"""Every embedder returns vectors of this length, so one Firestore vector index serves them all
+(``ports.embeddings`` holds embedders to it)."""
 
 
 @dataclass(frozen=True)

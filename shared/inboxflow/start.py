@@ -60,7 +60,12 @@ def start_email_trace(
     graph = runtime.graphs.get(decision.graph)
     if graph is None:
         raise RejectedEnvelope(f"unknown graph {decision.graph!r}")
-    start = StartContext(rule=decision.rule, profile=decision.profile, mailbox=decision.mailbox)
+    start = StartContext(
+        rule=decision.rule,
+        profile=decision.profile,
+        mailbox=decision.mailbox,
+        config=runtime.ports.config,
+    )
     state = graph.initial_state(email.model_dump(mode="json"), start)
     record = TraceRoute(
         rule=decision.rule, profile=decision.profile, mailbox=decision.mailbox, blocked=blocked

@@ -1,5 +1,5 @@
 """``inboxflow run`` takes a reply the way Gmail ingestion does: it resumes the planner trace
-waiting for that customer, and a support reply continues its ticket (``ingest/files.py``)."""
+waiting for that customer, and a support reply continues its ticket (``dev/file_inbox.py``)."""
 
 from __future__ import annotations
 

@@ -151,7 +151,7 @@ def test_a_token_under_a_parameter_spelling_the_server_refuses_is_redacted(
 
 @pytest.mark.parametrize("spelling", ["%2574", "+t", "%25%37%34", "TOKEN"])
 def test_a_short_value_under_any_spelling_of_t_is_redacted(spelling: str) -> None:
-    from inboxflow.approvals.records import redact_tokens
+    from inboxflow.redaction import redact_tokens
 
     assert redact_tokens(f"GET /a/x-1?{spelling}=abc123&x=2 HTTP/1.1") == (
         f"GET /a/x-1?{spelling}=REDACTED&x=2 HTTP/1.1"

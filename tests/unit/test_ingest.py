@@ -24,11 +24,11 @@ from inboxflow.ingest.claims import claim_path, message_trace_id
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
 from inboxflow.ingest.sync import IngestIncomplete, IngestOptions, Ingestor
-from inboxflow.ingest.threads import ThreadResolver
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.mail import Email
 from inboxflow.pauses import Choice, PauseKind
 from inboxflow.ports.gmail_reader import GmailError
+from inboxflow.threads import ThreadResolver
 from inboxflow.workspace import seed_workspace
 from tests.mail_auth import passing
 from tests.runtimes import runtime_for
@@ -484,7 +484,7 @@ def test_renew_watches_keeps_going_past_a_failing_mailbox(tmp_path: Path) -> Non
 
 
 def test_the_in_process_notifier_runs_delivered_mail_to_the_end(world: World) -> None:
-    from inboxflow.ingest.entry import in_process_notifier
+    from inboxflow.entry.ingest import in_process_notifier
 
     world.gmail.on_notify(in_process_notifier(world.ingestor))
     gmail_id = world.gmail.deliver(MAILBOX, eml(1))

@@ -17,8 +17,8 @@ from functions_framework import create_app
 from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
 from inboxflow.clock import SystemClock
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
+from inboxflow.entry import ingest as ingest_entry
 from inboxflow.errors import RetryableError
-from inboxflow.ingest import entry as ingest_entry
 from inboxflow.ingest.claims import message_trace_id
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification

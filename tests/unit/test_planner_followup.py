@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from inboxflow.ingest.threads import ThreadResolver
+from inboxflow.threads import ThreadResolver
 from tests.planner_harness import (
     AGENCY,
     MAILBOX,

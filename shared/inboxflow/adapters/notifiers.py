@@ -12,10 +12,10 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from ..approvals.records import redact_tokens
 from ..mail_stamps import stamp_for
 from ..ports.checkpoint import CheckpointStore, Filter
 from ..ports.notifier import Notifier
+from ..redaction import redact_tokens
 from ..schema import OUTBOX
 
 

@@ -228,7 +228,7 @@ def _retry_after(value: str | None, default: float) -> float:
 
 def _summary(text: str, link: str | None) -> str:
     """The text body with the review link taken out (it is the card's button), clipped."""
-    from ..approvals.records import redact_tokens
+    from ..redaction import redact_tokens
 
     if link:
         text = text.replace(link, f"[{BUTTON}: the button below]")

@@ -30,9 +30,9 @@ from flask import Request, Response
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from ..errors import RetryableError
+from ..redaction import redact_access_logs
 from .errors import AlreadyDecided, ApprovalError
 from .http_headers import SECURITY_HEADERS, install_hardening
-from .logs import redact_access_logs
 from .oidc import verify_task_oidc
 from .pages import render_decided, render_error, render_result, render_review
 from .service import ApprovalService

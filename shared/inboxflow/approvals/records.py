@@ -13,13 +13,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import re
 import secrets
-from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import unquote_plus
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
+from ..approval_record import Approval, approval_path
 from ..schema import APPROVAL_TOKENS, APPROVALS
 
 if TYPE_CHECKING:
@@ -33,18 +32,6 @@ TOKEN_RETENTION_S = 7 * 86400
 """How long a used or expired token's record is kept (to say "expired" rather than "unknown")."""
 TIMEOUT_REVIEWER = "deadline"
 """Who ``decided_by`` names when the deadline decided."""
-
-ApprovalStatus = Literal["pending", "decided", "timed_out"]
-
-
-def approval_id_for(trace_id: str, step: int) -> str:
-    """The approval of the pause committed at ``step`` (also the deadline task's name)."""
-    return f"{trace_id}-{step}"
-
-
-def approval_path(approval_id: str) -> str:
-    """Document path of an approval."""
-    return APPROVALS.path(approval_id)
 
 
 def token_hash(token: str) -> str:
@@ -93,54 +80,6 @@ def _form_mac(approval_id: str, token_id: str, form_key: str, expires: int) -> s
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
-class Approval(BaseModel):
-    """One pending or decided human decision.
-
-    ``payload`` is what was put up for approval and ``payload_hash`` binds
-    the decision to it; ``applied_payload`` is what the reviewer approved
-    (their edit, or the payload itself) and ``applied_payload_hash`` is what
-    the resumed node must execute.
-    """
-
-    approval_id: str
-    trace_id: str
-    graph: str
-    step: int
-    """The step that paused; the resume envelope is for ``step + 1``."""
-    resume_node: str
-    kind: str
-    payload: dict[str, Any]
-    payload_hash: str
-    reviewers: list[str]
-    escalate_to: list[str] = Field(default_factory=list)
-    context: dict[str, Any] = Field(default_factory=dict)
-    status: ApprovalStatus = "pending"
-    deadline: float
-    window_s: float
-    on_timeout: str = "needs_review"
-    round: int = 0
-    """0 for the first notification; +1 per escalation."""
-    decision: str | None = None
-    decided_by: str | None = None
-    decided_at: float | None = None
-    comment: str | None = None
-    """The reviewer's comment (feedback, an instruction), for choices that take one."""
-    edited: bool = False
-    applied_payload: dict[str, Any] | None = None
-    applied_payload_hash: str | None = None
-    resumed_at: float | None = None
-    timed_out_at: float | None = None
-    created_at: float
-    expire_at: float
-    notify_errors: dict[str, str] = Field(default_factory=dict)
-    """Reviewers whose channel refused their notification for good, with what it said."""
-
-    @property
-    def resume_step(self) -> int:
-        """The step number of the envelope that resumes the trace."""
-        return self.step + 1
-
-
 def read_approval(store: CheckpointStore, approval_id: str) -> Approval | None:
     """An approval by id, or None (also for an id that is no document name)."""
     if not approval_id or "/" in approval_id:
@@ -186,34 +125,3 @@ def token_record(
         expire_at=until + TOKEN_RETENTION_S,
         form_key=secrets.token_urlsafe(TOKEN_BYTES),
     )
-
-
-_QUERY_PARAM = re.compile(r"([?&;])([^=&#?\s\"'<>]{0,60})=([^&#\s\"'<>]+)")
-_TOKEN_NAMES = frozenset({"t", "token"})
-_TOKEN_SHAPED = re.compile(r"[A-Za-z0-9_-]{40,}")
-"""A value shaped like a token (``new_token``: 43 URL-safe characters), whatever its name."""
-REDACTED = "REDACTED"
-
-
-def _redact_param(found: re.Match[str]) -> str:
-    separator, name, value = found.groups()
-    decoded_name, decoded_value = name, value
-    for _ in range(3):  # ``%2574`` is ``%74`` is ``t``: every spelling a client may send
-        decoded_name, decoded_value = unquote_plus(decoded_name), unquote_plus(decoded_value)
-    if decoded_name.strip().lower() in _TOKEN_NAMES or _TOKEN_SHAPED.fullmatch(
-        decoded_value.strip()
-    ):
-        return f"{separator}{name}={REDACTED}"
-    return found.group()
-
-
-def redact_tokens(text: str) -> str:
-    """``text`` with every URL parameter that may carry a token redacted (``t=REDACTED``).
-
-    A parameter is redacted when its name, percent-decoded and trimmed, is ``t``
-    or ``token`` in any spelling (``%2574=``, ``+t=``, ``T=``: the server refuses
-    those, but the request line still carries the token), or when its value has
-    the shape of a token (40 or more URL-safe characters). For access logs and
-    stored copies of notifications: the token is the reviewer's credential.
-    """
-    return _QUERY_PARAM.sub(_redact_param, text)

@@ -27,8 +27,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ..approval_record import Approval, approval_id_for, approval_path
 from ..approvals.decisions import answer_customer_wait, answered_by, note_resumed, resume_of
-from ..approvals.records import Approval, approval_id_for, approval_path
 from ..config import InboxflowConfig
 from ..errors import PermanentError, RejectedEnvelope
 from ..mail import Email
@@ -40,12 +40,12 @@ from ..ports.gmail_reader import RawMessage
 from ..routing import RouteDecision, route
 from ..runtime import Runtime, payload_hash
 from ..start import start_email_trace
+from ..threads import CUSTOMER_REPLY, ThreadResolver
 from .claims import Claims, ClaimState
 from .failures import FailureLog
 from .mailboxes import Mailbox
 from .reply_queue import ReplyQueue
 from .report import IngestReport
-from .threads import CUSTOMER_REPLY, ThreadResolver
 
 log = logging.getLogger("inboxflow.ingest")
 

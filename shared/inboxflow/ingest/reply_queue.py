@@ -23,7 +23,7 @@ from ..graph import Graph
 from ..mail import Email
 from ..ports.checkpoint import Checkpoint, CheckpointStore
 from ..schema import TRACE_REPLIES
-from .threads import CUSTOMER_REPLY, ThreadResolver
+from ..threads import CUSTOMER_REPLY, ThreadResolver
 
 
 def reply_path(trace_id: str, gmail_id: str) -> str:

@@ -51,6 +51,7 @@ from ..ports.gmail_reader import (
 from ..routing import RouteDecision
 from ..runtime import Runtime
 from ..schema import INGEST_EVENTS
+from ..threads import ThreadResolver
 from .claims import FINISHED, Claims
 from .dispatch import Dispatcher
 from .failures import FailureLog, event_id
@@ -58,7 +59,6 @@ from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
 from .notification import BadNotification, GmailNotification, decode_notification
 from .reply_queue import ReplyQueue
 from .report import IngestReport
-from .threads import ThreadResolver
 
 log = logging.getLogger("inboxflow.ingest")
 

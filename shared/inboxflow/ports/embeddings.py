@@ -6,10 +6,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Literal
 
-EmbeddingPurpose = Literal["document", "query"]
+from ..schema import EMBEDDING_DIMENSIONS
 
-EMBEDDING_DIMENSIONS = 768
-"""Every embedder returns vectors of this length, so one Firestore vector index serves them all."""
+EmbeddingPurpose = Literal["document", "query"]
 
 
 class Embedder(ABC):

@@ -116,7 +116,7 @@ def serve(
 ) -> None:
     """Run the approval function locally (and fire due deadline tasks of the embedded queue)."""
     from inboxflow.approvals.http_headers import hardened_request_handler
-    from inboxflow.approvals.logs import redact_access_logs
+    from inboxflow.redaction import redact_access_logs
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     redact_access_logs()  # the request log would otherwise show each link's token

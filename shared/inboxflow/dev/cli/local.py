@@ -69,7 +69,7 @@ class Processed:
     Attributes:
         path: the file.
         trace_id: the trace it started, resumed or was queued on.
-        action: what ingest did with it (``inboxflow.ingest.files.Delivered.action``).
+        action: what ingest did with it (``inboxflow.dev.file_inbox.Delivered.action``).
         error: why it has no trace.
     """
 
@@ -90,14 +90,14 @@ def process(
     progress: bool = True,
     demo_decisions: bool = False,
 ) -> list[Processed]:
-    """Hand each email file to ingest (``inboxflow.ingest.files``) and run it to where it stops.
+    """Hand each email file to ingest (``inboxflow.dev.file_inbox``) and run it to where it stops.
 
     A reply resumes, continues or is queued on its thread's trace as through Gmail;
     other mail starts a trace routed by ``decide``. With ``demo_decisions``, pauses
     whose kind declares a ``demo_choice`` are decided that way (as their first
     reviewer) until the trace stops on something else.
     """
-    from inboxflow.ingest.files import FileInbox
+    from inboxflow.dev.file_inbox import FileInbox
     from inboxflow.mail import EmailParseError, load_email_file
 
     bus = runtime.bus

@@ -1,6 +1,6 @@
 """Runs cases: each on a fresh embedded home with a fixed clock, through the real runtime.
 
-A case's mail goes in through ``inboxflow.ingest.files`` (what ``inboxflow run``
+A case's mail goes in through ``inboxflow.dev.file_inbox`` (what ``inboxflow run``
 does): routing from ``inboxflow.yaml``, loop protection, a reply resuming its
 thread's trace, the effect journal. After each email, the pauses that wait for
 a reviewer take the case's ``decide:`` items in order, through the approval
@@ -169,7 +169,7 @@ def _close(runtime: Any) -> None:
 
 def _play(case: Case, runtime: Any, result: CaseResult) -> None:
     """Deliver the case's mail in order, deciding reviewer pauses after each email."""
-    from inboxflow.ingest.files import FileInbox
+    from inboxflow.dev.file_inbox import FileInbox
     from inboxflow.mail import load_email_file
 
     inbox = FileInbox(runtime, runtime.ports.config)

@@ -14,7 +14,7 @@ def initial_state(email: Mapping[str, Any], start: StartContext) -> Mapping[str,
     """The email, and the profile the route names (snapshotted from ``inboxflow.yaml``)."""
     return {
         "email": dict(email),
-        "profile": snapshot(start.profile).model_dump(),
+        "profile": snapshot(start.profile, start.config).model_dump(),
         "rule": start.rule,
     }
 

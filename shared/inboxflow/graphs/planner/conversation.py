@@ -58,10 +58,10 @@ def finished_before(
 ) -> Checkpoint | None:
     """The finished trace of ``graph`` that this trace's email follows up on, or None.
 
-    That is the thread's previous trace (``ingest/threads.py``), when it runs
+    That is the thread's previous trace (``inboxflow/threads.py``), when it runs
     ``graph`` and has ended (its summary sent, or handed to the agency).
     """
-    from ...ingest.threads import ThreadResolver
+    from ...threads import ThreadResolver
 
     email = state.email
     previous_id = ThreadResolver(store).trace_before(

@@ -7,11 +7,15 @@ prompts shipped here (``pharmacy.md``).
 
 from __future__ import annotations
 
-from ....config import InboxflowConfig, config_path, load_config
+from typing import TYPE_CHECKING
+
 from ....errors import RejectedEnvelope
 from ....ports.llm import ChatPolicy
 from ..policies.pharmacy import pharmacy_policy
 from ..state import ProfileSnapshot
+
+if TYPE_CHECKING:
+    from ....config import InboxflowConfig
 
 OFFLINE_POLICIES: dict[str, ChatPolicy] = {"pharmacy": pharmacy_policy}
 """The scripted policy the offline model plays, by profile name."""
@@ -21,13 +25,14 @@ class UnknownProfile(RejectedEnvelope):
     """The trace names a profile ``inboxflow.yaml`` does not declare."""
 
 
-def snapshot(name: str | None, config: InboxflowConfig | None = None) -> ProfileSnapshot:
-    """The profile ``name`` of the config (default: ``inboxflow.yaml``) as a run keeps it.
+def snapshot(name: str | None, config: InboxflowConfig | None) -> ProfileSnapshot:
+    """The profile ``name`` of the process's ``inboxflow.yaml`` as a run keeps it.
 
     Raises:
-        UnknownProfile: no profile given, or none by that name.
+        UnknownProfile: no profile given, none by that name, or no config to read it from.
     """
-    config = config or current_config()
+    if config is None:
+        raise UnknownProfile(f"profile {name!r}: no inboxflow.yaml was loaded to read it from")
     for profile in config.profiles:
         if profile.name == name:
             return ProfileSnapshot(
@@ -36,18 +41,3 @@ def snapshot(name: str | None, config: InboxflowConfig | None = None) -> Profile
             )
     declared = ", ".join(config.profile_names()) or "(none declared)"
     raise UnknownProfile(f"the agent graph needs a profile; got {name!r}; profiles: {declared}")
-
-
-_configs: dict[tuple[str, int], InboxflowConfig] = {}
-
-
-def current_config() -> InboxflowConfig:
-    """``inboxflow.yaml`` as :func:`load_config` reads it, parsed once per file version."""
-    path = config_path()
-    if path is None or not path.is_file():
-        return load_config()
-    key = (str(path.resolve()), path.stat().st_mtime_ns)
-    config = _configs.get(key)
-    if config is None:
-        config = _configs[key] = load_config(path)
-    return config

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ....approvals.records import approval_id_for, approval_path
+from ....approval_record import approval_id_for, approval_path
 from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import Pause, Step

@@ -11,11 +11,11 @@ import logging
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from . import telemetry
-from .logs import configure_for_function
+from .. import telemetry
+from ..logs import configure_for_function
 
 if TYPE_CHECKING:
-    from .runtime import Outcome, Runtime
+    from ..runtime import Outcome, Runtime
 
 log = logging.getLogger("inboxflow.entry")
 
@@ -23,7 +23,7 @@ log = logging.getLogger("inboxflow.entry")
 @cache
 def runtime() -> Runtime:
     """The instance's runtime, wired from the environment on first use."""
-    from .services import build_runtime
+    from ..services import build_runtime
 
     configure_for_function()
     return build_runtime()
@@ -60,7 +60,7 @@ def handle_approval_request(request: Any) -> Any:
     On the embedded default the resumed trace runs in-process before the
     response is returned, so the page reports a finished action.
     """
-    from .approvals.app import handle_http
+    from ..approvals.app import handle_http
 
     rt = runtime()
     try:
@@ -73,7 +73,7 @@ def handle_approval_request(request: Any) -> Any:
 
 def _drain_inprocess(rt: Runtime) -> None:
     """On the embedded default, when this process serves every node, run the rest of the trace."""
-    from .services import is_inprocess_bus
+    from ..services import is_inprocess_bus
 
     if is_inprocess_bus(rt.bus) and rt.options.only_node is None:
         rt.bus.drain()  # type: ignore[attr-defined]

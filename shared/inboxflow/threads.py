@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..ports.checkpoint import CheckpointStore, Transaction
-from ..schema import THREADS
+from .ports.checkpoint import CheckpointStore, Transaction
+from .schema import THREADS
 
 CUSTOMER_REPLY = "customer_reply"
 

@@ -22,9 +22,9 @@ from functools import cache
 from typing import Any
 
 from .. import telemetry
-from .notification import GmailNotification, pubsub_message_of
-from .report import IngestReport
-from .sync import Ingestor
+from ..ingest.notification import GmailNotification, pubsub_message_of
+from ..ingest.report import IngestReport
+from ..ingest.sync import Ingestor
 
 log = logging.getLogger("inboxflow.ingest.entry")
 
@@ -32,7 +32,7 @@ log = logging.getLogger("inboxflow.ingest.entry")
 @cache
 def ingestor() -> Ingestor:
     """The instance's ingestor: the node runtime's store and bus, Gmail through the client library."""
-    from ..entry import runtime
+    from . import runtime
 
     rt = runtime()
     return Ingestor(rt, rt.ports.gmail_reader)
@@ -40,10 +40,10 @@ def ingestor() -> Ingestor:
 
 def reset() -> None:
     """Forget the cached ingestor (tests change the environment between apps)."""
-    from .. import entry
+    from . import reset as reset_runtime
 
     ingestor.cache_clear()
-    entry.reset()
+    reset_runtime()
 
 
 def _drain_if_embedded(target: Ingestor) -> None:
@@ -96,7 +96,7 @@ def renew_watch_http(request: Any = None) -> tuple[str, int, dict[str, str]]:
         ``(body, status, headers)``: 200 when every mailbox renewed, 500 when
         any failed (the others were still renewed), so Cloud Scheduler flags it.
     """
-    from .watch import renew_watches
+    from ..ingest.watch import renew_watches
 
     target = ingestor()
     summary = renew_watches(target.store, target.gmail, target.clock)

@@ -21,14 +21,14 @@ from typing import Literal
 
 from ..adapters.memory_gmail_reader import InMemoryGmailReader
 from ..config import InboxflowConfig
+from ..ingest.claims import claim_path, message_trace_id
+from ..ingest.mailboxes import DEFAULT_GRAPH, Mailbox
+from ..ingest.sync import Ingestor
 from ..mail import Email
 from ..mail.loop_guard import auto_reply_block
 from ..routing import RouteDecision, route
 from ..runtime import Runtime
 from ..start import start_email_trace
-from .claims import claim_path, message_trace_id
-from .mailboxes import DEFAULT_GRAPH, Mailbox
-from .sync import Ingestor
 
 Received = Literal[
     "started", "resumed", "queued", "review_reply", "blocked", "refused", "duplicate", "unreadable"
