@@ -13,7 +13,7 @@ from html import escape
 from typing import Any
 
 from .context import NodeContext
-from .ports.notifier import NotificationRefused, Notifier
+from .ports.notifier import Notification, NotificationRefused, Notifier
 
 
 def notify_once(
@@ -45,7 +45,7 @@ def notify_once(
 
         def send(key: str, to: str = reviewer) -> dict[str, Any]:
             try:
-                return dict(notifier.send(to, subject, text, page, key, sender))
+                return dict(notifier.send(Notification(to, subject, text, page, key, sender)))
             except NotificationRefused as exc:  # journaled: final; the others are still told
                 return {"to": to, "error": str(exc)}
 

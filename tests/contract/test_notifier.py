@@ -24,7 +24,7 @@ from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.clock import FakeClock
 from inboxflow.context import EffectJournal
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
-from inboxflow.ports.notifier import Notifier
+from inboxflow.ports.notifier import Notification, Notifier
 
 MAILBOX = "maya.chen@brightlane.io"
 NOTIFY_FROM = "approvals@brightlane.io"
@@ -123,12 +123,14 @@ def any_world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]
 def test_send_then_find_by_key(any_world: World) -> None:
     world = any_world
     receipt = world.notifier.send(
-        "ana@brightlane.io",
-        "Approve a reply",
-        "text",
-        "<p>html</p>",
-        "tr-1:5:notify-0-ana",
-        MAILBOX,
+        Notification(
+            "ana@brightlane.io",
+            "Approve a reply",
+            "text",
+            "<p>html</p>",
+            "tr-1:5:notify-0-ana",
+            MAILBOX,
+        )
     )
     assert receipt["id"]
     found = world.notifier.find("tr-1:5:notify-0-ana", MAILBOX)
@@ -153,7 +155,9 @@ def test_the_effect_journal_sends_once_per_key_even_after_a_crash(
 
     def perform(key: str) -> dict[str, Any]:
         sends.append(key)
-        return world.notifier.send("ben@brightlane.io", "S", "t", "<p>h</p>", key, MAILBOX)
+        return world.notifier.send(
+            Notification("ben@brightlane.io", "S", "t", "<p>h</p>", key, MAILBOX)
+        )
 
     def find(key: str) -> dict[str, Any] | None:
         return world.notifier.find(key, MAILBOX)
@@ -161,7 +165,9 @@ def test_the_effect_journal_sends_once_per_key_even_after_a_crash(
     # Crash between the send and the journal's "done": the re-run finds the sent message.
     entry = "effects/tr-2:5:notify-0-ben"
     store.create(entry, {"status": "started", "started_at": 0, "attempts": 1})
-    world.notifier.send("ben@brightlane.io", "S", "t", "<p>h</p>", "tr-2:5:notify-0-ben", MAILBOX)
+    world.notifier.send(
+        Notification("ben@brightlane.io", "S", "t", "<p>h</p>", "tr-2:5:notify-0-ben", MAILBOX)
+    )
     first = journal.run("tr-2", 5, "notify-0-ben", perform, find)
     again = journal.run("tr-2", 5, "notify-0-ben", perform, find)
     assert sends == [] and first == again

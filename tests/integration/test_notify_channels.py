@@ -24,7 +24,7 @@ from inboxflow.config import Delivery, InboxflowConfig, parse_config
 from inboxflow.envelope import Envelope
 from inboxflow.errors import RetryableError
 from inboxflow.graphs.pipeline.settings import PipelineSettings
-from inboxflow.ports.notifier import Notifier
+from inboxflow.ports.notifier import Notification, Notifier
 from tests.approval_harness import LINK, Harness, sample
 from tests.ses_double import REGION, SesDouble
 from tests.webhook_receiver import WebhookReceiver
@@ -214,7 +214,7 @@ def test_throttling_that_outlasts_the_retries_is_redelivered_and_others_are_noti
     with pytest.raises(RetryableError):  # the same outcome without the bus around it
         ses.throttle_next = 4
         _harness(tmp_path / "again", ses, (ANA,)).service.notifier.send(
-            ANA, "s", "t", "<p>h</p>", "k-again"
+            Notification(ANA, "s", "t", "<p>h</p>", "k-again")
         )
 
 
@@ -252,7 +252,9 @@ def test_the_deployed_wiring_sends_through_moto_over_http(tmp_path: Path) -> Non
         notifier = ChannelNotifier(
             _config(), channel_factory(store, FakeClock(), environ, None), store
         )
-        receipt = notifier.send(ANA, "Approve", "text", "<p>html</p>", "tr:1:notify-0-ana")
+        receipt = notifier.send(
+            Notification(ANA, "Approve", "text", "<p>html</p>", "tr:1:notify-0-ana")
+        )
         (sent,) = ses.sent_to(ANA)
         assert receipt == {"id": sent["id"], "channel": "ses"}
         assert notifier.find("tr:1:notify-0-ana") == {"id": sent["id"]}

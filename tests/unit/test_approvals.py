@@ -44,8 +44,8 @@ def test_the_service_notifier_is_the_one_every_reviewer_email_goes_through(h: Ha
     sent: list[str] = []
 
     class Recording:
-        def send(self, to: str, *args: Any) -> dict[str, Any]:
-            sent.append(to)
+        def send(self, note: Any) -> dict[str, Any]:
+            sent.append(note.to)
             return {"id": f"m-{len(sent)}", "channel": "test"}
 
         def find(self, key: str, sender: str | None = None) -> None:

@@ -14,7 +14,7 @@ from inboxflow.adapters.notifiers import OutboxNotifier
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.config import ConfigError, InboxflowConfig, load_config, parse_config
-from inboxflow.ports.notifier import NotificationRefused
+from inboxflow.ports.notifier import Notification, NotificationRefused
 
 SES = {"channels": {"ses": {"region": "eu-west-1", "sender": "approvals@brightlane.io"}}}
 
@@ -156,7 +156,7 @@ def test_outbox_delivery_keeps_each_channel_apart_and_sends_nothing(tmp_path: Pa
     build = channel_factory(store, FakeClock(), {}, None)
     notifier = ChannelNotifier(config, build, store)
     for reviewer in ("ana@x.io", "ops", "gil@x.io"):
-        receipt = notifier.send(reviewer, "S", "t", "<p>h</p>", f"k-{reviewer}")
+        receipt = notifier.send(Notification(reviewer, "S", "t", "<p>h</p>", f"k-{reviewer}"))
         assert notifier.find(f"k-{reviewer}") is not None and receipt["id"]
     assert {m["to"]: m["channel"] for m in notifier.messages()} == {
         "ana@x.io": "ses",
@@ -180,7 +180,7 @@ def test_a_webhook_url_from_the_environment_is_checked_when_first_used(tmp_path:
             config, channel_factory(store, FakeClock(), environ, None), store
         )
         with pytest.raises(NotificationRefused, match=expected):
-            notifier.send("ops", "S", "t", "<p>h</p>", "k")
+            notifier.send(Notification("ops", "S", "t", "<p>h</p>", "k"))
     store.close()
 
 
@@ -193,13 +193,14 @@ def test_boto3_is_imported_only_by_a_function_that_emails_an_ses_reviewer(tmp_pa
     script = textwrap.dedent(
         """
         import sys
+        from inboxflow.ports.notifier import Notification
         from inboxflow.services import build_runtime
         runtime = build_runtime()
         notifier = runtime.ports.approvals.notifier
         assert notifier.find("nothing") is None
         print("before", "boto3" in sys.modules)
         try:
-            notifier.send("ana@x.io", "S", "t", "<p>h</p>", "k")
+            notifier.send(Notification("ana@x.io", "S", "t", "<p>h</p>", "k"))
         except Exception as exc:  # no credentials and no network: refused or unavailable
             print("error", type(exc).__name__)
         print("after", "boto3" in sys.modules)

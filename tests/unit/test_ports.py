@@ -14,6 +14,7 @@ from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.context import NodeContext
 from inboxflow.graph import END, Graph, Node, Step
 from inboxflow.lazy import Lazy
+from inboxflow.ports.notifier import Notification
 from inboxflow.ports.wired import PORT_NAMES, UndeclaredPort
 from inboxflow.services import build_ports, build_runtime
 from inboxflow.settings import Settings
@@ -69,7 +70,9 @@ def test_the_notifier_is_built_on_first_send(tmp_path: Path) -> None:
     assert not runtime.ports.built("notifier")
     notifier = runtime.ports.approvals.notifier
     assert runtime.ports.built("notifier") and notifier is runtime.ports.notifier
-    receipt = notifier.send("ana@example.test", "S", "text", "<p>h</p>", "trace-1:1:n", None)
+    receipt = notifier.send(
+        Notification("ana@example.test", "S", "text", "<p>h</p>", "trace-1:1:n", None)
+    )
     assert notifier.find("trace-1:1:n")["id"] == receipt["id"]
     assert [m["to"] for m in notifier.messages()] == ["ana@example.test"]  # type: ignore[attr-defined]
     runtime.store.close()

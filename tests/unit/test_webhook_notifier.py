@@ -17,7 +17,7 @@ from inboxflow.adapters.webhook_notifier import WebhookNotifier, chat_message_id
 from inboxflow.clock import FakeClock
 from inboxflow.context import EffectJournal
 from inboxflow.errors import RetryableError
-from inboxflow.ports.notifier import NotificationRefused
+from inboxflow.ports.notifier import Notification, NotificationRefused
 from tests.webhook_receiver import WebhookReceiver
 
 LINK = "https://approvals.test/a/ap-1?t=SECRET-token_123"
@@ -51,7 +51,7 @@ def _notifier(store, receiver, format="chat", sleeps=None, attempts=4) -> Webhoo
 
 
 def _send(notifier: WebhookNotifier, key: str = "tr:5:notify-0-ana") -> dict:
-    return notifier.send("ana@x.io", SUBJECT, TEXT, "<p>ignored</p>", key, None, LINK)
+    return notifier.send(Notification("ana@x.io", SUBJECT, TEXT, "<p>ignored</p>", key, None, LINK))
 
 
 def test_a_chat_card_carries_the_link_only_in_its_button_and_escapes_everything(

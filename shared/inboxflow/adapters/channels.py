@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..config import Delivery, InboxflowConfig, check_webhook_url, webhook_format
 from ..ports.checkpoint import CheckpointStore
-from ..ports.notifier import NotificationRefused, Notifier
+from ..ports.notifier import Notification, NotificationRefused, Notifier
 from .notifiers import OutboxNotifier, find_copy, outbox_messages
 
 DELIVERY_ENV = "INBOXFLOW_NOTIFY_DELIVERY"
@@ -72,20 +73,9 @@ class ChannelNotifier(Notifier):
                 self._adapters[delivery] = self.build(delivery)
             return self._adapters[delivery]
 
-    def send(
-        self,
-        to: str,
-        subject: str,
-        text: str,
-        html: str,
-        trace_key: str,
-        sender: str | None = None,
-        link: str | None = None,
-    ) -> dict[str, Any]:
-        delivery = self.config.delivery(to)
-        receipt = self.adapter(delivery).send(
-            delivery.address, subject, text, html, trace_key, sender, link
-        )
+    def send(self, note: Notification) -> dict[str, Any]:
+        delivery = self.config.delivery(note.to)
+        receipt = self.adapter(delivery).send(replace(note, to=delivery.address))
         return {**receipt, "channel": delivery.channel}
 
     def messages(self, to: str | None = None, channel: str | None = None) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..mail_stamps import stamp_for
 from ..ports.checkpoint import CheckpointStore, Filter
-from ..ports.notifier import Notifier
+from ..ports.notifier import Notification, Notifier
 from ..redaction import redact_tokens
 from ..schema import OUTBOX
 
@@ -84,32 +84,23 @@ class OutboxNotifier(Notifier):
         self.deliver = deliver
         self.channel = channel
 
-    def send(
-        self,
-        to: str,
-        subject: str,
-        text: str,
-        html: str,
-        trace_key: str,
-        sender: str | None = None,
-        link: str | None = None,
-    ) -> dict[str, Any]:
+    def send(self, note: Notification) -> dict[str, Any]:
         now = float(self.clock.now()) if self.clock is not None else 0.0
         message = {
-            "to": to,
-            "subject": subject,
-            "text": text,
-            "html": html,
-            "trace_key": trace_key,
+            "to": note.to,
+            "subject": note.subject,
+            "text": note.text,
+            "html": note.html,
+            "trace_key": note.trace_key,
             # What its Message-ID would carry (``mail_stamps.py``): a reply to it finds it.
-            "stamp": stamp_for(self.store, trace_key, now or None),
-            "from": sender,
+            "stamp": stamp_for(self.store, note.trace_key, now or None),
+            "from": note.sender,
             "sent_at": now,
             "channel": self.channel,
         }
         receipt = keep_copy(self.store, message, delivered=False)
         if self.deliver is not None:
-            self.deliver({**message, "link": link})
+            self.deliver({**message, "link": note.link})
         return receipt
 
     def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:
@@ -134,18 +125,9 @@ class GmailNotifier(Notifier):
     def _mailbox(self, sender: str | None) -> Any:
         return self.workspace.for_mailbox(sender) if sender else self.workspace
 
-    def send(
-        self,
-        to: str,
-        subject: str,
-        text: str,
-        html: str,
-        trace_key: str,
-        sender: str | None = None,
-        link: str | None = None,
-    ) -> dict[str, Any]:
-        mailbox = self._mailbox(sender)
-        sent = mailbox.send_message(to, subject, text, html, trace_key)
+    def send(self, note: Notification) -> dict[str, Any]:
+        mailbox = self._mailbox(note.sender)
+        sent = mailbox.send_message(note.to, note.subject, note.text, note.html, note.trace_key)
         return {
             "id": sent.get("id"),
             "thread_id": sent.get("thread_id"),

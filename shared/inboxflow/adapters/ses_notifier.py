@@ -42,7 +42,7 @@ from typing import Any
 
 from ..errors import RetryableError
 from ..ports.checkpoint import CheckpointStore
-from ..ports.notifier import NotificationRefused, Notifier
+from ..ports.notifier import Notification, NotificationRefused, Notifier
 from .notifiers import find_copy, keep_copy, outbox_id
 
 log = logging.getLogger(__name__)
@@ -98,40 +98,31 @@ class SesNotifier(Notifier):
             self._client = build_client(self.region, self.environ)
         return self._client
 
-    def send(
-        self,
-        to: str,
-        subject: str,
-        text: str,
-        html: str,
-        trace_key: str,
-        sender: str | None = None,
-        link: str | None = None,
-    ) -> dict[str, Any]:
+    def send(self, note: Notification) -> dict[str, Any]:
         request = {
             "FromEmailAddress": self.sender,
-            "Destination": {"ToAddresses": [to]},
+            "Destination": {"ToAddresses": [note.to]},
             "Content": {
                 "Simple": {
-                    "Subject": {"Data": subject, "Charset": "UTF-8"},
+                    "Subject": {"Data": note.subject, "Charset": "UTF-8"},
                     "Body": {
-                        "Text": {"Data": text, "Charset": "UTF-8"},
-                        "Html": {"Data": html, "Charset": "UTF-8"},
+                        "Text": {"Data": note.text, "Charset": "UTF-8"},
+                        "Html": {"Data": note.html, "Charset": "UTF-8"},
                     },
                 }
             },
             # Tag values allow [A-Za-z0-9_-]: the key's hash, which names the outbox copy too.
-            "EmailTags": [{"Name": "inboxflow-effect", "Value": outbox_id(trace_key)}],
+            "EmailTags": [{"Name": "inboxflow-effect", "Value": outbox_id(note.trace_key)}],
         }
-        answer = self._call(request, to)
+        answer = self._call(request, note.to)
         message_id = str(answer.get("MessageId") or "")
         now = float(self.clock.now()) if self.clock is not None else time.time()
         message = {
-            "to": to,
-            "subject": subject,
-            "text": text,
-            "html": html,
-            "trace_key": trace_key,
+            "to": note.to,
+            "subject": note.subject,
+            "text": note.text,
+            "html": note.html,
+            "trace_key": note.trace_key,
             "from": self.sender,
             "sent_at": now,
             "channel": self.channel,

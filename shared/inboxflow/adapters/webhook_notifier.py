@@ -51,7 +51,7 @@ from urllib.parse import urlencode, urlsplit
 
 from ..errors import RetryableError
 from ..ports.checkpoint import CheckpointStore
-from ..ports.notifier import NotificationRefused, Notifier
+from ..ports.notifier import Notification, NotificationRefused, Notifier
 from .notifiers import find_copy, keep_copy
 
 log = logging.getLogger(__name__)
@@ -110,33 +110,24 @@ class WebhookNotifier(Notifier):
             self._session = requests.Session()
         return self._session
 
-    def send(
-        self,
-        to: str,
-        subject: str,
-        text: str,
-        html: str,
-        trace_key: str,
-        sender: str | None = None,
-        link: str | None = None,
-    ) -> dict[str, Any]:
-        summary = _summary(text, link)
+    def send(self, note: Notification) -> dict[str, Any]:
+        summary = _summary(note.text, note.link)
         if self.format == "slack":
-            self._post(self.url, slack_message(subject, summary, link))
+            self._post(self.url, slack_message(note.subject, summary, note.link))
             chat_name = None
         else:
-            request_id, message_id = chat_message_ids(trace_key)
+            request_id, message_id = chat_message_ids(note.trace_key)
             query = urlencode({"requestId": request_id, "messageId": message_id})
             url = f"{self.url}{'&' if '?' in self.url else '?'}{query}"
-            answer = self._post(url, chat_message(subject, summary, link))
+            answer = self._post(url, chat_message(note.subject, summary, note.link))
             chat_name = _chat_name(answer, self.url, message_id)
         now = float(self.clock.now()) if self.clock is not None else time.time()
         message = {
-            "to": to,
-            "subject": subject,
-            "text": text,
-            "html": html,
-            "trace_key": trace_key,
+            "to": note.to,
+            "subject": note.subject,
+            "text": note.text,
+            "html": note.html,
+            "trace_key": note.trace_key,
             "from": None,
             "sent_at": now,
             "channel": self.channel,

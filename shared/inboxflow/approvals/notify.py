@@ -20,7 +20,7 @@ from ..errors import RetryableError
 from ..lazy import Lazy, as_lazy
 from ..mail_stamps import stamp_for
 from ..ports.checkpoint import CheckpointStore, Transaction
-from ..ports.notifier import NotificationRefused, Notifier
+from ..ports.notifier import Notification, NotificationRefused, Notifier
 from .records import Approval, approval_path
 from .settings import ApprovalConfig
 from .tokens import Tokens
@@ -128,7 +128,7 @@ class Notifications:
         record_review_mail(self.store, approval, reviewer, stamp, self.clock.now())
         try:
             receipt = self.notifier.send(
-                reviewer, subject, text, html, key, self._sender(approval), link
+                Notification(reviewer, subject, text, html, key, self._sender(approval), link)
             )
         except NotificationRefused as exc:
             # Journaled as done: a refusal is final, a redelivery does not try again.
@@ -173,7 +173,7 @@ class Notifications:
             record_review_mail(self.store, approval, reviewer, stamp, self.clock.now())
             try:
                 receipt = self.notifier.send(
-                    reviewer, subject, text, html, key, self._sender(approval), None
+                    Notification(reviewer, subject, text, html, key, self._sender(approval))
                 )
             except NotificationRefused as exc:
                 log.warning("approval %s: %s refused: %s", approval.approval_id, reviewer, exc)

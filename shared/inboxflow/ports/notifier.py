@@ -20,6 +20,7 @@ SES and webhooks cannot be searched afterwards: those adapters keep a receipt
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -40,30 +41,35 @@ class NotificationRefused(Exception):
         self.reason = reason
 
 
+@dataclass(frozen=True)
+class Notification:
+    """One reviewer notification.
+
+    Attributes:
+        to: the reviewer.
+        subject: one header line; carries no link or token.
+        text: the plain-text body (with the review link).
+        html: the HTML alternative (every value in it escaped).
+        trace_key: the effect key the message is found by afterwards.
+        sender: the mailbox to send from (default: the notifier's own).
+        link: the review link on its own (a chat card's button), when there is one.
+    """
+
+    to: str
+    subject: str
+    text: str
+    html: str
+    trace_key: str
+    sender: str | None = None
+    link: str | None = None
+
+
 class Notifier(ABC):
     """Sends reviewer notifications."""
 
     @abstractmethod
-    def send(
-        self,
-        to: str,
-        subject: str,
-        text: str,
-        html: str,
-        trace_key: str,
-        sender: str | None = None,
-        link: str | None = None,
-    ) -> dict[str, Any]:
-        """Send one notification (plain text + HTML alternative) stamped with ``trace_key``.
-
-        Args:
-            to: the reviewer.
-            subject: one header line; carries no link or token.
-            text: the plain-text body (with the review link).
-            html: the HTML alternative (every value in it escaped).
-            trace_key: the effect key the message is found by afterwards.
-            sender: the mailbox to send from (default: the notifier's own).
-            link: the review link on its own (a chat card's button), when there is one.
+    def send(self, note: Notification) -> dict[str, Any]:
+        """Send one notification (plain text + HTML alternative) stamped with ``note.trace_key``.
 
         Returns:
             ``{"id": ...}``; a mail channel adds ``thread_id`` (the sent message's thread
