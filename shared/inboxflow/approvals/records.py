@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from ..schema import APPROVAL_TOKENS, APPROVALS
 
 if TYPE_CHECKING:
-    from ..ports.checkpoint import CheckpointStore
+    from ..ports.documents import DocumentStore
 
 TOKEN_BYTES = 32
 """256 random bits per token."""
@@ -141,7 +141,7 @@ class Approval(BaseModel):
         return self.step + 1
 
 
-def read_approval(store: CheckpointStore, approval_id: str) -> Approval | None:
+def read_approval(store: DocumentStore, approval_id: str) -> Approval | None:
     """An approval by id, or None (also for an id that is no document name)."""
     if not approval_id or "/" in approval_id:
         return None
@@ -149,7 +149,7 @@ def read_approval(store: CheckpointStore, approval_id: str) -> Approval | None:
     return None if doc is None else Approval.model_validate(doc)
 
 
-def pending_approvals(store: CheckpointStore, reviewer: str | None = None) -> list[Approval]:
+def pending_approvals(store: DocumentStore, reviewer: str | None = None) -> list[Approval]:
     """Pending approvals (for ``reviewer`` when given), soonest deadline first."""
     where: list[Any] = [("status", "==", "pending")]
     if reviewer:

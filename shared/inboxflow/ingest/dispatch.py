@@ -76,7 +76,8 @@ class Dispatcher:
         router: Callable[[Email, Mailbox], RouteDecision] | None = None,
     ) -> None:
         self.runtime = runtime
-        self.store = runtime.store
+        self.store = runtime.documents
+        self.checkpoints = runtime.checkpoints
         self.clock = runtime.clock
         self.claims = claims
         self.threads = threads
@@ -173,7 +174,7 @@ class Dispatcher:
         Returns:
             True when the reply was refused (the claim is finished).
         """
-        checkpoint = self.store.get_trace(trace_id)
+        checkpoint = self.checkpoints.get_trace(trace_id)
         customer = customer_of(checkpoint.state) if checkpoint is not None else None
         checked = check_sender(email, self.authserv_id)
         if customer is not None and checked.is_sender(customer):
@@ -226,7 +227,7 @@ class Dispatcher:
         trace_id, step = str(claim["resume_trace_id"]), int(claim["resume_step"])
         gmail_id = raw.gmail_id
         resume = customer_reply_resume(email, trace_id, step)
-        checkpoint = self.store.get_trace(trace_id)
+        checkpoint = self.checkpoints.get_trace(trace_id)
         try:
             if checkpoint is None:
                 raise ResumeRefused(f"reply for trace {trace_id} refused: no such trace")
@@ -253,7 +254,9 @@ class Dispatcher:
             reason = f"message {gmail_id} of {address}: {exc}"
             self.failures.record(reason, mailbox=address)
             log.warning("customer reply not resumed: %s", reason)
-            latest = self.store.get_trace(trace_id)  # the wait may have given the trace up just now
+            latest = self.checkpoints.get_trace(
+                trace_id
+            )  # the wait may have given the trace up just now
             if latest is not None and self.replies.queues(latest):
                 # As a reply arriving now: queued, and it resumes the wait the trace is in now.
                 self._queue_reply(

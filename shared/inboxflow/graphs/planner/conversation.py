@@ -8,6 +8,7 @@ from typing import Any
 
 from ...mail import Email, strip_quoted
 from ...ports.checkpoint import Checkpoint, CheckpointStore
+from ...ports.documents import DocumentStore
 from ...schema import TRACE_REPLIES
 from .state import Message, PlannerState
 from .tools import Thread
@@ -45,7 +46,7 @@ def take_replies(
     return messages, seen
 
 
-def queued_replies(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]]:
+def queued_replies(store: DocumentStore, trace_id: str) -> list[dict[str, Any]]:
     """The replies ingest queued for the trace, oldest first (JSON emails)."""
     rows = store.list(
         TRACE_REPLIES.name, where=[("trace_id", "==", trace_id)], order_by="received_at"
@@ -54,7 +55,11 @@ def queued_replies(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]
 
 
 def finished_before(
-    state: PlannerState, store: CheckpointStore, trace_id: str, graph: str
+    state: PlannerState,
+    store: DocumentStore,
+    checkpoints: CheckpointStore,
+    trace_id: str,
+    graph: str,
 ) -> Checkpoint | None:
     """The finished trace of ``graph`` that this trace's email follows up on, or None.
 
@@ -64,10 +69,10 @@ def finished_before(
     from ...ingest.threads import ThreadResolver
 
     email = state.email
-    previous_id = ThreadResolver(store).trace_before(
+    previous_id = ThreadResolver(store, checkpoints).trace_before(
         str(email.get("mailbox") or ""), str(email.get("thread_id") or ""), trace_id
     )
-    previous = store.get_trace(previous_id) if previous_id else None
+    previous = checkpoints.get_trace(previous_id) if previous_id else None
     if previous is None or previous.graph != graph or not previous.terminal:
         return None
     return previous
