@@ -93,10 +93,15 @@ class ReplyQueue:
 
     def pending(self, trace_id: str) -> list[dict[str, Any]]:
         """The replies queued on ``trace_id``, oldest first."""
-        rows = self.store.list(
-            TRACE_REPLIES.name, where=[("trace_id", "==", trace_id)], order_by="received_at"
-        )
-        return [doc for _, doc in rows]
+        return pending_replies(self.store, trace_id)
 
 
-__all__ = ["ReplyQueue", "reply_path"]
+def pending_replies(store: DocumentStore, trace_id: str) -> list[dict[str, Any]]:
+    """The reply records queued on ``trace_id``, oldest first (what a running trace reads)."""
+    rows = store.list(
+        TRACE_REPLIES.name, where=[("trace_id", "==", trace_id)], order_by="received_at"
+    )
+    return [doc for _, doc in rows]
+
+
+__all__ = ["ReplyQueue", "pending_replies", "reply_path"]

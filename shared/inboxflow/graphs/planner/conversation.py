@@ -9,7 +9,6 @@ from typing import Any
 from ...mail import Email, strip_quoted
 from ...ports.checkpoint import Checkpoint, CheckpointStore
 from ...ports.documents import DocumentStore
-from ...schema import TRACE_REPLIES
 from .state import Message, PlannerState
 from .tools import Thread
 
@@ -48,10 +47,10 @@ def take_replies(
 
 def queued_replies(store: DocumentStore, trace_id: str) -> list[dict[str, Any]]:
     """The replies ingest queued for the trace, oldest first (JSON emails)."""
-    rows = store.list(
-        TRACE_REPLIES.name, where=[("trace_id", "==", trace_id)], order_by="received_at"
-    )
-    return [dict(doc["email"]) for _, doc in rows if isinstance(doc.get("email"), dict)]
+    from ...ingest.reply_queue import pending_replies
+
+    docs = pending_replies(store, trace_id)
+    return [dict(doc["email"]) for doc in docs if isinstance(doc.get("email"), dict)]
 
 
 def finished_before(
