@@ -13,7 +13,7 @@ from .bindings import BindingRefused, Bound, refusal
 from .clock import Clock
 from .errors import NodeFailed, RetryableError
 from .naming import effect_path
-from .ports.checkpoint import CheckpointStore
+from .ports.documents import DocumentStore
 from .ports.llm import LanguageModel, LLMFailed, LLMTask, LLMUsage, Out
 from .ports.wired import Ports
 from .schema import EFFECTS
@@ -35,7 +35,7 @@ class EffectJournal:
     the trace of itself, e.g. the ``X-Inboxflow-Trace`` header) before acting again.
     """
 
-    def __init__(self, store: CheckpointStore, clock: Clock, fault: FaultHook = _no_fault) -> None:
+    def __init__(self, store: DocumentStore, clock: Clock, fault: FaultHook = _no_fault) -> None:
         self.store = store
         self.clock = clock
         self.fault = fault
@@ -101,7 +101,7 @@ class NodeContext:
     node: str
     step: int
     clock: Clock
-    store: CheckpointStore
+    store: DocumentStore
     tools: ToolRegistry
     journal: EffectJournal
     ports: Ports

@@ -308,7 +308,7 @@ class Graph:
         takes_profile: routing rules to this graph must name an agent profile.
         queues_thread_replies: a customer's reply in the trace's Gmail thread that
             arrives while the trace is running (not waiting on ``customer_reply``)
-            is queued for it (``ingest/reply_queue.py``) instead of starting a new trace.
+            is queued for it (``reply_queue.py``) instead of starting a new trace.
     """
 
     name: str

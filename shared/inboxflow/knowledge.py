@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .mail import Email, bare_subject, strip_quoted
-from .ports.checkpoint import Filter
+from .ports.documents import Filter
 from .ports.embeddings import Embedder
 from .ports.vectors import Neighbor, VectorDocument, VectorIndex
 from .schema import EMAIL_VECTORS, KB_CHUNKS

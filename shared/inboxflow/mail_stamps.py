@@ -28,7 +28,7 @@ import secrets
 import time
 from typing import Any
 
-from .ports.checkpoint import CheckpointStore
+from .ports.documents import DocumentStore
 from .schema import MAIL_STAMPS
 
 RETENTION_S = 90 * 86400
@@ -42,7 +42,7 @@ def stamp_path(trace_key: str) -> str:
     return MAIL_STAMPS.path(hashlib.sha256(trace_key.encode("utf-8")).hexdigest()[:32])
 
 
-def stamp_for(store: CheckpointStore, trace_key: str, now: float | None = None) -> str:
+def stamp_for(store: DocumentStore, trace_key: str, now: float | None = None) -> str:
     """The stamp of the write with effect key ``trace_key``, drawn the first time (32 hex digits).
 
     Args:
@@ -71,13 +71,13 @@ def stamp_for(store: CheckpointStore, trace_key: str, now: float | None = None) 
     return str(raced["stamp"])
 
 
-def stamp_of(store: CheckpointStore, trace_key: str) -> str | None:
+def stamp_of(store: DocumentStore, trace_key: str) -> str | None:
     """The stamp already drawn for ``trace_key``, or None (nothing was written with it)."""
     found = store.get(stamp_path(trace_key))
     return None if found is None else str(found["stamp"])
 
 
-def trace_key_of(store: CheckpointStore, stamp: str) -> str | None:
+def trace_key_of(store: DocumentStore, stamp: str) -> str | None:
     """The effect key a stamp was drawn for (which trace wrote a message), or None."""
     stamp = stamp.strip().lower()
     if not _STAMP.fullmatch(stamp):

@@ -21,7 +21,7 @@ from typing import Any
 
 from .clock import Clock
 from .errors import Contention
-from .ports.checkpoint import CheckpointStore, Transaction
+from .ports.documents import DocumentStore, Transaction
 from .schema import MEMORY, MEMORY_HISTORY
 
 HISTORY_KEEP = 50
@@ -111,13 +111,13 @@ def _default(namespace: str) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, list) else v for k, v in DEFAULTS[namespace].items()}
 
 
-def read_memory(store: CheckpointStore, mailbox: str, namespace: str) -> Memory:
+def read_memory(store: DocumentStore, mailbox: str, namespace: str) -> Memory:
     """The namespace's current profile (the defaults if never written)."""
     return _memory(mailbox, namespace, store.get(memory_path(mailbox, namespace)))
 
 
 def update_memory(
-    store: CheckpointStore,
+    store: DocumentStore,
     clock: Clock,
     mailbox: str,
     namespace: str,
@@ -175,13 +175,13 @@ def _applied(doc: Mapping[str, Any] | None, source: str) -> int | None:
     return None
 
 
-def source_version(store: CheckpointStore, mailbox: str, namespace: str, source: str) -> int | None:
+def source_version(store: DocumentStore, mailbox: str, namespace: str, source: str) -> int | None:
     """The version a change from ``source`` made (None: it made none, or it is too old to tell)."""
     return _applied(store.get(memory_path(mailbox, namespace)), source)
 
 
 def _commit(
-    store: CheckpointStore,
+    store: DocumentStore,
     path: str,
     current: Memory,
     profile: dict[str, Any],
@@ -228,7 +228,7 @@ def _commit(
     return store.run_transaction(write)
 
 
-def memory_history(store: CheckpointStore, mailbox: str, namespace: str) -> list[dict[str, Any]]:
+def memory_history(store: DocumentStore, mailbox: str, namespace: str) -> list[dict[str, Any]]:
     """The kept changes of a namespace, newest first."""
     path = memory_path(mailbox, namespace)
     return [
@@ -239,7 +239,7 @@ def memory_history(store: CheckpointStore, mailbox: str, namespace: str) -> list
     ]
 
 
-def reset_memory(store: CheckpointStore, clock: Clock, mailbox: str, namespace: str) -> Memory:
+def reset_memory(store: DocumentStore, clock: Clock, mailbox: str, namespace: str) -> Memory:
     """Back to the defaults, as a new version (the history says so)."""
     return update_memory(
         store,

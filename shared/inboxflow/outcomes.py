@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from email.utils import getaddresses
 from typing import TYPE_CHECKING, Any
 
-from .ports.checkpoint import Checkpoint, CheckpointStore
+from .ports.checkpoint import Checkpoint
+from .ports.documents import DocumentStore
 from .schema import APPROVALS, EFFECTS, MAILBOX_DRAFTS, MAILBOX_SENT
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class Effect:
     doc: Mapping[str, Any]
 
 
-def effects_of(store: CheckpointStore, trace_id: str | None = None) -> list[Effect]:
+def effects_of(store: DocumentStore, trace_id: str | None = None) -> list[Effect]:
     """The journal's effects (of one trace, when given), by step."""
     found = []
     for key, doc in store.list(EFFECTS.name):
@@ -75,7 +76,7 @@ def effects_of(store: CheckpointStore, trace_id: str | None = None) -> list[Effe
     return sorted(found, key=lambda effect: (effect.step, effect.name))
 
 
-def written_messages(store: CheckpointStore, keys: Iterable[str]) -> dict[str, list[str]]:
+def written_messages(store: DocumentStore, keys: Iterable[str]) -> dict[str, list[str]]:
     """Recipients of the embedded workspace's messages stamped with one of ``keys``.
 
     Returns:
@@ -103,7 +104,7 @@ def effect_label(name: str) -> str:
 
 
 def trace_outcome(
-    store: CheckpointStore, graphs: Mapping[str, Graph], checkpoint: Checkpoint
+    store: DocumentStore, graphs: Mapping[str, Graph], checkpoint: Checkpoint
 ) -> dict[str, Any]:
     """Every outcome field of ``checkpoint``: the common ones, then the graph's own.
 

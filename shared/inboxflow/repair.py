@@ -21,7 +21,8 @@ from . import telemetry
 from .envelope import Envelope
 from .graph import END
 from .naming import step_path, trace_path
-from .ports.checkpoint import Checkpoint, StepLog, TraceLink, Transaction
+from .ports.checkpoint import Checkpoint, StepLog, TraceLink
+from .ports.documents import Transaction
 from .runtime import Runtime, fold, frozen_fields
 from .schema import RETRIED
 
@@ -208,7 +209,7 @@ def retry(runtime: Runtime, trace_id: str) -> Envelope:
 
 
 def _trace(runtime: Runtime, trace_id: str) -> Checkpoint:
-    checkpoint = runtime.store.get_trace(trace_id)
+    checkpoint = runtime.checkpoints.get_trace(trace_id)
     if checkpoint is None:
         raise RepairRefused(f"no trace {trace_id}")
     if checkpoint.graph not in runtime.graphs:

@@ -42,7 +42,16 @@ from .graph import END, Graph, Node, Pause, Step
 from .naming import node_id, step_path
 from .pauses import check_resume, kind_of
 from .ports.bus import MessageBus
-from .ports.checkpoint import Checkpoint, CheckpointStore, Lease, Status, StepLog, TraceRoute
+from .ports.checkpoint import (
+    Checkpoint,
+    CheckpointStore,
+    DocumentCheckpointStore,
+    Lease,
+    Status,
+    StepLog,
+    TraceRoute,
+)
+from .ports.documents import DocumentStore
 from .ports.llm import LanguageModel
 from .ports.wired import Ports
 from .schema import FAILURES
@@ -133,9 +142,19 @@ class Runtime:
     """Lease owners handed over by commits, by ``(trace_id, step)`` (see ``_handoff``)."""
 
     @property
-    def store(self) -> CheckpointStore:
-        """The checkpoint store."""
+    def store(self) -> DocumentCheckpointStore:
+        """The database (both ports): for tools and tests that read traces and records alike."""
         return self.ports.store
+
+    @property
+    def checkpoints(self) -> CheckpointStore:
+        """The checkpoint port: the step protocol."""
+        return self.ports.checkpoints
+
+    @property
+    def documents(self) -> DocumentStore:
+        """The documents port: the features' records (approvals, failures, effects)."""
+        return self.ports.documents
 
     @property
     def bus(self) -> MessageBus:
@@ -221,8 +240,8 @@ class Runtime:
             route=route,
             expire_at=checkpoint.expire_at,
         )
-        if not self.store.create_trace(checkpoint, start):
-            existing = self.store.get_trace(trace_id)
+        if not self.checkpoints.create_trace(checkpoint, start):
+            existing = self.checkpoints.get_trace(trace_id)
             if existing is not None and existing.step == 1:
                 self._publish(existing.next)
             return trace_id
@@ -236,7 +255,7 @@ class Runtime:
 
     def resume(self, trace_id: str, decision: Mapping[str, Any]) -> Envelope:
         """Publish the envelope that resumes a waiting trace with ``decision``."""
-        checkpoint = self.store.get_trace(trace_id)
+        checkpoint = self.checkpoints.get_trace(trace_id)
         if checkpoint is None or checkpoint.status != "waiting":
             raise RejectedEnvelope(f"trace {trace_id} is not waiting")
         with telemetry.span(
@@ -313,7 +332,7 @@ class Runtime:
         owner = handed or self._new_owner()
         try:
             graph, node = self._resolve(envelope)
-            checkpoint = self.store.take_lease(
+            checkpoint = self.checkpoints.take_lease(
                 trace_id,
                 k,
                 owner,
@@ -405,9 +424,9 @@ class Runtime:
             node=node.name,
             step=envelope.step,
             clock=self.clock,
-            store=self.store,
+            store=self.documents,
             tools=graph.node_tools(node.name),
-            journal=EffectJournal(self.store, self.clock, self.fault),
+            journal=EffectJournal(self.documents, self.clock, self.fault),
             resume=envelope.resume,
             ports=self.ports.only(node.ports, f"{graph.name}.{node.name}"),
             expire_at=expire_at,
@@ -541,7 +560,7 @@ class Runtime:
             if approval is not None
             else None
         )
-        self.store.commit_step(new_checkpoint, owner, entry, creates)
+        self.checkpoints.commit_step(new_checkpoint, owner, entry, creates)
         telemetry.step_committed(
             trace_id,
             node.name,
@@ -645,7 +664,7 @@ class Runtime:
 
     def _republish_after_move(self, trace_id: str, moved: StepMoved) -> Outcome:
         checkpoint = moved.checkpoint if isinstance(moved.checkpoint, Checkpoint) else None
-        checkpoint = checkpoint or self.store.get_trace(trace_id)
+        checkpoint = checkpoint or self.checkpoints.get_trace(trace_id)
         if checkpoint is not None:
             self._publish(checkpoint.next)
             self._repair_pause(checkpoint)
@@ -656,7 +675,7 @@ class Runtime:
         pause = checkpoint.pause or {}
         if checkpoint.status != "waiting" or self.on_pause is None or not pause.get("approval_id"):
             return
-        doc = self.store.get(approval_path(str(pause["approval_id"])))
+        doc = self.documents.get(approval_path(str(pause["approval_id"])))
         if doc is not None:
             self.on_pause(Approval.model_validate(doc))
 
@@ -666,7 +685,7 @@ class Runtime:
 
     def _release(self, trace_id: str, step: int, owner: str) -> None:
         try:
-            self.store.release_lease(trace_id, step, owner)
+            self.checkpoints.release_lease(trace_id, step, owner)
         except Exception:
             log.exception("could not release the lease of step %s of trace %s", step, trace_id)
 
@@ -694,7 +713,7 @@ class Runtime:
         if message is not None:
             raw = json.dumps(message, default=repr)[:MAX_RAW_FAILURE_BYTES]
             doc["message"] = raw
-        self.store.set(FAILURES.path(f"{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}"), doc)
+        self.documents.set(FAILURES.path(f"{int(now * 1000):013d}-{uuid.uuid4().hex[:8]}"), doc)
 
 
 def _fields(checkpoint: Checkpoint) -> dict[str, Any]:

@@ -199,7 +199,7 @@ TRACE_REPLIES = Collection(
     composite_indexes=(
         CompositeIndex(
             (_asc("trace_id"), _asc("received_at")),
-            serves="the replies queued on a trace, oldest first (ingest/reply_queue.py)",
+            serves="the replies queued on a trace, oldest first (reply_queue.py)",
         ),
     ),
     index_exemptions=("email",),

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from .clock import Clock, SystemClock
 from .lazy import Lazy
 from .ports.bus import MessageBus
-from .ports.checkpoint import CheckpointStore
+from .ports.checkpoint import DocumentCheckpointStore
+from .ports.documents import DocumentStore
 from .ports.embeddings import Embedder
 from .ports.llm import LanguageModel
 from .ports.notifier import Notifier
@@ -37,12 +38,13 @@ if TYPE_CHECKING:
     from .ports.drugs import DrugCatalogue
     from .ports.gmail_reader import GmailReader
     from .ports.quoting import QuotingService
+    from .ports.vectors import VectorIndex
     from .ports.web_search import WebSearch
     from .ports.workspace import Workspace
 
 
-def make_store(settings: Settings) -> CheckpointStore:
-    """The checkpoint store the settings select."""
+def make_store(settings: Settings) -> DocumentCheckpointStore:
+    """The database the settings select: the documents and the checkpoint ports on one backend."""
     if settings.store == "firestore":
         from .adapters.firestore_store import FirestoreCheckpointStore
 
@@ -50,6 +52,30 @@ def make_store(settings: Settings) -> CheckpointStore:
     from .adapters.sqlite_store import SqliteCheckpointStore
 
     return SqliteCheckpointStore(settings.sqlite_path)
+
+
+def make_vector_index(store: DocumentStore) -> VectorIndex:
+    """The vector index beside ``store``: in the same SQLite file, or on the same Firestore client.
+
+    Raises:
+        NotImplementedError: ``store`` keeps no vectors (a test double).
+    """
+    # A store's adapter module is loaded already: test that one only, import no other client.
+    if "inboxflow.adapters.sqlite_store" in sys.modules:
+        from .adapters.sqlite_store import SqliteCheckpointStore
+
+        if isinstance(store, SqliteCheckpointStore):
+            from .adapters.sqlite_vectors import SqliteVectorIndex
+
+            return SqliteVectorIndex(store.path)
+    if "inboxflow.adapters.firestore_store" in sys.modules:
+        from .adapters.firestore_store import FirestoreCheckpointStore
+
+        if isinstance(store, FirestoreCheckpointStore):
+            from .adapters.firestore_vectors import FirestoreVectorIndex
+
+            return FirestoreVectorIndex(client=store.client)
+    raise NotImplementedError(f"{type(store).__name__} keeps no vector index")
 
 
 def make_bus(settings: Settings, clock: Clock) -> MessageBus:
@@ -63,7 +89,7 @@ def make_bus(settings: Settings, clock: Clock) -> MessageBus:
     return InProcessBus(clock=clock)
 
 
-def make_task_queue(settings: Settings, store: CheckpointStore) -> TaskQueue:
+def make_task_queue(settings: Settings, store: DocumentStore) -> TaskQueue:
     """The task queue the settings select."""
     if settings.tasks == "cloudtasks":
         from .adapters.cloud_tasks import CloudTasksQueue
@@ -74,7 +100,7 @@ def make_task_queue(settings: Settings, store: CheckpointStore) -> TaskQueue:
     return SqliteTaskQueue(store)
 
 
-def make_workspace(settings: Settings, store: CheckpointStore, clock: Clock) -> Workspace:
+def make_workspace(settings: Settings, store: DocumentStore, clock: Clock) -> Workspace:
     """Gmail and Calendar through the Google API (or its local double), else the embedded one."""
     if settings.workspace == "google":
         from .adapters.google_workspace import GoogleWorkspace
@@ -86,7 +112,7 @@ def make_workspace(settings: Settings, store: CheckpointStore, clock: Clock) -> 
 
 
 def workspace_from_env(
-    store: CheckpointStore, environ: Mapping[str, str] | None = None, clock: Any = None
+    store: DocumentStore, environ: Mapping[str, str] | None = None, clock: Any = None
 ) -> Workspace:
     """The workspace adapter the environment selects (``make_workspace`` from ``Settings``).
 
@@ -109,7 +135,7 @@ def workspace_from_env(
 def make_notifier(
     settings: Settings,
     workspace: Workspace,
-    store: CheckpointStore,
+    store: DocumentStore,
     clock: Clock,
     config: InboxflowConfig | None = None,
 ) -> Notifier:
@@ -174,7 +200,7 @@ def build_ports(
         bus=bus,
         llm=Lazy(lambda: _choose_llm(settings, config)),
         embedder=Lazy(lambda: _choose_embedder(settings, config)),
-        vectors=Lazy(store.vector_index),
+        vectors=Lazy(lambda: make_vector_index(store)),
         workspace=Lazy(lambda: make_workspace(settings, store, clock)),
         tasks=Lazy(lambda: make_task_queue(settings, store)),
         notifier=Lazy(lambda: make_notifier(settings, ports.workspace, store, clock, ports.config)),
@@ -280,7 +306,7 @@ def default_embedder(
     return chosen if chosen is not None else OfflineEmbedder()
 
 
-def _choose_quoting(settings: Settings, store: CheckpointStore, clock: Clock) -> QuotingService:
+def _choose_quoting(settings: Settings, store: DocumentStore, clock: Clock) -> QuotingService:
     """The quoting API's client when ``INBOXFLOW_QUOTING_URL`` is set, else the embedded one."""
     if settings.quoting_url:
         from .adapters.http_quoting import HttpQuoting
@@ -293,7 +319,7 @@ def _choose_quoting(settings: Settings, store: CheckpointStore, clock: Clock) ->
     return EmbeddedQuoting(store, clock)
 
 
-def _embedded_drugs(store: CheckpointStore, clock: Clock) -> DrugCatalogue:
+def _embedded_drugs(store: DocumentStore, clock: Clock) -> DrugCatalogue:
     from .adapters.embedded_drugs import EmbeddedDrugs
 
     return EmbeddedDrugs(store, clock=clock)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .ports.checkpoint import CheckpointStore, Transaction
+from .ports.checkpoint import CheckpointStore
+from .ports.documents import DocumentStore, Transaction
 from .schema import THREADS
 
 CUSTOMER_REPLY = "customer_reply"
@@ -32,10 +33,13 @@ class WaitingTrace:
 
 
 class ThreadResolver:
-    """Maps Gmail threads to traces through the checkpoint store port."""
+    """Maps Gmail threads to traces: the mapping in the documents port, the traces in the checkpoint port."""
 
-    def __init__(self, store: CheckpointStore, retention_s: float = 90 * 86400) -> None:
+    def __init__(
+        self, store: DocumentStore, checkpoints: CheckpointStore, retention_s: float = 90 * 86400
+    ) -> None:
         self.store = store
+        self.checkpoints = checkpoints
         self.retention_s = retention_s
 
     def trace_of(self, mailbox: str, thread_id: str) -> str | None:
@@ -66,7 +70,7 @@ class ThreadResolver:
         trace_id = self.trace_of(mailbox, thread_id)
         if trace_id is None:
             return None
-        checkpoint = self.store.get_trace(trace_id)
+        checkpoint = self.checkpoints.get_trace(trace_id)
         if checkpoint is None or checkpoint.status != "waiting":
             return None
         if (checkpoint.pause or {}).get("kind") != CUSTOMER_REPLY:

@@ -16,14 +16,14 @@ from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from typing import Any
 
-from .ports.checkpoint import CheckpointStore
+from .ports.documents import DocumentStore
 from .ports.workspace import Interval
 from .schema import CALENDAR_EVENTS, CONTACTS, SAVED_REPLIES
 
 """Canned answers the retrieve node matches against (a small knowledge base)."""
 
 
-def contact_in_store(store: CheckpointStore, email: str) -> dict[str, Any] | None:
+def contact_in_store(store: DocumentStore, email: str) -> dict[str, Any] | None:
     """The contact document for ``email`` in the store (the CRM stand-in), or None."""
     address = email.strip().lower()
     if not address or "/" in address:
@@ -60,7 +60,7 @@ def seed_event_times(event: Mapping[str, Any], today: date) -> Interval:
 
 
 def seed_workspace(
-    store: CheckpointStore, now: float, seed: dict[str, Any] | None = None
+    store: DocumentStore, now: float, seed: dict[str, Any] | None = None
 ) -> dict[str, int]:
     """Load the seed contacts, saved replies and calendar into ``store``.
 

@@ -1,55 +1,18 @@
-"""The checkpoint store contract, run against every adapter (SQLite, Firestore emulator)."""
+"""The documents and checkpoint ports' contract, run against every adapter ``tests/contract/adapters.py`` lists."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.contract.conftest import StoreFactory
 
-from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.errors import LeaseHeld, StepMoved
 from inboxflow.naming import effect_path, step_path, trace_path
-from inboxflow.ports.checkpoint import (
-    Checkpoint,
-    CheckpointStore,
-    DocumentExists,
-    StepLog,
-    TraceRoute,
-)
-
-StoreFactory = Callable[[], CheckpointStore]
-
-
-@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
-def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
-    """Opens stores on one shared backend (a new connection or client each call)."""
-    opened: list[CheckpointStore] = []
-
-    def make() -> CheckpointStore:
-        if request.param == "sqlite":
-            store: CheckpointStore = SqliteCheckpointStore(tmp_path / "store.sqlite")
-        else:
-            from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
-
-            store = FirestoreCheckpointStore()
-        opened.append(store)
-        return store
-
-    if request.param == "firestore":
-        request.getfixturevalue("firestore_env")
-    yield make
-    for store in opened:
-        store.close()
-
-
-@pytest.fixture
-def store(make_store: StoreFactory) -> CheckpointStore:
-    return make_store()
-
+from inboxflow.ports.checkpoint import Checkpoint, CheckpointStore, StepLog, TraceRoute
+from inboxflow.ports.documents import DocumentExists
 
 # --- primitives -------------------------------------------------------------------------
 
@@ -477,75 +440,3 @@ def test_concurrent_leases_one_winner(make_store: StoreFactory) -> None:
     assert len(winners) == 1 and len(losers) == 3
     stored = stores[0].get_trace("tr1")
     assert stored is not None and stored.lease is not None and stored.lease.owner == winners[0]
-
-
-# --- Firestore specifics -------------------------------------------------------------------
-
-
-def test_firestore_encoding_round_trips_without_a_server() -> None:
-    from inboxflow.adapters.firestore_store import decode_document, encode_document
-
-    encoded = encode_document(ODD_DOCUMENT)
-    assert encoded["nested_lists"][0] == {"__list": [1, 2]}
-    assert set(encoded["keys"]) == {"~", "~__dunder__", "~__lead", "~~tilde", "a.b", "sp ace"}
-    assert encoded["expire_at"].timestamp() == pytest.approx(ODD_DOCUMENT["expire_at"], abs=1e-6)
-    assert decode_document(encoded) == ODD_DOCUMENT
-    with pytest.raises(ValueError, match="64-bit"):
-        encode_document({"n": 2**64})
-    with pytest.raises(TypeError, match="keys must be strings"):
-        encode_document({"m": {1: "x"}})
-
-
-@pytest.mark.emulator
-def test_firestore_stores_expire_at_as_a_timestamp(firestore_env: Any) -> None:
-    """The TTL policy only deletes documents whose ``expire_at`` is a Timestamp."""
-    import datetime as dt
-
-    from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
-
-    store = FirestoreCheckpointStore()
-    store.set("traces/ttl", {"expire_at": 1767225600.5, "matrix": [[1]]})
-    raw = store.client.document("traces/ttl").get().to_dict()
-    assert raw is not None
-    assert isinstance(raw["expire_at"], dt.datetime)
-    assert raw["expire_at"] == dt.datetime(2026, 1, 1, 0, 0, 0, 500000, tzinfo=dt.UTC)
-    assert raw["matrix"] == [{"__list": [1]}]
-
-
-@pytest.mark.emulator
-@pytest.mark.slow
-def test_firestore_exhausted_contention_is_retryable(firestore_env: Any) -> None:
-    """Two clients both read, then both write: a loser surfaces ``Contention`` (retryable)."""
-    from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
-    from inboxflow.errors import Contention, RetryableError
-
-    stores = [
-        FirestoreCheckpointStore(max_attempts=1, serialize_transactions=False) for _ in range(2)
-    ]
-    stores[0].set("counters/hot", {"n": 0})
-    barrier = threading.Barrier(2)
-    outcomes: list[BaseException | None] = []
-
-    def body(tx: Any) -> None:
-        n = tx.get("counters/hot")["n"]
-        barrier.wait(timeout=30)
-        tx.set("counters/hot", {"n": n + 1})
-
-    def run(store: CheckpointStore) -> None:
-        try:
-            store.run_transaction(body)
-            outcomes.append(None)
-        except BaseException as exc:
-            outcomes.append(exc)
-
-    threads = [threading.Thread(target=run, args=(s,)) for s in stores]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    errors = [exc for exc in outcomes if exc is not None]
-    # Production aborts one of the two; the emulator sometimes aborts both.
-    assert len(outcomes) == 2 and len(errors) >= 1
-    assert all(isinstance(exc, Contention) for exc in errors), errors
-    assert issubclass(Contention, RetryableError)
-    assert stores[0].get("counters/hot") == {"n": 2 - len(errors)}

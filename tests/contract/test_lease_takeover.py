@@ -8,12 +8,8 @@ pin what the precondition has to catch, on every adapter.
 from __future__ import annotations
 
 import pytest
-from tests.contract.test_checkpoint_store import (  # noqa: F401 - fixtures
-    StoreFactory,
-    _checkpoint,
-    _start_log,
-    make_store,
-)
+from tests.contract.conftest import StoreFactory
+from tests.contract.test_checkpoint_store import _checkpoint, _start_log
 
 from inboxflow.errors import StepMoved
 from inboxflow.ports.checkpoint import Checkpoint, StepLog
@@ -39,7 +35,7 @@ def _advanced(checkpoint: Checkpoint, label: str, now: float) -> Checkpoint:
 
 @pytest.mark.parametrize("same_instance", [True, False])
 def test_a_late_commit_after_a_takeover_is_refused(
-    make_store: StoreFactory,  # noqa: F811
+    make_store: StoreFactory,
     same_instance: bool,
 ) -> None:
     first = make_store()
@@ -56,7 +52,7 @@ def test_a_late_commit_after_a_takeover_is_refused(
 
 
 def test_a_commit_lands_when_another_field_changed_under_the_lease(
-    make_store: StoreFactory,  # noqa: F811
+    make_store: StoreFactory,
 ) -> None:
     """A write to the checkpoint that keeps step and owner does not cost the step its commit."""
     store = make_store()

@@ -1,45 +1,14 @@
-"""The vector index contract, run against every adapter (SQLite, Firestore emulator)."""
+"""The vector index contract, run against every adapter ``tests/contract/adapters.py`` lists."""
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
+from tests.contract.conftest import IndexFactory
 
-from inboxflow.adapters.sqlite_vectors import SqliteVectorIndex
 from inboxflow.ports.vectors import MAX_LIMIT, VectorDocument, VectorIndex
-
-IndexFactory = Callable[[], VectorIndex]
-
-
-@pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.emulator)])
-def make_index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[IndexFactory]:
-    """Opens indexes on one shared backend (a new connection or client each call)."""
-    opened: list[VectorIndex] = []
-
-    def make() -> VectorIndex:
-        if request.param == "sqlite":
-            index: VectorIndex = SqliteVectorIndex(tmp_path / "vectors.sqlite")
-        else:
-            from inboxflow.adapters.firestore_vectors import FirestoreVectorIndex
-
-            index = FirestoreVectorIndex()
-        opened.append(index)
-        return index
-
-    if request.param == "firestore":
-        request.getfixturevalue("firestore_env")
-    yield make
-    for index in opened:
-        index.close()
-
-
-@pytest.fixture
-def index(make_index: IndexFactory) -> VectorIndex:
-    return make_index()
 
 
 def unit(*components: float) -> list[float]:
@@ -249,31 +218,3 @@ def test_the_vector_and_the_distance_are_never_fields(index: VectorIndex) -> Non
             index.nearest("kb", angle(0), limit=1, fields=["title", reserved])
     with pytest.raises(TypeError):
         index.nearest("kb", angle(0), limit=1, fields="title")
-
-
-@pytest.mark.emulator
-def test_firestore_transfers_only_the_asked_fields_and_the_distance(
-    firestore_env: object, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from google.cloud.firestore_v1.vector_query import VectorQuery
-
-    from inboxflow.adapters.firestore_vectors import FirestoreVectorIndex
-
-    received: list[dict] = []
-    stream = VectorQuery.stream
-
-    def recording(self: VectorQuery, *args: object, **kwargs: object) -> Iterator[object]:
-        for snapshot in stream(self, *args, **kwargs):
-            received.append(snapshot.to_dict())
-            yield snapshot
-
-    monkeypatch.setattr(VectorQuery, "stream", recording)
-    index = FirestoreVectorIndex()
-    try:
-        index.upsert("kb", "a", angle(0), {"title": "a", "text": "body", "a.b": 1})
-        index.nearest("kb", angle(0), limit=1)
-        assert set(received.pop()) == {"title", "text", "a.b", "embedding", "vector_distance"}
-        index.nearest("kb", angle(0), limit=1, fields=["title", "a.b"])
-        assert set(received.pop()) == {"title", "a.b", "vector_distance"}
-    finally:
-        index.close()

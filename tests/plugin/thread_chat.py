@@ -5,7 +5,7 @@
 
 Defined in ``tests/`` and registered with ``INBOXFLOW_GRAPHS=tests.plugin.thread_chat:THREAD_CHAT``.
 It declares ``queues_thread_replies``: a customer reply arriving while it runs or waits on
-the reviewer is queued for it (``ingest/reply_queue.py``). An email whose subject starts with
+the reviewer is queued for it (``reply_queue.py``). An email whose subject starts with
 "Errand" pauses on ``confirm_only`` instead, a kind with neither approve nor reject.
 """
 

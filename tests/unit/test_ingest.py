@@ -155,7 +155,7 @@ def test_a_new_message_starts_one_trace_that_runs_the_pipeline(world: World) -> 
     assert checkpoint.state["email"]["thread_id"] == gmail_id
     claim = world.store.get(claim_path(MAILBOX, gmail_id))
     assert claim is not None and claim["state"] == "started" and claim["via"] == "history"
-    assert ThreadResolver(world.store).trace_of(MAILBOX, gmail_id) == report.started[0]
+    assert ThreadResolver(world.store, world.store).trace_of(MAILBOX, gmail_id) == report.started[0]
 
 
 def test_duplicate_notifications_give_one_trace(world: World) -> None:
@@ -398,7 +398,7 @@ def test_a_reply_in_a_thread_waiting_for_the_customer_resumes_its_trace(tmp_path
     third, history_id = world.deliver(3, thread_id=first)
     report = world.notify(history_id)
     assert report.started == [message_trace_id(MAILBOX, third)]
-    assert ThreadResolver(world.store).trace_of(MAILBOX, first) == report.started[0]
+    assert ThreadResolver(world.store, world.store).trace_of(MAILBOX, first) == report.started[0]
 
 
 def test_a_message_in_a_thread_whose_trace_waits_for_a_reviewer_starts_a_new_trace(

@@ -26,10 +26,10 @@ from inboxflow.knowledge import (
     seed_knowledge,
 )
 from inboxflow.mail import load_email_file, sample_inbox_dir
-from inboxflow.ports.checkpoint import CheckpointStore
+from inboxflow.ports.documents import DocumentStore
 from inboxflow.ports.embeddings import EMBEDDING_DIMENSIONS, Embedder, EmbeddingPurpose
 from inboxflow.schema import EMAIL_VECTORS, KB_CHUNKS
-from inboxflow.services import default_embedder
+from inboxflow.services import default_embedder, make_vector_index
 from inboxflow.settings import Settings
 from tests.runtimes import ports_for
 
@@ -347,7 +347,7 @@ def test_results_beyond_max_distance_are_dropped(tmp_path: Path):
 def test_the_sqlite_store_keeps_its_vector_index_in_the_same_file(tmp_path: Path):
     settings = Settings(home=tmp_path, project="p", store="sqlite", bus="inprocess", tasks="sqlite")
     store = SqliteCheckpointStore(settings.sqlite_path)
-    index = store.vector_index()
+    index = make_vector_index(store)
     assert isinstance(index, SqliteVectorIndex) and index.path == settings.sqlite_path
     index.upsert("c", "d", [1.0, 0.0], {"a": 1})
     assert SqliteVectorIndex(settings.sqlite_path).documents("c") == [("d", {"a": 1})]
@@ -370,7 +370,7 @@ def test_knowledge_base_for_uses_the_ports_and_the_root_defaults_beside_the_stor
 
 
 def test_a_store_without_vectors_says_so():
-    class NullStore(CheckpointStore):
+    class NullStore(DocumentStore):
         def get(self, path):
             return None
 
@@ -387,7 +387,7 @@ def test_a_store_without_vectors_says_so():
             raise NotImplementedError
 
     with pytest.raises(NotImplementedError, match="NullStore keeps no vector index"):
-        NullStore().vector_index()
+        make_vector_index(NullStore())
 
 
 def test_default_embedder_asks_llm_selection(monkeypatch: pytest.MonkeyPatch):

@@ -85,7 +85,7 @@ def test_a_reply_after_the_summary_starts_a_planner_trace_with_the_context_for_t
 
     assert checkpoint(runtime, first).model_dump() == before.model_dump()  # the old one stays
     assert len(sent(runtime, first)) == sent_before
-    assert ThreadResolver(runtime.store).trace_of(MAILBOX, thread) == second
+    assert ThreadResolver(runtime.store, runtime.store).trace_of(MAILBOX, thread) == second
 
     again = reply_email(email, "Hello?", "unused", message_id="followup-2@example.com")
     _, report = mailbox.receive(again, thread_id=thread)
@@ -114,7 +114,7 @@ def test_the_thread_knows_its_earlier_trace_whether_or_not_the_new_one_is_record
     from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 
     store = SqliteCheckpointStore(tmp_path / "threads.db")
-    threads = ThreadResolver(store)
+    threads = ThreadResolver(store, store)
     assert threads.trace_before(MAILBOX, "thread-1", "b") is None  # a new thread
     threads.record(MAILBOX, "thread-1", "a", 1.0)
     assert threads.trace_before(MAILBOX, "thread-1", "a") is None

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from inboxflow.ingest.claims import message_trace_id
-from inboxflow.ingest.reply_queue import ReplyQueue, reply_path
 from inboxflow.mail import Email
+from inboxflow.reply_queue import ReplyQueue, reply_path
 from tests.thread_chat_harness import CUSTOMER, MAILBOX, ChatWorld, eml
 
 
@@ -43,14 +43,19 @@ def test_a_reply_while_the_trace_runs_or_waits_on_a_reviewer_is_queued_not_start
     assert isinstance(doc["received_at"], float) and doc["received_at"] < rows[1][1]["received_at"]
     assert chat.claim(first)["state"] == "queued" and chat.claim(first)["trace_id"] == trace_id
     assert chat.traces() == [trace_id]  # no trace started for the replies
-    assert [d["gmail_id"] for d in ReplyQueue(chat.store, {}).pending(trace_id)] == [first, second]
+    assert [d["gmail_id"] for d in ReplyQueue(chat.store, chat.store, {}).pending(trace_id)] == [
+        first,
+        second,
+    ]
 
 
 def test_a_reply_to_a_trace_waiting_for_the_customer_resumes_it_and_a_done_one_starts_anew(
     chat: ChatWorld,
 ) -> None:
     trace_id, thread = chat.waiting_for_customer()
-    assert ReplyQueue(chat.store, chat.runtime.graphs).busy_trace(MAILBOX, thread) is None
+    assert (
+        ReplyQueue(chat.store, chat.store, chat.runtime.graphs).busy_trace(MAILBOX, thread) is None
+    )
 
     reply, _ = chat.deliver(eml(2, body="The VIN is 1HGCM82633A004352."), thread_id=thread)
     report = chat.notify()
@@ -98,7 +103,7 @@ def test_queueing_is_create_only(chat: ChatWorld) -> None:
     doc = chat.store.get(reply_path(trace_id, reply))
     assert doc is not None
     again = Email.model_validate(doc["email"])
-    queue = ReplyQueue(chat.store, chat.runtime.graphs)
+    queue = ReplyQueue(chat.store, chat.store, chat.runtime.graphs)
     assert queue.queue(trace_id, again, received_at=1.0, now=2.0) is False
     assert chat.store.get(reply_path(trace_id, reply)) == doc
 

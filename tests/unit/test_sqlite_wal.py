@@ -11,6 +11,7 @@ import pytest
 
 from inboxflow.adapters import sqlite_wal
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.services import make_vector_index
 
 BODY = {"text": "x" * 3000}
 """About one page per document: 1,500 of them are well past SQLite's 1,000-page autocheckpoint."""
@@ -58,7 +59,7 @@ def test_the_background_thread_checkpoints(tmp_path: Path, monkeypatch: pytest.M
 def test_one_thread_per_file_until_its_last_connection_closes(tmp_path: Path) -> None:
     path = tmp_path / "inboxflow.db"
     store = SqliteCheckpointStore(path)
-    vectors = store.vector_index()
+    vectors = make_vector_index(store)
     other = SqliteCheckpointStore(tmp_path / "other.db")
     try:
         assert sqlite_wal.running(path) and sqlite_wal.running(tmp_path / "other.db")

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import Delivery, InboxflowConfig, check_webhook_url, webhook_format
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..ports.notifier import Notification, NotificationRefused, Notifier
 from .notifiers import OutboxNotifier, find_copy, outbox_messages
 
@@ -56,7 +56,7 @@ class ChannelNotifier(Notifier):
         self,
         config: InboxflowConfig,
         build: ChannelFactory,
-        store: CheckpointStore,
+        store: DocumentStore,
         gmail: Notifier | None = None,
     ) -> None:
         self.config = config
@@ -91,7 +91,7 @@ class ChannelNotifier(Notifier):
 
 
 def channel_factory(
-    store: CheckpointStore,
+    store: DocumentStore,
     clock: Any,
     environ: Mapping[str, str],
     gmail: Notifier | None,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..clock import Clock, SystemClock
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..ports.drugs import DrugCatalogue
 from ..schema import RESERVATIONS
 
@@ -44,7 +44,7 @@ class EmbeddedDrugs(DrugCatalogue):
 
     def __init__(
         self,
-        store: CheckpointStore,
+        store: DocumentStore,
         catalogue: str | Path = SAMPLE_CATALOGUE,
         clock: Clock | None = None,
     ) -> None:

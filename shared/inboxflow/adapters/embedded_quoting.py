@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..clock import Clock
-from ..ports.checkpoint import CheckpointStore, Transaction
+from ..ports.documents import DocumentStore, Transaction
 from ..ports.quoting import (
     Applicant,
     Driver,
@@ -156,7 +156,7 @@ class EmbeddedQuoting(QuotingService):
         clock: gives the rating date (driver ages, vehicle ages, ``valid_until``).
     """
 
-    def __init__(self, store: CheckpointStore, clock: Clock) -> None:
+    def __init__(self, store: DocumentStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
 

@@ -29,7 +29,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
@@ -38,18 +38,9 @@ from google.cloud.firestore_v1.field_path import FieldPath
 
 from ..errors import Contention, RetryableError
 from ..naming import step_path, trace_path
-from ..ports.checkpoint import (
-    Checkpoint,
-    CheckpointStore,
-    DocumentExists,
-    Filter,
-    StepLog,
-    leased,
-)
+from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, StepLog, leased
+from ..ports.documents import DocumentExists, Filter
 from ..schema import TTL_FIELD
-
-if TYPE_CHECKING:
-    from .firestore_vectors import FirestoreVectorIndex
 
 T = TypeVar("T")
 
@@ -215,7 +206,7 @@ class _FirestoreTransaction:
         self._tx.delete(self._client.document(path))
 
 
-class FirestoreCheckpointStore(CheckpointStore):
+class FirestoreCheckpointStore(DocumentCheckpointStore):
     """Documents in Firestore (native mode), transactions with Firestore's retries.
 
     Args:
@@ -253,12 +244,6 @@ class FirestoreCheckpointStore(CheckpointStore):
         self._serial = threading.RLock() if serialize_transactions else None
         self._leased_at: dict[tuple[str, int, str], Any] = {}
         """``update_time`` of the checkpoint as each live lease of this instance wrote it."""
-
-    def vector_index(self) -> FirestoreVectorIndex:
-        """The vector index on the same Firestore client (``find_nearest``)."""
-        from .firestore_vectors import FirestoreVectorIndex
-
-        return FirestoreVectorIndex(client=self.client)
 
     # --- the five primitives ---------------------------------------------------------
 

@@ -35,7 +35,7 @@ from google.cloud.firestore_v1.base_vector_query import DistanceMeasure
 from google.cloud.firestore_v1.field_path import FieldPath
 from google.cloud.firestore_v1.vector import Vector
 
-from ..ports.checkpoint import Filter
+from ..ports.documents import Filter
 from ..ports.vectors import (
     DISTANCE_FIELD,
     EMBEDDING_FIELD,

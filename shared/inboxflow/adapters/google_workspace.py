@@ -40,7 +40,7 @@ from typing import Any
 from ..errors import NodeFailed, RetryableError
 from ..mail import TRACE_HEADER, reply_subject
 from ..mail_stamps import stamp_for, stamp_of, stamped_message_id
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..ports.workspace import (
     Interval,
     NewEvent,
@@ -120,7 +120,7 @@ class GoogleWorkspace(Workspace):
     def __init__(
         self,
         mailbox: str,
-        store: CheckpointStore,
+        store: DocumentStore,
         credentials: CredentialsFactory | None = None,
         *,
         api_url: str | None = None,
@@ -144,7 +144,7 @@ class GoogleWorkspace(Workspace):
 
     @classmethod
     def from_env(
-        cls, store: CheckpointStore, environ: Mapping[str, str], clock: Any = None
+        cls, store: DocumentStore, environ: Mapping[str, str], clock: Any = None
     ) -> GoogleWorkspace:
         """Configure from ``INBOXFLOW_GOOGLE_API_URL`` / ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]``.
 

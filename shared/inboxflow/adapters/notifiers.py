@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..mail_stamps import stamp_for
-from ..ports.checkpoint import CheckpointStore, Filter
+from ..ports.documents import DocumentStore, Filter
 from ..ports.notifier import Notification, Notifier
 from ..redaction import redact_tokens
 from ..schema import OUTBOX
@@ -24,7 +24,7 @@ def outbox_id(trace_key: str) -> str:
     return hashlib.sha256(trace_key.encode()).hexdigest()[:32]
 
 
-def keep_copy(store: CheckpointStore, message: dict[str, Any], **receipt: Any) -> dict[str, Any]:
+def keep_copy(store: DocumentStore, message: dict[str, Any], **receipt: Any) -> dict[str, Any]:
     """Store ``message``'s copy (tokens redacted) with ``receipt`` fields; returns ``{"id": ...}``.
 
     Args:
@@ -41,7 +41,7 @@ def keep_copy(store: CheckpointStore, message: dict[str, Any], **receipt: Any) -
     return {"id": receipt.get("message_id") or key}
 
 
-def find_copy(store: CheckpointStore, trace_key: str) -> dict[str, Any] | None:
+def find_copy(store: DocumentStore, trace_key: str) -> dict[str, Any] | None:
     """``{"id": ...}`` of the stored copy of the notification sent with ``trace_key``, or None."""
     key = outbox_id(trace_key)
     doc = store.get(OUTBOX.path(key))
@@ -49,7 +49,7 @@ def find_copy(store: CheckpointStore, trace_key: str) -> dict[str, Any] | None:
 
 
 def outbox_messages(
-    store: CheckpointStore, channel: str | None = None, to: str | None = None
+    store: DocumentStore, channel: str | None = None, to: str | None = None
 ) -> list[dict[str, Any]]:
     """Stored copies (links redacted), oldest first, optionally of one channel / to one reviewer.
 
@@ -74,7 +74,7 @@ class OutboxNotifier(Notifier):
 
     def __init__(
         self,
-        store: CheckpointStore,
+        store: DocumentStore,
         clock: Any = None,
         deliver: Callable[[dict[str, Any]], None] | None = None,
         channel: str = "gmail",

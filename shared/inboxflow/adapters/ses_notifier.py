@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import RetryableError
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..ports.notifier import Notification, NotificationRefused, Notifier
 from .notifiers import find_copy, keep_copy, outbox_id
 
@@ -73,7 +73,7 @@ class SesNotifier(Notifier):
 
     def __init__(
         self,
-        store: CheckpointStore,
+        store: DocumentStore,
         region: str,
         sender: str,
         clock: Any = None,

@@ -25,24 +25,15 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import pydantic_core
 from pydantic import BaseModel
 
 from ..naming import step_path, trace_path
-from ..ports.checkpoint import (
-    Checkpoint,
-    CheckpointStore,
-    DocumentExists,
-    Filter,
-    StepLog,
-    leased,
-)
+from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, StepLog, leased
+from ..ports.documents import DocumentExists, Filter
 from . import sqlite_wal
-
-if TYPE_CHECKING:
-    from .sqlite_vectors import SqliteVectorIndex
 
 T = TypeVar("T")
 
@@ -159,18 +150,12 @@ class _SqliteTransaction:
                 )
 
 
-class SqliteCheckpointStore(CheckpointStore):
+class SqliteCheckpointStore(DocumentCheckpointStore):
     """Documents in one SQLite table, transactions as ``BEGIN IMMEDIATE``.
 
     Safe across threads of one process (a lock serialises them) and across
     processes (SQLite's file lock; WAL mode keeps readers unblocked).
     """
-
-    def vector_index(self) -> SqliteVectorIndex:
-        """The vector index in the same SQLite file (its own connection and tables)."""
-        from .sqlite_vectors import SqliteVectorIndex
-
-        return SqliteVectorIndex(self.path)
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)

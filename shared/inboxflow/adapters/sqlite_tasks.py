@@ -7,7 +7,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..ports.tasks import ScheduledTask, TaskQueue
 from ..schema import TASKS
 
@@ -29,7 +29,7 @@ def post_json(task: ScheduledTask) -> None:
 class SqliteTaskQueue(TaskQueue):
     """Tasks in ``tasks/{name}`` of an embedded store; ``run_due`` fires them."""
 
-    def __init__(self, store: CheckpointStore) -> None:
+    def __init__(self, store: DocumentStore) -> None:
         self.store = store
 
     def schedule(self, task: ScheduledTask) -> bool:

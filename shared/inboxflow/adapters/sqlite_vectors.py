@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ports.checkpoint import Filter
+from ..ports.documents import Filter
 from ..ports.vectors import (
     Neighbor,
     VectorDocument,

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..mail import TRACE_HEADER, reply_subject
 from ..mail_stamps import stamp_for, stamped_message_id
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..ports.workspace import NewEvent, OutgoingReply, Workspace
 from ..schema import CALENDAR_EVENTS, MAILBOX_DRAFTS, MAILBOX_READ, MAILBOX_SENT
 from ..workspace import contact_in_store
@@ -29,7 +29,7 @@ class StoreWorkspace(Workspace):
         clock: time source for ``created_at`` (anything with ``now()``); wall clock by default.
     """
 
-    def __init__(self, store: CheckpointStore, clock: Any = None) -> None:
+    def __init__(self, store: DocumentStore, clock: Any = None) -> None:
         self.store = store
         self.clock = clock
 

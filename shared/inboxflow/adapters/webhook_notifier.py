@@ -50,7 +50,7 @@ from typing import Any, Literal
 from urllib.parse import urlencode, urlsplit
 
 from ..errors import RetryableError
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..ports.notifier import Notification, NotificationRefused, Notifier
 from .notifiers import find_copy, keep_copy
 
@@ -83,7 +83,7 @@ class WebhookNotifier(Notifier):
 
     def __init__(
         self,
-        store: CheckpointStore,
+        store: DocumentStore,
         url: str,
         format: WebhookFormat = "chat",
         clock: Any = None,

@@ -17,7 +17,7 @@ from typing import Any
 from ..clock import Clock
 from ..context import EffectJournal
 from ..lazy import Lazy, as_lazy
-from ..ports.checkpoint import CheckpointStore, Transaction
+from ..ports.documents import DocumentStore, Transaction
 from ..ports.tasks import ScheduledTask, TaskQueue
 from .decisions import Decisions
 from .errors import ApprovalError
@@ -45,7 +45,7 @@ class Deadlines:
 
     def __init__(
         self,
-        store: CheckpointStore,
+        store: DocumentStore,
         tasks: TaskQueue | Lazy[TaskQueue],
         journal: EffectJournal,
         decisions: Decisions,

@@ -19,7 +19,7 @@ from typing import Any
 from ..clock import Clock
 from ..errors import RejectedEnvelope
 from ..pauses import MAX_COMMENT_CHARS, EditRejected, PauseKind, ResumeRefused, kind_of
-from ..ports.checkpoint import CheckpointStore, Transaction
+from ..ports.documents import DocumentStore, Transaction
 from ..runtime import payload_hash
 from ..schema import APPROVAL_TOKENS
 from .errors import AlreadyDecided, ApprovalError, invalid_link
@@ -55,7 +55,7 @@ class Decisions:
 
     def __init__(
         self,
-        store: CheckpointStore,
+        store: DocumentStore,
         tokens: Tokens,
         resume: Callable[[str, Mapping[str, Any]], Any],
         clock: Clock,
@@ -246,7 +246,7 @@ def resume_of(approval: Approval) -> dict[str, Any]:
     }
 
 
-def note_resumed(store: CheckpointStore, approval: Approval, now: float) -> Approval:
+def note_resumed(store: DocumentStore, approval: Approval, now: float) -> Approval:
     """Record that the decided approval's resume was published (the first time counts)."""
 
     def note(tx: Transaction) -> Approval:
@@ -270,7 +270,7 @@ class AnsweredFirst(ResumeRefused):
         self.approval = approval
 
 
-def answer_customer_wait(store: CheckpointStore, resume: Mapping[str, Any], now: float) -> Approval:
+def answer_customer_wait(store: DocumentStore, resume: Mapping[str, Any], now: float) -> Approval:
     """Decide a customer wait's approval with the customer's answer, unless decided first.
 
     The customer's side of "first decision wins" (docs/architecture.md §6): ingest calls

@@ -19,7 +19,7 @@ from ..context import EffectJournal
 from ..errors import RetryableError
 from ..lazy import Lazy, as_lazy
 from ..mail_stamps import stamp_for
-from ..ports.checkpoint import CheckpointStore, Transaction
+from ..ports.documents import DocumentStore, Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
 from .records import Approval, approval_path
 from .settings import ApprovalConfig
@@ -46,7 +46,7 @@ class Notifications:
 
     def __init__(
         self,
-        store: CheckpointStore,
+        store: DocumentStore,
         notifier: Notifier | Lazy[Notifier],
         journal: EffectJournal,
         tokens: Tokens,

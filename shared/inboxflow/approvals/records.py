@@ -22,7 +22,7 @@ from ..approval_record import Approval, approval_path
 from ..schema import APPROVAL_TOKENS, APPROVALS
 
 if TYPE_CHECKING:
-    from ..ports.checkpoint import CheckpointStore
+    from ..ports.documents import DocumentStore
 
 TOKEN_BYTES = 32
 """256 random bits per token."""
@@ -80,7 +80,7 @@ def _form_mac(approval_id: str, token_id: str, form_key: str, expires: int) -> s
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
-def read_approval(store: CheckpointStore, approval_id: str) -> Approval | None:
+def read_approval(store: DocumentStore, approval_id: str) -> Approval | None:
     """An approval by id, or None (also for an id that is no document name)."""
     if not approval_id or "/" in approval_id:
         return None
@@ -88,7 +88,7 @@ def read_approval(store: CheckpointStore, approval_id: str) -> Approval | None:
     return None if doc is None else Approval.model_validate(doc)
 
 
-def pending_approvals(store: CheckpointStore, reviewer: str | None = None) -> list[Approval]:
+def pending_approvals(store: DocumentStore, reviewer: str | None = None) -> list[Approval]:
     """Pending approvals (for ``reviewer`` when given), soonest deadline first."""
     where: list[Any] = [("status", "==", "pending")]
     if reviewer:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..mail import Email
 from ..mail.authentication import check_sender
 from ..mail.html_text import reply_text
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..schema import REVIEW_MAILS, REVIEW_THREADS
 from .errors import AlreadyDecided, ApprovalError
 
@@ -74,7 +74,7 @@ def review_mail_path(stamp: str) -> str:
 
 
 def record_review_mail(
-    store: CheckpointStore, approval: Approval, reviewer: str, stamp: str, now: float
+    store: DocumentStore, approval: Approval, reviewer: str, stamp: str, now: float
 ) -> None:
     """Remember which approval and reviewer the email stamped ``stamp`` is for."""
     store.set(
@@ -96,7 +96,7 @@ def review_thread_path(mailbox: str, thread_id: str) -> str:
 
 
 def record_review_thread(
-    store: CheckpointStore,
+    store: DocumentStore,
     approval: Approval,
     reviewer: str,
     mailbox: str,
@@ -119,7 +119,7 @@ def record_review_thread(
     )
 
 
-def review_mail_of(store: CheckpointStore, email: Email) -> dict[str, Any] | None:
+def review_mail_of(store: DocumentStore, email: Email) -> dict[str, Any] | None:
     """The review email ``email`` answers, or None.
 
     By our Message-ID in its In-Reply-To/References first; Gmail may have given the

@@ -17,7 +17,7 @@ from ..clock import Clock, SystemClock
 from ..context import EffectJournal
 from ..lazy import Lazy
 from ..pauses import PauseKind
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..ports.notifier import Notifier
 from ..ports.tasks import TaskQueue
 from .deadlines import Deadlines
@@ -43,7 +43,7 @@ class ApprovalService:
 
     def __init__(
         self,
-        store: CheckpointStore,
+        store: DocumentStore,
         tasks: TaskQueue | Lazy[TaskQueue],
         notifier: Notifier | Lazy[Notifier],
         resume: Callable[[str, Mapping[str, Any]], Any],

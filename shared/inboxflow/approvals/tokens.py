@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..clock import Clock
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..schema import APPROVAL_TOKENS
 from .errors import ApprovalError, invalid_link
 from .records import (
@@ -50,7 +50,7 @@ class Tokens:
         config: where links point.
     """
 
-    def __init__(self, store: CheckpointStore, clock: Clock, config: ApprovalConfig) -> None:
+    def __init__(self, store: DocumentStore, clock: Clock, config: ApprovalConfig) -> None:
         self.store = store
         self.clock = clock
         self.config = config

@@ -98,10 +98,12 @@ class FileInbox:
         report = self.ingestor.receive(mailbox, email, gmail_id)
         if report.duplicates:
             return Delivered("duplicate")
-        claim = self.runtime.store.get(claim_path(mailbox.address, gmail_id)) or {}
+        claim = self.runtime.documents.get(claim_path(mailbox.address, gmail_id)) or {}
         state = str(claim.get("state"))
         trace_id = claim.get("trace_id")
-        exists = trace_id is not None and self.runtime.store.get_trace(str(trace_id)) is not None
+        exists = (
+            trace_id is not None and self.runtime.checkpoints.get_trace(str(trace_id)) is not None
+        )
         reason = claim.get("reason")
         action: Received = state if state in _RECEIVED else "unreadable"  # type: ignore[assignment]
         return Delivered(action, str(trace_id) if exists else None, str(reason) if reason else None)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Literal
 
-from ..ports.checkpoint import CheckpointStore, Transaction
+from ..ports.documents import DocumentStore, Transaction
 from ..schema import MAIL_CLAIMS
 
 ClaimState = Literal[
@@ -29,7 +29,7 @@ ClaimState = Literal[
     "started",  # a new trace was started
     "resumed",  # a waiting trace was resumed with this message
     "refused",  # a reply for a wait that had ended: recorded in failures, nothing resumed
-    "queued",  # a reply queued on its busy trace (ingest/reply_queue.py)
+    "queued",  # a reply queued on its busy trace (reply_queue.py)
     "review_reply",  # a reply to a review email: decided, or refused with the reason
     "blocked",  # loop protection: recorded, no trace
     "own",  # our own message (X-Inboxflow-Trace): skipped
@@ -72,7 +72,7 @@ class Claims:
     """Create, decide and finish message claims through the checkpoint store port."""
 
     def __init__(
-        self, store: CheckpointStore, retention_s: float = 30 * 86400, lease_s: float = 120.0
+        self, store: DocumentStore, retention_s: float = 30 * 86400, lease_s: float = 120.0
     ) -> None:
         self.store = store
         self.retention_s = retention_s

@@ -15,7 +15,7 @@ recorded in ``failures`` and the reply is handled as one arriving now, if the
 trace's graph reads queued replies; the claim notes the resume before publishing
 it, so a redelivery after a run that died once it was published finishes the
 claim ``resumed`` instead); it is queued on the thread's trace if its graph
-queues thread replies and it is busy (``reply_queue.py``); else a trace starts
+queues thread replies and it is busy (``inboxflow/reply_queue.py``); else a trace starts
 whose id derives from the message. The claim records each decision and its
 completion, so a run that dies half-way is finished by the next delivery.
 """
@@ -37,6 +37,7 @@ from ..mail.loop_guard import auto_reply_block, is_own_message
 from ..pauses import ResumeRefused, check_resume
 from ..ports.checkpoint import Checkpoint
 from ..ports.gmail_reader import RawMessage
+from ..reply_queue import ReplyQueue
 from ..routing import RouteDecision, route
 from ..runtime import Runtime, payload_hash
 from ..start import start_email_trace
@@ -44,7 +45,6 @@ from ..threads import CUSTOMER_REPLY, ThreadResolver
 from .claims import Claims, ClaimState
 from .failures import FailureLog
 from .mailboxes import Mailbox
-from .reply_queue import ReplyQueue
 from .report import IngestReport
 
 log = logging.getLogger("inboxflow.ingest")
@@ -76,7 +76,8 @@ class Dispatcher:
         router: Callable[[Email, Mailbox], RouteDecision] | None = None,
     ) -> None:
         self.runtime = runtime
-        self.store = runtime.store
+        self.store = runtime.documents
+        self.checkpoints = runtime.checkpoints
         self.clock = runtime.clock
         self.claims = claims
         self.threads = threads
@@ -173,7 +174,7 @@ class Dispatcher:
         Returns:
             True when the reply was refused (the claim is finished).
         """
-        checkpoint = self.store.get_trace(trace_id)
+        checkpoint = self.checkpoints.get_trace(trace_id)
         customer = customer_of(checkpoint.state) if checkpoint is not None else None
         checked = check_sender(email, self.authserv_id)
         if customer is not None and checked.is_sender(customer):
@@ -226,7 +227,7 @@ class Dispatcher:
         trace_id, step = str(claim["resume_trace_id"]), int(claim["resume_step"])
         gmail_id = raw.gmail_id
         resume = customer_reply_resume(email, trace_id, step)
-        checkpoint = self.store.get_trace(trace_id)
+        checkpoint = self.checkpoints.get_trace(trace_id)
         try:
             if checkpoint is None:
                 raise ResumeRefused(f"reply for trace {trace_id} refused: no such trace")
@@ -253,7 +254,9 @@ class Dispatcher:
             reason = f"message {gmail_id} of {address}: {exc}"
             self.failures.record(reason, mailbox=address)
             log.warning("customer reply not resumed: %s", reason)
-            latest = self.store.get_trace(trace_id)  # the wait may have given the trace up just now
+            latest = self.checkpoints.get_trace(
+                trace_id
+            )  # the wait may have given the trace up just now
             if latest is not None and self.replies.queues(latest):
                 # As a reply arriving now: queued, and it resumes the wait the trace is in now.
                 self._queue_reply(

@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from ..clock import Clock
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..schema import FAILURES
 
 FUNCTION = "ingest"
@@ -28,7 +28,7 @@ class FailureLog:
         retention_s: how long a record is kept.
     """
 
-    def __init__(self, store: CheckpointStore, clock: Clock, retention_s: float) -> None:
+    def __init__(self, store: DocumentStore, clock: Clock, retention_s: float) -> None:
         self.store = store
         self.clock = clock
         self.retention_s = retention_s

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from ..ports.checkpoint import CheckpointStore, Transaction
+from ..ports.documents import DocumentStore, Transaction
 from ..schema import MAILBOXES
 
 DEFAULT_GRAPH = "pipeline"
@@ -76,7 +76,7 @@ def mailbox_path(address: str) -> str:
 class MailboxRegistry:
     """Reads and updates ``mailboxes/{address}`` through the checkpoint store port."""
 
-    def __init__(self, store: CheckpointStore) -> None:
+    def __init__(self, store: DocumentStore) -> None:
         self.store = store
 
     def add(

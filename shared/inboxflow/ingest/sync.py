@@ -48,6 +48,7 @@ from ..ports.gmail_reader import (
     MessageGone,
     RawMessage,
 )
+from ..reply_queue import ReplyQueue
 from ..routing import RouteDecision
 from ..runtime import Runtime
 from ..schema import INGEST_EVENTS
@@ -57,7 +58,6 @@ from .dispatch import Dispatcher
 from .failures import FailureLog, event_id
 from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
 from .notification import BadNotification, GmailNotification, decode_notification
-from .reply_queue import ReplyQueue
 from .report import IngestReport
 
 log = logging.getLogger("inboxflow.ingest")
@@ -131,7 +131,7 @@ class Ingestor:
         self.router = router
         self.config = config if config is not None else runtime.ports.config
         self.authserv_id = configured_authserv_id(self.config)
-        self.store = runtime.store
+        self.store = runtime.documents
         self.clock = runtime.clock
         self.gmail = gmail
         self.options = options or IngestOptions()
@@ -139,9 +139,9 @@ class Ingestor:
         retention_s = self.options.retention_days * 86400
         self.mailboxes = MailboxRegistry(self.store)
         self.claims = Claims(self.store, retention_s)
-        self.threads = ThreadResolver(self.store)
+        self.threads = ThreadResolver(self.store, runtime.checkpoints)
         # Queued replies live as long as the thread mapping they hang off (a trace may wait weeks).
-        self.replies = ReplyQueue(self.store, runtime.graphs)
+        self.replies = ReplyQueue(self.store, runtime.checkpoints, runtime.graphs)
         self.failures = FailureLog(self.store, self.clock, retention_s)
         self.dispatch = Dispatcher(
             runtime,

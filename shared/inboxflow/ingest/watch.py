@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..clock import Clock
-from ..ports.checkpoint import CheckpointStore
+from ..ports.documents import DocumentStore
 from ..ports.gmail_reader import INBOX, GmailReader
 from .mailboxes import MailboxRegistry
 
@@ -37,7 +37,7 @@ def gmail_topic(environ: dict[str, str] | None = None) -> str:
 
 
 def renew_watches(
-    store: CheckpointStore,
+    store: DocumentStore,
     gmail: GmailReader,
     clock: Clock,
     topic: str | None = None,

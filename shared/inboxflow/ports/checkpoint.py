@@ -1,61 +1,33 @@
-"""The checkpoint store port: documents addressed by slash paths, with transactions.
+"""The checkpoint port: the step protocol (docs/architecture.md §5).
 
-Adapters implement five primitives (``get``, ``create``, ``set``, ``list``,
-``run_transaction``); everything the step protocol needs (lease, one-transaction
-commit, step log) is built on them here, once, for every backend.
+A trace is one checkpoint document and its step log; a worker leases a step,
+runs it and commits the new checkpoint, the step's log entry and the documents
+born with the step in one transaction. ``CheckpointStore`` is what the runtime
+needs and nothing more. ``DocumentCheckpointStore`` builds it once, for every
+backend, on the documents port's primitives (``ports/documents.py``): the
+SQLite and Firestore adapters derive from it (one database holds both) and
+override the hot paths with cheaper writes.
 
-Documents are JSON-compatible dicts. Paths alternate collection and document
-ids, Firestore style: ``traces/{trace_id}/steps/{step:06d}``.
+Paths: ``traces/{trace_id}`` and ``traces/{trace_id}/steps/{step:06d}``.
 """
 
 from __future__ import annotations
 
 import builtins
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-if TYPE_CHECKING:
-    from .vectors import VectorIndex
 
 from ..errors import LeaseHeld, StepMoved
 from ..naming import step_path, trace_path
 from ..schema import STEPS
-
-T = TypeVar("T")
+from .documents import DocumentExists, DocumentStore, Transaction
 
 Status = Literal["running", "waiting", "done", "rejected", "failed", "needs_review"]
 TERMINAL: frozenset[str] = frozenset({"done", "rejected", "failed", "needs_review"})
 SCHEMA_VERSION = 1
-
-Operator = Literal["==", "!=", "<", "<=", ">", ">=", "in", "array_contains"]
-Filter = tuple[str, Operator, Any]
-
-
-class DocumentExists(Exception):
-    """A create-only write found the document already there."""
-
-
-class Transaction(Protocol):
-    """Reads first, then writes; all writes apply atomically at the end."""
-
-    def get(self, path: str) -> dict[str, Any] | None:
-        """Read a document inside the transaction."""
-        ...
-
-    def set(self, path: str, doc: dict[str, Any]) -> None:
-        """Replace (or create) a document."""
-        ...
-
-    def create(self, path: str, doc: dict[str, Any]) -> None:
-        """Create a document; the transaction fails with ``DocumentExists`` if it exists."""
-        ...
-
-    def delete(self, path: str) -> None:
-        """Delete a document (no error if absent)."""
-        ...
 
 
 class _Record(BaseModel):
@@ -196,53 +168,78 @@ def leased(
 
 
 class CheckpointStore(ABC):
-    """Documents with transactions; the step protocol's persistence."""
-
-    # --- the five primitives every adapter implements -------------------------
+    """The step protocol's persistence: traces, leases, one-transaction commits, step logs."""
 
     @abstractmethod
-    def get(self, path: str) -> dict[str, Any] | None:
-        """Read one document, or None."""
+    def get_trace(self, trace_id: str) -> Checkpoint | None:
+        """The checkpoint of a trace, or None."""
 
     @abstractmethod
-    def create(self, path: str, doc: dict[str, Any]) -> bool:
-        """Create-only write. Returns False (and writes nothing) if the document exists."""
+    def create_trace(self, checkpoint: Checkpoint, start: StepLog) -> bool:
+        """Create a trace and its step-0 log entry (the initial state) atomically.
 
-    @abstractmethod
-    def set(self, path: str, doc: dict[str, Any]) -> None:
-        """Blind write of a whole document."""
-
-    @abstractmethod
-    def list(
-        self,
-        collection: str,
-        where: Iterable[Filter] = (),
-        order_by: str | None = None,
-        descending: bool = False,
-        limit: int | None = None,
-    ) -> list[tuple[str, dict[str, Any]]]:
-        """Documents directly in ``collection`` as ``(document_id, doc)`` pairs."""
-
-    @abstractmethod
-    def run_transaction(self, fn: Callable[[Transaction], T]) -> T:
-        """Run ``fn`` in a serializable transaction and return its result.
-
-        The adapter retries ``fn`` on contention; when it gives up it raises
-        ``Contention``. ``DocumentExists`` from a ``create`` propagates.
+        Returns False if the trace already exists.
         """
+
+    @abstractmethod
+    def take_lease(
+        self,
+        trace_id: str,
+        step: int,
+        owner: str,
+        now: float,
+        ttl_s: float,
+        admit: Callable[[Checkpoint | None], None] | None = None,
+    ) -> Checkpoint:
+        """Lease ``step`` of a trace for ``owner`` (docs/architecture.md §5, rules 1 and 2).
+
+        The checkpoint is read once: ``admit`` sees it first and may refuse
+        the delivery by raising (duplicate, early, wrong node).
+
+        Raises:
+            StepMoved: the checkpoint is no longer at ``step`` (someone committed it).
+            LeaseHeld: another owner holds a live lease on this step.
+        """
+
+    @abstractmethod
+    def release_lease(self, trace_id: str, step: int, owner: str) -> None:
+        """Give a lease back early (after a failure) so a redelivery need not wait."""
+
+    @abstractmethod
+    def commit_step(
+        self,
+        checkpoint: Checkpoint,
+        owner: str,
+        log: StepLog,
+        creates: Mapping[str, dict[str, Any]] | None = None,
+    ) -> None:
+        """Commit one step in one transaction (rule 4).
+
+        ``checkpoint`` is the new checkpoint (``step`` already advanced). The
+        write is preconditioned on the stored checkpoint still being at
+        ``log.step_order`` under ``owner``'s lease. ``creates`` are documents
+        born with the step (a pause's approval record), written in the same
+        transaction.
+
+        Raises:
+            StepMoved: the precondition failed; another worker committed the step.
+        """
+
+    @abstractmethod
+    def step_logs(self, trace_id: str) -> list[StepLog]:
+        """The step log of a trace, in order (entry 0 holds the initial state)."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
 
-    def vector_index(self) -> VectorIndex:
-        """The vector index that lives beside this store (same file, same database).
 
-        Raises:
-            NotImplementedError: this store keeps no vectors (a test double).
-        """
-        raise NotImplementedError(f"{type(self).__name__} keeps no vector index")
+class DocumentCheckpointStore(DocumentStore, CheckpointStore):
+    """Both ports on one database: the step protocol built on the document primitives.
 
-    # --- the step protocol, built on the primitives ----------------------------
+    An adapter implements the five primitives of ``DocumentStore``; the step
+    protocol below is correct on any of them, and an adapter may override a
+    method with a cheaper write that keeps the same rules.
+    """
 
     def get_trace(self, trace_id: str) -> Checkpoint | None:
         """The checkpoint of a trace, or None."""

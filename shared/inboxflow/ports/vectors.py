@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..schema import EMBEDDING_FIELD
-from .checkpoint import Filter
+from .documents import Filter
 
 DISTANCE_FIELD = "vector_distance"
 """Name under which Firestore reports the distance; ``fields`` may not use it."""

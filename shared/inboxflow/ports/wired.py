@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from ..graph_settings import GraphSettings
     from ..settings import Settings
     from .bus import MessageBus
-    from .checkpoint import CheckpointStore
+    from .checkpoint import CheckpointStore, DocumentCheckpointStore
     from .crm import CRM
+    from .documents import DocumentStore
     from .drugs import DrugCatalogue
     from .embeddings import Embedder
     from .gmail_reader import GmailReader
@@ -74,7 +75,8 @@ class Ports:
     Attributes:
         settings: the deployment settings everything was chosen from.
         clock: the time source.
-        store: the checkpoint store.
+        store: the database: the documents and the checkpoint ports on one backend
+            (read it through ``documents`` or ``checkpoints``, typed as the narrow port).
         bus: the message bus.
         llm: the language model.
         embedder: the embedder.
@@ -94,7 +96,7 @@ class Ports:
 
     settings: Port[Settings] = Port()
     clock: Port[Clock] = Port()
-    store: Port[CheckpointStore] = Port()
+    store: Port[DocumentCheckpointStore] = Port()
     bus: Port[MessageBus] = Port()
     llm: Port[LanguageModel] = Port()
     embedder: Port[Embedder] = Port()
@@ -116,7 +118,7 @@ class Ports:
         *,
         settings: Settings | Lazy[Settings],
         clock: Clock | Lazy[Clock],
-        store: CheckpointStore | Lazy[CheckpointStore],
+        store: DocumentCheckpointStore | Lazy[DocumentCheckpointStore],
         bus: MessageBus | Lazy[MessageBus],
         llm: LanguageModel | Lazy[LanguageModel],
         embedder: Embedder | Lazy[Embedder],
@@ -155,6 +157,16 @@ class Ports:
         }
         self._declared: frozenset[str] | None = None
         self._node = ""
+
+    @property
+    def documents(self) -> DocumentStore:
+        """The documents port: where features keep their records."""
+        return self.store
+
+    @property
+    def checkpoints(self) -> CheckpointStore:
+        """The checkpoint port: the step protocol (traces, leases, commits, step logs)."""
+        return self.store
 
     def only(self, declared: Iterable[str], node: str) -> Ports:
         """A view for ``node`` that reads only ``declared`` (and ``OPEN_TO_EVERY_NODE``).

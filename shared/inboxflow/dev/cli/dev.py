@@ -33,7 +33,7 @@ from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
     from inboxflow.mail import Email
-    from inboxflow.ports.checkpoint import Checkpoint, CheckpointStore
+    from inboxflow.ports.checkpoint import Checkpoint, DocumentCheckpointStore
 
 LOG_DIR = "logs"
 
@@ -341,7 +341,7 @@ NO_TRACE = {
 
 def _ingested(
     console: Console,
-    store: CheckpointStore,
+    store: DocumentCheckpointStore,
     mailbox: str,
     gmail_id: str,
     deadline: float,
@@ -384,7 +384,7 @@ def _ingested(
 
 
 def _review_reply_trace(
-    console: Console, store: CheckpointStore, gmail_id: str, claim: dict[str, Any]
+    console: Console, store: DocumentCheckpointStore, gmail_id: str, claim: dict[str, Any]
 ) -> tuple[str, str]:
     """What a reply to a review email did; the trace and approval it decided (else typer.Exit(0)).
 

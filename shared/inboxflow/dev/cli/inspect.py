@@ -18,7 +18,7 @@ from inboxflow.dev.cli.render import (
     summary_row,
     trace_table,
 )
-from inboxflow.ports.checkpoint import Filter
+from inboxflow.ports.documents import Filter
 from inboxflow.runtime import fold
 from inboxflow.schema import FAILURES, TRACES
 from inboxflow.services import make_store

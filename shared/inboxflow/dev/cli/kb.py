@@ -36,12 +36,12 @@ DEV = dev_option()
 def _knowledge_base(home: Path, dev: bool) -> Iterator[tuple[KnowledgeBase, str]]:
     """The knowledge base of the configured store, and a description of where it is."""
     from inboxflow.knowledge import KnowledgeBase
-    from inboxflow.services import default_embedder, make_store
+    from inboxflow.services import default_embedder, make_store, make_vector_index
 
     use_home(home, dev)
     settings = Settings.from_env()
     store = make_store(settings)
-    vectors = store.vector_index()
+    vectors = make_vector_index(store)
     where = (
         f"SQLite {settings.sqlite_path}"
         if settings.store == "sqlite"

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
 from inboxflow.dev.cli.render import cli_console
-from inboxflow.ports.checkpoint import CheckpointStore
+from inboxflow.ports.documents import DocumentStore
 from inboxflow.settings import Settings
 
 app = typer.Typer(
@@ -22,7 +22,7 @@ DEV = dev_option()
 HOME = home_option()
 
 
-def _store(home: Path, dev: bool) -> CheckpointStore:
+def _store(home: Path, dev: bool) -> DocumentStore:
     from inboxflow.services import make_store
 
     use_home(home, dev)

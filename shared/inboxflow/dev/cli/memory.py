@@ -23,7 +23,7 @@ from inboxflow.dev.cli.render import cli_console
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
-    from inboxflow.ports.checkpoint import CheckpointStore
+    from inboxflow.ports.documents import DocumentStore
 
 app = typer.Typer(
     help="The assistant's memory of each mailbox owner's preferences.", no_args_is_help=True
@@ -37,7 +37,7 @@ NAMESPACE = typer.Argument(None, help=NAMESPACE_HELP)
 
 
 @contextmanager
-def _store(home: Path, dev: bool) -> Iterator[CheckpointStore]:
+def _store(home: Path, dev: bool) -> Iterator[DocumentStore]:
     from inboxflow.services import make_store
 
     use_home(home, dev)

@@ -22,10 +22,10 @@ from inboxflow.dev.cli.options import dev_option, home_option, use_home
 from inboxflow.dev.cli.render import cli_console
 
 if TYPE_CHECKING:
-    from inboxflow.ports.checkpoint import CheckpointStore
+    from inboxflow.ports.documents import DocumentStore
 
 
-def channel_counts(store: CheckpointStore) -> dict[str, int]:
+def channel_counts(store: DocumentStore) -> dict[str, int]:
     """How many notifications each channel holds in the outbox (every channel named, 0 too)."""
     from inboxflow.adapters.notifiers import outbox_messages
 
@@ -33,7 +33,7 @@ def channel_counts(store: CheckpointStore) -> dict[str, int]:
     return {channel: counted.get(channel, 0) for channel in CHANNELS}
 
 
-def counts_line(store: CheckpointStore) -> str:
+def counts_line(store: DocumentStore) -> str:
     """``gmail 12 · ses 2 · webhook 1``."""
     return " · ".join(f"{channel} {count}" for channel, count in channel_counts(store).items())
 

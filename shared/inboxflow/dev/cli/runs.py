@@ -12,7 +12,7 @@ from rich.table import Table
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
 from inboxflow.dev.cli.render import cli_console
-from inboxflow.ports.checkpoint import Filter
+from inboxflow.ports.documents import Filter
 from inboxflow.schema import AGENT_RUNS
 from inboxflow.services import make_store
 from inboxflow.settings import Settings

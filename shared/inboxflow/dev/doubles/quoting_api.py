@@ -40,7 +40,7 @@ from inboxflow.adapters.embedded_quoting import EmbeddedQuoting
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import Clock, SystemClock
 from inboxflow.dev.doubles.serving import WsgiServing
-from inboxflow.ports.checkpoint import CheckpointStore
+from inboxflow.ports.documents import DocumentStore
 from inboxflow.ports.quoting import Applicant, Driver, QuotingError, Vehicle
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ class QuotingApiDouble(WsgiServing):
 
     def __init__(
         self,
-        store: CheckpointStore | None = None,
+        store: DocumentStore | None = None,
         clock: Clock | None = None,
         api_key: str | None = None,
     ) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...mail import Email, strip_quoted
 from ...ports.checkpoint import Checkpoint, CheckpointStore
-from ...schema import TRACE_REPLIES
+from ...ports.documents import DocumentStore
 from .state import Message, PlannerState
 from .tools import Thread
 
@@ -45,16 +45,20 @@ def take_replies(
     return messages, seen
 
 
-def queued_replies(store: CheckpointStore, trace_id: str) -> list[dict[str, Any]]:
+def queued_replies(store: DocumentStore, trace_id: str) -> list[dict[str, Any]]:
     """The replies ingest queued for the trace, oldest first (JSON emails)."""
-    rows = store.list(
-        TRACE_REPLIES.name, where=[("trace_id", "==", trace_id)], order_by="received_at"
-    )
-    return [dict(doc["email"]) for _, doc in rows if isinstance(doc.get("email"), dict)]
+    from ...reply_queue import pending_replies
+
+    docs = pending_replies(store, trace_id)
+    return [dict(doc["email"]) for doc in docs if isinstance(doc.get("email"), dict)]
 
 
 def finished_before(
-    state: PlannerState, store: CheckpointStore, trace_id: str, graph: str
+    state: PlannerState,
+    store: DocumentStore,
+    checkpoints: CheckpointStore,
+    trace_id: str,
+    graph: str,
 ) -> Checkpoint | None:
     """The finished trace of ``graph`` that this trace's email follows up on, or None.
 
@@ -64,10 +68,10 @@ def finished_before(
     from ...threads import ThreadResolver
 
     email = state.email
-    previous_id = ThreadResolver(store).trace_before(
+    previous_id = ThreadResolver(store, checkpoints).trace_before(
         str(email.get("mailbox") or ""), str(email.get("thread_id") or ""), trace_id
     )
-    previous = store.get_trace(previous_id) if previous_id else None
+    previous = checkpoints.get_trace(previous_id) if previous_id else None
     if previous is None or previous.graph != graph or not previous.terminal:
         return None
     return previous

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ...ports.checkpoint import CheckpointStore
+from ...ports.documents import DocumentStore
 from ...schema import TICKETS
 
 TICKET_ID = re.compile(r"^TKT-\d{8}$")
@@ -118,7 +118,7 @@ class TicketStore:
     """Tickets on a checkpoint store (SQLite or Firestore alike)."""
 
     def __init__(
-        self, store: CheckpointStore, draw: Callable[[int], int] = secrets.randbelow
+        self, store: DocumentStore, draw: Callable[[int], int] = secrets.randbelow
     ) -> None:
         self.store = store
         self.draw = draw

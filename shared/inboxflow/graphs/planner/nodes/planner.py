@@ -68,7 +68,7 @@ def planner(state: PlannerState, ctx: NodeContext) -> Step:
         "awaiting_customer_reply": False,
     }
     if scratchpad.plans == 1:
-        previous = finished_before(state, ctx.store, ctx.trace_id, ctx.graph)
+        previous = finished_before(state, ctx.store, ctx.ports.checkpoints, ctx.trace_id, ctx.graph)
         if previous is not None:
             return _follow_up(state, previous, update, scratchpad)
     if scratchpad.plans > settings.max_plans:

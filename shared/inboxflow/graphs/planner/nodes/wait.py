@@ -29,7 +29,7 @@ from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import Pause, Step
 from ....mail import reply_subject
-from ....ports.checkpoint import Transaction
+from ....ports.documents import Transaction
 from ..conversation import queued_replies, reply_id, take_replies, thread_of
 from ..extract import FIELD_LABELS
 from ..pauses import CUSTOMER_REPLY

@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..graph import Graph
-from ..mail import Email
-from ..ports.checkpoint import Checkpoint, CheckpointStore
-from ..schema import TRACE_REPLIES
-from ..threads import CUSTOMER_REPLY, ThreadResolver
+from .graph import Graph
+from .mail import Email
+from .ports.checkpoint import Checkpoint, CheckpointStore
+from .ports.documents import DocumentStore
+from .schema import TRACE_REPLIES
+from .threads import CUSTOMER_REPLY, ThreadResolver
 
 
 def reply_path(trace_id: str, gmail_id: str) -> str:
@@ -41,12 +42,17 @@ class ReplyQueue:
     """
 
     def __init__(
-        self, store: CheckpointStore, graphs: Mapping[str, Graph], retention_s: float = 90 * 86400
+        self,
+        store: DocumentStore,
+        checkpoints: CheckpointStore,
+        graphs: Mapping[str, Graph],
+        retention_s: float = 90 * 86400,
     ) -> None:
         self.store = store
+        self.checkpoints = checkpoints
         self.graphs = graphs
         self.retention_s = retention_s
-        self.threads = ThreadResolver(store)
+        self.threads = ThreadResolver(store, checkpoints)
 
     def busy_trace(self, mailbox: str, thread_id: str) -> str | None:
         """The thread's trace if a reply must be queued on it, else None.
@@ -57,7 +63,7 @@ class ReplyQueue:
         trace_id = self.threads.trace_of(mailbox, thread_id)
         if trace_id is None:
             return None
-        checkpoint = self.store.get_trace(trace_id)
+        checkpoint = self.checkpoints.get_trace(trace_id)
         if checkpoint is None or not self.queues(checkpoint):
             return None
         if (
@@ -87,10 +93,15 @@ class ReplyQueue:
 
     def pending(self, trace_id: str) -> list[dict[str, Any]]:
         """The replies queued on ``trace_id``, oldest first."""
-        rows = self.store.list(
-            TRACE_REPLIES.name, where=[("trace_id", "==", trace_id)], order_by="received_at"
-        )
-        return [doc for _, doc in rows]
+        return pending_replies(self.store, trace_id)
 
 
-__all__ = ["ReplyQueue", "reply_path"]
+def pending_replies(store: DocumentStore, trace_id: str) -> list[dict[str, Any]]:
+    """The reply records queued on ``trace_id``, oldest first (what a running trace reads)."""
+    rows = store.list(
+        TRACE_REPLIES.name, where=[("trace_id", "==", trace_id)], order_by="received_at"
+    )
+    return [doc for _, doc in rows]
+
+
+__all__ = ["ReplyQueue", "pending_replies", "reply_path"]

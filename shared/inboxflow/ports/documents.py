@@ -1,0 +1,83 @@
+"""The documents port: a generic document store addressed by slash paths, with transactions.
+
+Documents are JSON-compatible dicts. Paths alternate collection and document
+ids, Firestore style: ``tickets/{ticket_id}``, ``traces/{trace_id}/steps/{n}``.
+Adapters implement five primitives (``get``, ``create``, ``set``, ``list``,
+``run_transaction``). The features keep their records here through typed
+repositories (``TicketStore``, ``MemoryStore``, ``ClaimStore``...); the step
+protocol has its own, narrower port (``ports/checkpoint.py``), which the
+SQLite and Firestore adapters implement on the same database.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from typing import Any, Literal, Protocol, TypeVar
+
+T = TypeVar("T")
+
+Operator = Literal["==", "!=", "<", "<=", ">", ">=", "in", "array_contains"]
+Filter = tuple[str, Operator, Any]
+
+
+class DocumentExists(Exception):
+    """A create-only write found the document already there."""
+
+
+class Transaction(Protocol):
+    """Reads first, then writes; all writes apply atomically at the end."""
+
+    def get(self, path: str) -> dict[str, Any] | None:
+        """Read a document inside the transaction."""
+        ...
+
+    def set(self, path: str, doc: dict[str, Any]) -> None:
+        """Replace (or create) a document."""
+        ...
+
+    def create(self, path: str, doc: dict[str, Any]) -> None:
+        """Create a document; the transaction fails with ``DocumentExists`` if it exists."""
+        ...
+
+    def delete(self, path: str) -> None:
+        """Delete a document (no error if absent)."""
+        ...
+
+
+class DocumentStore(ABC):
+    """Documents with transactions: what features keep their records in."""
+
+    @abstractmethod
+    def get(self, path: str) -> dict[str, Any] | None:
+        """Read one document, or None."""
+
+    @abstractmethod
+    def create(self, path: str, doc: dict[str, Any]) -> bool:
+        """Create-only write. Returns False (and writes nothing) if the document exists."""
+
+    @abstractmethod
+    def set(self, path: str, doc: dict[str, Any]) -> None:
+        """Blind write of a whole document."""
+
+    @abstractmethod
+    def list(
+        self,
+        collection: str,
+        where: Iterable[Filter] = (),
+        order_by: str | None = None,
+        descending: bool = False,
+        limit: int | None = None,
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Documents directly in ``collection`` as ``(document_id, doc)`` pairs."""
+
+    @abstractmethod
+    def run_transaction(self, fn: Callable[[Transaction], T]) -> T:
+        """Run ``fn`` in a serializable transaction and return its result.
+
+        The adapter retries ``fn`` on contention; when it gives up it raises
+        ``Contention``. ``DocumentExists`` from a ``create`` propagates.
+        """
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
