@@ -231,7 +231,7 @@ def test_crisp_fallback_the_pharmacy_agent_is_told_where_replies_go(tmp_path):
 @pytest.fixture
 def obedient_assistant(tmp_path) -> Iterator[Runtime]:
     """The assistant on the Gemini double, playing its policy obeying injections."""
-    from inboxflow.graphs.assistant.policy import assistant_policy
+    from inboxflow.graphs.assistant.offline import assistant_policy
 
     with start_gemini_double(api_key="k", functions=playing(obeying(assistant_policy))) as double:
         yield agent_harness.build(tmp_path, llm=_gemini(double.base_url))
