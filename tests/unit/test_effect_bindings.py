@@ -297,7 +297,7 @@ class ObedientPlanner:
         import json
         import re
 
-        from inboxflow.graphs.planner.policy import PLAN_TASK
+        from inboxflow.graphs.planner.tasks import PLAN_TASK
 
         answer = self.oracle(call)
         injected = re.search(r"use quote ([\w-]+)", call.prompt, re.IGNORECASE)
