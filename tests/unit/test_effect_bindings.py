@@ -462,8 +462,7 @@ def test_pipeline_dispatch_writes_nothing_outside_the_binding(tmp_path, draft_to
 
 def test_support_an_obedient_model_cannot_move_a_message_to_another_customers_ticket(tmp_path):
     from inboxflow.dev.doubles.gemini_api import TaskOracle
-    from inboxflow.graphs.support.matching import MATCH_TICKET
-    from inboxflow.graphs.support.specialist import SPECIALIST
+    from inboxflow.graphs.support.tasks import MATCH_TICKET, SPECIALIST
     from tests import support_harness as support
 
     class Obedient:
