@@ -15,7 +15,7 @@ from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPoli
 from inboxflow.bindings import Binding, refusal
 from inboxflow.dev.doubles.gemini_api import playing, start_gemini_double
 from inboxflow.graphs import all_graphs
-from inboxflow.graphs.agent.policies.pharmacy import pharmacy_policy
+from inboxflow.graphs.agent.offline import pharmacy_policy
 from inboxflow.mail import Email, email_from_json
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.llm import AgentTurn
