@@ -14,7 +14,7 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.graphs.agent.graph import AGENT
-from inboxflow.graphs.agent.profiles import OFFLINE_POLICIES
+from inboxflow.graphs.agent.tasks import OFFLINE_POLICIES
 from inboxflow.mail import Email, load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.llm import AgentTurn, ChatMessage, ToolCall

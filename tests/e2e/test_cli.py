@@ -18,7 +18,15 @@ from inboxflow.dev.cli.local import graph_samples
 from inboxflow.graphs import graph_registry
 
 CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "inboxflow" / "samples" / "inbox"
+SAMPLES = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "inboxflow"
+    / "graphs"
+    / "pipeline"
+    / "samples"
+    / "inbox"
+)
 
 
 def run_cli(

@@ -16,7 +16,15 @@ from inboxflow.ports.checkpoint import Checkpoint
 from inboxflow.schema import APPROVALS, MAILBOX_DRAFTS
 
 INBOXFLOW = str(Path(sys.executable).parent / "inboxflow")
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "inboxflow" / "samples" / "inbox"
+SAMPLES = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "inboxflow"
+    / "graphs"
+    / "pipeline"
+    / "samples"
+    / "inbox"
+)
 PRICING = SAMPLES / "01-pricing-inquiry.eml"
 NEWSLETTER = SAMPLES / "07-newsletter-bulk.eml"
 MEETING = SAMPLES / "03-meeting-request.eml"

@@ -136,6 +136,9 @@ def test_a_node_function_imports_only_its_own_graph(node: str) -> None:
             loaded = sorted(m for m in modules if m == package or m.startswith(package + "."))
         assert loaded == [], f"{node} imports graph {name}: {loaded}"
     assert sorted(modules & set(NEVER)) == []
+    # the offline model's heuristics: a node function on Gemini never needs them
+    offline = sorted(m for m in modules if m.startswith(PACKAGES[own]) and m.endswith(".offline"))
+    assert offline == []
 
 
 def test_cases_cover_every_built_in_graph() -> None:

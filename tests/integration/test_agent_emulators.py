@@ -13,7 +13,7 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
-from inboxflow.graphs.agent.profiles import OFFLINE_POLICIES
+from inboxflow.graphs.agent.tasks import OFFLINE_POLICIES
 from inboxflow.schema import AGENT_RUNS, EMAIL_EVENTS, LLM_CALLS
 from tests.agent_harness import build, reply_writes, sample, start
 from tests.emulated_cloud import graph_functions

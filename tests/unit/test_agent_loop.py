@@ -251,7 +251,7 @@ def test_specs_offered_are_the_profiles_tools_in_openai_format(tmp_path, monkeyp
         return AgentTurn("done")
 
     use_profile(tmp_path, monkeypatch, script, tools=["search_drugs", "escalate"])
-    from inboxflow.graphs.agent.profiles import OFFLINE_POLICIES
+    from inboxflow.graphs.agent.tasks import OFFLINE_POLICIES
 
     inner = OFFLINE_POLICIES["scripted"]
     monkeypatch.setitem(OFFLINE_POLICIES, "scripted", lambda m, t: seen.append(t) or inner(m, t))

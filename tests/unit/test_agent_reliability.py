@@ -9,7 +9,7 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
-from inboxflow.graphs.agent.profiles import OFFLINE_POLICIES
+from inboxflow.graphs.agent.tasks import OFFLINE_POLICIES
 from tests.agent_harness import SAMPLES, build, reply_writes, sample, start
 from tests.pipeline_harness import StormBus
 

@@ -87,7 +87,7 @@ def test_the_response_agent_runs_on_gemini_function_calling_unscripted(tmp_path)
     request carries (read back from Gemini's contents), so every turn goes through the real
     declarations, Gemini's function calls with their ids, and the function responses."""
     from inboxflow.dev.doubles.gemini_api import playing
-    from inboxflow.graphs.assistant.policy import assistant_policy
+    from inboxflow.graphs.assistant.offline import assistant_policy
     from inboxflow.graphs.assistant.tools import ASSISTANT_TOOLS
 
     with start_gemini_double(api_key="test-key", functions=playing(assistant_policy)) as double:

@@ -95,7 +95,7 @@ def test_meetings_follow_the_owners_zone_hours_and_default_length(runtime):
 def test_the_model_is_told_the_owners_name_zone_and_hours(runtime):
     trace_id = start(runtime, sample("34"))
     assert pending(runtime, trace_id).payload["tool"] == "write_email"
-    from inboxflow.graphs.assistant.agent import system_message
+    from inboxflow.graphs.assistant.nodes.agent import system_message
     from inboxflow.graphs.assistant.state import AssistantState
 
     class Ctx:

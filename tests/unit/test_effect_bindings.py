@@ -15,7 +15,7 @@ from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPoli
 from inboxflow.bindings import Binding, refusal
 from inboxflow.dev.doubles.gemini_api import playing, start_gemini_double
 from inboxflow.graphs import all_graphs
-from inboxflow.graphs.agent.policies.pharmacy import pharmacy_policy
+from inboxflow.graphs.agent.offline import pharmacy_policy
 from inboxflow.mail import Email, email_from_json
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.llm import AgentTurn
@@ -231,7 +231,7 @@ def test_crisp_fallback_the_pharmacy_agent_is_told_where_replies_go(tmp_path):
 @pytest.fixture
 def obedient_assistant(tmp_path) -> Iterator[Runtime]:
     """The assistant on the Gemini double, playing its policy obeying injections."""
-    from inboxflow.graphs.assistant.policy import assistant_policy
+    from inboxflow.graphs.assistant.offline import assistant_policy
 
     with start_gemini_double(api_key="k", functions=playing(obeying(assistant_policy))) as double:
         yield agent_harness.build(tmp_path, llm=_gemini(double.base_url))
@@ -297,7 +297,7 @@ class ObedientPlanner:
         import json
         import re
 
-        from inboxflow.graphs.planner.policy import PLAN_TASK
+        from inboxflow.graphs.planner.tasks import PLAN_TASK
 
         answer = self.oracle(call)
         injected = re.search(r"use quote ([\w-]+)", call.prompt, re.IGNORECASE)
@@ -462,8 +462,7 @@ def test_pipeline_dispatch_writes_nothing_outside_the_binding(tmp_path, draft_to
 
 def test_support_an_obedient_model_cannot_move_a_message_to_another_customers_ticket(tmp_path):
     from inboxflow.dev.doubles.gemini_api import TaskOracle
-    from inboxflow.graphs.support.matching import MATCH_TICKET
-    from inboxflow.graphs.support.specialist import SPECIALIST
+    from inboxflow.graphs.support.tasks import MATCH_TICKET, SPECIALIST
     from tests import support_harness as support
 
     class Obedient:

@@ -9,6 +9,9 @@ with the offline model: its LLM task is answered by its own ``offline.py``.
 
 from __future__ import annotations
 
+import importlib
+import json
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -16,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from inboxflow import graphs as graphs_package
-from inboxflow.graph import StartContext
+from inboxflow.graph import Graph, LazyNodeFunction, LazyToolRegistry, StartContext
 from inboxflow.graphs import get_graph, graph_registry
+from inboxflow.ports.llm import LLMTask
 
 FILES = {
     "__init__.py": '"""The tally graph: name the email\'s topic with a task, then count it."""\n',
@@ -201,3 +205,96 @@ def test_a_throwaway_graph_built_from_the_skeleton_runs_on_the_embedded_runtime(
         assert graph.summary(done).preview == "billing"
     finally:
         entry.reset()
+
+
+# --- every built-in graph has the skeleton -------------------------------------------------------
+
+ALWAYS = ("graph.py", "state.py", "tasks.py", "offline.py", "outcome.py", "summary.py")
+FOLDERS = ("nodes", "samples")
+
+
+def _built_in() -> dict[str, tuple[Graph, str]]:
+    """Each built-in graph and its package (``inboxflow.graphs.agent``), by name."""
+    found = {}
+    for reference in graphs_package.BUILT_IN:
+        graph = graphs_package.load_graph(reference)
+        found[graph.name] = (graph, reference.partition(":")[0].rpartition(".")[0])
+    return found
+
+
+BUILT_IN = _built_in()
+
+
+def _folder(package: str) -> Path:
+    return Path(importlib.import_module(package).__file__ or "").parent
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_every_built_in_graph_has_the_skeleton(name: str) -> None:
+    graph, package = BUILT_IN[name]
+    folder = _folder(package)
+    missing = [f for f in ALWAYS if not (folder / f).is_file()]
+    missing += [f"{d}/" for d in FOLDERS if not (folder / d).is_dir()]
+    if not (folder / "tools.py").is_file() and not (folder / "tools" / "__init__.py").is_file():
+        missing.append("tools.py")
+    # settings.py and pauses.py are there exactly when the graph has settings or pause kinds
+    if graph.settings_model is not None:
+        assert graph.settings_model.__module__ == f"{package}.settings"
+    elif (folder / "settings.py").is_file():
+        missing.append("(a settings model in graph.py for settings.py)")
+    if graph.pause_kinds and not (folder / "pauses.py").is_file():
+        missing.append("pauses.py")
+    assert missing == [], f"{package} lacks {missing}"
+    assert graph.summary.__module__ == f"{package}.summary"
+    assert graph.outcome.__module__ == f"{package}.outcome"
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_a_built_in_graphs_nodes_live_in_its_nodes_package(name: str) -> None:
+    graph, package = BUILT_IN[name]
+    for node in graph.nodes.values():
+        assert isinstance(node.run, LazyNodeFunction), node.name
+        assert node.run.reference.startswith(f"{package}.nodes."), node.run.reference
+    if isinstance(graph.tools, LazyToolRegistry):
+        assert graph.tools.reference.startswith(f"{package}.tools:")
+
+
+LOADED = """
+import json, sys
+from inboxflow.graphs import load_graph
+graph = load_graph(sys.argv[1])
+graph.import_code()
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_a_built_in_graphs_tasks_are_in_tasks_py_and_its_code_leaves_offline_unloaded(
+    name: str,
+) -> None:
+    """All of a graph's node code and tools import without the offline heuristics (what a
+    Gemini deployment loads), and every ``LLMTask`` they define is declared in ``tasks.py``."""
+    graph, package = BUILT_IN[name]
+    reference = next(r for r in graphs_package.BUILT_IN if r.startswith(f"{package}.graph:"))
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, reference], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    assert f"{package}.tasks" in loaded
+    assert f"{package}.offline" not in loaded
+    own = [m for m in loaded if m == package or m.startswith(package + ".")]
+    found = {
+        value.name: module
+        for module in own
+        for value in vars(importlib.import_module(module)).values()
+        if isinstance(value, LLMTask)
+    }
+    declared = vars(importlib.import_module(f"{package}.tasks")).values()
+    in_tasks = {value.name for value in declared if isinstance(value, LLMTask)}
+    assert in_tasks or graph.name in CHAT_ONLY
+    assert {task: module for task, module in found.items() if task not in in_tasks} == {}
+
+
+CHAT_ONLY = frozenset({"agent"})
+"""Graphs whose one task is a chat turn (its prompt a profile's, its schema the tools)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPolicy
 from inboxflow.dev.doubles.gemini_api import GenerateCall, TaskOracle, start_gemini_double
-from inboxflow.graphs.planner.policy import PLAN_TASK
+from inboxflow.graphs.planner.tasks import PLAN_TASK
 from tests.planner_harness import approve_all, build, checkpoint, sample, sent, start
 
 

@@ -9,8 +9,7 @@ import pytest
 
 from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPolicy
 from inboxflow.dev.doubles.gemini_api import GenerateCall, TaskOracle, start_gemini_double
-from inboxflow.graphs.support.language import TRANSLATE
-from inboxflow.graphs.support.specialist import SPECIALIST
+from inboxflow.graphs.support.tasks import SPECIALIST, TRANSLATE
 from tests.support_harness import build, run, sample
 
 SPANISH = (

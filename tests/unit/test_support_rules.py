@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from inboxflow.graphs.support.triage import Supervision, enforce_rules, rule_urgency, text_signals
+from inboxflow.graphs.support.tasks import Supervision
+from inboxflow.graphs.support.urgency import enforce_rules, rule_urgency, text_signals
 
 OUTAGE = "Our dashboards are down for all users since this morning."
 DATA_LOSS = "We lost all our records after the import, the files are gone."

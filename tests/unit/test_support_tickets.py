@@ -9,14 +9,10 @@ import pytest
 
 from inboxflow.adapters.embedded_crm import SAMPLE_CUSTOMERS, EmbeddedCRM
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from inboxflow.graphs.support.language import TRANSLATE, detect_language
-from inboxflow.graphs.support.matching import (
-    TicketMatch,
-    continued_ticket,
-    match_offline,
-    matcher_inputs,
-    thread_ticket,
-)
+from inboxflow.graphs.support.language import detect_language
+from inboxflow.graphs.support.matching import continued_ticket, matcher_inputs, thread_ticket
+from inboxflow.graphs.support.offline import match_offline
+from inboxflow.graphs.support.tasks import TRANSLATE, TicketMatch
 from inboxflow.graphs.support.tickets import (
     TICKET_ID,
     Ticket,

@@ -7,7 +7,8 @@ outside the package (a team's own, or a test's) is added by naming it in
 function of a deployment reads the same way.
 
 Every graph package has one skeleton (``tests/unit/test_graph_skeleton.py``
-builds a throwaway graph from it and runs it)::
+builds a throwaway graph from it and runs it, and checks every built-in graph
+against it)::
 
     NAME/
       graph.py     the declaration: ``Graph.build(name, entry, State, [Node(...)], ...)``,
@@ -24,7 +25,13 @@ builds a throwaway graph from it and runs it)::
       nodes/       one module per node (or per family of nodes)
       samples/     sample emails ``inboxflow demo`` and the eval read
 
-A file the graph does not need is left out. What several graphs share lives in
+A file the graph does not need is left out: ``settings.py`` only with a settings
+model, ``pauses.py`` only with pause kinds; ``tools.py`` may be a package
+(``tools/``). Every ``LLMTask`` of the graph is declared in ``tasks.py``, and
+importing all its node code leaves ``offline.py`` unloaded. A module of domain
+logic that is neither a task nor a heuristic keeps a name saying what it is
+beside the skeleton (``review_policy.py``, ``urgency.py``, ``matching.py``,
+``tickets.py``, ``learning.py``). What several graphs share lives in
 :mod:`inboxflow.graphs.kit`, never in another graph: graphs do not import each
 other.
 """

@@ -162,8 +162,8 @@ def load_email_file(path: str | Path, mailbox: str | None = None) -> Email:
 
 
 def sample_inbox_dir() -> Path:
-    """The bundled sample inbox (``inboxflow/samples/inbox``)."""
-    return Path(str(resources.files("inboxflow") / "samples" / "inbox"))
+    """The bundled sample inbox, the pipeline's (``inboxflow/graphs/pipeline/samples/inbox``)."""
+    return Path(str(resources.files("inboxflow") / "graphs" / "pipeline" / "samples" / "inbox"))
 
 
 def sample_inbox_paths() -> list[Path]:

@@ -39,9 +39,9 @@ class LLMTask(Generic[Out]):
         return Template(self.template).safe_substitute({k: str(v) for k, v in inputs.items()})
 
 
-def offline_heuristic(reference: str) -> Callable[[Mapping[str, Any]], Any]:
-    """The offline heuristic at ``reference`` (``"package.module:function"``), imported on its
-    first call.
+def offline_heuristic(reference: str) -> Callable[..., Any]:
+    """The offline heuristic (or scripted chat policy) at ``reference``
+    (``"package.module:function"``), imported on its first call.
 
     A graph's ``tasks.py`` names its heuristics this way, as the graph registry names
     graphs: the task module never imports ``offline.py`` (which imports the task's
@@ -50,8 +50,8 @@ def offline_heuristic(reference: str) -> Callable[[Mapping[str, Any]], Any]:
     """
     module_name, _, attribute = reference.partition(":")
 
-    def run(inputs: Mapping[str, Any]) -> Any:
-        return getattr(importlib.import_module(module_name), attribute)(inputs)
+    def run(*args: Any) -> Any:
+        return getattr(importlib.import_module(module_name), attribute)(*args)
 
     run.__qualname__ = run.__name__ = attribute
     return run

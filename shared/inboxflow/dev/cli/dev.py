@@ -196,7 +196,7 @@ def _show(console: Console, started: list, cloud) -> None:
     console.print(table)
     console.print(
         "Drop an email in: [bold]inboxflow send path/to/mail.eml[/bold]   "
-        "(samples: shared/inboxflow/samples/inbox/)   Ctrl-C stops everything."
+        "(samples: shared/inboxflow/graphs/pipeline/samples/inbox/)   Ctrl-C stops everything."
     )
     if cloud.gmail_double is not None:
         console.print(

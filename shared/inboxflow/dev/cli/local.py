@@ -31,8 +31,8 @@ SAMPLE_SUFFIXES = (".eml", ".json")
 
 
 def sample_inbox() -> list[Path]:
-    """The bundled sample emails, in name order."""
-    folder = resources.files("inboxflow") / "samples" / "inbox"
+    """The pipeline's sample emails (``graphs/pipeline/samples/inbox``), in name order."""
+    folder = resources.files("inboxflow") / "graphs" / "pipeline" / "samples" / "inbox"
     return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(SAMPLE_SUFFIXES))
 
 

@@ -17,12 +17,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...graph import END, Graph, Node, StartContext, TraceSummary, lazy
-from ...ports.checkpoint import Checkpoint
+from ...graph import END, Graph, Node, StartContext, lazy
 from . import outcome
 from .pauses import NOTIFY_KIND, TOOL_REVIEW_KIND
 from .settings import AssistantSettings
 from .state import AssistantState
+from .summary import summary
 
 PACKAGE = "inboxflow.graphs.assistant"
 TOOLS = ("Done", "Question", "check_calendar_availability", "schedule_meeting", "write_email")
@@ -37,18 +37,6 @@ def initial_state(email: Mapping[str, Any], start: StartContext) -> Mapping[str,
     return {"email": dict(email), "mailbox": mailbox.lower()}
 
 
-def summary(checkpoint: Checkpoint) -> TraceSummary:
-    """``classification: status`` and the last email written."""
-    state = checkpoint.state
-    label = f"{state.get('classification') or '?'}: {state.get('status', '?')}"
-    written = [
-        str(entry.get("arguments", {}).get("content", ""))
-        for entry in state.get("tool_log") or []
-        if entry.get("tool") == "write_email" and entry.get("result", {}).get("sent")
-    ]
-    return TraceSummary(label=label, preview=written[-1] if written else state.get("reasoning", ""))
-
-
 ASSISTANT = Graph.build(
     "assistant",
     "triage_router",
@@ -56,7 +44,7 @@ ASSISTANT = Graph.build(
     [
         Node(
             "triage_router",
-            lazy(f"{PACKAGE}.triage:triage_router"),
+            lazy(f"{PACKAGE}.nodes.triage:triage_router"),
             routes=(END, "triage_notify", "llm_call"),
             uses_llm=True,
             memory_mb=256,
@@ -64,7 +52,7 @@ ASSISTANT = Graph.build(
         ),
         Node(
             "triage_notify",
-            lazy(f"{PACKAGE}.triage:triage_notify"),
+            lazy(f"{PACKAGE}.nodes.triage:triage_notify"),
             routes=("triage_notify", "llm_call", END),
             pauses=True,
             uses_llm=True,
@@ -73,7 +61,7 @@ ASSISTANT = Graph.build(
         ),
         Node(
             "llm_call",
-            lazy(f"{PACKAGE}.agent:llm_call"),
+            lazy(f"{PACKAGE}.nodes.agent:llm_call"),
             routes=("tool_review", "mark_as_read", END),
             uses_llm=True,
             timeout_s=120,
@@ -81,7 +69,7 @@ ASSISTANT = Graph.build(
         ),
         Node(
             "tool_review",
-            lazy(f"{PACKAGE}.agent:tool_review"),
+            lazy(f"{PACKAGE}.nodes.agent:tool_review"),
             ports=("workspace",),
             routes=("tool_review", "llm_call", "mark_as_read", END),
             pauses=True,
@@ -92,7 +80,7 @@ ASSISTANT = Graph.build(
         ),
         Node(
             "mark_as_read",
-            lazy(f"{PACKAGE}.agent:mark_as_read"),
+            lazy(f"{PACKAGE}.nodes.agent:mark_as_read"),
             ports=("workspace",),
             routes=(END,),
             uses_gmail=True,

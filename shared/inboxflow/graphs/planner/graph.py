@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...graph import END, Graph, Node, StartContext, TraceSummary, lazy
-from ...ports.checkpoint import Checkpoint
+from ...graph import END, Graph, Node, StartContext, lazy
 from . import outcome
 from .pauses import AGENCY_REVIEW, CUSTOMER_REPLY
 from .settings import PlannerSettings
 from .state import PlannerState
+from .summary import summary
 
 NODES = "inboxflow.graphs.planner.nodes"
 TOOLS = (
@@ -57,26 +57,6 @@ def initial_state(email: Mapping[str, Any], start: StartContext) -> Mapping[str,
         "messages": [first.model_dump()],
         "seen_reply_ids": seen,
     }
-
-
-def summary(checkpoint: Checkpoint) -> TraceSummary:
-    """``quote_id: premium`` (or what the planner does now) and its last note."""
-    state = checkpoint.state
-    quote = state.get("quote_session") or {}
-    rate = quote.get("rate") or {}
-    plan = state.get("planned_tool_inputs") or {}
-    if rate:
-        label = f"{quote.get('quote_id')}: ${rate['annual_premium_cents'] / 100:,.2f}/yr"
-    elif state.get("awaiting_customer_reply"):
-        label = "waiting for the customer"
-    elif plan:
-        label = f"plan: {plan.get('tool_name')}"
-    else:
-        label = str(quote.get("quote_id") or "-")
-    notes = (state.get("agent_scratchpad") or {}).get("notes") or []
-    return TraceSummary(
-        label=label, preview=state.get("end_reason") or (notes[-1] if notes else "")
-    )
 
 
 PLANNER = Graph.build(

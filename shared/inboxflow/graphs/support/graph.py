@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...graph import END, Graph, Node, TraceSummary, lazy
-from ...ports.checkpoint import Checkpoint
+from ...graph import END, Graph, Node, lazy
 from . import outcome
 from .pauses import APPROVE_SUPPORT_REPLY
 from .settings import SupportSettings
 from .state import SupportState
-from .triage import IssueType
+from .summary import summary
+from .tasks import IssueType
 
 SAMPLES = Path(__file__).resolve().parent / "samples" / "inbox"
 """The sample support inbox. Not ``Graph.samples``: ``inboxflow demo`` routes graph samples by
@@ -30,25 +30,6 @@ SAMPLES = Path(__file__).resolve().parent / "samples" / "inbox"
 pipeline); run them with ``inboxflow run --graph support``."""
 SPECIALISTS: tuple[IssueType, ...] = ("billing", "technical", "general")
 NODES = "inboxflow.graphs.support.nodes"
-
-
-def summary(checkpoint: Checkpoint) -> TraceSummary:
-    """``{customer_id}:{ticket_id} urgency/type`` and the reply or why it ended."""
-    state = checkpoint.state
-    ticket = state.get("ticket") or {}
-    supervision = state.get("supervision") or {}
-    triage = state.get("triage") or {}
-    label = (
-        f"{ticket.get('customer_id')}:{ticket.get('ticket_id')}"
-        f" {supervision.get('urgency', '-')}/{supervision.get('issue_type', '-')}"
-        if ticket
-        else "-"
-    )
-    return TraceSummary(
-        label=label,
-        confidence=triage.get("confidence"),
-        preview=state.get("end_reason") or triage.get("suggested_response") or "",
-    )
 
 
 SUPPORT = Graph.build(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...knowledge import UNCATEGORISED, KnowledgeBase
-from .triage import IssueType
+from .tasks import IssueType
 
 
 def kb_search(

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from ...mail import Email
 from ...ports.crm import Customer
 from .matching import TicketMatch
-from .triage import Supervision, TriageResult
+from .tasks import Supervision, TriageResult
 
 
 class TicketRef(BaseModel):

@@ -25,8 +25,8 @@ from ....errors import NodeFailed, RetryableError
 from ....graph import Step
 from ....ports.llm import AgentTurn, ChatSettings, LLMFailed, LLMUsage
 from ..audit import record_llm_call
-from ..profiles import OFFLINE_POLICIES
 from ..state import AgentState
+from ..tasks import OFFLINE_POLICIES
 from ..tools import AGENT_TOOLS
 
 

@@ -1,4 +1,5 @@
-"""Agent profiles: the snapshot a run takes at start, and the offline policy of each shipped profile.
+"""Agent profiles: the snapshot a run takes at start (the offline policy of each shipped
+profile is ``tasks.OFFLINE_POLICIES``).
 
 A profile is declared in ``inboxflow.yaml`` (``profiles:``, see
 ``inboxflow.config.ProfileConfig``); its system prompt may be one of the
@@ -10,15 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ....errors import RejectedEnvelope
-from ....ports.llm import ChatPolicy
-from ..policies.pharmacy import pharmacy_policy
 from ..state import ProfileSnapshot
 
 if TYPE_CHECKING:
     from ....config import InboxflowConfig
-
-OFFLINE_POLICIES: dict[str, ChatPolicy] = {"pharmacy": pharmacy_policy}
-"""The scripted policy the offline model plays, by profile name."""
 
 
 class UnknownProfile(RejectedEnvelope):

@@ -32,7 +32,7 @@ from ....graph import END, Step
 from ....ports.checkpoint import Checkpoint
 from ..conversation import finished_before, queued_replies, take_replies
 from ..extract import reject
-from ..policy import PLAN_TASK, PlannerDecision, rejections, review_reasons
+from ..review_policy import rejections, review_reasons
 from ..settings import planner_settings
 from ..state import (
     TOOL_NAMES,
@@ -42,6 +42,7 @@ from ..state import (
     PlannerState,
     Scratchpad,
 )
+from ..tasks import PLAN_TASK, PlannerDecision
 from ..tools import PLANNER_TOOLS
 
 MAX_NOTES = 20

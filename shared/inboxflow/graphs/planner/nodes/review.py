@@ -23,7 +23,7 @@ from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import Pause, Step
 from ..pauses import AGENCY_REVIEW
-from ..policy import review_reasons
+from ..review_policy import review_reasons
 from ..settings import planner_settings
 from ..state import HumanFeedback, PlannedTool, PlannerState
 

@@ -21,11 +21,11 @@ from ....errors import NodeFailed
 from ....graph import NodeFn, Step
 from ....knowledge import knowledge_base_for
 from ..kb import kb_search
-from ..language import TRANSLATE, detect_language
-from ..specialist import SPECIALIST
+from ..language import detect_language
 from ..state import SupportState, TranslationResult
+from ..tasks import SPECIALIST, SUPERVISE, TRANSLATE, ExtractedInfo, IssueType, TriageResult
 from ..tickets import TicketStore
-from ..triage import SUPERVISE, ExtractedInfo, IssueType, TriageResult, enforce_rules
+from ..urgency import enforce_rules
 
 KB_ARTICLES = 3
 

@@ -28,8 +28,9 @@ from ....errors import NodeFailed
 from ....graph import Step
 from ....mail import Email
 from ....ports.crm import guest_customer
-from ..matching import MATCH_TICKET, continued_ticket, matcher_inputs, thread_ticket
+from ..matching import continued_ticket, matcher_inputs, thread_ticket
 from ..state import SupportState, TicketRef
+from ..tasks import MATCH_TICKET
 from ..tickets import Ticket, TicketMessage, TicketStore
 from ..tools import bound_to
 

@@ -1,4 +1,7 @@
-"""The pharmacy profile, scripted: what the offline model does in each turn.
+"""The offline model's scripted policies for the agent's turns (see :mod:`.tasks`), one per
+shipped profile.
+
+The pharmacy profile, scripted: what the offline model does in each turn.
 
 It reads the conversation (the inquiry and the tool results so far) and asks
 for the next tools the way the system prompt tells a real model to:
@@ -16,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ....ports.llm import AgentTurn, ChatMessage, ToolCall
+from ...ports.llm import AgentTurn, ChatMessage, ToolCall
 
 _PATIENT = re.compile(r"[(<]([^()<>\s]+@[^()<>\s]+)[)>]")
 _SUBJECT = re.compile(r"^Subject: (.*)$", re.MULTILINE)

@@ -1,5 +1,4 @@
-"""The planner's decision: the LLM task, the offline model's deterministic policy, and the
-review policy that holds whatever the model says.
+"""The offline model's deterministic policy for the planner's LLM task (see :mod:`.tasks`).
 
 The offline policy reads the state as a model would (the ``$state`` JSON of the
 prompt): the agency's feedback first, then the last tool's result (retry a
@@ -12,11 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel
-
-from ...ports.llm import LLMTask
 from .extract import (
     DRIVER_FIELDS,
     REQUIRED_FIELDS,
@@ -25,60 +21,9 @@ from .extract import (
     fields_named,
     missing,
 )
+from .review_policy import ARG_FIELDS, FIELD_ORDER
 from .state import CustomerFacts, CustomerInfo, Message
-
-ALWAYS_REVIEWED = frozenset({"ask_customer", "get_rate"})
-"""Plans the agency always reviews, whatever the model and the settings say: every question
-to the customer and every binding rate."""
-QUOTING_TOOLS = ("quote_initiate", "add_driver", "add_vehicle", "get_rate")
-
-
-class PlannerDecision(BaseModel):
-    """The planner's structured answer.
-
-    Attributes:
-        reasoning: why, in one or two sentences.
-        customer_info: everything known of the customer after reading the messages.
-        action: ``call_tool`` (``tool_name`` with ``args_json``), ``wait_customer`` or ``finish``.
-        tool_name: the tool to call.
-        args_json: its arguments, a JSON object.
-        request_review: the model wants the agency to review this plan.
-    """
-
-    reasoning: str
-    customer_info: CustomerFacts
-    action: Literal["call_tool", "wait_customer", "finish"]
-    tool_name: str | None = None
-    args_json: str = "{}"
-    request_review: bool = False
-
-    def args(self) -> dict[str, Any]:
-        """The arguments as an object (an unreadable ``args_json`` gives none)."""
-        try:
-            value = json.loads(self.args_json or "{}")
-        except json.JSONDecodeError:
-            return {}
-        return value if isinstance(value, dict) else {}
-
-
-PLAN_SYSTEM = (
-    "You are the planner of an insurance agency's quoting assistant. You build a personal "
-    "auto (PPA) quote for a customer who wrote by email: open the quote (quote_initiate), "
-    "add the driver (add_driver), add the vehicle (add_vehicle), rate it (get_rate), then "
-    "send the summary (prepare_final_summary). When information is missing, ask the customer "
-    "(ask_customer with the missing fields) and then wait for their reply (wait_customer). "
-    "If the agency rejected or edited your last plan (human_feedback), replan from its "
-    "feedback first. Tool results follow a status contract: success with data, or error "
-    "with a message, a code and the field at fault. Retry transient errors, ask the customer "
-    "for a field the service refused, and call request_human_review when you cannot go on."
-)
-PLAN_TEMPLATE = """The trace so far, as JSON (messages, customer_info, quote_session,
-last_tool_outputs, human_feedback, failures by tool, limits):
-$state
-
-Tools and their arguments (JSON Schema): $tools
-
-Answer with your reasoning, the customer_info you read from the messages, and one action."""
+from .tasks import PlannerDecision
 
 
 def _call(
@@ -97,25 +42,6 @@ def _call(
 def facts(info: CustomerInfo) -> CustomerFacts:
     """The facts of ``info`` (what the model answers; rejections are the policy's)."""
     return CustomerFacts.model_validate(info.model_dump(exclude={"rejected"}))
-
-
-def rejections(feedback: Mapping[str, Any] | None, last: Mapping[str, Any] | None) -> list[str]:
-    """The fields whose current values are wrong: named by the agency's rejection, or refused
-    by the quoting service (``invalid_vin``, ``invalid_input`` with a field)."""
-    if feedback:
-        if feedback.get("edited_inputs") is not None:
-            return []
-        return [
-            name for name in fields_named(str(feedback.get("comment") or "")) if name in FIELD_ORDER
-        ]
-    if (
-        last
-        and last.get("status") == "error"
-        and last.get("code") in ("invalid_vin", "invalid_input")
-    ):
-        field = ARG_FIELDS.get(str(last.get("field")), last.get("field"))
-        return [str(field)] if field in FIELD_ORDER else []
-    return []
 
 
 def applicant_args(info: CustomerInfo) -> dict[str, Any]:
@@ -153,10 +79,6 @@ def vehicle_args(info: CustomerInfo, quote_id: str) -> dict[str, Any]:
         "model": info.vehicle_model,
         "annual_mileage": info.annual_mileage or 12000,
     }
-
-
-ARG_FIELDS = {"year": "vehicle_year", "make": "vehicle_make", "model": "vehicle_model"}
-"""Tool argument names that differ from the customer_info field they come from."""
 
 
 def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
@@ -281,9 +203,6 @@ def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
     )
 
 
-FIELD_ORDER = (*REQUIRED_FIELDS, "annual_mileage", "accidents_last_5_years")
-
-
 def _corrected_since(error: Mapping[str, Any], info: CustomerInfo) -> bool:
     """Whether the field a call was refused for has a new value (not one found wrong)."""
     if error.get("code") not in ("invalid_vin", "invalid_input"):
@@ -318,45 +237,4 @@ def _customer_reason(fields: list[str], detail: str = "") -> str:
     return detail or "What we have could not be verified; please check it."
 
 
-PLAN_TASK = LLMTask(
-    name="planner_next_action",
-    output_model=PlannerDecision,
-    system=PLAN_SYSTEM,
-    template=PLAN_TEMPLATE,
-    offline=offline_plan,
-)
-
-
-def review_reasons(
-    tool: str, model_asked: bool, review_tools: list[str], after_feedback: bool
-) -> list[str]:
-    """Why the agency must review a plan to call ``tool`` (empty: it runs without review).
-
-    ``ask_customer`` and ``get_rate`` are always reviewed; the settings add tools; the
-    model may ask; a plan made from the agency's feedback goes back to the agency.
-    """
-    if tool == "request_human_review":
-        return []
-    reasons = []
-    if tool in ALWAYS_REVIEWED:
-        reasons.append(
-            "every question to the customer is reviewed"
-            if tool == "ask_customer"
-            else "every binding rate is reviewed"
-        )
-    if tool in review_tools:
-        reasons.append(f"the agency reviews every {tool} (settings)")
-    if model_asked:
-        reasons.append("the planner asked for a review")
-    if after_feedback:
-        reasons.append("replanned from the agency's feedback")
-    return reasons
-
-
-__all__ = [
-    "ALWAYS_REVIEWED",
-    "PLAN_TASK",
-    "PlannerDecision",
-    "offline_plan",
-    "review_reasons",
-]
+__all__ = ["offline_plan"]

@@ -30,19 +30,19 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from ...bindings import with_approved
-from ...context import NodeContext
-from ...errors import RetryableError
-from ...graph import END, Pause, Step
-from ...memory import read_memory
-from ...ports.llm import ChatSettings, LLMFailed
-from ..kit import workspace_of
-from .learning import first_name, learn
-from .pauses import QUESTION_LABELS, TOOL_REVIEW_KIND, pause_context
-from .policy import assistant_policy
-from .settings import assistant_settings
-from .state import AssistantState, ToolLogEntry
-from .tools import ASSISTANT_TOOLS, REVIEWED, bound_to
+from ....bindings import with_approved
+from ....context import NodeContext
+from ....errors import RetryableError
+from ....graph import END, Pause, Step
+from ....memory import read_memory
+from ....ports.llm import ChatSettings, LLMFailed
+from ...kit import workspace_of
+from ..learning import first_name, learn
+from ..pauses import QUESTION_LABELS, TOOL_REVIEW_KIND, pause_context
+from ..settings import assistant_settings
+from ..state import AssistantState, ToolLogEntry
+from ..tasks import offline_turn
+from ..tools import ASSISTANT_TOOLS, REVIEWED, bound_to
 
 REVIEW_FIELDS = {
     "write_email": ("to", "subject", "content"),
@@ -111,7 +111,7 @@ def llm_call(state: AssistantState, ctx: NodeContext) -> Step:
         model=configured.model or "",
         temperature=0.2,
         profile="assistant",
-        offline=assistant_policy,
+        offline=offline_turn,
         role="assistant",
     )
     try:

@@ -17,83 +17,15 @@
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Mapping
-from typing import Any, Literal
 
-from pydantic import BaseModel
-
-from ...context import NodeContext
-from ...graph import END, Pause, Step
-from ...memory import read_memory
-from ...ports.llm import LLMTask
-from .learning import learn
-from .pauses import pause_context
-from .settings import assistant_settings
-from .state import AssistantState
-
-AUTOMATED = re.compile(r"(no-?reply|newsletter|notifications?|mailer-daemon|marketing|news)@", re.I)
-BULK = re.compile(r"\b(unsubscribe|newsletter|% off|sale ends|webinar)\b", re.I)
-FYI = re.compile(
-    r"\b(fyi|for your information|invoice|receipt|shipped|delivered|reminder|announcement|"
-    r"has been updated|status update|no action needed)\b",
-    re.I,
-)
-ASKS = re.compile(
-    r"(\?|\b(could you|can you|would you|please|let me know|are you free|meet|call|"
-    r"schedule)\b)",
-    re.I,
-)
-
-
-class Triage(BaseModel):
-    """The triage's structured answer."""
-
-    reasoning: str
-    classification: Literal["ignore", "notify", "respond"]
-
-
-def domain_of(address: str) -> str:
-    """The part after ``@``, lower case."""
-    return address.rpartition("@")[2].lower()
-
-
-def offline_triage(inputs: Mapping[str, Any]) -> Triage:
-    """Heuristics: the owner's preferences first, then automated mail, FYIs, requests."""
-    sender = str(inputs["sender"]).lower()
-    prefs = json.loads(str(inputs["preferences"]))
-    text = f"{inputs['subject']}\n{inputs['body']}"
-    if sender in prefs["ignore_senders"] or domain_of(sender) in prefs["ignore_domains"]:
-        return Triage(reasoning=f"the owner ignores mail from {sender}", classification="ignore")
-    if sender in prefs["respond_senders"]:
-        return Triage(reasoning=f"the owner answers {sender}", classification="respond")
-    if sender in prefs["notify_senders"]:
-        return Triage(reasoning=f"the owner wants to hear of {sender}", classification="notify")
-    if AUTOMATED.search(sender) or BULK.search(text):
-        return Triage(reasoning="automated or bulk mail", classification="ignore")
-    if FYI.search(text):
-        return Triage(reasoning="information the owner may want to see", classification="notify")
-    if ASKS.search(text):
-        return Triage(reasoning="a direct request to the owner", classification="respond")
-    return Triage(reasoning="nothing asked; the owner decides", classification="notify")
-
-
-TRIAGE_TASK = LLMTask(
-    name="triage_email",
-    output_model=Triage,
-    system=(
-        "You triage the email of the mailbox owner. ignore: marketing, automated mail, "
-        "anything that needs no attention. notify: information the owner should see but "
-        "need not answer. respond: a person expects an answer or an action from the owner. "
-        "The owner's triage preferences come first."
-    ),
-    template=(
-        "Triage preferences (JSON): $preferences\n\n"
-        "From: $sender\nSubject: $subject\n\n$body\n\n"
-        "Answer with your reasoning and the classification."
-    ),
-    offline=offline_triage,
-)
+from ....context import NodeContext
+from ....graph import END, Pause, Step
+from ....memory import read_memory
+from ..learning import learn
+from ..pauses import pause_context
+from ..settings import assistant_settings
+from ..state import AssistantState
+from ..tasks import TRIAGE_TASK
 
 
 def triage_router(state: AssistantState, ctx: NodeContext) -> Step:

@@ -1,1 +1,0 @@
-"""Scripted policies the offline model plays, one per shipped profile."""

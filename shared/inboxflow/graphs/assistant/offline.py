@@ -1,0 +1,255 @@
+"""The offline model's heuristics for the assistant's LLM tasks (see :mod:`.tasks`).
+
+``triage_email``: the owner's preferences first, then automated mail, FYIs,
+requests (the patterns below). The memory updates apply rules: the sender and
+the choice, the edited sign-off or greeting, the edited meeting length or start
+time. The response agent's script (``assistant_policy``) plays plausible turns
+with no key; it reads what a real model would: the system message (today, the owner's
+response and calendar preferences as JSON) and the conversation. Meeting
+requests: check the calendar, schedule at the preferred time (or the first
+free one), then confirm by email; a question only the owner can answer (a
+sentence opening with which/what/when/how much/how many): ask the owner
+(``Question``), then email the answer; anything else: one email. Feedback makes it
+write again with the feedback in; a sent email or a failure ends with Done.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+
+from ...ports.llm import AgentTurn, ChatMessage, ToolCall
+from ...workspace import business_day
+from .tasks import (
+    CalProfile,
+    CalUpdate,
+    ResponseProfile,
+    ResponseUpdate,
+    Triage,
+    TriageProfile,
+    TriageUpdate,
+)
+
+# --- triage_email ------------------------------------------------------------------------------
+
+AUTOMATED = re.compile(r"(no-?reply|newsletter|notifications?|mailer-daemon|marketing|news)@", re.I)
+BULK = re.compile(r"\b(unsubscribe|newsletter|% off|sale ends|webinar)\b", re.I)
+FYI = re.compile(
+    r"\b(fyi|for your information|invoice|receipt|shipped|delivered|reminder|announcement|"
+    r"has been updated|status update|no action needed)\b",
+    re.I,
+)
+ASKS = re.compile(
+    r"(\?|\b(could you|can you|would you|please|let me know|are you free|meet|call|"
+    r"schedule)\b)",
+    re.I,
+)
+
+
+def domain_of(address: str) -> str:
+    """The part after ``@``, lower case."""
+    return address.rpartition("@")[2].lower()
+
+
+def offline_triage(inputs: Mapping[str, Any]) -> Triage:
+    """Heuristics: the owner's preferences first, then automated mail, FYIs, requests."""
+    sender = str(inputs["sender"]).lower()
+    prefs = json.loads(str(inputs["preferences"]))
+    text = f"{inputs['subject']}\n{inputs['body']}"
+    if sender in prefs["ignore_senders"] or domain_of(sender) in prefs["ignore_domains"]:
+        return Triage(reasoning=f"the owner ignores mail from {sender}", classification="ignore")
+    if sender in prefs["respond_senders"]:
+        return Triage(reasoning=f"the owner answers {sender}", classification="respond")
+    if sender in prefs["notify_senders"]:
+        return Triage(reasoning=f"the owner wants to hear of {sender}", classification="notify")
+    if AUTOMATED.search(sender) or BULK.search(text):
+        return Triage(reasoning="automated or bulk mail", classification="ignore")
+    if FYI.search(text):
+        return Triage(reasoning="information the owner may want to see", classification="notify")
+    if ASKS.search(text):
+        return Triage(reasoning="a direct request to the owner", classification="respond")
+    return Triage(reasoning="nothing asked; the owner decides", classification="notify")
+
+
+# --- the memory updates ----------------------------------------------------------------------
+
+
+def _without(items: list[str], value: str) -> list[str]:
+    return [item for item in items if item != value]
+
+
+def triage_rules(inputs: Mapping[str, Any]) -> TriageUpdate:
+    profile = TriageProfile.model_validate(json.loads(inputs["profile"]))
+    event, details = str(inputs["event"]), json.loads(inputs["details"])
+    sender = str(details["sender"]).lower()
+    p = profile.model_copy(deep=True)
+    if event == "notify:ignore":
+        p.notify_senders = _without(p.notify_senders, sender)
+        p.respond_senders = _without(p.respond_senders, sender)
+        if sender in p.notify_ignored_once:
+            p.notify_ignored_once = _without(p.notify_ignored_once, sender)
+            if sender not in p.ignore_senders:
+                p.ignore_senders.append(sender)
+            why = f"the owner ignored mail from {sender} twice: ignore it"
+        else:
+            p.notify_ignored_once.append(sender)
+            why = f"the owner ignored mail from {sender} once"
+    elif event == "notify:respond":
+        p.notify_ignored_once = _without(p.notify_ignored_once, sender)
+        if sender not in p.respond_senders:
+            p.respond_senders.append(sender)
+        p.notify_senders = _without(p.notify_senders, sender)
+        why = f"the owner answers mail from {sender}"
+    elif event == "draft_ignored":
+        p.respond_senders = _without(p.respond_senders, sender)
+        if sender not in p.notify_senders:
+            p.notify_senders.append(sender)
+        why = f"the owner dropped the reply to {sender}: ask before answering"
+    else:
+        return TriageUpdate(profile=profile, changed=False, why=f"{event}: nothing to learn")
+    return TriageUpdate(profile=p, changed=p != profile, why=why)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [block.strip() for block in text.replace("\r\n", "\n").split("\n\n") if block.strip()]
+
+
+def response_rules(inputs: Mapping[str, Any]) -> ResponseUpdate:
+    profile = ResponseProfile.model_validate(json.loads(inputs["profile"]))
+    details = json.loads(inputs["details"])
+    before = _paragraphs(str(details["before"].get("content", "")))
+    after = _paragraphs(str(details["after"].get("content", "")))
+    p, changes = profile.model_copy(deep=True), []
+    if before and after and before[-1] != after[-1] and len(after[-1]) <= 80:
+        p.sign_off = after[-1]
+        changes.append(f"sign-off is now {after[-1]!r}")
+    if len(after) > 1 and before and before[0] != after[0] and len(after[0]) <= 60:
+        first_name = str(details.get("first_name") or "")
+        greeting = after[0].replace(first_name, "{first_name}") if first_name else after[0]
+        p.greeting = greeting
+        changes.append(f"greeting is now {greeting!r}")
+    why = "; ".join(changes) or "the edit shows no greeting or sign-off preference"
+    return ResponseUpdate(profile=p, changed=p != profile, why=why)
+
+
+def cal_rules(inputs: Mapping[str, Any]) -> CalUpdate:
+    profile = CalProfile.model_validate(json.loads(inputs["profile"]))
+    details = json.loads(inputs["details"])
+    before, after = details["before"], details["after"]
+    p, changes = profile.model_copy(deep=True), []
+    if str(before.get("duration_minutes")) != str(after.get("duration_minutes")):
+        try:
+            p.default_duration_minutes = int(str(after.get("duration_minutes")))
+            changes.append(f"meetings last {p.default_duration_minutes} minutes")
+        except ValueError:
+            pass
+    if before.get("start_time") != after.get("start_time") and after.get("start_time"):
+        p.preferred_start_time = str(after["start_time"])
+        changes.append(f"meetings start at {p.preferred_start_time}")
+    why = "; ".join(changes) or "the edit shows no calendar preference"
+    return CalUpdate(profile=p, changed=p != profile, why=why)
+
+
+# --- the response agent ----------------------------------------------------------------------
+
+MEETING = re.compile(r"\b(meet|meeting|call|schedule|catch up|sync)\b", re.I)
+OWNER_QUESTION = re.compile(
+    r"(?:^|[.!?]\s+)((?:which|what|when|how much|how many)\b[^?\n]*\?)", re.I | re.M
+)
+"""A question only the owner can answer (a sentence opening with which/what/when...)."""
+
+
+def _json_after(label: str, text: str) -> dict[str, Any]:
+    match = re.search(rf"^{re.escape(label)}: (.*)$", text, re.M)
+    return json.loads(match.group(1)) if match else {}
+
+
+def _line(label: str, text: str) -> str:
+    match = re.search(rf"^{re.escape(label)}: (.*)$", text, re.M)
+    return match.group(1).strip() if match else ""
+
+
+def _call(turn: int, name: str, **arguments: Any) -> AgentTurn:
+    return AgentTurn(text="", tool_calls=(ToolCall(f"t{turn}", name, json.dumps(arguments)),))
+
+
+def assistant_policy(messages: list[ChatMessage], tools: list[dict[str, Any]]) -> AgentTurn:
+    """One scripted turn of the response agent."""
+    system = str(messages[0].get("content", ""))
+    user = next(str(m.get("content", "")) for m in messages if m.get("role") == "user")
+    turn = sum(1 for m in messages if m.get("role") == "assistant") + 1
+    response = _json_after("Response preferences (JSON)", system)
+    calendar = _json_after("Calendar preferences (JSON)", system)
+    today = date.fromisoformat(_line("Today", system))
+    sender = _line("From", user)
+    address = sender.rpartition("<")[2].rstrip(">") or sender
+    first_name = _line("First name", user)
+    subject = _line("Subject", user)
+    instruction = _line("Owner's instruction", user)
+    reply_subject = subject if subject.lower().startswith("re:") else f"Re: {subject}"
+    last = messages[-1]
+
+    def email(lines: list[str]) -> AgentTurn:
+        greeting = str(response.get("greeting", "Hi {first_name},")).replace(
+            "{first_name}", first_name
+        )
+        body = "\n\n".join([greeting, *lines, str(response.get("sign_off", "Best regards"))])
+        return _call(turn, "write_email", to=address, subject=reply_subject, content=body)
+
+    if last.get("role") != "tool":
+        if MEETING.search(f"{subject}\n{user}"):
+            day = business_day(today, 1)
+            return _call(turn, "check_calendar_availability", day=day.isoformat())
+        asked = OWNER_QUESTION.search(user.partition("\n\n")[2])
+        if asked and not instruction:
+            question = f'{first_name} asks: "{asked.group(1)}" What should I answer?'
+            return _call(turn, "Question", content=question)
+        lines = [f"Thanks for your email about {subject.removeprefix('Re: ')}."]
+        lines.append(instruction or "I will get back to you on this shortly.")
+        return email(lines)
+    result = json.loads(str(last.get("content") or "{}"))
+    tool = last.get("name")
+    if "feedback" in result:
+        lines = [f"Thanks for your email about {subject.removeprefix('Re: ')}.", result["feedback"]]
+        return email(lines)
+    if "error" in result or result.get("ignored"):
+        return _call(turn, "Done", done=True)
+    if tool == "check_calendar_availability":
+        start = str(calendar.get("preferred_start_time", "10:00"))
+        duration = int(calendar.get("default_duration_minutes", 30))
+        if not _free_at(result.get("free", []), start, duration) and result.get("free"):
+            start = str(result["free"][0]).split("-")[0]
+        return _call(
+            turn,
+            "schedule_meeting",
+            attendees=[address],
+            subject=subject.removeprefix("Re: ") or "Meeting",
+            duration_minutes=duration,
+            preferred_day=result["day"],
+            start_time=start,
+        )
+    if tool == "schedule_meeting" and result.get("scheduled"):
+        return email([f"I have sent you an invitation for {result.get('when')}."])
+    if tool == "Question":
+        return email([str(result.get("answer") or "I will get back to you on this shortly.")])
+    return _call(turn, "Done", done=True)
+
+
+def _free_at(free: list[str], start: str, duration: int) -> bool:
+    """Whether ``start`` plus ``duration`` fits in one of the ``HH:MM-HH:MM`` free ranges."""
+
+    def minutes(hhmm: str) -> int:
+        hours, mins = hhmm.split(":")
+        return int(hours) * 60 + int(mins)
+
+    begin = minutes(start)
+    return any(
+        minutes(r.split("-")[0]) <= begin and begin + duration <= minutes(r.split("-")[1])
+        for r in free
+    )
+
+
+__all__ = ["assistant_policy", "cal_rules", "offline_triage", "response_rules", "triage_rules"]
