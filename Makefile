@@ -75,8 +75,8 @@ clean:
 # Adjust the module list (paths under shared/inboxflow/) and the tests here, in one place:
 #   make mutate MUTATE_MODULES="runtime.py" MUTATE_TESTS="tests/unit/test_runtime.py"
 MUTATE_MODULES ?= runtime.py approvals/decisions.py approvals/tokens.py approvals/deadlines.py \
-                  approvals/records.py pipeline/nodes/review.py \
-                  pipeline/nodes/dispatch.py mail/loop_guard.py
+                  approvals/records.py graphs/pipeline/nodes/review.py \
+                  graphs/pipeline/nodes/dispatch.py mail/loop_guard.py
 MUTATE_TESTS ?= tests/unit tests/functions tests/contract  # run with -m "not emulator"
 MUTATE_DIR ?= .mutate
 MUTATE_JOBS ?= 2
