@@ -242,15 +242,10 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
     """
 
     def get_trace(self, trace_id: str) -> Checkpoint | None:
-        """The checkpoint of a trace, or None."""
         doc = self.get(trace_path(trace_id))
         return Checkpoint.model_validate(doc) if doc is not None else None
 
     def create_trace(self, checkpoint: Checkpoint, start: StepLog) -> bool:
-        """Create a trace and its step-0 log entry (the initial state) atomically.
-
-        Returns False if the trace already exists.
-        """
 
         def create(tx: Transaction) -> None:
             tx.create(trace_path(checkpoint.trace_id), checkpoint.model_dump())
@@ -290,7 +285,6 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
         return self.run_transaction(lease)
 
     def release_lease(self, trace_id: str, step: int, owner: str) -> None:
-        """Give a lease back early (after a failure) so a redelivery need not wait."""
 
         def release(tx: Transaction) -> None:
             doc = tx.get(trace_path(trace_id))
@@ -308,17 +302,6 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
         log: StepLog,
         creates: Mapping[str, dict[str, Any]] | None = None,
     ) -> None:
-        """Commit one step in one transaction (rule 4).
-
-        ``checkpoint`` is the new checkpoint (``step`` already advanced). The
-        write is preconditioned on the stored checkpoint still being at
-        ``log.step_order`` under ``owner``'s lease. ``creates`` are documents
-        born with the step (a pause's approval record), written in the same
-        transaction.
-
-        Raises:
-            StepMoved: the precondition failed; another worker committed the step.
-        """
         step = log.step_order
 
         def commit(tx: Transaction) -> None:
@@ -336,6 +319,5 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
         self.run_transaction(commit)
 
     def step_logs(self, trace_id: str) -> builtins.list[StepLog]:
-        """The step log of a trace, in order (entry 0 holds the initial state)."""
         rows = self.list(f"{trace_path(trace_id)}/{STEPS.name}", order_by="step_order")
         return [StepLog.model_validate(doc) for _, doc in rows]
