@@ -59,7 +59,7 @@ def test_dlq_list_show_replay_and_fork_as_processes(
         seed_workspace(runtime.store, runtime.clock.now())
         # A trace whose first envelope never reached classify: Pub/Sub gave up on it
         # (an outage, a bug since fixed) and forwarded it, twice, to the dead-letter topic.
-        parked = dataclasses.replace(runtime, bus=InProcessBus())
+        parked = dataclasses.replace(runtime, ports=runtime.ports.replace(bus=InProcessBus()))
         trace_id = parked.start("pipeline", {"email": _sample("08-")})
         checkpoint = runtime.store.get_trace(trace_id)
         assert checkpoint is not None and checkpoint.status == "running"

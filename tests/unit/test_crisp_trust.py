@@ -75,12 +75,8 @@ def test_the_project_routes_only_the_authenticated_helpdesk_to_the_pharmacy_agen
 def test_a_spoofed_notification_cannot_cancel_a_patients_reservation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sender: str, verdict: str | None
 ) -> None:
-    runtime = build(tmp_path)
-    drugs = EmbeddedDrugs(runtime.store, clock=runtime.clock)
-    drugs.reserve(PATIENT, "Paralen 500", None, "jana-reservation")
-    assert len(drugs.reservations(PATIENT, "Paralen 500")) == 1
-
-    # Even run by the pharmacy profile, with a model that does what the mail asks:
+    # Even run by the pharmacy profile, with a model that does what the mail asks
+    # (declared before the runtime: a process reads inboxflow.yaml once):
     use_profile(
         tmp_path,
         monkeypatch,
@@ -93,6 +89,11 @@ def test_a_spoofed_notification_cannot_cancel_a_patients_reservation(
             else AgentTurn("cancelled")
         ),
     )
+    runtime = build(tmp_path)
+    drugs = EmbeddedDrugs(runtime.store, clock=runtime.clock)
+    drugs.reserve(PATIENT, "Paralen 500", None, "jana-reservation")
+    assert len(drugs.reservations(PATIENT, "Paralen 500")) == 1
+
     trace_id = start(runtime, email_from_eml(_spoofed(sender, verdict)), "scripted")
     runtime.bus.drain()
     checkpoint = runtime.store.get_trace(trace_id)
@@ -108,8 +109,8 @@ def test_a_spoofed_notification_cannot_cancel_a_patients_reservation(
 def test_the_genuine_helpdesk_notification_is_still_read_as_crisp(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    runtime = build(tmp_path)
     use_profile(tmp_path, monkeypatch, lambda turn, messages: AgentTurn("read"))
+    runtime = build(tmp_path)
     trace_id = start(runtime, email_from_eml(_spoofed(HELPDESK)), "scripted")
     runtime.bus.drain()
     checkpoint = runtime.store.get_trace(trace_id)

@@ -50,6 +50,17 @@ def test_a_part_given_is_used_as_given(tmp_path: Path) -> None:
     assert ports.crm is mine
 
 
+def test_replace_gives_a_copy_with_the_part_swapped_and_the_rest_shared(tmp_path: Path) -> None:
+    ports = build_ports(_settings(tmp_path))
+    crm = EmbeddedCRM()
+    other = ports.replace(crm=crm)
+
+    assert other.crm is crm and ports.crm is not crm
+    assert other.store is ports.store
+    with pytest.raises(AttributeError, match="no such port: nonsense"):
+        ports.replace(nonsense=1)
+
+
 def test_a_name_that_is_not_a_port_is_refused(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="not ports: \\['outbox'\\]"):
         build_ports(_settings(tmp_path), outbox=object())

@@ -9,6 +9,7 @@ as ``uses_llm`` guards the model.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
@@ -157,6 +158,15 @@ class Ports:
         }
         self._declared: frozenset[str] | None = None
         self._node = ""
+
+    def replace(self, **parts: Any) -> Ports:
+        """A copy with ``parts`` (by port name) in place of its own; the rest are shared."""
+        unknown = set(parts) - set(self._parts)
+        if unknown:
+            raise AttributeError(f"no such port: {', '.join(sorted(unknown))}")
+        other = copy.copy(self)
+        other._parts = {**self._parts, **parts}
+        return other
 
     @property
     def documents(self) -> DocumentStore:
