@@ -141,6 +141,17 @@ def test_delivery_mode_is_live_on_cloud_functions_and_outbox_elsewhere() -> None
         live_delivery({"INBOXFLOW_NOTIFY_DELIVERY": "mail"})
 
 
+def test_a_reviewer_entry_with_an_address_is_notified_there(tmp_path: Path) -> None:
+    store = SqliteCheckpointStore(tmp_path / "o.db")
+    config = parse_config(
+        {**SES, "reviewers": {"Ops Lead": {"channel": "ses", "address": "lead@x.io"}}}, {}
+    )
+    notifier = ChannelNotifier(config, channel_factory(store, FakeClock(), {}, None), store)
+    notifier.send(Notification("Ops Lead", "S", "t", "<p>h</p>", "k-lead"))
+    assert [(m["to"], m["channel"]) for m in notifier.messages()] == [("lead@x.io", "ses")]
+    store.close()
+
+
 def test_outbox_delivery_keeps_each_channel_apart_and_sends_nothing(tmp_path: Path) -> None:
     store = SqliteCheckpointStore(tmp_path / "o.db")
     config = parse_config(
