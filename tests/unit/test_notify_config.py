@@ -144,10 +144,10 @@ def test_delivery_mode_is_live_on_cloud_functions_and_outbox_elsewhere() -> None
 def test_a_reviewer_entry_with_an_address_is_notified_there(tmp_path: Path) -> None:
     store = SqliteCheckpointStore(tmp_path / "o.db")
     config = parse_config(
-        {**SES, "reviewers": {"Ops Lead": {"channel": "ses", "address": "lead@x.io"}}}, {}
+        {**SES, "reviewers": {"ops-lead": {"channel": "ses", "address": "lead@x.io"}}}, {}
     )
     notifier = ChannelNotifier(config, channel_factory(store, FakeClock(), {}, None), store)
-    notifier.send(Notification("Ops Lead", "S", "t", "<p>h</p>", "k-lead"))
+    notifier.send(Notification("ops-lead", "S", "t", "<p>h</p>", "k-lead"))
     assert [(m["to"], m["channel"]) for m in notifier.messages()] == [("lead@x.io", "ses")]
     store.close()
 
