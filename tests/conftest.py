@@ -7,7 +7,7 @@ start is an error. Mark emulator-backed tests (or parameters) with
 
 With ``INBOXFLOW_REQUIRE_EMULATORS=1`` (CI) a missing emulator fails instead,
 and so does any skip of a test marked ``emulator`` or ``browser`` (see
-``tests/required.py``).
+``tests/harness/required.py``).
 
 More fixtures live in plugin modules listed in ``pytest_plugins``.
 """
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import pytest
 
 from inboxflow.dev import emulators, process_groups
-from tests.required import REQUIRE_VARIABLE, REQUIRED, skip_unless_required
+from tests.harness.required import REQUIRE_VARIABLE, REQUIRED, skip_unless_required
 
 pytest_plugins: list[str] = []
 

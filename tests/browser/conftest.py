@@ -27,7 +27,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from tests.required import skip_unless_required
+from tests.harness.required import skip_unless_required
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

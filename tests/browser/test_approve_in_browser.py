@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.conftest import ARTIFACTS, OpenedPage
-from tests.pipeline_harness import mailbox_writes
+from tests.harness.pipeline import mailbox_writes
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def test_reviewer_edits_and_approves_in_chromium(
 ) -> None:
     from inboxflow import entry
     from inboxflow.workspace import seed_workspace
-    from tests.approval_harness import sample
+    from tests.harness.approval import sample
 
     rt = entry.runtime()
     seed_workspace(rt.store, rt.clock.now())

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.assistant_harness import OWNER, sample
 from tests.browser.conftest import OpenedPage, open_review_on_phone
 from tests.browser.test_approve_in_browser import approval_function  # noqa: F401 - a fixture
+from tests.harness.assistant import OWNER, sample
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.browser.conftest import OpenedPage, open_review_on_phone
 from tests.browser.test_approve_in_browser import approval_function  # noqa: F401 - a fixture
-from tests.planner_harness import MAILBOX, sample
+from tests.harness.planner import MAILBOX, sample
 
 pytestmark = pytest.mark.browser
 

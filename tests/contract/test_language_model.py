@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.pipeline_harness import build, sample_emails
+from tests.harness.pipeline import build, sample_emails
 
 from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPolicy
 from inboxflow.adapters.offline_llm import OfflineModel

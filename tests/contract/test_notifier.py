@@ -2,7 +2,7 @@
 double through the real googleapiclient (``GoogleWorkspace.send_message``), and Amazon
 SES on moto through boto3 (send / find / the journal; SES sends as its configured
 identity, so the sender rules of the last test are Gmail's and the outbox's).
-The webhook adapter is checked against a local receiver in tests/unit/test_webhook_notifier.py:
+The webhook adapter is checked against a local receiver in tests/unit/adapters/test_webhook_notifier.py:
 a chat room keeps no per-sender copies to compare."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.approval_harness import LINK, REVIEWERS, Harness
+from tests.harness.approval import LINK, REVIEWERS, Harness
 
 from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.notifiers import GmailNotifier, OutboxNotifier
@@ -81,7 +81,7 @@ def _gmail_world(tmp_path: Path) -> Iterator[World]:
 
 
 def _ses_world(tmp_path: Path) -> Iterator[World]:
-    from tests.ses_double import REGION, SesDouble
+    from tests.harness.ses_double import REGION, SesDouble
 
     from inboxflow.adapters.ses_notifier import SesNotifier
 

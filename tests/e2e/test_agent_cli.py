@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.agent_harness import SAMPLES
+from tests.harness.agent import SAMPLES
 
 CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
 

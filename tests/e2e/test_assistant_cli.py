@@ -12,7 +12,7 @@ from pathlib import Path
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.memory import update_memory
-from tests.assistant_harness import OWNER, SAMPLES
+from tests.harness.assistant import OWNER, SAMPLES
 
 CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
 

@@ -13,9 +13,9 @@ import pytest
 
 from inboxflow.clock import FakeClock
 from inboxflow.memory import update_memory
-from tests.assistant_harness import OWNER
 from tests.e2e.test_cli import run_cli
 from tests.e2e.test_dev_lifecycle import kill_leftovers, start_dev
+from tests.harness.assistant import OWNER
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from tests.planner_harness import SAMPLES
+from tests.harness.planner import SAMPLES
 
 CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.graphs.support.tickets import TicketStore
-from tests.support_harness import SAMPLES
+from tests.harness.support import SAMPLES
 
 CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
 

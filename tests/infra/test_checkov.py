@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.required import skip_unless_required
+from tests.harness.required import skip_unless_required
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 INFRA = REPO_ROOT / "infra"

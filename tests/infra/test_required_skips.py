@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.required import REQUIRE_VARIABLE, _read
+from tests.harness.required import REQUIRE_VARIABLE, _read
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MISSING = "/nonexistent/inboxflow-test"

@@ -15,9 +15,9 @@ from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
 from inboxflow.graphs.agent.tasks import OFFLINE_POLICIES
 from inboxflow.schema import AGENT_RUNS, EMAIL_EVENTS, LLM_CALLS
-from tests.agent_harness import build, reply_writes, sample, start
-from tests.emulated_cloud import graph_functions
-from tests.pipeline_harness import StormBus
+from tests.harness.agent import build, reply_writes, sample, start
+from tests.harness.emulated_cloud import graph_functions
+from tests.harness.pipeline import StormBus
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 

@@ -14,9 +14,9 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.clock import FakeClock
 from inboxflow.envelope import Envelope
 from inboxflow.runtime import payload_hash
-from tests.approval_harness import REVIEWERS, Harness
-from tests.pipeline_harness import mailbox_writes
-from tests.runtimes import runtime_for
+from tests.harness.approval import REVIEWERS, Harness
+from tests.harness.pipeline import mailbox_writes
+from tests.harness.runtimes import runtime_for
 
 pytestmark = pytest.mark.emulator
 

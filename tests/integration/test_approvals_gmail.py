@@ -11,7 +11,7 @@ from inboxflow.adapters.notifiers import GmailNotifier
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.mail import TRACE_HEADER
 from inboxflow.mail_stamps import trace_key_of
-from tests.approval_harness import LINK, REVIEWERS, Harness
+from tests.harness.approval import LINK, REVIEWERS, Harness
 
 MAILBOX = "maya.chen@brightlane.io"
 

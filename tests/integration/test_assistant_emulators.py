@@ -13,10 +13,10 @@ import pytest
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
 from inboxflow.memory import memory_history, read_memory, update_memory
-from tests.agent_harness import build
-from tests.assistant_harness import OWNER, decide, pending, sample, sent, start, state
-from tests.emulated_cloud import graph_functions
-from tests.pipeline_harness import StormBus
+from tests.harness.agent import build
+from tests.harness.assistant import OWNER, decide, pending, sample, sent, start, state
+from tests.harness.emulated_cloud import graph_functions
+from tests.harness.pipeline import StormBus
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 

@@ -35,8 +35,8 @@ from inboxflow.ports.bus import MessageBus
 from inboxflow.ports.llm import LanguageModel, LLMTask, LLMUsage, Out
 from inboxflow.runtime import Runtime, RuntimeOptions
 from inboxflow.workspace import seed_workspace
-from tests.pipeline_harness import sample_emails
-from tests.runtimes import ports_for, runtime_for
+from tests.harness.pipeline import sample_emails
+from tests.harness.runtimes import ports_for, runtime_for
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 
@@ -207,7 +207,7 @@ def test_one_notification_delivered_to_four_ingest_workers_at_once_starts_each_m
     from inboxflow.ingest.notification import GmailNotification
     from inboxflow.ingest.sync import IngestIncomplete, IngestOptions, Ingestor
     from inboxflow.ingest.watch import renew_watches
-    from tests.unit.test_ingest import eml
+    from tests.unit.ingest.test_ingest import eml
 
     clock = SystemClock()
     gmail = InMemoryGmailReader()  # one mailbox; every worker reads it (thread-safe)

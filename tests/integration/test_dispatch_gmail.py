@@ -22,8 +22,8 @@ from inboxflow.mail import TRACE_HEADER, Email, bare_subject, load_email_file
 from inboxflow.mail_stamps import trace_key_of
 from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
-from tests.pipeline_harness import dispatch_effects
-from tests.runtimes import runtime_for
+from tests.harness.pipeline import dispatch_effects
+from tests.harness.runtimes import runtime_for
 
 MAILBOX = "maya.chen@brightlane.io"
 

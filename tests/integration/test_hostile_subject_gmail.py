@@ -15,7 +15,7 @@ from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.mail import TRACE_HEADER
 from inboxflow.mail.field_text import DIRECTION_CONTROLS, LINE_BREAKS, ZERO_WIDTH
 from inboxflow.mail_stamps import trace_key_of
-from tests.approval_harness import COMPLAINT, Harness, sample
+from tests.harness.approval import COMPLAINT, Harness, sample
 
 MAILBOX = "maya.chen@brightlane.io"
 HOSTILE = "Charged twice\u2028Bcc: all@evil.test \u202egnp.exe\u200b\u00ad\x85 refund\u2029"

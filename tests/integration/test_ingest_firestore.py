@@ -16,7 +16,7 @@ from inboxflow.dev.devcloud import DevCloud
 from inboxflow.dev.gmail import deliver
 from inboxflow.ingest.claims import message_trace_id
 from inboxflow.ingest.mailboxes import MailboxRegistry
-from tests.unit.test_ingest import World, eml, notify_concurrently
+from tests.unit.ingest.test_ingest import World, eml, notify_concurrently
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 

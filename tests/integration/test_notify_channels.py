@@ -25,9 +25,9 @@ from inboxflow.envelope import Envelope
 from inboxflow.errors import RetryableError
 from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.ports.notifier import Notification, Notifier
-from tests.approval_harness import LINK, Harness, sample
-from tests.ses_double import REGION, SesDouble
-from tests.webhook_receiver import WebhookReceiver
+from tests.harness.approval import LINK, Harness, sample
+from tests.harness.ses_double import REGION, SesDouble
+from tests.harness.webhook_receiver import WebhookReceiver
 
 SENDER = "approvals@brightlane.io"
 ANA = "ana@partner.example"  # verified in the sandbox

@@ -11,9 +11,9 @@ import uuid
 import pytest
 
 from inboxflow.clock import FakeClock
-from tests.emulated_cloud import graph_functions
-from tests.pipeline_harness import StormBus
-from tests.planner_harness import (
+from tests.harness.emulated_cloud import graph_functions
+from tests.harness.pipeline import StormBus
+from tests.harness.planner import (
     MAILBOX,
     VALID_VIN,
     approve_all,

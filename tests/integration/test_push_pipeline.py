@@ -11,7 +11,7 @@ from inboxflow.dev.cli.local import sample_inbox
 from inboxflow.envelope import Envelope
 from inboxflow.mail import load_email_file
 from inboxflow.workspace import seed_workspace
-from tests.emulated_cloud import graph_functions
+from tests.harness.emulated_cloud import graph_functions
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 

@@ -10,7 +10,7 @@ from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
 from inboxflow.clock import FakeClock
 from inboxflow.graphs import get_graph
 from inboxflow.ports.checkpoint import TERMINAL
-from tests.pipeline_harness import StormBus, build, dispatch_effects, mailbox_writes, sample_emails
+from tests.harness.pipeline import StormBus, build, dispatch_effects, mailbox_writes, sample_emails
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 SETTLED = TERMINAL | {"waiting"}

@@ -22,7 +22,7 @@ from inboxflow.mail import load_email_file
 from inboxflow.naming import dead_letter_topic_name, topic_name
 from inboxflow.workspace import seed_workspace
 from tests.e2e.test_cli import run_cli
-from tests.emulated_cloud import graph_functions
+from tests.harness.emulated_cloud import graph_functions
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 

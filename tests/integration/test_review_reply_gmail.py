@@ -23,8 +23,8 @@ from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
 from inboxflow.ingest.sync import IngestOptions, Ingestor
 from inboxflow.ingest.watch import renew_watches
-from tests.runtimes import runtime_for
-from tests.thread_chat_harness import MAILBOX, PASS, PLUGIN, eml
+from tests.harness.runtimes import runtime_for
+from tests.harness.thread_chat import MAILBOX, PASS, PLUGIN, eml
 
 TOPIC = "projects/inboxflow-local/topics/inboxflow-gmail"
 

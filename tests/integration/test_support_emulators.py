@@ -10,9 +10,9 @@ import pytest
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
 from inboxflow.graphs.support.tickets import TicketStore
-from tests.emulated_cloud import graph_functions
-from tests.pipeline_harness import StormBus
-from tests.support_harness import build, run, sample
+from tests.harness.emulated_cloud import graph_functions
+from tests.harness.pipeline import StormBus
+from tests.harness.support import build, run, sample
 
 pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 

@@ -146,7 +146,7 @@ def test_inboxflow_traces_shows_its_traces(plugin: None, tmp_path: Path) -> None
 def test_it_runs_as_separate_functions_on_the_emulators(
     plugin: None, firestore_emulator, pubsub_emulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.emulated_cloud import graph_functions
+    from tests.harness.emulated_cloud import graph_functions
 
     extra = {"INBOXFLOW_GRAPHS": PLUGIN, "PYTHONPATH": str(ROOT)}
     with graph_functions("errand", firestore_emulator, pubsub_emulator, monkeypatch, **extra) as (
@@ -188,8 +188,8 @@ def test_the_runtime_refuses_a_tool_the_node_does_not_declare(tmp_path: Path) ->
     from pydantic import BaseModel
 
     from inboxflow.graph import END, Graph, Node, Step
+    from tests.harness.runtimes import runtime_for
     from tests.plugin.errand import TOOLS
-    from tests.runtimes import runtime_for
 
     class Empty(BaseModel):
         schema_version: int = 1

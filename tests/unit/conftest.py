@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.thread_chat_harness import STORES, ChatWorld, chat_world
+from tests.harness.thread_chat import STORES, ChatWorld, chat_world
 
 
 @pytest.fixture(params=STORES)

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from inboxflow.context import NodeContext
 from inboxflow.graph import END, Graph, Node, Pause, Step
 from inboxflow.pauses import Choice, EditableField, PauseKind
-from tests.approval_harness import Harness
+from tests.harness.approval import Harness
 
 KIND = PauseKind(
     "review_answer",

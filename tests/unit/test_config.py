@@ -391,7 +391,7 @@ def test_the_pipeline_takes_its_settings_from_the_config_and_the_environment_on_
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from inboxflow.graphs.pipeline.settings import pipeline_settings
-    from tests.runtimes import runtime_for
+    from tests.harness.runtimes import runtime_for
 
     path = tmp_path / "inboxflow.yaml"
     path.write_text(

@@ -21,9 +21,9 @@ from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.llm import AgentTurn
 from inboxflow.runtime import Runtime
 from inboxflow.tools import Tool
-from tests import agent_harness
-from tests.agent_harness import calls, reply_writes, use_profile
-from tests.obedient_model import INJECTED_RECIPIENT, obeying
+from tests.harness import agent as agent_harness
+from tests.harness.agent import calls, reply_writes, use_profile
+from tests.harness.obedient_model import INJECTED_RECIPIENT, obeying
 
 PATIENT = "jana.novakova@seznam.cz"
 HELPDESK = "info@dostupnost-leku.cz"
@@ -253,7 +253,7 @@ def obedient_assistant(tmp_path) -> Iterator[Runtime]:
 def test_assistant_an_obedient_model_never_reaches_the_owner_nor_a_stranger(
     obedient_assistant, prefix, line, tool
 ):
-    from tests import assistant_harness
+    from tests.harness import assistant as assistant_harness
 
     runtime = obedient_assistant
     email = assistant_harness.sample(prefix)
@@ -271,7 +271,7 @@ def test_assistant_an_obedient_model_never_reaches_the_owner_nor_a_stranger(
 
 
 def test_assistant_the_owner_may_send_to_an_address_they_typed(tmp_path):
-    from tests import assistant_harness
+    from tests.harness import assistant as assistant_harness
 
     runtime = agent_harness.build(tmp_path)
     trace_id = assistant_harness.start(runtime, assistant_harness.sample("34"))
@@ -315,7 +315,7 @@ class ObedientPlanner:
 
 def test_planner_an_obedient_model_cannot_touch_another_customers_quote(tmp_path):
     from inboxflow.mail import Address
-    from tests import planner_harness as planner
+    from tests.harness import planner
 
     with start_gemini_double(api_key="k", responder=ObedientPlanner()) as double:
         runtime = planner.build(tmp_path, llm=_gemini(double.base_url))
@@ -372,8 +372,8 @@ def _ctx_of(runtime: Runtime) -> Any:
 def test_pipeline_an_obedient_model_cannot_choose_the_recipient(tmp_path):
     from inboxflow.dev.doubles.gemini_api import TaskOracle
     from inboxflow.mail import load_email_file, sample_inbox_dir
-    from tests.pipeline_harness import mailbox_writes
-    from tests.runtimes import runtime_for
+    from tests.harness.pipeline import mailbox_writes
+    from tests.harness.runtimes import runtime_for
 
     def obedient(call: Any) -> Any:
         answer = TaskOracle()(call)
@@ -408,7 +408,7 @@ def _pipeline_dispatch(tmp_path: Any, draft_to: str, planned: list[Any]) -> tupl
     from inboxflow.graphs.pipeline.tools import pipeline_tools
     from inboxflow.mail import load_email_file, sample_inbox_dir
     from inboxflow.tools import ToolRegistry
-    from tests.runtimes import ports_for
+    from tests.harness.runtimes import ports_for
 
     store = SqliteCheckpointStore(tmp_path / "dispatch.db")
     clock = FakeClock()
@@ -463,7 +463,7 @@ def test_pipeline_dispatch_writes_nothing_outside_the_binding(tmp_path, draft_to
 def test_support_an_obedient_model_cannot_move_a_message_to_another_customers_ticket(tmp_path):
     from inboxflow.dev.doubles.gemini_api import TaskOracle
     from inboxflow.graphs.support.tasks import MATCH_TICKET, SPECIALIST
-    from tests import support_harness as support
+    from tests.harness import support
 
     class Obedient:
         def __call__(self, call: Any) -> Any:
@@ -511,7 +511,7 @@ def test_support_a_reply_to_anyone_but_the_customer_is_refused(tmp_path):
 
     from inboxflow.bindings import BindingRefused
     from inboxflow.graphs.support.tools import SUPPORT_TOOLS, bound_to
-    from tests import support_harness as support
+    from tests.harness import support
 
     runtime = support.build(tmp_path)
     email = support.sample("05")

@@ -31,7 +31,7 @@ from inboxflow.ports.embeddings import EMBEDDING_DIMENSIONS, Embedder, Embedding
 from inboxflow.schema import EMAIL_VECTORS, KB_CHUNKS
 from inboxflow.services import default_embedder, make_vector_index
 from inboxflow.settings import Settings
-from tests.runtimes import ports_for
+from tests.harness.runtimes import ports_for
 
 # --- the offline embedder ------------------------------------------------------------------
 

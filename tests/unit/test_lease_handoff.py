@@ -12,7 +12,7 @@ import pytest
 
 from inboxflow.errors import LeaseHeld
 from inboxflow.runtime import HANDOFF_S
-from tests.toy_graph import make_runtime
+from tests.harness.toy_graph import make_runtime
 
 
 def _changes(runtime) -> int:

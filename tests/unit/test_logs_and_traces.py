@@ -22,7 +22,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from inboxflow import logs, telemetry
-from tests.approval_harness import FORM_TOKEN, Harness
+from tests.harness.approval import FORM_TOKEN, Harness
 
 PROJECT = "inboxflow-logs-test"
 

@@ -18,7 +18,7 @@ from inboxflow.ports.notifier import Notification
 from inboxflow.ports.wired import PORT_NAMES, UndeclaredPort
 from inboxflow.services import build_ports, build_runtime
 from inboxflow.settings import Settings
-from tests.runtimes import runtime_for
+from tests.harness.runtimes import runtime_for
 
 
 def _settings(tmp_path: Path) -> Settings:

@@ -24,7 +24,7 @@ from inboxflow.dev.doubles.gemini_api import TaskOracle, gemini_double_environme
 from inboxflow.graphs.pipeline.settings import AUTO_DISPATCH_CONFIDENCE
 from inboxflow.ports.llm import LanguageModel, LLMTask, LLMUsage, Out
 from inboxflow.settings import Settings
-from tests.pipeline_harness import build, sample_emails
+from tests.harness.pipeline import build, sample_emails
 
 
 def _inquiry() -> dict[str, Any]:
@@ -247,7 +247,7 @@ def test_a_step_that_fails_releases_its_lease_so_the_redelivery_runs_at_once(
     """Mutations (found surviving by ``make mutate``): ``Runtime._release`` releasing
     another trace's lease, or not at all -> the redelivery meets LeaseHeld -> red."""
     from inboxflow.envelope import Envelope
-    from tests.toy_graph import make_runtime
+    from tests.harness.toy_graph import make_runtime
 
     runtime, _, _ = make_runtime(tmp_path)
     trace_id = runtime.start("toy", {"text": "hello"})

@@ -9,7 +9,7 @@ from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
 from inboxflow.graphs import get_graph
 from inboxflow.ports.checkpoint import TERMINAL
-from tests.pipeline_harness import StormBus, build, dispatch_effects, mailbox_writes, sample_emails
+from tests.harness.pipeline import StormBus, build, dispatch_effects, mailbox_writes, sample_emails
 
 SETTLED = TERMINAL | {"waiting"}
 

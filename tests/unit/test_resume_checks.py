@@ -19,8 +19,8 @@ from inboxflow.context import NodeContext
 from inboxflow.graph import END, Graph, Node, Pause, Step
 from inboxflow.ingest.claims import Claims
 from inboxflow.pauses import Choice, PauseKind, ResumeRefused, check_resume
-from tests.approval_harness import Harness
-from tests.thread_chat_harness import MAILBOX, ChatWorld, eml
+from tests.harness.approval import Harness
+from tests.harness.thread_chat import MAILBOX, ChatWorld, eml
 
 # --- check_resume ------------------------------------------------------------------------
 
@@ -252,7 +252,7 @@ def test_repair_neither_retries_nor_forks_a_paused_trace_and_leaves_it_waiting(
     tmp_path: Path,
 ) -> None:
     from inboxflow.repair import RepairRefused, fork, retry
-    from tests.toy_graph import make_runtime
+    from tests.harness.toy_graph import make_runtime
 
     runtime, bus, _ = make_runtime(tmp_path)
     trace_id = runtime.start("toy", {"text": "draft", "pause": True})

@@ -14,7 +14,7 @@ from inboxflow.config import InboxflowConfig, parse_config
 from inboxflow.graphs import graph_registry
 from inboxflow.mail import Email, email_from_json
 from inboxflow.routing import explicit, route
-from tests.mail_auth import gmail_fail, gmail_pass
+from tests.harness.mail_auth import gmail_fail, gmail_pass
 
 from .test_config import AGENT, GRAPHS
 

@@ -10,7 +10,7 @@ from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.envelope import Envelope
 from inboxflow.errors import EarlyArrival, LeaseHeld
 from inboxflow.runtime import fold
-from tests.toy_graph import ToyState, make_runtime
+from tests.harness.toy_graph import ToyState, make_runtime
 
 
 def test_trace_runs_to_end_with_one_step_log_entry_per_node(tmp_path):

@@ -19,7 +19,7 @@ from inboxflow.ports.checkpoint import TraceRoute
 from inboxflow.routing import RouteDecision
 from inboxflow.runtime import Runtime
 from inboxflow.start import start_email_trace
-from tests.runtimes import runtime_for
+from tests.harness.runtimes import runtime_for
 
 RAN: list[str] = []
 

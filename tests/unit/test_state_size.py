@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from inboxflow.context import NodeContext
 from inboxflow.graph import END, Graph, Node, Step
 from inboxflow.runtime import MAX_STATE_BYTES
-from tests.runtimes import runtime_for
+from tests.harness.runtimes import runtime_for
 
 
 class BlobState(BaseModel):

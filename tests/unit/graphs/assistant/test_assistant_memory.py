@@ -1,0 +1,169 @@
+"""Preference memory: versioned per mailbox and namespace, no lost concurrent write, history,
+and the assistant learning from its owner end to end (embedded default, offline model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.clock import FakeClock
+from inboxflow.mail.model import Address
+from inboxflow.memory import (
+    DEFAULTS,
+    HISTORY_KEEP,
+    memory_history,
+    read_memory,
+    reset_memory,
+    update_memory,
+)
+from tests.harness.agent import build
+from tests.harness.assistant import OWNER, decide, pending, sample, start, state
+
+
+def _again(prefix: str, n: int):
+    """The sample as a new email (its own message and thread)."""
+    return sample(prefix, message_id=f"<again-{prefix}-{n}@test>", thread_id=f"thread-{prefix}-{n}")
+
+
+def _add_note(note: str):
+    def change(memory):
+        return {**memory.profile, "notes": [*memory.profile["notes"], note]}, f"noted {note}"
+
+    return change
+
+
+@pytest.fixture
+def store(tmp_path):
+    return SqliteCheckpointStore(tmp_path / "memory.db")
+
+
+def test_defaults_until_first_written_then_versions(store):
+    clock = FakeClock()
+    first = read_memory(store, OWNER, "response_preferences")
+    assert (first.version, first.profile) == (0, DEFAULTS["response_preferences"])
+    update_memory(store, clock, OWNER, "response_preferences", _add_note("a"), "s1")
+    second = update_memory(
+        store, clock, OWNER.upper(), "response_preferences", _add_note("b"), "s2"
+    )
+    assert second.version == 2 and second.profile["notes"] == ["a", "b"]
+    assert read_memory(store, OWNER, "response_preferences").profile["notes"] == ["a", "b"]
+    assert read_memory(store, OWNER, "cal_preferences").version == 0  # namespaces are separate
+
+
+def test_a_concurrent_write_is_never_lost(store):
+    clock = FakeClock()
+    interleaved = []
+
+    def slow_change(memory):
+        if not interleaved:  # another writer commits while this one is thinking
+            interleaved.append(
+                update_memory(store, clock, OWNER, "triage_preferences", _add_note("other"), "s-b")
+            )
+        return _add_note("mine")(memory)
+
+    result = update_memory(store, clock, OWNER, "triage_preferences", slow_change, "s-a")
+    assert result.version == 2
+    assert result.profile["notes"] == ["other", "mine"]
+    assert [h["why"] for h in memory_history(store, OWNER, "triage_preferences")] == [
+        "noted mine",
+        "noted other",
+    ]
+
+
+def test_the_same_source_changes_memory_once(store):
+    clock = FakeClock()
+    for _ in range(3):
+        update_memory(store, clock, OWNER, "cal_preferences", _add_note("x"), "trace:7")
+    memory = read_memory(store, OWNER, "cal_preferences")
+    assert (memory.version, memory.profile["notes"]) == (1, ["x"])
+
+
+def test_history_keeps_the_last_fifty_and_reset_is_a_change(store):
+    clock = FakeClock()
+    for n in range(HISTORY_KEEP + 5):
+        update_memory(store, clock, OWNER, "cal_preferences", _add_note(str(n)), f"s{n}")
+    history = memory_history(store, OWNER, "cal_preferences")
+    assert len(history) == HISTORY_KEEP
+    assert (history[0]["version"], history[-1]["version"]) == (HISTORY_KEEP + 5, 6)
+    reset = reset_memory(store, clock, OWNER, "cal_preferences")
+    assert reset.profile == DEFAULTS["cal_preferences"] and reset.version == HISTORY_KEEP + 6
+    assert memory_history(store, OWNER, "cal_preferences")[0]["why"] == "reset to the defaults"
+
+
+def test_unknown_namespace_and_bad_mailbox_are_refused(store):
+    with pytest.raises(ValueError, match="unknown memory namespace 'tone'"):
+        read_memory(store, OWNER, "tone")
+    with pytest.raises(ValueError, match="cannot name a memory document"):
+        read_memory(store, "a/b@x.test", "cal_preferences")
+
+
+# --- learning end to end -------------------------------------------------------------------
+
+
+def test_an_edited_sign_off_is_used_in_the_next_draft(tmp_path):
+    runtime = build(tmp_path)
+    first = start(runtime, _again("34", 1))
+    draft = pending(runtime, first).payload["content"]
+    decide(runtime, first, "edit", edit={"content": draft.replace("Best regards", "Cheers,\nAlex")})
+    assert state(runtime, first)["memory_updates"] == ["response_preferences@1"]
+    memory = read_memory(runtime.store, OWNER, "response_preferences")
+    assert memory.profile["sign_off"] == "Cheers,\nAlex"
+    assert "sign-off is now" in memory.why
+
+    second = start(runtime, _again("34", 2))
+    assert pending(runtime, second).payload["content"].endswith("\n\nCheers,\nAlex")
+
+
+def test_an_accepted_draft_teaches_nothing(tmp_path):
+    runtime = build(tmp_path)
+    trace_id = start(runtime, _again("34", 1))
+    decide(runtime, trace_id, "accept")
+    assert state(runtime, trace_id)["memory_updates"] == []
+    assert read_memory(runtime.store, OWNER, "response_preferences").version == 0
+
+
+def test_a_sender_ignored_twice_on_notify_is_ignored_next_time(tmp_path):
+    runtime = build(tmp_path)
+    for n in (1, 2):
+        trace_id = start(runtime, _again("32", n))
+        assert state(runtime, trace_id)["classification"] == "notify"
+        decide(runtime, trace_id, "ignore")
+    triage = read_memory(runtime.store, OWNER, "triage_preferences").profile
+    assert triage["ignore_senders"] == ["billing@acme-hosting.example"]
+
+    third = start(runtime, _again("32", 3))
+    assert state(runtime, third)["classification"] == "ignore"
+    assert "the owner ignores mail from billing@" in state(runtime, third)["reasoning"]
+    other = start(runtime, sample("32", sender=Address(address="billing@other.example")))
+    assert state(runtime, other)["classification"] == "notify"  # only that sender
+
+
+def test_one_ignore_is_not_enough(tmp_path):
+    runtime = build(tmp_path)
+    decide(runtime, start(runtime, _again("32", 1)), "ignore")
+    assert state(runtime, start(runtime, _again("32", 2)))["classification"] == "notify"
+
+
+def test_an_edited_meeting_length_is_used_for_the_next_meeting(tmp_path):
+    runtime = build(tmp_path)
+    first = start(runtime, _again("33", 1))
+    decide(runtime, first, "edit", edit={"duration_minutes": "45", "start_time": "14:00"})
+    calendar = read_memory(runtime.store, OWNER, "cal_preferences").profile
+    assert (calendar["default_duration_minutes"], calendar["preferred_start_time"]) == (45, "14:00")
+    runtime.clock.advance(7 * 24 * 3600)  # a week on: 14:00 is free again
+    second = start(runtime, _again("33", 2))
+    payload = pending(runtime, second).payload
+    assert (payload["duration_minutes"], payload["start_time"]) == ("45", "14:00")
+
+
+def test_a_notify_that_times_out_is_not_learnt_as_the_owners_ignore(tmp_path):
+    runtime = build(tmp_path)
+    for n in (1, 2):
+        trace_id = start(runtime, _again("32", n))
+        approval = pending(runtime, trace_id)
+        runtime.clock.advance(8 * 24 * 3600)
+        runtime.ports.approvals.on_timeout(approval.approval_id)
+        runtime.bus.drain()
+        assert state(runtime, trace_id)["status"] == "ignored"
+    assert read_memory(runtime.store, OWNER, "triage_preferences").version == 0
+    assert state(runtime, start(runtime, _again("32", 3)))["classification"] == "notify"
