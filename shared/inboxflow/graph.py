@@ -27,6 +27,7 @@ from .tools import Tool, ToolRegistry
 if TYPE_CHECKING:
     from .config import InboxflowConfig
     from .context import NodeContext
+    from .guards import Guard
     from .ports.checkpoint import Checkpoint
 
 END = "__end__"
@@ -205,6 +206,9 @@ class Node:
         ports: the ports (``Ports`` fields) this node and its tools read beyond
             the store, the clock, the model and the graph settings; reading
             another fails the step (``UndeclaredPort``).
+        guards: rules applied, in order, to every step the node proposes before
+            it is routed (``guards.Guard``): what the graph promises whatever
+            the model answers.
     """
 
     name: str
@@ -221,6 +225,7 @@ class Node:
     notifies: bool = False
     tools: tuple[str, ...] = ()
     ports: tuple[str, ...] = ()
+    guards: tuple[Guard, ...] = ()
 
     def __post_init__(self) -> None:
         from .ports.wired import PORT_NAMES

@@ -39,6 +39,7 @@ from .errors import (
     StepMoved,
 )
 from .graph import END, Graph, Node, Pause, Step
+from .guards import apply_guards
 from .naming import node_id, step_path
 from .pauses import check_resume, kind_of
 from .ports.bus import MessageBus
@@ -109,6 +110,7 @@ class _NodeRun:
     error: str | None
     started_at: float
     latency_ms: float
+    guards: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -444,9 +446,11 @@ class Runtime:
         attempt = 0
         result: Step | None = None
         new_state: dict[str, Any] = before
+        fired: list[dict[str, str]] = []
         try:
             state = graph.state_model.model_validate(before)
             result, attempt = self._run_with_retries(node, state, ctx)
+            result, fired = apply_guards(node.guards, state, result, ctx)
             self._check_route(node, result.goto)
             new_state = self._apply(graph, before, result.update)
             _check_size(new_state, f"the state after {node.name}")
@@ -462,7 +466,11 @@ class Runtime:
         latency_ms = round((time.perf_counter() - started) * 1000, 3)
         if error is not None:
             new_state, result = before, None
-        return _NodeRun(result, max(attempt, 1), before, new_state, error, started_at, latency_ms)
+        for guarded in fired:
+            telemetry.guard_fired(ctx.trace_id, node.name, guarded["guard"], guarded["reason"])
+        return _NodeRun(
+            result, max(attempt, 1), before, new_state, error, started_at, latency_ms, fired
+        )
 
     def _route(
         self,
@@ -551,6 +559,7 @@ class Runtime:
             routed_to=move.routed_to,
             tool_calls=ctx.tool_calls,
             llm_calls=ctx.llm_calls,
+            guards=ran.guards,
             expire_at=expire_at,
         )
         self.fault(f"before_commit:{node.name}")

@@ -373,6 +373,19 @@ def step_committed(
         log.info("%s committed, trace %s", where, status, extra=extra)
 
 
+def guard_fired(trace_id: str, node: str, guard: str, reason: str) -> None:
+    """A node's guard replaced the step its node proposed: one line, and on the span."""
+    annotate(guard=guard)
+    log.warning(
+        "trace %s (%s): guard %s replaced the step: %s",
+        trace_id,
+        node,
+        guard,
+        reason,
+        extra={"guard": guard},
+    )
+
+
 __all__ = [
     "TRACING_VARIABLE",
     "CallSpans",
@@ -381,6 +394,7 @@ __all__ = [
     "enabled",
     "exporter",
     "flush",
+    "guard_fired",
     "link",
     "mode_from_env",
     "setup",

@@ -125,6 +125,8 @@ class StepLog(_Record):
     routed_to: str | None = None
     tool_calls: list[dict[str, Any]] = Field(default_factory=list)
     llm_calls: list[dict[str, Any]] = Field(default_factory=list)
+    guards: list[dict[str, str]] = Field(default_factory=list)
+    """The node's guards that replaced its proposed step: ``{"guard": name, "reason": why}``."""
     route: TraceRoute | None = None
     """Entry 0 only: how the trace was started."""
     expire_at: float | None = None

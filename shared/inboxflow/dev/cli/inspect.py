@@ -97,7 +97,10 @@ def trace(
             str(entry.step_order),
             entry.step_name,
             f"{entry.latency_ms:.2f}",
-            entry.routed_to or "",
+            "\n".join(
+                [entry.routed_to or ""]
+                + [f"guard {g['guard']}: {g['reason']}" for g in entry.guards]
+            ),
             "\n".join(f"{k}: {compact(v)}" for k, v in delta.items()),
             "\n".join(calls),
             entry.error or "",
