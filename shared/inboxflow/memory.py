@@ -1,4 +1,5 @@
-"""Per-mailbox preference memory: versioned documents in the checkpoint store.
+"""Per-mailbox preference memory (``PreferenceMemory``): versioned documents over the
+documents port.
 
 Each namespace of a mailbox is one document, ``memory/{mailbox}:{namespace}``:
 ``{mailbox, namespace, profile, version, updated_at, why, sources}`` (``sources``:
@@ -111,60 +112,89 @@ def _default(namespace: str) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, list) else v for k, v in DEFAULTS[namespace].items()}
 
 
-def read_memory(store: DocumentStore, mailbox: str, namespace: str) -> Memory:
-    """The namespace's current profile (the defaults if never written)."""
-    return _memory(mailbox, namespace, store.get(memory_path(mailbox, namespace)))
-
-
-def update_memory(
-    store: DocumentStore,
-    clock: Clock,
-    mailbox: str,
-    namespace: str,
-    change: Change,
-    source: str,
-) -> Memory:
-    """Apply ``change`` to the current version, in a transaction on that version.
-
-    ``change`` runs outside the transaction (it may ask a model); when the
-    version moved meanwhile it runs again on the newer memory.
+class PreferenceMemory:
+    """The preference memory of every mailbox, over the documents port.
 
     Args:
-        store: the checkpoint store.
-        clock: for ``updated_at``.
-        mailbox: the mailbox.
-        namespace: the namespace.
-        change: computes the new profile and why, or None (nothing to change).
-        source: what caused it (``{trace_id}:{step}``); applied at most once.
-
-    Returns:
-        The memory after the change (unchanged when ``change`` says none or
-        ``source`` was applied before).
-
-    Raises:
-        Contention: the version kept moving for ``MAX_ATTEMPTS`` attempts.
+        store: where the memory documents live.
+        clock: for ``updated_at`` and a reset's source.
     """
-    path = memory_path(mailbox, namespace)
-    for attempt in range(MAX_ATTEMPTS):
-        if attempt:  # another writer won the last round: let the crowd spread out
-            time.sleep(random.uniform(0, BACKOFF_S * attempt))
-        doc = store.get(path)
-        current = _memory(mailbox, namespace, doc)
-        if _applied(doc, source) is not None:
-            return current
-        proposed = change(current)
-        if proposed is None:
-            return current
-        profile, why = proposed
-        now = clock.now()
 
-        try:
-            written = _commit(store, path, current, profile, why, source, now)
-        except Contention:  # the store's own transaction retries lost too: another round
-            written = None
-        if written is not None:
-            return written
-    raise Contention(f"{path}: the version kept changing over {MAX_ATTEMPTS} attempts")
+    def __init__(self, store: DocumentStore, clock: Clock) -> None:
+        self.store = store
+        self.clock = clock
+
+    def read(self, mailbox: str, namespace: str) -> Memory:
+        """The namespace's current profile (the defaults if never written).
+
+        Raises:
+            ValueError: unknown namespace, or a mailbox that cannot be a document id.
+        """
+        return _memory(mailbox, namespace, self.store.get(memory_path(mailbox, namespace)))
+
+    def update(self, mailbox: str, namespace: str, change: Change, source: str) -> Memory:
+        """Apply ``change`` to the current version, in a transaction on that version.
+
+        ``change`` runs outside the transaction (it may ask a model); when the
+        version moved meanwhile it runs again on the newer memory.
+
+        Args:
+            mailbox: the mailbox.
+            namespace: the namespace.
+            change: computes the new profile and why, or None (nothing to change).
+            source: what caused it (``{trace_id}:{step}``); applied at most once.
+
+        Returns:
+            The memory after the change (unchanged when ``change`` says none or
+            ``source`` was applied before).
+
+        Raises:
+            Contention: the version kept moving for ``MAX_ATTEMPTS`` attempts.
+            ValueError: unknown namespace, or a mailbox that cannot be a document id.
+        """
+        path = memory_path(mailbox, namespace)
+        for attempt in range(MAX_ATTEMPTS):
+            if attempt:  # another writer won the last round: let the crowd spread out
+                time.sleep(random.uniform(0, BACKOFF_S * attempt))
+            doc = self.store.get(path)
+            current = _memory(mailbox, namespace, doc)
+            if _applied(doc, source) is not None:
+                return current
+            proposed = change(current)
+            if proposed is None:
+                return current
+            profile, why = proposed
+            try:
+                written = _commit(self.store, path, current, profile, why, source, self.clock.now())
+            except Contention:  # the store's own transaction retries lost too: another round
+                written = None
+            if written is not None:
+                return written
+        raise Contention(f"{path}: the version kept changing over {MAX_ATTEMPTS} attempts")
+
+    def source_version(self, mailbox: str, namespace: str, source: str) -> int | None:
+        """The version a change from ``source`` made (None: it made none, or it is too old to tell)."""
+        return _applied(self.store.get(memory_path(mailbox, namespace)), source)
+
+    def history(self, mailbox: str, namespace: str) -> list[dict[str, Any]]:
+        """The kept changes of a namespace, newest first: ``{version, at, why, source, before,
+        after}`` each."""
+        path = memory_path(mailbox, namespace)
+        return [
+            doc
+            for _, doc in self.store.list(
+                f"{path}/{MEMORY_HISTORY.name}", order_by="version", descending=True
+            )
+        ]
+
+    def reset(self, mailbox: str, namespace: str) -> Memory:
+        """Back to the defaults, as a new version (the history says so)."""
+        return self.update(
+            mailbox,
+            namespace,
+            lambda memory: (_default(namespace), "reset to the defaults"),
+            source=f"reset:{self.clock.now()}",
+        )
 
 
 def _applied(doc: Mapping[str, Any] | None, source: str) -> int | None:
@@ -173,11 +203,6 @@ def _applied(doc: Mapping[str, Any] | None, source: str) -> int | None:
         if entry.get("source") == source:
             return int(entry["version"])
     return None
-
-
-def source_version(store: DocumentStore, mailbox: str, namespace: str, source: str) -> int | None:
-    """The version a change from ``source`` made (None: it made none, or it is too old to tell)."""
-    return _applied(store.get(memory_path(mailbox, namespace)), source)
 
 
 def _commit(
@@ -226,26 +251,3 @@ def _commit(
         return Memory(current.mailbox, current.namespace, profile, version, now, why)
 
     return store.run_transaction(write)
-
-
-def memory_history(store: DocumentStore, mailbox: str, namespace: str) -> list[dict[str, Any]]:
-    """The kept changes of a namespace, newest first."""
-    path = memory_path(mailbox, namespace)
-    return [
-        doc
-        for _, doc in store.list(
-            f"{path}/{MEMORY_HISTORY.name}", order_by="version", descending=True
-        )
-    ]
-
-
-def reset_memory(store: DocumentStore, clock: Clock, mailbox: str, namespace: str) -> Memory:
-    """Back to the defaults, as a new version (the history says so)."""
-    return update_memory(
-        store,
-        clock,
-        mailbox,
-        namespace,
-        lambda memory: (_default(namespace), "reset to the defaults"),
-        source=f"reset:{clock.now()}",
-    )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
-from inboxflow.memory import update_memory
+from inboxflow.memory import PreferenceMemory
 from tests.harness.assistant import OWNER, SAMPLES
 
 CLI = [sys.executable, "-c", "from inboxflow.dev.cli import main; main()"]
@@ -47,7 +47,7 @@ def test_memory_show_history_and_reset(tmp_path):
     def sign_off(memory):
         return {**memory.profile, "sign_off": "Cheers, Alex"}, "sign-off is now 'Cheers, Alex'"
 
-    update_memory(store, clock, OWNER, "response_preferences", sign_off, "trace-1:4")
+    PreferenceMemory(store, clock).update(OWNER, "response_preferences", sign_off, "trace-1:4")
     store.close()
 
     shown = cli("memory", "show", OWNER, "response_preferences", "--json", home=tmp_path)

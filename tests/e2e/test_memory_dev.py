@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from inboxflow.clock import FakeClock
-from inboxflow.memory import update_memory
+from inboxflow.memory import PreferenceMemory
 from tests.e2e.test_cli import run_cli
 from tests.e2e.test_dev_lifecycle import kill_leftovers, start_dev
 from tests.harness.assistant import OWNER
@@ -38,7 +38,9 @@ def _write(store) -> None:
         def sign_off(memory):
             return {**memory.profile, "sign_off": "Cheers, Alex"}, "sign-off is now 'Cheers, Alex'"
 
-        update_memory(store, FakeClock(), OWNER, "response_preferences", sign_off, "trace-7:3")
+        PreferenceMemory(store, FakeClock()).update(
+            OWNER, "response_preferences", sign_off, "trace-7:3"
+        )
     finally:
         store.close()
 

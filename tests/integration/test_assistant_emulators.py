@@ -12,7 +12,7 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
-from inboxflow.memory import memory_history, read_memory, update_memory
+from inboxflow.memory import PreferenceMemory
 from tests.harness.agent import build
 from tests.harness.assistant import OWNER, decide, pending, sample, sent, start, state
 from tests.harness.emulated_cloud import graph_functions
@@ -45,7 +45,9 @@ def test_concurrent_writers_on_separate_clients_lose_no_write(project):
 
         try:
             barrier.wait()
-            update_memory(stores[n], FakeClock(), OWNER, "triage_preferences", change, f"src-{n}")
+            PreferenceMemory(stores[n], FakeClock()).update(
+                OWNER, "triage_preferences", change, f"src-{n}"
+            )
         except BaseException as exc:
             errors.append(exc)
 
@@ -55,10 +57,11 @@ def test_concurrent_writers_on_separate_clients_lose_no_write(project):
     for thread in threads:
         thread.join(timeout=60)
     assert errors == []
-    memory = read_memory(stores[0], OWNER, "triage_preferences")
+    preferences = PreferenceMemory(stores[0], FakeClock())
+    memory = preferences.read(OWNER, "triage_preferences")
     assert memory.version == writers
     assert sorted(memory.profile["notes"]) == sorted(f"w{n}" for n in range(writers))
-    history = memory_history(stores[0], OWNER, "triage_preferences")
+    history = preferences.history(OWNER, "triage_preferences")
     assert [h["version"] for h in history] == list(range(writers, 0, -1))
     for store in stores:
         store.close()
@@ -89,7 +92,7 @@ def test_learning_and_exactly_once_on_firestore(tmp_path, project):
         decide(runtime, trace_id, "ignore")
     third = start(runtime, sample("32", message_id="<n3@test>", thread_id="t3"))
     assert state(runtime, third)["classification"] == "ignore"
-    assert read_memory(store, OWNER, "triage_preferences").version == 2
+    assert PreferenceMemory(store, runtime.clock).read(OWNER, "triage_preferences").version == 2
     assert runtime.bus.dead_letters == []
     store.close()
 

@@ -21,7 +21,7 @@ from typing import Literal
 
 from ..adapters.memory_gmail_reader import InMemoryGmailReader
 from ..config import InboxflowConfig
-from ..ingest.claims import claim_path, message_trace_id
+from ..ingest.claims import message_trace_id
 from ..ingest.mailboxes import DEFAULT_GRAPH, Mailbox
 from ..ingest.sync import Ingestor
 from ..mail import Email
@@ -98,15 +98,12 @@ class FileInbox:
         report = self.ingestor.receive(mailbox, email, gmail_id)
         if report.duplicates:
             return Delivered("duplicate")
-        claim = self.runtime.documents.get(claim_path(mailbox.address, gmail_id)) or {}
-        state = str(claim.get("state"))
-        trace_id = claim.get("trace_id")
-        exists = (
-            trace_id is not None and self.runtime.checkpoints.get_trace(str(trace_id)) is not None
-        )
-        reason = claim.get("reason")
-        action: Received = state if state in _RECEIVED else "unreadable"  # type: ignore[assignment]
-        return Delivered(action, str(trace_id) if exists else None, str(reason) if reason else None)
+        claim = self.ingestor.claims.get(mailbox.address, gmail_id)
+        if claim is None:
+            return Delivered("unreadable")
+        exists = self.runtime.checkpoints.get_trace(claim.trace_id) is not None
+        action: Received = claim.state if claim.state in _RECEIVED else "unreadable"  # type: ignore[assignment]
+        return Delivered(action, claim.trace_id if exists else None, claim.reason)
 
 
 _RECEIVED = frozenset({"started", "resumed", "queued", "review_reply", "refused"})

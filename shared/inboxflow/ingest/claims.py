@@ -19,6 +19,8 @@ finds over may have been ended by this very message.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..ports.documents import DocumentStore, Transaction
@@ -68,8 +70,67 @@ def message_trace_id(mailbox: str, gmail_id: str) -> str:
     return hashlib.sha256(f"gmail:{mailbox}:{gmail_id}".encode()).hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class Claim:
+    """A message's claim as read: what ingest decided for it and how that ended.
+
+    Attributes:
+        mailbox: the mailbox address.
+        gmail_id: Gmail's message id.
+        state: ``claimed`` until carried out, then one of ``FINISHED``.
+        trace_id: the trace it started, resumed, was queued on or was refused for
+            (the id derived from the message until then; a review reply starts none).
+        thread_id: Gmail's thread id ("" when not known).
+        via: ``history`` or ``full_sync``.
+        reason: why, for ``blocked``, ``skipped``, ``unreadable``, ``refused`` and a
+            refused review reply (None otherwise).
+        sender: the From address, once the message was read (None before).
+        approval_id: the approval a review reply answered (``review_reply`` only).
+        review_outcome: what the review reply did to it (``decided``, ``refused``...).
+        decision: the choice a review reply took (when it decided).
+    """
+
+    mailbox: str
+    gmail_id: str
+    state: ClaimState
+    trace_id: str
+    thread_id: str = ""
+    via: str = ""
+    reason: str | None = None
+    sender: str | None = None
+    approval_id: str | None = None
+    review_outcome: str | None = None
+    decision: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Whether its decision was carried out."""
+        return self.state in FINISHED
+
+
+def _claim(mailbox: str, gmail_id: str, doc: Mapping[str, Any]) -> Claim:
+    """The claim a ``mail_claims`` document records."""
+    return Claim(
+        mailbox=mailbox,
+        gmail_id=gmail_id,
+        state=doc.get("state") or "claimed",
+        trace_id=str(doc.get("trace_id") or message_trace_id(mailbox, gmail_id)),
+        thread_id=str(doc.get("thread_id") or ""),
+        via=str(doc.get("via") or ""),
+        reason=_text(doc.get("reason")),
+        sender=_text(doc.get("sender")),
+        approval_id=_text(doc.get("approval_id")),
+        review_outcome=_text(doc.get("review_outcome")),
+        decision=_text(doc.get("decision")),
+    )
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
 class Claims:
-    """Create, decide and finish message claims through the checkpoint store port."""
+    """Create, read, decide and finish message claims through the documents port."""
 
     def __init__(
         self, store: DocumentStore, retention_s: float = 30 * 86400, lease_s: float = 120.0
@@ -112,6 +173,11 @@ class Claims:
             return True, doc
         existing = self.store.get(path)
         return False, existing if existing is not None else doc
+
+    def get(self, mailbox: str, gmail_id: str) -> Claim | None:
+        """The message's claim, or None if it was never claimed (or its record expired)."""
+        doc = self.store.get(claim_path(mailbox, gmail_id))
+        return None if doc is None else _claim(mailbox, gmail_id, doc)
 
     def take_over(self, mailbox: str, gmail_id: str, owner: str, now: float) -> bool:
         """Take an unfinished claim whose lease ran out (or was released).

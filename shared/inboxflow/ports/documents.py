@@ -4,7 +4,7 @@ Documents are JSON-compatible dicts. Paths alternate collection and document
 ids, Firestore style: ``tickets/{ticket_id}``, ``traces/{trace_id}/steps/{n}``.
 Adapters implement five primitives (``get``, ``create``, ``set``, ``list``,
 ``run_transaction``). The features keep their records here through typed
-repositories (``TicketStore``, ``MemoryStore``, ``ClaimStore``...); the step
+repositories (``TicketStore``, ``PreferenceMemory``, ``Claims``...); the step
 protocol has its own, narrower port (``ports/checkpoint.py``), which the
 SQLite and Firestore adapters implement on the same database.
 """

@@ -20,7 +20,7 @@ from inboxflow.context import NodeContext
 from inboxflow.errors import RetryableError
 from inboxflow.graph import END, Graph, Node, Pause, Step
 from inboxflow.graphs import graph_registry
-from inboxflow.ingest.claims import claim_path, message_trace_id
+from inboxflow.ingest.claims import Claim, Claims, message_trace_id
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
 from inboxflow.ingest.sync import IngestIncomplete, IngestOptions, Ingestor
@@ -129,6 +129,11 @@ class World:
     def traces(self) -> list[str]:
         return [trace_id for trace_id, _ in self.store.list("traces")]
 
+    def claim(self, gmail_id: str) -> Claim:
+        claim = self.ingestor.claims.get(MAILBOX, gmail_id)
+        assert claim is not None, f"message {gmail_id} was never claimed"
+        return claim
+
     def cursor(self) -> int | None:
         mailbox = self.registry.get(MAILBOX)
         assert mailbox is not None
@@ -153,8 +158,8 @@ def test_a_new_message_starts_one_trace_that_runs_the_pipeline(world: World) -> 
     assert checkpoint is not None and checkpoint.status in ("done", "waiting")
     assert checkpoint.state["email"]["mailbox"] == MAILBOX
     assert checkpoint.state["email"]["thread_id"] == gmail_id
-    claim = world.store.get(claim_path(MAILBOX, gmail_id))
-    assert claim is not None and claim["state"] == "started" and claim["via"] == "history"
+    claim = world.claim(gmail_id)
+    assert (claim.state, claim.via, claim.finished) == ("started", "history", True)
     assert ThreadResolver(world.store, world.store).trace_of(MAILBOX, gmail_id) == report.started[0]
 
 
@@ -347,9 +352,9 @@ def test_loop_guarded_mail_is_recorded_with_the_reason_and_starts_nothing(
     gmail_id, history_id = world.deliver(1, extra=extra, sender=sender)
     report = world.notify(history_id)
     assert report.blocked == 1 and report.started == []
-    claim = world.store.get(claim_path(MAILBOX, gmail_id))
-    assert claim is not None and claim["state"] == "blocked"
-    assert reason in claim["reason"].lower() and claim["sender"]
+    claim = world.claim(gmail_id)
+    assert claim.state == "blocked" and claim.reason is not None and claim.sender
+    assert reason in claim.reason.lower()
     assert world.traces() == []
 
 
@@ -361,8 +366,7 @@ def test_our_own_messages_and_sent_or_draft_mail_are_skipped(world: World) -> No
     _, history_id = world.deliver(5)
     report = world.notify(history_id)
     assert report.own == 1 and report.skipped == 3 and len(report.started) == 1
-    claim = world.store.get(claim_path(MAILBOX, own))
-    assert claim is not None and claim["state"] == "own"
+    assert world.claim(own).state == "own"
     assert len(world.traces()) == 1
 
 
@@ -391,8 +395,8 @@ def test_a_reply_in_a_thread_waiting_for_the_customer_resumes_its_trace(tmp_path
     assert done is not None and done.status == "done"
     assert done.state["reply"]["subject"] == "Re: Question"
     assert done.state["replied_by"] == "customer1@example.com"
-    claim = world.store.get(claim_path(MAILBOX, reply))
-    assert claim is not None and claim["state"] == "resumed" and claim["trace_id"] == trace_id
+    claim = world.claim(reply)
+    assert (claim.state, claim.trace_id, claim.thread_id) == ("resumed", trace_id, first)
 
     # the thread's trace is done now: a third message in it starts a new trace
     third, history_id = world.deliver(3, thread_id=first)
@@ -441,8 +445,8 @@ def test_a_crash_between_claim_and_start_is_repaired_on_redelivery(
     monkeypatch.setattr(owner, name, crash)
     with pytest.raises(RetryableError):
         world.notify(history_id)
-    claim = world.store.get(claim_path(MAILBOX, gmail_id))
-    assert claim is not None and claim["state"] == "claimed"
+    claim = world.claim(gmail_id)
+    assert claim.state == "claimed" and not claim.finished
     monkeypatch.setattr(owner, name, original)
     report = world.notify(history_id)
     assert report.repaired == 1
@@ -459,10 +463,63 @@ def test_deleted_and_unreadable_messages_are_recorded_not_lost(world: World) -> 
     bad, history_id = world.deliver(2, raw=b"\x00\x01binary junk")
     report = world.notify(history_id)
     assert report.gone == 1 and report.unreadable == 1 and report.started == []
-    claim = world.store.get(claim_path(MAILBOX, bad))
-    assert claim is not None and claim["state"] == "unreadable"
+    assert world.claim(bad).state == "unreadable"
     assert any("not a readable email" in doc["reason"] for _, doc in world.store.list("failures"))
     assert world.cursor() == history_id
+
+
+def test_a_claim_reads_back_typed_from_claimed_to_a_decided_review_reply(tmp_path: Path) -> None:
+    claims = Claims(SqliteCheckpointStore(tmp_path / "claims.db"))
+    assert claims.get(MAILBOX, "m-1") is None
+    claims.claim(MAILBOX, "m-1", "t-1", now=10.0, via="full_sync", owner="run-a")
+    claimed = claims.get(MAILBOX, "m-1")
+    assert claimed == Claim(
+        mailbox=MAILBOX,
+        gmail_id="m-1",
+        state="claimed",
+        trace_id=message_trace_id(MAILBOX, "m-1"),
+        thread_id="t-1",
+        via="full_sync",
+    )
+    assert not claimed.finished
+    claims.finish(
+        MAILBOX,
+        "m-1",
+        "review_reply",
+        now=11.0,
+        approval_id="ap-9",
+        review_outcome="decided",
+        reason="",
+        decision="approve",
+        sender="lead@example.com",
+    )
+    decided = claims.get(MAILBOX, "m-1")
+    assert decided is not None and decided.finished
+    assert (decided.state, decided.approval_id, decided.review_outcome, decided.decision) == (
+        "review_reply",
+        "ap-9",
+        "decided",
+        "approve",
+    )
+    assert (decided.reason, decided.sender) == (None, "lead@example.com")
+    assert claims.get(MAILBOX, "m-2") is None and claims.get("other@x.test", "m-1") is None
+
+
+def test_a_file_delivered_says_what_its_claim_records(world: World) -> None:
+    from inboxflow.dev.file_inbox import Delivered, FileInbox
+    from inboxflow.mail.mime import parse_message
+    from inboxflow.routing import RouteDecision
+
+    config = world.runtime.ports.config
+    started = FileInbox(world.runtime, config).deliver(
+        parse_message(eml(1), mailbox=MAILBOX), "f-1"
+    )
+    assert started == Delivered("started", message_trace_id(MAILBOX, "f-1"))
+    nowhere = FileInbox(world.runtime, config, decide=lambda email: RouteDecision("no_such_graph"))
+    refused = nowhere.deliver(parse_message(eml(2), mailbox=MAILBOX), "f-2")
+    assert (refused.action, refused.trace_id) == ("unreadable", None)
+    assert refused.reason is not None and "no_such_graph" in refused.reason
+    assert refused.reason == world.claim("f-2").reason
 
 
 def test_renew_watches_keeps_going_past_a_failing_mailbox(tmp_path: Path) -> None:

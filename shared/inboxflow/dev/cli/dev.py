@@ -32,6 +32,7 @@ from inboxflow.schema import TRACES
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
+    from inboxflow.ingest.claims import Claim
     from inboxflow.mail import Email
     from inboxflow.ports.checkpoint import Checkpoint, DocumentCheckpointStore
 
@@ -359,32 +360,33 @@ def _ingested(
         typer.Exit: the command ends here (0: nothing to wait for; 1: no decision in time,
             or the message was gone or unreadable).
     """
-    from inboxflow.ingest.claims import FINISHED, claim_path
+    from inboxflow.ingest.claims import Claims
 
-    claim = store.get(claim_path(mailbox, gmail_id))
-    while (claim is None or claim.get("state") not in FINISHED) and time.monotonic() < deadline:
+    claims = Claims(store)
+    claim = claims.get(mailbox, gmail_id)
+    while (claim is None or not claim.finished) and time.monotonic() < deadline:
         time.sleep(0.3)
-        claim = store.get(claim_path(mailbox, gmail_id))
-    if claim is None or claim.get("state") not in FINISHED:
+        claim = claims.get(mailbox, gmail_id)
+    if claim is None or not claim.finished:
         console.print(
             f"[yellow]ingest did not decide on message {gmail_id} after {timeout:.0f}s[/yellow]"
         )
         raise typer.Exit(1)
-    state = str(claim["state"])
+    state = claim.state
     if state in NO_TRACE:
-        reason = claim.get("reason") or NO_TRACE[state]
+        reason = claim.reason or NO_TRACE[state]
         console.print(
             f"ingest [bold]{state}[/bold] message {gmail_id}: {reason}\nno trace was started"
         )
         raise typer.Exit(1 if state in ("gone", "unreadable") else 0)
     if state == "review_reply":
-        return _review_reply_trace(console, store, gmail_id, claim)
-    console.print(f"ingest [bold]{state}[/bold] trace [bold]{claim['trace_id']}[/bold]")
-    return str(claim["trace_id"]), None
+        return _review_reply_trace(console, store, claim)
+    console.print(f"ingest [bold]{state}[/bold] trace [bold]{claim.trace_id}[/bold]")
+    return claim.trace_id, None
 
 
 def _review_reply_trace(
-    console: Console, store: DocumentCheckpointStore, gmail_id: str, claim: dict[str, Any]
+    console: Console, store: DocumentCheckpointStore, claim: Claim
 ) -> tuple[str, str]:
     """What a reply to a review email did; the trace and approval it decided (else typer.Exit(0)).
 
@@ -393,12 +395,12 @@ def _review_reply_trace(
     """
     from inboxflow.approvals.records import approval_path
 
-    approval_id = str(claim.get("approval_id") or "")
-    outcome = str(claim.get("review_outcome") or "not decided")
-    decision = f" ({claim['decision']})" if claim.get("decision") else ""
-    reason = f": {claim['reason']}" if claim.get("reason") else ""
+    approval_id = claim.approval_id or ""
+    outcome = claim.review_outcome or "not decided"
+    decision = f" ({claim.decision})" if claim.decision else ""
+    reason = f": {claim.reason}" if claim.reason else ""
     console.print(
-        f"ingest [bold]review_reply[/bold] message {gmail_id}: approval "
+        f"ingest [bold]review_reply[/bold] message {claim.gmail_id}: approval "
         f"[bold]{approval_id or '?'}[/bold] {outcome}{decision}{reason}",
         soft_wrap=True,
     )

@@ -8,11 +8,10 @@ environment says so, or (``--dev``) the emulated cloud running on ``--home``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 from rich.table import Table
@@ -23,11 +22,13 @@ from inboxflow.dev.cli.render import cli_console
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
-    from inboxflow.ports.documents import DocumentStore
+    from inboxflow.memory import PreferenceMemory
 
 app = typer.Typer(
     help="The assistant's memory of each mailbox owner's preferences.", no_args_is_help=True
 )
+
+T = TypeVar("T")
 
 HOME = home_option()
 DEV = dev_option()
@@ -36,14 +37,19 @@ MAILBOX = typer.Argument(..., help="The mailbox (its owner's address).")
 NAMESPACE = typer.Argument(None, help=NAMESPACE_HELP)
 
 
-@contextmanager
-def _store(home: Path, dev: bool) -> Iterator[DocumentStore]:
+def _each(
+    home: Path, dev: bool, names: tuple[str, ...], act: Callable[[PreferenceMemory, str], T]
+) -> list[tuple[str, T]]:
+    """``act`` on each namespace of ``names`` of the configured store's memory, in order."""
+    from inboxflow.clock import SystemClock
+    from inboxflow.memory import PreferenceMemory
     from inboxflow.services import make_store
 
     use_home(home, dev)
     store = make_store(Settings.from_env())
     try:
-        yield store
+        preferences = PreferenceMemory(store, SystemClock())
+        return [(name, act(preferences, name)) for name in names]
     finally:
         store.close()
 
@@ -74,35 +80,32 @@ def show(
     dev: bool = DEV,
 ) -> None:
     """The current preferences (defaults where nothing was learnt yet)."""
-    from inboxflow.memory import read_memory
-
     console = cli_console()
-    with _store(home, dev) as store:
-        for name in _namespaces(namespace):
-            memory = read_memory(store, mailbox, name)
-            if as_json:
-                typer.echo(
-                    json.dumps(
-                        {
-                            "namespace": name,
-                            "version": memory.version,
-                            "updated_at": memory.updated_at,
-                            "why": memory.why,
-                            "profile": memory.profile,
-                        }
-                    )
+    read = _each(home, dev, _namespaces(namespace), lambda memory, name: memory.read(mailbox, name))
+    for name, memory in read:
+        if as_json:
+            typer.echo(
+                json.dumps(
+                    {
+                        "namespace": name,
+                        "version": memory.version,
+                        "updated_at": memory.updated_at,
+                        "why": memory.why,
+                        "profile": memory.profile,
+                    }
                 )
-                continue
-            title = f"{name} of {memory.mailbox}: version {memory.version}"
-            console.print(Text(title + ("" if memory.version else " (defaults)"), style="bold"))
-            table = Table()
-            table.add_column("preference", no_wrap=True)
-            table.add_column("value")
-            for key, value in memory.profile.items():
-                table.add_row(key, Text(json.dumps(value, ensure_ascii=False)))
-            console.print(table)
-            if memory.version:
-                console.print(Text(f"last change {_when(memory.updated_at)}: {memory.why}"))
+            )
+            continue
+        title = f"{name} of {memory.mailbox}: version {memory.version}"
+        console.print(Text(title + ("" if memory.version else " (defaults)"), style="bold"))
+        table = Table()
+        table.add_column("preference", no_wrap=True)
+        table.add_column("value")
+        for key, value in memory.profile.items():
+            table.add_row(key, Text(json.dumps(value, ensure_ascii=False)))
+        console.print(table)
+        if memory.version:
+            console.print(Text(f"last change {_when(memory.updated_at)}: {memory.why}"))
 
 
 @app.command("history")
@@ -113,23 +116,22 @@ def history(
     dev: bool = DEV,
 ) -> None:
     """The kept changes (the last 50 per namespace), newest first, with why and what caused them."""
-    from inboxflow.memory import memory_history
-
     console = cli_console()
-    with _store(home, dev) as store:
-        for name in _namespaces(namespace):
-            changes = memory_history(store, mailbox, name)
-            table = Table(title=f"{name} of {mailbox.lower()}: {len(changes)} changes kept")
-            for column in ("version", "when", "why", "source"):
-                table.add_column(column, overflow="fold")
-            for change in changes:
-                table.add_row(
-                    str(change["version"]),
-                    _when(change["at"]),
-                    Text(change["why"]),
-                    Text(change["source"]),
-                )
-            console.print(table)
+    kept = _each(
+        home, dev, _namespaces(namespace), lambda memory, name: memory.history(mailbox, name)
+    )
+    for name, changes in kept:
+        table = Table(title=f"{name} of {mailbox.lower()}: {len(changes)} changes kept")
+        for column in ("version", "when", "why", "source"):
+            table.add_column(column, overflow="fold")
+        for change in changes:
+            table.add_row(
+                str(change["version"]),
+                _when(change["at"]),
+                Text(change["why"]),
+                Text(change["source"]),
+            )
+        console.print(table)
 
 
 @app.command("reset")
@@ -141,13 +143,8 @@ def reset(
     dev: bool = DEV,
 ) -> None:
     """Back to the defaults (kept as a change in the history)."""
-    from inboxflow.clock import SystemClock
-    from inboxflow.memory import reset_memory
-
     names = _namespaces(namespace)
     if not yes and not typer.confirm(f"reset {', '.join(names)} of {mailbox}?"):
         raise typer.Exit(1)
-    with _store(home, dev) as store:
-        for name in names:
-            memory = reset_memory(store, SystemClock(), mailbox, name)
-            typer.echo(f"{name} of {memory.mailbox}: reset (version {memory.version})")
+    for name, memory in _each(home, dev, names, lambda memory, name: memory.reset(mailbox, name)):
+        typer.echo(f"{name} of {memory.mailbox}: reset (version {memory.version})")

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...context import NodeContext
-from ...memory import Memory, source_version, update_memory
+from ...memory import Memory, PreferenceMemory
 from .state import AssistantState
 from .tasks import UPDATE_TASKS
 
@@ -58,8 +58,9 @@ def learn(
         return answer.profile.model_dump(), str(answer.why)
 
     source = f"{ctx.trace_id}:{ctx.step}"
-    update_memory(ctx.store, ctx.clock, state.mailbox, namespace, change, source)
-    version = source_version(ctx.store, state.mailbox, namespace, source)
+    preferences = PreferenceMemory(ctx.store, ctx.clock)
+    preferences.update(state.mailbox, namespace, change, source)
+    version = preferences.source_version(state.mailbox, namespace, source)
     return [] if version is None else [f"{namespace}@{version}"]
 
 

@@ -18,7 +18,7 @@ from inboxflow.dev.doubles.gemini_api import (
     Reply,
     start_gemini_double,
 )
-from inboxflow.memory import read_memory
+from inboxflow.memory import PreferenceMemory
 from tests.harness.agent import build
 from tests.harness.assistant import OWNER, decide, pending, sample, sent, start, state
 
@@ -49,7 +49,7 @@ def test_a_sender_ignored_twice_is_triaged_ignore_on_gemini(runtime, double):
         decide(runtime, trace_id, "ignore")
     third = start(runtime, sample("32", message_id="<g3@test>", thread_id="g3"))
     assert state(runtime, third)["classification"] == "ignore"
-    triage = read_memory(runtime.store, OWNER, "triage_preferences")
+    triage = PreferenceMemory(runtime.store, runtime.clock).read(OWNER, "triage_preferences")
     assert triage.profile["ignore_senders"] == ["billing@acme-hosting.example"]
     learnt = [c for c in double.calls() if _system(c).startswith(MEMORY_SYSTEM)]
     assert len(learnt) == 2  # both updates were model calls through google-genai
@@ -73,7 +73,7 @@ def test_the_edited_sign_off_is_what_gemini_is_told_next_time(runtime, double):
     decide(runtime, first, "edit", edit={"content": draft.replace("Best regards", "Cheers,\nAlex")})
     assert state(runtime, first)["status"] == "completed", runtime.store.get_trace(first).error
     assert sent(runtime, first)[0]["body"].rstrip().endswith("Cheers,\nAlex")
-    memory = read_memory(runtime.store, OWNER, "response_preferences")
+    memory = PreferenceMemory(runtime.store, runtime.clock).read(OWNER, "response_preferences")
     assert memory.profile["sign_off"] == "Cheers,\nAlex"
 
     second = start(runtime, sample("34", message_id="<g-again@test>", thread_id="g-again"))

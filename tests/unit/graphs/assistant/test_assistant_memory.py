@@ -8,14 +8,7 @@ import pytest
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.mail.model import Address
-from inboxflow.memory import (
-    DEFAULTS,
-    HISTORY_KEEP,
-    memory_history,
-    read_memory,
-    reset_memory,
-    update_memory,
-)
+from inboxflow.memory import DEFAULTS, HISTORY_KEEP, PreferenceMemory
 from tests.harness.agent import build
 from tests.harness.assistant import OWNER, decide, pending, sample, start, state
 
@@ -33,68 +26,83 @@ def _add_note(note: str):
 
 
 @pytest.fixture
-def store(tmp_path):
-    return SqliteCheckpointStore(tmp_path / "memory.db")
+def preferences(tmp_path):
+    return PreferenceMemory(SqliteCheckpointStore(tmp_path / "memory.db"), FakeClock())
 
 
-def test_defaults_until_first_written_then_versions(store):
-    clock = FakeClock()
-    first = read_memory(store, OWNER, "response_preferences")
+def _read(runtime, namespace):
+    return PreferenceMemory(runtime.store, runtime.clock).read(OWNER, namespace)
+
+
+def test_defaults_until_first_written_then_versions(preferences):
+    first = preferences.read(OWNER, "response_preferences")
     assert (first.version, first.profile) == (0, DEFAULTS["response_preferences"])
-    update_memory(store, clock, OWNER, "response_preferences", _add_note("a"), "s1")
-    second = update_memory(
-        store, clock, OWNER.upper(), "response_preferences", _add_note("b"), "s2"
-    )
+    preferences.update(OWNER, "response_preferences", _add_note("a"), "s1")
+    second = preferences.update(OWNER.upper(), "response_preferences", _add_note("b"), "s2")
     assert second.version == 2 and second.profile["notes"] == ["a", "b"]
-    assert read_memory(store, OWNER, "response_preferences").profile["notes"] == ["a", "b"]
-    assert read_memory(store, OWNER, "cal_preferences").version == 0  # namespaces are separate
+    assert preferences.read(OWNER, "response_preferences").profile["notes"] == ["a", "b"]
+    assert preferences.read(OWNER, "cal_preferences").version == 0  # namespaces are separate
 
 
-def test_a_concurrent_write_is_never_lost(store):
-    clock = FakeClock()
+def test_a_concurrent_write_is_never_lost(preferences):
     interleaved = []
 
     def slow_change(memory):
         if not interleaved:  # another writer commits while this one is thinking
             interleaved.append(
-                update_memory(store, clock, OWNER, "triage_preferences", _add_note("other"), "s-b")
+                preferences.update(OWNER, "triage_preferences", _add_note("other"), "s-b")
             )
         return _add_note("mine")(memory)
 
-    result = update_memory(store, clock, OWNER, "triage_preferences", slow_change, "s-a")
+    result = preferences.update(OWNER, "triage_preferences", slow_change, "s-a")
     assert result.version == 2
     assert result.profile["notes"] == ["other", "mine"]
-    assert [h["why"] for h in memory_history(store, OWNER, "triage_preferences")] == [
+    assert [h["why"] for h in preferences.history(OWNER, "triage_preferences")] == [
         "noted mine",
         "noted other",
     ]
 
 
-def test_the_same_source_changes_memory_once(store):
-    clock = FakeClock()
+def test_the_same_source_changes_memory_once(preferences):
     for _ in range(3):
-        update_memory(store, clock, OWNER, "cal_preferences", _add_note("x"), "trace:7")
-    memory = read_memory(store, OWNER, "cal_preferences")
+        preferences.update(OWNER, "cal_preferences", _add_note("x"), "trace:7")
+    memory = preferences.read(OWNER, "cal_preferences")
     assert (memory.version, memory.profile["notes"]) == (1, ["x"])
 
 
-def test_history_keeps_the_last_fifty_and_reset_is_a_change(store):
-    clock = FakeClock()
+def test_source_version_names_the_version_a_source_made(preferences):
+    preferences.update(OWNER, "cal_preferences", _add_note("x"), "trace:7")
+    preferences.update(OWNER, "cal_preferences", _add_note("y"), "trace:8")
+    preferences.update(OWNER, "cal_preferences", lambda memory: None, "trace:9")  # no change
+    assert preferences.source_version(OWNER, "cal_preferences", "trace:7") == 1
+    assert preferences.source_version(OWNER, "cal_preferences", "trace:8") == 2
+    assert preferences.source_version(OWNER, "cal_preferences", "trace:9") is None
+    assert preferences.source_version(OWNER, "triage_preferences", "trace:7") is None
+
+
+def test_history_keeps_the_last_fifty_and_reset_is_a_change(preferences):
     for n in range(HISTORY_KEEP + 5):
-        update_memory(store, clock, OWNER, "cal_preferences", _add_note(str(n)), f"s{n}")
-    history = memory_history(store, OWNER, "cal_preferences")
+        preferences.update(OWNER, "cal_preferences", _add_note(str(n)), f"s{n}")
+    history = preferences.history(OWNER, "cal_preferences")
     assert len(history) == HISTORY_KEEP
     assert (history[0]["version"], history[-1]["version"]) == (HISTORY_KEEP + 5, 6)
-    reset = reset_memory(store, clock, OWNER, "cal_preferences")
+    assert (history[0]["source"], history[0]["why"]) == (
+        f"s{HISTORY_KEEP + 4}",
+        f"noted {HISTORY_KEEP + 4}",
+    )
+    reset = preferences.reset(OWNER, "cal_preferences")
     assert reset.profile == DEFAULTS["cal_preferences"] and reset.version == HISTORY_KEEP + 6
-    assert memory_history(store, OWNER, "cal_preferences")[0]["why"] == "reset to the defaults"
+    latest = preferences.history(OWNER, "cal_preferences")[0]
+    assert latest["why"] == "reset to the defaults"
+    assert latest["before"]["notes"] == [str(n) for n in range(HISTORY_KEEP + 5)]
+    assert preferences.read(OWNER, "cal_preferences").profile == DEFAULTS["cal_preferences"]
 
 
-def test_unknown_namespace_and_bad_mailbox_are_refused(store):
+def test_unknown_namespace_and_bad_mailbox_are_refused(preferences):
     with pytest.raises(ValueError, match="unknown memory namespace 'tone'"):
-        read_memory(store, OWNER, "tone")
+        preferences.read(OWNER, "tone")
     with pytest.raises(ValueError, match="cannot name a memory document"):
-        read_memory(store, "a/b@x.test", "cal_preferences")
+        preferences.read("a/b@x.test", "cal_preferences")
 
 
 # --- learning end to end -------------------------------------------------------------------
@@ -106,7 +114,7 @@ def test_an_edited_sign_off_is_used_in_the_next_draft(tmp_path):
     draft = pending(runtime, first).payload["content"]
     decide(runtime, first, "edit", edit={"content": draft.replace("Best regards", "Cheers,\nAlex")})
     assert state(runtime, first)["memory_updates"] == ["response_preferences@1"]
-    memory = read_memory(runtime.store, OWNER, "response_preferences")
+    memory = _read(runtime, "response_preferences")
     assert memory.profile["sign_off"] == "Cheers,\nAlex"
     assert "sign-off is now" in memory.why
 
@@ -119,7 +127,7 @@ def test_an_accepted_draft_teaches_nothing(tmp_path):
     trace_id = start(runtime, _again("34", 1))
     decide(runtime, trace_id, "accept")
     assert state(runtime, trace_id)["memory_updates"] == []
-    assert read_memory(runtime.store, OWNER, "response_preferences").version == 0
+    assert _read(runtime, "response_preferences").version == 0
 
 
 def test_a_sender_ignored_twice_on_notify_is_ignored_next_time(tmp_path):
@@ -128,7 +136,7 @@ def test_a_sender_ignored_twice_on_notify_is_ignored_next_time(tmp_path):
         trace_id = start(runtime, _again("32", n))
         assert state(runtime, trace_id)["classification"] == "notify"
         decide(runtime, trace_id, "ignore")
-    triage = read_memory(runtime.store, OWNER, "triage_preferences").profile
+    triage = _read(runtime, "triage_preferences").profile
     assert triage["ignore_senders"] == ["billing@acme-hosting.example"]
 
     third = start(runtime, _again("32", 3))
@@ -148,7 +156,7 @@ def test_an_edited_meeting_length_is_used_for_the_next_meeting(tmp_path):
     runtime = build(tmp_path)
     first = start(runtime, _again("33", 1))
     decide(runtime, first, "edit", edit={"duration_minutes": "45", "start_time": "14:00"})
-    calendar = read_memory(runtime.store, OWNER, "cal_preferences").profile
+    calendar = _read(runtime, "cal_preferences").profile
     assert (calendar["default_duration_minutes"], calendar["preferred_start_time"]) == (45, "14:00")
     runtime.clock.advance(7 * 24 * 3600)  # a week on: 14:00 is free again
     second = start(runtime, _again("33", 2))
@@ -165,5 +173,5 @@ def test_a_notify_that_times_out_is_not_learnt_as_the_owners_ignore(tmp_path):
         runtime.ports.approvals.on_timeout(approval.approval_id)
         runtime.bus.drain()
         assert state(runtime, trace_id)["status"] == "ignored"
-    assert read_memory(runtime.store, OWNER, "triage_preferences").version == 0
+    assert _read(runtime, "triage_preferences").version == 0
     assert state(runtime, start(runtime, _again("32", 3)))["classification"] == "notify"

@@ -7,7 +7,7 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
-from inboxflow.memory import read_memory
+from inboxflow.memory import PreferenceMemory
 from tests.harness.agent import build
 from tests.harness.assistant import OWNER, decide, pending, sample, sent, start, state
 from tests.harness.pipeline import StormBus
@@ -38,7 +38,10 @@ def test_duplicate_storm_sends_once_schedules_once_marks_read_once(tmp_path):
         assert len(sent(runtime, trace_id)) == 1
         assert len(_effects(runtime, trace_id, "mark_as_read")) == 1
     assert len(_events(runtime)) == 1
-    assert read_memory(runtime.store, OWNER, "response_preferences").version == 1
+    assert (
+        PreferenceMemory(runtime.store, runtime.clock).read(OWNER, "response_preferences").version
+        == 1
+    )
     assert runtime.ports.approvals.pending() == []
     assert runtime.bus.dead_letters == []
     assert runtime.bus.deliveries >= 2 * len(runtime.bus.seen)  # duplicates were delivered
@@ -93,7 +96,7 @@ def test_a_crash_before_committing_a_learning_step_learns_once(tmp_path):
     draft = pending(runtime, trace_id).payload["content"]
     decide(runtime, trace_id, "edit", edit={"content": draft.replace("Best regards", "Thanks!")})
     assert crashes and state(runtime, trace_id)["status"] == "completed"
-    memory = read_memory(runtime.store, OWNER, "response_preferences")
+    memory = PreferenceMemory(runtime.store, runtime.clock).read(OWNER, "response_preferences")
     assert (memory.version, memory.profile["sign_off"]) == (1, "Thanks!")
     # The re-run found the change its first run made, and records it.
     assert state(runtime, trace_id)["memory_updates"] == ["response_preferences@1"]

@@ -34,7 +34,7 @@ from ....bindings import with_approved
 from ....context import NodeContext
 from ....errors import RetryableError
 from ....graph import END, Pause, Step
-from ....memory import read_memory
+from ....memory import PreferenceMemory
 from ....ports.llm import ChatSettings, LLMFailed
 from ...kit import workspace_of
 from ..learning import first_name, learn
@@ -63,8 +63,9 @@ def system_message(state: AssistantState, ctx: NodeContext) -> dict[str, Any]:
     Until the owner's edits teach a meeting length, the settings' default is the preference.
     """
     settings = assistant_settings(ctx.ports)
-    response = read_memory(ctx.store, state.mailbox, "response_preferences").profile
-    cal = read_memory(ctx.store, state.mailbox, "cal_preferences")
+    memory = PreferenceMemory(ctx.store, ctx.clock)
+    response = memory.read(state.mailbox, "response_preferences").profile
+    cal = memory.read(state.mailbox, "cal_preferences")
     calendar = dict(cal.profile)
     if cal.version == 0:
         calendar["default_duration_minutes"] = settings.default_meeting_minutes

@@ -20,7 +20,7 @@ import json
 
 from ....context import NodeContext
 from ....graph import END, Pause, Step
-from ....memory import read_memory
+from ....memory import PreferenceMemory
 from ..learning import learn
 from ..pauses import pause_context
 from ..settings import assistant_settings
@@ -31,7 +31,7 @@ from ..tasks import TRIAGE_TASK
 def triage_router(state: AssistantState, ctx: NodeContext) -> Step:
     """Classify the email with the owner's triage preferences."""
     email = state.email
-    prefs = read_memory(ctx.store, state.mailbox, "triage_preferences")
+    prefs = PreferenceMemory(ctx.store, ctx.clock).read(state.mailbox, "triage_preferences")
     answer = ctx.generate(
         TRIAGE_TASK,
         {
