@@ -38,7 +38,7 @@ from google.cloud.firestore_v1.field_path import FieldPath
 
 from ..errors import Contention, RetryableError
 from ..naming import step_path, trace_path
-from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, StepLog, leased
+from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, LeaseRequest, StepLog
 from ..ports.documents import DocumentExists, Filter
 from ..schema import TTL_FIELD
 
@@ -232,6 +232,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         max_attempts: int = 12,
         serialize_transactions: bool | None = None,
     ) -> None:
+        super().__init__()
         if client is None:
             client = firestore.Client(
                 project=project or os.environ.get("GOOGLE_CLOUD_PROJECT") or "inboxflow-local",
@@ -242,8 +243,6 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         if serialize_transactions is None:
             serialize_transactions = bool(os.environ.get("FIRESTORE_EMULATOR_HOST"))
         self._serial = threading.RLock() if serialize_transactions else None
-        self._leased_at: dict[tuple[str, int, str], Any] = {}
-        """``update_time`` of the checkpoint as each live lease of this instance wrote it."""
 
     # --- the five primitives ---------------------------------------------------------
 
@@ -326,22 +325,14 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
             return False
         return True
 
-    def take_lease(
-        self,
-        trace_id: str,
-        step: int,
-        owner: str,
-        now: float,
-        ttl_s: float,
-        admit: Callable[[Checkpoint | None], None] | None = None,
-    ) -> Checkpoint:
-        ref = self.client.document(trace_path(trace_id))
+    def _write_lease(self, request: LeaseRequest) -> tuple[Checkpoint, Any]:
+        ref = self.client.document(trace_path(request.trace_id))
         for _ in range(self.max_attempts):
             with _translated(f"get {ref.path}"):
                 snapshot = ref.get()
             data = snapshot.to_dict() if snapshot.exists else None
             doc = decode_document(data) if data is not None else None
-            checkpoint = leased(doc, trace_id, step, owner, now, ttl_s, admit)
+            checkpoint = request.grant(doc)
             option = self.client.write_option(last_update_time=snapshot.update_time)
             try:
                 with _translated(f"lease {ref.path}"):
@@ -349,41 +340,32 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
             except (gexc.FailedPrecondition, gexc.NotFound):
                 time.sleep(random.uniform(0, 0.05))
                 continue
-            self._leased_at[(trace_id, step, owner)] = result.update_time
-            return checkpoint
-        raise Contention(f"the checkpoint of trace {trace_id} changed {self.max_attempts} times")
+            return checkpoint, result.update_time
+        raise Contention(
+            f"the checkpoint of trace {request.trace_id} changed {self.max_attempts} times"
+        )
 
-    def release_lease(self, trace_id: str, step: int, owner: str) -> None:
-        self._leased_at.pop((trace_id, step, owner), None)
-        super().release_lease(trace_id, step, owner)
-
-    def commit_step(
-        self,
-        checkpoint: Checkpoint,
-        owner: str,
-        log: StepLog,
-        creates: Mapping[str, dict[str, Any]] | None = None,
-    ) -> None:
-        leased_at = self._leased_at.pop((checkpoint.trace_id, log.step_order, owner), None)
-        if leased_at is None:
-            return super().commit_step(checkpoint, owner, log, creates)
+    def _commit_on_mark(
+        self, mark: Any, checkpoint: Checkpoint, log: StepLog, creates: Mapping[str, dict[str, Any]]
+    ) -> bool:
         batch = self.client.batch()
         batch.update(
             self.client.document(trace_path(checkpoint.trace_id)),
             encode_document(checkpoint.model_dump()),
-            option=self.client.write_option(last_update_time=leased_at),
+            option=self.client.write_option(last_update_time=mark),
         )
         batch.set(
             self.client.document(step_path(checkpoint.trace_id, log.step_order)),
             encode_document(log.model_dump(exclude_defaults=True)),
         )
-        for path, doc in (creates or {}).items():
+        for path, doc in creates.items():
             batch.set(self.client.document(path), encode_document(doc))
         try:
             with _translated(f"commit step {log.step_order} of {checkpoint.trace_id}"):
                 batch.commit()
         except (gexc.FailedPrecondition, gexc.NotFound):
-            super().commit_step(checkpoint, owner, log, creates)
+            return False
+        return True
 
     # --- transactions ----------------------------------------------------------------
 
