@@ -149,7 +149,7 @@ def _encode_operand(field: str, op: str, value: Any) -> Any:
     return encode_value(value, in_array=False)
 
 
-def _field_path(field: str) -> str:
+def field_path(field: str) -> str:
     """A top-level field name as a Firestore field path (quoted when needed)."""
     return FieldPath(encode_key(field)).to_api_repr()
 
@@ -169,7 +169,9 @@ def _find(exc: BaseException | None, kind: type[BaseException]) -> BaseException
 
 
 @contextlib.contextmanager
-def _translated(what: str) -> Iterator[None]:
+def translated(what: str) -> Iterator[None]:
+    """Raise Firestore's ABORTED as ``FirestoreAborted``, its transient errors as
+    ``FirestoreUnavailable``; ``what`` names the call in the message."""
     try:
         yield
     except gexc.Aborted as exc:
@@ -247,7 +249,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
     # --- the five primitives ---------------------------------------------------------
 
     def get(self, path: str) -> dict[str, Any] | None:
-        with _translated(f"get {path}"):
+        with translated(f"get {path}"):
             snapshot = self.client.document(path).get()
         data = snapshot.to_dict() if snapshot.exists else None
         return decode_document(data) if data is not None else None
@@ -255,7 +257,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
     def create(self, path: str, doc: dict[str, Any]) -> bool:
         encoded = encode_document(doc)
         try:
-            with _translated(f"create {path}"):
+            with translated(f"create {path}"):
                 self.client.document(path).create(encoded)
         except gexc.AlreadyExists:
             return False
@@ -263,7 +265,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
 
     def set(self, path: str, doc: dict[str, Any]) -> None:
         encoded = encode_document(doc)
-        with _translated(f"set {path}"):
+        with translated(f"set {path}"):
             self.client.document(path).set(encoded)
 
     def list(
@@ -277,15 +279,15 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         query: Any = self.client.collection(collection.strip("/"))
         for field, op, value in where:
             operand = _encode_operand(field, op, value)
-            query = query.where(filter=FieldFilter(_field_path(field), op, operand))
+            query = query.where(filter=FieldFilter(field_path(field), op, operand))
         direction = firestore.Query.DESCENDING if descending else firestore.Query.ASCENDING
         if order_by is not None:
-            query = query.order_by(_field_path(order_by), direction=direction)
+            query = query.order_by(field_path(order_by), direction=direction)
         # Firestore cannot scan document ids backwards: reverse here instead.
         reverse_ids = order_by is None and descending
         if limit is not None and not reverse_ids:
             query = query.limit(limit)
-        with _translated(f"query {collection}"):
+        with translated(f"query {collection}"):
             rows = [(snap.id, decode_document(snap.to_dict() or {})) for snap in query.stream()]
         if reverse_ids:
             rows = rows[::-1][:limit]
@@ -319,7 +321,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
             encode_document(start.model_dump()),
         )
         try:
-            with _translated(f"create trace {checkpoint.trace_id}"):
+            with translated(f"create trace {checkpoint.trace_id}"):
                 batch.commit()
         except gexc.AlreadyExists:
             return False
@@ -328,14 +330,14 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
     def _write_lease(self, request: LeaseRequest) -> tuple[Checkpoint, Any]:
         ref = self.client.document(trace_path(request.trace_id))
         for _ in range(self.max_attempts):
-            with _translated(f"get {ref.path}"):
+            with translated(f"get {ref.path}"):
                 snapshot = ref.get()
             data = snapshot.to_dict() if snapshot.exists else None
             doc = decode_document(data) if data is not None else None
             checkpoint = request.grant(doc)
             option = self.client.write_option(last_update_time=snapshot.update_time)
             try:
-                with _translated(f"lease {ref.path}"):
+                with translated(f"lease {ref.path}"):
                     result = ref.update({"lease": encode_value(doc["lease"])}, option=option)  # type: ignore[index]
             except (gexc.FailedPrecondition, gexc.NotFound):
                 time.sleep(random.uniform(0, 0.05))
@@ -361,7 +363,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         for path, doc in creates.items():
             batch.set(self.client.document(path), encode_document(doc))
         try:
-            with _translated(f"commit step {log.step_order} of {checkpoint.trace_id}"):
+            with translated(f"commit step {log.step_order} of {checkpoint.trace_id}"):
                 batch.commit()
         except (gexc.FailedPrecondition, gexc.NotFound):
             return False
@@ -392,7 +394,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
             return fn(_FirestoreTransaction(client, transaction))
 
         try:
-            with _translated("transaction"):
+            with translated("transaction"):
                 return body(client.transaction(max_attempts=attempts))
         except gexc.GoogleAPICallError as exc:
             exists = _find(exc, gexc.AlreadyExists)

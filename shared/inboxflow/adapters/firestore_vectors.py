@@ -21,18 +21,15 @@ Only Firestore adapters import ``google.cloud.firestore``.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import quote, unquote
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.base_vector_query import DistanceMeasure
-from google.cloud.firestore_v1.field_path import FieldPath
 from google.cloud.firestore_v1.vector import Vector
 
 from ..ports.documents import Filter
@@ -46,24 +43,11 @@ from ..ports.vectors import (
     check_fields,
     check_limit,
 )
-from .firestore_store import (
-    FirestoreAborted,
-    FirestoreUnavailable,
-    decode_value,
-    encode_key,
-    encode_value,
-)
+from .firestore_store import decode_value, encode_value, field_path, translated
 
 BATCH_SIZE = 400
 """Writes per batch (Firestore allows 500; vector documents are large, requests max 10 MiB)."""
 
-_TRANSIENT: tuple[type[Exception], ...] = (
-    gexc.ServiceUnavailable,
-    gexc.DeadlineExceeded,
-    gexc.ResourceExhausted,
-    gexc.InternalServerError,
-    gexc.RetryError,
-)
 _RESERVED_ID = re.compile(r"^__.*__$")
 _SAFE = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) not in "/%")
 
@@ -79,21 +63,6 @@ def encode_doc_id(doc_id: str) -> str:
 def decode_doc_id(key: str) -> str:
     """Invert ``encode_doc_id``."""
     return unquote(key)
-
-
-@contextlib.contextmanager
-def _translated(what: str) -> Iterator[None]:
-    try:
-        yield
-    except gexc.Aborted as exc:
-        raise FirestoreAborted(f"Firestore {what}: {exc}") from exc
-    except _TRANSIENT as exc:
-        raise FirestoreUnavailable(f"Firestore {what}: {exc}") from exc
-
-
-def _field_path(name: str) -> str:
-    """The path of a top-level field, back-quoted when not a plain name (``a.b`` stays one field)."""
-    return FieldPath(encode_key(name)).to_api_repr()
 
 
 def _fields_of(data: dict[str, Any]) -> dict[str, Any]:
@@ -136,7 +105,7 @@ class FirestoreVectorIndex(VectorIndex):
         self, collection: str, doc_id: str, vector: Sequence[float], fields: dict[str, Any]
     ) -> None:
         body = self._document(VectorDocument(doc_id, vector, fields))
-        with _translated(f"upsert {collection}/{doc_id}"):
+        with translated(f"upsert {collection}/{doc_id}"):
             self.client.collection(collection).document(encode_doc_id(doc_id)).set(body)
 
     def upsert_many(self, collection: str, documents: Iterable[VectorDocument]) -> int:
@@ -146,12 +115,12 @@ class FirestoreVectorIndex(VectorIndex):
             batch = self.client.batch()
             for key, body in pending[start : start + BATCH_SIZE]:
                 batch.set(ref.document(key), body)
-            with _translated(f"upsert into {collection}"):
+            with translated(f"upsert into {collection}"):
                 batch.commit()
         return len(pending)
 
     def delete(self, collection: str, doc_id: str) -> None:
-        with _translated(f"delete {collection}/{doc_id}"):
+        with translated(f"delete {collection}/{doc_id}"):
             self.client.collection(collection).document(encode_doc_id(doc_id)).delete()
 
     def nearest(
@@ -166,9 +135,9 @@ class FirestoreVectorIndex(VectorIndex):
         names = check_fields(fields)
         query: Any = self.client.collection(collection)
         for name, op, value in where or ():
-            query = query.where(filter=FieldFilter(_field_path(name), op, encode_value(value)))
+            query = query.where(filter=FieldFilter(field_path(name), op, encode_value(value)))
         if names is not None:
-            query = query.select([*map(_field_path, names), _field_path(DISTANCE_FIELD)])
+            query = query.select([*map(field_path, names), field_path(DISTANCE_FIELD)])
         search = query.find_nearest(
             vector_field=EMBEDDING_FIELD,
             query_vector=Vector([float(x) for x in vector]),
@@ -176,7 +145,7 @@ class FirestoreVectorIndex(VectorIndex):
             limit=limit,
             distance_result_field=DISTANCE_FIELD,
         )
-        with _translated(f"find_nearest in {collection}"):
+        with translated(f"find_nearest in {collection}"):
             snapshots = list(search.stream())
         found = []
         for snapshot in snapshots:
@@ -196,8 +165,8 @@ class FirestoreVectorIndex(VectorIndex):
     ) -> list[tuple[str, dict[str, Any]]]:
         query: Any = self.client.collection(collection)
         for name, op, value in where or ():
-            query = query.where(filter=FieldFilter(_field_path(name), op, encode_value(value)))
-        with _translated(f"query {collection}"):
+            query = query.where(filter=FieldFilter(field_path(name), op, encode_value(value)))
+        with translated(f"query {collection}"):
             rows = [
                 (decode_doc_id(snap.id), _fields_of(snap.to_dict() or {}))
                 for snap in query.stream()
