@@ -36,12 +36,11 @@ from ..ports.documents import Filter
 from ..ports.vectors import (
     DISTANCE_FIELD,
     EMBEDDING_FIELD,
+    NearestQuery,
     Neighbor,
     VectorDocument,
     VectorIndex,
     check_document,
-    check_fields,
-    check_limit,
 )
 from .firestore_store import decode_value, encode_value, field_path, translated
 
@@ -123,42 +122,33 @@ class FirestoreVectorIndex(VectorIndex):
         with translated(f"delete {collection}/{doc_id}"):
             self.client.collection(collection).document(encode_doc_id(doc_id)).delete()
 
-    def nearest(
-        self,
-        collection: str,
-        vector: Sequence[float],
-        limit: int,
-        where: Iterable[Filter] | None = None,
-        fields: Sequence[str] | None = None,
-    ) -> list[Neighbor]:
-        check_limit(limit)
-        names = check_fields(fields)
-        query: Any = self.client.collection(collection)
-        for name, op, value in where or ():
-            query = query.where(filter=FieldFilter(field_path(name), op, encode_value(value)))
-        if names is not None:
-            query = query.select([*map(field_path, names), field_path(DISTANCE_FIELD)])
-        search = query.find_nearest(
+    def _nearest(self, collection: str, query: NearestQuery) -> list[Neighbor]:
+        found: Any = self.client.collection(collection)
+        for name, op, value in query.where:
+            found = found.where(filter=FieldFilter(field_path(name), op, encode_value(value)))
+        if query.fields is not None:
+            found = found.select([*map(field_path, query.fields), field_path(DISTANCE_FIELD)])
+        search = found.find_nearest(
             vector_field=EMBEDDING_FIELD,
-            query_vector=Vector([float(x) for x in vector]),
+            query_vector=Vector([float(x) for x in query.vector]),
             distance_measure=DistanceMeasure.COSINE,
-            limit=limit,
+            limit=query.limit,
             distance_result_field=DISTANCE_FIELD,
         )
         with translated(f"find_nearest in {collection}"):
             snapshots = list(search.stream())
-        found = []
+        neighbors = []
         for snapshot in snapshots:
             data = snapshot.to_dict() or {}
-            found.append(
+            neighbors.append(
                 Neighbor(
                     doc_id=decode_doc_id(snapshot.id),
                     distance=float(data.get(DISTANCE_FIELD, 0.0)),
                     fields=_fields_of(data),
                 )
             )
-        found.sort(key=lambda n: n.distance)
-        return found
+        neighbors.sort(key=lambda n: n.distance)
+        return neighbors
 
     def documents(
         self, collection: str, where: Iterable[Filter] | None = None
