@@ -38,7 +38,7 @@ from google.cloud.firestore_v1.field_path import FieldPath
 
 from ..errors import Contention, RetryableError
 from ..naming import step_path, trace_path
-from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, StepLog, leased
+from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, LeaseRequest, StepLog
 from ..ports.documents import DocumentExists, Filter
 from ..schema import TTL_FIELD
 
@@ -149,7 +149,7 @@ def _encode_operand(field: str, op: str, value: Any) -> Any:
     return encode_value(value, in_array=False)
 
 
-def _field_path(field: str) -> str:
+def field_path(field: str) -> str:
     """A top-level field name as a Firestore field path (quoted when needed)."""
     return FieldPath(encode_key(field)).to_api_repr()
 
@@ -169,7 +169,9 @@ def _find(exc: BaseException | None, kind: type[BaseException]) -> BaseException
 
 
 @contextlib.contextmanager
-def _translated(what: str) -> Iterator[None]:
+def translated(what: str) -> Iterator[None]:
+    """Raise Firestore's ABORTED as ``FirestoreAborted``, its transient errors as
+    ``FirestoreUnavailable``; ``what`` names the call in the message."""
     try:
         yield
     except gexc.Aborted as exc:
@@ -232,6 +234,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         max_attempts: int = 12,
         serialize_transactions: bool | None = None,
     ) -> None:
+        super().__init__()
         if client is None:
             client = firestore.Client(
                 project=project or os.environ.get("GOOGLE_CLOUD_PROJECT") or "inboxflow-local",
@@ -242,13 +245,11 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         if serialize_transactions is None:
             serialize_transactions = bool(os.environ.get("FIRESTORE_EMULATOR_HOST"))
         self._serial = threading.RLock() if serialize_transactions else None
-        self._leased_at: dict[tuple[str, int, str], Any] = {}
-        """``update_time`` of the checkpoint as each live lease of this instance wrote it."""
 
     # --- the five primitives ---------------------------------------------------------
 
     def get(self, path: str) -> dict[str, Any] | None:
-        with _translated(f"get {path}"):
+        with translated(f"get {path}"):
             snapshot = self.client.document(path).get()
         data = snapshot.to_dict() if snapshot.exists else None
         return decode_document(data) if data is not None else None
@@ -256,7 +257,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
     def create(self, path: str, doc: dict[str, Any]) -> bool:
         encoded = encode_document(doc)
         try:
-            with _translated(f"create {path}"):
+            with translated(f"create {path}"):
                 self.client.document(path).create(encoded)
         except gexc.AlreadyExists:
             return False
@@ -264,7 +265,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
 
     def set(self, path: str, doc: dict[str, Any]) -> None:
         encoded = encode_document(doc)
-        with _translated(f"set {path}"):
+        with translated(f"set {path}"):
             self.client.document(path).set(encoded)
 
     def list(
@@ -278,15 +279,15 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         query: Any = self.client.collection(collection.strip("/"))
         for field, op, value in where:
             operand = _encode_operand(field, op, value)
-            query = query.where(filter=FieldFilter(_field_path(field), op, operand))
+            query = query.where(filter=FieldFilter(field_path(field), op, operand))
         direction = firestore.Query.DESCENDING if descending else firestore.Query.ASCENDING
         if order_by is not None:
-            query = query.order_by(_field_path(order_by), direction=direction)
+            query = query.order_by(field_path(order_by), direction=direction)
         # Firestore cannot scan document ids backwards: reverse here instead.
         reverse_ids = order_by is None and descending
         if limit is not None and not reverse_ids:
             query = query.limit(limit)
-        with _translated(f"query {collection}"):
+        with translated(f"query {collection}"):
             rows = [(snap.id, decode_document(snap.to_dict() or {})) for snap in query.stream()]
         if reverse_ids:
             rows = rows[::-1][:limit]
@@ -320,70 +321,53 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
             encode_document(start.model_dump()),
         )
         try:
-            with _translated(f"create trace {checkpoint.trace_id}"):
+            with translated(f"create trace {checkpoint.trace_id}"):
                 batch.commit()
         except gexc.AlreadyExists:
             return False
         return True
 
-    def take_lease(
-        self,
-        trace_id: str,
-        step: int,
-        owner: str,
-        now: float,
-        ttl_s: float,
-        admit: Callable[[Checkpoint | None], None] | None = None,
-    ) -> Checkpoint:
-        ref = self.client.document(trace_path(trace_id))
+    def _write_lease(self, request: LeaseRequest) -> tuple[Checkpoint, Any]:
+        ref = self.client.document(trace_path(request.trace_id))
         for _ in range(self.max_attempts):
-            with _translated(f"get {ref.path}"):
+            with translated(f"get {ref.path}"):
                 snapshot = ref.get()
             data = snapshot.to_dict() if snapshot.exists else None
             doc = decode_document(data) if data is not None else None
-            checkpoint = leased(doc, trace_id, step, owner, now, ttl_s, admit)
+            checkpoint = request.grant(doc)
             option = self.client.write_option(last_update_time=snapshot.update_time)
             try:
-                with _translated(f"lease {ref.path}"):
+                with translated(f"lease {ref.path}"):
                     result = ref.update({"lease": encode_value(doc["lease"])}, option=option)  # type: ignore[index]
             except (gexc.FailedPrecondition, gexc.NotFound):
                 time.sleep(random.uniform(0, 0.05))
                 continue
-            self._leased_at[(trace_id, step, owner)] = result.update_time
-            return checkpoint
-        raise Contention(f"the checkpoint of trace {trace_id} changed {self.max_attempts} times")
+            return checkpoint, result.update_time
+        raise Contention(
+            f"the checkpoint of trace {request.trace_id} changed {self.max_attempts} times"
+        )
 
-    def release_lease(self, trace_id: str, step: int, owner: str) -> None:
-        self._leased_at.pop((trace_id, step, owner), None)
-        super().release_lease(trace_id, step, owner)
-
-    def commit_step(
-        self,
-        checkpoint: Checkpoint,
-        owner: str,
-        log: StepLog,
-        creates: Mapping[str, dict[str, Any]] | None = None,
-    ) -> None:
-        leased_at = self._leased_at.pop((checkpoint.trace_id, log.step_order, owner), None)
-        if leased_at is None:
-            return super().commit_step(checkpoint, owner, log, creates)
+    def _commit_on_mark(
+        self, mark: Any, checkpoint: Checkpoint, log: StepLog, creates: Mapping[str, dict[str, Any]]
+    ) -> bool:
         batch = self.client.batch()
         batch.update(
             self.client.document(trace_path(checkpoint.trace_id)),
             encode_document(checkpoint.model_dump()),
-            option=self.client.write_option(last_update_time=leased_at),
+            option=self.client.write_option(last_update_time=mark),
         )
         batch.set(
             self.client.document(step_path(checkpoint.trace_id, log.step_order)),
             encode_document(log.model_dump(exclude_defaults=True)),
         )
-        for path, doc in (creates or {}).items():
+        for path, doc in creates.items():
             batch.set(self.client.document(path), encode_document(doc))
         try:
-            with _translated(f"commit step {log.step_order} of {checkpoint.trace_id}"):
+            with translated(f"commit step {log.step_order} of {checkpoint.trace_id}"):
                 batch.commit()
         except (gexc.FailedPrecondition, gexc.NotFound):
-            super().commit_step(checkpoint, owner, log, creates)
+            return False
+        return True
 
     # --- transactions ----------------------------------------------------------------
 
@@ -410,7 +394,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
             return fn(_FirestoreTransaction(client, transaction))
 
         try:
-            with _translated("transaction"):
+            with translated("transaction"):
                 return body(client.transaction(max_attempts=attempts))
         except gexc.GoogleAPICallError as exc:
             exists = _find(exc, gexc.AlreadyExists)

@@ -21,49 +21,32 @@ Only Firestore adapters import ``google.cloud.firestore``.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import quote, unquote
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.base_vector_query import DistanceMeasure
-from google.cloud.firestore_v1.field_path import FieldPath
 from google.cloud.firestore_v1.vector import Vector
 
 from ..ports.documents import Filter
 from ..ports.vectors import (
     DISTANCE_FIELD,
     EMBEDDING_FIELD,
+    NearestQuery,
     Neighbor,
     VectorDocument,
     VectorIndex,
     check_document,
-    check_fields,
-    check_limit,
 )
-from .firestore_store import (
-    FirestoreAborted,
-    FirestoreUnavailable,
-    decode_value,
-    encode_key,
-    encode_value,
-)
+from .firestore_store import decode_value, encode_value, field_path, translated
 
 BATCH_SIZE = 400
 """Writes per batch (Firestore allows 500; vector documents are large, requests max 10 MiB)."""
 
-_TRANSIENT: tuple[type[Exception], ...] = (
-    gexc.ServiceUnavailable,
-    gexc.DeadlineExceeded,
-    gexc.ResourceExhausted,
-    gexc.InternalServerError,
-    gexc.RetryError,
-)
 _RESERVED_ID = re.compile(r"^__.*__$")
 _SAFE = "".join(chr(c) for c in range(0x20, 0x7F) if chr(c) not in "/%")
 
@@ -79,21 +62,6 @@ def encode_doc_id(doc_id: str) -> str:
 def decode_doc_id(key: str) -> str:
     """Invert ``encode_doc_id``."""
     return unquote(key)
-
-
-@contextlib.contextmanager
-def _translated(what: str) -> Iterator[None]:
-    try:
-        yield
-    except gexc.Aborted as exc:
-        raise FirestoreAborted(f"Firestore {what}: {exc}") from exc
-    except _TRANSIENT as exc:
-        raise FirestoreUnavailable(f"Firestore {what}: {exc}") from exc
-
-
-def _field_path(name: str) -> str:
-    """The path of a top-level field, back-quoted when not a plain name (``a.b`` stays one field)."""
-    return FieldPath(encode_key(name)).to_api_repr()
 
 
 def _fields_of(data: dict[str, Any]) -> dict[str, Any]:
@@ -136,7 +104,7 @@ class FirestoreVectorIndex(VectorIndex):
         self, collection: str, doc_id: str, vector: Sequence[float], fields: dict[str, Any]
     ) -> None:
         body = self._document(VectorDocument(doc_id, vector, fields))
-        with _translated(f"upsert {collection}/{doc_id}"):
+        with translated(f"upsert {collection}/{doc_id}"):
             self.client.collection(collection).document(encode_doc_id(doc_id)).set(body)
 
     def upsert_many(self, collection: str, documents: Iterable[VectorDocument]) -> int:
@@ -146,58 +114,49 @@ class FirestoreVectorIndex(VectorIndex):
             batch = self.client.batch()
             for key, body in pending[start : start + BATCH_SIZE]:
                 batch.set(ref.document(key), body)
-            with _translated(f"upsert into {collection}"):
+            with translated(f"upsert into {collection}"):
                 batch.commit()
         return len(pending)
 
     def delete(self, collection: str, doc_id: str) -> None:
-        with _translated(f"delete {collection}/{doc_id}"):
+        with translated(f"delete {collection}/{doc_id}"):
             self.client.collection(collection).document(encode_doc_id(doc_id)).delete()
 
-    def nearest(
-        self,
-        collection: str,
-        vector: Sequence[float],
-        limit: int,
-        where: Iterable[Filter] | None = None,
-        fields: Sequence[str] | None = None,
-    ) -> list[Neighbor]:
-        check_limit(limit)
-        names = check_fields(fields)
-        query: Any = self.client.collection(collection)
-        for name, op, value in where or ():
-            query = query.where(filter=FieldFilter(_field_path(name), op, encode_value(value)))
-        if names is not None:
-            query = query.select([*map(_field_path, names), _field_path(DISTANCE_FIELD)])
-        search = query.find_nearest(
+    def _nearest(self, collection: str, query: NearestQuery) -> list[Neighbor]:
+        found: Any = self.client.collection(collection)
+        for name, op, value in query.where:
+            found = found.where(filter=FieldFilter(field_path(name), op, encode_value(value)))
+        if query.fields is not None:
+            found = found.select([*map(field_path, query.fields), field_path(DISTANCE_FIELD)])
+        search = found.find_nearest(
             vector_field=EMBEDDING_FIELD,
-            query_vector=Vector([float(x) for x in vector]),
+            query_vector=Vector([float(x) for x in query.vector]),
             distance_measure=DistanceMeasure.COSINE,
-            limit=limit,
+            limit=query.limit,
             distance_result_field=DISTANCE_FIELD,
         )
-        with _translated(f"find_nearest in {collection}"):
+        with translated(f"find_nearest in {collection}"):
             snapshots = list(search.stream())
-        found = []
+        neighbors = []
         for snapshot in snapshots:
             data = snapshot.to_dict() or {}
-            found.append(
+            neighbors.append(
                 Neighbor(
                     doc_id=decode_doc_id(snapshot.id),
                     distance=float(data.get(DISTANCE_FIELD, 0.0)),
                     fields=_fields_of(data),
                 )
             )
-        found.sort(key=lambda n: n.distance)
-        return found
+        neighbors.sort(key=lambda n: n.distance)
+        return neighbors
 
     def documents(
         self, collection: str, where: Iterable[Filter] | None = None
     ) -> list[tuple[str, dict[str, Any]]]:
         query: Any = self.client.collection(collection)
         for name, op, value in where or ():
-            query = query.where(filter=FieldFilter(_field_path(name), op, encode_value(value)))
-        with _translated(f"query {collection}"):
+            query = query.where(filter=FieldFilter(field_path(name), op, encode_value(value)))
+        with translated(f"query {collection}"):
             rows = [
                 (decode_doc_id(snap.id), _fields_of(snap.to_dict() or {}))
                 for snap in query.stream()

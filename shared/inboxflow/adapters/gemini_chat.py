@@ -182,7 +182,7 @@ def chat_turn(
         GeminiCallFailed,
         StopProblem,
         add_usage,
-        larger_budget,
+        budget_for_retry,
         request_options,
         send_with_retries,
         stop_problem,
@@ -226,13 +226,11 @@ def chat_turn(
             usage.outcome = "failed"
             raise LLMFailed(f"agent turn: {exc}", usage) from exc
         except StopProblem as problem:
-            usage.errors.append(str(problem))
-            bigger = larger_budget(budget) if problem.kind == "max_tokens" else None
-            if bigger is not None and not budget_retried:
-                budget, budget_retried = bigger, True
-                continue
-            usage.outcome = "failed"
-            raise LLMFailed(f"agent turn: {problem}", usage) from None
+            bigger = budget_for_retry(problem, budget, budget_retried, usage)
+            if bigger is None:
+                raise LLMFailed(f"agent turn: {problem}", usage) from None
+            budget, budget_retried = bigger, True
+            continue
         except (MalformedCall, ValidationError) as exc:
             error = f"malformed function call: {_short(exc)}"
             usage.errors.append(error)

@@ -55,6 +55,7 @@ from .gemini_transport import (
     RetryPolicy,
     StopProblem,
     add_usage,
+    budget_for_retry,
     finish_reason,
     larger_budget,
     request_options,
@@ -360,13 +361,11 @@ class GeminiModel(LanguageModel):
                     f"gemini.{role.role}.max_output_tokens or lower its thinking_level",
                 )
             if problem is not None:
-                usage.errors.append(str(problem))
-                bigger = larger_budget(budget) if problem.kind == "max_tokens" else None
-                if bigger is not None and not budget_retried:
-                    budget, budget_retried = bigger, True
-                    continue
-                usage.outcome = "failed"
-                raise LLMFailed(f"{task.name}: {problem}", usage)
+                bigger = budget_for_retry(problem, budget, budget_retried, usage)
+                if bigger is None:
+                    raise LLMFailed(f"{task.name}: {problem}", usage)
+                budget, budget_retried = bigger, True
+                continue
             try:
                 output = parse_answer(task.output_model, text, finish_reason(response))
             except SchemaMismatch as exc:

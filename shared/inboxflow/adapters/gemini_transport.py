@@ -288,6 +288,18 @@ def larger_budget(budget: int | None) -> int | None:
     return min(MAX_OUTPUT_CAP, budget * 4)
 
 
+def budget_for_retry(
+    problem: StopProblem, budget: int | None, retried: bool, usage: LLMUsage
+) -> int | None:
+    """Note ``problem`` in ``usage``; return the budget of the one retry after ``MAX_TOKENS``,
+    or None when the call has failed (``usage.outcome`` then says so)."""
+    usage.errors.append(str(problem))
+    bigger = larger_budget(budget) if problem.kind == "max_tokens" and not retried else None
+    if bigger is None:
+        usage.outcome = "failed"
+    return bigger
+
+
 def add_usage(usage: LLMUsage, response: Any) -> None:
     metadata = response.usage_metadata
     if metadata is None:

@@ -24,6 +24,22 @@ def outbox_id(trace_key: str) -> str:
     return hashlib.sha256(trace_key.encode()).hexdigest()[:32]
 
 
+def outbox_message(
+    note: Notification, sender: str | None, sent_at: float, channel: str
+) -> dict[str, Any]:
+    """The fields of ``note``'s outbox copy, as ``keep_copy`` takes them."""
+    return {
+        "to": note.to,
+        "subject": note.subject,
+        "text": note.text,
+        "html": note.html,
+        "trace_key": note.trace_key,
+        "from": sender,
+        "sent_at": sent_at,
+        "channel": channel,
+    }
+
+
 def keep_copy(store: DocumentStore, message: dict[str, Any], **receipt: Any) -> dict[str, Any]:
     """Store ``message``'s copy (tokens redacted) with ``receipt`` fields; returns ``{"id": ...}``.
 
@@ -87,16 +103,9 @@ class OutboxNotifier(Notifier):
     def send(self, note: Notification) -> dict[str, Any]:
         now = float(self.clock.now()) if self.clock is not None else 0.0
         message = {
-            "to": note.to,
-            "subject": note.subject,
-            "text": note.text,
-            "html": note.html,
-            "trace_key": note.trace_key,
+            **outbox_message(note, note.sender, now, self.channel),
             # What its Message-ID would carry (``mail_stamps.py``): a reply to it finds it.
             "stamp": stamp_for(self.store, note.trace_key, now or None),
-            "from": note.sender,
-            "sent_at": now,
-            "channel": self.channel,
         }
         receipt = keep_copy(self.store, message, delivered=False)
         if self.deliver is not None:

@@ -43,7 +43,7 @@ from typing import Any
 from ..errors import RetryableError
 from ..ports.documents import DocumentStore
 from ..ports.notifier import Notification, NotificationRefused, Notifier
-from .notifiers import find_copy, keep_copy, outbox_id
+from .notifiers import find_copy, keep_copy, outbox_id, outbox_message
 
 log = logging.getLogger(__name__)
 
@@ -117,16 +117,7 @@ class SesNotifier(Notifier):
         answer = self._call(request, note.to)
         message_id = str(answer.get("MessageId") or "")
         now = float(self.clock.now()) if self.clock is not None else time.time()
-        message = {
-            "to": note.to,
-            "subject": note.subject,
-            "text": note.text,
-            "html": note.html,
-            "trace_key": note.trace_key,
-            "from": self.sender,
-            "sent_at": now,
-            "channel": self.channel,
-        }
+        message = outbox_message(note, self.sender, now, self.channel)
         return keep_copy(self.store, message, delivered=True, message_id=message_id)
 
     def find(self, trace_key: str, sender: str | None = None) -> dict[str, Any] | None:

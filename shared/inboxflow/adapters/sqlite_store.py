@@ -31,7 +31,7 @@ import pydantic_core
 from pydantic import BaseModel
 
 from ..naming import step_path, trace_path
-from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, StepLog, leased
+from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, LeaseRequest, StepLog
 from ..ports.documents import DocumentExists, Filter
 from . import sqlite_wal
 
@@ -158,12 +158,11 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
     """
 
     def __init__(self, path: str | Path) -> None:
+        super().__init__()
         self.path = Path(path)
         self._lock = threading.RLock()
         self._conn = connect(path, _SCHEMA)
         self._release_wal = sqlite_wal.attach(self._conn, path, self)
-        self._leased: dict[tuple[str, int, str], str] = {}
-        """The checkpoint bodies this store's leases wrote: what a commit expects to replace."""
 
     def get(self, path: str) -> dict[str, Any] | None:
         parent, doc_id = _split(path)
@@ -257,16 +256,8 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
 
         return self._write(create)
 
-    def take_lease(
-        self,
-        trace_id: str,
-        step: int,
-        owner: str,
-        now: float,
-        ttl_s: float,
-        admit: Callable[[Checkpoint | None], None] | None = None,
-    ) -> Checkpoint:
-        parent, doc_id = _split(trace_path(trace_id))
+    def _write_lease(self, request: LeaseRequest) -> tuple[Checkpoint, Any]:
+        parent, doc_id = _split(trace_path(request.trace_id))
         with self._lock:
             row = self._conn.execute(
                 "SELECT body FROM docs WHERE parent=? AND id=?", (parent, doc_id)
@@ -275,56 +266,40 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
             doc = _decode(row[0])
             held = doc.get("lease") or {}
             if (
-                held.get("step") == step
-                and held.get("owner") == owner
-                and held.get("expires_at", 0) >= now + ttl_s
+                held.get("step") == request.step
+                and held.get("owner") == request.owner
+                and held.get("expires_at", 0) >= request.now + request.ttl_s
             ):
                 # Already ours for long enough (a lease the previous step's commit handed
                 # over): admit the delivery, write nothing. Only its owner's commit moves it.
-                checkpoint = leased(doc, trace_id, step, owner, now, ttl_s, admit)
-                self._leased[(trace_id, step, owner)] = row[0]
-                return checkpoint
+                return request.grant(doc), row[0]
 
-        def lease(conn: sqlite3.Connection) -> Checkpoint:
+        def lease(conn: sqlite3.Connection) -> tuple[Checkpoint, str]:
             row = conn.execute(
                 "SELECT body FROM docs WHERE parent=? AND id=?", (parent, doc_id)
             ).fetchone()
             doc = _decode(row[0]) if row else None
-            checkpoint = leased(doc, trace_id, step, owner, now, ttl_s, admit)
+            checkpoint = request.grant(doc)
             body = _encode_known(doc)  # type: ignore[arg-type]
             conn.execute("UPDATE docs SET body=? WHERE parent=? AND id=?", (body, parent, doc_id))
-            self._leased[(trace_id, step, owner)] = body
-            return checkpoint
+            return checkpoint, body
 
         return self._write(lease)
 
-    def release_lease(self, trace_id: str, step: int, owner: str) -> None:
-        self._leased.pop((trace_id, step, owner), None)
-        super().release_lease(trace_id, step, owner)
-
-    def commit_step(
-        self,
-        checkpoint: Checkpoint,
-        owner: str,
-        log: StepLog,
-        creates: Mapping[str, dict[str, Any]] | None = None,
-    ) -> None:
-        """Commit one step; the precondition is that the checkpoint is still the very body
-        this store's lease wrote (anything else falls back to the port's check of step and owner).
-        """
+    def _commit_on_mark(
+        self, mark: Any, checkpoint: Checkpoint, log: StepLog, creates: Mapping[str, dict[str, Any]]
+    ) -> bool:
+        """The mark is the very checkpoint body this store's lease wrote."""
         trace_id, step = checkpoint.trace_id, log.step_order
-        expected = self._leased.pop((trace_id, step, owner), None)
-        if expected is None:
-            return super().commit_step(checkpoint, owner, log, creates)
         parent, doc_id = _split(trace_path(trace_id))
         body = _encode_known(checkpoint)
         entry = log.model_dump_json(exclude_defaults=True)
-        born = [(*_split(path), _encode(doc)) for path, doc in (creates or {}).items()]
+        born = [(*_split(path), _encode(doc)) for path, doc in creates.items()]
 
         def commit(conn: sqlite3.Connection) -> bool:
             updated = conn.execute(
                 "UPDATE docs SET body=? WHERE parent=? AND id=? AND body=?",
-                (body, parent, doc_id, expected),
+                (body, parent, doc_id, mark),
             )
             if updated.rowcount != 1:
                 return False
@@ -334,8 +309,7 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
             )
             return True
 
-        if not self._write(commit):  # someone wrote the checkpoint since the lease
-            super().commit_step(checkpoint, owner, log, creates)
+        return self._write(commit)
 
     def stored_bytes(self, prefix: str = "") -> int:
         """Bytes of document bodies (and keys) under a path prefix: what a trace costs to keep."""

@@ -30,12 +30,11 @@ import numpy as np
 
 from ..ports.documents import Filter
 from ..ports.vectors import (
+    NearestQuery,
     Neighbor,
     VectorDocument,
     VectorIndex,
     check_document,
-    check_fields,
-    check_limit,
 )
 from . import sqlite_wal
 from .sqlite_store import connect, matches
@@ -303,18 +302,9 @@ class SqliteVectorIndex(VectorIndex):
 
     # --- reads -----------------------------------------------------------------------
 
-    def nearest(
-        self,
-        collection: str,
-        vector: Sequence[float],
-        limit: int,
-        where: Iterable[Filter] | None = None,
-        fields: Sequence[str] | None = None,
-    ) -> list[Neighbor]:
-        check_limit(limit)
-        names = check_fields(fields)
-        filters = list(where or ())
-        query = np.frombuffer(normalised(vector), dtype=np.float32)
+    def _nearest(self, collection: str, nearest: NearestQuery) -> list[Neighbor]:
+        limit, names, filters = nearest.limit, nearest.fields, nearest.where
+        query = np.frombuffer(normalised(nearest.vector), dtype=np.float32)
         with self._lock:
             loaded = self._load(collection)
             rows = loaded.rows.get(len(query))

@@ -52,7 +52,7 @@ from urllib.parse import urlencode, urlsplit
 from ..errors import RetryableError
 from ..ports.documents import DocumentStore
 from ..ports.notifier import Notification, NotificationRefused, Notifier
-from .notifiers import find_copy, keep_copy
+from .notifiers import find_copy, keep_copy, outbox_message
 
 log = logging.getLogger(__name__)
 
@@ -122,16 +122,7 @@ class WebhookNotifier(Notifier):
             answer = self._post(url, chat_message(note.subject, summary, note.link))
             chat_name = _chat_name(answer, self.url, message_id)
         now = float(self.clock.now()) if self.clock is not None else time.time()
-        message = {
-            "to": note.to,
-            "subject": note.subject,
-            "text": note.text,
-            "html": note.html,
-            "trace_key": note.trace_key,
-            "from": None,
-            "sent_at": now,
-            "channel": self.channel,
-        }
+        message = outbox_message(note, None, now, self.channel)
         receipt: dict[str, Any] = {"delivered": True, "format": self.format}
         if chat_name:
             receipt["message_id"] = chat_name  # the Chat message's resource name

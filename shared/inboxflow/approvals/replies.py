@@ -264,7 +264,7 @@ def _not_understood(
     """Nothing decided; the reviewer is told how to answer (once per approval round)."""
     from .pages import render_reply_help
 
-    approvals.tell_reviewer(
+    approvals.notifications.tell_reviewer(
         approval,
         reviewer,
         f"reply-help-{approval.round}-{reviewer}",

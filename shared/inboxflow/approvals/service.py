@@ -161,16 +161,6 @@ class ApprovalService:
         (``Decisions.publish_resume``)."""
         return self.decisions.publish_resume(approval)
 
-    def tell_reviewer(
-        self,
-        approval: Approval,
-        reviewer: str,
-        effect: str,
-        render: Callable[[str], tuple[str, str, str]],
-    ) -> dict[str, Any]:
-        """Send ``reviewer`` one more email, once per ``effect`` (``Notifications.tell_reviewer``)."""
-        return self.notifications.tell_reviewer(approval, reviewer, effect, render)
-
     def on_timeout(self, approval_id: str, hop: int = 0) -> dict[str, Any]:
         """The deadline task fired (``Deadlines.on_timeout``)."""
         return self.deadlines.on_timeout(approval_id, hop)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -235,13 +236,44 @@ class CheckpointStore(ABC):
         """Release connections."""
 
 
+@dataclass(frozen=True)
+class LeaseRequest:
+    """A ``take_lease`` call, as an adapter's lease write (``_write_lease``) sees it."""
+
+    trace_id: str
+    step: int
+    owner: str
+    now: float
+    ttl_s: float
+    admit: Callable[[Checkpoint | None], None] | None = None
+
+    @property
+    def key(self) -> tuple[str, int, str]:
+        """Trace, step and owner: what a commit by the same owner finds its lease by."""
+        return self.trace_id, self.step, self.owner
+
+    def grant(self, doc: dict[str, Any] | None) -> Checkpoint:
+        """Decide the lease on the checkpoint ``doc`` just read and record it in ``doc``
+        (``leased``)."""
+        return leased(doc, self.trace_id, self.step, self.owner, self.now, self.ttl_s, self.admit)
+
+
 class DocumentCheckpointStore(DocumentStore, CheckpointStore):
     """Both ports on one database: the step protocol built on the document primitives.
 
     An adapter implements the five primitives of ``DocumentStore``; the step
-    protocol below is correct on any of them, and an adapter may override a
-    method with a cheaper write that keeps the same rules.
+    protocol below is correct on any of them. An adapter may make a hop cheaper
+    with two hooks that keep the same rules: ``_write_lease`` writes the lease
+    its own way and returns a mark of what it wrote (Firestore: the checkpoint's
+    update time; SQLite: its body); ``_commit_on_mark`` then commits the step
+    with a write preconditioned on the checkpoint still being as marked. When
+    there is no mark, or the precondition fails (someone wrote the checkpoint
+    since), the commit is the port's transaction, which checks step and owner.
     """
+
+    def __init__(self) -> None:
+        self._lease_marks: dict[tuple[str, int, str], Any] = {}
+        """What each live lease of this instance wrote, by ``LeaseRequest.key``."""
 
     def get_trace(self, trace_id: str) -> Checkpoint | None:
         doc = self.get(trace_path(trace_id))
@@ -268,25 +300,25 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
         ttl_s: float,
         admit: Callable[[Checkpoint | None], None] | None = None,
     ) -> Checkpoint:
-        """Lease ``step`` of a trace for ``owner`` (docs/architecture.md §5, rules 1 and 2).
+        request = LeaseRequest(trace_id, step, owner, now, ttl_s, admit)
+        checkpoint, mark = self._write_lease(request)
+        if mark is not None:
+            self._lease_marks[request.key] = mark
+        return checkpoint
 
-        The checkpoint is read once, inside the transaction: ``admit`` sees it
-        first and may refuse the delivery by raising (duplicate, early, wrong node).
-
-        Raises:
-            StepMoved: the checkpoint is no longer at ``step`` (someone committed it).
-            LeaseHeld: another owner holds a live lease on this step.
-        """
+    def _write_lease(self, request: LeaseRequest) -> tuple[Checkpoint, Any]:
+        """Lease in a transaction: the checkpoint is read once, inside it. No mark."""
 
         def lease(tx: Transaction) -> Checkpoint:
-            doc = tx.get(trace_path(trace_id))
-            checkpoint = leased(doc, trace_id, step, owner, now, ttl_s, admit)
-            tx.set(trace_path(trace_id), doc)  # type: ignore[arg-type]
+            doc = tx.get(trace_path(request.trace_id))
+            checkpoint = request.grant(doc)
+            tx.set(trace_path(request.trace_id), doc)  # type: ignore[arg-type]
             return checkpoint
 
-        return self.run_transaction(lease)
+        return self.run_transaction(lease), None
 
     def release_lease(self, trace_id: str, step: int, owner: str) -> None:
+        self._lease_marks.pop((trace_id, step, owner), None)
 
         def release(tx: Transaction) -> None:
             doc = tx.get(trace_path(trace_id))
@@ -305,6 +337,9 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
         creates: Mapping[str, dict[str, Any]] | None = None,
     ) -> None:
         step = log.step_order
+        mark = self._lease_marks.pop((checkpoint.trace_id, step, owner), None)
+        if mark is not None and self._commit_on_mark(mark, checkpoint, log, creates or {}):
+            return
 
         def commit(tx: Transaction) -> None:
             doc = tx.get(trace_path(checkpoint.trace_id))
@@ -319,6 +354,13 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
                 tx.set(path, doc)
 
         self.run_transaction(commit)
+
+    def _commit_on_mark(
+        self, mark: Any, checkpoint: Checkpoint, log: StepLog, creates: Mapping[str, dict[str, Any]]
+    ) -> bool:
+        """Commit with a write preconditioned on the checkpoint being as ``_write_lease``
+        marked it; False (nothing written) when it is not."""
+        return False
 
     def step_logs(self, trace_id: str) -> builtins.list[StepLog]:
         rows = self.list(f"{trace_path(trace_id)}/{STEPS.name}", order_by="step_order")

@@ -102,6 +102,17 @@ def check_limit(limit: int) -> None:
         raise ValueError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
 
 
+@dataclass(frozen=True)
+class NearestQuery:
+    """A checked ``nearest`` call, as an adapter's search (``VectorIndex._nearest``) sees it."""
+
+    vector: Sequence[float]
+    limit: int
+    where: list[Filter]
+    fields: list[str] | None
+    """The stored fields to return (once each, in order); None: all of them."""
+
+
 class VectorIndex(ABC):
     """Documents with a vector each, in named collections, searched by cosine distance."""
 
@@ -115,7 +126,6 @@ class VectorIndex(ABC):
             ValueError: see ``check_document``.
         """
 
-    @abstractmethod
     def nearest(
         self,
         collection: str,
@@ -145,6 +155,14 @@ class VectorIndex(ABC):
             ValueError: see ``check_limit`` and ``check_fields``.
             TypeError: see ``check_fields``.
         """
+        check_limit(limit)
+        return self._nearest(
+            collection, NearestQuery(vector, limit, [*(where or ())], check_fields(fields))
+        )
+
+    @abstractmethod
+    def _nearest(self, collection: str, query: NearestQuery) -> list[Neighbor]:
+        """``nearest`` with its arguments checked."""
 
     @abstractmethod
     def delete(self, collection: str, doc_id: str) -> None:

@@ -55,7 +55,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from inboxflow.dev.doubles import gemini_rules
-from inboxflow.dev.doubles.serving import ThreadingServing
+from inboxflow.dev.doubles.serving import ThreadingServing, serve_until_interrupted
 from inboxflow.ports.llm import LLMTask
 
 DOUBLE_API_KEY = "double-key"
@@ -676,12 +676,7 @@ def _handler_for(double: GeminiDouble) -> type[BaseHTTPRequestHandler]:
             headers = {k.lower(): v for k, v in self.headers.items()}
             path = self.path.split("?", 1)[0]
             status, response = double._handle(path, headers, raw)
-            payload = json.dumps(response).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=UTF-8")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            self._reply(status, response)
 
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
@@ -697,6 +692,9 @@ def _handler_for(double: GeminiDouble) -> type[BaseHTTPRequestHandler]:
                 )
             else:
                 status, response = 200, double.models_page(bool(listing.group("publishers")))
+            self._reply(status, response)
+
+        def _reply(self, status: int, response: Any) -> None:
             payload = json.dumps(response).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=UTF-8")
@@ -973,15 +971,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0, help="port (0: a free one)")
     options = parser.parse_args(argv)
     double = start_gemini_double(port=options.port)
-    print(f"gemini double listening on {double.base_url}", flush=True)
-    for name, value in double_environment(double).items():
-        print(f"export {name}={value}", flush=True)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        double.stop()
+    exports = [f"export {name}={value}" for name, value in double_environment(double).items()]
+    serve_until_interrupted(double, f"gemini double listening on {double.base_url}", *exports)
 
 
 if __name__ == "__main__":

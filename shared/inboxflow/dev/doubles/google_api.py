@@ -37,7 +37,7 @@ from werkzeug.wrappers import Request, Response
 from inboxflow.dev.doubles.calendar_api import CalendarState, public
 from inboxflow.dev.doubles.errors import ApiError
 from inboxflow.dev.doubles.gmail_api import GmailState, Notification, b64url_decode, render_message
-from inboxflow.dev.doubles.serving import WsgiServing
+from inboxflow.dev.doubles.serving import WsgiServing, serve_until_interrupted
 
 log = logging.getLogger(__name__)
 
@@ -445,13 +445,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if options.seed is not None:
         double.seed_from_workspace_json(options.seed or None, options.mailbox)
     double.start(options.port)
-    print(f"google api double listening on {double.url}", flush=True)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        double.stop()
+    serve_until_interrupted(double, f"google api double listening on {double.url}")
 
 
 __all__ = ["GoogleApiDouble", "InjectedFault", "NotifyCallback", "b64url_decode", "main"]

@@ -39,7 +39,7 @@ from werkzeug.wrappers import Request, Response
 from inboxflow.adapters.embedded_quoting import EmbeddedQuoting
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import Clock, SystemClock
-from inboxflow.dev.doubles.serving import WsgiServing
+from inboxflow.dev.doubles.serving import WsgiServing, serve_until_interrupted
 from inboxflow.ports.documents import DocumentStore
 from inboxflow.ports.quoting import Applicant, Driver, QuotingError, Vehicle
 
@@ -257,13 +257,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--api-key", default=None, help="bearer token required (default: none)")
     options = parser.parse_args(argv)
     double = QuotingApiDouble(api_key=options.api_key).start(options.port)
-    print(f"quoting api double listening on {double.url}", flush=True)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        double.stop()
+    serve_until_interrupted(double, f"quoting api double listening on {double.url}")
 
 
 __all__ = ["IDEMPOTENCY_HEADER", "STATUS_OF", "Call", "QuotingApiDouble", "main"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
@@ -28,6 +28,23 @@ def _stop(server: Any, thread: threading.Thread | None) -> None:
         server.server_close()
     if thread is not None:
         thread.join(timeout=5)
+
+
+class _Stoppable(Protocol):
+    def stop(self) -> None: ...
+
+
+def serve_until_interrupted(double: _Stoppable, *banner: str) -> None:
+    """Print the ``banner`` lines, then block until Ctrl-C and stop ``double``: a double's
+    ``main`` in the foreground."""
+    for line in banner:
+        print(line, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        double.stop()
 
 
 class WsgiServing:
