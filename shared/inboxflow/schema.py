@@ -173,6 +173,8 @@ APPROVALS = Collection(
     index_exemptions=("payload", "applied_payload", "context"),
 )
 APPROVAL_TOKENS = Collection("approval_tokens", ttl_field=TTL_FIELD)
+INBOX_SIGN_INS = Collection("inbox_sign_ins", ttl_field=TTL_FIELD)
+"""``approvals.sign_in``: single-use inbox sign-in tokens by hash, bound to a reviewer."""
 
 # --- retrieval (vectors live in the collection of their documents) ----------------
 
@@ -244,6 +246,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     FAILURES,
     APPROVALS,
     APPROVAL_TOKENS,
+    INBOX_SIGN_INS,
     KB_CHUNKS,
     EMAIL_VECTORS,
     MAIL_CLAIMS,
