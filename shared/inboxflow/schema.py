@@ -99,6 +99,10 @@ def _asc(field_path: str) -> IndexField:
     return IndexField(field_path, order="ASCENDING")
 
 
+def _may_decide() -> IndexField:
+    return IndexField("may_decide", array_config="CONTAINS")
+
+
 # --- the step protocol --------------------------------------------------------
 
 TRACES = Collection(
@@ -168,6 +172,22 @@ APPROVALS = Collection(
         CompositeIndex(
             (_asc("status"), _asc("deadline")),
             serves="every pending approval by deadline (`inboxflow approvals`)",
+        ),
+        CompositeIndex(
+            (_may_decide(), _asc("status"), _asc("deadline")),
+            serves="a reviewer's inbox page (approvals/inbox.py): may_decide array-contains R, "
+            "status == pending, by deadline",
+        ),
+        *(
+            CompositeIndex(
+                (_may_decide(), _asc("status"), _asc(narrowed), _asc("deadline")),
+                serves=f"a reviewer's inbox page filtered by {narrowed}; also its counts",
+            )
+            for narrowed in ("graph", "kind", "mailbox")
+        ),
+        CompositeIndex(
+            (_may_decide(), IndexField("decided_at", order="DESCENDING")),
+            serves="a reviewer's inbox history: may_decide array-contains R, decided since T",
         ),
     ),
     index_exemptions=("payload", "applied_payload", "context"),
