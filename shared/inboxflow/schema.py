@@ -195,6 +195,8 @@ APPROVALS = Collection(
 APPROVAL_TOKENS = Collection("approval_tokens", ttl_field=TTL_FIELD)
 INBOX_SIGN_INS = Collection("inbox_sign_ins", ttl_field=TTL_FIELD)
 """``approvals.sign_in``: single-use inbox sign-in tokens by hash, bound to a reviewer."""
+INBOX_SESSIONS = Collection("inbox_sessions", ttl_field=TTL_FIELD)
+"""``approvals.sessions``: reviewers' inbox sessions by the hash of their cookie."""
 
 # --- retrieval (vectors live in the collection of their documents) ----------------
 
@@ -267,6 +269,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     APPROVALS,
     APPROVAL_TOKENS,
     INBOX_SIGN_INS,
+    INBOX_SESSIONS,
     KB_CHUNKS,
     EMAIL_VECTORS,
     MAIL_CLAIMS,
