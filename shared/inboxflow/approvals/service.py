@@ -5,7 +5,8 @@ time out.
 the approval HTTP function, reviewer replies and the CLI share. It composes
 the parts, each one job: ``tokens`` (links and form tokens), ``decisions``
 (first decision wins, the resume), ``notifications`` (reviewer emails) and
-``deadlines`` (the deadline task and the timeout policy).
+``deadlines`` (the deadline task and the timeout policy); the reviewer's
+inbox adds ``inbox`` (its queries), ``sign_ins`` and ``sessions``.
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ from ..ports.notifier import Notifier
 from ..ports.tasks import TaskQueue
 from .deadlines import Deadlines
 from .decisions import Decisions, KindLookup, registered_kind
+from .inbox import Inbox
 from .notify import Notifications
 from .records import Approval, pending_approvals, read_approval
+from .sessions import Sessions
 from .settings import ApprovalConfig
+from .sign_in import SignIns
 from .tokens import Checked, Tokens
 
 
@@ -63,6 +67,9 @@ class ApprovalService:
         self.deadlines = Deadlines(
             store, tasks, self.journal, self.decisions, self.after_pause, self.clock, self.config
         )
+        self.inbox = Inbox(store, self.clock)
+        self.sign_ins = SignIns(store, self.clock, self.config)
+        self.sessions = Sessions(store, self.clock)
 
     @property
     def tasks(self) -> TaskQueue:
