@@ -298,8 +298,8 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         query: Any = self.client.collection(collection.strip("/"))
         for field, op, value in where:
             operand = _encode_operand(field, op, value)
-            query = query.where(filter=FieldFilter(_field_path(field), op, operand))
-        with _translated(f"count {collection}"):
+            query = query.where(filter=FieldFilter(field_path(field), op, operand))
+        with translated(f"count {collection}"):
             results = query.count(alias="n").get()
         return int(results[0][0].value) if results and results[0] else 0
 
