@@ -154,6 +154,10 @@ class ProfileConfig(_Strict):
             authenticated sender (``mail/authentication.py``) is one of them is read
             as a Crisp notification (the patient named in its body); other mail is
             read as it is (``default``). Required with ``preprocessor: crisp``.
+        escalate_on: what always goes to a person, whatever the model answers:
+            ``medical_advice`` (dosage, children, pregnancy and breastfeeding,
+            interactions, side effects, overdose) and ``complaint``; the agent graph's
+            ``escalation_cues`` guard keeps it (issue 30).
     """
 
     name: str = Field(min_length=1)
@@ -166,6 +170,7 @@ class ProfileConfig(_Strict):
     preprocessor: Literal["default", "crisp"] = "default"
     reviewers: list[str] = Field(default_factory=list)
     helpdesk: list[str] = Field(default_factory=list)
+    escalate_on: list[Literal["medical_advice", "complaint"]] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _check_helpdesk(self) -> ProfileConfig:

@@ -119,6 +119,10 @@ def test_demo_with_gemini_double_runs_through_google_genai(tmp_path, monkeypatch
 
     assert result.exit_code == 0, result.output
     assert "model: gemini-3.5-flash-lite" in result.output
-    assert "needs_review" not in result.output
+    # The one trace a person must pick up is the pharmacy's medical question, escalated by
+    # the profile's escalation_cues guard whatever the double's agent answers (issue 30).
+    assert "needs_review: 1" in result.output
+    assert "escalated by the agent: a" in result.output
+    assert "failed" not in result.output
     assert "done:" in result.output and "waiting:" in result.output
     assert "INBOXFLOW_GEMINI_BASE_URL" not in os.environ  # the double's settings are undone

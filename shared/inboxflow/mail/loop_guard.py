@@ -33,7 +33,8 @@ Rules, in the order they are checked (the first match is the reason):
 9. Subject prefixes that auto-responders and MTAs use and people do not
    ("Automatic reply:", "Out of Office:", "Undeliverable:", "Delivery Status
    Notification", "Returned mail:", "Mail delivery failed", "Auto-Reply:",
-   "Autosvar:", "Abwesenheitsnotiz", "Réponse automatique"). Anchored at the
+   "Autosvar:", "Abwesenheitsnotiz", "Réponse automatique", "Automatická odpověď:",
+   "自動返信"). Anchored at the
    start: a person writing "about my out of office" is not blocked.
 """
 
@@ -60,7 +61,11 @@ _AUTO_SUBJECT = re.compile(
     r"|undeliverable|undelivered mail returned to sender|delivery status notification"
     r"|returned mail|mail delivery failed|delivery failure|failure notice"
     r"|autosvar|abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique"
-    r"|respuesta autom[áa]tica|risposta automatica)\b",
+    r"|respuesta autom[áa]tica|risposta automatica"
+    # Czech, Slovak, Polish, Dutch, Portuguese, Finnish, Japanese clients' auto-reply subjects
+    r"|automatick[áa] odpov[ěe][ďd]|automatyczna odpowied[źz]|automatisch antwoord"
+    r"|resposta autom[áa]tica|automaattinen vastaus|absence du bureau|fuera de la oficina"
+    r"|[【\[]?(?:自動返信|自動応答|不在通知)[】\]]?)(?:\b|(?<=[】\]]))",
     re.IGNORECASE,
 )
 

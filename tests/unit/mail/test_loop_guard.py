@@ -96,6 +96,13 @@ def test_automated_senders_are_blocked(sender: str):
         "Auto-Reply: thanks for your message",
         "Abwesenheitsnotiz: Urlaub",
         "Réponse automatique : absent",
+        "Automatická odpověď: Nabídka licencí",
+        "AUTOMATICKA ODPOVED: nabidka",
+        "Automatyczna odpowiedź: urlop",
+        "Automatisch antwoord: vakantie",
+        "Resposta automática: férias",
+        "【自動返信】お問い合わせありがとうございます",
+        "自動応答: 不在のお知らせ",
     ],
 )
 def test_auto_reply_subjects_are_blocked(subject: str):
@@ -114,6 +121,8 @@ def test_auto_reply_subjects_are_blocked(subject: str):
         ("Return-Path: <priya.raman@kestrel-logistics.com>\n", None, None),
         ("", "Re: my out of office plans for March", None),
         ("", "Question about your auto-reply feature", None),
+        ("", "Re: automatická odpověď nefunguje", None),
+        ("", "自動返信の設定について", None),
         ("", None, "Daemon Fan <daemon.fan@example.com>"),
         ("", None, "Reply Guy <replyguy@example.com>"),
         ("Content-Type: multipart/mixed; boundary=x\n", None, None),

@@ -6,6 +6,9 @@
                                                    ^
                        agent_tools --(escalate, max)--+
 
+A profile's ``escalate_on`` (medical advice, complaints) is kept by the
+``escalation_cues`` guard on ``agent_turn`` (``guards.py``), whatever the model says.
+
 Each turn and each tool batch is one step (one Cloud Function call): a crash
 in turn 6 resumes at turn 6. The profile (``inboxflow.yaml`` ``profiles:``)
 picks the model, the prompt, the tools and the preprocessor.
@@ -16,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...graph import END, Graph, Node, lazy
+from ...guards import Guard
 from . import outcome
 from .state import AgentState
 from .summary import initial_state, summary
@@ -52,6 +56,7 @@ AGENT = Graph.build(
             uses_llm=True,
             timeout_s=120,
             description="One LLM call with the profile's tools.",
+            guards=(Guard("escalation_cues", "inboxflow.graphs.agent.guards:escalation_cues"),),
         ),
         Node(
             "agent_tools",

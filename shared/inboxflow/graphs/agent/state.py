@@ -25,6 +25,7 @@ class ProfileSnapshot(BaseModel):
     preprocessor: str = "default"
     reviewers: list[str] = Field(default_factory=list)
     helpdesk: list[str] = Field(default_factory=list)
+    escalate_on: list[str] = Field(default_factory=list)
 
 
 class Inquiry(BaseModel):

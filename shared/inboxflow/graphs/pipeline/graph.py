@@ -1,6 +1,8 @@
 """The email pipeline of the first seed design, as a graph declaration.
 
     classify --(spam, confidence >= 0.8; or no reply needed)--> END
+        |      guards (guards.py): complaint cues, look-alike senders, forwards -> a flag,
+        |      and every flagged draft waits for a person at review
         |
     retrieve -> decide --(no tools)--> generate
                   |                       ^
@@ -16,6 +18,7 @@ Each node is one Cloud Function; sizing below is per function.
 from __future__ import annotations
 
 from ...graph import END, Graph, Node, lazy
+from ...guards import Guard
 from . import outcome
 from .pauses import APPROVE_DRAFT_KIND
 from .settings import PipelineSettings
@@ -23,6 +26,7 @@ from .state import PipelineState
 from .summary import initial_state, summary
 
 NODES = "inboxflow.graphs.pipeline.nodes"
+GUARDS = "inboxflow.graphs.pipeline.guards"
 
 ACTION_TOOLS = ("create_draft", "send_email", "mark_as_read", "schedule_meeting")
 READ_TOOLS = ("get_contact", "check_calendar")
@@ -42,6 +46,11 @@ PIPELINE = Graph.build(
             description=(
                 "Classify with a calibrated confidence; confident spam and courtesy "
                 "messages with nothing to answer end here."
+            ),
+            guards=(
+                Guard("complaint_review", f"{GUARDS}:complaint_review"),
+                Guard("lookalike_sender", f"{GUARDS}:lookalike_sender"),
+                Guard("forwarded_review", f"{GUARDS}:forwarded_review"),
             ),
         ),
         Node(

@@ -18,209 +18,29 @@ from typing import Any
 
 from ...mail import bare_subject, strip_quoted
 from ...mail.quoting import REPLY_PREFIX, TRIMMED_MARKER
+from ..cue_matching import fold
+from .cues import intent_cues, meeting_time_cues
+from .senders import lookalike_reason
 from .state import CATEGORIES
 from .tasks import IntentAnswer, ReplyDraft, ToolChoice, ToolDecision, ToolName
 
-# --- classify_intent: the evidence tables ------------------------------------------------------
+# --- classify_intent: the evidence ------------------------------------------------------------
 
 OTHER_PRIOR = 1.0
 """Score "other" starts with: with no evidence at all it wins, at low confidence."""
 
-PHRASES: dict[str, dict[str, float]] = {
-    "spam": {
-        "unsubscribe": 1.5,
-        "click here": 1.5,
-        "limited time": 2.0,
-        "act now": 2.0,
-        "congratulations": 1.5,
-        "winner": 2.0,
-        "you have won": 2.5,
-        "you've won": 2.5,
-        "claim your": 2.0,
-        "prize": 2.0,
-        "lottery": 2.5,
-        "inheritance": 2.5,
-        "wire transfer": 2.0,
-        "bitcoin": 1.5,
-        "crypto": 1.5,
-        "investment opportunity": 2.5,
-        "guaranteed": 1.5,
-        "100% free": 2.0,
-        "risk-free": 1.5,
-        "risk free": 1.5,
-        "no obligation": 1.5,
-        "exclusive offer": 2.0,
-        "special offer": 1.5,
-        "seo": 1.0,
-        "first page of google": 2.0,
-        "backlinks": 2.0,
-        "lead generation": 1.5,
-        "verify your account": 2.5,
-        "account suspended": 2.0,
-        "beneficiary": 2.0,
-        "dear friend": 2.0,
-        "dear sir": 1.5,
-        "viagra": 3.0,
-        "weight loss": 2.0,
-        "work from home": 1.5,
-        "view this email in your browser": 1.5,
-        "view in browser": 1.5,
-        "newsletter": 1.0,
-        "manage your preferences": 1.5,
-        "email preferences": 1.5,
-        "you are receiving this": 1.5,
-        "you received this email": 1.5,
-        "100% guaranteed": 2.0,
-    },
-    "meeting_request": {
-        "meet": 1.5,
-        "schedule a": 2.0,
-        "schedule time": 2.0,
-        "schedule some": 2.0,
-        "to schedule": 2.0,
-        "could we schedule": 2.5,
-        "can we schedule": 2.5,
-        "set up a call": 2.5,
-        "set up a meeting": 2.5,
-        "call": 1.0,
-        "catch up": 1.5,
-        "find a time": 2.5,
-        "availability": 2.0,
-        "available": 1.0,
-        "calendar": 1.0,
-        "book a": 1.5,
-        "invite": 1.0,
-        "zoom": 1.0,
-        "coffee": 1.0,
-        "time to chat": 2.0,
-        "hop on a call": 2.5,
-        "jump on a call": 2.5,
-        "sync": 1.0,
-        "demo": 1.0,
-        "walkthrough": 1.0,
-        "slot": 1.5,
-        "reschedule": 2.0,
-        "in person": 1.0,
-        "free to talk": 2.0,
-        "a quick chat": 1.5,
-    },
-    "complaint": {
-        "refund": 2.5,
-        "unacceptable": 2.5,
-        "broken": 1.5,
-        "disappoint": 2.0,
-        "frustrat": 2.0,
-        "terrible": 2.0,
-        "awful": 2.0,
-        "worst": 2.0,
-        "charged twice": 2.5,
-        "double charged": 2.5,
-        "double-charged": 2.5,
-        "overcharged": 2.0,
-        "not working": 1.5,
-        "doesn't work": 1.5,
-        "does not work": 1.5,
-        "stopped working": 2.0,
-        "cancel my": 1.5,
-        "complain": 2.0,
-        "escalat": 1.5,
-        "angry": 2.0,
-        "furious": 2.5,
-        "poor service": 2.0,
-        "waste of": 1.5,
-        "data loss": 2.0,
-        "lost data": 2.0,
-        "outage": 1.5,
-        "crash": 1.5,
-        "chargeback": 2.5,
-        "legal action": 2.5,
-        "ridiculous": 2.0,
-        "upset": 1.5,
-        "we've lost": 1.5,
-        "fail": 1.0,
-        "error": 0.5,
-        "still broken": 2.0,
-    },
-    "follow_up": {
-        "following up": 2.5,
-        "follow up": 2.0,
-        "follow-up": 2.0,
-        "any update": 2.5,
-        "any news": 2.0,
-        "checking in": 2.0,
-        "check in": 1.5,
-        "circling back": 2.5,
-        "circle back": 2.0,
-        "just wanted to check": 1.5,
-        "did you get a chance": 2.0,
-        "did you have a chance": 2.0,
-        "gentle reminder": 2.0,
-        "friendly reminder": 2.0,
-        "reminder": 1.0,
-        "haven't heard back": 2.0,
-        "heard back": 1.5,
-        "bumping this": 2.0,
-        "as discussed": 1.0,
-        "as promised": 1.0,
-        "still waiting": 1.5,
-        "per my last email": 2.0,
-        "where are we": 1.5,
-        "next steps": 1.0,
-        "wanted to follow": 2.0,
-    },
-    "inquiry": {
-        "pricing": 2.0,
-        "price": 1.5,
-        "cost": 1.0,
-        "quote": 1.5,
-        "how do i": 2.0,
-        "how do we": 2.0,
-        "how can i": 2.0,
-        "how can we": 2.0,
-        "how does": 1.5,
-        "can you tell me": 1.5,
-        "could you tell me": 1.5,
-        "could you let me know": 1.5,
-        "do you offer": 2.0,
-        "do you support": 2.0,
-        "do you have": 1.5,
-        "is it possible": 1.5,
-        "is there a way": 2.0,
-        "interested in": 1.5,
-        "more information": 1.5,
-        "information about": 1.5,
-        "wondering": 1.5,
-        "curious": 1.0,
-        "question": 1.5,
-        "discount": 1.5,
-        "trial": 1.0,
-        "documentation": 1.0,
-        "integrat": 1.0,
-        "api": 1.0,
-        "sso": 1.0,
-        "does it support": 2.0,
-        "what is the difference": 1.5,
-        "nonprofit": 1.0,
-    },
-    "other": {
-        "out of office": 3.0,
-        "automatic reply": 3.0,
-        "thank you for": 0.5,
-        "thanks for": 0.5,
-        "thanks so much": 1.0,
-        "congrats": 1.0,
-        "fyi": 1.0,
-        "for your information": 1.0,
-        "no action needed": 2.0,
-        "no reply needed": 2.0,
-    },
-}
+QUESTION_WEIGHT = 0.75
+"""Inquiry evidence per question mark (two at most): a complaint asks questions too."""
 
-_WEEKDAY = re.compile(
-    r"\b(monday|tuesday|wednesday|thursday|friday|tomorrow|next week|this week)s?\b"
-)
-_CLOCK_TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b")
-_DURATION = re.compile(r"\b(\d{2,3})[- ]?(?:min|minute)s?\b|\b(an|one|half an) hour\b")
+COURTESY_WEIGHT = 1.0
+""""other" evidence of a courtesy message with nothing to answer (a thank-you note)."""
+
+LOOKALIKE_WEIGHT = 3.0
+"""Spam evidence of a sender imitating the mailbox's organisation or a known name."""
+
+_CLOCK_TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}[:h]\d{2}\b|\d{1,2}時")
+_DURATION_MINUTES = re.compile(r"(?<!\d)(\d{2,3})\s?[- ]?(?:min|minut|分)")
+"""A length in minutes in any of the languages ("45 minutes", "45 Minuten", "45 minut", "45分")."""
 
 INJECTION = re.compile(
     r"ignore (?:all |any |the |your )?(?:previous|prior|above|earlier|preceding|your)\s+"
@@ -234,17 +54,8 @@ INJECTION = re.compile(
 )
 
 
-def _compile(weights: Mapping[str, float]) -> re.Pattern[str]:
-    alternatives = sorted(weights, key=len, reverse=True)
-    body = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in alternatives)
-    return re.compile(rf"\b({body})[\w'-]*")
-
-
-_PHRASE_PATTERNS = {category: (_compile(weights), weights) for category, weights in PHRASES.items()}
-
-
 def _normalise(text: str) -> str:
-    return text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    return fold(text)
 
 
 _SPACES = re.compile(r"\s+")
@@ -301,27 +112,36 @@ def is_courtesy(text: str) -> bool:
         and not REQUEST.search(text)
         and len(text.split()) <= COURTESY_MAX_WORDS
         and not any(
-            pattern.search(text)
-            for category, (pattern, _) in _PHRASE_PATTERNS.items()
+            cues.find(text, folded=True)
+            for category, cues in intent_cues().items()
             if category != "other"
         )
     )
 
 
 def _meeting_time_evidence(text: str, add: Any) -> None:
-    days = sorted({m.group(1) for m in _WEEKDAY.finditer(text)})
+    """A day, a time or a length named: evidence only beside a meeting cue.
+
+    "Confirm the PO number before Friday" names a day as a deadline, not a meeting.
+    """
+    times = meeting_time_cues()
+    days = sorted({m.cue.label for m in times["weekday"].find(text, folded=True)})
+    days += [m.text for m in times["when"].find(text, folded=True)]
     if days:
         add(
             "meeting_request",
             min(1.5, 1.0 + 0.5 * (len(days) - 1)),
             f"day named: {', '.join(days)}",
         )
-    times = _CLOCK_TIME.search(text)
-    if times:
-        add("meeting_request", 1.0, f'time named: "{times.group(0)}"')
-    duration = _DURATION.search(text)
-    if duration:
-        add("meeting_request", 1.0, f'duration named: "{duration.group(0)}"')
+    clock = _CLOCK_TIME.search(text)
+    if clock:
+        add("meeting_request", 1.0, f'time named: "{clock.group(0)}"')
+    length = _DURATION_MINUTES.search(text) or next(
+        (m for m in [*times["duration"].find(text, folded=True)][:1]), None
+    )
+    if length is not None:
+        shown = length.group(0) if isinstance(length, re.Match) else length.text
+        add("meeting_request", 1.0, f'duration named: "{shown}"')
 
 
 def _parse_header_block(block: str) -> dict[str, str]:
@@ -360,25 +180,21 @@ def _header_evidence(headers: Mapping[str, str], subject: str, sender: str, add:
 
 def extract_meeting_hints(text: str) -> dict[str, Any]:
     """Duration, weekdays and part of day a meeting request asks for (used by decide)."""
-    lowered = _normalise(text)
+    folded = _normalise(text)
+    times = meeting_time_cues()
+    named = {m.cue.label for m in times["weekday"].find(folded, folded=True)}
     weekdays = [
-        day
-        for day in ("monday", "tuesday", "wednesday", "thursday", "friday")
-        if re.search(rf"\b{day}s?\b", lowered)
+        day for day in ("monday", "tuesday", "wednesday", "thursday", "friday") if day in named
     ]
     minutes: int | None = None
-    duration = _DURATION.search(lowered)
-    if duration:
-        if duration.group(1):
-            minutes = int(duration.group(1))
-        else:
-            minutes = 30 if duration.group(2) == "half an" else 60
-    if "afternoon" in lowered and "morning" not in lowered:
-        part = "afternoon"
-    elif "morning" in lowered and "afternoon" not in lowered:
-        part = "morning"
+    number = _DURATION_MINUTES.search(folded)
+    if number:
+        minutes = int(number.group(1))
     else:
-        part = "any"
+        spoken = times["duration"].find(folded, folded=True)
+        minutes = int(spoken[0].cue.weight) if spoken else None
+    parts = {m.cue.label for m in times["part_of_day"].find(folded, folded=True)}
+    part = next(iter(parts)) if len(parts) == 1 else "any"
     return {"duration_minutes": minutes, "preferred_weekdays": weekdays, "part_of_day": part}
 
 
@@ -386,15 +202,16 @@ def extract_meeting_hints(text: str) -> dict[str, Any]:
 
 
 def classify_offline(inputs: Mapping[str, Any]) -> IntentAnswer:
-    """The deterministic classifier: keyword and header evidence, softmax confidence."""
+    """The deterministic classifier: cue and header evidence, softmax confidence."""
     headers = _parse_header_block(str(inputs.get("headers", "")))
     subject = str(inputs.get("subject", ""))
     # The trimming marker is our text, not the sender's ("quoted" is no request for a quote).
     body = strip_quoted(str(inputs.get("body", "")).replace(TRIMMED_MARKER, ""))
+    is_reply = bool(REPLY_PREFIX.match(subject))
     text = _normalise(f"{bare_subject(subject)}\n{body}")
     text, injections = cut_injections(text)
-    # A reply's subject is the thread's topic, not something asked now.
-    new_text = cut_injections(_normalise(body))[0] if REPLY_PREFIX.match(subject) else text
+    # A reply's subject is the thread's topic, not something asked now: only the body counts.
+    new_text = cut_injections(_normalise(body))[0] if is_reply else text
     needs_reply = not is_courtesy(new_text)
 
     scores: dict[str, float] = {category: 0.0 for category in CATEGORIES}
@@ -405,18 +222,25 @@ def classify_offline(inputs: Mapping[str, Any]) -> IntentAnswer:
         scores[category] += weight
         evidence.append((weight, category, why))
 
-    for category, (pattern, weights) in _PHRASE_PATTERNS.items():
-        seen: set[str] = set()
-        for match in pattern.finditer(text):
-            phrase = _SPACES.sub(" ", match.group(1))
-            if phrase not in seen:
-                seen.add(phrase)
-                add(category, weights[phrase], f'"{match.group(0).strip()}"')
-    _meeting_time_evidence(text, add)
-    questions = min(text.count("?"), 2)
+    for category, cues in intent_cues().items():
+        for match in cues.find(new_text, folded=True):
+            add(category, match.cue.weight, f'"{match.text}" ({match.cue.label})')
+    if scores["meeting_request"] > 0:
+        _meeting_time_evidence(new_text, add)
+    questions = min(new_text.count("?"), 2)
     if questions:
-        add("inquiry", 0.75 * questions, f"{questions} question mark(s)")
+        add("inquiry", QUESTION_WEIGHT * questions, f"{questions} question mark(s)")
+    if not needs_reply:
+        add("other", COURTESY_WEIGHT, "a courtesy message with nothing to answer")
     _header_evidence(headers, subject, str(inputs.get("sender_address", "")), add)
+    imitation = lookalike_reason(
+        str(inputs.get("sender_address", "")),
+        str(inputs.get("sender_name", "")),
+        str(inputs.get("mailbox", "")),
+        _name_given_to(str(inputs.get("mailbox", "")), str(inputs.get("to", ""))),
+    )
+    if imitation:
+        add("spam", LOOKALIKE_WEIGHT, f"look-alike sender: {imitation}")
 
     top = max(CATEGORIES, key=lambda c: (scores[c], -CATEGORIES.index(c)))
     exps = {c: math.exp(min(scores[c], 30.0)) for c in CATEGORIES}
@@ -439,6 +263,16 @@ def classify_offline(inputs: Mapping[str, Any]) -> IntentAnswer:
         flags=flags,
         needs_reply=needs_reply,
     )
+
+
+def _name_given_to(address: str, to: str) -> str:
+    """The display name the email's To gives ``address`` ("Maya Chen <maya@...>" -> Maya Chen)."""
+    from email.utils import getaddresses
+
+    for name, found in getaddresses([to]):
+        if found.lower() == address.lower():
+            return name
+    return ""
 
 
 # --- decide_tools ------------------------------------------------------------------------------

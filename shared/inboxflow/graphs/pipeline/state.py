@@ -26,6 +26,9 @@ CATEGORIES: tuple[Category, ...] = (
 )
 Tone = Literal["professional", "empathetic", "friendly"]
 
+COMPLAINT_FLAG = "complaint_cues"
+"""The flag the ``complaint_review`` guard sets: complaint cues in an email of another category."""
+
 
 class Classification(BaseModel):
     """What the email is, how sure we are, and why."""
@@ -37,6 +40,14 @@ class Classification(BaseModel):
     """Safety signals, e.g. ``prompt_injection``; any flag sends the draft to a human."""
     needs_reply: bool = True
     """False for a courtesy message (thanks, an acknowledgement) with nothing to answer."""
+
+    @property
+    def is_complaint(self) -> bool:
+        """A complaint by its category or by the ``complaint_review`` guard's flag.
+
+        Either way it is answered empathetically, reviewed by a person and never sent on its own.
+        """
+        return self.category == "complaint" or COMPLAINT_FLAG in self.flags
 
 
 class SavedReply(BaseModel):
@@ -187,6 +198,7 @@ class PipelineState(BaseModel):
 
 __all__ = [
     "CATEGORIES",
+    "COMPLAINT_FLAG",
     "SCHEMA_VERSION",
     "CalendarAvailability",
     "Category",

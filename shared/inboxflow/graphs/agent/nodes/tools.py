@@ -48,19 +48,28 @@ def parse_arguments(arguments_json: str) -> dict[str, Any]:
 def bound_to(state: AgentState) -> Bound:
     """Who the run's writing tools are bound to: the inquiry's ``reply_to``, one address.
 
-    Never the helpdesk address that forwarded the inquiry, nor the mailbox itself. When
-    the profile's preprocessor fell back to ``default`` (a look-alike of Crisp's
-    mail, or the shop's own web-form mail), the email's sender is the forwarding
-    address, not the person who asked: only a distinct ``Reply-To`` is bound then.
+    Never the helpdesk address that forwarded the inquiry, nor the mailbox itself, nor
+    any other address of their domains: a chat visitor who types ``admin@`` our own
+    domain as their address is not one of us, and the reply would reach our own
+    inboxes. When the profile's preprocessor fell back to ``default`` (a look-alike of
+    Crisp's mail, or the shop's own web-form mail), the email's sender is the
+    forwarding address, not the person who asked: only a distinct ``Reply-To`` is
+    bound then.
     """
     inquiry = state.inquiry
     if inquiry is None:
         return {}
     email = Email.model_validate(state.email)
-    others = set(bound_addresses(inquiry.via, email.mailbox))
+    ours = bound_addresses(inquiry.via, email.mailbox, *state.profile.helpdesk)
+    others = set(ours)
     if inquiry.preprocessor != state.profile.preprocessor:
         others.update(bound_addresses(email.sender.address))
-    requester = tuple(a for a in bound_addresses(inquiry.reply_to) if a not in others)
+    own_domains = {address.rpartition("@")[2] for address in ours}
+    requester = tuple(
+        a
+        for a in bound_addresses(inquiry.reply_to)
+        if a not in others and a.rpartition("@")[2] not in own_domains
+    )
     return {REQUESTER: requester[:1] if len(requester) == 1 else ()}
 
 

@@ -61,7 +61,7 @@ def no_reply_needed(classification: Classification) -> bool:
     return (
         not classification.needs_reply
         and not classification.flags
-        and classification.category != "complaint"
+        and not classification.is_complaint
     )
 
 

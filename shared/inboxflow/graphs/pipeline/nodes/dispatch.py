@@ -78,8 +78,8 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         update = {"dispatch": result, "end_reason": f"not sent (loop protection): {refused}"}
         return Step(update=update, goto=END, status="rejected")
 
-    category = state.classification.category if state.classification else "other"
-    send = pipeline_settings(ctx.ports).auto_send and category != "complaint"
+    complaint = state.classification is not None and state.classification.is_complaint
+    send = pipeline_settings(ctx.ports).auto_send and not complaint
     thread_id = next(
         (
             str(a.arguments["thread_id"])

@@ -45,7 +45,7 @@ def generate(state: PipelineState, ctx: NodeContext) -> Step:
     email = state.email
     context = state.context
     category = state.classification.category
-    tone = TONES[category]
+    tone = TONES["complaint" if state.classification.is_complaint else category]
     contact = context.contact if context else None
     owner = context.owner if context else None
     recipient = _first_name(str((contact or {}).get("name", ""))) or email.sender.first_name

@@ -23,7 +23,7 @@ from ....errors import NodeFailed
 from ....graph import Pause, Step
 from ..pauses import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
 from ..settings import AUTO_DISPATCH_CONFIDENCE, pipeline_settings
-from ..state import PipelineState, Review
+from ..state import COMPLAINT_FLAG, PipelineState, Review
 
 APPROVE_DRAFT = APPROVE_DRAFT_KIND.name
 REVIEW_BODY_CHARS = 20_000
@@ -36,7 +36,7 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
     if classification is None or draft is None:
         raise NodeFailed("review needs a classification and a draft")
     reasons: list[str] = []
-    if classification.category == "complaint":
+    if classification.is_complaint:
         reasons.append("complaints are always approved by a human")
     if classification.category == "spam":
         reasons.append("possible spam: a human decides whether to answer")
@@ -44,7 +44,7 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
         reasons.append(
             f"confidence {classification.confidence:.2f} is below {AUTO_DISPATCH_CONFIDENCE:.2f}"
         )
-    reasons.extend(f"flagged: {flag}" for flag in classification.flags)
+    reasons.extend(f"flagged: {flag}" for flag in classification.flags if flag != COMPLAINT_FLAG)
     failed = [result.name for result in state.tool_results if not result.ok]
     if failed:
         reasons.append(f"tools failed: {', '.join(failed)}")
@@ -61,7 +61,7 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
 
     settings = pipeline_settings(ctx.ports)
     # What approving will do, as dispatch decides it: complaints are never sent on their own.
-    sends = settings.auto_send and classification.category != "complaint"
+    sends = settings.auto_send and not classification.is_complaint
     # The reviewer sees, and an unedited approval dispatches, the draft under the edit rules.
     payload = APPROVE_DRAFT_KIND.clean_payload(
         {"draft": draft.body, "to": draft.to, "subject": draft.subject}

@@ -1,0 +1,123 @@
+"""The pipeline's guards: promises kept on classify's step whatever the model answered.
+
+Declared on ``classify`` (the node whose step carries the judgment, before any
+draft is written or dispatched); each adds a flag to the classification, and
+the review node pauses every flagged draft for a person (docs/architecture.md §9):
+
+| guard               | fires when                                          | does                                |
+|---------------------|-----------------------------------------------------|-------------------------------------|
+| ``complaint_review`` | a complaint cue (``cues/<lang>.py`` ``COMPLAINT``) in an email the model did not call a complaint, or would end unanswered | flags ``complaint_cues``: reviewed, empathetic, never sent on its own |
+| ``lookalike_sender`` | the sender imitates the mailbox's organisation or spells a name with look-alike characters (``senders.py``) | flags ``lookalike_sender``: reviewed |
+| ``forwarded_review`` | the email forwards someone else's message            | flags ``forwarded``: a person checks who is answered |
+
+A guard never lowers a judgment: a confident spam end stays an end unless a
+complaint cue says a customer may be waiting for an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...context import NodeContext
+from ...graph import END, Step
+from ...guards import Verdict
+from ...mail import Email, bare_subject, strip_quoted
+from ...mail.quoting import TRIMMED_MARKER
+from .cues import complaint_cues
+from .senders import lookalike_reason
+from .state import COMPLAINT_FLAG, Classification, PipelineState
+
+LOOKALIKE_FLAG = "lookalike_sender"
+FORWARDED_FLAG = "forwarded"
+
+_FORWARD_SUBJECT = re.compile(r"^\s*(fwd?|fw|wg|tr|rv|enc|転送)\s*[:\uff1a]", re.IGNORECASE)
+_FORWARD_MARKER = re.compile(
+    r"^\s*-{2,}\s*(forwarded message|original message|weitergeleitete nachricht|"
+    r"message transf[ée]r[ée]|p[řr]eposlan[áa] zpr[áa]va|mensaje reenviado|転送メッセージ)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def email_text(email: Email) -> str:
+    """What the sender wrote: the subject and the new text (quotes trimmed, forwards kept)."""
+    body = strip_quoted(email.body_for_model().replace(TRIMMED_MARKER, ""))
+    return f"{bare_subject(email.subject)}\n{body}"
+
+
+def _proposed(step: Step) -> Classification | None:
+    classification = step.update.get("classification")
+    return classification if isinstance(classification, Classification) else None
+
+
+def _flagged(step: Step, classification: Classification, flag: str, **changes: Any) -> Step:
+    flags = (
+        [*classification.flags, flag] if flag not in classification.flags else classification.flags
+    )
+    update = {key: value for key, value in step.update.items() if key != "end_reason"}
+    update["classification"] = classification.model_copy(update={"flags": flags, **changes})
+    return Step(update=update, goto="retrieve")
+
+
+def complaint_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """Complaint cues send the email to a person whatever the category (issue 30 obs. 3)."""
+    classification = _proposed(step)
+    if classification is None or (classification.is_complaint and step.goto != END):
+        return None
+    found = complaint_cues().find(email_text(state.email))
+    if not found:
+        return None
+    cue = found[0]
+    was = f"{classification.category} at {classification.confidence:.2f}"
+    if step.goto == END:
+        was += " (would end unanswered)"
+    return Verdict(
+        _flagged(step, classification, COMPLAINT_FLAG, needs_reply=True),
+        f'complaint cue "{cue.text}" ({cue.cue.label}): {was} -> reviewed by a person',
+    )
+
+
+def lookalike_sender(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """A look-alike sender is not the party it imitates: nothing goes out without a person."""
+    classification = _proposed(step)
+    if classification is None or step.goto == END or LOOKALIKE_FLAG in classification.flags:
+        return None
+    email = state.email
+    own_name = next((a.name for a in email.to if a.address.lower() == email.mailbox.lower()), "")
+    reason = lookalike_reason(email.sender.address, email.sender.name, email.mailbox, own_name)
+    if reason is None:
+        return None
+    return Verdict(
+        _flagged(step, classification, LOOKALIKE_FLAG),
+        f"look-alike sender ({reason}): {classification.category} -> reviewed by a person",
+    )
+
+
+def forwarded_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """A forwarded message asks for someone else: a person checks who the reply is for."""
+    classification = _proposed(step)
+    if classification is None or step.goto == END or FORWARDED_FLAG in classification.flags:
+        return None
+    email = state.email
+    if email.forwarded:
+        why = "a forwarded message is attached"
+    elif _FORWARD_SUBJECT.match(email.subject):
+        why = f'subject "{email.subject[:40]}"'
+    elif _FORWARD_MARKER.search(email.body_text):
+        why = "a forwarded message in the body"
+    else:
+        return None
+    return Verdict(
+        _flagged(step, classification, FORWARDED_FLAG),
+        f"forwarded ({why}): the sender is not the person asking -> reviewed by a person",
+    )
+
+
+__all__ = [
+    "FORWARDED_FLAG",
+    "LOOKALIKE_FLAG",
+    "complaint_review",
+    "email_text",
+    "forwarded_review",
+    "lookalike_sender",
+]
