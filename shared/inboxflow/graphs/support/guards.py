@@ -4,7 +4,7 @@
 |----------------------|---------------------------------|------|
 | ``urgency_rules``    | supervisor                      | the seed's urgency rules over the model's urgency, raised to the desk's floor (:mod:`.urgency`); the specialist the signals name |
 | ``escalate_at_once`` | supervisor                      | a security concern, an enterprise outage or data loss, or a demand for a manager or legal steps goes to a person at once (``escalate``) |
-| ``reply_needs_person`` | billing, technical, general   | no reply goes out without a person when the message holds a demand (manager, refund, compensation, legal steps, cancelling), a complaint or negative sentiment, a security, outage, data-loss or billing-error signal, when the sender may not be the customer, or when no cited knowledge-base article is relevant enough (``RELEVANCE_FLOOR``) |
+| ``reply_needs_person`` | billing, technical, general   | no reply goes out without a person when the message holds a demand (manager, refund, compensation, legal steps, cancelling), a complaint or negative sentiment, a security, outage, data-loss or billing-error signal, when the sender may not be the customer, when the ticket was reopened (the answer did not do), or when no cited knowledge-base article is relevant enough (``RELEVANCE_FLOOR``) |
 
 Signals are read from the subject, the customer's original messages and their
 translation by the cue lists of every language (:mod:`.signals`), joined with the
@@ -73,6 +73,9 @@ def urgency_rules(state: SupportState, step: Step, ctx: NodeContext) -> Verdict 
     signals = set(proposed.signals) | (cues.keys() & set(SIGNALS))
     ruled = enforce_rules(proposed.model_copy(update={"signals": sorted(signals)}), plan, "")
     changes: list[str] = []
+    shown = (
+        set(signals) if proposed.urgency != ruled.urgency or floor_urgency(plan, signals) else set()
+    )
     urgency = ruled.urgency
     floor = floor_urgency(plan, signals)
     if floor is not None and raise_to(urgency, floor[0]) != urgency:
@@ -86,6 +89,8 @@ def urgency_rules(state: SupportState, step: Step, ctx: NodeContext) -> Verdict 
     if named is not None and named != issue_type and (from_signal or issue_type == "general"):
         changes.append(f"issue type {issue_type} -> {named}")
         issue_type = named
+        if not from_signal:
+            shown.add(f"{named}_topic")
     if not changes:
         return None
     reasoning = f"{proposed.reasoning} [rules: {'; '.join(changes)}]".strip()
@@ -98,7 +103,11 @@ def urgency_rules(state: SupportState, step: Step, ctx: NodeContext) -> Verdict 
         }
     )
     goto = "escalate" if supervision.requires_escalation else issue_type
-    reason = f"{'; '.join(changes)}; from {_cue_note(cues, signals)}"
+    if urgency == proposed.urgency:
+        shown &= {"billing_error", "security", "outage", "data_loss", "service_disruption"} | {
+            f"{named}_topic"
+        }
+    reason = f"{'; '.join(changes)}; from {_cue_note(cues, shown)}"
     return Verdict(
         replace(step, update={**step.update, "supervision": supervision}, goto=goto), reason
     )
@@ -147,6 +156,8 @@ def review_reasons(
         reasons.append(f"a {signal} signal: {hit}" if hit else f"a {signal} signal (the model)")
     if state.sender is not None:
         reasons.extend(state.sender.concerns())
+    if state.ticket is not None and state.ticket.how == "reopened":
+        reasons.append("the customer wrote again after the ticket was answered (reopened)")
     cited = [s for s in triage.relevant_articles if s in relevance]
     best = max((float(relevance[s]) for s in cited), default=0.0)
     if best < RELEVANCE_FLOOR:

@@ -24,11 +24,6 @@ MESSAGE_ID = re.compile(r"<[^<>\s]+>")
 CONTINUES: frozenset[str] = frozenset({"high", "medium"})
 
 
-def thread_ticket(thread_id: str, active: Sequence[Ticket]) -> Ticket | None:
-    """The active ticket whose Gmail thread this is: a reply there always continues it."""
-    return next((t for t in active if thread_id in t.thread_ids), None)
-
-
 def matcher_inputs(subject: str, text: str, active: Sequence[Ticket]) -> dict[str, str]:
     """The matcher task's inputs for a message and the customer's active tickets."""
     summaries = [{"ticket_id": t.ticket_id, "summary": t.summary()} for t in active]

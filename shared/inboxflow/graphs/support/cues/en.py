@@ -182,6 +182,7 @@ CUES: dict[str, tuple[str, ...]] = {
         "slow",
         "very slow",
         "timeout*",
+        "time out",
         "timing out",
         "times out",
         "timed out",
