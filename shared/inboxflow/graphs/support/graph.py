@@ -3,10 +3,13 @@
     intake (customer from the CRM, or a free-plan guest; the ticket)
       |
     translator -> supervisor --(requires_escalation)--> escalate --+
+                  [guards: urgency_rules, escalate_at_once]        |
                       |                                           |
                       +--> billing | technical | general -------> act --> END
                                                                    |
-                          (not confident, or critical) Pause(approve_support_reply) -> act
+      [guard: reply_needs_person]
+                          (not confident, critical, or a guard's review reasons)
+                          Pause(approve_support_reply) -> act
 
 Every trace works on one ticket, ``tickets/{customer_id}:{ticket_id}``; its
 summary carries that tag.
@@ -17,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...graph import END, Graph, Node, lazy
+from ...guards import Guard
 from . import outcome
 from .pauses import APPROVE_SUPPORT_REPLY
 from .settings import SupportSettings
@@ -30,6 +34,7 @@ SAMPLES = Path(__file__).resolve().parent / "samples" / "inbox"
 pipeline); run them with ``inboxflow run --graph support``."""
 SPECIALISTS: tuple[IssueType, ...] = ("billing", "technical", "general")
 NODES = "inboxflow.graphs.support.nodes"
+GUARDS = "inboxflow.graphs.support.guards"
 
 
 SUPPORT = Graph.build(
@@ -60,6 +65,10 @@ SUPPORT = Graph.build(
             lazy(f"{NODES}.agents:supervisor"),
             routes=("escalate", *SPECIALISTS),
             uses_llm=True,
+            guards=(
+                Guard("urgency_rules", f"{GUARDS}:urgency_rules"),
+                Guard("escalate_at_once", f"{GUARDS}:escalate_at_once"),
+            ),
             description="Urgency, type, escalation; the seed's urgency rules over the model.",
         ),
         *(
@@ -70,6 +79,7 @@ SUPPORT = Graph.build(
                 routes=("act",),
                 uses_llm=True,
                 timeout_s=120,
+                guards=(Guard("reply_needs_person", f"{GUARDS}:reply_needs_person"),),
                 description=f"The {name} specialist: KB articles, then a triage result.",
             )
             for name in SPECIALISTS

@@ -20,7 +20,8 @@ def kb_search(
     """The ``limit`` nearest articles of ``category`` (and uncategorised ones), nearest first.
 
     Returns:
-        ``{"source", "title", "text", "category"}`` for each chunk found.
+        ``{"source", "title", "text", "category", "relevance"}`` for each chunk found;
+        ``relevance`` is the cosine similarity of the chunk to ``text`` (1 - distance).
     """
     return [
         {
@@ -28,6 +29,7 @@ def kb_search(
             "title": neighbor.fields.get("title", ""),
             "text": neighbor.fields.get("text", ""),
             "category": str(neighbor.fields.get("category") or UNCATEGORISED),
+            "relevance": round(1.0 - neighbor.distance, 4),
         }
         for neighbor in kb.search(text, limit=limit, categories=[category, UNCATEGORISED])
     ]

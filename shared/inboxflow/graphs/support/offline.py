@@ -7,7 +7,8 @@ no model, no translation (the original and a note saying so).
 signals; security and enterprise outages escalate. ``support_specialist``: a
 question the articles answer gets an ``auto_respond`` built from the nearest
 article; a reported problem (outage, disruption, billing error, data loss) goes
-to the specialist queue. The offline model writes English only: for any other
+to the specialist queue; its confidence follows the article's relevance, not
+the fact that one was found (``answer_confidence``). The offline model writes English only: for any other
 language it says so in the reply and in the reasoning, and its confidence stays
 below the auto-respond bar, so a human reviews it.
 """
@@ -166,8 +167,21 @@ def supervise_offline(inputs: Mapping[str, Any]) -> Supervision:
 
 PROBLEMS = frozenset({"outage", "data_loss", "billing_error", "service_disruption"})
 OFFLINE_ANSWER_CONFIDENCE = 0.85
+"""The most the offline model claims for an answer from an article: a found article is not
+confidence, its relevance is (``answer_confidence``)."""
 OFFLINE_FOREIGN_CONFIDENCE = 0.4
 OFFLINE_QUEUE_CONFIDENCE = 0.5
+
+
+def answer_confidence(relevance: float) -> float:
+    """How sure the offline model is of an answer built from an article this relevant.
+
+    ``0.4 + relevance``, at most ``OFFLINE_ANSWER_CONFIDENCE``: an article that matches the
+    message well (0.45 and up on the sample knowledge base) reaches the auto-respond bar
+    (0.8); a weak match (the nearest article of an unrelated topic scores 0.1-0.3) stays
+    well below it.
+    """
+    return round(min(OFFLINE_ANSWER_CONFIDENCE, 0.4 + max(relevance, 0.0)), 2)
 
 
 def specialist_offline(inputs: Mapping[str, Any]) -> TriageResult:
@@ -205,8 +219,9 @@ def specialist_offline(inputs: Mapping[str, Any]) -> TriageResult:
         "If this does not answer your question, reply to this email and we will help further."
         "\n\nBest regards,\nSupport"
     )
-    reasoning = f"answered from {sources[0]}"
-    confidence = OFFLINE_ANSWER_CONFIDENCE
+    relevance = float(articles[0].get("relevance", 0.0))
+    reasoning = f"answered from {sources[0]} (relevance {relevance:.2f})"
+    confidence = answer_confidence(relevance)
     if language != "en":
         body = (
             f"[offline model: cannot write in {language!r}; this reply is in English and "

@@ -20,9 +20,8 @@ FIELDS = (
 """``language`` detected (ISO 639-1); the supervisor's ``urgency`` and ``issue_type``;
 ``action``: ``auto_respond`` (answered without a person), ``review`` (a reviewer approves
 the reply), ``escalate`` or ``queue`` (a specialist queue takes the ticket); ``ticket``:
-``new``, or ``continued`` (a reply in its thread, or the matcher's match; ``reopened`` is
-kept for a completed ticket taken up again, which today's desk never does: such mail opens
-a new ticket); ``customer_known`` to the CRM; ``queue`` assigned; the triage's ``confidence``."""
+``new``, ``continued`` (a reply in its thread, or the matcher's match) or ``reopened`` (a
+reply in the thread of a completed ticket, which took it up again); ``customer_known`` to the CRM; ``queue`` assigned; the triage's ``confidence``."""
 
 _ACTIONS = {"escalate_human": "escalate", "route_specialist": "queue"}
 
@@ -50,7 +49,7 @@ def outcome(checkpoint: Checkpoint) -> dict[str, Any]:
         "issue_type": supervision.get("issue_type")
         or (triage.get("extracted_info") or {}).get("issue_type"),
         "action": action,
-        "ticket": None if how is None else "new" if how == "new" else "continued",
+        "ticket": None if how is None else how if how in ("new", "reopened") else "continued",
         "customer_known": state.get("customer_known") if state.get("customer") else None,
         "queue": act.get("queue"),
         "confidence": triage.get("confidence"),

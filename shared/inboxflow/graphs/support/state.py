@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from ...mail import Email
 from ...ports.crm import Customer
 from .matching import TicketMatch
+from .senders import SenderTrust
 from .tasks import Supervision, TriageResult
 
 
@@ -18,13 +19,14 @@ class TicketRef(BaseModel):
     Attributes:
         customer_id: the CRM customer.
         ticket_id: ``TKT-`` + 8 digits.
-        how: ``thread`` (a reply in its thread), ``matched`` (the matcher), ``new``.
+        how: ``thread`` (a reply in its thread), ``reopened`` (a reply in the thread of a
+            completed ticket, which it reopened), ``matched`` (the matcher), ``new``.
         match: the matcher's answer, when it was asked.
     """
 
     customer_id: str
     ticket_id: str
-    how: Literal["thread", "matched", "new"]
+    how: Literal["thread", "reopened", "matched", "new"]
     match: TicketMatch | None = None
 
     @property
@@ -78,3 +80,10 @@ class SupportState(BaseModel):
     end_reason: str | None = None
     tag: str | None = None
     """``{customer_id}:{ticket_id}``: the ticket this trace worked on."""
+    sender: SenderTrust | None = None
+    """What intake could tell of the sender (authentication, look-alike, someone else's thread)."""
+    kb_relevance: dict[str, float] = Field(default_factory=dict)
+    """The specialist's knowledge-base search: each source found, its relevance to the message
+    (cosine similarity, best chunk), recorded by the node, never by the model."""
+    review_reasons: list[str] = Field(default_factory=list)
+    """Why a person must approve the reply before it goes out (the ``reply_needs_person`` guard)."""

@@ -4,7 +4,10 @@ A ticket id is ``TKT-`` and 8 random digits; a new one is written create-only,
 so two tickets can never share an id (a collision draws again). An active
 ticket keeps its conversation (messages in both directions), the traces that
 worked on it and its working state; completing it keeps the conversation and
-drops the working state.
+drops the working state. A completed ticket is reopened (``reopen``) when its
+customer writes again in its thread: it becomes active again with its
+conversation, and the reopening (when, why, which message and trace) is kept on
+it (``reopenings``).
 """
 
 from __future__ import annotations
@@ -56,6 +59,24 @@ class Assignment(BaseModel):
     notified: list[str] = Field(default_factory=list)
 
 
+class Reopening(BaseModel):
+    """A completed ticket taken up again.
+
+    Attributes:
+        at: ISO timestamp.
+        reason: why (``a reply in its thread (References)`` ...).
+        message_id: the customer's message that reopened it.
+        trace_id: the trace that reopened it.
+        previous_outcome: how it had been closed.
+    """
+
+    at: str
+    reason: str
+    message_id: str | None = None
+    trace_id: str
+    previous_outcome: str | None = None
+
+
 class Ticket(BaseModel):
     """One support ticket.
 
@@ -74,6 +95,7 @@ class Ticket(BaseModel):
         customer_email: the address the customer wrote from.
         assigned_queue: the specialist queue the ticket is assigned to, if any.
         assignment: who was told of the assignment and when (``Assignment``).
+        reopenings: each time the completed ticket was taken up again, oldest first.
     """
 
     ticket_id: str
@@ -90,6 +112,7 @@ class Ticket(BaseModel):
     customer_email: str = ""
     assigned_queue: str | None = None
     assignment: Assignment | None = None
+    reopenings: list[Reopening] = Field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -161,6 +184,11 @@ class TicketStore:
         found = self.store.list(TICKETS.name, where=[("ticket_id", "==", ticket_id)])
         return Ticket.model_validate(found[0][1]) if found else None
 
+    def in_thread(self, thread_id: str) -> list[Ticket]:
+        """The tickets (anyone's, any status) whose Gmail threads include ``thread_id``, by id."""
+        docs = self.store.list(TICKETS.name, where=[("thread_ids", "array_contains", thread_id)])
+        return sorted((Ticket.model_validate(doc) for _, doc in docs), key=lambda t: t.ticket_id)
+
     def opened_by(self, key: str) -> Ticket | None:
         """The ticket an effect key created, if it got that far."""
         found = self.store.list(TICKETS.name, where=[("opened_by", "==", key)])
@@ -181,6 +209,23 @@ class TicketStore:
     def save(self, ticket: Ticket) -> None:
         """Write the whole ticket."""
         self.store.set(ticket_path(ticket.customer_id, ticket.ticket_id), ticket.model_dump())
+
+    def reopen(self, ticket: Ticket, reopening: Reopening) -> Ticket:
+        """Take a completed ticket up again: active, its conversation kept, the reopening
+        recorded (once per trace)."""
+        if ticket.status == "active" or any(
+            r.trace_id == reopening.trace_id for r in ticket.reopenings
+        ):
+            return ticket
+        reopened = ticket.model_copy(
+            update={
+                "status": "active",
+                "outcome": None,
+                "reopenings": [*ticket.reopenings, reopening],
+            }
+        )
+        self.save(reopened)
+        return reopened
 
     def complete(self, ticket: Ticket, outcome: str) -> Ticket:
         """Close the ticket: conversation and traces kept, working state removed."""

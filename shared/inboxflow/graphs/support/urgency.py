@@ -1,8 +1,8 @@
 """The seed's urgency rules, which hold over the supervisor's answer (``support_supervise``).
 
 The urgency rules hold whatever the model says: they read the plan from the
-CRM and the signals found in the (English) text by fixed patterns, joined
-with any signals the model reports. In order, the first that applies wins:
+CRM and the signals found by the cue lists (:mod:`.signals`, every language),
+joined with any signals the model reports. In order, the first that applies wins:
 
 | rule                                          | urgency  |
 |-----------------------------------------------|----------|
@@ -12,57 +12,23 @@ with any signals the model reports. In order, the first that applies wins:
 | pro + service disruption (or outage)          | high     |
 | free + general question                       | low      |
 | otherwise                                     | the model's |
+
+The ``urgency_floor`` guard (:mod:`.guards`) holds the first four as a floor,
+with three of the desk's own beside them (a problem is never below them, whatever
+the plan): outage or data loss on any plan is at least ``high``, an enterprise
+service disruption at least ``high``, a billing error on a paid plan at least
+``medium``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from ...ports.crm import Plan
-from .tasks import Supervision, Urgency
-
-SIGNAL_PATTERNS: dict[str, re.Pattern[str]] = {
-    "security": re.compile(
-        r"\b(security|vulnerab\w*|breach\w*|hack\w*|phishing|compromised|leak\w*|exploit\w*"
-        r"|unauthori[sz]ed (?:access|login)|suspicious (?:login|activity)|xss|csrf"
-        r"|sql injection|exposed (?:data|credentials|keys?|tokens?))\b",
-        re.IGNORECASE,
-    ),
-    "outage": re.compile(
-        r"\b(outage|is down|are down|went down|completely down|all users|nobody can"
-        r"|cannot (?:log ?in|access)|can't (?:log ?in|access)|503|502|unreachable)\b",
-        re.IGNORECASE,
-    ),
-    "data_loss": re.compile(
-        r"\b(data loss|lost (?:all |our |my )?(?:data|records|files)|(?:data|records|files) "
-        r"(?:are|were|is|was) (?:gone|deleted|missing)|deleted (?:our|my) data)\b",
-        re.IGNORECASE,
-    ),
-    "billing_error": re.compile(
-        r"\b(charged twice|double[- ]charged|overcharged|wrong (?:amount|invoice|charge)"
-        r"|incorrect (?:invoice|charge|amount)|billing error|invoice error|refund)\b",
-        re.IGNORECASE,
-    ),
-    "service_disruption": re.compile(
-        r"\b(slow|timeouts?|timing out|intermittent\w*|errors? (?:when|on|while)|degraded"
-        r"|not working|stopped working|keeps failing|fails? to (?:load|sync|save))\b",
-        re.IGNORECASE,
-    ),
-    "general_question": re.compile(
-        r"(\?|\b(how (?:do|can|to)|is (?:it|there) (?:possible|a way)|where (?:do|can|is)"
-        r"|what is|can i|could you explain)\b)",
-        re.IGNORECASE,
-    ),
-}
-"""How the rules see the signals in English text (the model may add more)."""
+from .signals import text_signals
+from .tasks import IssueType, Supervision, Urgency
 
 URGENCY_ORDER: tuple[Urgency, ...] = ("low", "medium", "high", "critical")
-
-
-def text_signals(text: str) -> set[str]:
-    """The signals the fixed patterns find in ``text``."""
-    return {name for name, pattern in SIGNAL_PATTERNS.items() if pattern.search(text)}
 
 
 def rule_urgency(plan: Plan | None, signals: Iterable[str]) -> tuple[Urgency, str] | None:
@@ -97,3 +63,51 @@ def enforce_rules(answer: Supervision, plan: Plan | None, text: str) -> Supervis
     return answer.model_copy(
         update={"urgency": urgency, "signals": signals, "reasoning": reasoning}
     )
+
+
+def floor_urgency(plan: Plan | None, signals: Iterable[str]) -> tuple[Urgency, str] | None:
+    """The least urgency the signals allow, and the rule that says so; None: no floor."""
+    found = set(signals)
+    ruled = rule_urgency(plan, found)
+    if ruled is not None and ruled[0] != "low":
+        return ruled
+    if found & {"outage", "data_loss"}:
+        return "high", "an outage or data loss is at least high on any plan"
+    if plan == "enterprise" and "service_disruption" in found:
+        return "high", "an enterprise service disruption is at least high"
+    if plan in ("pro", "enterprise") and "billing_error" in found:
+        return "medium", "a billing error on a paid plan is at least medium"
+    return None
+
+
+def escalation_rule(plan: Plan | None, signals: Iterable[str]) -> str | None:
+    """Why the signals send the ticket to a person at once (escalate), or None."""
+    found = set(signals)
+    if "security" in found:
+        return "a security concern goes to a person at once"
+    if plan == "enterprise" and found & {"outage", "data_loss"}:
+        return "an enterprise outage or data loss goes to a person at once"
+    return None
+
+
+def signal_issue_type(signals: Iterable[str], topics: Iterable[str] = ()) -> IssueType | None:
+    """The specialist the signals (and topic cues) name, or None when they name none.
+
+    A billing error is billing's; security, outages, data loss and disruptions are
+    technical; otherwise the topic cues decide (billing before technical).
+    """
+    found, named = set(signals), set(topics)
+    if "billing_error" in found:
+        return "billing"
+    if found & {"security", "outage", "data_loss", "service_disruption"}:
+        return "technical"
+    if "billing_topic" in named:
+        return "billing"
+    if "technical_topic" in named:
+        return "technical"
+    return None
+
+
+def raise_to(current: Urgency, floor: Urgency) -> Urgency:
+    """The higher of two urgencies."""
+    return max(current, floor, key=URGENCY_ORDER.index)

@@ -51,15 +51,16 @@ class SupportDesk:
 
 
 @pytest.mark.parametrize(
-    ("prefix", "language", "original", "english", "reply", "specialist"),
+    ("prefix", "language", "original", "english", "reply", "specialist", "answered"),
     [
-        ("02", "es", "¿Cómo puedo exportar", *SPANISH, "technical"),
-        ("07", "th", "เราต้องการเพิ่มที่นั่งอีก 20 ที่นั่ง", *THAI, "billing"),
+        ("02", "es", "¿Cómo puedo exportar", *SPANISH, "technical", True),
+        # the model is sure (0.92), but the nearest pricing article is not relevant enough
+        ("07", "th", "เราต้องการเพิ่มที่นั่งอีก 20 ที่นั่ง", *THAI, "billing", False),
     ],
     ids=["spanish", "thai"],
 )
 def test_a_foreign_message_is_translated_for_the_agents_and_answered_in_its_language(
-    tmp_path, prefix, language, original, english, reply, specialist
+    tmp_path, prefix, language, original, english, reply, specialist, answered
 ):
     desk = SupportDesk(english, reply)
     with start_gemini_double(responder=desk) as double:
@@ -77,7 +78,14 @@ def test_a_foreign_message_is_translated_for_the_agents_and_answered_in_its_lang
     assert f"customer's language ({language})" in prompt and english in prompt
     steps = [log.step_name for log in runtime.store.step_logs(state["trace_id"])]
     assert specialist in steps  # the agents routed on the English text
-    assert state["status"] == "done" and state["act"]["status"] == "drafted"
-    [draft] = runtime.ports.workspace.drafts()
-    assert draft["body"] == reply
+    if answered:
+        assert state["status"] == "done" and state["act"]["status"] == "drafted"
+        [draft] = runtime.ports.workspace.drafts()
+        assert draft["body"] == reply
+    else:
+        assert state["status"] == "waiting" and runtime.ports.workspace.drafts() == []
+        pause = runtime.store.get_trace(state["trace_id"]).pause
+        approval = runtime.ports.approvals.get(pause["approval_id"])
+        assert any("not relevant enough" in r for r in approval.context["reasons"])
+        assert approval.payload["reply"] == reply  # the reviewer sees the model's reply
     runtime.store.close()

@@ -212,20 +212,22 @@ class PlayDownModel(OfflineModel):
         return output, usage
 
 
-def test_a_confident_reply_on_a_critical_ticket_waits_for_a_reviewer(tmp_path):
+def test_a_security_question_is_critical_and_escalated_whatever_the_model_says(tmp_path):
     runtime = build(tmp_path, llm=PlayDownModel())
     state = run(
         runtime,
         email("ops@brightpath.example", "Report", "How do I report a vulnerability?", "v@x"),
     )
     assert state["supervision"]["urgency"] == "critical"  # the rule, not the model
-    assert state["triage"]["recommended_action"] == "auto_respond"
-    assert state["triage"]["confidence"] >= 0.8
-    assert state["status"] == "waiting" and replies(runtime) == []
-    pause = runtime.store.get_trace(state["trace_id"]).pause
-    assert pause["kind"] == "approve_support_reply"
-    approval = runtime.ports.approvals.get(pause["approval_id"])
-    assert "critical tickets are always approved by a human" in approval.context["reasons"]
+    assert state["supervision"]["requires_escalation"] is True
+    assert state["triage"]["recommended_action"] == "escalate_human"
+    assert state["act"]["status"] == "escalated" and replies(runtime) == []
+    [supervisor] = [
+        log for log in runtime.store.step_logs(state["trace_id"]) if log.step_name == "supervisor"
+    ]
+    fired = {entry["guard"]: entry["reason"] for entry in supervisor.guards}
+    assert "urgency low -> critical" in fired["urgency_rules"]
+    assert 'security cue "vulnerability"' in fired["escalate_at_once"]
 
 
 def test_an_unknown_sender_is_a_free_plan_guest_with_a_ticket_and_an_answer(runtime):

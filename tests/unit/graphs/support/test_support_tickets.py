@@ -10,7 +10,7 @@ import pytest
 from inboxflow.adapters.embedded_crm import SAMPLE_CUSTOMERS, EmbeddedCRM
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.graphs.support.language import detect_language
-from inboxflow.graphs.support.matching import continued_ticket, matcher_inputs, thread_ticket
+from inboxflow.graphs.support.matching import continued_ticket, matcher_inputs
 from inboxflow.graphs.support.offline import match_offline
 from inboxflow.graphs.support.tasks import TRANSLATE, TicketMatch
 from inboxflow.graphs.support.tickets import (
@@ -90,11 +90,6 @@ def _ticket(ticket_id: str, subject: str, text: str, thread: str = "t") -> Ticke
 
 EXPORTS = _ticket("TKT-00000001", "Scheduled exports failing", "The weekly export fails to sync")
 INVOICE = _ticket("TKT-00000002", "Invoice question", "Our invoice shows the wrong VAT number")
-
-
-def test_a_reply_in_a_tickets_thread_continues_it():
-    assert thread_ticket("t-inv", [EXPORTS, INVOICE.model_copy(update={"thread_ids": ["t-inv"]})])
-    assert thread_ticket("elsewhere", [EXPORTS, INVOICE]) is None
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,10 @@
 |          | Pause(approve_support_reply, resume_node=act)                            |
 
 - ``auto_respond``: the reply goes out on its own only when the triage's
-  confidence reaches ``auto_respond_confidence`` and the urgency is not
-  critical; otherwise a reviewer approves, edits or rejects it. The reply is
+  confidence reaches ``auto_respond_confidence``, the urgency is not critical
+  and the specialist's guard found no reason for a person (``review_reasons``:
+  a demand, a complaint, a problem signal, a doubtful sender, no relevant
+  article); otherwise a reviewer approves, edits or rejects it. The reply is
   written once through the effect journal (a Gmail draft, or sent with
   ``auto_send``), in the email's thread, by the ``reply_to_customer`` tool,
   bound to the sender; loop protection has the last word.
@@ -76,6 +78,7 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
             reasons.append(
                 f"confidence {triage.confidence:.2f} is below {settings.auto_respond_confidence:.2f}"
             )
+        reasons.extend(state.review_reasons)
         if reasons:
             return Step(goto=_review_pause(state, ctx, subject, body, reasons))
     else:

@@ -22,10 +22,10 @@ from ....graph import NodeFn, Step
 from ....knowledge import knowledge_base_for
 from ..kb import kb_search
 from ..language import detect_language
+from ..signals import text_signals
 from ..state import SupportState, TranslationResult
 from ..tasks import SPECIALIST, SUPERVISE, TRANSLATE, ExtractedInfo, IssueType, TriageResult
 from ..tickets import TicketStore
-from ..urgency import enforce_rules
 
 KB_ARTICLES = 3
 
@@ -73,9 +73,11 @@ def supervisor(state: SupportState, ctx: NodeContext) -> Step:
             "text": text,
         },
     )
-    supervision = enforce_rules(answer, customer.plan, text)
-    goto = "escalate" if supervision.requires_escalation else supervision.issue_type
-    return Step(update={"supervision": supervision}, goto=goto)
+    found = text_signals(state.email.subject, *translation.original_messages, text)
+    answer = answer.model_copy(update={"signals": sorted(set(answer.signals) | found)})
+    # The seed's urgency rules are this node's guards (graph.py): they hold over the answer.
+    goto = "escalate" if answer.requires_escalation else answer.issue_type
+    return Step(update={"supervision": answer}, goto=goto)
 
 
 def specialist_node(category: IssueType) -> NodeFn:
@@ -88,6 +90,11 @@ def specialist_node(category: IssueType) -> NodeFn:
         text = "\n\n".join(translation.translated_messages)
         kb = knowledge_base_for(ctx.ports)
         articles = kb_search(kb, text, category, KB_ARTICLES)
+        relevance: dict[str, float] = {}
+        for article in articles:
+            relevance[article["source"]] = max(
+                relevance.get(article["source"], 0.0), article["relevance"]
+            )
         result = ctx.generate(
             SPECIALIST,
             {
@@ -102,7 +109,7 @@ def specialist_node(category: IssueType) -> NodeFn:
         )
         # The supervisor's urgency (with the seed's rules) is the ticket's, whatever it says.
         result = result.model_copy(update={"urgency": supervision.urgency})
-        return Step(update={"triage": result}, goto="act")
+        return Step(update={"triage": result, "kb_relevance": relevance}, goto="act")
 
     specialist.__name__ = category
     return specialist

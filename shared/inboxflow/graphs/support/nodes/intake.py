@@ -3,24 +3,29 @@
 | node     | intake                                                                  |
 |----------|-------------------------------------------------------------------------|
 | inputs   | email                                                                   |
-| outputs  | customer, ticket {customer_id, ticket_id, how, match}, tag; end_reason  |
+| outputs  | customer, ticket {customer_id, ticket_id, how, match}, tag, sender      |
 | LLM task | support_match_ticket (only when the customer has active tickets and the |
 |          | email is not a reply in one of their threads)                           |
 | routes   | -> translator                                                           |
 
 A sender the CRM does not know is a ``free``-plan guest (``guest_<hash>``):
 they get a ticket and an answer like any customer, and the ticket records
-that the customer is unknown. A reply in a ticket's Gmail thread always continues it; else the matcher's
+that the customer is unknown. A reply in one of the customer's tickets' Gmail threads (or naming
+one of its messages in ``In-Reply-To``/``References``) always continues it, and reopens it when
+it was completed (``how: reopened``, the reason recorded on the ticket); a message in another
+customer's thread is not theirs (``sender.thread_of``). Else the matcher's
 high or medium match does (only among the sender's own tickets); else a new
 ticket is opened by the ``open_ticket`` tool, bound to the sender's customer id
 (create-only, through the effect journal: a re-run after a crash finds the
 ticket it opened). The
-message and the trace are added to the ticket once.
+message and the trace are added to the ticket once. What the desk can tell of the
+sender (authenticated, a look-alike domain, someone else's thread) goes to ``sender``.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Literal
 
 from ....context import NodeContext
@@ -28,10 +33,11 @@ from ....errors import NodeFailed
 from ....graph import Step
 from ....mail import Email
 from ....ports.crm import guest_customer
-from ..matching import continued_ticket, matcher_inputs, thread_ticket
+from ..matching import continued_ticket, matcher_inputs, reply_ticket
+from ..senders import check_trust
 from ..state import SupportState, TicketRef
 from ..tasks import MATCH_TICKET
-from ..tickets import Ticket, TicketMessage, TicketStore
+from ..tickets import Reopening, Ticket, TicketMessage, TicketStore
 from ..tools import bound_to
 
 MESSAGE_CHARS = 8000
@@ -40,15 +46,36 @@ MESSAGE_CHARS = 8000
 def intake(state: SupportState, ctx: NodeContext) -> Step:
     """Find the customer and the ticket; record the message on it."""
     email = state.email
-    found = ctx.ports.crm.find_by_email(email.sender.address)
+    crm = ctx.ports.crm
+    found = crm.find_by_email(email.sender.address)
     known = found is not None
     customer = found or guest_customer(email.sender.address, email.sender.name)
     tickets = TicketStore(ctx.store)
-    active = tickets.list(customer.customer_id, "active")
     text = email.body_for_model(MESSAGE_CHARS)
-    ticket = thread_ticket(email.thread_id, active)
-    how: Literal["thread", "matched", "new"] = "thread"
+    replied = reply_ticket(email, customer.customer_id, tickets)
+    sender = check_trust(
+        email,
+        known,
+        lambda address: crm.find_by_email(address) is not None,
+        thread_of=replied.others[0].key if replied.others and replied.own is None else None,
+    )
+    ticket = replied.own
+    how: Literal["thread", "reopened", "matched", "new"] = "thread"
     match = None
+    if ticket is not None and ticket.status == "completed":
+        ticket = tickets.reopen(
+            ticket,
+            Reopening(
+                at=datetime.fromtimestamp(ctx.clock.now(), UTC).isoformat(),
+                reason=f"the customer wrote again: {replied.reason}",
+                message_id=email.message_id,
+                trace_id=ctx.trace_id,
+                previous_outcome=ticket.outcome,
+            ),
+        )
+    if ticket is not None and any(r.trace_id == ctx.trace_id for r in ticket.reopenings):
+        how = "reopened"
+    active = tickets.list(customer.customer_id, "active") if ticket is None else []
     if ticket is None and active:
         match = ctx.generate(MATCH_TICKET, matcher_inputs(email.subject, text, active))
         ticket = continued_ticket(match, active)
@@ -75,7 +102,13 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
     ref = TicketRef(
         customer_id=customer.customer_id, ticket_id=ticket.ticket_id, how=how, match=match
     )
-    update = {"customer": customer, "customer_known": known, "ticket": ref, "tag": ref.key}
+    update = {
+        "customer": customer,
+        "customer_known": known,
+        "ticket": ref,
+        "tag": ref.key,
+        "sender": sender,
+    }
     return Step(update=update, goto="translator")
 
 
