@@ -121,7 +121,19 @@ REQUESTS: Cues = {
 """Something is asked of the reader (a question mark counts too)."""
 
 MEETING_WORDS: Cues = {
-    "en": ("meet", "meeting", "call", "chat", "catch up", "sync", "get together", "talk"),
+    "en": (
+        "meet",
+        "meeting",
+        "call",
+        "chat",
+        "catch up",
+        "sync",
+        "get together",
+        "talk",
+        "session",
+        "sit down",
+        "workshop",
+    ),
     "cs": ("schuzk", "potkat", "potkame", "sejit", "sejdeme", "hovor", "call", "porad"),
     "de": ("treffen", "termin", "gesprach", "besprechung", "telefonat", "call", "meeting"),
     "fr": ("reunion", "rendez-vous", "appel", "rencontrer", "se voir", "echange"),
@@ -154,8 +166,6 @@ MEETING_ASKS: Cues = {
         "i'd like to",
         "i'd love to",
         "open to",
-        "minutes",
-        "an hour",
         "when works",
         "what time works",
     ),
@@ -172,8 +182,6 @@ MEETING_ASKS: Cues = {
         "kdy se ti hodi",
         "kdy se vam hodi",
         "hodilo",
-        "minut",
-        "hodinu",
     ),
     "de": (
         "konnen wir",
@@ -186,8 +194,6 @@ MEETING_ASKS: Cues = {
         "ausmachen",
         "lass uns",
         "lassen sie uns",
-        "minuten",
-        "stunde",
         "passt ihnen",
         "passt dir",
     ),
@@ -201,8 +207,6 @@ MEETING_ASKS: Cues = {
         "organiser",
         "planifier",
         "fixer",
-        "minutes",
-        "une heure",
     ),
     "es": (
         "podemos",
@@ -214,12 +218,11 @@ MEETING_ASKS: Cues = {
         "agendar",
         "programar",
         "organizar",
-        "minutos",
-        "una hora",
     ),
     "ja": ("でしょうか", "ませんか", "ますか", "お願い", "いただけ", "頂け", "ご都合", "分ほど"),
 }
-"""What makes a sentence naming a meeting a request for one (not a question about one)."""
+"""What makes a sentence naming a meeting a request for one (not a question about one); a
+length asked for (``45 minutes``, ``na hodinu``) does too."""
 
 MONEY_ASKS: Cues = {
     "en": (

@@ -12,7 +12,18 @@ import unicodedata
 from functools import cache
 
 from ...mail import strip_quoted
-from .cues import COLD_PITCH, MEETING_ASKS, MEETING_WORDS, MONEY_ASKS, REQUESTS, THANKS, Cues
+from .cues import (
+    COLD_PITCH,
+    HOUR_WORDS,
+    MEETING_ASKS,
+    MEETING_WORDS,
+    MINUTE_WORDS,
+    MONEY_ASKS,
+    NAMED_LENGTHS,
+    REQUESTS,
+    THANKS,
+    Cues,
+)
 
 QUESTION = re.compile(r"[?\uff1f]")
 SENTENCE = re.compile(r"(?<=[.!?\uff1f\u3002\uff01])\s*|\n+")
@@ -68,6 +79,15 @@ def thanks_only(text: str) -> str | None:
     return cue
 
 
+@cache
+def _length() -> re.Pattern[str]:
+    """A length: a number and a unit (``45 minutes``, ``1,5 h``, ``30分``) or one in words."""
+    units = sorted({fold(w) for w in (*MINUTE_WORDS, *HOUR_WORDS)}, key=len, reverse=True)
+    named = cue_pattern(tuple(sorted((str(m), w) for m, w in NAMED_LENGTHS.items())))
+    unit = "|".join(re.escape(u) + ("(?![a-z])" if u.isascii() else "") for u in units)
+    return re.compile(rf"\d+(?:[.,]\d+)?\s*-?\s*(?:{unit})|{named.pattern}")
+
+
 def meeting_request(text: str) -> str | None:
     """The sentence of ``text`` asking for a meeting (naming one and proposing it), or None.
 
@@ -75,7 +95,8 @@ def meeting_request(text: str) -> str | None:
     asks about one that exists.
     """
     for sentence in sentences(text):
-        if find(MEETING_WORDS, sentence) and find(MEETING_ASKS, sentence):
+        asked = find(MEETING_ASKS, sentence) or _length().search(fold(sentence))
+        if asked and find(MEETING_WORDS, sentence):
             return sentence
     return None
 
