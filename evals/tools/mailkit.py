@@ -53,6 +53,9 @@ def text_part(
 ) -> Message:
     """One text part in ``charset`` with the transfer encoding ``cte``."""
     cs = Charset(charset)
+    # Python's table sends shift_jis out as iso-2022-jp, re-encoding an already base64 body
+    # (the part came out base64 twice): keep the charset the part is labelled with.
+    cs.output_charset = cs.input_charset
     if cte == "quoted-printable":
         cs.body_encoding = QP
     elif cte == "base64":

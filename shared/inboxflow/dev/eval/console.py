@@ -87,16 +87,30 @@ def _confusion(document: Mapping[str, Any], console: Console) -> None:
             console.print(table)
 
 
-def _calibration(document: Mapping[str, Any], console: Console) -> None:
-    bands = [b for b in document["calibration"] if b["cases"]]
-    if not bands:
-        return
-    console.print(
-        "Calibration (accuracy by confidence): "
-        + "  ".join(
-            f"{b['low']:.1f}-{b['high']:.1f}: {_pct(b['accuracy'])} of {b['cases']}" for b in bands
-        )
+def _bands(bands: list[Mapping[str, Any]]) -> str:
+    return "  ".join(
+        f"{b['low']:.1f}-{b['high']:.1f}: {_pct(b['accuracy'])} of {b['cases']}"
+        for b in bands
+        if b["cases"]
     )
+
+
+def _calibration(document: Mapping[str, Any], console: Console) -> None:
+    """Per graph: the accuracy of the cases it was sure of (confidence >= 0.8), then by band."""
+    console.print("Calibration (accuracy by confidence), per graph:")
+    for graph, entry in document["graphs"].items():
+        calibration = entry.get("calibration") or {"reported": 0}
+        if not calibration["reported"]:
+            console.print(f"  {escape(graph)}: no confidence reported")
+            continue
+        sure = calibration["confident"]
+        console.print(
+            f"  {escape(graph)}: {_pct(sure['accuracy'])} right of {sure['cases']} case(s) at "
+            f"confidence >= {sure['threshold']:.1f} ({sure['passed']} pass; "
+            f"{calibration['reported']} report a confidence) · {_bands(calibration['bands'])}"
+        )
+    if any(b["cases"] for b in document["calibration"]):
+        console.print(f"  all graphs: {_bands(document['calibration'])}")
 
 
 def _judge(document: Mapping[str, Any], console: Console) -> None:

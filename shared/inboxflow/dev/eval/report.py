@@ -25,6 +25,9 @@ from .runner import CaseResult
 VERSION = 1
 BANDS = 5
 """Confidence bands of the calibration: [0, 0.2), [0.2, 0.4) ... [0.8, 1.0]."""
+CONFIDENT = 0.8
+"""Confidence at or above which a graph says it is sure: the accuracy of those cases is the
+first figure of its calibration (a confident graph that is often wrong is not honest)."""
 EPSILON = 1e-9
 
 
@@ -62,8 +65,11 @@ def build_report(
             field = entry["fields"].setdefault(item.field, {"checked": 0, "correct": 0})
             field["checked"] += 1
             field["correct"] += item.ok
-    for entry in graphs.values():
+    for name, entry in graphs.items():
         entry["accuracy"] = _share(entry["passed"], entry["cases"])
+        entry["calibration"] = _graph_calibration(
+            [r for r in results if graph_of[r.case_id] == name]
+        )
         for field in entry["fields"].values():
             field["accuracy"] = _share(field["correct"], field["checked"])
     passed = sum(r.passed for r in results)
@@ -148,21 +154,52 @@ def _cell(value: Any) -> str:
     return str(value).strip().casefold()
 
 
+def _confidence(result: CaseResult) -> float | None:
+    """The outcome's ``confidence``, when the graph reports one."""
+    confidence = result.outcome.get("confidence")
+    if not isinstance(confidence, int | float) or isinstance(confidence, bool):
+        return None
+    return float(confidence)
+
+
 def _calibration(results: Sequence[CaseResult]) -> list[dict[str, Any]]:
     """Accuracy of the cases by the outcome's ``confidence`` band (graphs that report one)."""
     bands: list[dict[str, Any]] = [
         {"low": i / BANDS, "high": (i + 1) / BANDS, "cases": 0, "passed": 0} for i in range(BANDS)
     ]
     for result in results:
-        confidence = result.outcome.get("confidence")
-        if not isinstance(confidence, int | float) or isinstance(confidence, bool):
+        confidence = _confidence(result)
+        if confidence is None:
             continue
-        band = bands[min(BANDS - 1, max(0, int(float(confidence) * BANDS)))]
+        band = bands[min(BANDS - 1, max(0, int(confidence * BANDS)))]
         band["cases"] += 1
         band["passed"] += result.passed
     for band in bands:
         band["accuracy"] = _share(band["passed"], band["cases"])
     return bands
+
+
+def _graph_calibration(results: Sequence[CaseResult]) -> dict[str, Any]:
+    """One graph's calibration: how many of its cases report a confidence, the accuracy of
+    those at or above ``CONFIDENT``, and the accuracy by band.
+
+    ``{"reported": 0}`` when none does: nothing to measure, and the report says so.
+    """
+    scored = [(r, c) for r in results if (c := _confidence(r)) is not None]
+    if not scored:
+        return {"reported": 0}
+    sure = [r for r, c in scored if c + EPSILON >= CONFIDENT]
+    passed = sum(r.passed for r in sure)
+    return {
+        "reported": len(scored),
+        "confident": {
+            "threshold": CONFIDENT,
+            "cases": len(sure),
+            "passed": passed,
+            "accuracy": _share(passed, len(sure)),
+        },
+        "bands": _calibration([r for r, _ in scored]),
+    }
 
 
 def _differences(result: CaseResult) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ...graph import END, Graph, Node, StartContext, lazy
+from ...guards import Guard
 from . import outcome
 from .pauses import NOTIFY_KIND, TOOL_REVIEW_KIND
 from .settings import AssistantSettings
@@ -45,9 +46,14 @@ ASSISTANT = Graph.build(
         Node(
             "triage_router",
             lazy(f"{PACKAGE}.nodes.triage:triage_router"),
+            ports=("config",),  # the guards read the authserv-id
             routes=(END, "triage_notify", "llm_call"),
             uses_llm=True,
             memory_mb=256,
+            guards=(
+                Guard("impostor_money", f"{PACKAGE}.guards:impostor_money"),
+                Guard("thanks_not_answered", f"{PACKAGE}.guards:thanks_not_answered"),
+            ),
             description="Triage with the owner's preferences: ignore, notify or respond.",
         ),
         Node(

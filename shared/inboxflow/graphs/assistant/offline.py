@@ -1,13 +1,16 @@
 """The offline model's heuristics for the assistant's LLM tasks (see :mod:`.tasks`).
 
-``triage_email``: the owner's preferences first, then automated mail, FYIs,
-requests (the patterns below). The memory updates apply rules: the sender and
+``triage_email``: the owner's preferences first, then automated mail, a thank-you
+that asks nothing and a sales pitch (notify), FYIs, requests (the cue lists of
+:mod:`.cues`, in en, cs, de, fr, es, ja). The memory updates apply rules: the sender and
 the choice, the edited sign-off or greeting, the edited meeting length or start
 time. The response agent's script (``assistant_policy``) plays plausible turns
 with no key; it reads what a real model would: the system message (today, the owner's
-response and calendar preferences as JSON) and the conversation. Meeting
-requests: check the calendar, schedule at the preferred time (or the first
-free one), then confirm by email; a question only the owner can answer (a
+response and calendar preferences as JSON) and the conversation. A request for a
+meeting (:func:`.reading.meeting_request`): check the calendar on the day asked for
+(:mod:`.when`, counted from the day the email was sent; else the next business day),
+schedule it at the time and for the length asked for (else the preferred time, or the
+first free one, inside the part of the day asked for), then confirm by email; a question only the owner can answer (a
 sentence opening with which/what/when/how much/how many): ask the owner
 (``Question``), then email the answer; anything else: one email. Feedback makes it
 write again with the feedback in; a sent email or a failure ends with Done.
@@ -23,6 +26,7 @@ from typing import Any
 
 from ...ports.llm import AgentTurn, ChatMessage, ToolCall
 from ...workspace import business_day
+from .reading import asks, cold_pitch, meeting_request, new_text, thanks_only
 from .tasks import (
     CalProfile,
     CalUpdate,
@@ -32,6 +36,7 @@ from .tasks import (
     TriageProfile,
     TriageUpdate,
 )
+from .when import Requested, requested
 
 # --- triage_email ------------------------------------------------------------------------------
 
@@ -67,10 +72,22 @@ def offline_triage(inputs: Mapping[str, Any]) -> Triage:
         return Triage(reasoning=f"the owner wants to hear of {sender}", classification="notify")
     if AUTOMATED.search(sender) or BULK.search(text):
         return Triage(reasoning="automated or bulk mail", classification="ignore")
+    written = new_text(str(inputs["subject"]), str(inputs["body"]))
+    thanks = thanks_only(written)
+    if thanks:
+        return Triage(
+            reasoning=f'a thank-you ("{thanks}") that asks nothing', classification="notify"
+        )
+    pitch = cold_pitch(written)
+    if pitch:
+        return Triage(reasoning=f'an unsolicited pitch ("{pitch}")', classification="notify")
     if FYI.search(text):
         return Triage(reasoning="information the owner may want to see", classification="notify")
-    if ASKS.search(text):
-        return Triage(reasoning="a direct request to the owner", classification="respond")
+    asked = asks(written) or (ASKS.search(written) and "request")
+    if asked:
+        return Triage(
+            reasoning=f'a direct request to the owner ("{asked}")', classification="respond"
+        )
     return Triage(reasoning="nothing asked; the owner decides", classification="notify")
 
 
@@ -155,7 +172,6 @@ def cal_rules(inputs: Mapping[str, Any]) -> CalUpdate:
 
 # --- the response agent ----------------------------------------------------------------------
 
-MEETING = re.compile(r"\b(meet|meeting|call|schedule|catch up|sync)\b", re.I)
 OWNER_QUESTION = re.compile(
     r"(?:^|[.!?]\s+)((?:which|what|when|how much|how many)\b[^?\n]*\?)", re.I | re.M
 )
@@ -199,9 +215,12 @@ def assistant_policy(messages: list[ChatMessage], tools: list[dict[str, Any]]) -
         body = "\n\n".join([greeting, *lines, str(response.get("sign_off", "Best regards"))])
         return _call(turn, "write_email", to=address, subject=reply_subject, content=body)
 
+    written = new_text(subject, user.partition("\n\n")[2])
+    sent = _line("Sent", user).split(" ")[0]
+    wanted = requested(written, date.fromisoformat(sent) if sent else today, today)
     if last.get("role") != "tool":
-        if MEETING.search(f"{subject}\n{user}"):
-            day = business_day(today, 1)
+        if meeting_request(written):
+            day = wanted.day or business_day(today, 1)
             return _call(turn, "check_calendar_availability", day=day.isoformat())
         asked = OWNER_QUESTION.search(user.partition("\n\n")[2])
         if asked and not instruction:
@@ -218,10 +237,9 @@ def assistant_policy(messages: list[ChatMessage], tools: list[dict[str, Any]]) -
     if "error" in result or result.get("ignored"):
         return _call(turn, "Done", done=True)
     if tool == "check_calendar_availability":
-        start = str(calendar.get("preferred_start_time", "10:00"))
-        duration = int(calendar.get("default_duration_minutes", 30))
-        if not _free_at(result.get("free", []), start, duration) and result.get("free"):
-            start = str(result["free"][0]).split("-")[0]
+        duration = wanted.minutes or int(calendar.get("default_duration_minutes", 30))
+        preferred = str(calendar.get("preferred_start_time", "10:00"))
+        start = _start(list(result.get("free", [])), duration, preferred, wanted)
         return _call(
             turn,
             "schedule_meeting",
@@ -238,16 +256,37 @@ def assistant_policy(messages: list[ChatMessage], tools: list[dict[str, Any]]) -
     return _call(turn, "Done", done=True)
 
 
+def _start(free: list[str], duration: int, preferred: str, wanted: Requested) -> str:
+    """The meeting's start: the one asked for; else the owner's preferred time when it is free
+    and in the window asked for ("Thursday afternoon", "after 1 pm"), else the first free
+    time in that window, else the window's start (the owner edits it at review)."""
+    if wanted.start:
+        return wanted.start
+    low, high = _minutes(wanted.earliest or "00:00"), _minutes(wanted.latest or "23:59")
+    in_window = low <= _minutes(preferred) and _minutes(preferred) + duration <= high
+    if in_window and (_free_at(free, preferred, duration) or not free):
+        return preferred
+    for span in free:
+        begin, end = (_minutes(part) for part in span.split("-"))
+        begin = max(begin, low)
+        if begin + duration <= min(end, high):
+            return f"{begin // 60:02d}:{begin % 60:02d}"
+    if wanted.earliest:
+        return wanted.earliest
+    return str(free[0]).split("-")[0] if free else preferred
+
+
+def _minutes(hhmm: str) -> int:
+    hours, mins = hhmm.split(":")
+    return int(hours) * 60 + int(mins)
+
+
 def _free_at(free: list[str], start: str, duration: int) -> bool:
     """Whether ``start`` plus ``duration`` fits in one of the ``HH:MM-HH:MM`` free ranges."""
 
-    def minutes(hhmm: str) -> int:
-        hours, mins = hhmm.split(":")
-        return int(hours) * 60 + int(mins)
-
-    begin = minutes(start)
+    begin = _minutes(start)
     return any(
-        minutes(r.split("-")[0]) <= begin and begin + duration <= minutes(r.split("-")[1])
+        _minutes(r.split("-")[0]) <= begin and begin + duration <= _minutes(r.split("-")[1])
         for r in free
     )
 

@@ -7,9 +7,19 @@ a value found wrong before (``CustomerInfo.rejected``) is never taken again.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from datetime import date
 
+from .labels import (
+    ACCIDENT_WORDS,
+    LABELS,
+    LICENSED_FOR,
+    MILE_WORDS,
+    NO_ACCIDENTS,
+    NONE_WORDS,
+    US_STATES,
+)
 from .state import CustomerInfo, Message
 
 FIELD_LABELS: dict[str, str] = {
@@ -35,51 +45,102 @@ VEHICLE_FIELDS = ("vin", "vehicle_year", "vehicle_make", "vehicle_model")
 REQUIRED_FIELDS = APPLICANT_FIELDS + DRIVER_FIELDS + VEHICLE_FIELDS
 """What a quote needs; accidents default to 0 and mileage to 12,000 when not given."""
 
-_I = re.IGNORECASE | re.MULTILINE
-_DATE = r"(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4})"
-_PATTERNS: dict[str, re.Pattern[str]] = {
-    "full_name": re.compile(r"^\s*(?:full\s+)?name\s*[:\-]\s*([^\n,;]+)$", _I),
-    "first_name": re.compile(r"^\s*first\s+name\s*[:\-]\s*([^\n,;]+)$", _I),
-    "last_name": re.compile(r"^\s*(?:last|family)\s+name\s*[:\-]\s*([^\n,;]+)$", _I),
-    "date_of_birth": re.compile(
-        rf"(?:date\s+of\s+birth|birth\s*date|\bdob\b|\bborn(?:\s+on)?)\s*[:\-]?\s*{_DATE}", _I
+_DATE = r"(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4}|\d{1,2}\.\s?\d{1,2}\.\s?\d{4})"
+_BULLET = r"^[ \t]*(?:[*\-\u2022>]+[ \t]*)?"
+_SUFFIX = r"(?:[ \t]*(?:#|no\.?|nr\.?|number|num\.?|n[°o]))?"
+_SEP = r"[ \t]*(?:[:=\-\u2013]|\uff1a)[ \t]*"
+
+
+def fold(text: str) -> str:
+    """``text`` lower-cased without diacritics, one character for one (so spans carry over):
+    ``Código`` -> ``codigo``, ``Řidičský`` -> ``ridicsky``, a full-width digit -> its ASCII digit."""
+    out = []
+    for char in text:
+        base = unicodedata.normalize("NFKD", char)[:1] or char
+        lower = base.lower()
+        out.append(lower if len(lower) == 1 else base)
+    return "".join(out)
+
+
+def _alternation(phrases: Iterable[str]) -> str:
+    unique = sorted({fold(p) for p in phrases}, key=len, reverse=True)
+    return "|".join(re.escape(p).replace("\\ ", r"\s+").replace("'", "['\u2019]?") for p in unique)
+
+
+def _labels(field: str) -> str:
+    return _alternation(p for words in LABELS[field].values() for p in words)
+
+
+def _labelled(field: str, value: str) -> re.Pattern[str]:
+    """``Label: value`` on a line of its own (a list bullet allowed), over folded text."""
+    return re.compile(rf"{_BULLET}(?:{_labels(field)}){_SUFFIX}{_SEP}{value}", re.M)
+
+
+_ID = r"((?=[a-z0-9\-]*\d)[a-z0-9][a-z0-9\-]{3,19})\b"
+_LABELLED: dict[str, re.Pattern[str]] = {
+    "full_name": _labelled("full_name", r"([^\n,;]+?)[ \t]*$"),
+    "first_name": _labelled("first_name", r"([^\n,;]+?)[ \t]*$"),
+    "last_name": _labelled("last_name", r"([^\n,;]+?)[ \t]*$"),
+    "date_of_birth": _labelled("date_of_birth", _DATE),
+    "zip_code": _labelled("zip_code", r"(\d{5})(?:-\d{4})?\b"),
+    "license_number": _labelled("license_number", _ID),
+    "license_state": _labelled("license_state", r"([a-z]{2})\b"),
+    "years_licensed": _labelled("years_licensed", r"(\d{1,2})\b"),
+    "accidents_last_5_years": _labelled(
+        "accidents_last_5_years", rf"(\d{{1,2}}\b|{_alternation(NONE_WORDS)})"
     ),
-    "zip_code": re.compile(r"\bzip(?:\s*code)?\s*[:\-]?\s*(\d{5})\b", _I),
+    "vin": _labelled("vin", r"((?=[a-z0-9]*\d)[a-z0-9]{6,20})\b"),
+    "vehicle_year": _labelled("vehicle_year", r"((?:19|20)\d\d)\b"),
+    "vehicle_make": _labelled("vehicle_make", r"([a-z][a-z\-]+)"),
+    "vehicle_model": _labelled("vehicle_model", r"([a-z0-9][a-z0-9\-]*)"),
+    "annual_mileage": _labelled("annual_mileage", r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6})\b"),
+}
+"""The labelled lines of each field (over :func:`fold`-ed text)."""
+
+_ANY_LICENSE = _labels("license_number")
+_INLINE: dict[str, re.Pattern[str]] = {
+    # "my driver's license is D4821937 (CA)", "license D4821937", "Licencia de conducir: X (AZ)"
     "license_number": re.compile(
-        r"licen[cs]e(?:\s*(?:number|no\.?|#))?\s*(?:is\s*)?[:\-]?\s*([A-Z]*\d[A-Z0-9]{3,19})\b", _I
+        rf"\b(?:{_ANY_LICENSE}){_SUFFIX}[ \t]*(?:is|es|ist|est|je)?[ \t]*[:#\-]?[ \t]*{_ID}"
     ),
+    # the state in brackets after the number: "D12345678901 (IL)"
     "license_state": re.compile(
-        r"(?:licen[cs]e[^\n]{0,40}?\(([A-Z]{2})\)|licen[cs]e\s+state\s*[:\-]?\s*([A-Z]{2})\b"
-        r"|issued\s+in\s+([A-Z]{2})\b)"
+        rf"\b(?:{_ANY_LICENSE})[^\n]{{0,40}}?\(([a-z]{{2}})\)"
+        r"|\b(?:issued\s+(?:in|by)|expedida\s+en|ausgestellt\s+in)\s+([a-z]{2})\b"
     ),
-    "years_licensed": re.compile(
-        r"(?:licensed\s+(?:for\s+)?(\d{1,2})\s+years|years\s+licensed\s*[:\-]?\s*(\d{1,2}))", _I
+    "years_licensed": re.compile("|".join(f"(?:{p})" for p in LICENSED_FOR)),
+    "no_accidents": re.compile(rf"\b(?:{_alternation(NO_ACCIDENTS)})"),
+    "accidents": re.compile(rf"\b(\d{{1,2}})[ \t]+(?:{'|'.join(ACCIDENT_WORDS)})\b"),
+    "vin": re.compile(
+        r"\bvin\b[ \t]*(?:number|is|es|ist)?[ \t]*[:#\-]?[ \t]*((?=[a-z]*\d)[a-z0-9]{6,20})\b"
     ),
-    "accidents_last_5_years": re.compile(
-        r"(?:\b(no)\s+accidents|(\d{1,2})\s+accidents?|accidents?\s*[:\-]\s*(\d{1,2}|none))", _I
-    ),
-    "vin": re.compile(r"\bVIN\b\s*(?:number|is)?\s*[:#\-]?\s*((?=[A-Z]*\d)[A-Z0-9]{6,20})\b", _I),
-    "vehicle": re.compile(
-        r"\b(19[89]\d|20\d\d)\s+([A-Z][A-Za-z\-]+)\s+([A-Z0-9][A-Za-z0-9\-]*)(?=[\s,.;]|$)"
-    ),
-    "vehicle_year": re.compile(r"^\s*(?:model\s+)?year\s*[:\-]\s*(\d{4})\b", _I),
-    "vehicle_make": re.compile(r"^\s*make\s*[:\-]\s*([A-Za-z\-]+)", _I),
-    "vehicle_model": re.compile(r"^\s*model\s*[:\-]\s*([A-Za-z0-9\-]+)", _I),
     "annual_mileage": re.compile(
-        r"(?:(\d{1,3}(?:,\d{3})+|\d{3,6})\s*(?:miles|mi)\b|mileage\s*[:\-]?\s*(\d{1,3}(?:,\d{3})+|\d{3,6}))",
-        _I,
+        rf"(\d{{1,3}}(?:[,.]\d{{3}})+|\d{{3,6}})[ \t]*(?:{'|'.join(MILE_WORDS)})\b"
     ),
 }
+"""Details written in a sentence rather than on a labelled line (over folded text)."""
+
+VEHICLE = re.compile(
+    r"\b(19[89]\d|20\d\d)\s+([A-Z][A-Za-z\-]+|[A-Z]{2,})\s+([A-Za-z0-9][A-Za-z0-9\-]*)"
+    r"(?=[\s,.;:!?)\]]|$)"
+)
+"""``2018 Toyota Corolla`` in the text as written (the make is capitalised), any punctuation after."""
 
 
-def _first(match: re.Match[str]) -> str:
-    return next(group for group in match.groups() if group)
+def _span_value(original: str, match: re.Match[str]) -> str:
+    """The first group that matched, as the customer wrote it (case and accents kept)."""
+    index = next(i for i, group in enumerate(match.groups(), 1) if group)
+    return original[match.start(index) : match.end(index)].strip()
 
 
 def _iso_date(text: str) -> str | None:
+    text = text.replace(" ", "")
     try:
         if "/" in text:
             month, day, year = (int(part) for part in text.split("/"))
+            return date(year, month, day).isoformat()
+        if "." in text:
+            day, month, year = (int(part) for part in text.split("."))
             return date(year, month, day).isoformat()
         return date.fromisoformat(text).isoformat()
     except ValueError:
@@ -87,45 +148,64 @@ def _iso_date(text: str) -> str | None:
 
 
 def _number(text: str) -> int:
-    return int(text.replace(",", ""))
+    return int(text.replace(",", "").replace(".", ""))
+
+
+def _state(text: str) -> str | None:
+    code = text.upper()
+    return code if code in US_STATES else None
+
+
+def _count(text: str) -> int:
+    return 0 if fold(text) in {fold(word) for word in NONE_WORDS} else int(text)
 
 
 def _values(text: str) -> dict[str, object]:
-    """Every field one message states."""
+    """Every field one message states (labels case- and accent-insensitive)."""
+    folded = fold(text)
     found: dict[str, object] = {}
 
-    def take(name: str, convert: Callable[[re.Match[str]], object | None]) -> None:
-        match = _PATTERNS[name].search(text)
+    def take(name: str, pattern: re.Pattern[str], convert: Callable[[str], object | None]) -> None:
+        if name in found:
+            return
+        match = pattern.search(folded)
         if match:
-            value = convert(match)
+            value = convert(_span_value(text, match))
             if value is not None:
                 found[name] = value
 
-    full = _PATTERNS["full_name"].search(text)
+    full = _LABELLED["full_name"].search(folded)
     if full:
-        words = full.group(1).split()
+        words = _span_value(text, full).split()
         if len(words) >= 2:
             found["first_name"], found["last_name"] = words[0], " ".join(words[1:])
-    take("first_name", lambda m: m.group(1).strip())
-    take("last_name", lambda m: m.group(1).strip())
-    take("date_of_birth", lambda m: _iso_date(m.group(1)))
-    take("zip_code", lambda m: m.group(1))
-    take("license_number", lambda m: m.group(1).upper())
-    take("license_state", lambda m: _first(m).upper())
-    take("years_licensed", lambda m: int(_first(m)))
-    take(
-        "accidents_last_5_years",
-        lambda m: 0 if _first(m).lower() in ("no", "none") else int(_first(m)),
-    )
-    take("vin", lambda m: m.group(1).upper())
-    vehicle = _PATTERNS["vehicle"].search(text)
+    for name in ("first_name", "last_name"):  # a labelled first or last name wins
+        if _LABELLED[name].search(folded):
+            found.pop(name, None)
+        take(name, _LABELLED[name], str.strip)
+    take("date_of_birth", _LABELLED["date_of_birth"], _iso_date)
+    take("zip_code", _LABELLED["zip_code"], str)
+    take("license_state", _LABELLED["license_state"], _state)
+    take("license_state", _INLINE["license_state"], _state)
+    take("license_number", _LABELLED["license_number"], str.upper)
+    take("license_number", _INLINE["license_number"], str.upper)
+    take("years_licensed", _LABELLED["years_licensed"], int)
+    take("years_licensed", _INLINE["years_licensed"], int)
+    take("accidents_last_5_years", _LABELLED["accidents_last_5_years"], _count)
+    if _INLINE["no_accidents"].search(folded) and "accidents_last_5_years" not in found:
+        found["accidents_last_5_years"] = 0
+    take("accidents_last_5_years", _INLINE["accidents"], int)
+    take("vin", _LABELLED["vin"], str.upper)
+    take("vin", _INLINE["vin"], str.upper)
+    for name in ("vehicle_year", "vehicle_make", "vehicle_model"):
+        take(name, _LABELLED[name], int if name == "vehicle_year" else str)
+    vehicle = VEHICLE.search(text)
     if vehicle:
-        found["vehicle_year"] = int(vehicle.group(1))
-        found["vehicle_make"], found["vehicle_model"] = vehicle.group(2), vehicle.group(3)
-    take("vehicle_year", lambda m: int(m.group(1)))
-    take("vehicle_make", lambda m: m.group(1))
-    take("vehicle_model", lambda m: m.group(1))
-    take("annual_mileage", lambda m: _number(_first(m)))
+        found.setdefault("vehicle_year", int(vehicle.group(1)))
+        found.setdefault("vehicle_make", vehicle.group(2))
+        found.setdefault("vehicle_model", vehicle.group(3))
+    take("annual_mileage", _LABELLED["annual_mileage"], _number)
+    take("annual_mileage", _INLINE["annual_mileage"], _number)
     return found
 
 

@@ -21,13 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from ...graph import END, Graph, Node, StartContext, lazy
+from ...guards import Guard
 from . import outcome
 from .pauses import AGENCY_REVIEW, CUSTOMER_REPLY
 from .settings import PlannerSettings
 from .state import PlannerState
 from .summary import summary
 
-NODES = "inboxflow.graphs.planner.nodes"
+PACKAGE = "inboxflow.graphs.planner"
+NODES = f"{PACKAGE}.nodes"
 TOOLS = (
     "add_driver",
     "add_vehicle",
@@ -70,6 +72,7 @@ PLANNER = Graph.build(
             routes=("tools", "agency_review", "wait_customer", END),
             uses_llm=True,
             timeout_s=120,
+            guards=(Guard("not_a_quote", f"{PACKAGE}.guards:not_a_quote_goes_to_the_agency"),),
             description="Read the state (agency feedback first); plan the next action; review policy.",
         ),
         Node(

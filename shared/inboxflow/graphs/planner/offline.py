@@ -21,6 +21,7 @@ from .extract import (
     fields_named,
     missing,
 )
+from .request_kind import not_a_quote
 from .review_policy import ARG_FIELDS, FIELD_ORDER
 from .state import CustomerFacts, CustomerInfo, Message
 from .tasks import PlannerDecision
@@ -172,6 +173,11 @@ def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
             action="finish",
         )
 
+    first = next((m for m in messages if m.role == "customer"), None)
+    cue = not_a_quote(first.content) if quote is None and first is not None else None
+    if cue is not None:
+        reason = f'not a quote request ("{cue}"): the agency takes it'
+        return _call("request_human_review", {"reason": reason}, reason, info)
     needed = missing(info, _still_needed(quote))
     if needed:
         return _call("ask_customer", {"fields": needed}, f"missing: {', '.join(needed)}", info)

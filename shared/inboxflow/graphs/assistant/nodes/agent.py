@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from functools import cache
 from typing import Any
 
@@ -87,8 +87,12 @@ def system_message(state: AssistantState, ctx: NodeContext) -> dict[str, Any]:
     }
 
 
-def first_message(state: AssistantState) -> dict[str, Any]:
-    """The email as the agent's first user message (with the owner's instruction, if any)."""
+def first_message(state: AssistantState, zone: tzinfo = UTC) -> dict[str, Any]:
+    """The email as the agent's first user message (with the owner's instruction, if any).
+
+    ``Sent`` is the day the email was written, in the owner's time zone ``zone``: "on
+    Thursday" and "tomorrow" count from it.
+    """
     email = state.email
     sender = email["sender"]
     lines = [
@@ -96,6 +100,10 @@ def first_message(state: AssistantState) -> dict[str, Any]:
         f"First name: {first_name(email)}",
         f"Subject: {email.get('subject', '')}",
     ]
+    received = email.get("received_at")
+    if received:
+        sent = datetime.fromisoformat(str(received)).astimezone(zone)
+        lines.append(f"Sent: {sent:%Y-%m-%d} ({sent:%A})")
     if state.instruction:
         lines.append(f"Owner's instruction: {state.instruction}")
     lines += ["", str(email.get("body_text", ""))[:8000]]
@@ -107,7 +115,7 @@ def llm_call(state: AssistantState, ctx: NodeContext) -> Step:
     configured = assistant_settings(ctx.ports)
     if state.iteration >= configured.max_iterations:
         return Step(update={"status": "max_iterations"}, goto=END)
-    messages = list(state.messages) or [first_message(state)]
+    messages = list(state.messages) or [first_message(state, configured.zone)]
     settings = ChatSettings(
         model=configured.model or "",
         temperature=0.2,

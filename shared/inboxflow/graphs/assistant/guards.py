@@ -1,0 +1,63 @@
+"""The assistant's guards (``inboxflow.guards``): what triage keeps whatever the model says.
+
+| guard                  | node          | rule                                                    |
+|------------------------|---------------|---------------------------------------------------------|
+| ``impostor_money``     | triage_router | a request for money, gift cards or bank details from a   |
+|                        |               | look-alike or unauthenticated sender: the owner is told |
+|                        |               | (notify), no reply is started                           |
+| ``thanks_not_answered``| triage_router | a thank-you that asks nothing is not answered (notify)  |
+
+Both turn ``respond`` into ``notify``: the owner sees the email and may still answer it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...graph import Step
+from ...guards import Verdict
+from ...mail import Email
+from ...mail.authentication import configured_authserv_id
+from .reading import money_request, new_text, thanks_only
+from .senders import unverified_reason
+from .state import AssistantState
+
+if TYPE_CHECKING:
+    from ...context import NodeContext
+
+
+def _to_notify(step: Step, reasoning: str) -> Step:
+    return Step(
+        update={**step.update, "classification": "notify", "reasoning": reasoning},
+        goto="triage_notify",
+    )
+
+
+def _text(state: AssistantState) -> str:
+    return new_text(str(state.email.get("subject", "")), str(state.email.get("body_text", "")))
+
+
+def impostor_money(state: AssistantState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """A request for money from a sender who may be someone else reaches the owner, unanswered."""
+    if step.update.get("classification") != "respond":
+        return None
+    cue = money_request(_text(state))
+    if cue is None:
+        return None
+    email = Email.model_validate(state.email)
+    why = unverified_reason(email, state.mailbox, configured_authserv_id(ctx.ports.config))
+    if why is None:
+        return None
+    reason = f'money request ("{cue}") and {why}: notify the owner, no reply'
+    return Verdict(_to_notify(step, reason), f"{reason} (the model said respond)")
+
+
+def thanks_not_answered(state: AssistantState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """A thank-you that asks for nothing is shown to the owner, not answered."""
+    if step.update.get("classification") != "respond":
+        return None
+    cue = thanks_only(_text(state))
+    if cue is None:
+        return None
+    reason = f'a thank-you ("{cue}") that asks nothing: notify the owner, no reply'
+    return Verdict(_to_notify(step, reason), f"{reason} (the model said respond)")

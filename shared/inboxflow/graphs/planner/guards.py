@@ -1,0 +1,46 @@
+"""The planner's guards (``inboxflow.guards``): rules its plans keep whatever the model says.
+
+| guard                 | node    | rule                                                        |
+|-----------------------|---------|-------------------------------------------------------------|
+| ``not_a_quote``       | planner | a claim or a cancellation (no quote asked for) goes to the  |
+|                       |         | agency (``request_human_review``), never a questionnaire    |
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...graph import Step
+from ...guards import Verdict
+from .request_kind import not_a_quote
+from .state import PlannedTool, PlannerState
+
+if TYPE_CHECKING:
+    from ...context import NodeContext
+
+
+def not_a_quote_goes_to_the_agency(
+    state: PlannerState, step: Step, ctx: NodeContext
+) -> Verdict | None:
+    """Before a quote is opened, a first email that is a claim or a cancellation is handed to
+    the agency: whatever the model planned (ask for the quote's fields, wait, finish)."""
+    if state.quote_session is not None or not state.messages:
+        return None
+    planned = step.update.get("planned_tool_inputs")
+    if isinstance(planned, PlannedTool) and planned.tool_name == "request_human_review":
+        return None
+    first = next((m for m in state.messages if m.role == "customer"), None)
+    cue = not_a_quote(first.content) if first is not None else None
+    if cue is None:
+        return None
+    reason = f'not a quote request ("{cue}"): the agency takes it'
+    plan = PlannedTool(tool_name="request_human_review", args={"reason": reason})
+    update: dict[str, object] = {
+        **step.update,
+        "planned_tool_inputs": plan,
+        "requires_agency_review": False,
+        "awaiting_customer_reply": False,
+    }
+    update.pop("end_reason", None)
+    was = planned.tool_name if isinstance(planned, PlannedTool) else step.goto
+    return Verdict(Step(update=update, goto="tools"), f"{reason}; the model planned {was}")
