@@ -12,11 +12,15 @@ transaction on the mailbox document, a notification:
   ``sync_wanted`` (it lists again from the new cursor), in the same transaction
   that moves the cursor, so a deferred notification is always covered;
 - that is the listing run's own notification delivered again (the same history
-  id) is **busy**: retryable, never deferred. The listing run's notification is
-  the one not acknowledged yet, so if that run dies, its redelivery is what
-  lists after it: the lease is short (``SYNC_LEASE_S``, renewed by the run's
-  heartbeat), so the redelivery takes it well within Pub/Sub's retry budget;
-- else it takes the lease and **lists**.
+  id) is **busy**: retryable, never deferred nor stale (the run may have moved
+  the cursor past it and still owe a listing to deferred ones). The listing
+  run's notification is the one not acknowledged yet, so if that run dies, its
+  redelivery is what lists after it: the lease is short (``SYNC_LEASE_S``,
+  renewed by the run's heartbeat), so the redelivery takes it well within
+  Pub/Sub's retry budget;
+- else it takes the lease and **lists**, also when it is behind the cursor but
+  deferred notifications are ahead of it with nobody listing (the run they were
+  deferred to failed or died after moving the cursor).
 
 A run that fails gives the lease back (``release``) and raises, so its
 notification is redelivered and lists again at once.
@@ -92,11 +96,13 @@ class MailboxSync:
             if doc is None:
                 raise UnknownMailbox(f"mailbox {address!r} is not registered")
             mailbox = Mailbox.model_validate(doc)
-            if mailbox.history_id is not None and history_id <= mailbox.history_id:
+            held = _held_by_another(mailbox, owner, now)
+            if held and history_id == mailbox.sync_history_id:
+                return SyncTurn("busy", mailbox)
+            cursor = mailbox.history_id
+            if cursor is not None and history_id <= cursor and (held or not _owed(mailbox)):
                 return SyncTurn("stale", mailbox)
-            if _held_by_another(mailbox, owner, now):
-                if history_id == mailbox.sync_history_id:
-                    return SyncTurn("busy", mailbox)
+            if held:
                 if history_id > (mailbox.sync_wanted or 0):
                     tx.set(path, {**doc, "sync_wanted": history_id, "updated_at": now})
                 return SyncTurn("deferred", mailbox)
@@ -185,6 +191,12 @@ def _held_by_another(mailbox: Mailbox, owner: str, now: float) -> bool:
     return (
         bool(mailbox.sync_owner) and mailbox.sync_owner != owner and mailbox.sync_lease_until > now
     )
+
+
+def _owed(mailbox: Mailbox) -> bool:
+    """Deferred notifications are ahead of the cursor: the run that took them let go first."""
+    wanted = mailbox.sync_wanted
+    return wanted is not None and (mailbox.history_id is None or wanted > mailbox.history_id)
 
 
 def _released() -> dict[str, Any]:

@@ -23,7 +23,7 @@ from inboxflow.ingest.claims import CLAIM_LEASE_S, Claims, claim_path, message_t
 from inboxflow.ingest.heartbeat import Heartbeat
 from inboxflow.ingest.mailbox_sync import MailboxSync
 from inboxflow.ingest.mailboxes import MailboxRegistry
-from inboxflow.ingest.sync import SyncBusy
+from inboxflow.ingest.sync import IngestIncomplete, SyncBusy
 from inboxflow.ports.checkpoint import DocumentCheckpointStore
 from tests.contract.adapters import STORES
 from tests.unit.ingest.test_ingest import MAILBOX, World
@@ -212,3 +212,61 @@ def _eventually(condition: Any, timeout_s: float = 30.0) -> bool:
             return False
         time.sleep(0.01)
     return True
+
+
+def test_a_run_past_its_listing_budget_gives_the_mailbox_back_and_loses_nothing(
+    world: World,
+) -> None:
+    first, history_id = world.deliver(1)
+    original = world.gmail.get_raw
+    arrived: list[tuple[str, int]] = []
+
+    def meanwhile(mailbox: str, wanted: str) -> Any:
+        if not arrived:  # mail arrives while the run lists: its notification is deferred
+            arrived.append(world.deliver(2))
+            assert world.notify(arrived[0][1]).outcome == "deferred"
+        return original(mailbox, wanted)
+
+    world.gmail.get_raw = meanwhile  # type: ignore[method-assign]
+    world.ingestor.options.listing_budget_s = -1  # spent after the first listing
+    with pytest.raises(IngestIncomplete, match="kept arriving") as raised:
+        world.notify(history_id)
+    assert raised.value.report.started == [message_trace_id(MAILBOX, first)]
+    mailbox = world.registry.get(MAILBOX)
+    assert mailbox is not None and mailbox.sync_owner is None  # given back at once
+    second, later = arrived[0]
+    assert mailbox.sync_wanted == later and mailbox.history_id == history_id
+    report = world.notify(history_id)  # its redelivery lists what was deferred
+    assert report.started == [message_trace_id(MAILBOX, second)]
+    assert world.cursor() == later
+
+
+def test_a_run_killed_after_moving_the_cursor_still_has_its_deferred_mail_listed(
+    world: World,
+) -> None:
+    first, history_id = world.deliver(1)
+    original = world.gmail.get_raw
+    arrived: list[tuple[str, int]] = []
+
+    def meanwhile(mailbox: str, wanted: str) -> Any:
+        if not arrived:  # round 1: mail arrives, its notification is deferred to this run
+            arrived.append(world.deliver(2))
+            assert world.notify(arrived[0][1]).outcome == "deferred"
+        elif wanted == arrived[0][0]:
+            raise Killed  # round 2, after round 1 moved the cursor past this notification
+        return original(mailbox, wanted)
+
+    world.gmail.get_raw = meanwhile  # type: ignore[method-assign]
+    with pytest.raises(Killed):
+        world.notify(history_id)
+    world.gmail.get_raw = original  # type: ignore[method-assign]
+    assert world.cursor() == history_id
+    with pytest.raises(SyncBusy):  # its redelivery while the dead run's lease lasts
+        world.notify(history_id)
+    world.clock.advance(CLAIM_LEASE_S + 1)
+    report = world.notify(history_id)  # behind the cursor, but owed a listing
+    second, later = arrived[0]
+    assert report.outcome == "ingested" and report.repaired == 1
+    assert report.started == [message_trace_id(MAILBOX, second)]
+    assert world.cursor() == later and len(world.traces()) == 2
+    assert first != second
