@@ -4,7 +4,8 @@
 - ``run_node``: one graph node (``INBOXFLOW_NODE`` = ``graph.node``), Pub/Sub CloudEvent;
 - ``approve``: the approval HTTP function (review pages, decisions, deadline tasks, JSON API);
 - ``ingest``: Gmail watch notifications (Pub/Sub CloudEvent) -> one trace per new message;
-- ``renew_watch``: renews every mailbox's Gmail watch (HTTP, daily from Cloud Scheduler).
+- ``renew_watch``: renews every mailbox's Gmail watch (HTTP, daily from Cloud Scheduler);
+  at ``/stuck-traces`` it logs the stuck traces instead (every 10 minutes).
 
 Each imports only what it needs, when first called.
 """
@@ -42,9 +43,12 @@ def ingest(cloud_event: CloudEvent) -> None:
 
 @functions_framework.http
 def renew_watch(request: Request) -> Any:
-    """Renew the Gmail watch of every mailbox."""
+    """Renew the Gmail watch of every mailbox; at ``/stuck-traces``, log the stuck traces."""
+    from inboxflow.entry import stuck_sweep
     from inboxflow.entry.ingest import renew_watch_http
 
+    if stuck_sweep.is_sweep(request):
+        return stuck_sweep.stuck_traces_http(request)
     return renew_watch_http(request)
 
 

@@ -229,6 +229,7 @@ resource "time_sleep" "log_metrics_ready" {
       google_logging_metric.renew_watch_job_failures.name,
       google_logging_metric.watch_renewal_errors.name,
       google_logging_metric.llm_tokens.name,
+      google_logging_metric.stuck_traces.name,
     ]))
   }
 }

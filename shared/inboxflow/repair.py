@@ -8,7 +8,10 @@ checkpoint names its origin (``forked_from``) and the origin lists its forks
 ``retry`` re-runs the step a ``needs_review`` trace failed at, under the same
 step number: the effect journal is keyed by step, so an effect the failed
 attempt completed is not repeated. The failed attempt's step log entry is
-kept under ``traces/{trace_id}/retried``.
+kept under ``traces/{trace_id}/retried``. It also re-publishes the step of a
+stuck ``running`` trace (``stuck.py``: no live lease, quiet for longer than its
+node's timeout): should the first delivery come back after all, the step
+protocol drops the duplicate (docs/architecture.md §5).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from .ports.checkpoint import Checkpoint, StepLog, TraceLink
 from .ports.documents import Transaction
 from .runtime import Runtime, fold, frozen_fields
 from .schema import RETRIED
+from .stuck import stuck
 
 log = logging.getLogger("inboxflow.repair")
 
@@ -129,18 +133,23 @@ def fork(runtime: Runtime, trace_id: str, from_step: int) -> str:
 
 
 def retry(runtime: Runtime, trace_id: str) -> Envelope:
-    """Re-run the failed step of a ``needs_review`` trace (published; the node functions run it).
+    """Re-run the failed step of a ``needs_review`` trace, or the step of a stuck one.
+
+    The envelope is published; the node functions run it.
 
     Returns:
         The published envelope.
 
     Raises:
-        RepairRefused: no such trace, it is not ``needs_review``, or its last step
-            did not fail (a node decided needs_review, or an approval timed out:
-            nothing failed that running again would fix).
+        RepairRefused: no such trace; it is running and not stuck (a delivery may
+            still be under way); it is neither running nor ``needs_review``; or its
+            last step did not fail (a node decided needs_review, or an approval
+            timed out: nothing failed that running again would fix).
     """
     store, now = runtime.store, runtime.clock.now()
     checkpoint = _trace(runtime, trace_id)
+    if checkpoint.status == "running":
+        return _republish_stuck(runtime, checkpoint, now)
     last = store.step_logs(trace_id)[-1]
     if checkpoint.status != "needs_review":
         raise RepairRefused(
@@ -202,6 +211,48 @@ def retry(runtime: Runtime, trace_id: str) -> Envelope:
             "node": node,
             "step": step,
             "outcome": "running",
+        },
+    )
+    runtime.bus.publish([envelope])
+    return envelope
+
+
+def _republish_stuck(runtime: Runtime, checkpoint: Checkpoint, now: float) -> Envelope:
+    """Publish again the step a stuck trace waits on (the envelope its last commit recorded)."""
+    trace_id = checkpoint.trace_id
+    if stuck(checkpoint, runtime.graphs, now) is None:
+        lease = checkpoint.lease
+        doing = (
+            f"step {lease.step} is leased until {lease.expires_at:.0f}"
+            if lease is not None and lease.expires_at > now
+            else f"it changed {now - checkpoint.updated_at:.0f} s ago"
+        )
+        raise RepairRefused(
+            f"trace {trace_id} is running and not stuck ({doing}): a delivery may still be "
+            "under way; `inboxflow traces --stuck` lists the stuck ones"
+        )
+    recorded = [Envelope.model_validate(doc) for doc in checkpoint.next]
+    envelope = next(
+        (e for e in recorded if e.step == checkpoint.step and e.node == checkpoint.node),
+        Envelope(
+            trace_id=trace_id,
+            graph=checkpoint.graph,
+            node=checkpoint.node,
+            step=checkpoint.step,
+            sent_at=now,
+            traceparent=checkpoint.traceparent,
+        ),
+    )
+    log.warning(
+        "trace %s: re-publishing stuck step %s (%s)",
+        trace_id,
+        envelope.step,
+        envelope.node,
+        extra={
+            "trace_id": trace_id,
+            "graph": checkpoint.graph,
+            "node": envelope.node,
+            "step": envelope.step,
         },
     )
     runtime.bus.publish([envelope])

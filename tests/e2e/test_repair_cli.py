@@ -105,3 +105,43 @@ def test_dlq_on_the_embedded_default_says_where_failures_are(tmp_path: Path) -> 
     result = run_cli("dlq", "list", "--home", str(tmp_path / "home"), cwd=tmp_path)
     assert result.returncode == 2
     assert "no dead-letter topics" in result.stderr and "inboxflow failures" in result.stderr
+
+
+def test_traces_stuck_lists_a_trace_nothing_runs_and_retry_runs_it_to_the_end(
+    tmp_path: Path,
+) -> None:
+    import time
+
+    from inboxflow.adapters.inprocess_bus import InProcessBus
+    from inboxflow.clock import FakeClock
+    from inboxflow.mail.loaders import load_email_file
+    from inboxflow.routing import RouteDecision
+    from inboxflow.start import start_email_trace
+    from tests.harness.runtimes import runtime_for
+
+    home = tmp_path / "home"
+    ran = run_cli("run", "--home", str(home), str(SAMPLES / "01-pricing-inquiry.eml"), cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    # An hour ago a trace started whose first message was lost with its node's server.
+    store = SqliteCheckpointStore(home / "inboxflow.db")
+    lost = InProcessBus()
+    runtime = runtime_for(home, store=store, bus=lost, clock=FakeClock(time.time() - 3600))
+    email = load_email_file(SAMPLES / "03-meeting-request.eml")
+    trace_id = start_email_trace(runtime, email, RouteDecision(graph="pipeline")).trace_id
+    store.close()
+    assert len(lost) == 1  # published, never delivered
+
+    listed = run_cli("traces", "--stuck", "--home", str(home), cwd=tmp_path)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "1 stuck traces" in listed.stdout and trace_id in listed.stdout
+    assert "none taken" in listed.stdout and "inboxflow retry TRACE" in listed.stdout
+
+    retried = run_cli("retry", trace_id, "--home", str(home), cwd=tmp_path)
+    assert retried.returncode == 0, retried.stdout + retried.stderr
+    assert f"retrying step 1 (classify) of trace {trace_id}" in retried.stdout
+    done = _trace(home, trace_id, tmp_path)
+    assert done["checkpoint"]["status"] in ("done", "waiting")
+    names = [s["step_name"] for s in done["steps"]]
+    assert names[:2] == ["__start__", "classify"] and names.count("classify") == 1
+    after = run_cli("traces", "--stuck", "--home", str(home), cwd=tmp_path)
+    assert "0 stuck traces" in after.stdout

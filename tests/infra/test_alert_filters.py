@@ -39,6 +39,11 @@ def _resolve(infra, text: str) -> str:
 
     text = re.sub(r"\$\{(google_[a-z_]+)\.([a-z_]+)\.name\}", resource_name, text)
     values = infra.variable_values()
+    text = re.sub(
+        r'\$\{var\.(\w+)\["(\w+)"\]\.(\w+)\}',
+        lambda found: str(values[found[1]][found[2]][found[3]]),
+        text,
+    )
     text = re.sub(r"\$\{var\.(\w+)\}", lambda found: str(values[found[1]]), text)
     assert "${" not in text, f"teach _resolve this reference: {text}"
     return text.replace('\\"', '"')
@@ -145,3 +150,24 @@ def test_clauses_keep_the_operator_and_negation() -> None:
         (True, "logName", ":", "a"),
         (False, "severity", ">=", "ERROR"),
     ]
+
+
+def test_the_stuck_traces_metric_counts_the_sweeps_lines_and_its_alert_reads_it(infra) -> None:
+    text = _metric_filter(infra, "stuck_traces")
+    service = infra.variable_values()["service_functions"]["renew_watch"]["function_name"]
+    line = {
+        "resource.type": "cloud_run_revision",
+        "resource.labels.service_name": service,
+        "jsonPayload.message": "trace stuck",  # inboxflow.entry.stuck_sweep's line
+    }
+    assert matches(text, line)
+    assert not matches(text, {**line, "resource.labels.service_name": "inboxflow-ingest"})
+    assert not matches(text, {**line, "jsonPayload.message": "trace started"})
+    series = {
+        "resource.type": "cloud_run_revision",
+        "metric.type": "logging.googleapis.com/user/inboxflow/stuck_traces",
+    }
+    assert matches(_policy_filter(infra, "stuck_traces"), series)
+    job = infra.root.resource("google_cloud_scheduler_job", "stuck_traces").body
+    uri = first(job["http_target"])["uri"]
+    assert uri == "${module.renew_watch.function_uri}/stuck-traces"

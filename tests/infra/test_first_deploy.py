@@ -71,7 +71,7 @@ def test_policies_on_log_based_metrics_wait_for_the_metrics(infra) -> None:
         if res.type == "google_monitoring_alert_policy"
         and "logging.googleapis.com/user/" in str(res.body)
     ]
-    assert {res.name for res in readers} == {"watch_renewal", "needs_review"}
+    assert {res.name for res in readers} == {"watch_renewal", "needs_review", "stuck_traces"}
     # The dashboard's tiles (locals) chart log-based metrics too.
     assert "logging.googleapis.com/user/" in str(infra.root.locals["dashboard_tiles"])
     readers.append(infra.root.resource("google_monitoring_dashboard", "operations"))

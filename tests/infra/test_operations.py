@@ -80,6 +80,7 @@ def test_every_alert_policy_notifies_the_channels_and_says_what_to_do(infra) -> 
         "watch_renewal",
         "tasks_failures",
         "needs_review",
+        "stuck_traces",
     }
     for name, policy in policies.items():
         assert policy.body["notification_channels"] == CHANNELS, name
@@ -188,6 +189,7 @@ def test_log_based_metrics_for_failures_watch_expiry_and_tokens(infra) -> None:
         "renew_watch_job_failures",
         "watch_renewal_errors",
         "llm_tokens",
+        "stuck_traces",
     }
     for name, metric in metrics.items():
         assert metric.body["name"].startswith("inboxflow/"), name

@@ -132,3 +132,31 @@ def test_dlq_list_show_replay_and_fork_as_processes(
         assert ran_by[fork_id].split(":")[1] != str(os.getpid())
         original = runtime.store.get_trace(trace_id)
         assert original is not None and [f.trace_id for f in original.forks] == [fork_id]
+
+
+def test_a_stuck_trace_is_listed_and_retry_has_the_node_functions_run_it(
+    tmp_path: Path, firestore_emulator: Any, pubsub_emulator: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inboxflow.clock import FakeClock
+
+    with graph_functions("pipeline", firestore_emulator, pubsub_emulator, monkeypatch) as pair:
+        _, runtime = pair
+        seed_workspace(runtime.store, runtime.clock.now())
+        # An hour ago a trace started whose first message was lost with its node's server.
+        an_hour_ago = FakeClock(time.time() - 3600)
+        lost = dataclasses.replace(
+            runtime, ports=runtime.ports.replace(bus=InProcessBus(), clock=an_hour_ago)
+        )
+        trace_id = lost.start("pipeline", {"email": _sample("08-")})
+
+        listed = run_cli("traces", "--stuck", cwd=tmp_path, env={"COLUMNS": "250"})
+        assert listed.returncode == 0, listed.stdout + listed.stderr
+        assert "1 stuck traces" in listed.stdout and trace_id in listed.stdout
+        retried = run_cli("retry", trace_id, cwd=tmp_path)
+        assert retried.returncode == 0, retried.stdout + retried.stderr
+        assert f"retrying step 1 (classify) of trace {trace_id}" in retried.stdout
+        assert "status done" in retried.stdout  # the classify function ran it
+        names = [e.step_name for e in runtime.store.step_logs(trace_id)]
+        assert names == ["__start__", "classify"]
+        after = run_cli("traces", "--stuck", cwd=tmp_path)
+        assert "0 stuck traces" in after.stdout

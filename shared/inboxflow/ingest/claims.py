@@ -4,9 +4,10 @@ The claim is a create-only write, so of all the notifications, redeliveries
 and concurrent runs that list a message, exactly one creates its claim; the
 others see ``DocumentExists`` and skip it. The claim records what was decided
 for the message (start trace X, resume trace Y at step k, blocked because R)
-and whether that was carried out. A claim is held under a lease by the run
-that created it: another run meeting a ``claimed`` claim under a live lease
-leaves it to its owner (and has its notification redelivered rather than
+and whether that was carried out. A claim is held under a short lease
+(``CLAIM_LEASE_S``) by the run that created it, renewed by the run's heartbeat
+(``heartbeat.py``) while it is alive: another run meeting a ``claimed`` claim
+under a live lease leaves it to its owner (and has its notification redelivered rather than
 move the cursor past it); a claim whose lease ran out (its owner died between
 the claim and the start) or was released (its owner failed) is taken over and
 finished, never left behind. Every action is idempotent (a trace id derived
@@ -25,6 +26,12 @@ from typing import Any, Literal
 
 from ..ports.documents import DocumentStore, Transaction
 from ..schema import MAIL_CLAIMS
+
+CLAIM_LEASE_S = 15.0
+"""How long a claim outlives the last renewal of its run. Pub/Sub gives a notification
+5 delivery attempts over about 30 s of backoff: a killed run's claims must lapse well
+within that, so a redelivery takes them over instead of the notification being
+dead-lettered for want of time. A live run renews every ``CLAIM_LEASE_S / 3``."""
 
 ClaimState = Literal[
     "claimed",  # created; the decision is not carried out yet
@@ -133,7 +140,7 @@ class Claims:
     """Create, read, decide and finish message claims through the documents port."""
 
     def __init__(
-        self, store: DocumentStore, retention_s: float = 30 * 86400, lease_s: float = 120.0
+        self, store: DocumentStore, retention_s: float = 30 * 86400, lease_s: float = CLAIM_LEASE_S
     ) -> None:
         self.store = store
         self.retention_s = retention_s
@@ -199,6 +206,25 @@ class Claims:
             return True
 
         return self.store.run_transaction(take)
+
+    def renew(self, mailbox: str, gmail_id: str, owner: str, now: float) -> bool:
+        """Extend ``owner``'s lease on an unfinished claim (its run is alive).
+
+        Returns:
+            True if ``owner`` still holds it; False once it is finished or another run
+            took it over (the heartbeat then stops renewing it).
+        """
+        path = claim_path(mailbox, gmail_id)
+
+        def extend(tx: Transaction) -> bool:
+            doc = tx.get(path)
+            if doc is None or doc.get("state") in FINISHED or doc.get("owner") != owner:
+                return False
+            doc.update(lease_until=now + self.lease_s, updated_at=now)
+            tx.set(path, doc)
+            return True
+
+        return self.store.run_transaction(extend)
 
     def release(self, mailbox: str, gmail_id: str, owner: str, now: float) -> None:
         """Give an unfinished claim back (its owner failed) so a redelivery need not wait."""

@@ -35,6 +35,11 @@ class Mailbox(BaseModel):
         watch_expiration_ms: when that watch stops (epoch milliseconds).
         watch_error: why the last renewal failed, if it did.
         last_full_sync: ``{at, messages, reason, truncated}`` of the last bounded full sync.
+        sync_owner: the ingest run listing the mailbox's history now (``mailbox_sync.py``).
+        sync_lease_until: until when that run holds the listing (renewed while it lives).
+        sync_history_id: the history id of the notification that run is handling.
+        sync_wanted: the highest history id of the notifications acknowledged while it
+            listed: it lists again before letting go while the cursor is behind this.
     """
 
     address: str
@@ -46,6 +51,10 @@ class Mailbox(BaseModel):
     watch_renewed_at: float | None = None
     watch_error: str | None = None
     last_full_sync: dict[str, Any] | None = None
+    sync_owner: str | None = None
+    sync_lease_until: float = 0.0
+    sync_history_id: int | None = None
+    sync_wanted: int | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
 
@@ -110,22 +119,6 @@ class MailboxRegistry:
         """The mailbox, or None if it is not registered."""
         doc = self.store.get(mailbox_path(address))
         return Mailbox.model_validate(doc) if doc is not None else None
-
-    def read_cursor(self, address: str) -> Mailbox:
-        """The mailbox as of now, read in a transaction (a consistent cursor).
-
-        Raises:
-            UnknownMailbox: it is not registered.
-        """
-        path = mailbox_path(address)
-
-        def read(tx: Transaction) -> dict[str, Any] | None:
-            return tx.get(path)
-
-        doc = self.store.run_transaction(read)
-        if doc is None:
-            raise UnknownMailbox(f"mailbox {address!r} is not registered")
-        return Mailbox.model_validate(doc)
 
     def mailboxes(self) -> list[Mailbox]:
         """Every registered mailbox, by address."""

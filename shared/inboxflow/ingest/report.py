@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Outcome = Literal["ingested", "stale", "rejected"]
+Outcome = Literal["ingested", "stale", "deferred", "rejected"]
+"""``deferred``: another run was listing the mailbox and will cover this notification."""
 
 
 @dataclass
@@ -28,6 +29,8 @@ class IngestReport:
     duplicates: int = 0
     in_flight: int = 0
     repaired: int = 0
+    rounds: int = 1
+    """Listings of the history this run did (more than one when notifications were deferred to it)."""
     blocked: int = 0
     own: int = 0
     skipped: int = 0

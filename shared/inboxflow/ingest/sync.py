@@ -2,8 +2,10 @@
 
 For a notification ``{emailAddress, historyId}``:
 
-1. Read the mailbox's cursor in a transaction. A notification at or behind
-   the cursor is stale (out of order or redelivered): nothing to do.
+1. In one transaction on the mailbox (``mailbox_sync.py``): a notification at
+   or behind the cursor is stale (out of order or redelivered): nothing to do;
+   one arriving while another run lists the mailbox is deferred to that run
+   (acknowledged, no list); else this run takes the mailbox's sync lease.
 2. ``history.list`` from the cursor to the last page; keep ``messageAdded``
    in INBOX, skip SENT and DRAFT. A 404 (cursor too old) or a mailbox without
    a cursor runs a bounded full sync (``messages.list`` over a recent window)
@@ -13,7 +15,12 @@ For a notification ``{emailAddress, historyId}``:
    another run is still handling makes this run end retryable (after the
    rest of its messages) instead of moving the cursor past it.
 4. Move the cursor forward (a transaction taking the max): only after every
-   message up to it is claimed and carried out.
+   message up to it is claimed and carried out; list again from there while
+   notifications deferred during the listing are ahead of it.
+
+The sync lease and the claims are short leases renewed by the run's
+heartbeat (``heartbeat.py``): a killed run's mailbox and messages are taken
+by the next delivery, well within Pub/Sub's retry budget.
 
 Rate limits and outages are retried with backoff; if they persist the error
 is raised as ``RetryableError`` so Pub/Sub redelivers the notification.
@@ -53,9 +60,11 @@ from ..routing import RouteDecision
 from ..runtime import Runtime
 from ..schema import INGEST_EVENTS
 from ..threads import ThreadResolver
-from .claims import FINISHED, Claims
+from .claims import CLAIM_LEASE_S, FINISHED, Claims
 from .dispatch import Dispatcher
 from .failures import FailureLog, event_id
+from .heartbeat import Heartbeat
+from .mailbox_sync import MailboxSync
 from .mailboxes import Mailbox, MailboxRegistry, UnknownMailbox
 from .notification import BadNotification, GmailNotification, decode_notification
 from .report import IngestReport
@@ -77,6 +86,13 @@ class IngestOptions:
         full_sync_max_pages: at most this many ``messages.list`` pages per full sync.
         max_history_pages: safety bound on one ``history.list`` walk.
         retention_days: how long claims and records are kept.
+        lease_s: how long the sync lease and a claim outlive the run's last renewal
+            (shorter than Pub/Sub's redelivery budget).
+        renew_every_s: seconds between two renewals by a live run's heartbeat.
+        max_hold_s: a run stops renewing after this long (the function's timeout).
+        listing_budget_s: a run starts no new listing for notifications deferred to it
+            after this long: it gives the mailbox back and has its own notification
+            redelivered (well inside ``max_hold_s``).
     """
 
     gmail_attempts: int = 5
@@ -86,10 +102,17 @@ class IngestOptions:
     full_sync_max_pages: int = 5
     max_history_pages: int = 10_000
     retention_days: float = 30
+    lease_s: float = CLAIM_LEASE_S
+    renew_every_s: float = CLAIM_LEASE_S / 3
+    max_hold_s: float = 300.0
+    listing_budget_s: float = 120.0
 
 
 class IngestIncomplete(RetryableError):
-    """Another run holds some of the listed messages: redeliver once it is done.
+    """The run ends before the cursor reached what it was asked for: redeliver.
+
+    Another run holds some of the listed messages, or mail kept arriving for
+    longer than the run's listing budget.
 
     Attributes:
         report: what this run did before giving up on moving the cursor.
@@ -98,6 +121,10 @@ class IngestIncomplete(RetryableError):
     def __init__(self, message: str, report: IngestReport) -> None:
         super().__init__(message)
         self.report = report
+
+
+class SyncBusy(RetryableError):
+    """This notification's own earlier delivery is still listing the mailbox: redeliver later."""
 
 
 class Ingestor:
@@ -138,7 +165,8 @@ class Ingestor:
         self.sleep = sleep or runtime.clock.sleep
         retention_s = self.options.retention_days * 86400
         self.mailboxes = MailboxRegistry(self.store)
-        self.claims = Claims(self.store, retention_s)
+        self.claims = Claims(self.store, retention_s, self.options.lease_s)
+        self.sync = MailboxSync(self.store, self.options.lease_s)
         self.threads = ThreadResolver(self.store, runtime.checkpoints)
         # Queued replies live as long as the thread mapping they hang off (a trace may wait weeks).
         self.replies = ReplyQueue(self.store, runtime.checkpoints, runtime.graphs)
@@ -177,51 +205,92 @@ class Ingestor:
         """Ingest everything new in a mailbox up to (at least) the notification's history id.
 
         Raises:
-            RetryableError: Gmail or the store failed transiently; redeliver.
+            RetryableError: Gmail or the store failed transiently, another run holds some
+                of the messages, or this notification's earlier delivery still lists the
+                mailbox; redeliver.
         """
         report = IngestReport(notification.email_address, notification.history_id)
         owner = f"ingest:{uuid.uuid4().hex[:12]}"
         try:
-            mailbox = self.mailboxes.read_cursor(notification.email_address)
+            turn = self.sync.begin(
+                notification.email_address, notification.history_id, owner, self.clock.now()
+            )
         except (UnknownMailbox, ValueError) as exc:
             return self._reject(report, f"unknown mailbox: {exc}", message)
+        mailbox = turn.mailbox
+        report.mailbox = mailbox.address
+        report.cursor_before = report.cursor_after = mailbox.history_id
+        if turn.turn == "busy":
+            raise SyncBusy(
+                f"{mailbox.address} @{notification.history_id}: an earlier delivery of this "
+                "notification is still listing the mailbox"
+            )
+        if turn.turn != "listing":
+            report.outcome = turn.turn
+            log.info("%s", report.summary())
+            return report
         if mailbox.graph not in self.runtime.graphs:
+            self.sync.release(mailbox.address, owner, self.clock.now())
             return self._reject(
                 report, f"mailbox {mailbox.address} starts unknown graph {mailbox.graph!r}", message
             )
-        report.mailbox = mailbox.address
-        cursor = report.cursor_before = mailbox.history_id
-        if cursor is not None and notification.history_id <= cursor:
-            report.outcome = "stale"
-            report.cursor_after = cursor
-            log.info("%s", report.summary())
-            return report
-
-        updates: dict[str, Any] = {}
-        if cursor is None:
-            new_cursor = self._full_sync(
-                mailbox, notification, report, "the mailbox had no cursor", owner
-            )
-            updates["last_full_sync"] = report.full_sync
-        else:
+        with Heartbeat(self.clock, self.options.renew_every_s, self.options.max_hold_s) as beat:
+            beat.hold("sync", partial(self.sync.renew, mailbox.address, owner))
             try:
-                new_cursor = self._sync_history(mailbox, cursor, report, owner)
-            except HistoryExpired:
-                reason = f"history from {cursor} is no longer available (404)"
-                new_cursor = self._full_sync(mailbox, notification, report, reason, owner)
-                updates["last_full_sync"] = report.full_sync
-        if report.in_flight:
-            log.info("%s", report.summary())
-            raise IngestIncomplete(
-                f"{report.in_flight} message(s) of {mailbox.address} are being ingested by "
-                "another run: the cursor stays until they are done",
-                report,
-            )
-        _, report.cursor_after = self.mailboxes.advance_cursor(
-            mailbox.address, new_cursor, self.clock.now(), **updates
-        )
+                self._list_rounds(mailbox, notification, report, owner, beat)
+            except Exception:
+                try:
+                    self.sync.release(mailbox.address, owner, self.clock.now())
+                except Exception:
+                    log.exception("could not give back the sync lease of %s", mailbox.address)
+                raise
         log.info("%s", report.summary())
         return report
+
+    def _list_rounds(
+        self,
+        mailbox: Mailbox,
+        notification: GmailNotification,
+        report: IngestReport,
+        owner: str,
+        beat: Heartbeat,
+    ) -> None:
+        """List and carry out from the cursor, again while deferred notifications are ahead."""
+        cursor = mailbox.history_id
+        began = self.clock.now()
+        while True:
+            updates: dict[str, Any] = {}
+            if cursor is None:
+                new_cursor = self._full_sync(
+                    mailbox, notification, report, "the mailbox had no cursor", owner, beat
+                )
+                updates["last_full_sync"] = report.full_sync
+            else:
+                try:
+                    new_cursor = self._sync_history(mailbox, cursor, report, owner, beat)
+                except HistoryExpired:
+                    reason = f"history from {cursor} is no longer available (404)"
+                    new_cursor = self._full_sync(mailbox, notification, report, reason, owner, beat)
+                    updates["last_full_sync"] = report.full_sync
+            if report.in_flight:
+                log.info("%s", report.summary())
+                raise IngestIncomplete(
+                    f"{report.in_flight} message(s) of {mailbox.address} are being ingested by "
+                    "another run: the cursor stays until they are done",
+                    report,
+                )
+            end = self.sync.finish(mailbox.address, owner, new_cursor, self.clock.now(), **updates)
+            report.cursor_after = cursor = end.after
+            if not end.again:
+                return
+            if self.clock.now() - began > self.options.listing_budget_s:
+                log.info("%s", report.summary())
+                raise IngestIncomplete(
+                    f"mail kept arriving in {mailbox.address} for {self.options.listing_budget_s:g}"
+                    " s of listing: the mailbox is given back and this notification redelivered",
+                    report,
+                )
+            report.rounds += 1
 
     def receive(
         self, mailbox: Mailbox, email: Email, gmail_id: str, via: str = "file"
@@ -264,7 +333,9 @@ class Ingestor:
 
     # --- listing ----------------------------------------------------------------------
 
-    def _sync_history(self, mailbox: Mailbox, cursor: int, report: IngestReport, owner: str) -> int:
+    def _sync_history(
+        self, mailbox: Mailbox, cursor: int, report: IngestReport, owner: str, beat: Heartbeat
+    ) -> int:
         """Claim every message added since ``cursor``; returns the history id listed up to."""
         seen: set[str] = set()
         latest = cursor
@@ -278,7 +349,7 @@ class Ingestor:
                 if message.label_ids and label_skip(message.label_ids):
                     report.skipped += 1
                     continue
-                self._process(mailbox, message, "history", report, owner)
+                self._process(mailbox, message, "history", report, owner, beat)
         return latest
 
     def _history_pages(
@@ -305,6 +376,7 @@ class Ingestor:
         report: IngestReport,
         reason: str,
         owner: str,
+        beat: Heartbeat,
     ) -> int:
         """Claim the INBOX messages of the recent window; returns the new cursor."""
         query = f"newer_than:{self.options.full_sync_days}d"
@@ -324,7 +396,7 @@ class Ingestor:
                     continue
                 seen.add(message.gmail_id)
                 listed += 1
-                self._process(mailbox, message, "full_sync", report, owner)
+                self._process(mailbox, message, "full_sync", report, owner, beat)
             token = page.next_page_token
             if not token:
                 break
@@ -366,7 +438,13 @@ class Ingestor:
     # --- one message --------------------------------------------------------------------
 
     def _process(
-        self, mailbox: Mailbox, listed: AddedMessage, via: str, report: IngestReport, owner: str
+        self,
+        mailbox: Mailbox,
+        listed: AddedMessage,
+        via: str,
+        report: IngestReport,
+        owner: str,
+        beat: Heartbeat,
     ) -> None:
         address, gmail_id = mailbox.address, listed.gmail_id
         created, claim = self.claims.claim(
@@ -380,6 +458,7 @@ class Ingestor:
                 report.in_flight += 1
                 return
             report.repaired += 1  # its first owner failed or died before finishing it
+        beat.hold(("claim", gmail_id), partial(self.claims.renew, address, gmail_id, owner))
         try:
             self._carry_out(mailbox, claim, report)
         except Exception:
@@ -388,6 +467,8 @@ class Ingestor:
             except Exception:
                 log.exception("could not release the claim of %s in %s", gmail_id, address)
             raise
+        finally:
+            beat.drop(("claim", gmail_id))
 
     def _carry_out(self, mailbox: Mailbox, claim: dict[str, Any], report: IngestReport) -> None:
         address, gmail_id = mailbox.address, str(claim["gmail_id"])

@@ -23,7 +23,7 @@ from inboxflow.graphs import graph_registry
 from inboxflow.ingest.claims import Claim, Claims, message_trace_id
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification
-from inboxflow.ingest.sync import IngestIncomplete, IngestOptions, Ingestor
+from inboxflow.ingest.sync import IngestIncomplete, IngestOptions, Ingestor, SyncBusy
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.mail import Email
 from inboxflow.pauses import Choice, PauseKind
@@ -176,15 +176,15 @@ def test_a_redelivery_after_a_crash_before_the_cursor_moved_counts_duplicates(
 ) -> None:
     for n in range(3):
         _, history_id = world.deliver(n)
-    original = world.ingestor.mailboxes.advance_cursor
+    original = world.ingestor.sync.finish
 
     def crash(*args: Any, **kwargs: Any) -> Any:
         raise RetryableError("instance died before moving the cursor")
 
-    monkeypatch.setattr(world.ingestor.mailboxes, "advance_cursor", crash)
+    monkeypatch.setattr(world.ingestor.sync, "finish", crash)
     with pytest.raises(RetryableError):
         world.notify(history_id)
-    monkeypatch.setattr(world.ingestor.mailboxes, "advance_cursor", original)
+    monkeypatch.setattr(world.ingestor.sync, "finish", original)
     report = world.notify(history_id)
     assert report.duplicates == 3 and report.started == []
     assert report.cursor_after == history_id
@@ -217,6 +217,8 @@ def notify_concurrently(world: World, history_ids: list[int]) -> tuple[list[Any]
         except IngestIncomplete as exc:
             assert exc.report.in_flight > 0
             reports.append(exc.report)
+            redeliver.append(history_id)
+        except SyncBusy:  # this notification's other delivery is listing the mailbox
             redeliver.append(history_id)
 
     threads = [threading.Thread(target=run, args=(h,)) for h in history_ids]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import json
+import queue
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +237,52 @@ def test_renew_watch_answers_500_when_a_mailbox_fails_and_still_renews_the_other
     assert [f["address"] for f in summary["failed"]] == ["a@brightlane.io"]
     assert [r["address"] for r in summary["renewed"]] == ["b@brightlane.io"]
     assert summary["topic"] == TOPIC
+
+
+@pytest.mark.parametrize("messages", [10, 40])
+def test_a_burst_lists_the_history_once_however_many_notifications_come_at_once(
+    tmp_path: Path, double: GoogleApiDouble, messages: int
+) -> None:
+    """Gmail calls per message stay flat: one run lists, the others are stale or deferred."""
+    world = World(tmp_path)
+    world.ingestor = Ingestor(
+        world.runtime, GoogleApiGmailReader(api_url=double.url), IngestOptions(backoff_base_s=0.01)
+    )
+    world.registry.add(MAILBOX, world.clock.now())
+    renew_watches(world.store, world.ingestor.gmail, world.clock, topic=TOPIC)
+    notified: list[int] = []
+    double.on_notify(lambda address, history_id: notified.append(history_id))
+    ids = [double.deliver(MAILBOX, eml(n)) for n in range(messages)]
+    before = double.call_counts()
+    deliveries: queue.Queue[int | None] = queue.Queue()
+    for history_id in notified * 2:  # at least once: every notification twice
+        deliveries.put(history_id)
+    outcomes: list[str] = []
+
+    def work() -> None:
+        while (history_id := deliveries.get()) is not None:
+            try:
+                outcomes.append(world.notify(history_id).outcome)
+            except RetryableError:  # Pub/Sub redelivers it
+                deliveries.put(history_id)
+            except Exception as exc:
+                outcomes.append(repr(exc))
+            finally:
+                deliveries.task_done()
+
+    workers = [threading.Thread(target=work) for _ in range(6)]
+    for worker in workers:
+        worker.start()
+    deliveries.join()
+    for _ in workers:
+        deliveries.put(None)
+    for worker in workers:
+        worker.join()
+    assert len(outcomes) == 2 * messages, outcomes
+    calls = double.call_counts() - before
+    assert calls["gmail.users.history.list"] == 1
+    assert calls["gmail.users.messages.get"] == messages
+    assert sum(calls.values()) == messages + 1
+    assert outcomes.count("ingested") == 1
+    assert set(world.traces()) == {message_trace_id(MAILBOX, g) for g in ids}
+    assert world.cursor() == double.history_id(MAILBOX)

@@ -18,7 +18,7 @@ from inboxflow.dev.cli.render import (
     summary_row,
     trace_table,
 )
-from inboxflow.ports.documents import Filter
+from inboxflow.ports.documents import DocumentStore, Filter
 from inboxflow.runtime import fold
 from inboxflow.schema import FAILURES, TRACES
 from inboxflow.services import make_store
@@ -127,19 +127,57 @@ def trace(
 
 def traces(
     status: str | None = typer.Option(None, help="Only traces with this status."),
+    stuck: bool = typer.Option(
+        False,
+        "--stuck",
+        help="Only running traces no delivery runs: no live lease on their step, "
+        "quiet for longer than the node's timeout (repair: inboxflow retry TRACE).",
+    ),
     limit: int = typer.Option(30, help="How many, newest first."),
     dev: bool = dev_option(),
     home: Path = home_option(),
 ) -> None:
-    """Recent traces with their category, route and status."""
+    """Recent traces with their category, route and status; --stuck for the ones nothing runs."""
     use_home(home, dev)
     store = make_store(Settings.from_env())
+    if stuck:
+        _stuck_traces(store, limit)
+        return
     where: list[Filter] = [("status", "==", status)] if status else []
     rows = store.list(TRACES.name, where=where, order_by="updated_at", descending=True, limit=limit)
     from inboxflow.ports.checkpoint import Checkpoint
 
     table_rows = [summary_row(store, Checkpoint.model_validate(doc)) for _, doc in rows]
     cli_console().print(trace_table(table_rows, f"{len(table_rows)} most recent traces"))
+
+
+def _stuck_traces(store: DocumentStore, limit: int) -> None:
+    import time
+
+    from inboxflow.graphs import graph_registry
+    from inboxflow.stuck import stuck_traces
+
+    found = stuck_traces(store, graph_registry(), time.time(), limit)
+    table = Table(title=f"{len(found)} stuck traces", expand=True)
+    for column in ("trace_id", "graph", "node", "step", "quiet", "node timeout", "lease"):
+        table.add_column(column, overflow="fold")
+    for item in found:
+        checkpoint = item.checkpoint
+        table.add_row(
+            checkpoint.trace_id,
+            checkpoint.graph,
+            checkpoint.node,
+            str(checkpoint.step),
+            f"{item.quiet_s:.0f} s",
+            f"{item.timeout_s} s",
+            "none taken"
+            if item.lease_expired_at is None
+            else f"expired {_when(item.lease_expired_at)} UTC",
+        )
+    console = cli_console()
+    console.print(table)
+    if found:
+        console.print("publish each one's step again: [bold]inboxflow retry TRACE[/bold]")
 
 
 def failures(

@@ -87,12 +87,13 @@ def replay(
 
 
 def retry(
-    trace_id: str = typer.Argument(..., help="A needs_review trace."),
+    trace_id: str = typer.Argument(..., help="A needs_review or a stuck running trace."),
     wait: bool = typer.Option(True, help="On the cloud, wait until the trace stops and show it."),
     dev: bool = dev_option(),
     home: Path = home_option(),
 ) -> None:
-    """Run the failed step of a needs_review trace again (after the cause is fixed)."""
+    """Run the failed step of a needs_review trace again (after the cause is fixed), or
+    publish again the step of a stuck running trace (`inboxflow traces --stuck`)."""
     from inboxflow.repair import RepairRefused
     from inboxflow.repair import retry as retry_trace
 

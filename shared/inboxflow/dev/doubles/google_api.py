@@ -12,7 +12,8 @@ modify, drafts.create/list/get, history.list. Calendar: events.list/get/
 insert, freebusy.query. Errors come in Google's JSON format.
 
 Test hooks (Python API): ``deliver``, ``expire_history``, ``fail_next`` (and
-``injected``/``injected_count``, the faults it actually answered), ``on_notify``, ``messages``, ``drafts``, ``events``, ``history_id``,
+``injected``/``injected_count``, the faults it actually answered), ``calls``/``call_counts``,
+``on_notify``, ``messages``, ``drafts``, ``events``, ``history_id``,
 ``seed_from_workspace_json``. Run it as a process with
 ``python -m inboxflow.dev.doubles.google_api --port N [--seed]``.
 """
@@ -24,6 +25,7 @@ import json
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -155,6 +157,11 @@ class GoogleApiDouble(WsgiServing):
         """``(method, path)`` of every request served, in order."""
         self.injected: list[InjectedFault] = []
         """Every request answered with an error of ``fail_next``, in order."""
+
+    def call_counts(self) -> Counter[str]:
+        """How many requests of each method were served (``gmail.users.history.list``: 3, ...)."""
+        with self._lock:
+            return Counter(method for method, _ in self.calls)
 
     def _now(self) -> float:
         return float(self._clock.now()) if self._clock is not None else time.time()
