@@ -173,6 +173,9 @@ APPROVALS = Collection(
     index_exemptions=("payload", "applied_payload", "context"),
 )
 APPROVAL_TOKENS = Collection("approval_tokens", ttl_field=TTL_FIELD)
+REVIEWER_DIGESTS = Collection("reviewer_digests")
+"""One per reviewer with digests (``approvals/digests.py``): when the last went out, the one
+being sent (claimed in a transaction before it is sent), the last few sent."""
 
 # --- retrieval (vectors live in the collection of their documents) ----------------
 
@@ -244,6 +247,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     FAILURES,
     APPROVALS,
     APPROVAL_TOKENS,
+    REVIEWER_DIGESTS,
     KB_CHUNKS,
     EMAIL_VECTORS,
     MAIL_CLAIMS,
