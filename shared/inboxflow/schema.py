@@ -173,6 +173,8 @@ APPROVALS = Collection(
     index_exemptions=("payload", "applied_payload", "context"),
 )
 APPROVAL_TOKENS = Collection("approval_tokens", ttl_field=TTL_FIELD)
+INBOX_SIGN_INS = Collection("inbox_sign_ins", ttl_field=TTL_FIELD)
+"""``approvals.sign_in``: single-use inbox sign-in tokens by hash, bound to a reviewer."""
 REVIEWER_DIGESTS = Collection("reviewer_digests")
 """One per reviewer with digests (``approvals/digests.py``): when the last went out, the one
 being sent (claimed in a transaction before it is sent), the last few sent."""
@@ -247,6 +249,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     FAILURES,
     APPROVALS,
     APPROVAL_TOKENS,
+    INBOX_SIGN_INS,
     REVIEWER_DIGESTS,
     KB_CHUNKS,
     EMAIL_VECTORS,
