@@ -143,7 +143,9 @@ def due_kind(
         hour, minute = (int(part) for part in schedule.daily_at.split(":"))
         if (local.hour, local.minute) >= (hour, minute):
             return "daily", today
-    quiet = record.last_sent_at is None or now - record.last_sent_at >= schedule.interval_minutes * 60
+    quiet = (
+        record.last_sent_at is None or now - record.last_sent_at >= schedule.interval_minutes * 60
+    )
     if newest > record.seen_until and quiet:
         return "new", today
     return None, today
@@ -318,12 +320,17 @@ class Digests:
         """In the transaction: claim the due digest (or take over a lapsed claim), or say why not."""
         path = digest_path(reviewer)
         doc = tx.get(path)
-        record = DigestRecord(reviewer=reviewer) if doc is None else DigestRecord.model_validate(doc)
+        record = (
+            DigestRecord(reviewer=reviewer) if doc is None else DigestRecord.model_validate(doc)
+        )
         if record.sending is not None:
             if record.sending.lease_until > now:
                 return "busy"
             taken = record.sending.model_copy(
-                update={"lease_until": now + DIGEST_LEASE_S, "attempts": record.sending.attempts + 1}
+                update={
+                    "lease_until": now + DIGEST_LEASE_S,
+                    "attempts": record.sending.attempts + 1,
+                }
             )
             tx.set(path, record.model_copy(update={"sending": taken}).model_dump())
             return taken, True
