@@ -30,10 +30,10 @@ def utc(text: str) -> float:
 
 
 def digest_config(
-    reviewers: dict[str, Any], digest: dict[str, Any] | None = None
+    reviewers: dict[str, Any], digest: dict[str, Any] | None = None, **more: Any
 ) -> InboxflowConfig:
-    """``inboxflow.yaml`` with these ``reviewers:`` (and top-level ``digest:``)."""
-    data: dict[str, Any] = {"reviewers": reviewers}
+    """``inboxflow.yaml`` with these ``reviewers:`` (and top-level ``digest:``, ``more`` keys)."""
+    data: dict[str, Any] = {"reviewers": reviewers, **more}
     if digest is not None:
         data["digest"] = digest
     return parse_config(data, graphs={})
