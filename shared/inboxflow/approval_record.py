@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from .schema import APPROVALS
 
@@ -67,6 +67,20 @@ class Approval(BaseModel):
     expire_at: float
     notify_errors: dict[str, str] = Field(default_factory=dict)
     """Reviewers whose channel refused their notification for good, with what it said."""
+
+    # Stored with the record (computed fields are dumped) for the reviewer's inbox to
+    # query by (schema.APPROVALS's indexes); validating a stored record ignores them.
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def may_decide(self) -> list[str]:
+        """Everyone who may decide it: the reviewers, then those it escalates to."""
+        return list(dict.fromkeys([*self.reviewers, *self.escalate_to]))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def mailbox(self) -> str:
+        """The mailbox the email came to, when the pause's context names it."""
+        return str(self.context.get("mailbox") or "")
 
     @property
     def resume_step(self) -> int:

@@ -207,6 +207,8 @@ class PauseKind:
         payload_title: the heading above the payload on the pages ("The reply").
         demo_choice: the choice ``inboxflow demo`` takes by itself, as the pause's first
             reviewer, so that its samples run to the end (None: the demo leaves it to a human).
+        bulk_safe: the inbox may decide several of this kind at once, unseen, by its
+            primary or danger choice (neither may require a comment).
     """
 
     name: str
@@ -219,9 +221,14 @@ class PauseKind:
     notification: str = "{title}: {subject}"
     payload_title: str = "What you decide on"
     demo_choice: str | None = None
+    bulk_safe: bool = False
 
     def __post_init__(self) -> None:
         values = [choice.value for choice in self.choices]
+        if self.bulk_safe and any(
+            c.comment == "required" for c in self.choices if c.style in ("primary", "danger")
+        ):
+            raise ValueError(f"pause kind {self.name}: a bulk choice requires a comment")
         if len(set(values)) != len(values):
             raise ValueError(f"pause kind {self.name}: duplicate choices {values}")
         if self.demo_choice is not None and self.demo_choice not in values:
@@ -232,6 +239,10 @@ class PauseKind:
     def choice(self, value: str) -> Choice | None:
         """The choice called ``value``, or None."""
         return next((c for c in self.choices if c.value == value), None)
+
+    def styled(self, style: ChoiceStyle) -> Choice | None:
+        """The first choice of ``style`` (``primary``: approve, ``danger``: reject), or None."""
+        return next((c for c in self.choices if c.style == style), None)
 
     @property
     def values(self) -> tuple[str, ...]:

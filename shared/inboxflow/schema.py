@@ -99,6 +99,10 @@ def _asc(field_path: str) -> IndexField:
     return IndexField(field_path, order="ASCENDING")
 
 
+def _may_decide() -> IndexField:
+    return IndexField("may_decide", array_config="CONTAINS")
+
+
 # --- the step protocol --------------------------------------------------------
 
 TRACES = Collection(
@@ -169,15 +173,30 @@ APPROVALS = Collection(
             (_asc("status"), _asc("deadline")),
             serves="every pending approval by deadline (`inboxflow approvals`)",
         ),
+        CompositeIndex(
+            (_may_decide(), _asc("status"), _asc("deadline")),
+            serves="a reviewer's inbox page (approvals/inbox.py): may_decide array-contains R, "
+            "status == pending, by deadline",
+        ),
+        *(
+            CompositeIndex(
+                (_may_decide(), _asc("status"), _asc(narrowed), _asc("deadline")),
+                serves=f"a reviewer's inbox page filtered by {narrowed}; also its counts",
+            )
+            for narrowed in ("graph", "kind", "mailbox")
+        ),
+        CompositeIndex(
+            (_may_decide(), IndexField("decided_at", order="DESCENDING")),
+            serves="a reviewer's inbox history: may_decide array-contains R, decided since T",
+        ),
     ),
     index_exemptions=("payload", "applied_payload", "context"),
 )
 APPROVAL_TOKENS = Collection("approval_tokens", ttl_field=TTL_FIELD)
 INBOX_SIGN_INS = Collection("inbox_sign_ins", ttl_field=TTL_FIELD)
 """``approvals.sign_in``: single-use inbox sign-in tokens by hash, bound to a reviewer."""
-REVIEWER_DIGESTS = Collection("reviewer_digests")
-"""One per reviewer with digests (``approvals/digests.py``): when the last went out, the one
-being sent (claimed in a transaction before it is sent), the last few sent."""
+INBOX_SESSIONS = Collection("inbox_sessions", ttl_field=TTL_FIELD)
+"""``approvals.sessions``: reviewers' inbox sessions by the hash of their cookie."""
 
 # --- retrieval (vectors live in the collection of their documents) ----------------
 
@@ -227,6 +246,9 @@ RESERVATIONS = Collection("reservations")
 AGENT_RUNS = Collection("agent_runs")
 LLM_CALLS = Collection("llm_calls")
 EMAIL_EVENTS = Collection("email_events")
+REVIEWER_DIGESTS = Collection("reviewer_digests")
+"""One per reviewer with digests (``approvals/digests.py``): when the last went out, the one
+being sent (claimed in a transaction before it is sent), the last few sent."""
 
 # --- the embedded adapters' own records ---------------------------------------------
 
@@ -250,7 +272,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     APPROVALS,
     APPROVAL_TOKENS,
     INBOX_SIGN_INS,
-    REVIEWER_DIGESTS,
+    INBOX_SESSIONS,
     KB_CHUNKS,
     EMAIL_VECTORS,
     MAIL_CLAIMS,
@@ -270,6 +292,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     AGENT_RUNS,
     LLM_CALLS,
     EMAIL_EVENTS,
+    REVIEWER_DIGESTS,
     TASKS,
     OUTBOX,
     CONTACTS,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import operator
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -33,6 +34,7 @@ from pydantic import BaseModel
 from ..naming import step_path, trace_path
 from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, StepLog, leased
 from ..ports.documents import DocumentExists, Filter
+from ..schema import COLLECTIONS, Collection
 from . import sqlite_wal
 
 T = TypeVar("T")
@@ -48,7 +50,7 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "array_contains": lambda value, item: isinstance(value, list) and item in value,
 }
 
-_SCHEMA = """
+_TABLE = """
 CREATE TABLE IF NOT EXISTS docs (
     parent TEXT NOT NULL,
     id     TEXT NOT NULL,
@@ -56,6 +58,86 @@ CREATE TABLE IF NOT EXISTS docs (
     PRIMARY KEY (parent, id)
 ) WITHOUT ROWID;
 """
+
+# --- queries in SQL, served by expression indexes ------------------------------------
+#
+# ``list`` runs in SQL what SQL answers exactly (equality and ranges on strings and
+# numbers, array-contains of a string or number, the order and the limit) and checks
+# every row it returns with ``matches`` as before. Each composite index that
+# ``schema.py`` declares for Firestore is built here too, as a partial expression index
+# over its ordered fields, so the same query is an index range here as it is there
+# (array-contains fields are checked per row with ``json_each``). The ``json_valid``
+# guard keeps a body SQLite's JSON cannot read (``Infinity``) writable and unindexed.
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_SQL_OPS = {"==": "=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+
+
+def _field_sql(field: str) -> str:
+    return f"(CASE WHEN json_valid(body) THEN json_extract(body, '$.{field}') END)"
+
+
+def _index_ddl(declared: Collection) -> list[str]:
+    statements = []
+    for number, index in enumerate(declared.composite_indexes):
+        ordered = [f.field_path for f in index.fields if f.order is not None]
+        if declared.parent is not None or not ordered or not all(map(_NAME.match, ordered)):
+            continue
+        columns = ", ".join(_field_sql(name) for name in ordered)
+        statements.append(
+            f"CREATE INDEX IF NOT EXISTS docs_{declared.name}_{number} "
+            f"ON docs({columns}) WHERE parent = '{declared.name}';"
+        )
+    return statements
+
+
+_SCHEMA = _TABLE + "\n".join(ddl for declared in COLLECTIONS for ddl in _index_ddl(declared))
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def _query_sql(
+    collection: str,
+    where: list[Filter],
+    order_by: str | None,
+    descending: bool,
+    limit: int | None,
+) -> tuple[str, list[Any]] | None:
+    """``(sql, parameters)`` for ``list``, or None when SQL cannot narrow it (the LIMIT is
+    in the SQL only when every filter is)."""
+    if not _NAME.match(collection) or (order_by is not None and not _NAME.match(order_by)):
+        return None
+    # the collection is a literal (a name, checked above) so that partial indexes apply
+    clauses, parameters, exact = [f"parent = '{collection}'"], [], True
+    for field, op, value in where:
+        if not _NAME.match(field) or not _scalar(value) or op not in (*_SQL_OPS, "array_contains"):
+            exact = False
+            continue
+        if op == "array_contains":
+            path = f"'$.{field}'"
+            clauses.append(
+                f"json_type(body, {path}) = 'array' AND "
+                f"EXISTS (SELECT 1 FROM json_each(body, {path}) WHERE value = ?)"
+            )
+        else:
+            # the value's type (Python's bool is a number): SQL orders text after numbers,
+            # Python refuses to compare them
+            kinds = "'text'" if isinstance(value, str) else "'integer', 'real', 'true', 'false'"
+            clauses.append(
+                f"json_type(body, '$.{field}') IN ({kinds}) AND {_field_sql(field)} {_SQL_OPS[op]} ?"
+            )
+        parameters.append(value)
+    sql = "SELECT id, body FROM docs WHERE " + " AND ".join(clauses)
+    if order_by is not None:
+        direction = "DESC" if descending else "ASC"
+        sql += f" AND {_field_sql(order_by)} IS NOT NULL ORDER BY {_field_sql(order_by)} {direction}, id"
+    else:
+        sql += " ORDER BY id DESC" if descending else " ORDER BY id"
+    if limit is not None and exact:
+        sql += f" LIMIT {int(limit)}"
+    return sql, parameters
 
 
 def _split(path: str) -> tuple[str, str]:
@@ -199,6 +281,17 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
         limit: int | None = None,
     ) -> list[tuple[str, dict[str, Any]]]:
         where = list(where)
+        query = _query_sql(collection.strip("/"), where, order_by, descending, limit)
+        if query is not None:
+            sql, parameters = query
+            try:
+                with self._lock:
+                    rows = self._conn.execute(sql, parameters).fetchall()
+            except sqlite3.OperationalError:
+                query = None  # a body SQLite's JSON cannot read: filter in Python
+            else:
+                docs = [(doc_id, _decode(body)) for doc_id, body in rows]
+                return [(doc_id, doc) for doc_id, doc in docs if matches(doc, where)][:limit]
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, body FROM docs WHERE parent=? ORDER BY id", (collection.strip("/"),)

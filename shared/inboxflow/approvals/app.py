@@ -9,6 +9,7 @@
 | GET    | /api/approvals/{id}               | Bearer TOKEN         | the approval as JSON                  |
 | POST   | /api/approvals/{id}/decision      | Bearer TOKEN or key  | decides (JSON in, JSON out)           |
 | GET    | /api/pending?reviewer=R           | Bearer API key       | pending approvals of a reviewer       |
+| *      | /inbox…, GET /api/inbox           | inbox session        | the reviewer's inbox (inbox_app.py)   |
 
 The function is public (the token is the credential), so the timeout
 endpoint checks the task's OIDC token itself when verification is on; even
@@ -107,6 +108,14 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
             if request.method == "POST":
                 return _decide_form(service, parts[1], request)
             return _html(render_error(405, "Not allowed", "use the link in the email"), 405)
+        if parts and parts[0] == "inbox":
+            from .inbox_app import handle_inbox
+
+            return handle_inbox(request, service, parts)
+        if parts == ["api", "inbox"] and request.method == "GET":
+            from .inbox_app import inbox_json
+
+            return _json(inbox_json(request, service))
         if parts == ["timeout"] and request.method == "POST":
             (verify_task or verify_task_oidc)(request)
             return _json(service.on_timeout(*_timeout_call(request)))

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -41,10 +42,10 @@ from pydantic import BaseModel, Field
 from ..clock import Clock
 from ..errors import RetryableError
 from ..lazy import Lazy, as_lazy
-from ..ports.documents import DocumentStore, Transaction
+from ..ports.documents import DocumentStore, Filter, Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
-from ..schema import REVIEWER_DIGESTS
-from .records import Approval, pending_approvals
+from ..schema import APPROVALS, REVIEWER_DIGESTS
+from .records import Approval
 from .settings import ApprovalConfig
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ DIGEST_LEASE_S = 300.0
 to have crashed, and the next caller reconciles its digest (found by key, else sent)."""
 KEEP_SENT = 20
 """How many sent digests a record lists (newest last)."""
+DIGEST_WINDOW = 1000
+"""The most waiting approvals one digest reads (soonest deadline first) and counts."""
 
 DigestKind = Literal["new", "daily"]
 FaultHook = Callable[[str], None]
@@ -244,6 +247,16 @@ class Digests:
                 outcomes.append(DigestOutcome(reviewer, "unavailable", detail=str(exc)))
         return outcomes
 
+    def waiting(self, reviewer: str) -> list[Approval]:
+        """What waits for ``reviewer``, as their inbox lists it (the same indexed query:
+        ``may_decide`` array-contains them, pending, by deadline)."""
+        where: list[Filter] = [
+            ("may_decide", "array_contains", reviewer),
+            ("status", "==", "pending"),
+        ]
+        rows = self.store.list(APPROVALS.name, where, order_by="deadline", limit=DIGEST_WINDOW)
+        return [Approval.model_validate(doc) for _, doc in rows]
+
     def record(self, reviewer: str) -> DigestRecord | None:
         """``reviewer``'s digest record, or None before their first digest."""
         doc = self.store.get(digest_path(reviewer))
@@ -259,9 +272,15 @@ class Digests:
         if not self.wants_digest(reviewer):
             return DigestOutcome(reviewer, "not_digest")
         schedule = self.settings.digest_schedule(reviewer)
-        pending = pending_approvals(self.store, reviewer)
-        newest = max((approval.created_at for approval in pending), default=0.0)
         now = self.clock.now()
+        # One read answers most calls (a pause within the interval): nothing can be due.
+        known = self.record(reviewer) or DigestRecord(reviewer=reviewer)
+        if known.sending is not None and known.sending.lease_until > now:
+            return DigestOutcome(reviewer, "busy")
+        if known.sending is None and due_kind(known, schedule, now, math.inf)[0] is None:
+            return DigestOutcome(reviewer, "not_due")
+        pending = self.waiting(reviewer)
+        newest = max((approval.created_at for approval in pending), default=0.0)
         claimed = self.store.run_transaction(
             lambda tx: self._claim(tx, reviewer, schedule, now, newest)
         )

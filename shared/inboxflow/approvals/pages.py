@@ -149,6 +149,7 @@ def render_review(
     token: str,
     max_edit_chars: int,
     error: str | None = None,
+    back: str | None = None,
 ) -> str:
     """The review page (GET): the email, why it needs a human, the payload, the choices.
 
@@ -162,15 +163,17 @@ def render_review(
         token: the page's form token, sent back as a hidden field.
         max_edit_chars: the most characters a multi-line field takes.
         error: a message shown above the form (e.g. after a refused edit).
+        back: a link back to where the reviewer came from (the inbox), or None.
 
     Returns:
         The HTML page.
 
     Raises:
-        ValueError: if ``form_action`` is not a path or an http(s) URL.
+        ValueError: if ``form_action`` or ``back`` is not a path or an http(s) URL.
     """
     return _render(
         "review.html",
+        back=_checked_url(back) if back else None,
         view=view,
         form_action=_checked_url(form_action),
         token=token,
@@ -348,6 +351,17 @@ def render_pending(reviewer: str, items: list[tuple[ApprovalView, str]]) -> str:
     """
     rows = [(view, _checked_url(link)) for view, link in items]
     return _render("pending.html", reviewer=reviewer, items=rows)
+
+
+def render_inbox_page(template: str, **context: Any) -> str:
+    """One of the inbox's pages (``inbox*.html``), autoescaped like every page.
+
+    Raises:
+        ValueError: ``template`` is not an inbox page.
+    """
+    if not re.fullmatch(r"inbox(_[a-z_]+)?\.html", template):
+        raise ValueError(f"not an inbox page: {template!r}")
+    return _render(template, **context)
 
 
 # --- rendering ------------------------------------------------------------------------

@@ -5,7 +5,8 @@ time out.
 the approval HTTP function, reviewer replies and the CLI share. It composes
 the parts, each one job: ``tokens`` (links and form tokens), ``decisions``
 (first decision wins, the resume), ``notifications`` (reviewer emails) and
-``deadlines`` (the deadline task and the timeout policy).
+``deadlines`` (the deadline task and the timeout policy); the reviewer's
+inbox adds ``inbox`` (its queries), ``sign_ins`` and ``sessions``.
 """
 
 from __future__ import annotations
@@ -23,9 +24,12 @@ from ..ports.tasks import TaskQueue
 from .deadlines import Deadlines
 from .decisions import Decisions, KindLookup, registered_kind
 from .digests import Digests
+from .inbox import Inbox
 from .notify import Notifications
 from .records import Approval, pending_approvals, read_approval
+from .sessions import Sessions
 from .settings import ApprovalConfig
+from .sign_in import SignIns
 from .tokens import Checked, Tokens
 
 if TYPE_CHECKING:
@@ -89,6 +93,9 @@ class ApprovalService:
         self.deadlines = Deadlines(
             store, tasks, self.journal, self.decisions, self.after_pause, self.clock, self.config
         )
+        self.inbox = Inbox(store, self.clock)
+        self.sign_ins = SignIns(store, self.clock, self.config)
+        self.sessions = Sessions(store, self.clock)
 
     @property
     def tasks(self) -> TaskQueue:
@@ -133,9 +140,7 @@ class ApprovalService:
 
     def sign_in_link(self, reviewer: str) -> str:
         """A single-use sign-in URL to ``reviewer``'s inbox (``SignIns.issue``)."""
-        from .sign_in import SignIns
-
-        return SignIns(self.store, self.clock, self.config).issue(reviewer)
+        return self.sign_ins.issue(reviewer)
 
     def get(self, approval_id: str) -> Approval | None:
         """An approval by id, or None."""

@@ -18,6 +18,9 @@ class ApprovalConfig:
         api_key: bearer key of the pending-approvals list for chat integrations (None: disabled).
         notify_from: the address reviewer emails are sent from (None: the mailbox
             under review). Its Sent folder keeps every link sent.
+        iap_audience: the Identity-Aware Proxy audience the inbox verifies
+            ``X-Goog-IAP-JWT-Assertion`` for (None: IAP is off).
+        iap_keys_url: where IAP's public keys are (None: Google's).
     """
 
     base_url: str = "http://127.0.0.1:8088"
@@ -25,11 +28,14 @@ class ApprovalConfig:
     max_edit_chars: int = 20_000
     api_key: str | None = None
     notify_from: str | None = None
+    iap_audience: str | None = None
+    iap_keys_url: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ApprovalConfig:
         """``INBOXFLOW_APPROVAL_URL``, ``INBOXFLOW_TASKS_AUDIENCE``, ``INBOXFLOW_MAX_EDIT_CHARS``,
-        ``INBOXFLOW_API_KEY``, ``INBOXFLOW_NOTIFY_FROM``."""
+        ``INBOXFLOW_API_KEY``, ``INBOXFLOW_NOTIFY_FROM``, ``INBOXFLOW_IAP_AUDIENCE``,
+        ``INBOXFLOW_IAP_KEYS_URL``."""
         env = os.environ if environ is None else environ
         return cls(
             base_url=env.get("INBOXFLOW_APPROVAL_URL", cls.base_url).rstrip("/"),
@@ -37,6 +43,8 @@ class ApprovalConfig:
             max_edit_chars=int(env.get("INBOXFLOW_MAX_EDIT_CHARS", cls.max_edit_chars)),
             api_key=env.get("INBOXFLOW_API_KEY") or None,
             notify_from=env.get("INBOXFLOW_NOTIFY_FROM") or None,
+            iap_audience=env.get("INBOXFLOW_IAP_AUDIENCE") or None,
+            iap_keys_url=env.get("INBOXFLOW_IAP_KEYS_URL") or None,
         )
 
     def link(self, approval_id: str, token: str) -> str:

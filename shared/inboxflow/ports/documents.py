@@ -71,6 +71,14 @@ class DocumentStore(ABC):
     ) -> list[tuple[str, dict[str, Any]]]:
         """Documents directly in ``collection`` as ``(document_id, doc)`` pairs."""
 
+    def count(self, collection: str, where: Iterable[Filter] = ()) -> int:
+        """How many documents ``list(collection, where)`` would return.
+
+        Adapters that can count without reading the documents (Firestore's
+        aggregation query) override it.
+        """
+        return len(self.list(collection, where))
+
     @abstractmethod
     def run_transaction(self, fn: Callable[[Transaction], T]) -> T:
         """Run ``fn`` in a serializable transaction and return its result.

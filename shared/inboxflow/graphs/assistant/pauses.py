@@ -24,6 +24,7 @@ NOTIFY_KIND = PauseKind(
     description="the owner decides whether the assistant answers an email",
     notification="Email from {sender}: {subject}",
     payload_title="The email",
+    bulk_safe=True,
 )
 """Triage was not sure: the owner chooses respond (with an optional instruction) or ignore."""
 

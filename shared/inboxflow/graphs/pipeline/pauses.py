@@ -53,4 +53,5 @@ APPROVE_DRAFT_KIND = PauseKind(
     defaults=SAVES_DRAFT,
     notification="Approve reply to {sender}: {subject}",
     payload_title="The reply",
+    bulk_safe=True,
 )

@@ -29,4 +29,5 @@ APPROVE_SUPPORT_REPLY = PauseKind(
     description="approve / edit / reject a suggested support reply (not confident, or critical)",
     notification="Support reply to {sender}: {subject}",
     payload_title="The reply",
+    bulk_safe=True,
 )

@@ -1,0 +1,213 @@
+"""A reviewer's inbox as queries: what waits for them, counts per graph, their history.
+
+Every list is one indexed query (``schema.APPROVALS`` declares the composite
+indexes; the SQLite store builds the same ones): ``may_decide`` array-contains
+the reviewer, ``status == pending`` (and ``graph``/``kind``/``mailbox`` when
+filtered), ordered by deadline, 50 a page, the next page starting after the
+last deadline shown. Counts per graph are aggregation queries (no documents
+read on Firestore). Search over sender and subject (which live in the
+unindexed ``context``) filters the first ``SEARCH_WINDOW`` waiting approvals
+in memory: Firestore has no substring index.
+
+A reviewer sees only approvals that list them (reviewers or escalate_to);
+``approval`` refuses every other id with the same 404 as a missing one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..approval_record import Approval
+from ..clock import Clock
+from ..ports.documents import DocumentStore, Filter
+from ..schema import APPROVALS
+from .errors import ApprovalError
+from .records import read_approval
+
+PAGE_SIZE = 50
+SEARCH_WINDOW = 500
+"""How many waiting approvals (soonest deadline first) a search looks through."""
+HISTORY_DAYS = 30
+HISTORY_LIMIT = 200
+MAX_FILTER_CHARS = 200
+
+
+@dataclass(frozen=True)
+class InboxFilter:
+    """What the list is narrowed to (empty: everything waiting for the reviewer).
+
+    Attributes:
+        graph: only this graph's approvals.
+        kind: only this pause kind.
+        mailbox: only approvals of email to this mailbox.
+        search: words that must all appear in the sender or the subject.
+        after: the deadline the previous page ended at.
+    """
+
+    graph: str = ""
+    kind: str = ""
+    mailbox: str = ""
+    search: str = ""
+    after: float | None = None
+
+    @classmethod
+    def from_args(cls, args: Any) -> InboxFilter:
+        """From query-string arguments (``graph``, ``kind``, ``mailbox``, ``q``, ``after``).
+
+        Raises:
+            ApprovalError: 400 a value too long or ``after`` not a number.
+        """
+        values = {
+            name: str(args.get(name) or "").strip() for name in ("graph", "kind", "mailbox", "q")
+        }
+        if any(len(value) > MAX_FILTER_CHARS for value in values.values()):
+            raise ApprovalError(400, "Bad request", "a filter is too long")
+        after_arg = str(args.get("after") or "").strip()
+        try:
+            after = float(after_arg) if after_arg else None
+        except ValueError:
+            raise ApprovalError(400, "Bad request", "after must be a number") from None
+        return cls(values["graph"], values["kind"], values["mailbox"], values["q"], after)
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether anything but paging is set."""
+        return bool(self.graph or self.kind or self.mailbox or self.search)
+
+
+@dataclass
+class InboxPage:
+    """One page of the waiting list.
+
+    Attributes:
+        items: the approvals, soonest deadline first.
+        counts: waiting approvals per graph (all of the reviewer's, unfiltered).
+        next_after: the ``after`` of the next page, or None on the last one.
+    """
+
+    items: list[Approval]
+    counts: dict[str, int] = field(default_factory=dict)
+    next_after: float | None = None
+
+
+def not_found() -> ApprovalError:
+    """The one refusal of an approval id a reviewer may not open (missing or not theirs)."""
+    return ApprovalError(404, "Not found", "there is no such approval in your inbox")
+
+
+def registered_graphs() -> list[str]:
+    """The names of the registry's graphs."""
+    from ..graphs import graph_registry
+
+    return sorted(graph_registry())
+
+
+def registered_kinds() -> list[tuple[str, str]]:
+    """``(name, title)`` of every reviewer pause kind the registry's graphs declare."""
+    from ..graphs import graph_registry
+
+    kinds = {
+        kind.name: kind.title
+        for graph in graph_registry().values()
+        for kind in graph.pause_kinds.values()
+        if kind.waits_for == "reviewer"
+    }
+    return sorted(kinds.items())
+
+
+class Inbox:
+    """A reviewer's waiting approvals and history, as indexed queries.
+
+    Args:
+        store: where approvals live.
+        clock: time source (the history's 30 days).
+        graphs: the graph names counts are given for (default: the registry's).
+    """
+
+    def __init__(
+        self,
+        store: DocumentStore,
+        clock: Clock,
+        graphs: Callable[[], Iterable[str]] = registered_graphs,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.graphs = graphs
+
+    def waiting(self, reviewer: str, query: InboxFilter, page_size: int = PAGE_SIZE) -> InboxPage:
+        """The approvals waiting for ``reviewer``, soonest deadline first, one page."""
+        where: list[Filter] = [
+            ("may_decide", "array_contains", reviewer),
+            ("status", "==", "pending"),
+        ]
+        for name in ("graph", "kind", "mailbox"):
+            if getattr(query, name):
+                where.append((name, "==", getattr(query, name)))
+        if query.after is not None:
+            where.append(("deadline", ">", query.after))
+        if query.search:
+            rows = self.store.list(APPROVALS.name, where, order_by="deadline", limit=SEARCH_WINDOW)
+            found = [a for a in map(_approval, rows) if _matches_search(a, query.search)]
+            items = found[:page_size]
+            more = len(found) > page_size
+        else:
+            rows = self.store.list(APPROVALS.name, where, order_by="deadline", limit=page_size + 1)
+            items = [_approval(row) for row in rows[:page_size]]
+            more = len(rows) > page_size
+        return InboxPage(
+            items=items,
+            counts=self.counts(reviewer),
+            next_after=items[-1].deadline if more and items else None,
+        )
+
+    def counts(self, reviewer: str) -> dict[str, int]:
+        """Waiting approvals per graph (graphs with none left out)."""
+        counts = {}
+        for graph in self.graphs():
+            where: list[Filter] = [
+                ("may_decide", "array_contains", reviewer),
+                ("status", "==", "pending"),
+                ("graph", "==", graph),
+            ]
+            number = self.store.count(APPROVALS.name, where)
+            if number:
+                counts[graph] = number
+        return counts
+
+    def history(self, reviewer: str, *, mine: bool = False) -> list[Approval]:
+        """What was decided in the last 30 days among the approvals ``reviewer`` may see,
+        newest first (``mine``: only their own decisions)."""
+        since = self.clock.now() - HISTORY_DAYS * 86400
+        where: list[Filter] = [
+            ("may_decide", "array_contains", reviewer),
+            ("decided_at", ">=", since),
+        ]
+        rows = self.store.list(
+            APPROVALS.name, where, order_by="decided_at", descending=True, limit=HISTORY_LIMIT
+        )
+        decided = [_approval(row) for row in rows]
+        return [a for a in decided if a.decided_by == reviewer] if mine else decided
+
+    def approval(self, reviewer: str, approval_id: str) -> Approval:
+        """An approval ``reviewer`` may see.
+
+        Raises:
+            ApprovalError: 404 for a missing id and for one that does not list them.
+        """
+        approval = read_approval(self.store, approval_id)
+        if approval is None or reviewer not in approval.may_decide:
+            raise not_found()
+        return approval
+
+
+def _approval(row: tuple[str, dict[str, Any]]) -> Approval:
+    return Approval.model_validate(row[1])
+
+
+def _matches_search(approval: Approval, search: str) -> bool:
+    haystack = (
+        f"{approval.context.get('sender', '')} {approval.context.get('subject', '')}".casefold()
+    )
+    return all(word in haystack for word in search.casefold().split())

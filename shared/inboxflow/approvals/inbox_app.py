@@ -1,0 +1,376 @@
+"""The reviewer's inbox on the approval function: pages, sign-in, bulk, history, JSON.
+
+| method | path                        | does                                               |
+|--------|-----------------------------|----------------------------------------------------|
+| GET    | /inbox/sign-in?token=T      | a Sign in button; changes nothing (mail scanners)  |
+| POST   | /inbox/sign-in (token)      | spends the token, starts a new session (cookie)    |
+| POST   | /inbox/sign-out (form)      | ends the session                                   |
+| GET    | /inbox?graph&kind&mailbox&q | what waits for me, soonest deadline first          |
+| GET    | /inbox/a/{id}               | the review page of one of my approvals             |
+| POST   | /inbox/a/{id} (form, …)     | decides it as the review link does; back to /inbox |
+| POST   | /inbox/bulk (form, ids)     | approves or rejects several bulk-safe approvals    |
+| GET    | /inbox/history?mine=1       | decided in the last 30 days                        |
+| GET    | /api/inbox                  | the waiting list as JSON                           |
+
+Every request but sign-in needs the session cookie (and, with IAP on, an
+assertion for the same reviewer); every POST also the session's form token,
+and ``handle_http`` has refused cross-site POSTs before any of this runs.
+Another reviewer's approval id is a 404, the same as a missing one. Pages
+with the keyboard script carry a per-response CSP nonce.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from flask import Request, Response
+
+from ..approval_record import Approval
+from .errors import AlreadyDecided, ApprovalError
+from .http_headers import SECURITY_HEADERS
+from .iap import IAP_HEADER, iap_verifier
+from .inbox import InboxFilter, registered_kinds
+from .pages import render_inbox_page, render_review
+from .service import ApprovalService
+from .sessions import SESSION_TTL_S, Session, sign_in_required
+
+SECURE_COOKIE = "__Host-inboxflow-inbox"
+PLAIN_COOKIE = "inboxflow-inbox"
+"""Over plain http to another host than this machine a browser refuses ``Secure`` (and so
+``__Host-``) cookies: the embedded default on a LAN address uses this name."""
+MAX_BULK = 100
+_LOOPBACK = ("localhost", "127.0.0.1", "::1")
+_FORM_CONTROLS = frozenset({"form", "decision", "comment"})
+
+
+def handle_inbox(request: Request, service: ApprovalService, parts: list[str]) -> Response:
+    """Route a request under ``/inbox`` (``parts``: the path's segments).
+
+    Raises:
+        ApprovalError: refused (``handle_http`` renders it).
+    """
+    method = "GET" if request.method == "HEAD" else request.method
+    if parts == ["inbox", "sign-in"]:
+        if method == "GET":
+            return _sign_in_page(request, service)
+        if method == "POST":
+            return _sign_in(request, service)
+    elif parts == ["inbox", "sign-out"] and method == "POST":
+        return _sign_out(request, service)
+    elif parts == ["inbox"] and method == "GET":
+        return _list_page(request, service, _session(request, service))
+    elif parts == ["inbox", "history"] and method == "GET":
+        return _history_page(request, service, _session(request, service))
+    elif len(parts) == 3 and parts[1] == "a" and method == "GET":
+        return _review_page(service, _session(request, service), parts[2])
+    elif len(parts) == 3 and parts[1] == "a" and method == "POST":
+        return _decide(request, service, _posting_session(request, service), parts[2])
+    elif parts == ["inbox", "bulk"] and method == "POST":
+        return _bulk(request, service, _posting_session(request, service))
+    raise ApprovalError(404, "Not found", "there is nothing here")
+
+
+def inbox_json(request: Request, service: ApprovalService) -> dict[str, Any]:
+    """``GET /api/inbox``: the waiting list (same query and authentication as the page)."""
+    session = _session(request, service)
+    query = InboxFilter.from_args(request.args)
+    page = service.inbox.waiting(session.reviewer, query)
+    now = service.clock.now()
+    return {
+        "reviewer": session.reviewer,
+        "counts": service.inbox.counts(session.reviewer),
+        "items": [_row(service, approval, now) for approval in page.items],
+        "next_after": page.next_after,
+    }
+
+
+# --- authentication -------------------------------------------------------------------
+
+
+def _secure(request: Request, service: ApprovalService) -> bool:
+    if urlsplit(service.config.base_url).scheme == "https" or request.scheme == "https":
+        return True
+    return (urlsplit(request.host_url).hostname or "") in _LOOPBACK
+
+
+def _cookie_name(request: Request, service: ApprovalService) -> str:
+    return SECURE_COOKIE if _secure(request, service) else PLAIN_COOKIE
+
+
+def _iap_reviewer(request: Request, service: ApprovalService) -> str | None:
+    verifier = iap_verifier(service.config)
+    return None if verifier is None else verifier.reviewer(request.headers.get(IAP_HEADER))
+
+
+def _session(request: Request, service: ApprovalService) -> Session:
+    iap_reviewer = _iap_reviewer(request, service)
+    session = service.sessions.check(request.cookies.get(_cookie_name(request, service)))
+    if iap_reviewer is not None and iap_reviewer != session.reviewer:
+        raise sign_in_required()
+    return session
+
+
+def _posting_session(request: Request, service: ApprovalService) -> Session:
+    session = _session(request, service)
+    service.sessions.check_form(session, request.form.get("form"))
+    return session
+
+
+def _sign_in_page(request: Request, service: ApprovalService) -> Response:
+    token = request.args.get("token") or ""
+    iap_reviewer = _iap_reviewer(request, service) if not token else None
+    page = render_inbox_page("inbox_sign_in.html", token=token[:200], iap_reviewer=iap_reviewer)
+    return _html(page)
+
+
+def _sign_in(request: Request, service: ApprovalService) -> Response:
+    iap_reviewer = _iap_reviewer(request, service)
+    token = request.form.get("token")
+    if token:
+        reviewer = service.sign_ins.redeem(token)
+        if iap_reviewer is not None and iap_reviewer != reviewer:
+            raise ApprovalError(403, "Wrong reviewer", "this link is for another reviewer")
+    elif iap_reviewer is not None:
+        reviewer = iap_reviewer
+    else:
+        raise ApprovalError(400, "Link incomplete", "open the sign-in link from your email")
+    name = _cookie_name(request, service)
+    cookie, _ = service.sessions.start(reviewer, replacing=request.cookies.get(name))
+    response = _redirect("/inbox")
+    response.set_cookie(
+        name,
+        cookie,
+        max_age=SESSION_TTL_S,
+        path="/",
+        secure=name == SECURE_COOKIE,
+        httponly=True,
+        samesite="Strict",
+    )
+    return response
+
+
+def _sign_out(request: Request, service: ApprovalService) -> Response:
+    _posting_session(request, service)
+    name = _cookie_name(request, service)
+    service.sessions.end(request.cookies.get(name) or "")
+    response = _html(render_inbox_page("inbox_signed_out.html"))
+    response.delete_cookie(
+        name, path="/", secure=name == SECURE_COOKIE, httponly=True, samesite="Strict"
+    )
+    return response
+
+
+# --- pages ----------------------------------------------------------------------------
+
+
+def _list_page(request: Request, service: ApprovalService, session: Session) -> Response:
+    query = InboxFilter.from_args(request.args)
+    page = service.inbox.waiting(session.reviewer, query)
+    counts = service.inbox.counts(session.reviewer)
+    now = service.clock.now()
+    flash = None
+    decided_id = request.args.get("decided")
+    if decided_id:
+        try:
+            decided = service.inbox.approval(session.reviewer, decided_id)
+        except ApprovalError:
+            decided = None
+        if decided is not None and decided.status == "decided":
+            outcome = _outcome(service, decided)
+            flash = f"{outcome}: {decided.context.get('subject') or '(no subject)'}"
+    next_link = None
+    if page.next_after is not None:
+        args = {k: v for k, v in request.args.items() if k not in ("after", "decided")}
+        next_link = "/inbox?" + urlencode({**args, "after": repr(page.next_after)})
+    nonce = secrets.token_urlsafe(18)
+    body = render_inbox_page(
+        "inbox.html",
+        reviewer=session.reviewer,
+        form_token=service.sessions.form_token(session),
+        items=[_row(service, approval, now) for approval in page.items],
+        total=sum(counts.values()),
+        counts=counts,
+        graphs=sorted(set(service.inbox.graphs()) | set(counts)),
+        kinds=registered_kinds(),
+        query=query,
+        next_after=page.next_after,
+        next_link=next_link,
+        flash=flash,
+        nonce=nonce,
+    )
+    return _html(body, nonce=nonce)
+
+
+def _history_page(request: Request, service: ApprovalService, session: Session) -> Response:
+    mine = request.args.get("mine") == "1"
+    rows = []
+    for approval in service.inbox.history(session.reviewer, mine=mine):
+        rows.append(
+            {
+                "subject": str(approval.context.get("subject", "")),
+                "sender": str(approval.context.get("sender", "")),
+                "graph": approval.graph,
+                "title": _title(service, approval),
+                "choice": _outcome(service, approval),
+                "decided_by": approval.decided_by or "",
+                "decided_at": approval.decided_at,
+                "decided_iso": _iso(approval.decided_at),
+                "edited": approval.edited,
+                "comment": approval.comment,
+            }
+        )
+    body = render_inbox_page(
+        "inbox_history.html",
+        reviewer=session.reviewer,
+        form_token=service.sessions.form_token(session),
+        items=rows,
+        mine=mine,
+        days=30,
+    )
+    return _html(body)
+
+
+def _review_page(service: ApprovalService, session: Session, approval_id: str) -> Response:
+    from .pages import render_decided
+
+    approval = service.inbox.approval(session.reviewer, approval_id)
+    view = service.view(approval, session.reviewer)
+    if approval.status != "pending":
+        return _html(render_decided(view))
+    page = render_review(
+        view,
+        form_action=f"/inbox/a/{approval.approval_id}",
+        token=service.sessions.form_token(session),
+        max_edit_chars=service.config.max_edit_chars,
+        back="/inbox",
+    )
+    return _html(page)
+
+
+def _decide(
+    request: Request, service: ApprovalService, session: Session, approval_id: str
+) -> Response:
+    approval = service.inbox.approval(session.reviewer, approval_id)
+    form = request.form
+    edit = {name: form[name] for name in form if name not in _FORM_CONTROLS}
+    service.decide_as(
+        approval.approval_id,
+        session.reviewer,
+        form.get("decision", ""),
+        edit or None,
+        comment=form.get("comment"),
+    )
+    return _redirect("/inbox?" + urlencode({"decided": approval.approval_id}))
+
+
+def _bulk(request: Request, service: ApprovalService, session: Session) -> Response:
+    style = {"approve": "primary", "reject": "danger"}.get(request.form.get("decision", ""))
+    if style is None:
+        raise ApprovalError(400, "Bad request", "choose approve or reject")
+    ids = list(dict.fromkeys(request.form.getlist("ids")))
+    if not ids:
+        raise ApprovalError(400, "Nothing selected", "select the approvals to decide")
+    if len(ids) > MAX_BULK:
+        raise ApprovalError(413, "Too many", f"decide at most {MAX_BULK} at once")
+    done: list[dict[str, Any]] = []
+    late: list[dict[str, Any]] = []
+    refused: list[dict[str, Any]] = []
+    for approval_id in ids:
+        try:
+            approval = service.inbox.approval(session.reviewer, approval_id)
+        except ApprovalError as exc:
+            refused.append({"approval_id": approval_id[:80], "subject": "", "outcome": exc.message})
+            continue
+        subject = str(approval.context.get("subject", ""))
+        kind = service.kind(approval)
+        choice = kind.styled(style)  # type: ignore[arg-type]
+        if not kind.bulk_safe or choice is None:
+            refused.append(
+                {"approval_id": approval_id, "subject": subject, "outcome": "open it to decide"}
+            )
+            continue
+        try:
+            decided = service.decide_as(approval_id, session.reviewer, choice.value)
+        except AlreadyDecided as exc:
+            service.publish_resume(exc.approval)
+            late.append(
+                {
+                    "approval_id": approval_id,
+                    "subject": subject,
+                    "outcome": _outcome(service, exc.approval),
+                    "decided_by": exc.approval.decided_by or "the deadline",
+                }
+            )
+            continue
+        except ApprovalError as exc:
+            refused.append({"approval_id": approval_id, "subject": subject, "outcome": exc.message})
+            continue
+        done.append(
+            {"approval_id": approval_id, "subject": subject, "outcome": _outcome(service, decided)}
+        )
+    body = render_inbox_page(
+        "inbox_bulk.html",
+        reviewer=session.reviewer,
+        form_token=service.sessions.form_token(session),
+        done=done,
+        late=late,
+        refused=refused,
+    )
+    return _html(body)
+
+
+# --- rows -----------------------------------------------------------------------------
+
+
+def _row(service: ApprovalService, approval: Approval, now: float) -> dict[str, Any]:
+    kind = service.kind(approval)
+    primary = kind.styled("primary")
+    reasons = [str(r) for r in approval.context.get("reasons", [])]
+    return {
+        "approval_id": approval.approval_id,
+        "graph": approval.graph,
+        "kind": approval.kind,
+        "title": kind.title,
+        "mailbox": approval.mailbox,
+        "sender": str(approval.context.get("sender", "")),
+        "subject": str(approval.context.get("subject", "")),
+        "why": "; ".join(reasons),
+        "deadline": approval.deadline,
+        "deadline_iso": _iso(approval.deadline),
+        "overdue": now >= approval.deadline,
+        "bulk_safe": kind.bulk_safe,
+        "quick": primary.value if primary is not None and primary.comment != "required" else "",
+    }
+
+
+def _title(service: ApprovalService, approval: Approval) -> str:
+    return service.kind(approval).title
+
+
+def _outcome(service: ApprovalService, approval: Approval) -> str:
+    if approval.status == "timed_out":
+        return "Timed out"
+    choice = service.kind(approval).choice(approval.decision or "")
+    return choice.outcome[0] if choice is not None else str(approval.decision or approval.status)
+
+
+def _iso(moment: float | None) -> str:
+    if moment is None:
+        return ""
+    return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _html(body: str, status: int = 200, nonce: str | None = None) -> Response:
+    headers: Mapping[str, str] = SECURITY_HEADERS
+    if nonce is not None:
+        policy = SECURITY_HEADERS["Content-Security-Policy"] + f"; script-src 'nonce-{nonce}'"
+        headers = {**SECURITY_HEADERS, "Content-Security-Policy": policy}
+    return Response(body, status=status, headers=dict(headers), mimetype="text/html")
+
+
+def _redirect(location: str) -> Response:
+    return Response("", status=303, headers={**SECURITY_HEADERS, "Location": location})
