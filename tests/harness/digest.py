@@ -3,6 +3,7 @@ channels as an outbox that also hands each message (link included) to the test."
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from datetime import datetime
@@ -153,8 +154,9 @@ def race(
 ) -> list[DigestOutcome]:
     """``len(stores)`` function instances ask for ``reviewer``'s digest at once.
 
-    Each has its own store client; a barrier lets them go together, and the
-    winner's send is held until every other caller has its answer, so they overlap.
+    Each has its own store client; a barrier holds them until all have read what they
+    need to claim, and the winner's send is held until another caller has its answer,
+    so they overlap.
     Contention (``RetryableError``) is retried, as a redelivery would.
     """
     barrier = threading.Barrier(len(stores))
@@ -163,9 +165,15 @@ def race(
     outcomes: list[DigestOutcome] = []
     lock = threading.Lock()
 
+    def together(point: str) -> None:
+        # Every caller has read the record and the approvals before any claims: only the
+        # claim's transaction can keep the second from sending.
+        if point == "before_claim":
+            with contextlib.suppress(threading.BrokenBarrierError):
+                barrier.wait(10)
+
     def instance(store: DocumentStore) -> None:
-        digests = world.make(store, BlockingNotifier(world.outbox(store), release))
-        barrier.wait()
+        digests = world.make(store, BlockingNotifier(world.outbox(store), release), together)
         outcome: DigestOutcome | None = None
         for _ in range(retries):
             try:

@@ -66,7 +66,8 @@ FaultHook = Callable[[str], None]
 
 
 def _no_fault(point: str) -> None:
-    """Fault injection points (``after_claim``, ``after_send``): tests crash there."""
+    """Fault injection points (``before_claim``, ``after_claim``, ``after_send``): tests crash
+    or hold callers there."""
 
 
 def digest_record_id(reviewer: str) -> str:
@@ -281,6 +282,7 @@ class Digests:
             return DigestOutcome(reviewer, "not_due")
         pending = self.waiting(reviewer)
         newest = max((approval.created_at for approval in pending), default=0.0)
+        self.fault("before_claim")
         claimed = self.store.run_transaction(
             lambda tx: self._claim(tx, reviewer, schedule, now, newest)
         )
