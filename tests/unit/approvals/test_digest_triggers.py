@@ -95,3 +95,26 @@ def test_the_sweep_route_is_refused_without_the_schedulers_token(tmp_path: Path)
 
         assert handle_http(request, h.service, verify_task=refuse).status_code == 404
     assert len(h.inbox) == sent
+
+
+def test_the_digest_link_signs_the_reviewer_in_to_their_inbox(tmp_path: Path) -> None:
+    h = _harness(tmp_path)
+    trace_id = h.start()
+    [digest] = [m for m in h.inbox if m["to"] == ANA and SIGN_IN.search(m["text"])]
+    link = SIGN_IN.search(digest["text"])
+    assert link is not None
+    path = link.group(0).split("approvals.test", 1)[1]
+    # Opening it (a mail scanner) changes nothing: the token still signs in afterwards.
+    assert h.client.get(path).status_code == 200
+    assert h.client.get(path).status_code == 200
+    signed = h.client.post(
+        "/inbox/sign-in", data={"token": link.group(1)}, headers={"Sec-Fetch-Site": "same-origin"}
+    )
+    assert signed.status_code in (302, 303), signed.data
+    page = h.client.get("/inbox")
+    assert page.status_code == 200
+    assert h.approval_of(trace_id).approval_id in page.get_data(as_text=True)
+    again = h.client.post(
+        "/inbox/sign-in", data={"token": link.group(1)}, headers={"Sec-Fetch-Site": "same-origin"}
+    )
+    assert again.status_code == 403  # single use

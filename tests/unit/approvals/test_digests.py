@@ -270,3 +270,26 @@ def test_the_record_is_one_document_per_reviewer_whatever_the_spelling(
     assert digest_path(ANA) == digest_path(" Ana@Brightlane.io ")
     assert digest_path(ANA) != digest_path(BEN)
     assert "/" not in digest_path(ANA).partition("/")[2]
+
+
+def test_a_pause_within_the_interval_reads_the_record_and_lists_nothing(
+    store: SqliteCheckpointStore,
+) -> None:
+    w = world_at(store, "2027-01-15 10:00")
+    w.pend([ANA])
+    assert w.digests.send_due(ANA).action == "sent"
+    w.clock.advance(60)
+    w.pend([ANA])
+    listed: list[str] = []
+    original = store.list
+
+    def counted(collection: str, *args: Any, **kwargs: Any) -> Any:
+        listed.append(collection)
+        return original(collection, *args, **kwargs)
+
+    store.list = counted  # type: ignore[method-assign]
+    assert w.digests.send_due(ANA).action == "not_due"
+    assert listed == []
+    w.clock.advance(3600)
+    assert w.digests.send_due(ANA).action == "sent"
+    assert listed == ["approvals"]
