@@ -16,7 +16,7 @@ A reviewer sees only approvals that list them (reviewers or escalate_to);
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..approval_record import Approval
@@ -43,14 +43,15 @@ class InboxFilter:
         kind: only this pause kind.
         mailbox: only approvals of email to this mailbox.
         search: words that must all appear in the sender or the subject.
-        after: the deadline the previous page ended at.
+        after: where the previous page ended: its last deadline and approval id
+            (approvals with the same deadline come in id order, as both stores order them).
     """
 
     graph: str = ""
     kind: str = ""
     mailbox: str = ""
     search: str = ""
-    after: float | None = None
+    after: tuple[float, str] | None = None
 
     @classmethod
     def from_args(cls, args: Any) -> InboxFilter:
@@ -65,10 +66,13 @@ class InboxFilter:
         if any(len(value) > MAX_FILTER_CHARS for value in values.values()):
             raise ApprovalError(400, "Bad request", "a filter is too long")
         after_arg = str(args.get("after") or "").strip()
+        deadline, _, approval_id = after_arg.partition(" ")
         try:
-            after = float(after_arg) if after_arg else None
+            after = (float(deadline), approval_id) if after_arg else None
         except ValueError:
-            raise ApprovalError(400, "Bad request", "after must be a number") from None
+            raise ApprovalError(400, "Bad request", "after is not a page's end") from None
+        if len(after_arg) > MAX_FILTER_CHARS:
+            raise ApprovalError(400, "Bad request", "after is not a page's end")
         return cls(values["graph"], values["kind"], values["mailbox"], values["q"], after)
 
     @property
@@ -83,13 +87,11 @@ class InboxPage:
 
     Attributes:
         items: the approvals, soonest deadline first.
-        counts: waiting approvals per graph (all of the reviewer's, unfiltered).
         next_after: the ``after`` of the next page, or None on the last one.
     """
 
     items: list[Approval]
-    counts: dict[str, int] = field(default_factory=dict)
-    next_after: float | None = None
+    next_after: tuple[float, str] | None = None
 
 
 def not_found() -> ApprovalError:
@@ -146,21 +148,34 @@ class Inbox:
             if getattr(query, name):
                 where.append((name, "==", getattr(query, name)))
         if query.after is not None:
-            where.append(("deadline", ">", query.after))
+            where.append(("deadline", ">=", query.after[0]))
+        wanted = SEARCH_WINDOW if query.search else page_size + 1
+        approvals = self._after(where, query.after, wanted)
         if query.search:
-            rows = self.store.list(APPROVALS.name, where, order_by="deadline", limit=SEARCH_WINDOW)
-            found = [a for a in map(_approval, rows) if _matches_search(a, query.search)]
-            items = found[:page_size]
-            more = len(found) > page_size
-        else:
-            rows = self.store.list(APPROVALS.name, where, order_by="deadline", limit=page_size + 1)
-            items = [_approval(row) for row in rows[:page_size]]
-            more = len(rows) > page_size
+            approvals = [a for a in approvals if _matches_search(a, query.search)]
+        items = approvals[:page_size]
+        more = len(approvals) > page_size
         return InboxPage(
             items=items,
-            counts=self.counts(reviewer),
-            next_after=items[-1].deadline if more and items else None,
+            next_after=(items[-1].deadline, items[-1].approval_id) if more and items else None,
         )
+
+    def _after(
+        self, where: list[Filter], after: tuple[float, str] | None, wanted: int
+    ) -> list[Approval]:
+        """Up to ``wanted`` approvals by deadline, those up to ``after`` skipped (the same
+        deadline comes back in id order; the limit grows past a run of equal deadlines)."""
+        limit = wanted
+        while True:
+            rows = self.store.list(APPROVALS.name, where, order_by="deadline", limit=limit)
+            approvals = [
+                a
+                for a in map(_approval, rows)
+                if after is None or (a.deadline, a.approval_id) > after
+            ]
+            if len(approvals) >= wanted or len(rows) < limit:
+                return approvals[:wanted]
+            limit *= 2
 
     def counts(self, reviewer: str) -> dict[str, int]:
         """Waiting approvals per graph (graphs with none left out)."""

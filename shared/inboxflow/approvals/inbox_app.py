@@ -80,11 +80,12 @@ def inbox_json(request: Request, service: ApprovalService) -> dict[str, Any]:
     query = InboxFilter.from_args(request.args)
     page = service.inbox.waiting(session.reviewer, query)
     now = service.clock.now()
+    after = page.next_after
     return {
         "reviewer": session.reviewer,
         "counts": service.inbox.counts(session.reviewer),
         "items": [_row(service, approval, now) for approval in page.items],
-        "next_after": page.next_after,
+        "next_after": f"{after[0]!r} {after[1]}" if after is not None else None,
     }
 
 
@@ -185,7 +186,8 @@ def _list_page(request: Request, service: ApprovalService, session: Session) -> 
     next_link = None
     if page.next_after is not None:
         args = {k: v for k, v in request.args.items() if k not in ("after", "decided")}
-        next_link = "/inbox?" + urlencode({**args, "after": repr(page.next_after)})
+        deadline, approval_id = page.next_after
+        next_link = "/inbox?" + urlencode({**args, "after": f"{deadline!r} {approval_id}"})
     nonce = secrets.token_urlsafe(18)
     body = render_inbox_page(
         "inbox.html",
