@@ -13,8 +13,8 @@ serve`` serves it):
 
 ``--rounds`` times per reviewer (median, p95, max). It also counts what one request
 reads (the first round of each reviewer): on the embedded default ``reads`` are the
-documents the store returns to ``get`` and ``list`` (the SQLite store's ``count`` lists
-the matching rows, so they are in it) and ``queries``/``aggregations`` the calls; on
+documents the store returns to ``get`` and ``list``, ``queries``/``aggregations`` the
+``list``/``count`` calls (a ``count`` that lists internally shows up in ``reads``); on
 the Firestore emulator ``reads`` are the documents read at the RPC layer
 (``bench/firestore_ops.py``) and ``aggregation_reads`` what the ``count`` queries are
 billed (one read per 1,000 index entries counted, at least one each).
