@@ -201,7 +201,8 @@ def _origin(url: str) -> str:
 
 
 def _digest_sweep(service: ApprovalService) -> dict[str, Any]:
-    """Send the digests due now; what was done per reviewer (no addresses: the log keeps it)."""
+    """Send the digests due now; how many reviewers were looked at and what was done, by
+    action (no addresses in the answer: ``Digests.sweep`` logs each digest sent)."""
     outcomes = service.digests.sweep()
     actions: dict[str, int] = {}
     for outcome in outcomes:

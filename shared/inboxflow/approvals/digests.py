@@ -328,6 +328,7 @@ class Digests:
             raise
         self.fault("after_send")
         self._finish(reviewer, claim, receipt, counts)
+        log.info("digest %s (%s) sent to %s: %s", claim.digest_id, claim.kind, reviewer, counts)
         return DigestOutcome(reviewer, "sent", claim.digest_id, claim.kind, counts)
 
     def _claim(
