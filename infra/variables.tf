@@ -182,6 +182,12 @@ variable "renew_watch_schedule" {
   default     = "17 5 * * *"
 }
 
+variable "digest_schedule" {
+  type        = string
+  description = "Cron schedule (UTC) of the reviewer digest sweep: the latest a held-back digest or a daily summary waits after it is due."
+  default     = "*/15 * * * *"
+}
+
 variable "scheduler_time_zone" {
   type        = string
   description = "Time zone of the renew-watch schedule."

@@ -220,11 +220,45 @@ class Channels(_Strict):
     ses: SesChannel = Field(default_factory=SesChannel)
 
 
+NOTIFY_MODES = ("each", "digest", "both")
+"""What a reviewer is sent: an email per pause (``each``, the default), a digest, or both."""
+_DAILY_AT = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
+
+
+class DigestSchedule(_Strict):
+    """When a reviewer's digest goes out (``digest:``; a reviewer's own ``digest:`` overrides).
+
+    Attributes:
+        interval_minutes: at most one digest per this many minutes: when a new
+            approval waits and none was sent within it, the next one goes out.
+        daily_at: the daily summary's time, ``HH:MM`` (None: no daily summary).
+        timezone: the IANA zone ``daily_at`` is in.
+    """
+
+    interval_minutes: int = Field(default=60, ge=1, le=7 * 24 * 60)
+    daily_at: str | None = "08:00"
+    timezone: str = "UTC"
+
+    @model_validator(mode="after")
+    def _check(self) -> DigestSchedule:
+        if self.daily_at is not None and not _DAILY_AT.fullmatch(self.daily_at):
+            raise ValueError(f"daily_at {self.daily_at!r} is not a time HH:MM (00:00 to 23:59)")
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"timezone {self.timezone!r} is not an IANA time zone") from None
+        return self
+
+
 class ReviewerConfig(_Strict):
     """How one reviewer (``reviewers.<address or name>``) is notified.
 
     Attributes:
         channel: ``gmail`` (default), ``ses`` or ``webhook``.
+        notify: ``each`` (an email per pause, default), ``digest`` or ``both``.
+        digest: this reviewer's digest schedule (default: the top-level ``digest:``).
         address: where email goes (default: the key, which must then be an address).
         region: SES region (default ``channels.ses.region``).
         sender: SES sender identity (default ``channels.ses.sender``).
@@ -236,6 +270,8 @@ class ReviewerConfig(_Strict):
     """
 
     channel: str = DEFAULT_CHANNEL
+    notify: Literal["each", "digest", "both"] = "each"
+    digest: DigestSchedule | None = None
     address: str | None = None
     region: str | None = None
     sender: str | None = None
@@ -355,6 +391,7 @@ class InboxflowConfig(_Strict):
         graphs: each graph's settings by graph name, validated by its ``settings_model``.
         reviewers: how each reviewer is notified, by address (or name); unlisted: gmail.
         channels: settings shared by a channel's reviewers (``ses``: region, sender).
+        digest: when digests go out, for reviewers with ``notify: digest`` or ``both``.
         gemini: each Gemini role's model, location, limits and thinking.
         authserv_id: the receiving server whose Authentication-Results verdict
             authenticates a sender (default ``mx.google.com``, Gmail;
@@ -366,6 +403,7 @@ class InboxflowConfig(_Strict):
     graphs: dict[str, dict[str, Any]] = Field(default_factory=dict)
     reviewers: dict[str, ReviewerConfig] = Field(default_factory=dict)
     channels: Channels = Field(default_factory=Channels)
+    digest: DigestSchedule = Field(default_factory=DigestSchedule)
     gemini: GeminiConfig = Field(default_factory=GeminiConfig)
     authserv_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9.-]{1,253}$")
 
@@ -397,12 +435,31 @@ class InboxflowConfig(_Strict):
         """The declared profiles' names."""
         return [profile.name for profile in self.profiles]
 
-    def delivery(self, reviewer: str) -> Delivery:
-        """How ``reviewer`` is notified: their ``reviewers:`` entry (key case-insensitive), else gmail."""
+    def _reviewer(self, reviewer: str) -> ReviewerConfig | None:
         key = reviewer.strip().lower()
-        entry = next(
+        return next(
             (value for name, value in self.reviewers.items() if name.strip().lower() == key), None
         )
+
+    def notify_mode(self, reviewer: str) -> str:
+        """What ``reviewer`` is sent: ``each``, ``digest`` or ``both`` (unlisted: ``each``)."""
+        entry = self._reviewer(reviewer)
+        return "each" if entry is None else entry.notify
+
+    def digest_schedule(self, reviewer: str) -> DigestSchedule:
+        """When ``reviewer``'s digests go out: their ``digest:`` over the top-level one."""
+        entry = self._reviewer(reviewer)
+        if entry is None or entry.digest is None:
+            return self.digest
+        return self.digest.model_copy(update=entry.digest.model_dump(exclude_unset=True))
+
+    def digest_reviewers(self) -> list[str]:
+        """The reviewers (as ``reviewers:`` names them) with ``notify: digest`` or ``both``."""
+        return [name for name, entry in self.reviewers.items() if entry.notify != "each"]
+
+    def delivery(self, reviewer: str) -> Delivery:
+        """How ``reviewer`` is notified: their ``reviewers:`` entry (key case-insensitive), else gmail."""
+        entry = self._reviewer(reviewer)
         if entry is None:
             return Delivery(address=reviewer)
         return Delivery(
@@ -661,10 +718,11 @@ def _check_references(
             )
 
 
+_EVERY_CHANNEL_KEYS = {"channel", "notify", "digest"}
 _CHANNEL_KEYS = {
-    "gmail": {"channel", "address"},
-    "ses": {"channel", "address", "region", "sender"},
-    "webhook": {"channel", "url", "url_env", "format"},
+    "gmail": _EVERY_CHANNEL_KEYS | {"address"},
+    "ses": _EVERY_CHANNEL_KEYS | {"address", "region", "sender"},
+    "webhook": _EVERY_CHANNEL_KEYS | {"url", "url_env", "format"},
 }
 
 

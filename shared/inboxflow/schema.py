@@ -246,6 +246,9 @@ RESERVATIONS = Collection("reservations")
 AGENT_RUNS = Collection("agent_runs")
 LLM_CALLS = Collection("llm_calls")
 EMAIL_EVENTS = Collection("email_events")
+REVIEWER_DIGESTS = Collection("reviewer_digests")
+"""One per reviewer with digests (``approvals/digests.py``): when the last went out, the one
+being sent (claimed in a transaction before it is sent), the last few sent."""
 
 # --- the embedded adapters' own records ---------------------------------------------
 
@@ -289,6 +292,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     AGENT_RUNS,
     LLM_CALLS,
     EMAIL_EVENTS,
+    REVIEWER_DIGESTS,
     TASKS,
     OUTBOX,
     CONTACTS,

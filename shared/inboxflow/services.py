@@ -253,6 +253,7 @@ def build_runtime(
         resume=runtime.resume,
         clock=ports.clock,
         config=ApprovalConfig.from_env(settings.environ),
+        settings=ports.config,
     )
     ports.approvals = approvals
     runtime.on_pause = approvals.after_pause

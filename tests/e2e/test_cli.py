@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -92,6 +93,7 @@ def test_demo_prints_a_row_per_sample_and_trace_shows_the_steps(tmp_path):
     ]
     assert len(rows) == len(samples) >= 12
     assert "waiting" in result.stdout and "done" in result.stdout
+    assert re.search(r"inboxflow inbox \S+@\S+", result.stdout), "the demo names the inbox"
     trace_id = rows[0][2:18]
     trace = run_cli("trace", trace_id, cwd=tmp_path)
     assert trace.returncode == 0, trace.stderr

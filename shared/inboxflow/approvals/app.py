@@ -5,6 +5,7 @@
 | GET    | /a/{id}?t=TOKEN                   | reviewer (email link)| review page; never changes state      |
 | POST   | /a/{id}  (form: form, decision…)  | reviewer             | records the decision, resumes         |
 | POST   | /timeout (JSON approval_id)       | Cloud Tasks (OIDC)   | applies the timeout policy            |
+| POST   | /digest                           | Cloud Scheduler (OIDC)| sends the reviewer digests now due   |
 | GET    | /api/approvals/{id}               | Bearer TOKEN         | the approval as JSON                  |
 | POST   | /api/approvals/{id}/decision      | Bearer TOKEN or key  | decides (JSON in, JSON out)           |
 | GET    | /api/pending?reviewer=R           | Bearer API key       | pending approvals of a reviewer       |
@@ -89,7 +90,7 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
     request.max_form_memory_size = MAX_BODY_BYTES
     request.max_form_parts = 100
     parts = [p for p in request.path.split("/") if p]
-    api = bool(parts) and parts[0] in ("api", "timeout")
+    api = bool(parts) and parts[0] in ("api", "timeout", "digest")
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         return _too_large(api)
     try:
@@ -118,6 +119,10 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
         if parts == ["timeout"] and request.method == "POST":
             (verify_task or verify_task_oidc)(request)
             return _json(service.on_timeout(*_timeout_call(request)))
+        if parts == ["digest"] and request.method == "POST":
+            # The scheduler's identity is checked as the deadline tasks' is (the same invoker).
+            (verify_task or verify_task_oidc)(request)
+            return _json(_digest_sweep(service))
         if parts and parts[0] == "api":
             return _api(service, parts[1:], request)
     except AlreadyDecided as exc:
@@ -193,6 +198,16 @@ def _check_same_origin(request: Request, service: ApprovalService) -> None:
 def _origin(url: str) -> str:
     parts = urlsplit(url.strip())
     return f"{parts.scheme.lower()}://{parts.netloc.lower()}" if parts.netloc else "null"
+
+
+def _digest_sweep(service: ApprovalService) -> dict[str, Any]:
+    """Send the digests due now; how many reviewers were looked at and what was done, by
+    action (no addresses in the answer: ``Digests.sweep`` logs each digest sent)."""
+    outcomes = service.digests.sweep()
+    actions: dict[str, int] = {}
+    for outcome in outcomes:
+        actions[outcome.action] = actions.get(outcome.action, 0) + 1
+    return {"reviewers": len(outcomes), "actions": actions}
 
 
 def _timeout_call(request: Request) -> tuple[str, int]:

@@ -42,6 +42,8 @@ class Notifications:
         view: the page model of an approval as a reviewer sees it.
         clock: time source.
         config: the sender address.
+        each: whether a reviewer gets an email per pause (``notify: each`` or ``both``);
+            default: everyone.
     """
 
     def __init__(
@@ -53,6 +55,7 @@ class Notifications:
         view: Callable[[Approval, str], ApprovalView],
         clock: Clock,
         config: ApprovalConfig,
+        each: Callable[[str], bool] | None = None,
     ) -> None:
         self.store = store
         self._notifier = as_lazy(notifier)
@@ -61,6 +64,7 @@ class Notifications:
         self.view = view
         self.clock = clock
         self.config = config
+        self.each = each or (lambda reviewer: True)
 
     @property
     def notifier(self) -> Notifier:
@@ -75,7 +79,8 @@ class Notifications:
         """Notify the reviewers of the approval's current round (each once).
 
         A reviewer whose channel refuses for good is recorded on the approval
-        (``notify_errors``).
+        (``notify_errors``). A reviewer with ``notify: digest`` gets no email of
+        their own: their digest counts the approval (``approvals/digests.py``).
 
         Returns:
             The first retryable failure (those reviewers are notified on the
@@ -85,6 +90,8 @@ class Notifications:
         refused: dict[str, str] = {}
         unavailable: RetryableError | None = None
         for reviewer in reviewers:
+            if not self.each(reviewer):
+                continue
             # One reviewer's channel failing never keeps the others from hearing of it.
             try:
                 sent = self.journal.run(

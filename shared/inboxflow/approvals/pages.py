@@ -14,6 +14,7 @@ environment built on the first render.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -291,6 +292,48 @@ def render_reply_help(view: ApprovalView, *, link: str, why: str) -> tuple[str, 
         _render("reply_help.txt", **context),
         _render("reply_help.html", **context),
     )
+
+
+def render_digest(
+    reviewer: str,
+    counts: Mapping[str, int],
+    *,
+    link: str,
+    valid_minutes: int,
+    daily: bool = False,
+    overdue: int = 0,
+) -> tuple[str, str, str]:
+    """A reviewer's digest: how many decisions wait, per graph, and one link to their inbox.
+
+    Args:
+        reviewer: whom it is for.
+        counts: pending approvals per graph, in display order.
+        link: the single-use sign-in URL of their inbox.
+        valid_minutes: how long the link works.
+        daily: the daily summary (else: a digest of new approvals).
+        overdue: how many of them are past their deadline.
+
+    Returns:
+        ``(subject, text, html)``; the subject carries no link.
+
+    Raises:
+        ValueError: if ``link`` is not an http(s) URL.
+    """
+    link = _checked_url(link, absolute=True)
+    total = sum(counts.values())
+    waits = "decision waits" if total == 1 else "decisions wait"
+    subject = f"{'Daily summary: ' if daily else ''}{total} {waits} for you"
+    context = {
+        "reviewer": reviewer,
+        "counts": dict(counts),
+        "total": total,
+        "overdue": overdue,
+        "daily": daily,
+        "link": link,
+        "subject": subject,
+        "sign_in_minutes": valid_minutes,
+    }
+    return subject, _render("digest.txt", **context), _render("digest.html", **context)
 
 
 def render_pending(reviewer: str, items: list[tuple[ApprovalView, str]]) -> str:

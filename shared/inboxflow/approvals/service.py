@@ -12,7 +12,7 @@ inbox adds ``inbox`` (its queries), ``sign_ins`` and ``sessions``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..clock import Clock, SystemClock
 from ..context import EffectJournal
@@ -23,6 +23,7 @@ from ..ports.notifier import Notifier
 from ..ports.tasks import TaskQueue
 from .deadlines import Deadlines
 from .decisions import Decisions, KindLookup, registered_kind
+from .digests import Digests
 from .inbox import Inbox
 from .notify import Notifications
 from .records import Approval, pending_approvals, read_approval
@@ -30,6 +31,9 @@ from .sessions import Sessions
 from .settings import ApprovalConfig
 from .sign_in import SignIns
 from .tokens import Checked, Tokens
+
+if TYPE_CHECKING:
+    from ..config import InboxflowConfig
 
 
 class ApprovalService:
@@ -43,6 +47,8 @@ class ApprovalService:
         clock: time source.
         config: links and limits.
         kinds: finds a pause's declared kind (default: the graph registry).
+        settings: ``inboxflow.yaml`` (who gets digests and when); default: none do.
+        sign_in: ``reviewer -> URL`` of a single-use inbox sign-in (default: ``SignIns.issue``).
     """
 
     def __init__(
@@ -54,15 +60,35 @@ class ApprovalService:
         clock: Clock | None = None,
         config: ApprovalConfig | None = None,
         kinds: KindLookup = registered_kind,
+        settings: InboxflowConfig | None = None,
+        sign_in: Callable[[str], str] | None = None,
     ) -> None:
+        from ..config import InboxflowConfig
+
         self.store = store
         self.clock = clock or SystemClock()
         self.config = config or ApprovalConfig()
+        self.settings = settings or InboxflowConfig()
         self.journal = EffectJournal(store, self.clock)
         self.tokens = Tokens(store, self.clock, self.config)
         self.decisions = Decisions(store, self.tokens, resume, self.clock, self.config, kinds)
+        self.digests = Digests(
+            store,
+            notifier,
+            sign_in or self.sign_in_link,
+            self.clock,
+            lambda: self.settings,
+            self.config,
+        )
         self.notifications = Notifications(
-            store, notifier, self.journal, self.tokens, self.view, self.clock, self.config
+            store,
+            notifier,
+            self.journal,
+            self.tokens,
+            self.view,
+            self.clock,
+            self.config,
+            each=self.digests.wants_each,
         )
         self.deadlines = Deadlines(
             store, tasks, self.journal, self.decisions, self.after_pause, self.clock, self.config
@@ -84,6 +110,7 @@ class ApprovalService:
     @notifier.setter
     def notifier(self, notifier: Notifier) -> None:
         self.notifications.notifier = notifier
+        self.digests.notifier = notifier
 
     @property
     def resume(self) -> Callable[[str, Mapping[str, Any]], Any]:
@@ -98,15 +125,22 @@ class ApprovalService:
         """Notify the reviewers of the current round and schedule its deadline, once each.
 
         Safe to call again (a redelivery of the pausing step): each email and
-        the task are effects, recorded in the journal and reconciled by key.
+        the task are effects, recorded in the journal and reconciled by key. The
+        round's reviewers who take digests get theirs if one is due
+        (``Digests.on_pause``; each digest is claimed once on the reviewer's record).
         """
         current = self.get(approval.approval_id) or approval
         if current.status != "pending":
             return
         unavailable = self.notifications.notify_round(current)
         self.deadlines.schedule_round(current)
+        unavailable = self.digests.on_pause(current) or unavailable
         if unavailable is not None:
             raise unavailable  # redelivered: the reviewers already notified are skipped
+
+    def sign_in_link(self, reviewer: str) -> str:
+        """A single-use sign-in URL to ``reviewer``'s inbox (``SignIns.issue``)."""
+        return self.sign_ins.issue(reviewer)
 
     def get(self, approval_id: str) -> Approval | None:
         """An approval by id, or None."""

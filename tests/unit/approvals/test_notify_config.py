@@ -255,3 +255,52 @@ def test_a_webhook_takes_slack_json_on_a_slack_url_and_chat_json_elsewhere(tmp_p
     adapter = ChannelNotifier(config, live, store).adapter(config.delivery("ops"))
     assert isinstance(adapter, WebhookNotifier) and adapter.format == "slack"
     store.close()
+
+
+# --- notify: each | digest | both, and the digest's schedule ---------------------------------
+
+
+def test_notify_defaults_to_an_email_per_pause_and_digest_settings_merge() -> None:
+    assert InboxflowConfig().notify_mode("ana@x.io") == "each"
+    assert InboxflowConfig().digest_reviewers() == []
+    config = parse(
+        """
+        digest: {interval_minutes: 30, daily_at: "07:30", timezone: Europe/Paris}
+        reviewers:
+          Ana@x.io: {notify: digest}
+          ben@x.io: {notify: both, digest: {daily_at: null}}
+          ops-lead: {channel: webhook, url: "https://chat.example/h", notify: digest}
+          gil@x.io: {channel: gmail}
+        """
+    )
+    assert [config.notify_mode(r) for r in ("ana@x.io", "ben@x.io", "ops-lead", "gil@x.io")] == [
+        "digest",
+        "both",
+        "digest",
+        "each",
+    ]
+    assert config.digest_reviewers() == ["Ana@x.io", "ben@x.io", "ops-lead"]
+    ana, ben = config.digest_schedule("ana@x.io"), config.digest_schedule("ben@x.io")
+    assert (ana.interval_minutes, ana.daily_at, ana.timezone) == (30, "07:30", "Europe/Paris")
+    assert (ben.interval_minutes, ben.daily_at, ben.timezone) == (30, None, "Europe/Paris")
+    default = InboxflowConfig().digest_schedule("x@y.io")
+    assert (default.interval_minutes, default.daily_at, default.timezone) == (60, "08:00", "UTC")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("reviewers: {a@x.io: {notify: weekly}}", "reviewers[a@x.io].notify: Input should be"),
+        ('digest: {daily_at: "8am"}', "daily_at '8am' is not a time HH:MM"),
+        ('digest: {daily_at: "24:00"}', "daily_at '24:00' is not a time HH:MM"),
+        ("digest: {timezone: Mars/Olympus}", "timezone 'Mars/Olympus' is not an IANA time zone"),
+        ("digest: {interval_minutes: 0}", "digest.interval_minutes: Input should be greater"),
+        (
+            "reviewers: {a@x.io: {notify: digest, digest: {timezone: Nowhere}}}",
+            "timezone 'Nowhere' is not an IANA time zone",
+        ),
+    ],
+)
+def test_bad_digest_settings_are_refused_in_one_line(text: str, expected: str) -> None:
+    message = error_of(text)
+    assert message.startswith("inboxflow.yaml: ") and expected in message, message

@@ -114,7 +114,8 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
     home: Path = home_option(),
 ) -> None:
-    """Run the approval function locally (and fire due deadline tasks of the embedded queue)."""
+    """Run the approval function locally (and fire due deadline tasks of the embedded queue and
+    send reviewers' digests when due, each minute, as Cloud Scheduler's sweep does)."""
     from inboxflow.approvals.http_headers import hardened_request_handler
     from inboxflow.redaction import redact_access_logs
 
@@ -126,6 +127,7 @@ def serve(
     app = approval_app()
     stop = threading.Event()
     fire_due_tasks_in_background(rt, stop)
+    sweep_digests_in_background(rt, stop)
     cli_console().print(
         f"approval function on [bold]http://{host}:{port}[/bold] "
         f"(links from `inboxflow approvals`); Ctrl-C stops"
@@ -192,3 +194,18 @@ def fire_due_tasks_in_background(rt: Runtime, stop: threading.Event, every_s: fl
                 logging.getLogger(__name__).exception("firing due tasks failed")
 
     threading.Thread(target=loop, name="inboxflow-tasks", daemon=True).start()
+
+
+def sweep_digests_in_background(rt: Runtime, stop: threading.Event, every_s: float = 60.0) -> None:
+    """Send reviewers' digests when due (``POST /digest``'s sweep), as Cloud Scheduler would."""
+    if not rt.ports.approvals.settings.digest_reviewers():
+        return
+
+    def loop() -> None:
+        while not stop.wait(every_s):
+            try:
+                rt.ports.approvals.digests.sweep()
+            except Exception:
+                logging.getLogger(__name__).exception("sending digests failed")
+
+    threading.Thread(target=loop, name="inboxflow-digests", daemon=True).start()

@@ -306,7 +306,8 @@ def show_approvals(runtime: Runtime, trace_ids: list[str], console: Console) -> 
         f"  1. [bold]{cli} serve[/bold]   (the approval function on {service.config.base_url})\n"
         f"  2. open {link}\n"
         f"     {first.context.get('subject', '')} - as {reviewer}\n"
-        f"All pending approvals with links: [bold]{cli} approvals[/bold]",
+        f"All pending approvals with links: [bold]{cli} approvals[/bold]; every decision "
+        f"waiting for {reviewer} on one page: [bold]{cli} inbox {reviewer}[/bold]",
         soft_wrap=True,
     )
 
