@@ -99,6 +99,7 @@ def pause_context(email: Mapping[str, Any], reasons: list[str], **extra: Any) ->
     """What the review page shows beside the decision: the email, and why the owner is asked."""
     return {
         "sender": email["sender"]["address"],
+        "mailbox": str(email.get("mailbox") or ""),
         "subject": email.get("subject", ""),
         "received_at": str(email.get("received_at", "")),
         "email_text": str(email.get("body_text", ""))[:4000],

@@ -32,6 +32,7 @@ def test_a_notify_asks_the_owner_and_ignore_ends_it(runtime):
     approval = pending(runtime, trace_id)
     assert approval.kind == "notify" and approval.reviewers == [OWNER]
     assert approval.payload["from"] == "billing@acme-hosting.example"
+    assert approval.mailbox == OWNER  # the reviewer's inbox filters by it
     decide(runtime, trace_id, "ignore")
     checkpoint = runtime.store.get_trace(trace_id)
     assert (checkpoint.status, checkpoint.state["status"]) == ("done", "ignored")
@@ -51,7 +52,7 @@ def test_a_request_is_answered_after_review_and_marked_read_once(runtime):
     email = sample("34")
     trace_id = start(runtime, email)
     approval = pending(runtime, trace_id)
-    assert approval.kind == "tool_review"
+    assert approval.kind == "tool_review" and approval.mailbox == OWNER
     assert approval.payload["to"] == "sam.ortiz@brightlane.io"
     assert approval.payload["content"].startswith("Hi Sam,")
     assert approval.payload["content"].endswith("Best regards")
