@@ -2,17 +2,16 @@
 
 Order (each step idempotent, so a run that dies anywhere is finished by the next):
 
-1. the erasure record ``erasures/{sha256(address)}`` is opened (``erasing``)
-   and the identifiers found are written to it before anything is erased: a
-   later run finds through them what no longer mentions the address;
+1. the erasure record ``erasures/{sha256(address)}`` is opened (``erasing``);
 2. the person's live traces are ended (``rejected``, ``end_reason: erased``,
    no pause, nothing to publish), so no node, decision or deadline moves them
    while their approvals, tokens and tasks go;
 3. each document is deleted or redacted in a transaction of its own (a
    document changed meanwhile is redacted as it is now): documents that give
-   identifiers (traces, quotes) last, a sub-collection's before its parent's;
-4. the record is closed (``done``): when, by whom, counts per collection,
-   the identifiers dropped. It keeps a hash of the address, never the address,
+   identifiers (traces, quotes) last, a sub-collection's before its parent's.
+   So whatever a crash leaves, what leads to it is still there: the next run
+   finds the trace by the address, and through it what only its id names;
+4. the record is closed (``done``): when, by whom, counts per collection. It keeps a hash of the address, never the address,
    so a later email from the address can be told from a replay of erased mail
    (``ErasureRecords.replayed``).
 """
@@ -28,7 +27,7 @@ from ..clock import Clock
 from ..ports.checkpoint import TERMINAL
 from ..ports.documents import DocumentStore, Transaction
 from ..ports.vectors import VectorIndex
-from ..schema import ERASURES, TRACES, KeyKind
+from ..schema import ERASURES, TRACES
 from .finder import Held, Holdings, PersonFinder
 from .matching import Identifiers, normalize_address, redact
 
@@ -56,8 +55,7 @@ class ErasureRecord:
         finished_at: when it finished (None while erasing).
         by: who asked.
         counts: per collection, ``{"deleted": n, "redacted": n}`` over every run.
-        runs: how many runs it took.
-        pending: the identifiers still to follow while erasing.
+        runs: how many runs have finished an erasure of the address.
     """
 
     address_sha256: str
@@ -67,7 +65,6 @@ class ErasureRecord:
     finished_at: float | None = None
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     runs: int = 0
-    pending: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def from_doc(cls, doc: dict[str, Any]) -> ErasureRecord:
@@ -138,10 +135,8 @@ class Eraser:
             ValueError: ``address`` is not an email address.
         """
         path = ERASURES.path(address_hash(address))
-        record = self._open(path, address, by)
-        known: dict[KeyKind, list[str]] = {k: v for k, v in record.pending.items()}  # type: ignore[misc]
-        holdings = self.finder.find(address, known)
-        self._remember(path, holdings.person)
+        self._open(path, address, by)
+        holdings = self.finder.find(address)
         ended = [h.doc_id for h in holdings.of(TRACES) if self._end_trace(h.path)]
         counts: dict[str, dict[str, int]] = {}
         for held in sorted(holdings.held, key=_erase_order):
@@ -173,16 +168,6 @@ class Eraser:
             return record
 
         return self.documents.run_transaction(open_record)
-
-    def _remember(self, path: str, person: Identifiers) -> None:
-        def remember(tx: Transaction) -> None:
-            doc = tx.get(path) or {}
-            pending = dict(doc.get("pending") or {})
-            for kind, values in person.as_json().items():
-                pending[kind] = sorted({*pending.get(kind, []), *values})
-            tx.set(path, {**doc, "pending": pending})
-
-        self.documents.run_transaction(remember)
 
     def _end_trace(self, path: str) -> bool:
         now = self.clock.now()

@@ -15,14 +15,14 @@ must not miss a document that no index would lead to (an address in a body).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..ports.crm import guest_customer
 from ..ports.documents import DocumentStore
 from ..ports.vectors import VectorIndex
-from ..schema import COLLECTIONS, Collection, KeyKind
+from ..schema import COLLECTIONS, Collection
 from .matching import Identifiers, matching_keys, values_at
 
 
@@ -89,21 +89,14 @@ class PersonFinder:
         self.vectors = vectors
         self.collections = tuple(collections)
 
-    def find(self, address: str, known: Mapping[KeyKind, Iterable[str]] | None = None) -> Holdings:
-        """Everything held about ``address``.
-
-        Args:
-            address: the person's email address.
-            known: identifiers already known to lead to them (an unfinished erasure's).
+    def find(self, address: str) -> Holdings:
+        """Everything held about ``address`` (and the identifiers that led to it).
 
         Raises:
             ValueError: ``address`` is not an email address.
         """
         person = Identifiers(address)
         person.add("customer_id", guest_customer(person.address).customer_id)
-        for kind, values in (known or {}).items():
-            for value in values:
-                person.add(kind, value)
         listings: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         found: dict[str, Held] = {}
         top = [c for c in self.collections if c.parent is None and _personal(c)]
