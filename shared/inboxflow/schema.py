@@ -289,7 +289,7 @@ STEPS = Collection(
 RETRIED = Collection(
     "retried",
     parent="traces",
-    retention=Retention(None, "no TTL: kept until its trace is erased"),
+    retention=Retention(None, "outlives its trace (no TTL)"),
     personal=PersonalData(fields=("output_delta", "error"), found_by=_MENTIONS),
 )
 """A failed step's log entry as it was before ``inboxflow retry`` reopened the trace."""
@@ -359,7 +359,7 @@ EMAIL_VECTORS = Collection(
     "email_vectors",
     vector_indexes=(VectorIndex(("embedder",)),),
     index_exemptions=(EMBEDDING_FIELD,),
-    retention=Retention(None, "no TTL: past emails the pipeline retrieves, kept until erased"),
+    retention=Retention(None, "past emails the pipeline retrieves (no TTL)"),
     personal=PersonalData(
         fields=("sender", "subject", "excerpt", EMBEDDING_FIELD),
         found_by=(
@@ -373,12 +373,12 @@ EMAIL_VECTORS = Collection(
 # --- ingestion --------------------------------------------------------------------
 
 _INGEST_DAYS = 30
-"""``SyncOptions.retention_days``: claims, ingest failures and full-sync records."""
+"""``IngestOptions.retention_days``: claims, ingest failures and full-sync records."""
 
 MAIL_CLAIMS = Collection(
     "mail_claims",
     ttl_field=TTL_FIELD,
-    retention=Retention(_INGEST_DAYS, "after the message was claimed (`SyncOptions`)"),
+    retention=Retention(_INGEST_DAYS, "after the message was claimed (`IngestOptions.retention_days`)"),
     personal=PersonalData(
         fields=("thread_id", "reason"),
         found_by=(*_key("trace_id", "trace_id"), *_key("gmail_thread", "thread_id")),
@@ -434,7 +434,7 @@ QUOTE_KEYS = Collection(
 )
 MAILBOXES = Collection(
     "mailboxes",
-    retention=Retention(None, "our own mailboxes, until removed"),
+    retention=Retention(None, "our own mailboxes"),
     personal=NO_PERSONAL_DATA,
 )
 INGEST_EVENTS = Collection(
@@ -448,7 +448,7 @@ INGEST_EVENTS = Collection(
 
 MEMORY = Collection(
     "memory",
-    retention=Retention(None, "a mailbox's preferences, until reset (the person's entries erased)"),
+    retention=Retention(None, "a mailbox's preferences (the person's entries are erased)"),
     personal=PersonalData(
         fields=("profile", "why", "sources"),
         found_by=(*_MENTIONS, *_key("trace_id", "sources.source")),
@@ -468,7 +468,7 @@ MEMORY_HISTORY = Collection(
 """Earlier versions of a memory document (the last few kept)."""
 TICKETS = Collection(
     "tickets",
-    retention=Retention(None, "support tickets, until erased"),
+    retention=Retention(None, "support tickets"),
     personal=PersonalData(
         fields=("customer_email", "subject", "messages", "working"),
         found_by=(
@@ -480,7 +480,7 @@ TICKETS = Collection(
 )
 QUOTES = Collection(
     "quotes",
-    retention=Retention(None, "insurance quotes, until erased"),
+    retention=Retention(None, "insurance quotes"),
     personal=PersonalData(
         fields=("quote",),
         found_by=(*_MENTIONS, *_key("quote_id", DOCUMENT_ID)),
@@ -489,7 +489,7 @@ QUOTES = Collection(
 )
 RESERVATIONS = Collection(
     "reservations",
-    retention=Retention(None, "pharmacy reservations (health data), until erased"),
+    retention=Retention(None, "pharmacy reservations (health data)"),
     personal=PersonalData(fields=("patient", "drug"), found_by=_MENTIONS),
 )
 _AUDIT = Retention(_TRACE_DAYS, "as the agent's trace")
@@ -519,13 +519,13 @@ EMAIL_EVENTS = Collection(
 
 TASKS = Collection(
     "tasks",
-    retention=Retention(None, "the embedded task queue's deadlines, until erased"),
+    retention=Retention(None, "the embedded task queue's deadlines"),
     personal=PersonalData(fields=("payload",), found_by=_key("trace_id", DOCUMENT_ID)),
 )
 """``adapters.sqlite_tasks``: the embedded task queue."""
 OUTBOX = Collection(
     "outbox",
-    retention=Retention(None, "notifications kept instead of sent, until erased"),
+    retention=Retention(None, "notifications kept instead of sent"),
     personal=PersonalData(
         fields=("to", "subject", "text", "html"),
         found_by=(*_MENTIONS, *_key("trace_id", "trace_key")),
@@ -534,17 +534,17 @@ OUTBOX = Collection(
 """``adapters.notifiers``: notifications kept instead of sent."""
 CONTACTS = Collection(
     "contacts",
-    retention=Retention(None, "the embedded address book, until erased"),
+    retention=Retention(None, "the embedded address book"),
     personal=PersonalData(fields=("email", "name"), found_by=_MENTIONS),
 )
 CALENDAR_EVENTS = Collection(
     "calendar_events",
-    retention=Retention(None, "the embedded calendar, until erased (the person's entries)"),
+    retention=Retention(None, "the embedded calendar (the person's entries are erased)"),
     personal=PersonalData(fields=("attendees", "title"), found_by=_MENTIONS, erase="redact"),
 )
 SAVED_REPLIES = Collection(
     "saved_replies",
-    retention=Retention(None, "reply templates, until removed"),
+    retention=Retention(None, "reply templates"),
     personal=NO_PERSONAL_DATA,
 )
 _MAILBOX_MESSAGE = PersonalData(
@@ -553,17 +553,17 @@ _MAILBOX_MESSAGE = PersonalData(
 )
 MAILBOX_DRAFTS = Collection(
     "mailbox_drafts",
-    retention=Retention(None, "the embedded mailbox's drafts, until erased"),
+    retention=Retention(None, "the embedded mailbox's drafts"),
     personal=_MAILBOX_MESSAGE,
 )
 MAILBOX_SENT = Collection(
     "mailbox_sent",
-    retention=Retention(None, "the embedded mailbox's sent mail, until erased"),
+    retention=Retention(None, "the embedded mailbox's sent mail"),
     personal=_MAILBOX_MESSAGE,
 )
 MAILBOX_READ = Collection(
     "mailbox_read",
-    retention=Retention(None, "the embedded mailbox's read marks, until erased"),
+    retention=Retention(None, "the embedded mailbox's read marks"),
     personal=PersonalData(fields=("message_id",), found_by=_key("message_id", "message_id")),
 )
 
