@@ -378,7 +378,9 @@ _INGEST_DAYS = 30
 MAIL_CLAIMS = Collection(
     "mail_claims",
     ttl_field=TTL_FIELD,
-    retention=Retention(_INGEST_DAYS, "after the message was claimed (`IngestOptions.retention_days`)"),
+    retention=Retention(
+        _INGEST_DAYS, "after the message was claimed (`IngestOptions.retention_days`)"
+    ),
     personal=PersonalData(
         fields=("thread_id", "reason"),
         found_by=(*_key("trace_id", "trace_id"), *_key("gmail_thread", "thread_id")),

@@ -90,7 +90,10 @@ class ErasureRecords:
     def replayed(self, address: str, received_at: float) -> bool:
         """Whether mail from ``address`` received at ``received_at`` predates its erasure
         (a replay of erased mail, not a new email)."""
-        record = self.get(address)
+        try:
+            record = self.get(address)
+        except ValueError:  # no address: nobody was erased under it
+            return False
         return record is not None and received_at <= record.started_at
 
 
