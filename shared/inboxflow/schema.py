@@ -1,4 +1,5 @@
-"""Every collection inboxflow stores, with its TTL field and its indexes.
+"""Every collection inboxflow stores, with its TTL field, its indexes, its retention and
+the personal data it can hold.
 
 One declaration per collection: the code imports collection names from here
 (never a string of its own), and the Terraform export
@@ -6,6 +7,13 @@ One declaration per collection: the code imports collection names from here
 vector indexes and index exemptions from here. A sub-collection (``steps``
 under ``traces/{trace_id}``) is declared by its group name: Firestore TTL
 policies and index settings apply per collection group.
+
+Each collection also says how long its documents are kept (``Retention``: the
+README's "Personal data" table is generated from it, and a TTL'd retention is
+the TTL policy Terraform sets) and what personal data they can hold
+(``PersonalData``: the fields, and the keys ``inboxflow person`` finds a
+person's documents by). A collection that holds none says so
+(``NO_PERSONAL_DATA``); a test refuses a collection that says nothing.
 
 The order of ``COLLECTIONS`` is the order of the exported lists.
 """
@@ -62,6 +70,101 @@ class VectorIndex:
     dimension: int = EMBEDDING_DIMENSIONS
 
 
+KeyKind = Literal["address", "customer_id", "gmail_thread", "trace_id", "quote_id", "message_id"]
+"""What a person is found by: their email address, or an identifier that leads to them."""
+
+DOCUMENT_ID = "__id__"
+"""A ``PersonKey.field`` naming the document's id rather than one of its fields."""
+ANYWHERE = "*"
+"""A ``PersonKey.field`` naming every string anywhere in the document (and its id)."""
+
+KEY_KINDS: tuple[KeyKind, ...] = (
+    "address",
+    "customer_id",
+    "gmail_thread",
+    "trace_id",
+    "quote_id",
+    "message_id",
+)
+
+
+@dataclass(frozen=True)
+class PersonKey:
+    """Where in a document a person's key can be found.
+
+    Attributes:
+        kind: what the key is (an address, a trace id ...).
+        field: a dotted path into the document (lists are searched item by
+            item), ``DOCUMENT_ID`` for the document id, or ``ANYWHERE``. An
+            address matches wherever it appears in the text; an identifier
+            matches a whole value or one ``:``-, ``-``- or ``/``-separated
+            part of it (``{trace_id}:{step}:{name}``).
+    """
+
+    kind: KeyKind
+    field: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in KEY_KINDS:
+            raise ValueError(f"unknown person key kind {self.kind!r} (known: {KEY_KINDS})")
+        if not self.field:
+            raise ValueError(f"person key {self.kind}: give a field, DOCUMENT_ID or ANYWHERE")
+
+
+@dataclass(frozen=True)
+class PersonalData:
+    """The personal data a collection can hold, and how a person's documents are found in it.
+
+    Attributes:
+        fields: the fields that can hold personal data (dotted paths, for the
+            README and reviewers; ``()`` when it holds none).
+        found_by: the keys a person's documents are found by.
+        leads_to: identifiers a found document gives for finding more of the
+            person's documents elsewhere (a trace's id finds its effects).
+        erase: ``delete`` the person's documents, or ``redact`` them (a
+            document shared with others, such as a mailbox's memory: the
+            person's entries are dropped, the rest stays).
+    """
+
+    fields: tuple[str, ...]
+    found_by: tuple[PersonKey, ...]
+    leads_to: tuple[PersonKey, ...] = ()
+    erase: Literal["delete", "redact"] = "delete"
+
+    def __post_init__(self) -> None:
+        if bool(self.fields) != bool(self.found_by):
+            raise ValueError("personal data needs both its fields and the keys it is found by")
+
+    @property
+    def holds_personal_data(self) -> bool:
+        """Whether documents of the collection can hold anything about a person."""
+        return bool(self.found_by)
+
+
+NO_PERSONAL_DATA = PersonalData(fields=(), found_by=())
+"""The declaration of a collection that holds nothing about anyone."""
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How long a collection's documents are kept.
+
+    Attributes:
+        days: days until the TTL policy deletes a document (``expire_at``
+            set that far ahead when written), or None: kept until deleted.
+        rule: one line for the README: from when the days count, or who deletes it.
+    """
+
+    days: float | None
+    rule: str
+
+    def text(self) -> str:
+        """``30 days: ...`` or ``until deleted: ...``, as the README's table says it."""
+        unit = "day" if self.days == 1 else "days"
+        span = "until deleted" if self.days is None else f"{self.days:g} {unit}"
+        return f"{span}: {self.rule}"
+
+
 @dataclass(frozen=True)
 class Collection:
     """One stored collection (or collection group).
@@ -75,6 +178,8 @@ class Collection:
         index_exemptions: fields exempt from single-field indexing (large or
             never filtered on).
         parent: the collection whose documents hold it, for a sub-collection.
+        retention: how long its documents are kept (None: undeclared, which a test refuses).
+        personal: the personal data it can hold (None: undeclared, which a test refuses).
     """
 
     name: str
@@ -83,10 +188,17 @@ class Collection:
     vector_indexes: tuple[VectorIndex, ...] = ()
     index_exemptions: tuple[str, ...] = ()
     parent: str | None = None
+    retention: Retention | None = None
+    personal: PersonalData | None = None
 
     def __post_init__(self) -> None:
         if not self.name or "/" in self.name:
             raise ValueError(f"collection name {self.name!r} must be one path segment")
+        if self.retention is not None and (self.retention.days is None) != (self.ttl_field is None):
+            raise ValueError(
+                f"collection {self.name}: a retention in days is kept by a TTL field, "
+                "and a TTL field needs a retention in days"
+            )
 
     def path(self, doc_id: str) -> str:
         """The path of a top-level document of this collection: ``name/doc_id``."""
@@ -101,6 +213,18 @@ def _asc(field_path: str) -> IndexField:
 
 def _may_decide() -> IndexField:
     return IndexField("may_decide", array_config="CONTAINS")
+
+
+def _key(kind: KeyKind, *fields: str) -> tuple[PersonKey, ...]:
+    return tuple(PersonKey(kind, field) for field in fields)
+
+
+_MENTIONS = _key("address", ANYWHERE)
+"""The person's address anywhere in the document (a sender, a recipient, a body, a note)."""
+
+_TRACE_DAYS = 30
+"""``RuntimeOptions.retention_days``: traces, their steps and effects, approvals, audit records."""
+_AFTER_LAST_STEP = "after the trace's last step (`RuntimeOptions.retention_days`)"
 
 
 # --- the step protocol --------------------------------------------------------
@@ -126,6 +250,18 @@ TRACES = Collection(
         "forked_from",
         "forks",
     ),
+    retention=Retention(
+        _TRACE_DAYS, f"{_AFTER_LAST_STEP}; a waiting one at least 7 days past its deadline"
+    ),
+    personal=PersonalData(
+        fields=("state", "next", "pause", "error"),
+        found_by=_MENTIONS,
+        leads_to=(
+            PersonKey("trace_id", DOCUMENT_ID),
+            PersonKey("gmail_thread", "state.email.thread_id"),
+            PersonKey("message_id", "state.email.message_id"),
+        ),
+    ),
 )
 STEPS = Collection(
     "steps",
@@ -149,11 +285,36 @@ STEPS = Collection(
         "routed_to",
         "route",
     ),
+    retention=Retention(_TRACE_DAYS, _AFTER_LAST_STEP),
+    personal=PersonalData(
+        fields=("output_delta", "output_patch", "tool_calls", "llm_calls", "error"),
+        found_by=_MENTIONS,
+    ),
 )
-RETRIED = Collection("retried", parent="traces")
+RETRIED = Collection(
+    "retried",
+    parent="traces",
+    retention=Retention(None, "outlives its trace (no TTL)"),
+    personal=PersonalData(fields=("output_delta", "error"), found_by=_MENTIONS),
+)
 """A failed step's log entry as it was before ``inboxflow retry`` reopened the trace."""
-EFFECTS = Collection("effects", ttl_field=TTL_FIELD)
-FAILURES = Collection("failures", ttl_field=TTL_FIELD)
+EFFECTS = Collection(
+    "effects",
+    ttl_field=TTL_FIELD,
+    retention=Retention(_TRACE_DAYS, "after the step that ran the effect"),
+    personal=PersonalData(
+        fields=("result",), found_by=(*_key("trace_id", DOCUMENT_ID), *_MENTIONS)
+    ),
+)
+FAILURES = Collection(
+    "failures",
+    ttl_field=TTL_FIELD,
+    retention=Retention(_TRACE_DAYS, "after the failure was recorded"),
+    personal=PersonalData(
+        fields=("message", "error", "reason"),
+        found_by=(*_key("trace_id", "trace_id"), *_MENTIONS),
+    ),
+)
 
 # --- approvals ------------------------------------------------------------------
 
@@ -191,11 +352,31 @@ APPROVALS = Collection(
         ),
     ),
     index_exemptions=("payload", "applied_payload", "context"),
+    retention=Retention(_TRACE_DAYS, "as its trace, and at least 7 days past its deadline"),
+    personal=PersonalData(
+        fields=("payload", "applied_payload", "context", "decision", "reviewers"),
+        found_by=(*_key("trace_id", "trace_id"), *_MENTIONS),
+    ),
 )
-APPROVAL_TOKENS = Collection("approval_tokens", ttl_field=TTL_FIELD)
-INBOX_SIGN_INS = Collection("inbox_sign_ins", ttl_field=TTL_FIELD)
+APPROVAL_TOKENS = Collection(
+    "approval_tokens",
+    ttl_field=TTL_FIELD,
+    retention=Retention(7, "after the approval's deadline (`TOKEN_RETENTION_S`)"),
+    personal=PersonalData(fields=("reviewer",), found_by=_key("trace_id", "approval_id")),
+)
+INBOX_SIGN_INS = Collection(
+    "inbox_sign_ins",
+    ttl_field=TTL_FIELD,
+    retention=Retention(1, "after the sign-in link expires (`SIGN_IN_RETENTION_S`)"),
+    personal=PersonalData(fields=("reviewer",), found_by=_key("address", "reviewer")),
+)
 """``approvals.sign_in``: single-use inbox sign-in tokens by hash, bound to a reviewer."""
-INBOX_SESSIONS = Collection("inbox_sessions", ttl_field=TTL_FIELD)
+INBOX_SESSIONS = Collection(
+    "inbox_sessions",
+    ttl_field=TTL_FIELD,
+    retention=Retention(1, "after the session ends (`SESSION_RETENTION_S`)"),
+    personal=PersonalData(fields=("reviewer",), found_by=_key("address", "reviewer")),
+)
 """``approvals.sessions``: reviewers' inbox sessions by the hash of their cookie."""
 
 # --- retrieval (vectors live in the collection of their documents) ----------------
@@ -206,17 +387,49 @@ KB_CHUNKS = Collection(
     "kb_chunks",
     vector_indexes=(VectorIndex(("embedder",)), VectorIndex(("embedder", "category"))),
     index_exemptions=(EMBEDDING_FIELD, "text"),
+    retention=Retention(None, "the knowledge base, replaced by `inboxflow kb`"),
+    personal=NO_PERSONAL_DATA,
 )
 EMAIL_VECTORS = Collection(
     "email_vectors",
     vector_indexes=(VectorIndex(("embedder",)),),
     index_exemptions=(EMBEDDING_FIELD,),
+    retention=Retention(None, "past emails the pipeline retrieves (no TTL)"),
+    personal=PersonalData(
+        fields=("sender", "subject", "excerpt", EMBEDDING_FIELD),
+        found_by=(
+            *_key("address", "sender", "excerpt"),
+            *_key("gmail_thread", "thread_id"),
+            *_key("message_id", "message_id", DOCUMENT_ID),
+        ),
+    ),
 )
 
 # --- ingestion --------------------------------------------------------------------
 
-MAIL_CLAIMS = Collection("mail_claims", ttl_field=TTL_FIELD)
-THREADS = Collection("threads", ttl_field=TTL_FIELD)
+_INGEST_DAYS = 30
+"""``IngestOptions.retention_days``: claims, ingest failures and full-sync records."""
+
+MAIL_CLAIMS = Collection(
+    "mail_claims",
+    ttl_field=TTL_FIELD,
+    retention=Retention(
+        _INGEST_DAYS, "after the message was claimed (`IngestOptions.retention_days`)"
+    ),
+    personal=PersonalData(
+        fields=("thread_id", "reason"),
+        found_by=(*_key("trace_id", "trace_id"), *_key("gmail_thread", "thread_id")),
+    ),
+)
+THREADS = Collection(
+    "threads",
+    ttl_field=TTL_FIELD,
+    retention=Retention(90, "after the trace last waited in the thread"),
+    personal=PersonalData(
+        fields=("thread_id",),
+        found_by=(*_key("trace_id", "trace_id"), *_key("gmail_thread", "thread_id")),
+    ),
+)
 TRACE_REPLIES = Collection(
     "trace_replies",
     ttl_field=TTL_FIELD,
@@ -227,41 +440,185 @@ TRACE_REPLIES = Collection(
         ),
     ),
     index_exemptions=("email",),
+    retention=Retention(90, "after the reply was queued"),
+    personal=PersonalData(fields=("email",), found_by=(*_key("trace_id", "trace_id"), *_MENTIONS)),
 )
-REVIEW_MAILS = Collection("review_mails", ttl_field=TTL_FIELD)
-REVIEW_THREADS = Collection("review_threads", ttl_field=TTL_FIELD)
-MAIL_STAMPS = Collection("mail_stamps", ttl_field=TTL_FIELD)
-QUOTE_KEYS = Collection("quote_keys", ttl_field=TTL_FIELD)
-MAILBOXES = Collection("mailboxes")
-INGEST_EVENTS = Collection("ingest_events")
+REVIEW_MAILS = Collection(
+    "review_mails",
+    ttl_field=TTL_FIELD,
+    retention=Retention(_TRACE_DAYS, "as the approval it was sent for"),
+    personal=PersonalData(fields=("reviewer",), found_by=_key("trace_id", "trace_id")),
+)
+REVIEW_THREADS = Collection(
+    "review_threads",
+    ttl_field=TTL_FIELD,
+    retention=Retention(_TRACE_DAYS, "as the approval it was sent for"),
+    personal=PersonalData(fields=("reviewer",), found_by=_key("trace_id", "trace_id")),
+)
+MAIL_STAMPS = Collection(
+    "mail_stamps",
+    ttl_field=TTL_FIELD,
+    retention=Retention(90, "after the message was written (`mail_stamps.RETENTION_S`)"),
+    personal=PersonalData(fields=("trace_key",), found_by=_key("trace_id", "trace_id")),
+)
+QUOTE_KEYS = Collection(
+    "quote_keys",
+    ttl_field=TTL_FIELD,
+    retention=Retention(90, "after the quoting call (`KEY_RETENTION_S`)"),
+    personal=PersonalData(
+        fields=("result",), found_by=(*_MENTIONS, *_key("quote_id", "result.quote_id"))
+    ),
+)
+MAILBOXES = Collection(
+    "mailboxes",
+    retention=Retention(None, "our own mailboxes"),
+    personal=NO_PERSONAL_DATA,
+)
+INGEST_EVENTS = Collection(
+    "ingest_events",
+    ttl_field=TTL_FIELD,
+    retention=Retention(_INGEST_DAYS, "after the full sync it records"),
+    personal=NO_PERSONAL_DATA,
+)
 
 # --- features' long-lived data ------------------------------------------------------
 
-MEMORY = Collection("memory")
-MEMORY_HISTORY = Collection("history", parent="memory")
+MEMORY = Collection(
+    "memory",
+    retention=Retention(None, "a mailbox's preferences (the person's entries are erased)"),
+    personal=PersonalData(
+        fields=("profile", "why", "sources"),
+        found_by=(*_MENTIONS, *_key("trace_id", "sources.source")),
+        erase="redact",
+    ),
+)
+MEMORY_HISTORY = Collection(
+    "history",
+    parent="memory",
+    retention=Retention(None, "the last 50 changes of a memory document"),
+    personal=PersonalData(
+        fields=("profile", "why", "source"),
+        found_by=(*_MENTIONS, *_key("trace_id", "source")),
+        erase="redact",
+    ),
+)
 """Earlier versions of a memory document (the last few kept)."""
-TICKETS = Collection("tickets")
-QUOTES = Collection("quotes")
-RESERVATIONS = Collection("reservations")
-AGENT_RUNS = Collection("agent_runs")
-LLM_CALLS = Collection("llm_calls")
-EMAIL_EVENTS = Collection("email_events")
-REVIEWER_DIGESTS = Collection("reviewer_digests")
+TICKETS = Collection(
+    "tickets",
+    retention=Retention(None, "support tickets"),
+    personal=PersonalData(
+        fields=("customer_email", "subject", "messages", "working"),
+        found_by=(
+            *_MENTIONS,
+            *_key("customer_id", "customer_id"),
+            *_key("trace_id", "traces", "opened_by"),
+        ),
+    ),
+)
+QUOTES = Collection(
+    "quotes",
+    retention=Retention(None, "insurance quotes"),
+    personal=PersonalData(
+        fields=("quote",),
+        found_by=(*_MENTIONS, *_key("quote_id", DOCUMENT_ID)),
+        leads_to=_key("quote_id", DOCUMENT_ID),
+    ),
+)
+RESERVATIONS = Collection(
+    "reservations",
+    retention=Retention(None, "pharmacy reservations (health data)"),
+    personal=PersonalData(fields=("patient", "drug"), found_by=_MENTIONS),
+)
+_AUDIT = Retention(_TRACE_DAYS, "as the agent's trace")
+AGENT_RUNS = Collection(
+    "agent_runs",
+    ttl_field=TTL_FIELD,
+    retention=_AUDIT,
+    personal=PersonalData(
+        fields=("tool_calls_log", "final_reply"),
+        found_by=(*_key("trace_id", "trace_id"), *_MENTIONS),
+    ),
+)
+LLM_CALLS = Collection(
+    "llm_calls",
+    ttl_field=TTL_FIELD,
+    retention=_AUDIT,
+    personal=PersonalData(fields=("error",), found_by=_key("trace_id", "trace_id")),
+)
+EMAIL_EVENTS = Collection(
+    "email_events",
+    ttl_field=TTL_FIELD,
+    retention=_AUDIT,
+    personal=PersonalData(fields=("subject",), found_by=_key("trace_id", "trace_id")),
+)
+REVIEWER_DIGESTS = Collection(
+    "reviewer_digests",
+    retention=Retention(None, "one per reviewer with digests (the last few sent, counts only)"),
+    personal=PersonalData(fields=("reviewer",), found_by=_key("address", "reviewer")),
+)
 """One per reviewer with digests (``approvals/digests.py``): when the last went out, the one
 being sent (claimed in a transaction before it is sent), the last few sent."""
 
 # --- the embedded adapters' own records ---------------------------------------------
 
-TASKS = Collection("tasks")
+TASKS = Collection(
+    "tasks",
+    retention=Retention(None, "the embedded task queue's deadlines"),
+    personal=PersonalData(fields=("payload",), found_by=_key("trace_id", DOCUMENT_ID)),
+)
 """``adapters.sqlite_tasks``: the embedded task queue."""
-OUTBOX = Collection("outbox")
+OUTBOX = Collection(
+    "outbox",
+    retention=Retention(None, "notifications kept instead of sent"),
+    personal=PersonalData(
+        fields=("to", "subject", "text", "html"),
+        found_by=(*_MENTIONS, *_key("trace_id", "trace_key")),
+    ),
+)
 """``adapters.notifiers``: notifications kept instead of sent."""
-CONTACTS = Collection("contacts")
-CALENDAR_EVENTS = Collection("calendar_events")
-SAVED_REPLIES = Collection("saved_replies")
-MAILBOX_DRAFTS = Collection("mailbox_drafts")
-MAILBOX_SENT = Collection("mailbox_sent")
-MAILBOX_READ = Collection("mailbox_read")
+CONTACTS = Collection(
+    "contacts",
+    retention=Retention(None, "the embedded address book"),
+    personal=PersonalData(fields=("email", "name"), found_by=_MENTIONS),
+)
+CALENDAR_EVENTS = Collection(
+    "calendar_events",
+    retention=Retention(None, "the embedded calendar (the person's entries are erased)"),
+    personal=PersonalData(fields=("attendees", "title"), found_by=_MENTIONS, erase="redact"),
+)
+SAVED_REPLIES = Collection(
+    "saved_replies",
+    retention=Retention(None, "reply templates"),
+    personal=NO_PERSONAL_DATA,
+)
+_MAILBOX_MESSAGE = PersonalData(
+    fields=("to", "subject", "body"),
+    found_by=(*_MENTIONS, *_key("trace_id", "trace_key"), *_key("gmail_thread", "thread_id")),
+)
+MAILBOX_DRAFTS = Collection(
+    "mailbox_drafts",
+    retention=Retention(None, "the embedded mailbox's drafts"),
+    personal=_MAILBOX_MESSAGE,
+)
+MAILBOX_SENT = Collection(
+    "mailbox_sent",
+    retention=Retention(None, "the embedded mailbox's sent mail"),
+    personal=_MAILBOX_MESSAGE,
+)
+MAILBOX_READ = Collection(
+    "mailbox_read",
+    retention=Retention(None, "the embedded mailbox's read marks"),
+    personal=PersonalData(fields=("message_id",), found_by=_key("message_id", "message_id")),
+)
+
+# --- erasure ----------------------------------------------------------------------
+
+ERASURES = Collection(
+    "erasures",
+    retention=Retention(None, "proof of each erasure: a hash of the address, never the address"),
+    personal=NO_PERSONAL_DATA,
+)
+"""``personal.erasure``: one record per erased address, by the address's SHA-256."""
 
 COLLECTIONS: tuple[Collection, ...] = (
     TRACES,
@@ -301,6 +658,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     MAILBOX_DRAFTS,
     MAILBOX_SENT,
     MAILBOX_READ,
+    ERASURES,
 )
 
 

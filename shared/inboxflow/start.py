@@ -10,6 +10,11 @@ but that trace is created ``done`` with the reason (``route.blocked``) and no
 node of the graph ever runs: no draft, no approval, nothing sent. ``done``
 rather than ``rejected``: nothing went wrong and nobody refused anything; the
 email was handled by not answering it, as confident spam is.
+
+Mail from an erased address (``inboxflow person --erase``) received before
+its erasure is a replay of erased mail (a redelivered notification, a
+re-run inbox): it starts nothing and stores nothing (``ErasedMailReplayed``).
+Mail received after the erasure is a new email and starts as any other.
 """
 
 from __future__ import annotations
@@ -20,11 +25,16 @@ from .errors import RejectedEnvelope
 from .graph import StartContext
 from .mail import Email
 from .mail.loop_guard import auto_reply_block
+from .personal.erasure import ErasureRecords
 from .ports.checkpoint import TraceRoute
 from .routing import RouteDecision
 from .runtime import Runtime
 
 BLOCKED_PREFIX = "loop protection: "
+
+
+class ErasedMailReplayed(RejectedEnvelope):
+    """The email's sender was erased after it was received: a replay, never started again."""
 
 
 @dataclass(frozen=True)
@@ -53,8 +63,13 @@ def start_email_trace(
 
     Raises:
         PermanentError: unknown graph, or an initial state the graph refuses (too large...).
+        ErasedMailReplayed: the sender was erased after this email was received.
         pydantic.ValidationError: the graph's state model refuses the initial state.
     """
+    if ErasureRecords(runtime.documents).replayed(
+        email.sender.address, email.received_at.timestamp()
+    ):
+        raise ErasedMailReplayed("its sender was erased after it was received: not started again")
     reason = auto_reply_block(email)
     blocked = f"{BLOCKED_PREFIX}{reason}" if reason else None
     graph = runtime.graphs.get(decision.graph)

@@ -21,6 +21,7 @@ from inboxflow.dev.cli import (
     mailbox,
     memory,
     outbox,
+    person,
     repair,
     route,
     runs,
@@ -56,6 +57,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "tickets": support_tickets.tickets,
     "ticket": support_tickets.ticket,
     "check": check.check,
+    "person": person.person,
 }
 """The commands, in the order ``inboxflow --help`` lists them."""
 for command_name, command in COMMANDS.items():

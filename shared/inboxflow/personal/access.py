@@ -1,0 +1,94 @@
+"""An access request's answer: everything held about a person as one JSON document.
+
+``emails``: the person's emails (each trace's email, and replies queued on a
+trace); ``decisions``: what the agents decided on each trace (graph, status,
+route, the state without the email, each step's routing, tool calls and
+changes) and the approvals asked of people; ``sent``: what was written to
+them (sent mail, drafts, notifications); ``records``: every document found,
+by collection, with what it was found by.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ..schema import (
+    APPROVALS,
+    MAILBOX_DRAFTS,
+    MAILBOX_SENT,
+    OUTBOX,
+    STEPS,
+    TRACE_REPLIES,
+    TRACES,
+)
+from .finder import Holdings
+
+STEP_FIELDS = ("step_name", "routed_to", "output_delta", "output_patch", "tool_calls", "guards")
+"""What each step shows of itself in ``decisions``."""
+
+
+def access_document(holdings: Holdings, generated_at: float) -> dict[str, Any]:
+    """The JSON-compatible access document of ``holdings``."""
+    person = holdings.person
+    steps: dict[str, list[dict[str, Any]]] = {}
+    for held in holdings.of(STEPS):
+        trace_path = held.path.rsplit("/", 2)[0]
+        steps.setdefault(trace_path, []).append(
+            {name: held.doc[name] for name in STEP_FIELDS if held.doc.get(name)}
+        )
+    emails = [
+        {"trace_id": h.doc_id, **dict(h.doc["state"]["email"])}
+        for h in holdings.of(TRACES)
+        if isinstance(h.doc.get("state", {}).get("email"), dict)
+    ]
+    emails += [
+        {"trace_id": h.doc.get("trace_id"), **dict(h.doc["email"])}
+        for h in holdings.of(TRACE_REPLIES)
+        if isinstance(h.doc.get("email"), dict)
+    ]
+    decisions = [
+        {
+            "trace_id": h.doc_id,
+            "graph": h.doc.get("graph"),
+            "status": h.doc.get("status"),
+            "route": h.doc.get("route"),
+            "error": h.doc.get("error"),
+            "state": {k: v for k, v in (h.doc.get("state") or {}).items() if k != "email"},
+            "steps": steps.get(h.path, []),
+        }
+        for h in holdings.of(TRACES)
+    ]
+    approvals = [
+        {
+            "approval_id": h.doc_id,
+            **{
+                name: h.doc.get(name)
+                for name in ("trace_id", "kind", "status", "payload", "decision", "decided_by")
+            },
+        }
+        for h in holdings.of(APPROVALS)
+    ]
+    sent = [
+        {"collection": h.collection.name, "id": h.doc_id, **h.doc}
+        for collection in (MAILBOX_SENT, MAILBOX_DRAFTS, OUTBOX)
+        for h in holdings.of(collection)
+    ]
+    return {
+        "address": person.address,
+        "generated_at": datetime.fromtimestamp(generated_at, UTC).isoformat(),
+        "identifiers": person.as_json(),
+        "counts": holdings.counts(),
+        "emails": emails,
+        "decisions": decisions,
+        "approvals": approvals,
+        "sent": sent,
+        "records": {
+            name: [
+                {"path": h.path, "found_by": list(h.matched), "document": h.doc}
+                for h in holdings.held
+                if h.collection.name == name
+            ]
+            for name in holdings.counts()
+        },
+    }

@@ -1,0 +1,80 @@
+"""Matching a person: their address wherever it is written but not inside another address; an
+identifier as a whole value or one separated part; redaction drops what names them."""
+
+from __future__ import annotations
+
+import pytest
+
+from inboxflow.personal.matching import (
+    ERASED,
+    Identifiers,
+    id_matches,
+    matching_keys,
+    normalize_address,
+    redact,
+)
+from inboxflow.schema import ANYWHERE, DOCUMENT_ID, PersonKey
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Jana <Jana.Novak@Example.org>", True),
+        ("from jana.novak@example.org.", True),
+        ("xjana.novak@example.org", False),
+        ("jana.novak@example.org.uk", False),
+        ("jana.novak@example.organic", False),
+        ("ajana.novak@example.org", False),
+    ],
+)
+def test_the_address_is_found_in_text_but_not_inside_another(text: str, found: bool) -> None:
+    person = Identifiers("jana.novak@example.org")
+    assert bool(person.pattern.search(text)) is found
+
+
+def test_a_bad_address_is_refused() -> None:
+    for bad in ("", "jana", "jana@", "two words@example.org", "a@b@c.org"):
+        with pytest.raises(ValueError, match="not an email address"):
+            normalize_address(bad)
+    assert normalize_address(" <Jana@Example.ORG> ") == "jana@example.org"
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        ("abc123", True),
+        ("abc123:4:notify-0", True),
+        ("abc123-6-d0", True),
+        ("support@x.io:abc123", True),
+        ("abc1234", False),
+        ("xabc123:1", False),
+    ],
+)
+def test_an_identifier_is_a_whole_value_or_a_separated_part(value: str, found: bool) -> None:
+    assert id_matches(value, "abc123") is found
+
+
+def test_keys_match_only_where_declared() -> None:
+    person = Identifiers("jana@example.org")
+    person.add("trace_id", "t1")
+    doc = {"trace_id": "t1", "nested": {"to": ["jana@example.org"]}}
+    keys = (PersonKey("trace_id", "trace_id"), PersonKey("address", "nested.to"))
+    assert [k.kind for k in matching_keys("d", doc, keys, person)] == ["trace_id", "address"]
+    assert matching_keys("d", doc, (PersonKey("address", "trace_id"),), person) == []
+    assert matching_keys("t1:0:x", {}, (PersonKey("trace_id", DOCUMENT_ID),), person)
+    assert matching_keys("d", doc, (PersonKey("address", ANYWHERE),), person)
+
+
+def test_redaction_drops_entries_that_name_the_person_and_keeps_the_rest() -> None:
+    person = Identifiers("jana@example.org")
+    person.add("trace_id", "t1")
+    memory = {
+        "profile": {"ignore_senders": ["jana@example.org", "bob@example.org"], "tone": "brief"},
+        "why": "the owner ignored mail from jana@example.org once",
+        "sources": [{"source": "t1:3", "version": 1}, {"source": "t2:3", "version": 2}],
+    }
+    assert redact(memory, person) == {
+        "profile": {"ignore_senders": ["bob@example.org"], "tone": "brief"},
+        "why": f"the owner ignored mail from {ERASED} once",
+        "sources": [{"source": "t2:3", "version": 2}],
+    }

@@ -1,0 +1,146 @@
+"""One person's mail through all five graphs: ``--export`` holds every item, ``--erase`` leaves
+nothing about them in any collection (SQLite and the Firestore emulator), other people's data
+stays as it was, and an erasure that crashed half-way is finished by the next run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inboxflow.personal.access import access_document
+from inboxflow.personal.erasure import END_REASON, Eraser, ErasureRecords, address_hash
+from inboxflow.personal.finder import Held, PersonFinder
+from inboxflow.runtime import Runtime
+from tests.harness.person import (
+    BODY_MARK,
+    OTHER,
+    PERSON,
+    SUBJECT_MARK,
+    build,
+    every_document,
+    other_mail,
+    person_mail,
+)
+from tests.harness.thread_chat import STORES
+
+
+@pytest.fixture(params=STORES)
+def runtime(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Runtime]:
+    if request.param == "sqlite":
+        from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+
+        store: Any = SqliteCheckpointStore(tmp_path / "person.db")
+    else:
+        request.getfixturevalue("firestore_env")
+        from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
+
+        store = FirestoreCheckpointStore()
+    built = build(tmp_path, store)
+    yield built
+    store.close()
+
+
+class Crash(Exception):
+    """Injected: the erasing process dies."""
+
+
+def _about_person(docs: dict[str, dict[str, Any]], trace_ids: set[str]) -> list[str]:
+    """The paths whose id or content names the person, their mail's marks or their traces."""
+    needles = [PERSON, SUBJECT_MARK.lower(), BODY_MARK, *trace_ids]
+    return [
+        path
+        for path, doc in docs.items()
+        if any(n in (path + json.dumps(doc, ensure_ascii=False)).lower() for n in needles)
+    ]
+
+
+def _finder(runtime: Runtime) -> PersonFinder:
+    return PersonFinder(runtime.ports.documents, runtime.ports.vectors)
+
+
+def _eraser(runtime: Runtime, **kw: Any) -> Eraser:
+    return Eraser(runtime.ports.documents, runtime.ports.vectors, runtime.clock, **kw)
+
+
+def test_export_has_every_item_then_erase_leaves_nothing_and_spares_others(runtime):
+    traces = person_mail(runtime)
+    other = other_mail(runtime)
+    waiting = {g for g, t in traces.items() if runtime.store.get_trace(t).status == "waiting"}
+    assert waiting == {"pipeline", "planner"}  # the pending review and the agency review
+    before = every_document(runtime)
+    others_before = {p: before[p] for p in _about_other(before, set(other.values()))}
+
+    holdings = _finder(runtime).find(PERSON.upper())
+    document = json.loads(json.dumps(access_document(holdings, runtime.clock.now())))
+    exported = {r["path"] for rows in document["records"].values() for r in rows}
+    # plus what only an identifier leads to (a quoting call's record by the quote's id)
+    assert set(_about_person(before, set(traces.values()))) | _memory(before) <= exported
+    counts = document["counts"]
+    for name in ("tickets", "reservations", "quotes", "memory", "email_vectors", "approvals"):
+        assert counts.get(name), (name, counts)
+    assert {e["trace_id"] for e in document["emails"]} == set(traces.values())
+    assert all(SUBJECT_MARK in e["subject"] for e in document["emails"])
+    assert {d["graph"] for d in document["decisions"]} == set(traces)
+    assert any(s["to"] == PERSON for s in document["sent"])  # the pharmacy's reply draft
+    assert {a["trace_id"] for a in document["approvals"]} >= {traces[g] for g in waiting}
+
+    report = _eraser(runtime).erase(PERSON, by="dpo@brightlane.io")
+    assert set(report.ended) == {traces[g] for g in waiting}
+    after = every_document(runtime)
+    assert _about_person(after, set(traces.values())) == []
+    assert {p: after.get(p) for p in others_before} == others_before
+    memory = [d for p, d in after.items() if p.startswith("memory/") and "/" not in p[7:]]
+    assert memory and all(PERSON not in json.dumps(d) for d in memory)
+    record = ErasureRecords(runtime.ports.documents).get(PERSON)
+    assert record is not None and record.status == "done" and record.by == "dpo@brightlane.io"
+    assert record.address_sha256 == address_hash(PERSON)
+    assert record.counts["traces"]["deleted"] == 5
+    assert len(_finder(runtime).find(PERSON)) == 0
+    assert _eraser(runtime).erase(PERSON, by="dpo").counts == {}
+
+
+def test_a_crash_mid_erasure_is_finished_by_the_next_run(runtime):
+    traces = person_mail(runtime)
+    other = other_mail(runtime)
+    before = every_document(runtime)
+    others_before = {p: before[p] for p in _about_other(before, set(other.values()))}
+    total = len(_finder(runtime).find(PERSON))
+    erased: list[Held] = []
+
+    def die_near_the_end(held: Held) -> None:
+        erased.append(held)
+        if len(erased) == total - 3:  # past the leaves: some traces already gone
+            raise Crash
+
+    with pytest.raises(Crash):
+        _eraser(runtime, on_erased=die_near_the_end).erase(PERSON, by="dpo")
+    record = ErasureRecords(runtime.ports.documents).get(PERSON)
+    assert record is not None and record.status == "erasing"
+    gone = [h.doc_id for h in erased if h.collection.name == "traces"]
+    assert gone, "the crash must come after some traces were erased"
+    waiting = runtime.store.get_trace(traces["planner"])
+    if waiting is not None:  # ended before anything was erased
+        assert waiting.status == "rejected"
+        assert runtime.store.get(f"traces/{traces['planner']}")["end_reason"] == END_REASON
+
+    _eraser(runtime).erase(PERSON, by="dpo")
+    after = every_document(runtime)
+    assert _about_person(after, set(traces.values())) == []
+    assert {p: after.get(p) for p in others_before} == others_before
+    record = ErasureRecords(runtime.ports.documents).get(PERSON)
+    assert record is not None and (record.status, record.runs) == ("done", 1)
+    assert len(_finder(runtime).find(PERSON)) == 0
+
+
+def _about_other(docs: dict[str, dict[str, Any]], trace_ids: set[str]) -> list[str]:
+    needles = [OTHER, *trace_ids]
+    return [p for p, d in docs.items() if any(n in p + json.dumps(d) for n in needles)]
+
+
+def _memory(docs: dict[str, dict[str, Any]]) -> set[str]:
+    """The memory documents (shared: found when they mention the person)."""
+    return {p for p, d in docs.items() if p.startswith("memory/") and PERSON in json.dumps(d)}
