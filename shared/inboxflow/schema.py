@@ -150,6 +150,8 @@ RETRIED = Collection("retried", parent="traces")
 """A failed step's log entry as it was before ``inboxflow retry`` reopened the trace."""
 EFFECTS = Collection("effects", ttl_field=TTL_FIELD)
 FAILURES = Collection("failures", ttl_field=TTL_FIELD)
+DELIVERY_ATTEMPTS = Collection("delivery_attempts", ttl_field=TTL_FIELD)
+"""Failed deliveries per function and message, where the function dead-letters (the emulator)."""
 
 # --- approvals ------------------------------------------------------------------
 
@@ -242,6 +244,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     RETRIED,
     EFFECTS,
     FAILURES,
+    DELIVERY_ATTEMPTS,
     APPROVALS,
     APPROVAL_TOKENS,
     KB_CHUNKS,

@@ -22,6 +22,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from inboxflow.dev import process_groups
 from inboxflow.dev.emulators import free_port, log_file
@@ -33,6 +34,22 @@ FUNCTIONS_SOURCE = REPO_ROOT / "functions" / "main.py"
 GMAIL_TOPIC = "inboxflow-gmail"
 INGEST = "ingest"
 APPROVE = "approve"
+
+EMULATED_REDELIVERY = {
+    "INBOXFLOW_DEAD_LETTERING": "function",
+    "INBOXFLOW_MAX_DELIVERY_ATTEMPTS": "10",
+    "INBOXFLOW_RETRY_MINIMUM_BACKOFF_S": "1",
+    "INBOXFLOW_RETRY_MAXIMUM_BACKOFF_S": "60",
+}
+"""How the functions dead-letter on the emulator, which cannot (``inboxflow.delivery_attempts``):
+10 failed deliveries over at least 243 s (1 s doubling to 60 s), longer than the lease of
+a killed worker (the longest node timeout, 120 s, + 30 s), so a kill never dead-letters.
+Each may be overridden in the environment."""
+
+
+def emulated_redelivery(environ: dict[str, str]) -> dict[str, str]:
+    """``EMULATED_REDELIVERY``, each value taken from ``environ`` when set there."""
+    return {name: environ.get(name) or value for name, value in EMULATED_REDELIVERY.items()}
 
 
 def functions_source() -> Path:
@@ -230,6 +247,7 @@ class DevCloud:
     gmail_double: GmailDouble | None = None
     mailbox: str | None = None
     log_dir: Path | None = None
+    pairs: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def gmail_topic(self) -> str:
@@ -243,10 +261,10 @@ class DevCloud:
         then ``ingest`` behind a push subscription on ``inboxflow-gmail``, and
         the watch of ``dev_mailbox()``. With ``approve``: the approval function.
         """
-        from inboxflow.adapters.pubsub_bus import PubSubAdmin
 
         with_gmail = self.gmail
         logs = self.log_dir
+        self.env.update(emulated_redelivery({**os.environ, **self.env}))
         if with_gmail:
             self.gmail_double = start_gmail_double(self.env, self.gmail_topic, log_dir=logs)
             self.env.update(
@@ -269,27 +287,41 @@ class DevCloud:
             self.servers[INGEST] = start_function(
                 INGEST, self.env, INGEST, "cloudevent", log_dir=logs
             )
+        self.pairs = pairs
+        self.ensure_subscriptions()
+        if with_gmail:
+            self.mailbox = self.watch_dev_mailbox()
+
+    def ensure_subscriptions(self) -> None:
+        """Topics, dead-letter topics and push subscriptions to the servers (idempotent).
+
+        The push subscriptions carry no dead-letter policy: the emulator crashes on one
+        (``inboxflow.delivery_attempts``); the functions dead-letter by counting.
+        """
+        from inboxflow.adapters.pubsub_bus import PubSubAdmin
+
+        options: dict[str, Any] = {
+            "minimum_backoff_s": float(self.env["INBOXFLOW_RETRY_MINIMUM_BACKOFF_S"]),
+            "maximum_backoff_s": min(float(self.env["INBOXFLOW_RETRY_MAXIMUM_BACKOFF_S"]), 600),
+            "dead_letter_policy": False,
+        }
         admin = PubSubAdmin(self.project)
         try:
             admin.ensure_topics(
-                pairs,
+                self.pairs,
                 {nid: server.url for nid, server in self.servers.items()},
-                minimum_backoff_s=1.0,
-                maximum_backoff_s=10.0,
+                **options,
             )
-            if with_gmail:
+            if INGEST in self.servers:
                 admin.ensure_push_subscription(
                     f"{GMAIL_TOPIC}-push",
                     GMAIL_TOPIC,
                     self.servers[INGEST].url,
                     dead_letter_topic=f"{GMAIL_TOPIC}-dlq",
-                    minimum_backoff_s=1.0,
-                    maximum_backoff_s=10.0,
+                    **options,
                 )
         finally:
             admin.close()
-        if with_gmail:
-            self.mailbox = self.watch_dev_mailbox()
 
     def watch_dev_mailbox(self) -> str:
         """Register ``dev_mailbox()`` and watch it (its cursor starts at the double's history id)."""

@@ -31,6 +31,9 @@ from ..ingest.sync import IngestIncomplete, Ingestor
 
 log = logging.getLogger("inboxflow.ingest.entry")
 
+INGEST = "ingest"
+"""The function's name: its failed deliveries are counted, and dead-lettered, under it."""
+
 
 @cache
 def ingestor() -> Ingestor:
@@ -80,14 +83,23 @@ def handle_gmail_event(cloud_event: Any) -> IngestReport:
             burst): logged as a warning, answered 409, Pub/Sub redelivers.
         RetryableError: Gmail or the store failed transiently; Pub/Sub redelivers.
     """
+    from . import dead_lettered
+
     target = ingestor()
+    message = pubsub_message_of(cloud_event)
     try:
         with telemetry.span("ingest notification", kind="CONSUMER"):
-            report = target.handle_message(pubsub_message_of(cloud_event))
+            report = target.handle_message(message)
         _drain_if_embedded(target)
     except IngestIncomplete as exc:
+        if dead_lettered(INGEST, message, exc):
+            return exc.report
         log.warning("%s; the notification will be redelivered", exc)
         raise RedeliverLater(description=str(exc)) from None
+    except Exception as exc:
+        if dead_lettered(INGEST, message, exc):
+            return IngestReport(mailbox="", history_id=0, outcome="rejected", error=str(exc))
+        raise
     finally:
         telemetry.flush()
     return report
