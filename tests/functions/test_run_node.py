@@ -164,3 +164,21 @@ def test_where_pubsub_dead_letters_the_function_counts_nothing(
     assert [client.post("/", json=payload).status_code for _ in range(12)] == [500] * 12
     assert entry.runtime().bus.dead_letters == []
     assert entry.runtime().store.list("delivery_attempts") == []
+
+
+def test_a_warm_up_builds_the_runtime_and_the_node_code_and_changes_nothing(tmp_path, monkeypatch):
+    from inboxflow.entry.warmup import warmup_message
+    from inboxflow.lazy import Lazy
+
+    client = make_client(tmp_path, monkeypatch, node="pipeline.classify")
+    nodes = entry.runtime().graphs["pipeline"].nodes
+    classify, retrieve = nodes["classify"].run, nodes["retrieve"].run
+    for lazy_node in (classify, retrieve):  # as in a new process (other tests loaded them)
+        monkeypatch.setattr(lazy_node, "_function", Lazy(lazy_node._import))
+    assert not classify.loaded
+    payload = {"message": warmup_message(), "subscription": "projects/p/subscriptions/s"}
+    assert client.post("/", json=payload).status_code == 200
+    assert classify.loaded  # the node's module is imported: its first message will not pay
+    assert not retrieve.loaded  # only the node this function serves
+    store = entry.runtime().store
+    assert store.list("traces") == [] and store.list("failures") == []

@@ -74,8 +74,13 @@ def handle_cloud_event(data: Any) -> Outcome:
     On the embedded default, when this process serves every node (no
     ``INBOXFLOW_NODE``), the rest of the trace runs in-process before returning.
     """
+    from .warmup import is_warmup, warm_runtime
+
     rt = runtime()
     message = data.get("message", data) if isinstance(data, dict) else data
+    if is_warmup(message):
+        warm_runtime(rt)
+        return "duplicate"  # acknowledged, nothing ran
     try:
         outcome = rt.handle_message(message)
         _drain_inprocess(rt)

@@ -84,9 +84,14 @@ def handle_gmail_event(cloud_event: Any) -> IngestReport:
         RetryableError: Gmail or the store failed transiently; Pub/Sub redelivers.
     """
     from . import dead_lettered
+    from .warmup import is_warmup, warm_runtime
 
     target = ingestor()
     message = pubsub_message_of(cloud_event)
+    if is_warmup(message):
+        warm_runtime(target.runtime)
+        target.mailboxes.mailboxes()
+        return IngestReport(mailbox="", history_id=0, outcome="stale")
     try:
         with telemetry.span("ingest notification", kind="CONSUMER"):
             report = target.handle_message(message)
