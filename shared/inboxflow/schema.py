@@ -315,6 +315,13 @@ FAILURES = Collection(
         found_by=(*_key("trace_id", "trace_id"), *_MENTIONS),
     ),
 )
+DELIVERY_ATTEMPTS = Collection(
+    "delivery_attempts",
+    ttl_field=TTL_FIELD,
+    retention=Retention(7, "after the failed delivery (`delivery_attempts.RETENTION_S`)"),
+    personal=PersonalData(fields=("last_error",), found_by=_MENTIONS),
+)
+"""Failed deliveries per function and message, where the function dead-letters (the emulator)."""
 
 # --- approvals ------------------------------------------------------------------
 
@@ -626,6 +633,7 @@ COLLECTIONS: tuple[Collection, ...] = (
     RETRIED,
     EFFECTS,
     FAILURES,
+    DELIVERY_ATTEMPTS,
     APPROVALS,
     APPROVAL_TOKENS,
     INBOX_SIGN_INS,

@@ -13,6 +13,12 @@ Rules (first match wins):
   (``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]``) are set; else ``store`` (embedded).
 - quoting: the quoting API at ``INBOXFLOW_QUOTING_URL`` (``HttpQuoting``) when it
   is set; else none is wired and the planner uses the embedded one.
+- dead-lettering: Pub/Sub's own dead-letter policy (production), unless
+  ``INBOXFLOW_DEAD_LETTERING=function`` (the emulated topology): then the function
+  counts failed deliveries itself (``delivery_attempts``) under a
+  ``RedeliveryPolicy`` of ``INBOXFLOW_MAX_DELIVERY_ATTEMPTS`` (default 10) and
+  ``INBOXFLOW_RETRY_MINIMUM_BACKOFF_S`` / ``..._MAXIMUM_BACKOFF_S`` (10 and 600,
+  Terraform's defaults).
 
 ``inboxflow.services.build_runtime`` turns these into adapters; nothing else does.
 """
@@ -49,6 +55,51 @@ def _choice(value: str | None, allowed: tuple[str, ...], variable: str) -> str |
 
 
 @dataclass(frozen=True)
+class RedeliveryPolicy:
+    """When a function that counts its own failed deliveries gives a message up.
+
+    Attributes:
+        max_attempts: failed deliveries before the message is dead-lettered.
+        minimum_backoff_s, maximum_backoff_s: the retry policy production's push
+            subscription has (exponential, doubling from the minimum).
+    """
+
+    max_attempts: int = 10
+    minimum_backoff_s: float = 10.0
+    maximum_backoff_s: float = 600.0
+
+    @property
+    def budget_s(self) -> float:
+        """How long production's retry policy spreads ``max_attempts`` deliveries over."""
+        return sum(
+            min(self.minimum_backoff_s * 2**i, self.maximum_backoff_s)
+            for i in range(self.max_attempts - 1)
+        )
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> RedeliveryPolicy | None:
+        """The policy of ``INBOXFLOW_DEAD_LETTERING=function``; None for ``pubsub`` (the default)."""
+        mode = _choice(
+            env.get("INBOXFLOW_DEAD_LETTERING"), ("pubsub", "function"), "INBOXFLOW_DEAD_LETTERING"
+        )
+        if mode != "function":
+            return None
+        defaults = cls()
+        policy = cls(
+            max_attempts=int(env.get("INBOXFLOW_MAX_DELIVERY_ATTEMPTS") or defaults.max_attempts),
+            minimum_backoff_s=float(
+                env.get("INBOXFLOW_RETRY_MINIMUM_BACKOFF_S") or defaults.minimum_backoff_s
+            ),
+            maximum_backoff_s=float(
+                env.get("INBOXFLOW_RETRY_MAXIMUM_BACKOFF_S") or defaults.maximum_backoff_s
+            ),
+        )
+        if policy.max_attempts < 1 or policy.minimum_backoff_s < 0:
+            raise ValueError(f"INBOXFLOW_MAX_DELIVERY_ATTEMPTS / backoff out of range: {policy}")
+        return policy
+
+
+@dataclass(frozen=True)
 class Settings:
     """Deployment settings, read once at start-up."""
 
@@ -63,6 +114,8 @@ class Settings:
     """``None``: chosen from ``environ`` (see the module docstring)."""
     quoting_url: str | None = None
     """The quoting API's base URL (``None``: ``INBOXFLOW_QUOTING_URL`` of ``environ``, if any)."""
+    redelivery: RedeliveryPolicy | None = None
+    """Set when the functions dead-letter by counting (the emulator); None: Pub/Sub does it."""
     environ: Mapping[str, str] = field(
         default_factory=lambda: dict(os.environ), repr=False, compare=False
     )
@@ -106,5 +159,6 @@ class Settings:
             node=env.get("INBOXFLOW_NODE") or None,
             region=env.get("INBOXFLOW_REGION", "us-central1"),
             workspace=_workspace_kind(env),
+            redelivery=RedeliveryPolicy.from_env(env),
             environ=dict(env),
         )

@@ -122,3 +122,63 @@ def test_early_envelope_answers_500_so_pubsub_redelivers(tmp_path, monkeypatch, 
     response = client.post("/", json=payload)
     assert response.status_code == 500
     assert entry.runtime().store.list("failures") == []
+
+
+def test_where_the_function_dead_letters_a_message_failing_past_the_budget_goes_to_the_dlq(
+    tmp_path, monkeypatch, started_trace
+):
+    """The emulator's topology: the function counts failed deliveries and dead-letters itself."""
+    monkeypatch.setenv("INBOXFLOW_DEAD_LETTERING", "function")
+    monkeypatch.setenv("INBOXFLOW_MAX_DELIVERY_ATTEMPTS", "3")
+    monkeypatch.setenv("INBOXFLOW_RETRY_MINIMUM_BACKOFF_S", "0")
+    client = make_client(tmp_path, monkeypatch, node="pipeline.retrieve")
+    started_trace()
+    from inboxflow.envelope import Envelope
+
+    early = Envelope(trace_id=TRACE_ID, graph="pipeline", node="retrieve", step=7)
+    payload = saved("push_pipeline_classify.json")
+    payload["message"] = {**early.to_pubsub_message("77777777777"), "publishTime": "2026-11-22"}
+    statuses = [client.post("/", json=payload).status_code for _ in range(3)]
+    assert statuses == [500, 500, 200]  # the third failure dead-letters it, acknowledged
+    bus = entry.runtime().bus
+    assert len(bus.dead_letters) == 1
+    message, reason = bus.dead_letters[0]
+    assert message["messageId"] == "77777777777"
+    assert "not acknowledged by pipeline.retrieve after 3 deliveries" in reason
+    assert "EarlyArrival" in reason
+    (key, count), *others = entry.runtime().store.list("delivery_attempts")
+    assert others == [] and key == "pipeline.retrieve:77777777777" and count["attempts"] == 3
+    assert entry.runtime().store.get_trace(TRACE_ID).step == 1  # the trace is left as it was
+
+
+def test_where_pubsub_dead_letters_the_function_counts_nothing(
+    tmp_path, monkeypatch, started_trace
+):
+    client = make_client(tmp_path, monkeypatch, node="pipeline.retrieve")
+    started_trace()
+    from inboxflow.envelope import Envelope
+
+    early = Envelope(trace_id=TRACE_ID, graph="pipeline", node="retrieve", step=7)
+    payload = saved("push_pipeline_classify.json")
+    payload["message"] = {**early.to_pubsub_message("77777777777"), "publishTime": "2026-11-22"}
+    assert [client.post("/", json=payload).status_code for _ in range(12)] == [500] * 12
+    assert entry.runtime().bus.dead_letters == []
+    assert entry.runtime().store.list("delivery_attempts") == []
+
+
+def test_a_warm_up_builds_the_runtime_and_the_node_code_and_changes_nothing(tmp_path, monkeypatch):
+    from inboxflow.entry.warmup import warmup_message
+    from inboxflow.lazy import Lazy
+
+    client = make_client(tmp_path, monkeypatch, node="pipeline.classify")
+    nodes = entry.runtime().graphs["pipeline"].nodes
+    classify, retrieve = nodes["classify"].run, nodes["retrieve"].run
+    for lazy_node in (classify, retrieve):  # as in a new process (other tests loaded them)
+        monkeypatch.setattr(lazy_node, "_function", Lazy(lazy_node._import))
+    assert not classify.loaded
+    payload = {"message": warmup_message(), "subscription": "projects/p/subscriptions/s"}
+    assert client.post("/", json=payload).status_code == 200
+    assert classify.loaded  # the node's module is imported: its first message will not pay
+    assert not retrieve.loaded  # only the node this function serves
+    store = entry.runtime().store
+    assert store.list("traces") == [] and store.list("failures") == []

@@ -13,6 +13,7 @@ from inboxflow.adapters.embedded_quoting import KEY_RETENTION_S
 from inboxflow.approvals.records import TOKEN_RETENTION_S
 from inboxflow.approvals.sessions import SESSION_RETENTION_S
 from inboxflow.approvals.sign_in import SIGN_IN_RETENTION_S
+from inboxflow.delivery_attempts import RETENTION_S as ATTEMPT_RETENTION_S
 from inboxflow.ingest.claims import Claims
 from inboxflow.ingest.sync import IngestOptions
 from inboxflow.mail_stamps import RETENTION_S as STAMP_RETENTION_S
@@ -74,6 +75,7 @@ def test_declared_days_are_the_days_the_code_keeps() -> None:
         schema.APPROVAL_TOKENS: TOKEN_RETENTION_S / DAY,
         schema.INBOX_SIGN_INS: SIGN_IN_RETENTION_S / DAY,
         schema.INBOX_SESSIONS: SESSION_RETENTION_S / DAY,
+        schema.DELIVERY_ATTEMPTS: ATTEMPT_RETENTION_S / DAY,
         schema.MAIL_STAMPS: STAMP_RETENTION_S / DAY,
         schema.QUOTE_KEYS: KEY_RETENTION_S / DAY,
         schema.THREADS: threads / DAY,

@@ -6,9 +6,13 @@ emulator (``inboxflow dev``, integration tests).
 
 The Pub/Sub emulator differs from production in ways callers must respect:
 a push body carries no ``orderingKey`` or ``deliveryAttempt``; the retry
-policy is ignored (redelivery about once a second); and after
-``max_delivery_attempts`` a message is neither redelivered nor forwarded to the
-dead-letter topic, so with ordering its key stays blocked for good.
+policy is ignored (redelivery about once a second); and it has no
+dead-lettering: a push subscription with a dead-letter policy crashes in the
+emulator after ``max_delivery_attempts`` (``NullPointerException`` at
+``MessageBacklog.pull``) and delivers nothing more. ``ensure_push_subscription``
+with ``dead_letter_topic`` but ``dead_letter_policy=False`` creates the topic and
+its ``-sub`` and leaves the policy out: the function dead-letters by counting
+(``inboxflow.delivery_attempts``).
 
 Only this module imports ``google.cloud.pubsub_v1``.
 """
@@ -38,6 +42,12 @@ log = logging.getLogger("inboxflow.pubsub")
 SHARED_DEAD_LETTER_TOPIC = f"{PREFIX}-dead-letter"
 """Where messages go that no node can be named for (``node_id`` None)."""
 
+GMAIL_TOPIC = f"{PREFIX}-gmail"
+"""The topic Gmail watch notifications go to; the ``ingest`` function is pushed from it."""
+
+INGEST_DEAD_LETTER_TOPIC = f"{GMAIL_TOPIC}-dlq"
+"""The dead-letter topic of the ``ingest`` function's subscription."""
+
 PUBLISH_BATCH_LATENCY_S = 0.001
 """How long the publisher holds a message for more to batch with it (the client's default
 is 10 ms). A node publishes its next envelopes together and then waits for them: longer
@@ -52,7 +62,9 @@ def _project(project: str | None) -> str:
 
 
 def dead_letter_topic_for(node: str | None) -> str:
-    """The dead-letter topic of ``node`` (``graph.node``), or the shared one."""
+    """The dead-letter topic of ``node`` (``graph.node``, or ``ingest``), or the shared one."""
+    if node == "ingest":
+        return INGEST_DEAD_LETTER_TOPIC
     if node and "." in node:
         graph, _, name = node.partition(".")
         return dead_letter_topic_name(graph, name)
@@ -232,6 +244,7 @@ class PubSubAdmin:
         minimum_backoff_s: float = 10.0,
         maximum_backoff_s: float = 600.0,
         ack_deadline_s: int = 60,
+        dead_letter_policy: bool = True,
     ) -> str:
         """Create an ordered push subscription, or point an existing one at ``endpoint``.
 
@@ -244,6 +257,8 @@ class PubSubAdmin:
             max_delivery_attempts: 5 to 100.
             minimum_backoff_s, maximum_backoff_s: redelivery backoff (0 to 600 s).
             ack_deadline_s: how long the endpoint may take (10 to 600 s).
+            dead_letter_policy: False: create the dead-letter topic and its ``-sub`` but
+                no policy (the emulator: its function dead-letters by counting).
 
         Returns:
             The subscription's path.
@@ -262,6 +277,7 @@ class PubSubAdmin:
         }
         if dead_letter_topic is not None:
             self.ensure_pull_subscription(f"{dead_letter_topic}-sub", dead_letter_topic)
+        if dead_letter_topic is not None and dead_letter_policy:
             request["dead_letter_policy"] = {
                 "dead_letter_topic": self.topic_path(dead_letter_topic),
                 "max_delivery_attempts": max_delivery_attempts,

@@ -1,8 +1,9 @@
 """Reading and replaying the dead-letter subscriptions (``inboxflow dlq``).
 
 Each node's push subscription dead-letters to ``{topic}-dlq`` (Pub/Sub forwards
-a message there after ``max_delivery_attempts``; the runtime publishes there
-what is not an envelope at all), ingest's to ``inboxflow-gmail-dlq``, and
+a message there after ``max_delivery_attempts``, or on the emulator the function
+itself does, ``inboxflow.delivery_attempts``; the runtime publishes there what
+is not an envelope at all), ingest's to ``inboxflow-gmail-dlq``, and
 messages no node can be named for go to ``inboxflow-dead-letter``. Each of
 those topics has a ``-sub`` pull subscription that keeps the messages
 (``infra/pubsub.tf``, ``PubSubAdmin.ensure_topics``).
@@ -28,9 +29,8 @@ from google.api_core import exceptions as gexc
 from ..envelope import Envelope, decode_body
 from ..errors import BadEnvelope
 from ..naming import dead_letter_topic_name, topic_name
-from .pubsub_bus import SHARED_DEAD_LETTER_TOPIC, PubSubAdmin
+from .pubsub_bus import GMAIL_TOPIC, INGEST_DEAD_LETTER_TOPIC, SHARED_DEAD_LETTER_TOPIC, PubSubAdmin
 
-GMAIL_TOPIC = "inboxflow-gmail"
 SUBSCRIPTION_SUFFIX = "-sub"
 PULL_TIMEOUT_S = 10.0
 
@@ -48,7 +48,7 @@ def dead_letter_subscriptions(nodes: Iterable[tuple[str, str]]) -> dict[str, str
     subscriptions: dict[str, str | None] = {
         f"{dead_letter_topic_name(g, n)}{SUBSCRIPTION_SUFFIX}": topic_name(g, n) for g, n in nodes
     }
-    subscriptions[f"{GMAIL_TOPIC}-dlq{SUBSCRIPTION_SUFFIX}"] = GMAIL_TOPIC
+    subscriptions[f"{INGEST_DEAD_LETTER_TOPIC}{SUBSCRIPTION_SUFFIX}"] = GMAIL_TOPIC
     subscriptions[f"{SHARED_DEAD_LETTER_TOPIC}{SUBSCRIPTION_SUFFIX}"] = None
     return subscriptions
 

@@ -13,6 +13,7 @@ function. Every process runs in its own process group (journaled by
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -20,19 +21,39 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from inboxflow.dev import process_groups
 from inboxflow.dev.emulators import free_port, log_file
 from inboxflow.graph import Graph
 from inboxflow.naming import node_id
 
+T = TypeVar("T")
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 FUNCTIONS_SOURCE = REPO_ROOT / "functions" / "main.py"
 GMAIL_TOPIC = "inboxflow-gmail"
 INGEST = "ingest"
 APPROVE = "approve"
+
+EMULATED_REDELIVERY = {
+    "INBOXFLOW_DEAD_LETTERING": "function",
+    "INBOXFLOW_MAX_DELIVERY_ATTEMPTS": "10",
+    "INBOXFLOW_RETRY_MINIMUM_BACKOFF_S": "1",
+    "INBOXFLOW_RETRY_MAXIMUM_BACKOFF_S": "60",
+}
+"""How the functions dead-letter on the emulator, which cannot (``inboxflow.delivery_attempts``):
+10 failed deliveries over at least 243 s (1 s doubling to 60 s), longer than the lease of
+a killed worker (the longest node timeout, 120 s, + 30 s), so a kill never dead-letters.
+Each may be overridden in the environment."""
+
+
+def emulated_redelivery(environ: dict[str, str]) -> dict[str, str]:
+    """``EMULATED_REDELIVERY``, each value taken from ``environ`` when set there."""
+    return {name: environ.get(name) or value for name, value in EMULATED_REDELIVERY.items()}
 
 
 def functions_source() -> Path:
@@ -49,6 +70,8 @@ class FunctionServer:
     port: int
     process: subprocess.Popen[bytes]
     log_path: Path
+    target: str = "run_node"
+    signature: str = "cloudevent"
 
     @property
     def url(self) -> str:
@@ -137,7 +160,7 @@ def start_function(
             start_new_session=True,
         )
     process_groups.record(process)
-    server = FunctionServer(node, port, process, log_path)
+    server = FunctionServer(node, port, process, log_path, target, signature)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -149,6 +172,18 @@ def start_function(
     raise RuntimeError(
         f"functions-framework for {node} did not answer within {timeout_s:.0f}s:\n{server.log_tail()}"
     )
+
+
+def _start_on_port(start: Callable[[], T], attempts: int = 10) -> T:
+    """``start()``, tried again while the port is still held by the process that died."""
+    for attempt in range(attempts):
+        try:
+            return start()
+        except RuntimeError as exc:
+            if attempt == attempts - 1 or "Address already in use" not in str(exc):
+                raise
+            time.sleep(0.5)
+    raise AssertionError("unreachable")
 
 
 @dataclass
@@ -174,10 +209,14 @@ class GmailDouble:
 
 
 def start_gmail_double(
-    env: dict[str, str], topic: str, timeout_s: float = 60, log_dir: Path | None = None
+    env: dict[str, str],
+    topic: str,
+    timeout_s: float = 60,
+    log_dir: Path | None = None,
+    port: int | None = None,
 ) -> GmailDouble:
     """Start the Gmail double relaying notifications of watched mailboxes to ``topic``."""
-    port = free_port()
+    port = port or free_port()
     log_path = log_file(log_dir, "gmail")
     command = [sys.executable, "-m", "inboxflow.dev.gmail", "--port", str(port)]
     with log_path.open("wb") as log:
@@ -200,6 +239,30 @@ def start_gmail_double(
         time.sleep(0.2)
     double.stop()
     raise RuntimeError(f"the Gmail double did not answer within {timeout_s:.0f}s")
+
+
+def warm_up(server: FunctionServer, timeout_s: float = 60) -> bool:
+    """Send a CloudEvent function one warm-up push (``entry.warmup``): its runtime is built.
+
+    Returns:
+        True when it answered 200 (HTTP functions are not warmed: False).
+    """
+    from inboxflow.entry.warmup import warmup_message
+
+    if server.signature != "cloudevent":
+        return False
+    body = {"message": warmup_message(), "subscription": "projects/local/subscriptions/warmup"}
+    request = urllib.request.Request(
+        server.url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
 
 
 def dev_mailbox() -> str:
@@ -230,6 +293,7 @@ class DevCloud:
     gmail_double: GmailDouble | None = None
     mailbox: str | None = None
     log_dir: Path | None = None
+    pairs: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def gmail_topic(self) -> str:
@@ -243,10 +307,10 @@ class DevCloud:
         then ``ingest`` behind a push subscription on ``inboxflow-gmail``, and
         the watch of ``dev_mailbox()``. With ``approve``: the approval function.
         """
-        from inboxflow.adapters.pubsub_bus import PubSubAdmin
 
         with_gmail = self.gmail
         logs = self.log_dir
+        self.env.update(emulated_redelivery({**os.environ, **self.env}))
         if with_gmail:
             self.gmail_double = start_gmail_double(self.env, self.gmail_topic, log_dir=logs)
             self.env.update(
@@ -269,27 +333,83 @@ class DevCloud:
             self.servers[INGEST] = start_function(
                 INGEST, self.env, INGEST, "cloudevent", log_dir=logs
             )
+        self.pairs = pairs
+        self.ensure_subscriptions()
+        if with_gmail:
+            self.mailbox = self.watch_dev_mailbox()
+
+    def warm(self) -> dict[str, bool]:
+        """Warm every CloudEvent function at once (``warm_up``); which answered."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        servers = list(self.servers.values())
+        with ThreadPoolExecutor(max_workers=max(1, len(servers))) as pool:
+            answered = list(pool.map(warm_up, servers))
+        return {server.node_id: ok for server, ok in zip(servers, answered, strict=True)}
+
+    def restart_server(self, name: str) -> FunctionServer:
+        """Start the function ``name`` again on its port (what is left of its group is killed)."""
+        old = self.servers[name]
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(old.process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            old.process.wait(timeout=5)
+        server = _start_on_port(
+            lambda: start_function(
+                name, self.env, old.target, old.signature, port=old.port, log_dir=self.log_dir
+            )
+        )
+        self.servers[name] = server
+        warm_up(server)
+        return server
+
+    def restart_gmail_double(self) -> GmailDouble:
+        """Start the Gmail double again on its port (its mailboxes were in memory: empty now)."""
+        assert self.gmail_double is not None
+        old = self.gmail_double
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(old.process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            old.process.wait(timeout=5)
+        self.gmail_double = _start_on_port(
+            lambda: start_gmail_double(
+                self.env, self.gmail_topic, log_dir=self.log_dir, port=old.port
+            )
+        )
+        if self.mailbox is not None:
+            self.mailbox = self.watch_dev_mailbox()
+        return self.gmail_double
+
+    def ensure_subscriptions(self) -> None:
+        """Topics, dead-letter topics and push subscriptions to the servers (idempotent).
+
+        The push subscriptions carry no dead-letter policy: the emulator crashes on one
+        (``inboxflow.delivery_attempts``); the functions dead-letter by counting.
+        """
+        from inboxflow.adapters.pubsub_bus import PubSubAdmin
+
+        options: dict[str, Any] = {
+            "minimum_backoff_s": float(self.env["INBOXFLOW_RETRY_MINIMUM_BACKOFF_S"]),
+            "maximum_backoff_s": min(float(self.env["INBOXFLOW_RETRY_MAXIMUM_BACKOFF_S"]), 600),
+            "dead_letter_policy": False,
+        }
         admin = PubSubAdmin(self.project)
         try:
             admin.ensure_topics(
-                pairs,
+                self.pairs,
                 {nid: server.url for nid, server in self.servers.items()},
-                minimum_backoff_s=1.0,
-                maximum_backoff_s=10.0,
+                **options,
             )
-            if with_gmail:
+            if INGEST in self.servers:
                 admin.ensure_push_subscription(
                     f"{GMAIL_TOPIC}-push",
                     GMAIL_TOPIC,
                     self.servers[INGEST].url,
                     dead_letter_topic=f"{GMAIL_TOPIC}-dlq",
-                    minimum_backoff_s=1.0,
-                    maximum_backoff_s=10.0,
+                    **options,
                 )
         finally:
             admin.close()
-        if with_gmail:
-            self.mailbox = self.watch_dev_mailbox()
 
     def watch_dev_mailbox(self) -> str:
         """Register ``dev_mailbox()`` and watch it (its cursor starts at the double's history id)."""

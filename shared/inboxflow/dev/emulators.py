@@ -354,7 +354,11 @@ def stop_all() -> None:
         emulator.stop()
 
 
-START = {FIRESTORE: start_firestore, PUBSUB: start_pubsub, TASKS: start_tasks}
+START: dict[str, Callable[..., Emulator]] = {
+    FIRESTORE: start_firestore,
+    PUBSUB: start_pubsub,
+    TASKS: start_tasks,
+}
 """Starter of each emulator by name."""
 
 

@@ -21,12 +21,18 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from werkzeug.exceptions import HTTPException
+
 from .. import telemetry
+from ..errors import RetryableError
 from ..ingest.notification import GmailNotification, pubsub_message_of
 from ..ingest.report import IngestReport
-from ..ingest.sync import Ingestor
+from ..ingest.sync import IngestIncomplete, Ingestor
 
 log = logging.getLogger("inboxflow.ingest.entry")
+
+INGEST = "ingest"
+"""The function's name: its failed deliveries are counted, and dead-lettered, under it."""
 
 
 @cache
@@ -36,6 +42,17 @@ def ingestor() -> Ingestor:
 
     rt = runtime()
     return Ingestor(rt, rt.ports.gmail_reader)
+
+
+class RedeliverLater(RetryableError, HTTPException):
+    """An expected retry (another run is ingesting the same messages), not a fault.
+
+    Flask answers an ``HTTPException`` with its status and logs nothing, so the
+    push is refused (Pub/Sub redelivers on any status but 102, 200, 201, 202 and
+    204) without the traceback of an error; the caller logs one warning line.
+    """
+
+    code = 409
 
 
 def reset() -> None:
@@ -62,13 +79,32 @@ def handle_gmail_event(cloud_event: Any) -> IngestReport:
     started traces run in-process before this returns.
 
     Raises:
+        RedeliverLater: another run is ingesting some of the messages (expected in a
+            burst): logged as a warning, answered 409, Pub/Sub redelivers.
         RetryableError: Gmail or the store failed transiently; Pub/Sub redelivers.
     """
+    from . import dead_lettered
+    from .warmup import is_warmup, warm_runtime
+
     target = ingestor()
+    message = pubsub_message_of(cloud_event)
+    if is_warmup(message):
+        warm_runtime(target.runtime)
+        target.mailboxes.mailboxes()
+        return IngestReport(mailbox="", history_id=0, outcome="stale")
     try:
         with telemetry.span("ingest notification", kind="CONSUMER"):
-            report = target.handle_message(pubsub_message_of(cloud_event))
+            report = target.handle_message(message)
         _drain_if_embedded(target)
+    except IngestIncomplete as exc:
+        if dead_lettered(INGEST, message, exc):
+            return exc.report
+        log.warning("%s; the notification will be redelivered", exc)
+        raise RedeliverLater(description=str(exc)) from None
+    except Exception as exc:
+        if dead_lettered(INGEST, message, exc):
+            return IngestReport(mailbox="", history_id=0, outcome="rejected", error=str(exc))
+        raise
     finally:
         telemetry.flush()
     return report

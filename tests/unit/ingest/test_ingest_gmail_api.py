@@ -286,3 +286,33 @@ def test_a_burst_lists_the_history_once_however_many_notifications_come_at_once(
     assert outcomes.count("ingested") == 1
     assert set(world.traces()) == {message_trace_id(MAILBOX, g) for g in ids}
     assert world.cursor() == double.history_id(MAILBOX)
+
+
+def test_a_message_another_run_holds_is_a_warning_and_a_409_not_a_traceback(
+    tmp_path: Path,
+    double: GoogleApiDouble,
+    embedded_env: Any,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from inboxflow.ingest.claims import Claims
+
+    runtime = ingest_entry.ingestor().runtime
+    now = runtime.clock.now()
+    MailboxRegistry(runtime.store).add(MAILBOX, now)
+    renew_watches(runtime.store, ingest_entry.ingestor().gmail, runtime.clock, topic=TOPIC)
+    gmail_id = double.deliver(MAILBOX, eml(7))
+    # Another ingest run claimed the message a moment ago and still holds its lease.
+    Claims(runtime.store).claim(MAILBOX, gmail_id, gmail_id, now, "history", "ingest:other-run")
+    client = create_app("ingest", FUNCTIONS_SOURCE, "cloudevent").test_client()
+    message = GmailNotification(MAILBOX, double.history_id(MAILBOX)).to_pubsub_message()
+    with caplog.at_level("INFO"):
+        response = post(client, message)
+    assert response.status_code == 409  # not a success: Pub/Sub redelivers
+    assert b"being ingested by another run" in response.data
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "being ingested by another run" in warnings[0].getMessage()
+    assert all(r.exc_info is None and r.levelno < 40 for r in caplog.records), [
+        (r.levelname, r.getMessage()[:80]) for r in caplog.records if r.levelno >= 40 or r.exc_info
+    ]
+    assert "Traceback" not in caplog.text
+    assert runtime.store.get_trace(message_trace_id(MAILBOX, gmail_id)) is None

@@ -47,7 +47,6 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "replay": repair.replay,
     "retry": repair.retry,
     "runs": runs.runs,
-    "dev": dev.dev,
     "send": dev.send,
     "approvals": approvals.approvals,
     "serve": approvals.serve,
@@ -67,6 +66,7 @@ app.add_typer(kb.app, name="kb")
 app.add_typer(mailbox.app, name="mailbox")
 app.add_typer(memory.app, name="memory")
 app.add_typer(dlq.app, name="dlq")
+app.add_typer(dev.app, name="dev")
 
 infra_app = typer.Typer(help="Terraform helpers.", no_args_is_help=True)
 app.add_typer(infra_app, name="infra")

@@ -28,10 +28,10 @@ from inboxflow.dev import process_groups
 from inboxflow.dev.cli.options import DEFAULT_HOME, home_option
 from inboxflow.dev.cli.render import cli_console
 from inboxflow.dev.cli.running import dev_state, state_file
-from inboxflow.schema import TRACES
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
+    from inboxflow.dev.devcloud import DevCloud
     from inboxflow.ingest.claims import Claim
     from inboxflow.mail import Email
     from inboxflow.ports.checkpoint import Checkpoint, DocumentCheckpointStore
@@ -50,15 +50,28 @@ def _not_installed(console: Console, reasons: dict[str, str]) -> None:
     )
 
 
+app = typer.Typer(
+    help="The emulated cloud: emulators + one functions-framework process per node + push "
+    "subscriptions, supervised (`inboxflow dev status` lists the processes).",
+    invoke_without_command=True,
+)
+
+
+@app.callback()
 def dev(
+    ctx: typer.Context,
     home: Path = home_option("Where the running cloud's addresses, journal and logs are written."),
     exit_after: float = typer.Option(0, help="Stop after this many seconds (0: run until Ctrl-C)."),
 ) -> None:
     """The emulated cloud: emulators + one functions-framework process per node + push subscriptions.
 
-    Ctrl-C, SIGTERM and SIGHUP stop every process it started; a run killed
-    outright (SIGKILL) leaves them, and the next ``dev`` on the same home stops them.
+    A function server or an emulator that dies is started again on its port, and
+    the event printed. Ctrl-C, SIGTERM and SIGHUP stop every process it started; a
+    run killed outright (SIGKILL) leaves them, and the next ``dev`` on the same
+    home stops them.
     """
+    if ctx.invoked_subcommand is not None:
+        return
     from inboxflow.dev import emulators
 
     console = cli_console()
@@ -93,6 +106,47 @@ def dev(
             signal.signal(signum, handler)
 
 
+@app.command("status")
+def status(
+    home: Path = home_option("The home of the running `inboxflow dev`."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per process."),
+) -> None:
+    """Every process of the running emulated cloud: pid, port, state, restarts.
+
+    The state is ``up``, ``restarting``, ``down`` (it could not be restarted) or
+    ``frozen`` (stopped by a signal, e.g. SIGSTOP).
+    """
+    from inboxflow.dev.supervisor import DOWN, FROZEN, UP, frozen, read_processes
+
+    state = dev_state(home)
+    processes = read_processes(home)
+    for process in processes:  # what changed since the supervisor last looked
+        alive = process_groups.running(int(process["pid"]))
+        if process["state"] == UP and not alive:
+            process["state"] = DOWN
+        elif process["state"] == UP and frozen(int(process["pid"])):
+            process["state"] = FROZEN
+    if as_json:
+        for process in processes:
+            typer.echo(json.dumps(process))
+        return
+    table = Table(title=f"inboxflow dev (pid {state['pid']}) on {home}", expand=False)
+    for column in ("process", "pid", "port", "state", "restarts", "note"):
+        table.add_column(column)
+    colour = {UP: "green", DOWN: "red"}
+    for process in processes:
+        shade = colour.get(process["state"], "yellow")
+        table.add_row(
+            process["name"],
+            str(process["pid"]),
+            str(process["port"]),
+            f"[{shade}]{process['state']}[/{shade}]",
+            str(process["restarts"]),
+            process["note"],
+        )
+    cli_console().print(table)
+
+
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
@@ -102,7 +156,8 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> None:
     from inboxflow.dev import emulators
-    from inboxflow.dev.devcloud import DevCloud
+    from inboxflow.dev.devcloud import APPROVE, DevCloud
+    from inboxflow.dev.supervisor import Supervisor
     from inboxflow.graphs import all_graphs
 
     project = Settings.from_env().project
@@ -110,6 +165,7 @@ def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> N
     shutil.rmtree(logs, ignore_errors=True)  # the previous run's
     started: list[emulators.Emulator] = []
     cloud: DevCloud | None = None
+    supervisor: Supervisor | None = None
     state_path = state_file(home)
     try:
         with console.status("starting the Firestore and Pub/Sub emulators…"):
@@ -156,13 +212,32 @@ def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> N
             )
         )
         _show(console, started, cloud)
-        _watch(console, project, exit_after)
+        with console.status("warming every function up…"):
+            began = time.monotonic()
+            warmed = cloud.warm()
+        cold = sorted(name for name, ok in warmed.items() if not ok and name != APPROVE)
+        console.print(
+            f"warmed {sum(warmed.values())} functions in {time.monotonic() - began:.1f}s"
+            + (f" (no answer from {', '.join(cold)})" if cold else "")
+        )
+        supervisor = Supervisor(
+            cloud,
+            started,
+            home,
+            console.print,
+            lambda name: _reprovision(name, project, cloud),
+            logs,
+        )
+        supervisor.start()
+        _watch(console, exit_after)
     except emulators.EmulatorError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         console.print("\nstopping…")
     finally:
+        if supervisor is not None:
+            supervisor.stop()
         with contextlib.suppress(FileNotFoundError):
             state_path.unlink()
         if cloud is not None:
@@ -206,25 +281,31 @@ def _show(console: Console, started: list, cloud) -> None:
         )
 
 
-def _watch(console: Console, project: str, exit_after: float) -> None:
-    from inboxflow.dev.cli.render import route_of
+def _reprovision(name: str, project: str, cloud: DevCloud) -> None:
+    """Set a restarted emulator up again: what ``dev`` created in it at start-up."""
+    from inboxflow.dev import emulators
+
+    if name == emulators.FIRESTORE:
+        _seed(project)
+        if cloud.mailbox is not None:
+            cloud.watch_dev_mailbox()
+    elif name == emulators.PUBSUB:
+        cloud.ensure_subscriptions()
+    elif name == emulators.TASKS:
+        from inboxflow.adapters.cloud_tasks import CloudTasksQueue
+
+        CloudTasksQueue(project=project).ensure_queue()
+
+
+def _watch(console: Console, exit_after: float) -> None:
+    """Print traces as they move until ``exit_after`` (or Ctrl-C); no store error ends it."""
+    from inboxflow.dev.cli.trace_watch import TraceWatcher
     from inboxflow.services import make_store
 
-    store = make_store(Settings.from_env())
-    seen: dict[str, tuple[int, str]] = {}
+    watcher = TraceWatcher(make_store(Settings.from_env()), console.print)
     deadline = time.monotonic() + exit_after if exit_after else None
-    since = time.time() - 1
     while deadline is None or time.monotonic() < deadline:
-        for trace_id, doc in store.list(TRACES.name, where=[("updated_at", ">=", since)]):
-            marker = (doc["step"], doc["status"])
-            if seen.get(trace_id) != marker:
-                seen[trace_id] = marker
-                route = route_of(store.step_logs(trace_id))
-                console.print(
-                    f"[dim]{time.strftime('%H:%M:%S')}[/dim] trace [bold]{trace_id}[/bold] "
-                    f"{doc['status']:<12} {route}"
-                )
-        time.sleep(0.5)
+        time.sleep(watcher.poll())
 
 
 def send(
