@@ -33,6 +33,17 @@ def fold(text: str) -> str:
     return "".join(_fold_char(ch) if ord(ch) < _LATIN_END else ch for ch in text)
 
 
+def fold_one_for_one(text: str) -> str:
+    """``text`` lower-cased without diacritics, one character for one (so spans carry over):
+    ``Código`` -> ``codigo``, ``Řidičský`` -> ``ridicsky``, a full-width digit -> its ASCII digit."""
+    out = []
+    for char in text:
+        base = unicodedata.normalize("NFKD", char)[:1] or char
+        lower = base.lower()
+        out.append(lower if len(lower) == 1 else base)
+    return "".join(out)
+
+
 def _fold_char(ch: str) -> str:
     if ch.isascii():
         return ch
@@ -126,4 +137,4 @@ def cue_set(lists: Mapping[str, Mapping[str, float] | Iterable[str]]) -> CueSet:
     return CueSet(cues)
 
 
-__all__ = ["Cue", "CueMatch", "CueSet", "cue_set", "fold"]
+__all__ = ["Cue", "CueMatch", "CueSet", "cue_set", "fold", "fold_one_for_one"]
