@@ -3,7 +3,16 @@
 
 from __future__ import annotations
 
-from inboxflow.graphs.cue_matching import Cue, CueSet, cue_set, fold
+import pytest
+
+from inboxflow.graphs.cue_matching import (
+    Cue,
+    CueSet,
+    cue_set,
+    fold,
+    fold_one_for_one,
+    read_cue_lists,
+)
 
 
 def words(cues: CueSet, text: str) -> list[str]:
@@ -44,3 +53,35 @@ def test_japanese_cues_match_inside_unspaced_text():
 
 def test_each_cue_is_reported_once():
     assert words(CueSet([Cue("refund")]), "refund, refund, REFUND") == ["refund"]
+
+
+def test_fold_one_for_one_keeps_every_offset():
+    text = "Código Řidičský ３ Děkuji"
+    folded = fold_one_for_one(text)
+    assert folded == "codigo ridicsky 3 dekuji"
+    assert len(folded) == len(text)
+
+
+def test_cue_lists_are_read_from_each_languages_toml_in_order(tmp_path, monkeypatch):
+    package = tmp_path / "cue_lists_demo"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "en.toml").write_text(
+        'match = "words"\n[cues]\nrefund = ["refund*", "money back"]\n'
+    )
+    (package / "cs.toml").write_text('[cues]\nrefund = ["vratit penize"]\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    lists = read_cue_lists("cue_lists_demo", ["cs", "en"])
+    assert list(lists) == ["cs", "en"]
+    assert lists["en"] == {"match": "words", "cues": {"refund": ["refund*", "money back"]}}
+    with pytest.raises(FileNotFoundError):
+        read_cue_lists("cue_lists_demo", ["de"])
+
+
+def test_the_support_desks_cue_files_are_read():
+    from inboxflow.graphs.support.cues import LANGUAGES
+
+    lists = read_cue_lists("inboxflow.graphs.support.cues", LANGUAGES)
+    assert list(lists) == list(LANGUAGES)
+    assert {lists[language]["match"] for language in LANGUAGES} == {"words", "substring"}
+    assert all(lists[language]["cues"]["security"] for language in LANGUAGES)
