@@ -78,10 +78,18 @@ def test_cue_lists_are_read_from_each_languages_toml_in_order(tmp_path, monkeypa
         read_cue_lists("cue_lists_demo", ["de"])
 
 
-def test_the_support_desks_cue_files_are_read():
-    from inboxflow.graphs.support.cues import LANGUAGES
+@pytest.mark.parametrize(
+    ("package", "kind"),
+    [
+        ("inboxflow.graphs.support.cues", "cues"),
+        ("inboxflow.graphs.pipeline.cues", "intents"),
+        ("inboxflow.graphs.agent.cues", "medical_advice"),
+    ],
+)
+def test_every_language_of_a_graphs_cue_files_is_read(package: str, kind: str) -> None:
+    import importlib
 
-    lists = read_cue_lists("inboxflow.graphs.support.cues", LANGUAGES)
-    assert list(lists) == list(LANGUAGES)
-    assert {lists[language]["match"] for language in LANGUAGES} == {"words", "substring"}
-    assert all(lists[language]["cues"]["security"] for language in LANGUAGES)
+    languages = importlib.import_module(package).LANGUAGES
+    lists = read_cue_lists(package, languages)
+    assert list(lists) == list(languages) == ["en", "cs", "de", "fr", "es", "ja"]
+    assert all(lists[language][kind] for language in languages)
