@@ -383,25 +383,17 @@ class Digests:
         counts: dict[str, int] | None = None,
     ) -> None:
         """Mark ``claim`` done on the record (unless someone else already finished it)."""
-        path = digest_path(reviewer)
-        now = self.clock.now()
+        entry = {
+            "digest_id": claim.digest_id,
+            "kind": claim.kind,
+            "claimed_at": claim.claimed_at,
+            "done_at": self.clock.now(),
+            "counts": counts or {},
+            **{k: v for k, v in receipt.items() if isinstance(v, str | int | float | bool)},
+        }
 
-        def finish(tx: Transaction) -> None:
-            doc = tx.get(path)
-            if doc is None:
-                return
-            record = DigestRecord.model_validate(doc)
-            if record.sending is None or record.sending.digest_id != claim.digest_id:
-                return
-            entry = {
-                "digest_id": claim.digest_id,
-                "kind": claim.kind,
-                "claimed_at": claim.claimed_at,
-                "done_at": now,
-                "counts": counts or {},
-                **{k: v for k, v in receipt.items() if isinstance(v, str | int | float | bool)},
-            }
-            done = record.model_copy(
+        def finish(record: DigestRecord, _: DigestClaim) -> DigestRecord:
+            return record.model_copy(
                 update={
                     "sending": None,
                     "seen_until": max(record.seen_until, claim.seen_until),
@@ -409,22 +401,37 @@ class Digests:
                     "sent": [*record.sent, entry][-KEEP_SENT:],
                 }
             )
-            tx.set(path, done.model_dump())
 
-        self.store.run_transaction(finish)
+        self._change_own_claim(reviewer, claim, finish)
 
     def _release(self, reviewer: str, claim: DigestClaim) -> None:
         """Give a claim back after a retryable failure: the next caller sends it at once."""
+
+        def release(record: DigestRecord, sending: DigestClaim) -> DigestRecord:
+            lapsed = sending.model_copy(update={"lease_until": 0.0})
+            return record.model_copy(update={"sending": lapsed})
+
+        self._change_own_claim(reviewer, claim, release)
+
+    def _change_own_claim(
+        self,
+        reviewer: str,
+        claim: DigestClaim,
+        change: Callable[[DigestRecord, DigestClaim], DigestRecord],
+    ) -> None:
+        """Apply ``change`` to the reviewer's record while ``claim`` still holds it (else nothing).
+
+        ``change`` gets the record and the claim as stored in it.
+        """
         path = digest_path(reviewer)
 
-        def release(tx: Transaction) -> None:
+        def apply(tx: Transaction) -> None:
             doc = tx.get(path)
             if doc is None:
                 return
             record = DigestRecord.model_validate(doc)
             if record.sending is None or record.sending.digest_id != claim.digest_id:
                 return
-            lapsed = record.sending.model_copy(update={"lease_until": 0.0})
-            tx.set(path, record.model_copy(update={"sending": lapsed}).model_dump())
+            tx.set(path, change(record, record.sending).model_dump())
 
-        self.store.run_transaction(release)
+        self.store.run_transaction(apply)

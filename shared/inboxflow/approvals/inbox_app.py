@@ -189,10 +189,10 @@ def _list_page(request: Request, service: ApprovalService, session: Session) -> 
         deadline, approval_id = page.next_after
         next_link = "/inbox?" + urlencode({**args, "after": f"{deadline!r} {approval_id}"})
     nonce = secrets.token_urlsafe(18)
-    body = render_inbox_page(
+    return _signed_in_page(
         "inbox.html",
-        reviewer=session.reviewer,
-        form_token=service.sessions.form_token(session),
+        service,
+        session,
         items=[_row(service, approval, now) for approval in page.items],
         total=sum(counts.values()),
         counts=counts,
@@ -204,7 +204,6 @@ def _list_page(request: Request, service: ApprovalService, session: Session) -> 
         flash=flash,
         nonce=nonce,
     )
-    return _html(body, nonce=nonce)
 
 
 def _history_page(request: Request, service: ApprovalService, session: Session) -> Response:
@@ -225,15 +224,7 @@ def _history_page(request: Request, service: ApprovalService, session: Session) 
                 "comment": approval.comment,
             }
         )
-    body = render_inbox_page(
-        "inbox_history.html",
-        reviewer=session.reviewer,
-        form_token=service.sessions.form_token(session),
-        items=rows,
-        mine=mine,
-        days=30,
-    )
-    return _html(body)
+    return _signed_in_page("inbox_history.html", service, session, items=rows, mine=mine, days=30)
 
 
 def _review_page(service: ApprovalService, session: Session, approval_id: str) -> Response:
@@ -314,15 +305,9 @@ def _bulk(request: Request, service: ApprovalService, session: Session) -> Respo
         done.append(
             {"approval_id": approval_id, "subject": subject, "outcome": _outcome(service, decided)}
         )
-    body = render_inbox_page(
-        "inbox_bulk.html",
-        reviewer=session.reviewer,
-        form_token=service.sessions.form_token(session),
-        done=done,
-        late=late,
-        refused=refused,
+    return _signed_in_page(
+        "inbox_bulk.html", service, session, done=done, late=late, refused=refused
     )
-    return _html(body)
 
 
 # --- rows -----------------------------------------------------------------------------
@@ -364,6 +349,24 @@ def _iso(moment: float | None) -> str:
     if moment is None:
         return ""
     return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _signed_in_page(
+    template: str,
+    service: ApprovalService,
+    session: Session,
+    nonce: str | None = None,
+    **context: Any,
+) -> Response:
+    """A page of the signed-in inbox: it names the reviewer and its forms carry the session's token."""
+    body = render_inbox_page(
+        template,
+        reviewer=session.reviewer,
+        form_token=service.sessions.form_token(session),
+        nonce=nonce,
+        **context,
+    )
+    return _html(body, nonce=nonce)
 
 
 def _html(body: str, status: int = 200, nonce: str | None = None) -> Response:

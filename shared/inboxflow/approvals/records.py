@@ -23,6 +23,7 @@ from ..schema import APPROVAL_TOKENS, APPROVALS
 
 if TYPE_CHECKING:
     from ..ports.documents import DocumentStore
+    from ..schema import Collection
 
 TOKEN_BYTES = 32
 """256 random bits per token."""
@@ -47,6 +48,24 @@ def token_path(token: str) -> str:
 def new_token() -> str:
     """A fresh URL-safe token of 256 random bits."""
     return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def store_new_token(
+    store: DocumentStore, collection: Collection, record: BaseModel
+) -> tuple[str, str]:
+    """Mint a token and store ``record`` under the token's hash: ``(token, its hash)``.
+
+    Only the hash is stored (the record's id); the token itself goes to its holder
+    (a link, a cookie) and nowhere else.
+
+    Raises:
+        RuntimeError: a record with that hash exists (256 random bits: never in practice).
+    """
+    token = new_token()
+    token_id = token_hash(token)
+    if not store.create(collection.path(token_id), record.model_dump()):
+        raise RuntimeError(f"{collection.name}: token collision")
+    return token, token_id
 
 
 def form_token(approval_id: str, token_id: str, form_key: str, expires: int) -> str:

@@ -23,7 +23,7 @@ from ..clock import Clock
 from ..ports.documents import DocumentStore, Transaction
 from ..schema import INBOX_SESSIONS
 from .errors import ApprovalError
-from .records import TOKEN_BYTES, new_token, token_hash
+from .records import TOKEN_BYTES, store_new_token, token_hash
 
 SESSION_TTL_S = 12 * 3600
 """How long a session lasts from sign-in (no sliding renewal)."""
@@ -77,7 +77,6 @@ class Sessions:
         """
         if replacing:
             self.end(replacing)
-        cookie = new_token()
         now = self.clock.now()
         record = SessionRecord(
             reviewer=reviewer,
@@ -86,9 +85,7 @@ class Sessions:
             form_key=secrets.token_urlsafe(TOKEN_BYTES),
             expire_at=now + SESSION_TTL_S + SESSION_RETENTION_S,
         )
-        key = token_hash(cookie)
-        if not self.store.create(INBOX_SESSIONS.path(key), record.model_dump()):
-            raise RuntimeError("session id collision")  # 256 random bits: never in practice
+        cookie, key = store_new_token(self.store, INBOX_SESSIONS, record)
         return cookie, Session(reviewer, key, record)
 
     def check(self, cookie: str | None) -> Session:

@@ -17,7 +17,7 @@ from ..clock import Clock
 from ..ports.documents import DocumentStore, Transaction
 from ..schema import INBOX_SIGN_INS
 from .errors import ApprovalError
-from .records import new_token, token_hash
+from .records import store_new_token, token_hash
 from .settings import ApprovalConfig
 
 SIGN_IN_TTL_S = 10 * 60
@@ -70,7 +70,6 @@ class SignIns:
         reviewer = reviewer.strip()
         if not reviewer:
             raise ValueError("a sign-in link needs a reviewer")
-        token = new_token()
         now = self.clock.now()
         record = SignInRecord(
             reviewer=reviewer,
@@ -78,8 +77,7 @@ class SignIns:
             expires_at=now + SIGN_IN_TTL_S,
             expire_at=now + SIGN_IN_TTL_S + SIGN_IN_RETENTION_S,
         )
-        if not self.store.create(INBOX_SIGN_INS.path(token_hash(token)), record.model_dump()):
-            raise RuntimeError("sign-in token collision")  # 256 random bits: never in practice
+        token, _ = store_new_token(self.store, INBOX_SIGN_INS, record)
         return f"{self.config.base_url}/inbox/sign-in?token={quote(token)}"
 
     def redeem(self, token: str) -> str:

@@ -20,11 +20,10 @@ from .records import (
     TokenRecord,
     form_mac_ok,
     form_token,
-    new_token,
     parse_form_token,
     read_approval,
+    store_new_token,
     token_hash,
-    token_path,
     token_record,
 )
 from .settings import ApprovalConfig
@@ -59,10 +58,8 @@ class Tokens:
         """Mint a token for ``reviewer`` (only its hash is stored) and return the review link."""
         if reviewer not in approval.reviewers and reviewer not in approval.escalate_to:
             raise ApprovalError(403, "Not a reviewer", f"{reviewer} does not review this")
-        token = new_token()
         record = token_record(approval, reviewer, self.clock.now())
-        if not self.store.create(token_path(token), record.model_dump()):
-            raise RuntimeError("token collision")  # 256 random bits: never in practice
+        token, _ = store_new_token(self.store, APPROVAL_TOKENS, record)
         return self.config.link(approval.approval_id, token)
 
     def check(self, approval_id: str, token: str | None) -> Checked:

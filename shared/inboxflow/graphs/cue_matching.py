@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _LATIN_END = 0x250
@@ -31,6 +32,17 @@ def fold(text: str) -> str:
     if text.isascii():
         return text
     return "".join(_fold_char(ch) if ord(ch) < _LATIN_END else ch for ch in text)
+
+
+def fold_one_for_one(text: str) -> str:
+    """``text`` lower-cased without diacritics, one character for one (so spans carry over):
+    ``Código`` -> ``codigo``, ``Řidičský`` -> ``ridicsky``, a full-width digit -> its ASCII digit."""
+    out = []
+    for char in text:
+        base = unicodedata.normalize("NFKD", char)[:1] or char
+        lower = base.lower()
+        out.append(lower if len(lower) == 1 else base)
+    return "".join(out)
 
 
 def _fold_char(ch: str) -> str:
@@ -115,6 +127,26 @@ def _alternative(key: str) -> str:
     return f"{start}({body})[\\w'-]*"
 
 
+def read_cue_lists(package: str, languages: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Each language's cue lists: the data file ``<language>.toml`` of ``package``.
+
+    A graph keeps its lists as data, one TOML file per language beside the code that
+    reads them; this reads them the same way for every graph, in ``languages`` order.
+
+    Raises:
+        FileNotFoundError: a language has no file.
+        ValueError: a file is not valid TOML (``tomllib.TOMLDecodeError``).
+    """
+    import tomllib
+    from importlib import resources
+
+    folder = resources.files(package)
+    return {
+        language: tomllib.loads(folder.joinpath(f"{language}.toml").read_text("utf-8"))
+        for language in languages
+    }
+
+
 def cue_set(lists: Mapping[str, Mapping[str, float] | Iterable[str]]) -> CueSet:
     """A :class:`CueSet` of labelled lists: ``{label: {words: weight}}`` or ``{label: [words]}``."""
     cues: list[Cue] = []
@@ -126,4 +158,4 @@ def cue_set(lists: Mapping[str, Mapping[str, float] | Iterable[str]]) -> CueSet:
     return CueSet(cues)
 
 
-__all__ = ["Cue", "CueMatch", "CueSet", "cue_set", "fold"]
+__all__ = ["Cue", "CueMatch", "CueSet", "cue_set", "fold", "fold_one_for_one", "read_cue_lists"]

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from ..ports.documents import DocumentStore, Transaction
 from .claims import CLAIM_LEASE_S
-from .mailboxes import Mailbox, UnknownMailbox, mailbox_path
+from .mailboxes import Mailbox, mailbox_path, registered_doc
 
 SYNC_LEASE_S = CLAIM_LEASE_S
 """How long a listing run's hold on a mailbox outlives its last renewal (as a claim's)."""
@@ -92,9 +92,7 @@ class MailboxSync:
         path = mailbox_path(address)
 
         def decide(tx: Transaction) -> SyncTurn:
-            doc = tx.get(path)
-            if doc is None:
-                raise UnknownMailbox(f"mailbox {address!r} is not registered")
+            doc = registered_doc(tx, address)
             mailbox = Mailbox.model_validate(doc)
             held = _held_by_another(mailbox, owner, now)
             if held and history_id == mailbox.sync_history_id:
@@ -151,9 +149,7 @@ class MailboxSync:
         path = mailbox_path(address)
 
         def advance(tx: Transaction) -> SyncEnd:
-            doc = tx.get(path)
-            if doc is None:
-                raise UnknownMailbox(f"mailbox {address!r} is not registered")
+            doc = registered_doc(tx, address)
             before = doc.get("history_id")
             after = history_id if before is None else max(int(before), history_id)
             wanted = doc.get("sync_wanted")

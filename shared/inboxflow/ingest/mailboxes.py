@@ -82,6 +82,18 @@ def mailbox_path(address: str) -> str:
     return MAILBOXES.path(normalise_address(address))
 
 
+def registered_doc(tx: Transaction, address: str) -> dict[str, Any]:
+    """The mailbox's stored document as read in the transaction ``tx``.
+
+    Raises:
+        UnknownMailbox: it is not registered.
+    """
+    doc = tx.get(mailbox_path(address))
+    if doc is None:
+        raise UnknownMailbox(f"mailbox {address!r} is not registered")
+    return doc
+
+
 class MailboxRegistry:
     """Reads and updates ``mailboxes/{address}`` through the checkpoint store port."""
 
@@ -144,9 +156,7 @@ class MailboxRegistry:
         path = mailbox_path(address)
 
         def advance(tx: Transaction) -> tuple[int | None, int]:
-            doc = tx.get(path)
-            if doc is None:
-                raise UnknownMailbox(f"mailbox {address!r} is not registered")
+            doc = registered_doc(tx, address)
             before = doc.get("history_id")
             after = history_id if before is None else max(int(before), history_id)
             if after != before or updates:
@@ -172,10 +182,7 @@ class MailboxRegistry:
         path = mailbox_path(address)
 
         def record(tx: Transaction) -> Mailbox:
-            doc = tx.get(path)
-            if doc is None:
-                raise UnknownMailbox(f"mailbox {address!r} is not registered")
-            mailbox = Mailbox.model_validate(doc)
+            mailbox = Mailbox.model_validate(registered_doc(tx, address))
             mailbox.watch_error = error
             mailbox.updated_at = now
             if error is None:

@@ -22,7 +22,7 @@ from inboxflow.errors import RetryableError
 from inboxflow.ingest.claims import CLAIM_LEASE_S, Claims, claim_path, message_trace_id
 from inboxflow.ingest.heartbeat import Heartbeat
 from inboxflow.ingest.mailbox_sync import MailboxSync
-from inboxflow.ingest.mailboxes import MailboxRegistry
+from inboxflow.ingest.mailboxes import MailboxRegistry, UnknownMailbox
 from inboxflow.ingest.sync import IngestIncomplete, SyncBusy
 from inboxflow.ports.checkpoint import DocumentCheckpointStore
 from tests.contract.adapters import STORES
@@ -80,6 +80,21 @@ def test_a_renewed_claim_is_not_taken_over_and_only_its_owner_renews_it(
 
 
 # --- the mailbox's sync lease ------------------------------------------------------------
+
+
+def test_an_unregistered_mailbox_is_refused_and_nothing_is_written(
+    store: DocumentCheckpointStore,
+) -> None:
+    registry, sync = MailboxRegistry(store), MailboxSync(store)
+    with pytest.raises(UnknownMailbox, match="not registered"):
+        sync.begin(MAILBOX, 105, "run-a", T0)
+    with pytest.raises(UnknownMailbox, match="not registered"):
+        sync.finish(MAILBOX, "run-a", 107, T0)
+    with pytest.raises(UnknownMailbox, match="not registered"):
+        registry.advance_cursor(MAILBOX, 100, T0)
+    with pytest.raises(UnknownMailbox, match="not registered"):
+        registry.record_watch(MAILBOX, T0, history_id=100)
+    assert registry.get(MAILBOX) is None
 
 
 def test_one_run_lists_a_mailbox_others_are_deferred_or_stale(

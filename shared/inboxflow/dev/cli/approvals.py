@@ -52,6 +52,26 @@ def _base_url(value: str | None) -> str | None:
     return value
 
 
+LINKS_HELP = (
+    "Links to this approval function (default: the `inboxflow serve` running on "
+    "--home, or with --dev the emulated cloud's, else INBOXFLOW_APPROVAL_URL)."
+)
+
+
+def base_url_option(help: str = LINKS_HELP) -> Any:
+    """``--base-url URL``: where the links a command prints point (an http(s) URL)."""
+    return typer.Option(None, "--base-url", callback=_base_url, help=help)
+
+
+def point_links(home: Path, dev: bool, base_url: str | None) -> None:
+    """Links to the approval function that runs: ``--base-url``, the home's ``inboxflow serve``
+    or (``--dev``) the emulated cloud's."""
+    use_home(home, dev)
+    url = base_url or (None if dev else serving_url(home))
+    if url:
+        os.environ["INBOXFLOW_APPROVAL_URL"] = url
+
+
 def pending_links(rt: Runtime, reviewer: str | None = None) -> list[dict[str, Any]]:
     """Pending approvals with a fresh review link each (for ``reviewer`` or the first reviewer).
 
@@ -79,20 +99,11 @@ def approvals(
     reviewer: str = typer.Option(None, help="Only approvals this reviewer can decide."),
     home: Path = home_option(),
     dev: bool = dev_option(),
-    base_url: str | None = typer.Option(
-        None,
-        "--base-url",
-        callback=_base_url,
-        help="Links to this approval function (default: the `inboxflow serve` running on "
-        "--home, or with --dev the emulated cloud's, else INBOXFLOW_APPROVAL_URL).",
-    ),
+    base_url: str | None = base_url_option(),
 ) -> None:
     """List pending approvals with a review link each (open them with `inboxflow serve`)."""
     console = cli_console()
-    use_home(home, dev)
-    url = base_url or (None if dev else serving_url(home))
-    if url:
-        os.environ["INBOXFLOW_APPROVAL_URL"] = url
+    point_links(home, dev, base_url)
     rt = _runtime(home)
     rows = pending_links(rt, reviewer)
     if not rows:

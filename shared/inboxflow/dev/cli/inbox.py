@@ -2,37 +2,24 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from inboxflow.dev.cli.approvals import _base_url, _runtime, serving_url
-from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.approvals import _runtime, base_url_option, point_links
+from inboxflow.dev.cli.options import dev_option, home_option
 from inboxflow.dev.cli.render import cli_console
-
-
-def _point_links(home: Path, dev: bool, base_url: str | None) -> None:
-    """Links to the approval function that runs: ``--base-url``, the home's ``inboxflow serve``
-    or (``--dev``) the emulated cloud's."""
-    use_home(home, dev)
-    url = base_url or (None if dev else serving_url(home))
-    if url:
-        os.environ["INBOXFLOW_APPROVAL_URL"] = url
 
 
 def inbox(
     reviewer: str = typer.Argument(..., help="The reviewer, as approvals list them (an address)."),
     home: Path = home_option(),
     dev: bool = dev_option(),
-    base_url: str | None = typer.Option(
-        None,
-        "--base-url",
-        callback=_base_url,
-        help="Link to this approval function (default: the `inboxflow serve` running on "
-        "--home, or with --dev the emulated cloud's, else INBOXFLOW_APPROVAL_URL).",
+    base_url: str | None = base_url_option(
+        "Link to this approval function (default: the `inboxflow serve` running on "
+        "--home, or with --dev the emulated cloud's, else INBOXFLOW_APPROVAL_URL)."
     ),
 ) -> None:
     """Print a sign-in link to REVIEWER's inbox: every decision waiting for them on one page.
@@ -45,7 +32,7 @@ def inbox(
     reviewer = reviewer.strip()
     if not reviewer or any(character.isspace() for character in reviewer):
         raise typer.BadParameter("a reviewer is an address or a name without spaces")
-    _point_links(home, dev, base_url)
+    point_links(home, dev, base_url)
     service = _runtime(home).ports.approvals
     waiting = len(service.pending(reviewer))
     link = service.sign_in_link(reviewer)
@@ -63,16 +50,13 @@ def digest(
     ),
     home: Path = home_option(),
     dev: bool = dev_option(),
-    base_url: str | None = typer.Option(
-        None,
-        "--base-url",
-        callback=_base_url,
-        help="Sign-in links to this approval function (default as for `inboxflow inbox`).",
+    base_url: str | None = base_url_option(
+        "Sign-in links to this approval function (default as for `inboxflow inbox`)."
     ),
 ) -> None:
     """Reviewers' digests (`notify: digest` or `both` in inboxflow.yaml): when the last went out;
     with --now, send those due (the daily summary, approvals held back by the interval)."""
-    _point_links(home, dev, base_url)
+    point_links(home, dev, base_url)
     service = _runtime(home).ports.approvals
     console = cli_console()
     reviewers = service.settings.digest_reviewers()

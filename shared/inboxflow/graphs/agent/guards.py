@@ -4,7 +4,7 @@
 model's judgment, before any tool runs). A profile lists in ``escalate_on``
 what it never lets the model handle (``inboxflow.yaml``; the pharmacy's:
 ``[medical_advice, complaint]``); when the inquiry carries such a cue
-(``cues/<lang>.py``) and the model proposes anything but ``escalate`` (a stock
+(``cues/<lang>.toml``) and the model proposes anything but ``escalate`` (a stock
 search, a reservation, a draft, a final answer), the guard replaces the turn:
 the run ends ``escalated`` before any tool runs, ``finish`` tells the
 profile's reviewers, and the trace waits in ``needs_review``.
@@ -27,14 +27,14 @@ WHAT: dict[str, str] = {
 def escalation_cue(kind: str, text: str) -> str | None:
     """The cue of ``kind`` (``medical_advice`` or ``complaint``) ``text`` holds, or None."""
     if kind == "medical_advice":
-        found = cues("MEDICAL_ADVICE").find(text)
+        found = cues("medical_advice").find(text)
         if found:
             return f'"{found[0].text}" ({found[0].cue.label})'
-        child, use = cues("CHILD").find(text), cues("CHILD_USE").find(text)
+        child, use = cues("child").find(text), cues("child_use").find(text)
         if child and use:
             return f'a child ("{child[0].text}") and "{use[0].text}" ({child[0].cue.label})'
         return None
-    found = cues("COMPLAINT").find(text) if kind == "complaint" else []
+    found = cues("complaint").find(text) if kind == "complaint" else []
     return f'"{found[0].text}" ({found[0].cue.label})' if found else None
 
 

@@ -8,10 +8,10 @@ new text is read: quoted history and the "On ... wrote:" line are left out.
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache
 
 from ...mail import strip_quoted
+from ..cue_matching import fold_one_for_one
 from .cues import (
     COLD_PITCH,
     HOUR_WORDS,
@@ -30,13 +30,9 @@ SENTENCE = re.compile(r"(?<=[.!?\uff1f\u3002\uff01])\s*|\n+")
 
 
 def fold(text: str) -> str:
-    """``text`` lower-cased without diacritics, one character for one (``Děkuji`` -> ``dekuji``)."""
-    out = []
-    for char in text:
-        base = unicodedata.normalize("NFKD", char)[:1] or char
-        lower = base.lower()
-        out.append(lower if len(lower) == 1 else base)
-    return "".join(out).replace("\u2019", "'")
+    """``text`` lower-cased without diacritics, one character for one (``Děkuji`` -> ``dekuji``),
+    a typographic apostrophe read as ``'``."""
+    return fold_one_for_one(text).replace("\u2019", "'")
 
 
 @cache

@@ -6,7 +6,7 @@ the review node pauses every flagged draft for a person (docs/architecture.md §
 
 | guard               | fires when                                          | does                                |
 |---------------------|-----------------------------------------------------|-------------------------------------|
-| ``complaint_review`` | a complaint cue (``cues/<lang>.py`` ``COMPLAINT``) in an email the model did not call a complaint, or would end unanswered | flags ``complaint_cues``: reviewed, empathetic, never sent on its own |
+| ``complaint_review`` | a complaint cue (``cues/<lang>.toml`` ``complaint``) in an email the model did not call a complaint, or would end unanswered | flags ``complaint_cues``: reviewed, empathetic, never sent on its own |
 | ``lookalike_sender`` | the sender imitates the mailbox's organisation or spells a name with look-alike characters (``senders.py``) | flags ``lookalike_sender``: reviewed |
 | ``forwarded_review`` | the email forwards someone else's message            | flags ``forwarded``: a person checks who is answered |
 

@@ -7,10 +7,10 @@ a value found wrong before (``CustomerInfo.rejected``) is never taken again.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from datetime import date
 
+from ..cue_matching import fold_one_for_one as fold
 from .labels import (
     ACCIDENT_WORDS,
     LABELS,
@@ -49,17 +49,6 @@ _DATE = r"(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4}|\d{1,2}\.\s?\d{1,2}\.\s?\d{4}
 _BULLET = r"^[ \t]*(?:[*\-\u2022>]+[ \t]*)?"
 _SUFFIX = r"(?:[ \t]*(?:#|no\.?|nr\.?|number|num\.?|n[°o]))?"
 _SEP = r"[ \t]*(?:[:=\-\u2013]|\uff1a)[ \t]*"
-
-
-def fold(text: str) -> str:
-    """``text`` lower-cased without diacritics, one character for one (so spans carry over):
-    ``Código`` -> ``codigo``, ``Řidičský`` -> ``ridicsky``, a full-width digit -> its ASCII digit."""
-    out = []
-    for char in text:
-        base = unicodedata.normalize("NFKD", char)[:1] or char
-        lower = base.lower()
-        out.append(lower if len(lower) == 1 else base)
-    return "".join(out)
 
 
 def _alternation(phrases: Iterable[str]) -> str:

@@ -1,6 +1,6 @@
 """What a support message is about, in any of the desk's languages: cues found in text.
 
-The cue lists are data, one module per language in :mod:`.cues`. Text and cues
+The cue lists are data, one TOML file per language in :mod:`.cues`. Text and cues
 are folded alike (NFKC, case-folded, accents removed from Latin letters,
 punctuation read as spaces), so ``Výpadek``, ``vypadek`` and ``VÝPADEK`` read the
 same; Japanese cues match anywhere in the text, the others whole words (a
@@ -11,13 +11,13 @@ detector is unsure of short ones.
 
 from __future__ import annotations
 
-import importlib
 import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from ..cue_matching import read_cue_lists
 from .cues import LANGUAGES
 
 SIGNALS = (
@@ -100,11 +100,10 @@ def compile_phrase(phrase: str, match: str) -> re.Pattern[str]:
 def cue_book() -> tuple[Cue, ...]:
     """Every language's cues, compiled once."""
     cues: list[Cue] = []
-    for language in LANGUAGES:
-        module = importlib.import_module(f"{__package__}.cues.{language}")
-        for kind, phrases in module.CUES.items():
+    for language, lists in read_cue_lists(f"{__package__}.cues", LANGUAGES).items():
+        for kind, phrases in lists["cues"].items():
             for phrase in phrases:
-                cues.append(Cue(kind, language, phrase, compile_phrase(phrase, module.MATCH)))
+                cues.append(Cue(kind, language, phrase, compile_phrase(phrase, lists["match"])))
     return tuple(cues)
 
 

@@ -1,35 +1,41 @@
-"""The pipeline's cue lists, one data module per language (en, cs, de, fr, es, ja).
+"""The pipeline's cue lists, one TOML data file per language (``en.toml``, ``cs.toml``...).
 
-Each language module holds, as plain data:
+Each language file holds, as plain data:
 
-- ``INTENTS``: per category, a phrase and its weight (evidence for the offline classifier);
-- ``COMPLAINT``: what a complaint says whatever else the email is (the ``complaint_review``
+- ``intents``: per category, a phrase and its weight (evidence for the offline classifier);
+- ``complaint``: what a complaint says whatever else the email is (the ``complaint_review``
   guard sends any email with one of these to a person);
-- ``WEEKDAYS``, ``PARTS_OF_DAY``, ``WHEN``, ``DURATIONS``: how a meeting request names its time.
+- ``weekdays``, ``parts_of_day``, ``when``, ``durations``: how a meeting request names its time.
 
 Every language is searched in every email (mail mixes languages, and detecting the
-language first would add a way to miss); cues are matched by
+language first would add a way to miss); the files are read by
+:func:`inboxflow.graphs.cue_matching.read_cue_lists` and matched by
 :mod:`inboxflow.graphs.cue_matching` (folded, stems, Japanese as substrings). A new
-language is a new module here and one line in ``LANGUAGES``.
+language is a new file here and one entry in ``LANGUAGES``.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from types import ModuleType
+from typing import Any
 
-from ...cue_matching import Cue, CueSet
-from . import cs, de, en, es, fr, ja
+from ...cue_matching import Cue, CueSet, read_cue_lists
 
-LANGUAGES: dict[str, ModuleType] = {"en": en, "cs": cs, "de": de, "fr": fr, "es": es, "ja": ja}
+LANGUAGES = ("en", "cs", "de", "fr", "es", "ja")
+"""The files of this package, each named by its language (ISO 639-1)."""
+
+
+@cache
+def _lists() -> dict[str, dict[str, Any]]:
+    return read_cue_lists(__name__, LANGUAGES)
 
 
 @cache
 def intent_cues() -> dict[str, CueSet]:
     """Per category, the cues of every language (each labelled with its language)."""
     categories: dict[str, list[Cue]] = {}
-    for lang, module in LANGUAGES.items():
-        for category, phrases in module.INTENTS.items():
+    for lang, lists in _lists().items():
+        for category, phrases in lists["intents"].items():
             categories.setdefault(category, []).extend(
                 Cue(words, weight, lang) for words, weight in phrases.items()
             )
@@ -40,7 +46,7 @@ def intent_cues() -> dict[str, CueSet]:
 def complaint_cues() -> CueSet:
     """The complaint cues of every language (the guard's list)."""
     return CueSet(
-        Cue(words, 1.0, lang) for lang, module in LANGUAGES.items() for words in module.COMPLAINT
+        Cue(words, 1.0, lang) for lang, lists in _lists().items() for words in lists["complaint"]
     )
 
 
@@ -51,20 +57,21 @@ def meeting_time_cues() -> dict[str, CueSet]:
     A weekday or part-of-day cue's label is its English name (``tuesday``, ``afternoon``);
     a duration cue's weight is its minutes.
     """
+    every = _lists().values()
     return {
         "weekday": CueSet(
-            Cue(words, 1.0, day) for m in LANGUAGES.values() for words, day in m.WEEKDAYS.items()
+            Cue(words, 1.0, day) for lists in every for words, day in lists["weekdays"].items()
         ),
         "part_of_day": CueSet(
             Cue(words, 1.0, part)
-            for m in LANGUAGES.values()
-            for words, part in m.PARTS_OF_DAY.items()
+            for lists in every
+            for words, part in lists["parts_of_day"].items()
         ),
-        "when": CueSet(Cue(words, 1.0, "when") for m in LANGUAGES.values() for words in m.WHEN),
+        "when": CueSet(Cue(words, 1.0, "when") for lists in every for words in lists["when"]),
         "duration": CueSet(
             Cue(words, float(minutes), "duration")
-            for m in LANGUAGES.values()
-            for words, minutes in m.DURATIONS.items()
+            for lists in every
+            for words, minutes in lists["durations"].items()
         ),
     }
 

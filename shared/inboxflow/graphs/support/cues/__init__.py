@@ -1,8 +1,8 @@
-"""The support desk's cue lists, one module per language: data, read by :mod:`..signals`.
+"""The support desk's cue lists, one TOML file per language (``en.toml``...): data, read by :mod:`..signals`.
 
-Each module holds ``LANGUAGE`` (ISO 639-1), ``MATCH`` (``words``: a cue matches whole
-words, for languages written with spaces; ``substring``: anywhere, for Japanese) and
-``CUES``: for each cue kind, the phrases people use for it. A phrase is matched on
+Each file holds ``match`` (``words``: a cue matches whole words, for languages written
+with spaces; ``substring``: anywhere, for Japanese) and the table ``cues``: for each cue
+kind, the phrases people use for it. A phrase is matched on
 folded text (case-folded, accents removed, punctuation read as spaces), so write it
 either way. In ``words`` mode ``*`` ends a word stem (``vypadk*`` is výpadku, výpadky...)
 and ``~`` stands for up to five words in between (``charged ~ twice``).
@@ -15,4 +15,4 @@ the topics that name the specialist (``billing_topic``, ``technical_topic``).
 """
 
 LANGUAGES = ("en", "cs", "de", "fr", "es", "ja")
-"""The modules of this package, each named by its language."""
+"""The files of this package, each named by its language (ISO 639-1)."""
