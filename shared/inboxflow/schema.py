@@ -250,6 +250,7 @@ def _mail_text(email: str) -> tuple[PersonKey, ...]:
     """The text of the email at ``email``: erased where others' records repeat it."""
     return _key("mail_text", f"{email}.subject", f"{email}.body_text")
 
+
 _TRACE_DAYS = 30
 """``RuntimeOptions.retention_days``: traces, their steps and effects, approvals, audit records."""
 _AFTER_LAST_STEP = "after the trace's last step (`RuntimeOptions.retention_days`)"
@@ -649,7 +650,11 @@ SAVED_REPLIES = Collection(
 )
 _MAILBOX_MESSAGE = PersonalData(
     fields=("to", "subject", "body"),
-    found_by=(*_key("address", "to"), *_key("trace_id", "trace_key"), *_key("gmail_thread", "thread_id")),
+    found_by=(
+        *_key("address", "to"),
+        *_key("trace_id", "trace_key"),
+        *_key("gmail_thread", "thread_id"),
+    ),
     mentioned_in=_MENTIONS,
 )
 MAILBOX_DRAFTS = Collection(

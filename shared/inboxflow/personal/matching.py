@@ -80,6 +80,17 @@ class Identifiers:
             return any(line in text for line in self.of(kind))
         return any(id_matches(text, identifier) for identifier in self.of(kind))
 
+    def pieces_in(self, text: str) -> list[str]:
+        """What of the person ``text`` holds, in order: the address as written, the text of
+        their mail, their identifiers."""
+        found = [(m.start(), m.group(0)) for m in self.pattern.finditer(text)]
+        for kind, known in self.found.items():
+            for piece in known:
+                hit = piece in text if kind == "mail_text" else id_matches(text, piece)
+                if hit:
+                    found.append((text.find(piece), piece))
+        return list(dict.fromkeys(piece for _, piece in sorted(found)))
+
     def erased_from(self, text: str) -> str:
         """``text`` with the address, the text of their mail and their identifiers replaced."""
         text = self.pattern.sub(ERASED, text)
@@ -184,11 +195,16 @@ def redact(value: Any, person: Identifiers) -> Any:
     return value
 
 
+ELIDED = " \u2026 "
+"""What joins the pieces of a person's own in another person's text (``mentioning``)."""
+
+
 def mentioning(value: Any, person: Identifiers) -> Any:
-    """Only the parts of ``value`` that name the person (None when none does): the strings
-    that do, and the maps and lists on the way to them."""
+    """Only what of the person ``value`` holds (None when nothing): in each string, their
+    address, the text of their mail and their identifiers (joined by ``ELIDED``), and the
+    maps and lists on the way to them; the rest is somebody else's."""
     if isinstance(value, str):
-        return value if _mentioned(value, person) else None
+        return ELIDED.join(person.pieces_in(value)) or None
     if isinstance(value, Mapping):
         kept = {key: mentioning(item, person) for key, item in value.items()}
         return {key: item for key, item in kept.items() if item is not None} or None

@@ -163,7 +163,9 @@ def _assert_others_spared(
     kept, was = after[f"traces/{other['retrieving']}"], before[f"traces/{other['retrieving']}"]
     assert kept["state"]["email"] == was["state"]["email"]
     similar = was["state"]["context"]["similar_emails"]
-    assert kept["state"]["context"]["similar_emails"] == [s for s in similar if s["sender"] != PERSON]
+    assert kept["state"]["context"]["similar_emails"] == [
+        s for s in similar if s["sender"] != PERSON
+    ]
     assert len(kept["state"]["context"]["similar_emails"]) == len(similar) - 1
     # what its trace leads to, which its mention of the person must not make theirs
     vector = f"email_vectors/{was['state']['email']['message_id']}"

@@ -28,7 +28,11 @@ ADDRESS = typer.Argument(..., help="The person's email address.")
 EXPORT = typer.Option(
     None, "--export", help="Write everything held as one JSON document to FILE (an access request)."
 )
-ERASE = typer.Option(False, "--erase", help="Delete what is about the address; redact others' records that mention it.")
+ERASE = typer.Option(
+    False,
+    "--erase",
+    help="Delete what is about the address; redact others' records that mention it.",
+)
 YES = typer.Option(False, "--yes", "-y", help="Erase without asking for confirmation.")
 BY = typer.Option(None, "--by", help="Who asks for the erasure (default: the login name).")
 PROJECT = typer.Option(
