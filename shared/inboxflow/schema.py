@@ -11,8 +11,8 @@ policies and index settings apply per collection group.
 Each collection also says how long its documents are kept (``Retention``: the
 README's "Personal data" table is generated from it, and a TTL'd retention is
 the TTL policy Terraform sets) and what personal data they can hold
-(``PersonalData``: the fields, and the keys ``inboxflow person`` finds a
-person's documents by). A collection that holds none says so
+(``PersonalData``: the fields, the keys by which a document is about a person,
+and those by which it only mentions them). A collection that holds none says so
 (``NO_PERSONAL_DATA``); a test refuses a collection that says nothing.
 
 The order of ``COLLECTIONS`` is the order of the exported lists.
@@ -70,8 +70,12 @@ class VectorIndex:
     dimension: int = EMBEDDING_DIMENSIONS
 
 
-KeyKind = Literal["address", "customer_id", "gmail_thread", "trace_id", "quote_id", "message_id"]
-"""What a person is found by: their email address, or an identifier that leads to them."""
+KeyKind = Literal[
+    "address", "customer_id", "gmail_thread", "trace_id", "quote_id", "message_id", "mail_text"
+]
+"""What a person is found by: their email address, an identifier that leads to them, or the
+text of their own mail (``mail_text``: subjects and body lines, to find and erase where another
+person's record repeats them)."""
 
 DOCUMENT_ID = "__id__"
 """A ``PersonKey.field`` naming the document's id rather than one of its fields."""
@@ -85,6 +89,7 @@ KEY_KINDS: tuple[KeyKind, ...] = (
     "trace_id",
     "quote_id",
     "message_id",
+    "mail_text",
 )
 
 
@@ -98,7 +103,8 @@ class PersonKey:
             item), ``DOCUMENT_ID`` for the document id, or ``ANYWHERE``. An
             address matches wherever it appears in the text; an identifier
             matches a whole value or one ``:``-, ``-``- or ``/``-separated
-            part of it (``{trace_id}:{step}:{name}``).
+            part of it (``{trace_id}:{step}:{name}``); ``mail_text`` (a
+            subject, a body line of some length) anywhere in a string.
     """
 
     kind: KeyKind
@@ -115,30 +121,42 @@ class PersonKey:
 class PersonalData:
     """The personal data a collection can hold, and how a person's documents are found in it.
 
+    A document is *about* a person when a ``found_by`` key matches (they sent
+    or received the email, it is their ticket, the approval of their trace):
+    an erasure deletes it, and its ``leads_to`` find more. Otherwise it may
+    only *mention* them (a ``mentioned_in`` key matches: their email retrieved
+    into another person's trace, a memory note, a calendar entry): an erasure
+    redacts it in place (the entries naming them dropped, their address and
+    the text of their mail replaced), the rest is kept, and nothing it names
+    is followed, so another person's records never count as theirs.
+
     Attributes:
         fields: the fields that can hold personal data (dotted paths, for the
             README and reviewers; ``()`` when it holds none).
-        found_by: the keys a person's documents are found by.
-        leads_to: identifiers a found document gives for finding more of the
-            person's documents elsewhere (a trace's id finds its effects).
-        erase: ``delete`` the person's documents, or ``redact`` them (a
-            document shared with others, such as a mailbox's memory: the
-            person's entries are dropped, the rest stays).
+        found_by: the keys by which a document is about a person.
+        leads_to: what a document about the person gives for finding more of
+            their documents elsewhere (a trace's id finds its effects; its
+            email's text is erased where others' records repeat it).
+        mentioned_in: the keys by which a document only mentions a person.
     """
 
     fields: tuple[str, ...]
     found_by: tuple[PersonKey, ...]
     leads_to: tuple[PersonKey, ...] = ()
-    erase: Literal["delete", "redact"] = "delete"
+    mentioned_in: tuple[PersonKey, ...] = ()
 
     def __post_init__(self) -> None:
-        if bool(self.fields) != bool(self.found_by):
-            raise ValueError("personal data needs both its fields and the keys it is found by")
+        if bool(self.fields) != self.holds_personal_data:
+            raise ValueError(
+                "personal data needs both its fields and the keys it is found or mentioned by"
+            )
+        if self.leads_to and not self.found_by:
+            raise ValueError("only a document about a person leads to more of theirs")
 
     @property
     def holds_personal_data(self) -> bool:
         """Whether documents of the collection can hold anything about a person."""
-        return bool(self.found_by)
+        return bool(self.found_by or self.mentioned_in)
 
 
 NO_PERSONAL_DATA = PersonalData(fields=(), found_by=())
@@ -222,6 +240,17 @@ def _key(kind: KeyKind, *fields: str) -> tuple[PersonKey, ...]:
 _MENTIONS = _key("address", ANYWHERE)
 """The person's address anywhere in the document (a sender, a recipient, a body, a note)."""
 
+
+def _parties(email: str) -> tuple[PersonKey, ...]:
+    """The email at ``email`` (a dotted path to a ``mail.Email``) is from, to or copied to them."""
+    return _key("address", *(f"{email}.{role}.address" for role in ("sender", "to", "cc")))
+
+
+def _mail_text(email: str) -> tuple[PersonKey, ...]:
+    """The text of the email at ``email``: erased where others' records repeat it."""
+    return _key("mail_text", f"{email}.subject", f"{email}.body_text")
+
+
 _TRACE_DAYS = 30
 """``RuntimeOptions.retention_days``: traces, their steps and effects, approvals, audit records."""
 _AFTER_LAST_STEP = "after the trace's last step (`RuntimeOptions.retention_days`)"
@@ -255,12 +284,18 @@ TRACES = Collection(
     ),
     personal=PersonalData(
         fields=("state", "next", "pause", "error"),
-        found_by=_MENTIONS,
+        # their email, or their inquiry through a helpdesk form (the agent's Crisp mail)
+        found_by=(
+            *_parties("state.email"),
+            *_key("address", "state.inquiry.sender_email", "state.inquiry.reply_to"),
+        ),
         leads_to=(
             PersonKey("trace_id", DOCUMENT_ID),
             PersonKey("gmail_thread", "state.email.thread_id"),
             PersonKey("message_id", "state.email.message_id"),
+            *_mail_text("state.email"),
         ),
+        mentioned_in=_MENTIONS,
     ),
 )
 STEPS = Collection(
@@ -288,14 +323,15 @@ STEPS = Collection(
     retention=Retention(_TRACE_DAYS, _AFTER_LAST_STEP),
     personal=PersonalData(
         fields=("output_delta", "output_patch", "tool_calls", "llm_calls", "error"),
-        found_by=_MENTIONS,
+        found_by=(),  # erased with a trace about the person
+        mentioned_in=_MENTIONS,
     ),
 )
 RETRIED = Collection(
     "retried",
     parent="traces",
     retention=Retention(None, "outlives its trace (no TTL)"),
-    personal=PersonalData(fields=("output_delta", "error"), found_by=_MENTIONS),
+    personal=PersonalData(fields=("output_delta", "error"), found_by=(), mentioned_in=_MENTIONS),
 )
 """A failed step's log entry as it was before ``inboxflow retry`` reopened the trace."""
 EFFECTS = Collection(
@@ -303,7 +339,7 @@ EFFECTS = Collection(
     ttl_field=TTL_FIELD,
     retention=Retention(_TRACE_DAYS, "after the step that ran the effect"),
     personal=PersonalData(
-        fields=("result",), found_by=(*_key("trace_id", DOCUMENT_ID), *_MENTIONS)
+        fields=("result",), found_by=_key("trace_id", DOCUMENT_ID), mentioned_in=_MENTIONS
     ),
 )
 FAILURES = Collection(
@@ -312,7 +348,8 @@ FAILURES = Collection(
     retention=Retention(_TRACE_DAYS, "after the failure was recorded"),
     personal=PersonalData(
         fields=("message", "error", "reason"),
-        found_by=(*_key("trace_id", "trace_id"), *_MENTIONS),
+        found_by=_key("trace_id", "trace_id"),
+        mentioned_in=_MENTIONS,
     ),
 )
 DELIVERY_ATTEMPTS = Collection(
@@ -362,7 +399,8 @@ APPROVALS = Collection(
     retention=Retention(_TRACE_DAYS, "as its trace, and at least 7 days past its deadline"),
     personal=PersonalData(
         fields=("payload", "applied_payload", "context", "decision", "reviewers"),
-        found_by=(*_key("trace_id", "trace_id"), *_MENTIONS),
+        found_by=_key("trace_id", "trace_id"),
+        mentioned_in=_MENTIONS,
     ),
 )
 APPROVAL_TOKENS = Collection(
@@ -405,10 +443,11 @@ EMAIL_VECTORS = Collection(
     personal=PersonalData(
         fields=("sender", "subject", "excerpt", EMBEDDING_FIELD),
         found_by=(
-            *_key("address", "sender", "excerpt"),
+            *_key("address", "sender"),
             *_key("gmail_thread", "thread_id"),
             *_key("message_id", "message_id", DOCUMENT_ID),
         ),
+        mentioned_in=_key("address", "subject", "excerpt"),
     ),
 )
 
@@ -448,7 +487,12 @@ TRACE_REPLIES = Collection(
     ),
     index_exemptions=("email",),
     retention=Retention(90, "after the reply was queued"),
-    personal=PersonalData(fields=("email",), found_by=(*_key("trace_id", "trace_id"), *_MENTIONS)),
+    personal=PersonalData(
+        fields=("email",),
+        found_by=(*_key("trace_id", "trace_id"), *_parties("email")),
+        leads_to=_mail_text("email"),
+        mentioned_in=_MENTIONS,
+    ),
 )
 REVIEW_MAILS = Collection(
     "review_mails",
@@ -473,7 +517,12 @@ QUOTE_KEYS = Collection(
     ttl_field=TTL_FIELD,
     retention=Retention(90, "after the quoting call (`KEY_RETENTION_S`)"),
     personal=PersonalData(
-        fields=("result",), found_by=(*_MENTIONS, *_key("quote_id", "result.quote_id"))
+        fields=("result",),
+        found_by=(
+            *_key("address", "result.applicant.email"),
+            *_key("quote_id", "result.quote_id"),
+        ),
+        mentioned_in=_MENTIONS,
     ),
 )
 MAILBOXES = Collection(
@@ -495,8 +544,8 @@ MEMORY = Collection(
     retention=Retention(None, "a mailbox's preferences (the person's entries are erased)"),
     personal=PersonalData(
         fields=("profile", "why", "sources"),
-        found_by=(*_MENTIONS, *_key("trace_id", "sources.source")),
-        erase="redact",
+        found_by=(),  # the mailbox's: it only mentions people
+        mentioned_in=(*_MENTIONS, *_key("trace_id", "sources.source")),
     ),
 )
 MEMORY_HISTORY = Collection(
@@ -505,8 +554,8 @@ MEMORY_HISTORY = Collection(
     retention=Retention(None, "the last 50 changes of a memory document"),
     personal=PersonalData(
         fields=("profile", "why", "source"),
-        found_by=(*_MENTIONS, *_key("trace_id", "source")),
-        erase="redact",
+        found_by=(),
+        mentioned_in=(*_MENTIONS, *_key("trace_id", "source")),
     ),
 )
 """Earlier versions of a memory document (the last few kept)."""
@@ -516,10 +565,11 @@ TICKETS = Collection(
     personal=PersonalData(
         fields=("customer_email", "subject", "messages", "working"),
         found_by=(
-            *_MENTIONS,
+            *_key("address", "customer_email"),
             *_key("customer_id", "customer_id"),
             *_key("trace_id", "traces", "opened_by"),
         ),
+        mentioned_in=_MENTIONS,
     ),
 )
 QUOTES = Collection(
@@ -527,14 +577,17 @@ QUOTES = Collection(
     retention=Retention(None, "insurance quotes"),
     personal=PersonalData(
         fields=("quote",),
-        found_by=(*_MENTIONS, *_key("quote_id", DOCUMENT_ID)),
+        found_by=(*_key("address", "quote.applicant.email"), *_key("quote_id", DOCUMENT_ID)),
         leads_to=_key("quote_id", DOCUMENT_ID),
+        mentioned_in=_MENTIONS,
     ),
 )
 RESERVATIONS = Collection(
     "reservations",
     retention=Retention(None, "pharmacy reservations (health data)"),
-    personal=PersonalData(fields=("patient", "drug"), found_by=_MENTIONS),
+    personal=PersonalData(
+        fields=("patient", "drug"), found_by=_key("address", "patient"), mentioned_in=_MENTIONS
+    ),
 )
 _AUDIT = Retention(_TRACE_DAYS, "as the agent's trace")
 AGENT_RUNS = Collection(
@@ -543,7 +596,8 @@ AGENT_RUNS = Collection(
     retention=_AUDIT,
     personal=PersonalData(
         fields=("tool_calls_log", "final_reply"),
-        found_by=(*_key("trace_id", "trace_id"), *_MENTIONS),
+        found_by=_key("trace_id", "trace_id"),
+        mentioned_in=_MENTIONS,
     ),
 )
 LLM_CALLS = Collection(
@@ -579,19 +633,22 @@ OUTBOX = Collection(
     retention=Retention(None, "notifications kept instead of sent"),
     personal=PersonalData(
         fields=("to", "subject", "text", "html"),
-        found_by=(*_MENTIONS, *_key("trace_id", "trace_key")),
+        found_by=(*_key("address", "to"), *_key("trace_id", "trace_key")),
+        mentioned_in=_MENTIONS,
     ),
 )
 """``adapters.notifiers``: notifications kept instead of sent."""
 CONTACTS = Collection(
     "contacts",
     retention=Retention(None, "the embedded address book"),
-    personal=PersonalData(fields=("email", "name"), found_by=_MENTIONS),
+    personal=PersonalData(
+        fields=("email", "name"), found_by=_key("address", "email"), mentioned_in=_MENTIONS
+    ),
 )
 CALENDAR_EVENTS = Collection(
     "calendar_events",
     retention=Retention(None, "the embedded calendar (the person's entries are erased)"),
-    personal=PersonalData(fields=("attendees", "title"), found_by=_MENTIONS, erase="redact"),
+    personal=PersonalData(fields=("attendees", "title"), found_by=(), mentioned_in=_MENTIONS),
 )
 SAVED_REPLIES = Collection(
     "saved_replies",
@@ -600,7 +657,12 @@ SAVED_REPLIES = Collection(
 )
 _MAILBOX_MESSAGE = PersonalData(
     fields=("to", "subject", "body"),
-    found_by=(*_MENTIONS, *_key("trace_id", "trace_key"), *_key("gmail_thread", "thread_id")),
+    found_by=(
+        *_key("address", "to"),
+        *_key("trace_id", "trace_key"),
+        *_key("gmail_thread", "thread_id"),
+    ),
+    mentioned_in=_MENTIONS,
 )
 MAILBOX_DRAFTS = Collection(
     "mailbox_drafts",

@@ -69,6 +69,23 @@ def test_delete_removes_and_is_idempotent(index: VectorIndex) -> None:
     assert [doc_id for doc_id, _ in index.documents("kb")] == ["b"]
 
 
+def test_replace_fields_keeps_the_vector(index: VectorIndex) -> None:
+    index.upsert("mail", "a", angle(0), {"excerpt": "from jana@example.org", "year": 2026})
+    index.upsert("mail", "b", angle(60), {"excerpt": "b"})
+    index.nearest("mail", angle(0), limit=2)  # a loaded copy, if the adapter keeps one
+    assert index.replace_fields("mail", "a", {"excerpt": "from [erased]", "year": 2026})
+    assert not index.replace_fields("mail", "never-there", {"excerpt": "x"})
+    found = index.nearest("mail", angle(0), limit=2, where=[("year", "==", 2026)])
+    assert [(n.doc_id, n.fields) for n in found] == [
+        ("a", {"excerpt": "from [erased]", "year": 2026})
+    ]
+    assert found[0].distance == pytest.approx(0.0, abs=1e-6)
+    assert dict(index.documents("mail"))["a"] == {"excerpt": "from [erased]", "year": 2026}
+    assert [doc_id for doc_id, _ in index.documents("mail")] == ["a", "b"]
+    with pytest.raises(ValueError):
+        index.replace_fields("mail", "a", {"embedding": "x"})
+
+
 def test_collections_are_separate(index: VectorIndex) -> None:
     index.upsert("kb_chunks", "same-id", angle(0), {"kind": "chunk"})
     index.upsert("email_vectors", "same-id", angle(90), {"kind": "email"})

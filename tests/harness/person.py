@@ -92,8 +92,10 @@ def person_mail(runtime: Runtime) -> dict[str, str]:
 
 
 def other_mail(runtime: Runtime) -> dict[str, str]:
-    """Another person's mail: a support question and a pipeline complaint."""
+    """Another person's mail: a support question, a pipeline complaint, and a complaint near
+    the person's (``retrieving``: its retrieval copies the person's email into its state)."""
     complaint = load_email_file(next(PIPELINE_SAMPLES.glob("15-*")))
+    near = load_email_file(next(PIPELINE_SAMPLES.glob("05-*")))
     return {
         "support": _start(
             runtime,
@@ -103,6 +105,7 @@ def other_mail(runtime: Runtime) -> dict[str, str]:
             ),
         ),
         "pipeline": _start(runtime, "pipeline", _from(complaint, OTHER, mark=False)),
+        "retrieving": _start(runtime, "pipeline", _from(near, OTHER, mark=False)),
     }
 
 

@@ -104,3 +104,23 @@ def test_the_published_tables_are_the_schema_s(page: str, table) -> None:
     assert published == table(), (
         f"{page} is out of date: paste `python -m inboxflow.personal.retention_table`"
     )
+
+
+def test_about_or_only_mentioned() -> None:
+    mentioned = PersonalData(
+        fields=("notes",), found_by=(), mentioned_in=(PersonKey("address", ANYWHERE),)
+    )
+    assert mentioned.holds_personal_data
+    with pytest.raises(ValueError, match="only a document about a person leads"):
+        PersonalData(
+            fields=("notes",),
+            found_by=(),
+            leads_to=(PersonKey("trace_id", schema.DOCUMENT_ID),),
+            mentioned_in=(PersonKey("address", ANYWHERE),),
+        )
+    # another person's trace names the address anywhere: that alone never makes it theirs
+    for collection in schema.COLLECTIONS:
+        personal = collection.personal
+        assert personal is not None
+        if personal.leads_to:
+            assert PersonKey("address", ANYWHERE) not in personal.found_by, collection.name

@@ -41,6 +41,7 @@ from ..ports.vectors import (
     VectorDocument,
     VectorIndex,
     check_document,
+    check_field_names,
 )
 from .firestore_store import decode_value, encode_value, field_path, translated
 
@@ -121,6 +122,23 @@ class FirestoreVectorIndex(VectorIndex):
     def delete(self, collection: str, doc_id: str) -> None:
         with translated(f"delete {collection}/{doc_id}"):
             self.client.collection(collection).document(encode_doc_id(doc_id)).delete()
+
+    def replace_fields(self, collection: str, doc_id: str, fields: dict[str, Any]) -> bool:
+        check_field_names(doc_id, fields)
+        ref = self.client.collection(collection).document(encode_doc_id(doc_id))
+
+        @firestore.transactional
+        def replace(tx: firestore.Transaction) -> bool:
+            snapshot = ref.get(transaction=tx)
+            if not snapshot.exists:
+                return False
+            body: dict[str, Any] = encode_value(fields)
+            body[EMBEDDING_FIELD] = (snapshot.to_dict() or {})[EMBEDDING_FIELD]
+            tx.set(ref, body)
+            return True
+
+        with translated(f"replace the fields of {collection}/{doc_id}"):
+            return bool(replace(self.client.transaction()))
 
     def _nearest(self, collection: str, query: NearestQuery) -> list[Neighbor]:
         found: Any = self.client.collection(collection)

@@ -35,6 +35,7 @@ from ..ports.vectors import (
     VectorDocument,
     VectorIndex,
     check_document,
+    check_field_names,
 )
 from . import sqlite_wal
 from .sqlite_store import connect, matches
@@ -272,6 +273,24 @@ class SqliteVectorIndex(VectorIndex):
                 loaded.remove(doc_id)
 
         self._write(collection, write)
+
+    def replace_fields(self, collection: str, doc_id: str, fields: dict[str, Any]) -> bool:
+        check_field_names(doc_id, fields)
+        encoded = json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
+        replaced = False
+
+        def write(loaded: _Loaded | None) -> None:
+            nonlocal replaced
+            cursor = self._conn.execute(
+                "UPDATE vectors SET fields=? WHERE collection=? AND doc_id=?",
+                (encoded, collection, doc_id),
+            )
+            replaced = cursor.rowcount > 0
+            if loaded is not None and replaced:
+                loaded.fields[doc_id] = json.loads(encoded)
+
+        self._write(collection, write)
+        return replaced
 
     def _write(self, collection: str, apply: Callable[[_Loaded | None], None]) -> None:
         """Run ``apply`` in a transaction that bumps the collection's version.

@@ -4,8 +4,9 @@
 trace); ``decisions``: what the agents decided on each trace (graph, status,
 route, the state without the email, each step's routing, tool calls and
 changes) and the approvals asked of people; ``sent``: what was written to
-them (sent mail, drafts, notifications); ``records``: every document found,
-by collection, with what it was found by.
+them (sent mail, drafts, notifications); ``records``: every document about
+them, by collection, with what it was found by; ``mentioned``: where other
+people's records mention them, only the parts that do (the rest is theirs).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..schema import (
     TRACES,
 )
 from .finder import Holdings
+from .matching import mentioning
 
 STEP_FIELDS = ("step_name", "routed_to", "output_delta", "output_patch", "tool_calls", "guards")
 """What each step shows of itself in ``decisions``."""
@@ -90,5 +92,17 @@ def access_document(holdings: Holdings, generated_at: float) -> dict[str, Any]:
                 if h.collection.name == name
             ]
             for name in holdings.counts()
+        },
+        "mentioned": {
+            name: [
+                {
+                    "path": h.path,
+                    "found_by": list(h.matched),
+                    "mentions": mentioning(h.doc, person),
+                }
+                for h in holdings.mentions
+                if h.collection.name == name
+            ]
+            for name in holdings.mention_counts()
         },
     }

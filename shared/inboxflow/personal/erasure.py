@@ -6,11 +6,14 @@ Order (each step idempotent, so a run that dies anywhere is finished by the next
 2. the person's live traces are ended (``rejected``, ``end_reason: erased``,
    no pause, nothing to publish), so no node, decision or deadline moves them
    while their approvals, tokens and tasks go;
-3. each document is deleted or redacted in a transaction of its own (a
-   document changed meanwhile is redacted as it is now): documents that give
-   identifiers (traces, quotes) last, a sub-collection's before its parent's.
-   So whatever a crash leaves, what leads to it is still there: the next run
-   finds the trace by the address, and through it what only its id names;
+3. each document is erased in a transaction of its own: one about the
+   person deleted, one that only mentions them (another person's record)
+   redacted in place (as it is now, if it changed meanwhile). Redactions
+   first, then deletions, documents that give identifiers (traces, quotes)
+   last, a sub-collection's before its parent's. So whatever a crash leaves,
+   what leads to it is still there: the next run finds the trace by the
+   address, through it what only its id names, and the text of their mail
+   that others' records repeat;
 4. the record is closed (``done``): when, by whom, counts per collection. It keeps a hash of the address, never the address,
    so a later email from the address can be told from a replay of erased mail
    (``ErasureRecords.replayed``).
@@ -142,7 +145,7 @@ class Eraser:
         holdings = self.finder.find(address)
         ended = [h.doc_id for h in holdings.of(TRACES) if self._end_trace(h.path)]
         counts: dict[str, dict[str, int]] = {}
-        for held in sorted(holdings.held, key=_erase_order):
+        for held in sorted(holdings.everything(), key=_erase_order):
             outcome = self._erase(held, holdings.person)
             if outcome:
                 tally = counts.setdefault(held.collection.name, {"deleted": 0, "redacted": 0})
@@ -195,11 +198,16 @@ class Eraser:
 
     def _erase(self, held: Held, person: Identifiers) -> str | None:
         """``deleted``, ``redacted`` or None (gone already, or nothing of them left)."""
-        assert held.collection.personal is not None
         if held.is_vector:
-            self.vectors.delete(held.collection.name, held.doc_id)
-            return "deleted"
-        if held.collection.personal.erase == "delete":
+            if not held.mentioned:
+                self.vectors.delete(held.collection.name, held.doc_id)
+                return "deleted"
+            cleaned = redact(held.doc, person)
+            if cleaned == held.doc:
+                return None
+            replaced = self.vectors.replace_fields(held.collection.name, held.doc_id, cleaned)
+            return "redacted" if replaced else None
+        if not held.mentioned:
 
             def delete(tx: Transaction) -> str | None:
                 if tx.get(held.path) is None:
@@ -247,11 +255,11 @@ class Eraser:
 
 
 def _erase_order(held: Held) -> tuple[int, int, str]:
-    """Documents that lead to others last; a sub-collection's documents before their parent."""
+    """Redactions first, documents that lead to others last; a sub-collection's documents
+    before their parent."""
     assert held.collection.personal is not None
-    leads = 1 if held.collection.personal.leads_to else 0
-    depth = held.path.count("/")
-    return (leads, -depth, held.path)
+    rank = 0 if held.mentioned else 2 if held.collection.personal.leads_to else 1
+    return (rank, -held.path.count("/"), held.path)
 
 
 __all__ = [

@@ -2,12 +2,17 @@
 
 Every top-level collection that can hold personal data is read (through the
 documents port, or the vector port for a collection of vectors) and each
-document matched against the collection's ``PersonKey`` declarations. A
-document found gives identifiers that find more (``PersonalData.leads_to``: a
-trace's id finds its effects, approvals, claims...), so the walk repeats until
-no new identifier turns up. Sub-collections are read under the documents
-found: all of a deleted parent's children go with it; the children of a
-shared (redacted) document are matched one by one.
+document matched against the collection's ``PersonKey`` declarations, in two
+passes. First the documents *about* the person (``PersonalData.found_by``):
+each gives identifiers that find more (``leads_to``: a trace's id finds its
+effects, approvals, claims...; its email's text), so this pass repeats until
+nothing new turns up. Then, among the rest, the documents that only *mention*
+them (``mentioned_in``: their email retrieved into another person's trace, a
+memory note): these are redacted, never followed, so another person's trace
+does not make its effects, vectors or claims the person's. Sub-collections
+are read under the documents found: a document about them takes all its
+children with it; the children of any other are matched one by one (under
+every document of a collection that is only ever mentioned, such as memory).
 
 The walk reads whole collections: an access or erasure request is rare and
 must not miss a document that no index would lead to (an address in a body).
@@ -36,6 +41,7 @@ class Held:
         doc_id: its id in the collection.
         doc: its content (a vector document: its fields, without the vector).
         matched: what it was found by (key kinds, or ``parent`` for a child of a found document).
+        mentioned: it only mentions the person (another person's record): erasing redacts it.
     """
 
     collection: Collection
@@ -43,6 +49,7 @@ class Held:
     doc_id: str
     doc: dict[str, Any]
     matched: tuple[str, ...]
+    mentioned: bool = False
 
     @property
     def is_vector(self) -> bool:
@@ -52,22 +59,36 @@ class Held:
 
 @dataclass
 class Holdings:
-    """What is held about one person."""
+    """What is held about one person, and the other records that mention them."""
 
     person: Identifiers
     held: list[Held] = field(default_factory=list)
+    """The documents about them (deleted by an erasure)."""
+    mentions: list[Held] = field(default_factory=list)
+    """Other documents that mention them (redacted by an erasure)."""
 
     def of(self, collection: Collection) -> list[Held]:
-        """The documents found in ``collection``, by path."""
+        """The documents about them in ``collection``, by path."""
         return [h for h in self.held if h.collection is collection]
 
+    def mentions_of(self, collection: Collection) -> list[Held]:
+        """The documents of ``collection`` that only mention them, by path."""
+        return [h for h in self.mentions if h.collection is collection]
+
     def counts(self) -> dict[str, int]:
-        """How many documents per collection (only collections with some), in schema order."""
-        counts = {c.name: len(self.of(c)) for c in COLLECTIONS}
-        return {name: n for name, n in counts.items() if n}
+        """Documents about them per collection (only collections with some), in schema order."""
+        return _counts(self.held)
+
+    def mention_counts(self) -> dict[str, int]:
+        """Documents that only mention them per collection, in schema order."""
+        return _counts(self.mentions)
+
+    def everything(self) -> list[Held]:
+        """Both groups."""
+        return [*self.held, *self.mentions]
 
     def __len__(self) -> int:
-        return len(self.held)
+        return len(self.held) + len(self.mentions)
 
 
 class PersonFinder:
@@ -100,21 +121,29 @@ class PersonFinder:
         listings: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         found: dict[str, Held] = {}
         top = [c for c in self.collections if c.parent is None and _personal(c)]
+        for collection in top:
+            listings[collection.name] = self._read(collection)
         grew = True
         while grew:
             grew = False
             for collection in top:
-                if collection.name not in listings:
-                    listings[collection.name] = self._read(collection)
                 for doc_id, doc in listings[collection.name]:
-                    grew |= self._match(
+                    grew |= self._about(
                         collection, collection.path(doc_id), doc_id, doc, person, found
                     )
+        for collection in top:
+            for doc_id, doc in listings[collection.name]:
+                path = collection.path(doc_id)
+                if path not in found:
+                    self._mentioning(collection, path, doc_id, doc, person, found)
         for child in (c for c in self.collections if c.parent is not None and _personal(c)):
             self._children(child, person, found, listings)
-        return Holdings(person, sorted(found.values(), key=_order))
+        held = sorted(found.values(), key=_order)
+        return Holdings(
+            person, [h for h in held if not h.mentioned], [h for h in held if h.mentioned]
+        )
 
-    def _match(
+    def _about(
         self,
         collection: Collection,
         path: str,
@@ -123,7 +152,7 @@ class PersonFinder:
         person: Identifiers,
         found: dict[str, Held],
     ) -> bool:
-        """Record the document if it is about ``person``; True when it gave a new identifier."""
+        """Record the document if it is about ``person``; True when it gave something new."""
         assert collection.personal is not None
         keys = matching_keys(doc_id, doc, collection.personal.found_by, person)
         if not keys:
@@ -137,6 +166,22 @@ class PersonFinder:
                 grew |= person.add(lead.kind, value)
         return grew
 
+    @staticmethod
+    def _mentioning(
+        collection: Collection,
+        path: str,
+        doc_id: str,
+        doc: dict[str, Any],
+        person: Identifiers,
+        found: dict[str, Held],
+    ) -> None:
+        """Record the document if it mentions ``person`` (nothing it names is followed)."""
+        assert collection.personal is not None
+        keys = matching_keys(doc_id, doc, collection.personal.mentioned_in, person)
+        if keys:
+            kinds = tuple(dict.fromkeys(k.kind for k in keys))
+            found[path] = Held(collection, path, doc_id, doc, kinds, mentioned=True)
+
     def _children(
         self,
         child: Collection,
@@ -146,20 +191,23 @@ class PersonFinder:
     ) -> None:
         parent = next(c for c in self.collections if c.name == child.parent)
         assert child.personal is not None
-        if parent.personal is not None and parent.personal.erase == "redact":
-            # A shared document: any of them may hold the person in its history.
+        if parent.personal is not None and not parent.personal.found_by:
+            # Only ever mentions people: any of them may hold the person in its history.
             if parent.name not in listings:
                 listings[parent.name] = self._read(parent)
             parents = [parent.path(doc_id) for doc_id, _ in listings[parent.name]]
         else:
             parents = [h.path for h in found.values() if h.collection is parent]
         for parent_path in parents:
+            about = parent_path in found and not found[parent_path].mentioned
             for doc_id, doc in self.documents.list(f"{parent_path}/{child.name}"):
                 path = f"{parent_path}/{child.name}/{doc_id}"
-                if child.personal.erase == "delete" and parent_path in found:
+                if about:
                     found[path] = Held(child, path, doc_id, doc, ("parent",))
-                else:
-                    self._match(child, path, doc_id, doc, person, found)
+                    continue
+                self._about(child, path, doc_id, doc, person, found)
+                if path not in found:
+                    self._mentioning(child, path, doc_id, doc, person, found)
 
     def _read(self, collection: Collection) -> list[tuple[str, dict[str, Any]]]:
         if collection.vector_indexes:
@@ -169,6 +217,11 @@ class PersonFinder:
 
 def _personal(collection: Collection) -> bool:
     return collection.personal is not None and collection.personal.holds_personal_data
+
+
+def _counts(held: list[Held]) -> dict[str, int]:
+    counts = {c.name: sum(1 for h in held if h.collection is c) for c in COLLECTIONS}
+    return {name: n for name, n in counts.items() if n}
 
 
 def _order(held: Held) -> tuple[int, str]:

@@ -1,8 +1,12 @@
 """Whether a document is about a person, and the document with the person taken out.
 
-A person is their address and the identifiers that lead to them (``Identifiers``:
-their traces, quotes, Gmail threads, message ids, guest customer id). A
-``PersonKey`` of a collection names where a document can hold one (``schema.py``).
+A person is their address, the identifiers that lead to them (``Identifiers``:
+their traces, quotes, Gmail threads, message ids, guest customer id) and the
+text of their mail (subjects and body lines, as their own documents hold it).
+A ``PersonKey`` of a collection names where a document can hold one
+(``schema.py``). ``redact`` takes all of it out of a document that only
+mentions them; ``mentioning`` keeps only what names them (for the access
+document, which must not hand them other people's records).
 """
 
 from __future__ import annotations
@@ -16,6 +20,10 @@ from ..schema import ANYWHERE, DOCUMENT_ID, KEY_KINDS, KeyKind, PersonKey
 
 ERASED = "[erased]"
 """What an erased mention is replaced with in a redacted document."""
+
+MIN_TEXT_CHARS = 20
+"""The shortest subject or body line of a person's mail that counts as theirs elsewhere
+(a shorter one, ``Thanks,`` or a first name, is anybody's)."""
 
 _ID_SEPARATORS = ":/-"
 
@@ -55,18 +63,56 @@ class Identifiers:
         return self.found.setdefault(kind, set())
 
     def add(self, kind: KeyKind, value: str) -> bool:
-        """Add one identifier; True when it was new."""
+        """Add one identifier (``mail_text``: each long enough line of it); True when new."""
         if kind == "address" or not value:
             return False
         known = self.of(kind)
-        if value in known:
-            return False
-        known.add(value)
-        return True
+        values = _text_lines(value) if kind == "mail_text" else [value]
+        new = [v for v in values if v not in known]
+        known.update(new)
+        return bool(new)
+
+    def names(self, kind: KeyKind, text: str) -> bool:
+        """Whether ``text`` holds the person's address (``address``) or a known ``kind``."""
+        if kind == "address":
+            return bool(self.pattern.search(text))
+        if kind == "mail_text":
+            return any(line in text for line in self.of(kind))
+        return any(id_matches(text, identifier) for identifier in self.of(kind))
+
+    def pieces_in(self, text: str) -> list[str]:
+        """What of the person ``text`` holds, in order: the address as written, the text of
+        their mail, their identifiers."""
+        found = [(m.start(), m.group(0)) for m in self.pattern.finditer(text)]
+        for kind, known in self.found.items():
+            for piece in known:
+                hit = piece in text if kind == "mail_text" else id_matches(text, piece)
+                if hit:
+                    found.append((text.find(piece), piece))
+        return list(dict.fromkeys(piece for _, piece in sorted(found)))
+
+    def erased_from(self, text: str) -> str:
+        """``text`` with the address, the text of their mail and their identifiers replaced."""
+        text = self.pattern.sub(ERASED, text)
+        for line in sorted(self.of("mail_text"), key=len, reverse=True):
+            text = text.replace(line, ERASED)
+        for kind, known in self.found.items():
+            if kind == "mail_text":
+                continue
+            for identifier in known:
+                if id_matches(text, identifier):
+                    text = text.replace(identifier, ERASED)
+        return text
 
     def as_json(self) -> dict[str, list[str]]:
         """The identifiers by kind, sorted (without the address)."""
         return {kind: sorted(self.found[kind]) for kind in KEY_KINDS if self.found.get(kind)}
+
+
+def _text_lines(text: str) -> list[str]:
+    """The lines of ``text`` long enough to be the person's (quote marks and spaces trimmed)."""
+    lines = (line.strip().lstrip(">").strip() for line in text.splitlines())
+    return [line for line in lines if len(line) >= MIN_TEXT_CHARS]
 
 
 def values_at(doc_id: str, doc: Mapping[str, Any], path: str) -> Iterator[str]:
@@ -121,17 +167,11 @@ def matching_keys(
     doc_id: str, doc: Mapping[str, Any], keys: tuple[PersonKey, ...], person: Identifiers
 ) -> list[PersonKey]:
     """The keys of ``keys`` by which the document is about ``person``."""
-    matched = []
-    for key in keys:
-        values = values_at(doc_id, doc, key.field)
-        if key.kind == "address":
-            hit = any(person.pattern.search(value) for value in values)
-        else:
-            known = person.of(key.kind)
-            hit = bool(known) and any(id_matches(v, i) for v in values for i in known)
-        if hit:
-            matched.append(key)
-    return matched
+    return [
+        key
+        for key in keys
+        if any(person.names(key.kind, value) for value in values_at(doc_id, doc, key.field))
+    ]
 
 
 def mentions(value: Any, person: Identifiers) -> bool:
@@ -140,23 +180,35 @@ def mentions(value: Any, person: Identifiers) -> bool:
 
 
 def _mentioned(text: str, person: Identifiers) -> bool:
-    if person.pattern.search(text):
-        return True
-    return any(id_matches(text, i) for known in person.found.values() for i in known)
+    return person.names("address", text) or any(person.names(kind, text) for kind in person.found)
 
 
 def redact(value: Any, person: Identifiers) -> Any:
-    """``value`` without the person: list items that mention them dropped, their address
-    (and identifiers) in the remaining text replaced by ``ERASED``."""
+    """``value`` without the person: list items that mention them dropped, their address,
+    the text of their mail and their identifiers in the remaining text replaced by ``ERASED``."""
     if isinstance(value, str):
-        text = person.pattern.sub(ERASED, value)
-        for known in person.found.values():
-            for identifier in known:
-                if id_matches(text, identifier):
-                    text = text.replace(identifier, ERASED)
-        return text
+        return person.erased_from(value)
     if isinstance(value, Mapping):
         return {key: redact(item, person) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [redact(item, person) for item in value if not mentions(item, person)]
     return value
+
+
+ELIDED = " \u2026 "
+"""What joins the pieces of a person's own in another person's text (``mentioning``)."""
+
+
+def mentioning(value: Any, person: Identifiers) -> Any:
+    """Only what of the person ``value`` holds (None when nothing): in each string, their
+    address, the text of their mail and their identifiers (joined by ``ELIDED``), and the
+    maps and lists on the way to them; the rest is somebody else's."""
+    if isinstance(value, str):
+        return ELIDED.join(person.pieces_in(value)) or None
+    if isinstance(value, Mapping):
+        kept = {key: mentioning(item, person) for key, item in value.items()}
+        return {key: item for key, item in kept.items() if item is not None} or None
+    if isinstance(value, list | tuple):
+        items = [mentioning(item, person) for item in value]
+        return [item for item in items if item is not None] or None
+    return None

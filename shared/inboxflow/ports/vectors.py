@@ -69,6 +69,11 @@ def check_document(doc_id: str, vector: Sequence[float], fields: dict[str, Any])
         raise ValueError(f"document {doc_id!r}: empty vector")
     if not all(math.isfinite(x) for x in vector):
         raise ValueError(f"document {doc_id!r}: the vector holds NaN or infinity")
+    check_field_names(doc_id, fields)
+
+
+def check_field_names(doc_id: str, fields: dict[str, Any]) -> None:
+    """Refuse reserved field names (``ValueError``)."""
     clash = RESERVED_FIELDS.intersection(fields)
     if clash:
         raise ValueError(f"document {doc_id!r}: reserved field names {sorted(clash)}")
@@ -169,6 +174,14 @@ class VectorIndex(ABC):
         """Remove a document (no error if absent)."""
 
     @abstractmethod
+    def replace_fields(self, collection: str, doc_id: str, fields: dict[str, Any]) -> bool:
+        """Replace a document's fields, keeping its vector (a redaction); False if absent.
+
+        Raises:
+            ValueError: a reserved field name (``check_document``).
+        """
+
+    @abstractmethod
     def documents(
         self, collection: str, where: Iterable[Filter] | None = None
     ) -> list[tuple[str, dict[str, Any]]]:
@@ -194,6 +207,7 @@ __all__ = [
     "VectorDocument",
     "VectorIndex",
     "check_document",
+    "check_field_names",
     "check_fields",
     "check_limit",
 ]

@@ -10,6 +10,7 @@ from inboxflow.personal.matching import (
     Identifiers,
     id_matches,
     matching_keys,
+    mentioning,
     normalize_address,
     redact,
 )
@@ -77,4 +78,22 @@ def test_redaction_drops_entries_that_name_the_person_and_keeps_the_rest() -> No
         "profile": {"ignore_senders": ["bob@example.org"], "tone": "brief"},
         "why": f"the owner ignored mail from {ERASED} once",
         "sources": [{"source": "t2:3", "version": 2}],
+    }
+
+
+def test_the_text_of_their_mail_is_their_long_lines_and_is_erased_where_repeated() -> None:
+    person = Identifiers("jana@example.org")
+    body = "Hi,\nWe were charged twice for January.\n> an older quoted line of theirs\nJana"
+    assert person.add("mail_text", body)
+    assert not person.add("mail_text", body)  # nothing new
+    assert person.of("mail_text") == {
+        "We were charged twice for January.",
+        "an older quoted line of theirs",
+    }
+    quoting = "Omar here.\n> We were charged twice for January.\nHi,\nJana"
+    assert person.names("mail_text", quoting)
+    assert not person.names("mail_text", "Hi,\nJana")  # short lines are anybody's
+    assert redact({"body": quoting}, person) == {"body": f"Omar here.\n> {ERASED}\nHi,\nJana"}
+    assert mentioning({"body": quoting, "from": "omar@example.net"}, person) == {
+        "body": "We were charged twice for January."
     }

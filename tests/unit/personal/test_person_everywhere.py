@@ -1,6 +1,8 @@
 """One person's mail through all five graphs: ``--export`` holds every item, ``--erase`` leaves
 nothing about them in any collection (SQLite and the Firestore emulator), other people's data
-stays as it was, and an erasure that crashed half-way is finished by the next run."""
+stays: untouched, or, where the pipeline's retrieval copied the person's email into another
+person's trace, redacted in place (their trace, vectors and claims kept); and an erasure that
+crashed half-way is finished by the next run."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from inboxflow.personal.access import access_document
 from inboxflow.personal.erasure import END_REASON, Eraser, ErasureRecords, address_hash
 from inboxflow.personal.finder import Held, PersonFinder
 from inboxflow.runtime import Runtime
+from inboxflow.schema import TRACES
 from tests.harness.person import (
     BODY_MARK,
     OTHER,
@@ -72,16 +75,27 @@ def test_export_has_every_item_then_erase_leaves_nothing_and_spares_others(runti
     waiting = {g for g, t in traces.items() if runtime.store.get_trace(t).status == "waiting"}
     assert waiting == {"pipeline", "planner"}  # the pending review and the agency review
     before = every_document(runtime)
-    others_before = {p: before[p] for p in _about_other(before, set(other.values()))}
+    retrieving = before[f"traces/{other['retrieving']}"]
+    assert PERSON in json.dumps(retrieving["state"]["context"]["similar_emails"])
 
     holdings = _finder(runtime).find(PERSON.upper())
+    assert {h.doc_id for h in holdings.of(TRACES)} == set(traces.values())
+    assert other["retrieving"] in {h.doc_id for h in holdings.mentions_of(TRACES)}
+    about_other = _about_other(before, set(other.values()))
+    assert not {h.path for h in holdings.held} & set(about_other)
     document = json.loads(json.dumps(access_document(holdings, runtime.clock.now())))
     exported = {r["path"] for rows in document["records"].values() for r in rows}
+    mentioned = {r["path"] for rows in document["mentioned"].values() for r in rows}
     # plus what only an identifier leads to (a quoting call's record by the quote's id)
-    assert set(_about_person(before, set(traces.values()))) | _memory(before) <= exported
+    assert set(_about_person(before, set(traces.values()))) <= exported | mentioned
+    assert _memory(before) | {f"traces/{other['retrieving']}"} <= mentioned
+    assert not mentioned & exported
     counts = document["counts"]
-    for name in ("tickets", "reservations", "quotes", "memory", "email_vectors", "approvals"):
+    for name in ("tickets", "reservations", "quotes", "email_vectors", "approvals"):
         assert counts.get(name), (name, counts)
+    copy = next(r for r in document["mentioned"]["traces"] if other["retrieving"] in r["path"])
+    assert copy["mentions"]["state"]["context"]["similar_emails"][0]["sender"] == PERSON
+    assert OTHER not in json.dumps(copy["mentions"])  # only the parts naming the person
     assert {e["trace_id"] for e in document["emails"]} == set(traces.values())
     assert all(SUBJECT_MARK in e["subject"] for e in document["emails"])
     assert {d["graph"] for d in document["decisions"]} == set(traces)
@@ -92,7 +106,7 @@ def test_export_has_every_item_then_erase_leaves_nothing_and_spares_others(runti
     assert set(report.ended) == {traces[g] for g in waiting}
     after = every_document(runtime)
     assert _about_person(after, set(traces.values())) == []
-    assert {p: after.get(p) for p in others_before} == others_before
+    _assert_others_spared(before, after, other)
     memory = [d for p, d in after.items() if p.startswith("memory/") and "/" not in p[7:]]
     assert memory and all(PERSON not in json.dumps(d) for d in memory)
     record = ErasureRecords(runtime.ports.documents).get(PERSON)
@@ -107,7 +121,6 @@ def test_a_crash_mid_erasure_is_finished_by_the_next_run(runtime):
     traces = person_mail(runtime)
     other = other_mail(runtime)
     before = every_document(runtime)
-    others_before = {p: before[p] for p in _about_other(before, set(other.values()))}
     total = len(_finder(runtime).find(PERSON))
     erased: list[Held] = []
 
@@ -130,10 +143,40 @@ def test_a_crash_mid_erasure_is_finished_by_the_next_run(runtime):
     _eraser(runtime).erase(PERSON, by="dpo")
     after = every_document(runtime)
     assert _about_person(after, set(traces.values())) == []
-    assert {p: after.get(p) for p in others_before} == others_before
+    _assert_others_spared(before, after, other)
     record = ErasureRecords(runtime.ports.documents).get(PERSON)
     assert record is not None and (record.status, record.runs) == ("done", 1)
     assert len(_finder(runtime).find(PERSON)) == 0
+
+
+def _assert_others_spared(
+    before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]], other: dict[str, str]
+) -> None:
+    """Every document of the other person is still there: as it was where it did not name the
+    person; where it did (the retrieval's copy of the person's email), without them."""
+    for path in _about_other(before, set(other.values())):
+        assert path in after, path
+        if _about_person({path: before[path]}, set()):
+            assert _about_person({path: after[path]}, set()) == [], path
+        else:
+            assert after[path] == before[path], path
+    kept, was = after[f"traces/{other['retrieving']}"], before[f"traces/{other['retrieving']}"]
+    assert kept["state"]["email"] == was["state"]["email"]
+    similar = was["state"]["context"]["similar_emails"]
+    assert kept["state"]["context"]["similar_emails"] == [
+        s for s in similar if s["sender"] != PERSON
+    ]
+    assert len(kept["state"]["context"]["similar_emails"]) == len(similar) - 1
+    # what its trace leads to, which its mention of the person must not make theirs
+    vector = f"email_vectors/{was['state']['email']['message_id']}"
+    led_to = [vector] + [
+        p
+        for p in before
+        if p.startswith(("mail_claims/", "threads/", "approvals/", "effects/"))
+        and other["retrieving"] in p + json.dumps(before[p])
+    ]
+    assert vector in before and any(p.startswith("approvals/") for p in led_to), led_to
+    assert all(after.get(p) == before[p] for p in led_to)
 
 
 def _about_other(docs: dict[str, dict[str, Any]], trace_ids: set[str]) -> list[str]:

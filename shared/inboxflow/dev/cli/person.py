@@ -28,7 +28,11 @@ ADDRESS = typer.Argument(..., help="The person's email address.")
 EXPORT = typer.Option(
     None, "--export", help="Write everything held as one JSON document to FILE (an access request)."
 )
-ERASE = typer.Option(False, "--erase", help="Delete or redact everything held about the address.")
+ERASE = typer.Option(
+    False,
+    "--erase",
+    help="Delete what is about the address; redact others' records that mention it.",
+)
 YES = typer.Option(False, "--yes", "-y", help="Erase without asking for confirmation.")
 BY = typer.Option(None, "--by", help="Who asks for the erasure (default: the login name).")
 PROJECT = typer.Option(
@@ -80,7 +84,8 @@ def person(
         if not erase:
             return
         if not yes and not typer.confirm(
-            f"Erase everything held about {holdings.person.address} ({len(holdings)} documents)?"
+            f"Erase everything held about {holdings.person.address} ({len(holdings.held)}"
+            f" documents deleted, {len(holdings.mentions)} of others' redacted)?"
         ):
             typer.echo("nothing erased")
             raise typer.Exit(1)
@@ -104,11 +109,16 @@ def _show(holdings: Holdings) -> None:
     if not holdings.held:
         console.print(Text(f"nothing held about {person.address}"))
         return
-    table = Table(title=f"held about {person.address}: {len(holdings)} documents")
+    table = Table(
+        title=f"held about {person.address}: {len(holdings.held)} documents;"
+        f" mentioned in {len(holdings.mentions)} of others'"
+    )
     table.add_column("collection", no_wrap=True)
-    table.add_column("documents", justify="right")
-    for name, count in holdings.counts().items():
-        table.add_row(name, str(count))
+    table.add_column("about them", justify="right")
+    table.add_column("mentioning them", justify="right")
+    about, mentioning = holdings.counts(), holdings.mention_counts()
+    for name in [*about, *(n for n in mentioning if n not in about)]:
+        table.add_row(name, str(about.get(name, "")), str(mentioning.get(name, "")))
     console.print(table)
     lines = {
         "traces": [h.doc_id for h in holdings.of(TRACES)],
@@ -119,3 +129,6 @@ def _show(holdings: Holdings) -> None:
     for label, items in lines.items():
         if items:
             console.print(Text(f"{label}: {', '.join(items)}"))
+    others = [h.path for h in holdings.mentions if h.collection.parent is None]
+    if others:
+        console.print(Text(f"mentioned in others' records: {', '.join(others)}"))
