@@ -36,3 +36,22 @@ def _classify(body: str):
 def test_money_taken_after_cancelling_or_wanted_back_is_a_complaint(text):
     assert complaint_cues().find(text), text
     assert _classify(text).category == "complaint", text
+
+
+FRUSTRATION_OR_LEAVING = [
+    "Honestly I am fed up: four tickets and still no reply from anyone.",
+    "If this is not fixed by Friday we will take our business elsewhere.",
+    "Ich bin ehrlich gesagt genervt, seit zwei Wochen antwortet niemand.",
+    "Wenn das so bleibt, müssen wir den Anbieter wechseln.",
+    "Jsem z toho naštvaný, na tři e-maily nikdo nereaguje.",
+    "Zvažujeme přechod ke konkurenci.",
+    "Franchement, nous sommes exaspérés : toujours aucune réponse.",
+    "Estoy harto, nadie contesta a mis correos.",
+    "何度連絡しても返信がないので、他社に乗り換えを考えています。",
+]
+
+
+@pytest.mark.parametrize("text", FRUSTRATION_OR_LEAVING)
+def test_frustration_silence_and_threats_to_leave_are_a_complaint(text):
+    assert complaint_cues().find(text), text
+    assert _classify(text).category == "complaint", text

@@ -33,3 +33,26 @@ def test_billed_after_cancelling_is_a_billing_error(text):
 @pytest.mark.parametrize("text", MONEY_BACK)
 def test_asking_for_the_money_back_is_a_demand(text):
     assert "demand" in find_cues(text), (text, find_cues(text))
+
+
+FRUSTRATION_OR_LEAVING = [
+    "Three emails and no one has replied to any of them.",
+    "Wir sind genervt, niemand meldet sich bei uns.",
+    "Na naše hlášení nikdo nereaguje, uvažujeme o jiném dodavateli i ke konkurenci.",
+    "Nous en avons ras le bol, personne ne répond au téléphone.",
+    "Estamos frustrados, nadie ha respondido en una semana.",
+    "サポートから返信がないので困っています。",
+]
+
+
+@pytest.mark.parametrize("text", FRUSTRATION_OR_LEAVING)
+def test_frustration_silence_and_threats_to_leave_are_a_complaint(text):
+    assert "complaint" in find_cues(text), (text, find_cues(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Od rána se nám nenačítají žádné přehledy.", "Aplikace se vůbec nenačítá, nic se nenačte."],
+)
+def test_nothing_loading_is_an_outage(text):
+    assert "outage" in find_cues(text), (text, find_cues(text))

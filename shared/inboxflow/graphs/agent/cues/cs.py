@@ -73,4 +73,11 @@ COMPLAINT: tuple[str, ...] = (
     "neochotn",
     "reklamac",
     "vrácení peněz",
+    "naštvan",
+    "rozčilen",
+    "nikdo neodpověděl",
+    "nikdo nereaguje",
+    "nikdo se neozval",
+    "jinou lékárnu",
+    "nepředstavuji",
 )

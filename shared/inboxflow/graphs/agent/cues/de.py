@@ -21,4 +21,18 @@ MEDICAL_ADVICE: tuple[str, ...] = (
 )
 CHILD: tuple[str, ...] = ("jährig", "mein sohn", "meine tochter", "mein kind", "baby", "kleinkind")
 CHILD_USE: tuple[str, ...] = ("geben", "wie viel", "fieber")
-COMPLAINT: tuple[str, ...] = ("beschwerde", "unverschämt", "inakzeptabel", "enttäusch", "skandal")
+COMPLAINT: tuple[str, ...] = (
+    "beschwerde",
+    "unverschämt",
+    "inakzeptabel",
+    "enttäusch",
+    "skandal",
+    "verärgert",
+    "frustriert",
+    "wütend",
+    "niemand antwortet",
+    "niemand meldet sich",
+    "nie eine antwort",
+    "so kann das nicht weitergehen",
+    "andere apotheke",
+)

@@ -90,4 +90,13 @@ COMPLAINT: tuple[str, ...] = (
     "rude",
     "terrible service",
     "wasted my",
+    "fed up",
+    "frustrat",
+    "furious",
+    "nobody replied",
+    "no one replied",
+    "nobody answered",
+    "never heard back",
+    "another pharmacy",
+    "not how i expected",
 )

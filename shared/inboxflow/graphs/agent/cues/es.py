@@ -22,4 +22,16 @@ MEDICAL_ADVICE: tuple[str, ...] = (
 )
 CHILD: tuple[str, ...] = ("mi hijo", "mi hija", "mi bebé", "niño", "niña")
 CHILD_USE: tuple[str, ...] = ("dar", "cuánto", "fiebre")
-COMPLAINT: tuple[str, ...] = ("queja", "reclamación", "inaceptable", "vergüenza", "indignad")
+COMPLAINT: tuple[str, ...] = (
+    "queja",
+    "reclamación",
+    "inaceptable",
+    "vergüenza",
+    "indignad",
+    "enfadad",
+    "harto",
+    "frustrad",
+    "nadie responde",
+    "nadie contesta",
+    "otra farmacia",
+)

@@ -24,4 +24,16 @@ MEDICAL_ADVICE: tuple[str, ...] = (
 )
 CHILD: tuple[str, ...] = ("mon fils", "ma fille", "mon enfant", "mon bébé", "nourrisson")
 CHILD_USE: tuple[str, ...] = ("donner", "combien", "fièvre")
-COMPLAINT: tuple[str, ...] = ("plainte", "inacceptable", "scandaleux", "déçu", "mécontent")
+COMPLAINT: tuple[str, ...] = (
+    "plainte",
+    "inacceptable",
+    "scandaleux",
+    "déçu",
+    "mécontent",
+    "énervé",
+    "exaspér",
+    "en colère",
+    "aucune réponse",
+    "personne ne répond",
+    "autre pharmacie",
+)
