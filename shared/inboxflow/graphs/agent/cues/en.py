@@ -1,7 +1,6 @@
 """English cues of the agent's escalations (data; see ``cues/__init__.py``)."""
 
 MEDICAL_ADVICE: tuple[str, ...] = (
-    # dosage
     "dose",
     "dosage",
     "dosing",
@@ -14,7 +13,6 @@ MEDICAL_ADVICE: tuple[str, ...] = (
     "maximum daily",
     "per day",
     "per kg",
-    # whether to take it, and with what
     "can i take",
     "can i give",
     "may i take",
@@ -29,14 +27,12 @@ MEDICAL_ADVICE: tuple[str, ...] = (
     "combine",
     "mix with",
     "interact",
-    # pregnancy and breastfeeding
     "pregnan",
     "expecting a baby",
     "breastfeed",
     "breast-feed",
     "breast feed",
     "nursing",
-    # side effects, reactions, stopping
     "side effect",
     "adverse",
     "reaction to",
@@ -48,13 +44,32 @@ MEDICAL_ADVICE: tuple[str, ...] = (
     "sleepy",
     "rash",
     "swelling",
-    # overdose
     "overdose",
     "swallowed",
     "too many tablets",
     "too many pills",
     "took too many",
     "poison",
+    "stomach pain",
+    "stomach ache",
+    "stomachache",
+    "black stool",
+    "dark stool",
+    "blood in my",
+    "itching",
+    "swollen",
+    "dizziness",
+    "nausea",
+    "vomit",
+    "since taking",
+    "after taking",
+    "since i started",
+    "keep taking",
+    "continue taking",
+    "carry on taking",
+    "allergic reaction",
+    "palpitation",
+    "short of breath",
 )
 """A question a pharmacist answers, not the stock desk."""
 

@@ -19,6 +19,18 @@ MEDICAL_ADVICE: tuple[str, ...] = (
     "sobredosis",
     "se tragó",
     "intoxicación",
+    "dolor de estómago",
+    "dolor de barriga",
+    "heces negras",
+    "heces oscuras",
+    "sarpullido",
+    "picazón",
+    "mareo",
+    "náusea",
+    "vómit",
+    "seguir tomando",
+    "desde que tomo",
+    "reacción alérgica",
 )
 CHILD: tuple[str, ...] = ("mi hijo", "mi hija", "mi bebé", "niño", "niña")
 CHILD_USE: tuple[str, ...] = ("dar", "cuánto", "fiebre")

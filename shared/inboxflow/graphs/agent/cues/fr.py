@@ -21,6 +21,21 @@ MEDICAL_ADVICE: tuple[str, ...] = (
     "surdosage",
     "a avalé",
     "intoxication",
+    "mal au ventre",
+    "maux de ventre",
+    "mal à l'estomac",
+    "maux d'estomac",
+    "selles noires",
+    "selles foncées",
+    "éruption",
+    "démangeaison",
+    "vertige",
+    "nausée",
+    "vomi",
+    "continuer à prendre",
+    "continuer de prendre",
+    "depuis que je prends",
+    "réaction allergique",
 )
 CHILD: tuple[str, ...] = ("mon fils", "ma fille", "mon enfant", "mon bébé", "nourrisson")
 CHILD_USE: tuple[str, ...] = ("donner", "combien", "fièvre")
