@@ -35,6 +35,14 @@ _CHECK = re.compile(
     r"rezervaci, kterou|už mám rezerv|zrušit rezerv|cancel",
     re.IGNORECASE,
 )
+_NO_RESERVE = re.compile(
+    r"(?:do not|don't|dont|no need to|not to|without) (?:\w+ )?(?:reserv|hold|put)|no reservation|"
+    r"\bnerezerv|\bnezamlouv|\bneodkl[aá]d|\bnedr[zž]|nen[ií] t[rř]eba rezerv|nemus[ií]te (?:nic )?rezerv|"
+    r"bez rezervace|nicht reservier|keine reservierung|ne (?:me |nous )?r[ée]serv|sans r[ée]serv|"
+    r"pas besoin de r[ée]serv|no (?:me |lo |la )?reserv|sin reservar",
+    re.IGNORECASE,
+)
+"""A request not to reserve ("nic nerezervujte", "don't hold it"): the patient only asks."""
 _CZECH = re.compile(r"[ěščřžůň]|dobrý den|děkuji", re.IGNORECASE)
 
 
@@ -102,7 +110,7 @@ def pharmacy_policy(messages: list[ChatMessage], tools: list[dict[str, Any]]) ->
     if drug is None and "web_search" not in names and "web_search" in offered:
         return _turn(messages, ("web_search", {"query": f"{subject} {body}"[:200]}))
     reserved = dict(done).get("manage_reservation")
-    wants = bool(_RESERVE.search(body)) and not _CHECK.search(body)
+    wants = bool(_RESERVE.search(body)) and not _CHECK.search(body) and not _NO_RESERVE.search(body)
     if drug is not None and wants and reserved is None and not drug.get("prescription"):
         in_stock = [p for p in drug.get("pharmacies", []) if p.get("stock", 0) > 0]
         named = next((p for p in in_stock if _mentions(body, p)), None)

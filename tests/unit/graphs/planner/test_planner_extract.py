@@ -98,3 +98,20 @@ def test_fold_keeps_one_character_for_one():
     text = "Řidičský průkaz \uff23\uff21 Código ß"  # a full-width CA
     assert len(fold(text)) == len(text)
     assert fold(text).startswith("ridicsky prukaz ca codigo")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Licence held: 9 years",
+        "Years with license: 9",
+        "Antigüedad del carnet: 9 años",
+        "Fahrpraxis: 9 Jahre",
+        "Ancienneté de permis : 9 ans",
+        "Années de conduite: 9",
+        "Řidičská praxe: 9 let",
+        "運転経験: 9",
+    ],
+)
+def test_years_licensed_under_its_common_labels(line):
+    assert read(line).years_licensed == 9, line
