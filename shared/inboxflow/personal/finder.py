@@ -128,59 +128,20 @@ class PersonFinder:
             grew = False
             for collection in top:
                 for doc_id, doc in listings[collection.name]:
-                    grew |= self._about(
-                        collection, collection.path(doc_id), doc_id, doc, person, found
-                    )
+                    path = collection.path(doc_id)
+                    if _record(collection, path, doc_id, doc, person, found, mentioned=False):
+                        grew |= _follow(collection, doc_id, doc, person)
         for collection in top:
             for doc_id, doc in listings[collection.name]:
                 path = collection.path(doc_id)
                 if path not in found:
-                    self._mentioning(collection, path, doc_id, doc, person, found)
+                    _record(collection, path, doc_id, doc, person, found, mentioned=True)
         for child in (c for c in self.collections if c.parent is not None and _personal(c)):
             self._children(child, person, found, listings)
         held = sorted(found.values(), key=_order)
         return Holdings(
             person, [h for h in held if not h.mentioned], [h for h in held if h.mentioned]
         )
-
-    def _about(
-        self,
-        collection: Collection,
-        path: str,
-        doc_id: str,
-        doc: dict[str, Any],
-        person: Identifiers,
-        found: dict[str, Held],
-    ) -> bool:
-        """Record the document if it is about ``person``; True when it gave something new."""
-        assert collection.personal is not None
-        keys = matching_keys(doc_id, doc, collection.personal.found_by, person)
-        if not keys:
-            return False
-        found[path] = Held(
-            collection, path, doc_id, doc, tuple(dict.fromkeys(k.kind for k in keys))
-        )
-        grew = False
-        for lead in collection.personal.leads_to:
-            for value in values_at(doc_id, doc, lead.field):
-                grew |= person.add(lead.kind, value)
-        return grew
-
-    @staticmethod
-    def _mentioning(
-        collection: Collection,
-        path: str,
-        doc_id: str,
-        doc: dict[str, Any],
-        person: Identifiers,
-        found: dict[str, Held],
-    ) -> None:
-        """Record the document if it mentions ``person`` (nothing it names is followed)."""
-        assert collection.personal is not None
-        keys = matching_keys(doc_id, doc, collection.personal.mentioned_in, person)
-        if keys:
-            kinds = tuple(dict.fromkeys(k.kind for k in keys))
-            found[path] = Held(collection, path, doc_id, doc, kinds, mentioned=True)
 
     def _children(
         self,
@@ -205,14 +166,45 @@ class PersonFinder:
                 if about:
                     found[path] = Held(child, path, doc_id, doc, ("parent",))
                     continue
-                self._about(child, path, doc_id, doc, person, found)
-                if path not in found:
-                    self._mentioning(child, path, doc_id, doc, person, found)
+                if _record(child, path, doc_id, doc, person, found, mentioned=False):
+                    _follow(child, doc_id, doc, person)
+                else:
+                    _record(child, path, doc_id, doc, person, found, mentioned=True)
 
     def _read(self, collection: Collection) -> list[tuple[str, dict[str, Any]]]:
         if collection.vector_indexes:
             return self.vectors.documents(collection.name)
         return self.documents.list(collection.name)
+
+
+def _record(
+    collection: Collection,
+    path: str,
+    doc_id: str,
+    doc: dict[str, Any],
+    person: Identifiers,
+    found: dict[str, Held],
+    *,
+    mentioned: bool,
+) -> bool:
+    """Add the document to ``found`` if its declared keys (about, or mentioning) match ``person``."""
+    assert collection.personal is not None
+    declared = collection.personal.mentioned_in if mentioned else collection.personal.found_by
+    keys = matching_keys(doc_id, doc, declared, person)
+    if keys:
+        kinds = tuple(dict.fromkeys(k.kind for k in keys))
+        found[path] = Held(collection, path, doc_id, doc, kinds, mentioned=mentioned)
+    return bool(keys)
+
+
+def _follow(collection: Collection, doc_id: str, doc: dict[str, Any], person: Identifiers) -> bool:
+    """Add what a document about ``person`` leads to; True when it gave something new."""
+    assert collection.personal is not None
+    grew = False
+    for lead in collection.personal.leads_to:
+        for value in values_at(doc_id, doc, lead.field):
+            grew |= person.add(lead.kind, value)
+    return grew
 
 
 def _personal(collection: Collection) -> bool:
