@@ -1,7 +1,8 @@
-"""Checks evals/cases.yaml: unique ids, mail files that exist, only the known keys,
+"""Checks a data set's cases.yaml: unique ids, mail files that exist, only the known keys,
 one language tag per case; prints the counts per graph, language and tag.
 
-    .venv/bin/python evals/tools/check_cases.py      # exit 1 on a problem
+    .venv/bin/python evals/tools/check_cases.py                  # evals/; exit 1 on a problem
+    .venv/bin/python evals/tools/check_cases.py evals/holdout    # another data set
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ LANGUAGES = {"en", "cs", "de", "fr", "es", "ja"}
 NEVER = {"sent", "drafted", "reviewed", "wrote"}
 
 
-def main() -> int:
-    cases = yaml.safe_load((ROOT / "cases.yaml").read_text(encoding="utf-8"))["cases"]
+def main(root: Path = ROOT) -> int:
+    """Check the data set in ``root`` (default: ``evals/``); 1 when there is a problem."""
+    cases = yaml.safe_load((root / "cases.yaml").read_text(encoding="utf-8"))["cases"]
     problems: list[str] = []
     ids: Counter[str] = Counter()
     graphs: Counter[str] = Counter()
@@ -34,7 +36,7 @@ def main() -> int:
         mails = case["mail"] if isinstance(case["mail"], list) else [case["mail"]]
         for name in mails:
             used.add(name)
-            if not (ROOT / name).is_file():
+            if not (root / name).is_file():
                 problems.append(f"{cid}: no file {name}")
         for effect in case.get("never", []):
             if effect not in NEVER and not str(effect).startswith("to:"):
@@ -51,7 +53,7 @@ def main() -> int:
             if key in case and not isinstance(case[key], str):
                 problems.append(f"{cid}: {key} must be text")
     problems += [f"duplicate id {cid}" for cid, n in ids.items() if n > 1]
-    unused = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "mail").rglob("*.eml"))
+    unused = sorted(str(p.relative_to(root)) for p in (root / "mail").rglob("*.eml"))
     problems += [f"mail not used by any case: {p}" for p in unused if p not in used]
     print(f"{len(cases)} cases; safety {tags['safety']}; conversations {tags['conversation']}")
     print("per graph:", dict(sorted(graphs.items())))
@@ -63,4 +65,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT))

@@ -11,6 +11,7 @@ from email.mime.message import MIMEMessage
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.utils import format_datetime, formataddr
+from pathlib import Path
 
 CET = timezone(timedelta(hours=1))
 EST = timezone(timedelta(hours=-5))
@@ -209,3 +210,23 @@ def bounce(
 
 def d(day: int, hour: int, minute: int = 0, tz: timezone = UTC, month: int = 1) -> datetime:
     return datetime(2027, month, day, hour, minute, tzinfo=tz)
+
+
+def write_mails(root: Path, argv: list[str]) -> int:
+    """Write every message in ``MAILS`` under ``root``; with ``--check``, only report the
+    files that differ (exit code 1), so CI can tell the committed mail from the script's."""
+    check = "--check" in argv
+    differ = []
+    for path, data in sorted(MAILS.items()):
+        target = root / path
+        if check:
+            if not target.exists() or target.read_bytes() != data:
+                differ.append(path)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    for path in differ:
+        print(f"differs: {path}")
+    if not check:
+        print(f"wrote {len(MAILS)} messages under {root}")
+    return 1 if differ else 0

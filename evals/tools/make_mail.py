@@ -25,7 +25,7 @@ import mail_assistant
 import mail_pipeline
 import mail_planner
 import mail_support
-from mailkit import MAILS
+from mailkit import write_mails
 
 ROOT = Path(__file__).resolve().parents[1] / "mail"
 
@@ -33,22 +33,7 @@ ROOT = Path(__file__).resolve().parents[1] / "mail"
 def main(argv: list[str]) -> int:
     for module in (mail_pipeline, mail_support, mail_agent, mail_assistant, mail_planner):
         module.build()
-    check = "--check" in argv
-    differ = []
-    for path, data in sorted(MAILS.items()):
-        target = ROOT / path
-        if check:
-            if not target.exists() or target.read_bytes() != data:
-                differ.append(path)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    if check:
-        for path in differ:
-            print(f"differs: {path}")
-        return 1 if differ else 0
-    print(f"wrote {len(MAILS)} messages under {ROOT}")
-    return 0
+    return write_mails(ROOT, argv)
 
 
 if __name__ == "__main__":

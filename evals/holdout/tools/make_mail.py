@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 from mail_agent import crisp
-from mailkit import CET, EST, JST, MAILS, UTC, addr, auth_fail, auth_pass, d, mail
+from mailkit import CET, EST, JST, UTC, addr, auth_fail, auth_pass, d, mail, write_mails
 
 ROOT = Path(__file__).resolve().parents[1] / "mail"
 
@@ -571,21 +571,7 @@ def planner() -> None:
 def main(argv: list[str]) -> int:
     for build in (pipeline, support, agent, assistant, planner):
         build()
-    check = "--check" in argv
-    differ = []
-    for path, data in sorted(MAILS.items()):
-        target = ROOT / path
-        if check:
-            if not target.exists() or target.read_bytes() != data:
-                differ.append(path)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    for path in differ:
-        print(f"differs: {path}")
-    if not check:
-        print(f"wrote {len(MAILS)} messages under {ROOT}")
-    return 1 if differ else 0
+    return write_mails(ROOT, argv)
 
 
 if __name__ == "__main__":
