@@ -12,11 +12,11 @@ detector is unsure of short ones.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from .. import cue_matching
 from ..cue_matching import read_cue_lists
 from .cues import LANGUAGES
 
@@ -36,16 +36,9 @@ _NOT_WORD = re.compile(r"[^\w?]+")
 
 
 def fold(text: str) -> str:
-    """``text`` as cues are matched: NFKC, case-folded, Latin accents removed, punctuation
-    (but ``?``) as single spaces."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    latin = "".join(
-        "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c))
-        if ord(ch) < 0x0250
-        else ch
-        for ch in folded
-    )
-    return " " + _NOT_WORD.sub(" ", latin).strip() + " "
+    """``text`` as cues are matched (``cue_matching.fold``), with punctuation (but ``?``)
+    as single spaces and a space at each end, so a phrase matches whole words."""
+    return " " + _NOT_WORD.sub(" ", cue_matching.fold(text)).strip() + " "
 
 
 @dataclass(frozen=True)
