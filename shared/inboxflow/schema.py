@@ -70,12 +70,11 @@ class VectorIndex:
     dimension: int = EMBEDDING_DIMENSIONS
 
 
-KeyKind = Literal[
-    "address", "customer_id", "gmail_thread", "trace_id", "quote_id", "message_id", "mail_text"
-]
+KeyKind = Literal["address", "customer_id", "trace_id", "quote_id", "message_id", "mail_text"]
 """What a person is found by: their email address, an identifier that leads to them, or the
 text of their own mail (``mail_text``: subjects and body lines, to find and erase where another
-person's record repeats them)."""
+person's record repeats them). Never a Gmail thread: anyone who names a message of it in
+``References`` shares it, so it would make one person's records another's."""
 
 DOCUMENT_ID = "__id__"
 """A ``PersonKey.field`` naming the document's id rather than one of its fields."""
@@ -85,7 +84,6 @@ ANYWHERE = "*"
 KEY_KINDS: tuple[KeyKind, ...] = (
     "address",
     "customer_id",
-    "gmail_thread",
     "trace_id",
     "quote_id",
     "message_id",
@@ -291,7 +289,6 @@ TRACES = Collection(
         ),
         leads_to=(
             PersonKey("trace_id", DOCUMENT_ID),
-            PersonKey("gmail_thread", "state.email.thread_id"),
             PersonKey("message_id", "state.email.message_id"),
             *_mail_text("state.email"),
         ),
@@ -444,7 +441,6 @@ EMAIL_VECTORS = Collection(
         fields=("sender", "subject", "excerpt", EMBEDDING_FIELD),
         found_by=(
             *_key("address", "sender"),
-            *_key("gmail_thread", "thread_id"),
             *_key("message_id", "message_id", DOCUMENT_ID),
         ),
         mentioned_in=_key("address", "subject", "excerpt"),
@@ -464,7 +460,7 @@ MAIL_CLAIMS = Collection(
     ),
     personal=PersonalData(
         fields=("thread_id", "reason"),
-        found_by=(*_key("trace_id", "trace_id"), *_key("gmail_thread", "thread_id")),
+        found_by=_key("trace_id", "trace_id"),
     ),
 )
 THREADS = Collection(
@@ -472,8 +468,9 @@ THREADS = Collection(
     ttl_field=TTL_FIELD,
     retention=Retention(90, "after the trace last waited in the thread"),
     personal=PersonalData(
-        fields=("thread_id",),
-        found_by=(*_key("trace_id", "trace_id"), *_key("gmail_thread", "thread_id")),
+        fields=("thread_id", "parties"),
+        found_by=_key("trace_id", "trace_id"),
+        mentioned_in=_key("address", "parties"),
     ),
 )
 TRACE_REPLIES = Collection(
@@ -660,7 +657,6 @@ _MAILBOX_MESSAGE = PersonalData(
     found_by=(
         *_key("address", "to"),
         *_key("trace_id", "trace_key"),
-        *_key("gmail_thread", "thread_id"),
     ),
     mentioned_in=_MENTIONS,
 )
