@@ -136,12 +136,16 @@ class PersonalData:
             their documents elsewhere (a trace's id finds its effects; its
             email's text is erased where others' records repeat it).
         mentioned_in: the keys by which a document only mentions a person.
+        others: lists (dotted paths) of other people's records copied into a document
+            about the person (the pipeline's retrieved past emails): its export keeps of
+            each item only what is the person's own (``personal.matching.mentioning``).
     """
 
     fields: tuple[str, ...]
     found_by: tuple[PersonKey, ...]
     leads_to: tuple[PersonKey, ...] = ()
     mentioned_in: tuple[PersonKey, ...] = ()
+    others: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if bool(self.fields) != self.holds_personal_data:
@@ -239,6 +243,10 @@ _MENTIONS = _key("address", ANYWHERE)
 """The person's address anywhere in the document (a sender, a recipient, a body, a note)."""
 
 
+_RETRIEVED_EMAILS = "context.similar_emails"
+"""Where the pipeline's retrieval keeps past emails in a trace's state: other people's mail."""
+
+
 def _parties(email: str) -> tuple[PersonKey, ...]:
     """The email at ``email`` (a dotted path to a ``mail.Email``) is from, to or copied to them."""
     return _key("address", *(f"{email}.{role}.address" for role in ("sender", "to", "cc")))
@@ -293,6 +301,7 @@ TRACES = Collection(
             *_mail_text("state.email"),
         ),
         mentioned_in=_MENTIONS,
+        others=(f"state.{_RETRIEVED_EMAILS}",),
     ),
 )
 STEPS = Collection(
@@ -322,13 +331,23 @@ STEPS = Collection(
         fields=("output_delta", "output_patch", "tool_calls", "llm_calls", "error"),
         found_by=(),  # erased with a trace about the person
         mentioned_in=_MENTIONS,
+        # the state change of the step that retrieved them (``runtime._delta``)
+        others=(
+            f"output_delta.{_RETRIEVED_EMAILS}",
+            "output_patch.{}.set.{}".format(*_RETRIEVED_EMAILS.split(".", 1)),
+        ),
     ),
 )
 RETRIED = Collection(
     "retried",
     parent="traces",
     retention=Retention(None, "outlives its trace (no TTL)"),
-    personal=PersonalData(fields=("output_delta", "error"), found_by=(), mentioned_in=_MENTIONS),
+    personal=PersonalData(
+        fields=("output_delta", "error"),
+        found_by=(),
+        mentioned_in=_MENTIONS,
+        others=(f"output_delta.{_RETRIEVED_EMAILS}",),
+    ),
 )
 """A failed step's log entry as it was before ``inboxflow retry`` reopened the trace."""
 EFFECTS = Collection(

@@ -203,6 +203,26 @@ def redact(value: Any, person: Identifiers) -> Any:
     return value
 
 
+def without_others(doc: Mapping[str, Any], paths: tuple[str, ...], person: Identifiers) -> Any:
+    """``doc`` (a document about the person) with each list at ``paths`` (other people's records
+    copied into it, ``PersonalData.others``) keeping of each item only what is the person's own
+    (``mentioning``): an item with nothing of theirs is dropped. ``doc`` is not changed."""
+    for path in paths:
+        doc = _others_at(doc, path.split("."), person)
+    return doc
+
+
+def _others_at(value: Any, parts: list[str], person: Identifiers) -> Any:
+    if not parts:
+        if not isinstance(value, list | tuple):
+            return value
+        kept = (mentioning(item, person) for item in value)
+        return [item for item in kept if item is not None]
+    if not isinstance(value, Mapping) or parts[0] not in value:
+        return value
+    return {**value, parts[0]: _others_at(value[parts[0]], parts[1:], person)}
+
+
 ELIDED = " \u2026 "
 """What joins the pieces of a person's own in another person's text (``mentioning``)."""
 
