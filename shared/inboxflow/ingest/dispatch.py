@@ -33,6 +33,7 @@ from ..approvals.decisions import answer_customer_wait, answered_by, note_resume
 from ..config import InboxflowConfig
 from ..errors import PermanentError, RejectedEnvelope
 from ..mail import Email
+from ..mail.addresses import address_key_or_none
 from ..mail.authentication import check_sender
 from ..mail.loop_guard import auto_reply_block, is_own_message
 from ..pauses import ResumeRefused, check_resume
@@ -415,7 +416,7 @@ def customer_of(state: Any) -> str | None:
     email = state.get("email") if isinstance(state, dict) else None
     sender = email.get("sender") if isinstance(email, dict) else None
     address = sender.get("address") if isinstance(sender, dict) else None
-    return str(address).strip().lower() if address else None
+    return address_key_or_none(str(address)) if address else None
 
 
 def _sent(resume: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from .addresses import ascii_lower
 from .quoting import REPLY_PREFIX, TRIMMED_MARKER, strip_quoted
 
 MODEL_BODY_LIMIT = 20_000
@@ -38,7 +39,8 @@ class Address(BaseModel):
         if "@" not in value:
             raise ValueError(f"not an email address: {value!r}")
         local, _, domain = value.rpartition("@")
-        return f"{local}@{domain.lower()}"
+        # ASCII only: Unicode lowercasing would turn a Kelvin sign into a k (mail.addresses)
+        return f"{local}@{ascii_lower(domain)}"
 
     def formatted(self) -> str:
         """``Name <address>`` (or just the address)."""
