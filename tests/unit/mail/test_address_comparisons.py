@@ -119,3 +119,17 @@ def test_the_support_and_assistant_checks_see_the_domain_as_written() -> None:
     )
     reason = unverified_reason(email, "owner@kelp.example", "mx.google.com")
     assert reason is not None and "imitates kelp.example" in reason
+
+
+def test_a_look_alike_patient_sees_no_reservation_of_the_patient(tmp_path) -> None:
+    from inboxflow.adapters.embedded_drugs import EmbeddedDrugs
+    from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+
+    store = SqliteCheckpointStore(tmp_path / "drugs.db")
+    drugs = EmbeddedDrugs(store)
+    name = next(d["name"] for d in drugs.drugs if not d.get("prescription"))
+    made = drugs.reserve("Kim.Lee@Kelp.example", name, None, "k1")
+    assert "error" not in made, made
+    assert [r["reservation_id"] for r in drugs.reservations(KIM)] == [made["reservation_id"]]
+    assert drugs.reservations(f"{KELVIN}im.lee@kelp.example") == []
+    store.close()
