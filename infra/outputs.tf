@@ -13,11 +13,18 @@ output "approval_invoker_iam_check" {
   value       = var.approval_access == "invoker_check_disabled" ? "disabled" : "enabled"
 }
 
+# The delegate's address is known before anything is applied (its account id
+# is fixed, service_accounts.tf), so this output reads only variables: it is
+# right after the targeted apply of docs/deploy.md step 4, which creates the
+# delegate with the secrets, and GMAIL_CREDENTIALS can name it at once.
 output "gmail_delegation_service_account" {
   description = "With gmail_keyless_delegation: the delegate's email, to put in GMAIL_CREDENTIALS ({\"type\": \"keyless_delegation\", \"service_account\": EMAIL}); else empty."
-  value       = try(google_service_account.gmail_delegate[0].email, "")
+  value       = var.gmail_keyless_delegation ? local.gmail_delegate_email : ""
 }
 
+# Google assigns the client id when the account is created: after the
+# targeted apply of step 4 (which targets the delegate), or ask
+# `gcloud iam service-accounts describe EMAIL --format='value(oauth2ClientId)'`.
 output "gmail_delegation_client_id" {
   description = "With gmail_keyless_delegation: the client id a Workspace admin authorizes for domain-wide delegation (Security > API controls); else empty."
   value       = try(google_service_account.gmail_delegate[0].unique_id, "")
