@@ -218,6 +218,15 @@ def test_only_the_gemini_api_mounts_a_key_and_vertex_is_granted(infra) -> None:
     assert roles["vertex"] == roles["gemini_api"] + llm_nodes == roles["offline"] + llm_nodes
     apis = {llm: c["google_project_service"] for llm, c in counts.items()}
     assert apis["vertex"] == apis["gemini_api"] + 1 == apis["offline"] + 1
+    # The sizing above mirrors these expressions (conftest.py): pin them.
+    gemini = infra.root.locals["gemini_secret"].replace(" ", "")
+    assert gemini.endswith('ifvar.llm=="gemini_api"}}')
+    assert infra.root.locals["runtime_secret_ids"].replace(" ", "") == (
+        '${toset(concat(var.secret_ids,var.llm=="gemini_api"?["GEMINI_API_KEY"]:[]))}'
+    )
+    assert infra.root.locals["enabled_apis"].replace(" ", "") == (
+        '${concat(local.apis,var.llm=="vertex"?["aiplatform.googleapis.com"]:[])}'
+    )
     grant = infra.root.resource("google_project_iam_member", "vertex_users").body
     assert grant["role"] == "roles/aiplatform.user"
     users = infra.root.locals["vertex_users"].replace(" ", "")
