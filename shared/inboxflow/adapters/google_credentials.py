@@ -19,9 +19,18 @@ The JSON is one of:
   at the OAuth token endpoint (google-auth's impersonated credentials with a
   ``subject``); no key exists anywhere;
 - an authorized user (``{"type": "authorized_user", client_id, client_secret,
-  refresh_token}``) for a single mailbox. With neither variable set,
-``credentials_from_env`` falls back to Application Default Credentials. Against
-the local double (``INBOXFLOW_GOOGLE_API_URL``) no credentials are needed.
+  refresh_token}``) for a single mailbox (its ``account``, when it names one,
+  must be the mailbox).
+
+Each mailbox may have its own token, kept by ``inboxflow mailbox connect`` in
+the token store (``mailbox_tokens``: a 0600 file per mailbox in the home, or a
+Secret Manager secret per mailbox): ``credentials_from_env`` uses it for that
+mailbox before anything else, so several personal accounts share one
+deployment. A token's refresh asks for the scopes its consent granted and no
+more (asking for more is ``invalid_scope``). With neither variable set nor a
+token of its own, a mailbox gets Application Default Credentials. Against the
+local double (``INBOXFLOW_GOOGLE_API_URL``) a mailbox without a token of its
+own needs no credentials.
 
 ``google.auth`` is imported inside the functions, so importing this module costs nothing.
 """
@@ -32,15 +41,15 @@ import base64
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from .mailbox_tokens import CLOUD_PLATFORM_SCOPE, SECRET_MANAGER_URL, TokenStore, token_store
 
 GMAIL_MODIFY_SCOPE = "https://www.googleapis.com/auth/gmail.modify"
 CALENDAR_EVENTS_SCOPE = "https://www.googleapis.com/auth/calendar.events"
 SCOPES = (GMAIL_MODIFY_SCOPE, CALENDAR_EVENTS_SCOPE)
-SECRET_MANAGER_URL = "https://secretmanager.googleapis.com/v1"
-CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 KEYLESS_DELEGATION = "keyless_delegation"
 CREDENTIAL_TYPES = ("service_account", KEYLESS_DELEGATION, "authorized_user")
 
@@ -134,26 +143,35 @@ def credentials_info(
     return info
 
 
-def credentials_for(info: Mapping[str, Any], mailbox: str) -> Any:
-    """``google.auth`` credentials acting as ``mailbox`` with the Gmail and Calendar scopes.
+def credentials_for(
+    info: Mapping[str, Any], mailbox: str, scopes: Sequence[str] | None = None
+) -> Any:
+    """``google.auth`` credentials acting as ``mailbox``.
 
     Args:
         info: a service-account key (domain-wide delegation: the token is for
             ``subject=mailbox``), a keyless delegation (the same token, its JWT
             signed by Google with the IAM Credentials API as
             ``info["service_account"]``, authenticated with Application Default
-            Credentials) or an authorized-user token (it must belong to ``mailbox``).
+            Credentials) or an authorized-user token (it must belong to ``mailbox``:
+            an ``account`` naming another address is refused).
         mailbox: the address the agent works for.
+        scopes: what a delegation asks for (default: Gmail and Calendar). An
+            authorized user's refresh asks for the scopes its consent recorded
+            (``info["scopes"]``), never more; without a record, for none, which
+            Google answers with every scope granted.
 
     Raises:
-        CredentialsError: the JSON lacks a field the credentials need.
+        CredentialsError: the JSON lacks a field the credentials need, or the
+            token is another account's.
     """
+    wanted = list(scopes) if scopes else list(SCOPES)
     try:
         if info.get("type") == "service_account":
             from google.oauth2 import service_account
 
             return service_account.Credentials.from_service_account_info(
-                dict(info), scopes=list(SCOPES), subject=mailbox
+                dict(info), scopes=wanted, subject=mailbox
             )
         if info.get("type") == KEYLESS_DELEGATION:
             import google.auth
@@ -163,38 +181,90 @@ def credentials_for(info: Mapping[str, Any], mailbox: str) -> Any:
             return impersonated_credentials.Credentials(
                 source_credentials=source,
                 target_principal=info["service_account"],
-                target_scopes=list(SCOPES),
+                target_scopes=wanted,
                 subject=mailbox,
             )
         from google.oauth2.credentials import Credentials
 
-        return Credentials.from_authorized_user_info(dict(info), scopes=list(SCOPES))
+        from ..mail.addresses import same_address
+
+        account = info.get("account")
+        if account and not same_address(str(account), mailbox):
+            raise CredentialsError(
+                f"the authorized-user token is {account}'s, not {mailbox}'s: "
+                f"run `inboxflow mailbox connect {mailbox}`"
+            )
+        consented = info.get("scopes")
+        return Credentials.from_authorized_user_info(
+            dict(info), scopes=list(consented) if consented else None
+        )
     except (KeyError, ValueError) as exc:
+        if isinstance(exc, CredentialsError):
+            raise
         raise CredentialsError(f"unusable credentials ({info.get('type')}): {exc}") from exc
 
 
-def credentials_from_env(environ: Mapping[str, str]) -> CredentialsFactory:
-    """``mailbox -> credentials`` from ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]``, read on first use.
+def credentials_from_env(
+    environ: Mapping[str, str],
+    tokens: TokenStore | None = None,
+    scopes_for: Callable[[str], Sequence[str]] | None = None,
+) -> CredentialsFactory:
+    """``mailbox -> credentials``: the mailbox's own token, else the shared key, read on first use.
 
-    The key is read once per process (one Secret Manager access); each
-    mailbox gets its own delegated credentials, cached. Without a configured
-    key, every mailbox gets the Application Default Credentials.
+    Args:
+        environ: ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]`` and ``INBOXFLOW_MAILBOX_TOKENS``.
+        tokens: the per-mailbox token store (default: ``mailbox_tokens.token_store``).
+        scopes_for: the scopes a delegation asks for, per mailbox (default: Gmail and Calendar).
+
+    The shared key is read once per process (one Secret Manager access); each
+    mailbox gets its own credentials, cached. Without a token of its own or a
+    configured key, a mailbox gets the Application Default Credentials.
     """
     lock = threading.Lock()
     loaded: list[dict[str, Any] | None] = []
     per_mailbox: dict[str, Any] = {}
+    store = tokens
 
     def factory(mailbox: str) -> Any:
+        nonlocal store
         with lock:
+            if mailbox in per_mailbox:
+                return per_mailbox[mailbox]
+            if store is None:
+                store = token_store(environ)
+            own = store.get(mailbox)
+            if own is not None:
+                per_mailbox[mailbox] = credentials_for(own, mailbox)
+                return per_mailbox[mailbox]
             if not loaded:
                 loaded.append(credentials_info(environ))
             info = loaded[0]
-            key = mailbox if info is not None else ""
-            if key not in per_mailbox:
-                per_mailbox[key] = (
-                    credentials_for(info, mailbox) if info is not None else _default_credentials()
-                )
-            return per_mailbox[key]
+            scopes = scopes_for(mailbox) if scopes_for is not None else None
+            per_mailbox[mailbox] = (
+                credentials_for(info, mailbox, scopes)
+                if info is not None
+                else _default_credentials()
+            )
+            return per_mailbox[mailbox]
+
+    return factory
+
+
+def own_credentials(environ: Mapping[str, str], tokens: TokenStore | None = None) -> Any:
+    """``mailbox -> credentials | None``: only mailboxes with a token of their own (the local
+    double: the others need none)."""
+    store = tokens
+    cache: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def factory(mailbox: str) -> Any:
+        nonlocal store
+        with lock:
+            if mailbox not in cache:
+                store = store or token_store(environ)
+                own = store.get(mailbox)
+                cache[mailbox] = credentials_for(own, mailbox) if own is not None else None
+            return cache[mailbox]
 
     return factory
 
@@ -219,5 +289,6 @@ __all__ = [
     "credentials_from_env",
     "credentials_info",
     "fetch_secret",
+    "own_credentials",
     "secret_version_name",
 ]
