@@ -195,9 +195,15 @@ def credentials_for(
                 f"run `inboxflow mailbox connect {mailbox}`"
             )
         consented = info.get("scopes")
-        return Credentials.from_authorized_user_info(
+        credentials = Credentials.from_authorized_user_info(
             dict(info), scopes=list(consented) if consented else None
         )
+        # google-auth always refreshes at Google's endpoint; only the local double's
+        # (plain http on the loopback) may replace it, never another host.
+        token_uri = str(info.get("token_uri") or "")
+        if _loopback_http(token_uri):
+            credentials = credentials.with_token_uri(token_uri)
+        return credentials
     except (KeyError, ValueError) as exc:
         if isinstance(exc, CredentialsError):
             raise
@@ -267,6 +273,13 @@ def own_credentials(environ: Mapping[str, str], tokens: TokenStore | None = None
             return cache[mailbox]
 
     return factory
+
+
+def _loopback_http(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost", "::1")
 
 
 def _default_credentials() -> Any:

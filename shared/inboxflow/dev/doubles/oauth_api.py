@@ -145,15 +145,24 @@ class OAuthDouble(WsgiServing):
             self._clients[client_id] = _Client(client_id, secret, kind)
         return client_id, secret
 
-    def client_secrets(self, kind: str = "installed") -> dict[str, Any]:
-        """A new client's secrets file as the Cloud console downloads it, pointing at this double."""
+    def client_secrets(
+        self, kind: str = "installed", base_url: str | None = None
+    ) -> dict[str, Any]:
+        """A new client's secrets file as the Cloud console downloads it, pointing at this double.
+
+        Args:
+            kind: ``installed`` (Desktop app) or ``web``.
+            base_url: where the double is served (default: its own ``url``; the Google API
+                double's when it serves these endpoints).
+        """
         client_id, secret = self.add_client(kind)
+        base = base_url or self.url
         return {
             kind: {
                 "client_id": client_id,
                 "project_id": "inboxflow-local",
-                "auth_uri": f"{self.url}{AUTH_PATH}",
-                "token_uri": f"{self.url}{TOKEN_PATH}",
+                "auth_uri": f"{base}{AUTH_PATH}",
+                "token_uri": f"{base}{TOKEN_PATH}",
                 "auth_provider_x509_cert_url": "https://www.googleapis.com/oauth2/v1/certs",
                 "client_secret": secret,
                 "redirect_uris": ["http://localhost"],
