@@ -237,6 +237,7 @@ class GoogleApiConnection:
         self.num_retries = num_retries
         self.sleep = sleep
         self._local = threading.local()
+        self._generation = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], **options: Any) -> GoogleApiConnection:
@@ -249,10 +250,18 @@ class GoogleApiConnection:
     def service(self, api: str, version: str, mailbox: str) -> Any:
         """The ``api`` client (``gmail``/``v1``, ``calendar``/``v3``) acting as ``mailbox``."""
         cache: dict[tuple[str, str], Any] = self._local.__dict__.setdefault("services", {})
-        key = (api, mailbox)
+        key = (api, mailbox, self._generation)
         if key not in cache:
             cache[key] = self._build(api, version, mailbox)
         return cache[key]
+
+    def forget_credentials(self) -> None:
+        """Build new clients with fresh credentials: a refused token may have been replaced by
+        ``inboxflow mailbox connect`` since (every thread's clients are rebuilt on next use)."""
+        forget = getattr(self.credentials, "forget", None)
+        if forget is not None:
+            forget(None)
+        self._generation += 1
 
     def _build(self, api: str, version: str, mailbox: str) -> Any:
         import httplib2
@@ -298,6 +307,8 @@ class GoogleApiConnection:
                 failure = failure_of(exc, what)
                 if failure is None:
                     raise
+                if failure.kind is FailureKind.DISCONNECTED:
+                    self.forget_credentials()
                 if not failure.kind.retryable or attempt == attempts - 1:
                     raise errors.error(failure) from exc
             self.sleep(backoff_delay(attempt))

@@ -223,56 +223,72 @@ def credentials_from_env(
         scopes_for: the scopes a delegation asks for, per mailbox (default: Gmail and Calendar).
 
     The shared key is read once per process (one Secret Manager access); each
-    mailbox gets its own credentials, cached. Without a token of its own or a
-    configured key, a mailbox gets the Application Default Credentials.
+    mailbox gets its own credentials, cached until ``forget`` (a refused token:
+    the next use reads the store again, where a reconnect may have put a new one).
+    Without a token of its own or a configured key, a mailbox gets the
+    Application Default Credentials.
     """
-    lock = threading.Lock()
-    loaded: list[dict[str, Any] | None] = []
-    per_mailbox: dict[str, Any] = {}
-    store = tokens
+    return PerMailboxCredentials(environ, tokens, scopes_for, shared=True)
 
-    def factory(mailbox: str) -> Any:
-        nonlocal store
-        with lock:
-            if mailbox in per_mailbox:
-                return per_mailbox[mailbox]
-            if store is None:
-                store = token_store(environ)
-            own = store.get(mailbox)
+
+def own_credentials(
+    environ: Mapping[str, str], tokens: TokenStore | None = None
+) -> CredentialsFactory:
+    """``mailbox -> credentials | None``: only mailboxes with a token of their own (against the
+    local double, the others need none)."""
+    return PerMailboxCredentials(environ, tokens, None, shared=False)
+
+
+class PerMailboxCredentials:
+    """The credentials factory of ``credentials_from_env`` / ``own_credentials``: callable, cached
+    per mailbox, with ``forget``."""
+
+    def __init__(
+        self,
+        environ: Mapping[str, str],
+        tokens: TokenStore | None,
+        scopes_for: Callable[[str], Sequence[str]] | None,
+        shared: bool,
+    ) -> None:
+        self.environ = environ
+        self.tokens = tokens
+        self.scopes_for = scopes_for
+        self.shared = shared
+        self._lock = threading.Lock()
+        self._loaded: list[dict[str, Any] | None] = []
+        self._per_mailbox: dict[str, Any] = {}
+
+    def __call__(self, mailbox: str) -> Any:
+        with self._lock:
+            if mailbox in self._per_mailbox:
+                return self._per_mailbox[mailbox]
+            if self.tokens is None:
+                self.tokens = token_store(self.environ)
+            own = self.tokens.get(mailbox)
             if own is not None:
-                per_mailbox[mailbox] = credentials_for(own, mailbox)
-                return per_mailbox[mailbox]
-            if not loaded:
-                loaded.append(credentials_info(environ))
-            info = loaded[0]
-            scopes = scopes_for(mailbox) if scopes_for is not None else None
-            per_mailbox[mailbox] = (
-                credentials_for(info, mailbox, scopes)
-                if info is not None
-                else _default_credentials()
-            )
-            return per_mailbox[mailbox]
+                found = credentials_for(own, mailbox)
+            elif not self.shared:
+                found = None
+            else:
+                if not self._loaded:
+                    self._loaded.append(credentials_info(self.environ))
+                info = self._loaded[0]
+                scopes = self.scopes_for(mailbox) if self.scopes_for is not None else None
+                found = (
+                    credentials_for(info, mailbox, scopes)
+                    if info is not None
+                    else _default_credentials()
+                )
+            self._per_mailbox[mailbox] = found
+            return found
 
-    return factory
-
-
-def own_credentials(environ: Mapping[str, str], tokens: TokenStore | None = None) -> Any:
-    """``mailbox -> credentials | None``: only mailboxes with a token of their own (the local
-    double: the others need none)."""
-    store = tokens
-    cache: dict[str, Any] = {}
-    lock = threading.Lock()
-
-    def factory(mailbox: str) -> Any:
-        nonlocal store
-        with lock:
-            if mailbox not in cache:
-                store = store or token_store(environ)
-                own = store.get(mailbox)
-                cache[mailbox] = credentials_for(own, mailbox) if own is not None else None
-            return cache[mailbox]
-
-    return factory
+    def forget(self, mailbox: str | None = None) -> None:
+        """Drop the cached credentials of ``mailbox`` (every mailbox with None)."""
+        with self._lock:
+            if mailbox is None:
+                self._per_mailbox.clear()
+            else:
+                self._per_mailbox.pop(mailbox, None)
 
 
 def _loopback_http(url: str) -> bool:
@@ -297,6 +313,7 @@ __all__ = [
     "SCOPES",
     "CredentialsError",
     "CredentialsFactory",
+    "PerMailboxCredentials",
     "SecretFetcher",
     "credentials_for",
     "credentials_from_env",
