@@ -249,7 +249,7 @@ class GoogleApiConnection:
 
     def service(self, api: str, version: str, mailbox: str) -> Any:
         """The ``api`` client (``gmail``/``v1``, ``calendar``/``v3``) acting as ``mailbox``."""
-        cache: dict[tuple[str, str], Any] = self._local.__dict__.setdefault("services", {})
+        cache: dict[tuple[str, str, int], Any] = self._local.__dict__.setdefault("services", {})
         key = (api, mailbox, self._generation)
         if key not in cache:
             cache[key] = self._build(api, version, mailbox)

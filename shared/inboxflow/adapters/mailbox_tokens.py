@@ -118,14 +118,20 @@ class SecretManagerTokenStore:
         project: the project holding the secrets.
         http: the authorized call (default: application default credentials).
         locations: user-managed replica locations (default: automatic replication).
+        base_url: Secret Manager's REST root (a local double's in tests).
     """
 
     def __init__(
-        self, project: str, http: Http | None = None, locations: tuple[str, ...] = ()
+        self,
+        project: str,
+        http: Http | None = None,
+        locations: tuple[str, ...] = (),
+        base_url: str = SECRET_MANAGER_URL,
     ) -> None:
         self.project = project
         self.http = http or _adc_http
         self.locations = locations
+        self.base_url = base_url.rstrip("/")
         self.where = f"Secret Manager of {project}"
 
     def secret(self, address: str) -> str:
@@ -134,7 +140,7 @@ class SecretManagerTokenStore:
 
     def get(self, address: str) -> dict[str, Any] | None:
         try:
-            url = f"{SECRET_MANAGER_URL}/{self.secret(address)}/versions/latest:access"
+            url = f"{self.base_url}/{self.secret(address)}/versions/latest:access"
         except ValueError:  # not an address: never connected
             return None
         status, body = self.http("GET", url, None)
@@ -156,7 +162,7 @@ class SecretManagerTokenStore:
         )
         status, _ = self.http(
             "POST",
-            f"{SECRET_MANAGER_URL}/projects/{self.project}/secrets?secretId={token_name(address)}",
+            f"{self.base_url}/projects/{self.project}/secrets?secretId={token_name(address)}",
             {"replication": replication, "labels": {"inboxflow": "mailbox-token"}},
         )
         if status not in (200, 409):  # 409: the mailbox was connected before
@@ -166,7 +172,7 @@ class SecretManagerTokenStore:
             )
         payload = base64.b64encode(json.dumps(dict(token)).encode("utf-8")).decode("ascii")
         status, _ = self.http(
-            "POST", f"{SECRET_MANAGER_URL}/{secret}:addVersion", {"payload": {"data": payload}}
+            "POST", f"{self.base_url}/{secret}:addVersion", {"payload": {"data": payload}}
         )
         if status != 200:
             raise TokenStoreError(f"Secret Manager answered {status} adding a version to {secret}")
