@@ -9,6 +9,7 @@ and health.
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -126,11 +127,11 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
 @app.command("connect")
 def connect(
     address: str = typer.Argument(..., help="The Gmail address to connect (yours)."),
-    client_secret: Path = typer.Option(
-        ...,
+    client_secret: Path | None = typer.Option(
+        None,
         "--client-secret",
-        envvar="INBOXFLOW_OAUTH_CLIENT",
-        help="The JSON of an OAuth client of type Desktop app.",
+        help="The JSON of an OAuth client of type Desktop app "
+        "(default INBOXFLOW_OAUTH_CLIENT; `inboxflow dev` sets it to its double's).",
     ),
     browser: bool = typer.Option(
         True, "--browser/--no-browser", help="Open a browser here, or print a URL to open."
@@ -149,6 +150,18 @@ def connect(
 
     console = cli_console()
     store = _store(home, dev)
+    secret_file = client_secret or (
+        Path(os.environ["INBOXFLOW_OAUTH_CLIENT"])
+        if os.environ.get("INBOXFLOW_OAUTH_CLIENT")
+        else None
+    )
+    if secret_file is None:
+        store.close()
+        console.print(
+            "[red]no OAuth client[/red]: pass --client-secret FILE, the JSON of an OAuth client "
+            "of type Desktop app (docs/deploy.md, Connect your Gmail)"
+        )
+        raise typer.Exit(1)
     try:
         mailbox = MailboxRegistry(store).get(address)
     except ValueError as exc:
@@ -167,7 +180,7 @@ def connect(
         scopes = mailbox_scopes(mailbox.address, mailbox.graph, graphs, load_config(graphs=graphs))
         connected = connect_mailbox(
             mailbox.address,
-            client_secret,
+            secret_file,
             scopes,
             token_store(),
             open_browser=browser,
