@@ -5,9 +5,10 @@ Gmail stops publishing a mailbox's changes about seven days after its last
 mailbox that has none: mail after it is ingested) and expiration. One failing
 mailbox does not stop the others; the summary says which failed.
 
-A mailbox whose watch had lapsed (expired, or failed to renew) got no
-notifications meanwhile: once renewed, ``catch_up(address, history_id)`` ingests
-it at once (the history from its cursor, or a catch-up listing when Gmail no
+A mailbox whose watch had lapsed (expired, or failed to renew), or whose
+cursor is behind the watch's history id (notifications acknowledged while it
+was disconnected), may hold mail nobody was told of: once renewed,
+``catch_up(address, history_id)`` ingests it at once (the history from its cursor, or a catch-up listing when Gmail no
 longer has it), so what arrived during the lapse is not left waiting for the
 next mail. A disconnected mailbox (``invalid_grant``) is skipped: it needs a
 person (``inboxflow mailbox connect``).
@@ -59,7 +60,8 @@ def renew_watches(
         clock: time source.
         topic: full topic name (default ``gmail_topic()``).
         only: renew only mailboxes whose address it accepts.
-        catch_up: ``(address, history_id)``: ingest a mailbox whose watch had lapsed.
+        catch_up: ``(address, history_id)``: ingest a mailbox whose watch had lapsed or
+            whose cursor is behind its history.
 
     Returns:
         ``{"topic", "renewed": [{address, history_id, expiration_ms, cursor, lapsed}],
@@ -120,7 +122,8 @@ def renew_watches(
                 "lapsed": lapsed,
             }
         )
-        if lapsed and catch_up is not None:
+        behind = mailbox.history_id is not None and result.history_id > mailbox.history_id
+        if (lapsed or behind) and catch_up is not None:
             try:
                 catch_up(mailbox.address, result.history_id)
             except Exception as exc:  # the next notification lists from the cursor anyway

@@ -99,7 +99,11 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
     store = _store(home, dev)
     try:
         summary = renew_watches(
-            store, GoogleApiGmailReader(), SystemClock(), only=lambda a: a == address
+            store,
+            GoogleApiGmailReader(),
+            SystemClock(),
+            only=lambda a: a == address,
+            catch_up=_publish_notification if os.environ.get("INBOXFLOW_BUS") == "pubsub" else None,
         )
     except Exception as exc:
         console.print(f"[yellow]watch not started[/yellow]: {type(exc).__name__}: {exc}")
@@ -122,6 +126,22 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
             f"[bold]inboxflow mailbox connect {gone}[/bold]"
         )
     return bool(summary["renewed"])
+
+
+def _publish_notification(address: str, history_id: int) -> None:
+    """Tell the ingest, as Gmail would, that ``address`` changed: mail that arrived while it was
+    disconnected or unwatched is ingested now (a Gmail notification on the Gmail topic)."""
+    import base64
+
+    from google.cloud import pubsub_v1
+
+    from inboxflow.ingest.notification import GmailNotification
+    from inboxflow.ingest.watch import gmail_topic
+
+    message = GmailNotification(address, history_id).to_pubsub_message()
+    publisher = pubsub_v1.PublisherClient()
+    publisher.publish(gmail_topic(), base64.b64decode(message["data"])).result(timeout=30)
+    cli_console().print(f"asked the ingest to catch {address} up (history {history_id})")
 
 
 @app.command("connect")
