@@ -133,14 +133,12 @@ def _publish_notification(address: str, history_id: int) -> None:
     disconnected or unwatched is ingested now (a Gmail notification on the Gmail topic)."""
     import base64
 
-    from google.cloud import pubsub_v1
-
+    from inboxflow.adapters.pubsub_bus import publish_data
     from inboxflow.ingest.notification import GmailNotification
     from inboxflow.ingest.watch import gmail_topic
 
     message = GmailNotification(address, history_id).to_pubsub_message()
-    publisher = pubsub_v1.PublisherClient()
-    publisher.publish(gmail_topic(), base64.b64decode(message["data"])).result(timeout=30)
+    publish_data(gmail_topic(), base64.b64decode(message["data"]))
     cli_console().print(f"asked the ingest to catch {address} up (history {history_id})")
 
 
