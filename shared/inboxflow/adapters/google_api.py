@@ -255,6 +255,12 @@ class GoogleApiConnection:
             cache[key] = self._build(api, version, mailbox)
         return cache[key]
 
+    def _replaced(self, request: Any) -> bool:
+        """Whether the refused credentials of ``request`` have been replaced in the token store."""
+        replaced = getattr(self.credentials, "replaced", None)
+        used = getattr(getattr(request, "http", None), "credentials", None)
+        return bool(replaced is not None and used is not None and replaced(used))
+
     def forget_credentials(self) -> None:
         """Build new clients with fresh credentials: a refused token may have been replaced by
         ``inboxflow mailbox connect`` since (every thread's clients are rebuilt on next use)."""
@@ -308,6 +314,11 @@ class GoogleApiConnection:
                 if failure is None:
                     raise
                 if failure.kind is FailureKind.DISCONNECTED:
+                    if self._replaced(request):  # reconnected since: the next call works
+                        self.forget_credentials()
+                        raise errors.unavailable(
+                            f"{failure.message}; a new token was stored since: try again", 503
+                        ) from exc
                     self.forget_credentials()
                 if not failure.kind.retryable or attempt == attempts - 1:
                     raise errors.error(failure) from exc

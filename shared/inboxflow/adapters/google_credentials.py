@@ -282,6 +282,18 @@ class PerMailboxCredentials:
             self._per_mailbox[mailbox] = found
             return found
 
+    def replaced(self, credentials: Any) -> bool:
+        """Whether the mailbox ``credentials`` were built for now has another token in the
+        store (its owner reconnected it since they were cached)."""
+        with self._lock:
+            mailbox = next((m for m, c in self._per_mailbox.items() if c is credentials), None)
+        if mailbox is None or self.tokens is None:
+            return False
+        own = self.tokens.get(mailbox)
+        return own is not None and own.get("refresh_token") != getattr(
+            credentials, "refresh_token", None
+        )
+
     def forget(self, mailbox: str | None = None) -> None:
         """Drop the cached credentials of ``mailbox`` (every mailbox with None)."""
         with self._lock:

@@ -179,3 +179,18 @@ def test_a_lapsed_watch_catches_up_when_it_is_renewed(setup: Setup) -> None:
     assert message_trace_id(MAILBOX, first) not in report.started
     fresh = renew_watches(setup.store, setup.reader, setup.clock, topic=TOPIC, catch_up=catch_up)
     assert fresh["renewed"][0]["lapsed"] is False and len(caught) == 1
+
+
+def test_a_process_holding_the_revoked_token_retries_with_the_reconnected_one(
+    setup: Setup,
+) -> None:
+    """A node function that cached the old credentials: its call fails retryable once, then
+    the next call reads the new token (no permanent failure of the step)."""
+    from inboxflow.ports.gmail_reader import GmailUnavailable
+
+    setup.reader.watch(MAILBOX, TOPIC, ["INBOX"])  # credentials cached in this process
+    setup.oauth.revoke_account(MAILBOX)
+    setup.connect()  # the owner reconnected (from another process)
+    with pytest.raises(GmailUnavailable, match="a new token was stored since"):
+        setup.reader.watch(MAILBOX, TOPIC, ["INBOX"])
+    assert setup.reader.watch(MAILBOX, TOPIC, ["INBOX"]).history_id > 0
