@@ -23,7 +23,10 @@ transaction on the mailbox document, a notification:
   deferred to failed or died after moving the cursor).
 
 A run that fails gives the lease back (``release``) and raises, so its
-notification is redelivered and lists again at once.
+notification is redelivered and lists again at once. A notification for a
+mailbox marked ``disconnected`` (its authorization refused) is acknowledged
+without a listing: Gmail is not called until the mailbox is connected again.
+Every notification but a busy one records ``last_notification_at``.
 """
 
 from __future__ import annotations

@@ -336,6 +336,7 @@ def watch(
             SystemClock(),
             topic=topic,
             only=(lambda a: a == wanted) if wanted else None,
+            catch_up=_publish_notification if os.environ.get("INBOXFLOW_BUS") == "pubsub" else None,
         )
     finally:
         store.close()
@@ -346,7 +347,11 @@ def watch(
         )
     for row in summary["failed"]:
         console.print(f"[red]failed[/red] {row['address']}: {row['error']}")
-    if not summary["renewed"] and not summary["failed"]:
+    for gone in summary["disconnected"]:
+        console.print(
+            f"[yellow]disconnected[/yellow] {gone}: run [bold]inboxflow mailbox connect {gone}[/bold]"
+        )
+    if not summary["renewed"] and not summary["failed"] and not summary["disconnected"]:
         console.print(
             "no mailbox to watch: add one with [bold]inboxflow mailbox add ADDRESS[/bold]"
         )
