@@ -60,6 +60,7 @@ PIPELINE = Graph.build(
             routes=("decide",),
             uses_llm=True,
             uses_gmail=True,
+            uses_calendar=True,  # the owner's coming events (list_events)
             memory_mb=256,
             timeout_s=30,
             description="Known sender?, the signer, saved replies that match.",

@@ -256,6 +256,7 @@ CHECK_CALENDAR = Tool(
     "Free meeting slots in the mailbox owner's calendar over the coming business days.",
     CheckCalendarParams,
     check_calendar,
+    uses_calendar=True,
 )
 CREATE_DRAFT = Tool(
     "create_draft",
@@ -288,6 +289,7 @@ SCHEDULE_MEETING = Tool(
     schedule_meeting,
     action=True,
     binds=PEOPLE_ON_THE_EMAIL,
+    uses_calendar=True,
 )
 
 
