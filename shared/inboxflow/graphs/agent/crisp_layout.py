@@ -77,7 +77,7 @@ MAX_PREAMBLE_LINES = 4
 def label_key(label: str) -> str:
     """A label as it is compared: no accents, casefolded, letters and digits only."""
     decomposed = unicodedata.normalize("NFKD", label)
-    return "".join(c for c in decomposed if c.isalnum() and not unicodedata.combining(c)).casefold()
+    return "".join(c for c in decomposed if c.isalnum()).casefold()
 
 
 def _kinds() -> dict[str, str]:

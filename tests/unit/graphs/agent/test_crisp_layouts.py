@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,6 +80,7 @@ class Case:
     paragraphs: tuple[tuple[str, ...], ...]
     title: bool
     bracket: str
+    spelling: str  # how the labels are written: as in the table, upper, lower, without accents
 
 
 @st.composite
@@ -101,7 +103,16 @@ def cases(draw: st.DrawFn) -> Case:
         paragraphs=tuple(tuple(p) for p in draw(paragraphs)),
         title=draw(st.booleans()),
         bracket=draw(st.sampled_from(["()", "<>"])),
+        spelling=draw(st.sampled_from(sorted(SPELLINGS))),
     )
+
+
+def _unaccented(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+SPELLINGS = {"table": str, "upper": str.upper, "lower": str.lower, "unaccented": _unaccented}
+"""Ways a template writes a label (``E-MAIL:``, ``jmeno:``): all the same label."""
 
 
 PAGE = "https://dostupnost-leku.cz/lek/paralen-500"
@@ -117,7 +128,8 @@ def _fields(case: Case) -> list[tuple[str, str]]:
         fields.append((case.email_label, case.address))
     if case.page:
         fields.append((case.page_label, PAGE))
-    return fields
+    spell = SPELLINGS[case.spelling]
+    return [(spell(label), value) for label, value in fields]
 
 
 def _head(case: Case) -> str | None:
@@ -143,7 +155,7 @@ def plain(case: Case) -> str:
     out += sep or [""]
     body = "\n\n".join("\n".join(p) for p in case.paragraphs)
     if case.message_label:
-        body = f"{case.message_word}: {body}"
+        body = f"{SPELLINGS[case.spelling](case.message_word)}: {body}"
     out.append(body)
     out += sep or [""]
     out.append(f"{FOOTERS[case.language]}: {CONVERSATION}")
@@ -180,7 +192,8 @@ def markup(case: Case) -> str:
     out.append(sep)
     paras = ["<br>".join(e(line) for line in p) for p in case.paragraphs]
     if case.message_label:
-        paras[0] = f"<{bold}>{e(case.message_word)}:</{bold}> {paras[0]}"
+        word = SPELLINGS[case.spelling](case.message_word)
+        paras[0] = f"<{bold}>{e(word)}:</{bold}> {paras[0]}"
     out += [f"<p>{p}</p>" for p in paras]
     out.append(sep)
     out.append(f'<p><a href="{CONVERSATION}">{e(FOOTERS[case.language])}</a></p>')
