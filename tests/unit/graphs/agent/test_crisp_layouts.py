@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from inboxflow.adapters.embedded_drugs import EmbeddedDrugs
 from inboxflow.graphs.agent.crisp_layout import HEADS, KINDS, LABELS, label_key
 from inboxflow.graphs.agent.preprocess import crisp, default
 from inboxflow.mail import email_from_eml
@@ -387,3 +388,36 @@ def test_a_notification_that_cannot_be_read_escalates_before_the_model_with_the_
     assert reply_writes(runtime.store, trace_id) == []
     (notice,) = runtime.ports.approvals.notifier.messages()
     assert notice["to"] == MAILBOX and reason in notice["text"]
+
+
+def test_a_labelled_notification_reaches_the_model_and_its_reservation_is_the_patients(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 37: this layout used to fall back to the helpdesk, and every reservation escalated.
+    use_profile(
+        tmp_path,
+        monkeypatch,
+        lambda turn, messages: (
+            AgentTurn(
+                "",
+                calls(("manage_reservation", '{"action": "create", "drug_name": "Paralen 500"}')),
+            )
+            if turn == 1
+            else AgentTurn("reserved")
+        ),
+    )
+    runtime = build(tmp_path)
+    body = (
+        "Nová zpráva z chatu\n----------------------------------------\nOd: Řehoř Šťastný\n"
+        "E-mail: Rehor.Stastny@Seznam.cz\nStránka: https://dostupnost-leku.cz/lek/paralen\n"
+        "----------------------------------------\nDobrý den, podržte mi prosím Paralen 500.\n"
+        "----------------------------------------\nOdpovědět v Crispu: " + CONVERSATION + "\n"
+    )
+    trace_id = start(runtime, notification(body, "plain"), "scripted")
+    runtime.bus.drain()
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.status == "done", checkpoint.error
+    assert checkpoint.state["inquiry"]["reply_to"] == "rehor.stastny@seznam.cz"
+    drugs = EmbeddedDrugs(runtime.store, clock=runtime.clock)
+    assert len(drugs.reservations("rehor.stastny@seznam.cz", "Paralen 500")) == 1
+    assert drugs.reservations(HELPDESK, "Paralen 500") == []
