@@ -45,7 +45,7 @@ SUPPORT = Graph.build(
         Node(
             "intake",
             lazy(f"{NODES}.intake:intake"),
-            ports=("crm",),
+            ports=("crm", "config"),  # config: the authserv-id whose verdict counts
             routes=("translator",),
             uses_llm=True,
             timeout_s=60,

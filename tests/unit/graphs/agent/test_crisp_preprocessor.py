@@ -128,8 +128,6 @@ def test_html_with_base64_and_no_plain_part():
         "New message from Anna Horak (anna@horak.cz)\n\nPlease call me back.\n",
         # A quoted line in a reply, not a notification.
         "Thanks!\n\n> New message from Bob (bob@example.com) about crisp bread\n",
-        # Crisp's wrapping with an empty message.
-        "New message from Anna Horak (anna@horak.cz)\nWebsite: Dostupnost\n\n" + FOOTER_EN,
     ],
 )
 def test_look_alikes_fall_back_to_default_and_invent_no_patient(body):
@@ -137,6 +135,12 @@ def test_look_alikes_fall_back_to_default_and_invent_no_patient(body):
     inquiry = crisp(email, HELPDESK)
     assert inquiry == default(email)
     assert inquiry.preprocessor == "default" and inquiry.reply_to == "info@dostupnost-leku.cz"
+
+
+def test_crisps_wrapping_with_an_empty_message_is_unread_with_the_reason():
+    email = _eml("New message from Anna Horak (anna@horak.cz)\nWebsite: Dostupnost\n\n" + FOOTER_EN)
+    inquiry = crisp(email, HELPDESK)
+    assert inquiry == default(email).model_copy(update={"unread": "no message from the patient"})
 
 
 def test_first_message_format():
