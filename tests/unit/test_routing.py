@@ -12,9 +12,9 @@ import yaml
 
 from inboxflow.config import InboxflowConfig, parse_config
 from inboxflow.graphs import graph_registry
-from inboxflow.mail import Email, email_from_json
+from inboxflow.mail import Email, email_from_eml, email_from_json
 from inboxflow.routing import explicit, route
-from tests.harness.mail_auth import gmail_fail, gmail_pass
+from tests.harness.mail_auth import gmail_pass
 
 from .test_config import AGENT, GRAPHS
 
@@ -160,68 +160,106 @@ def test_a_header_over_2000_characters_matches_no_pattern() -> None:
 
 BOSS = "boss@brightlane.io"
 PRIYA = "Priya.Raman@Kestrel-Logistics.com"
-FORWARDED_BLOCK = (
+FORWARD = (
     "FYI, can you answer this?\n\n---------- Forwarded message ---------\n"
-    "From: The Boss <boss@brightlane.io>\nDate: Mon\nSubject: Q\n\nQuestion"
+    "From: {writer}\nDate: Mon, 9 Nov 2026 at 10:15\nSubject: Q\nTo: {to}\n\nQuestion"
+)
+ATTACHED = (
+    "From: Priya Raman <priya.raman@kestrel-logistics.com>\nTo: maya.chen@brightlane.io\n"
+    "Subject: Fwd: Q\nMessage-ID: <fwd1@kestrel-logistics.com>\nMIME-Version: 1.0\n"
+    'Content-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain\n\nsee below\n'
+    "--b\nContent-Type: message/rfc822\n\nFrom: The Boss <Boss@Brightlane.io>\nTo: a@b.example\n"
+    "Subject: Q\nDate: Mon, 9 Nov 2026 10:15:00 +0000\n\nQuestion\n--b--\n"
 )
 
 
 @pytest.mark.parametrize(
-    ("fields", "expected"),
+    ("fields", "signal"),
     [
-        ({"from": BOSS, "headers": {"Authentication-Results": gmail_pass(BOSS)}}, True),
+        # Gmail auto-forwarding: From the original sender, the forwarder in X-Forwarded-For
         (
             {
-                "from": "The Boss <BOSS@brightlane.io>",
-                "headers": {"Authentication-Results": gmail_pass(BOSS)},
+                "headers": {
+                    "X-Forwarded-For": f"{BOSS} {MAILBOX}",
+                    "X-Forwarded-To": MAILBOX,
+                    "Authentication-Results": gmail_pass(PRIYA),
+                }
             },
-            True,
+            "X-Forwarded-For",
         ),
-        # what the sender writes: never the forwarder
-        ({"headers": {"Reply-To": BOSS, "Authentication-Results": gmail_pass(PRIYA)}}, False),
+        # two hops: boss -> relay -> Maya; the first hop's headers name the relay too
         (
-            {"body": FORWARDED_BLOCK, "headers": {"Authentication-Results": gmail_pass(PRIYA)}},
-            False,
+            {"headers": {"X-Forwarded-To": f"relay@brightlane.io\n{MAILBOX}"}},
+            "X-Forwarded-To",
         ),
-        ({"body": "Von: Boss <BOSS@brightlane.io>\nBetreff: x"}, False),
+        ({"headers": {"X-Forwarded-From": f"The Boss <{BOSS.upper()}>"}}, "X-Forwarded-From"),
+        ({"headers": {"Resent-From": f"The Boss <{BOSS}>"}}, "Resent-From"),
         (
-            {"headers": {"X-Forwarded-From": BOSS, "Authentication-Results": gmail_pass(PRIYA)}},
-            False,
+            {"body": FORWARD.format(writer=f"The Boss <{BOSS}>", to=PRIYA)},
+            "the forwarded block (From)",
         ),
-        # From says boss, but nothing (or a failing or foreign verdict) vouches for it
-        ({"from": BOSS}, False),
-        ({"from": BOSS, "headers": {"Authentication-Results": gmail_fail(BOSS)}}, False),
+        ({"body": FORWARD.format(writer=PRIYA, to=f"<{BOSS}>")}, "the forwarded block (To)"),
+        ({"headers": {"Reply-To": f"The Boss <{BOSS}>"}}, "Reply-To"),
         (
-            {
-                "from": BOSS,
-                "headers": {"Authentication-Results": gmail_pass(BOSS, "mx.evil.example")},
-            },
-            False,
-        ),
+            {"from": "The Boss <Boss@BrightLane.io>"},
+            "From",
+        ),  # not authenticated: routes all the same
     ],
 )
-def test_forwarded_from_is_the_authenticated_sender_never_reply_to_or_body_lines(
-    fields: dict[str, Any], expected: bool
+def test_forwarded_from_matches_each_signal_and_says_which(
+    fields: dict[str, Any], signal: str
 ) -> None:
-    config = rules(rule("fwd", forwarded_from=BOSS))
-    assert (matched(config, email(**fields)) == "fwd") is expected
+    rule_for = BOSS if signal != "X-Forwarded-To" else "relay@brightlane.io"
+    decision = route(email(**fields), rules(rule("fwd", forwarded_from=rule_for)))
+    assert decision.rule == "fwd"
+    assert decision.signal == f"forwarded_from {rule_for} via {signal}"
 
 
-def test_forwarded_from_says_why_it_did_not_match() -> None:
-    config = rules(rule("fwd", forwarded_from=BOSS))
-    spoofed = email(**{"from": BOSS, "headers": {"Reply-To": BOSS}})
-    assert route(spoofed, config).reasons_not_matched == [
+def test_forwarded_from_reads_an_attached_message() -> None:
+    decision = route(email_from_eml(ATTACHED.encode()), rules(rule("fwd", forwarded_from=BOSS)))
+    assert decision.signal == f"forwarded_from {BOSS} via an attached message (From)"
+
+
+def test_the_first_signal_in_order_is_named() -> None:
+    both = email(
+        **{"from": BOSS, "headers": {"Reply-To": BOSS, "X-Forwarded-For": f"{BOSS} {MAILBOX}"}}
+    )
+    decision = route(both, rules(rule("fwd", forwarded_from=BOSS)))
+    assert decision.signal == f"forwarded_from {BOSS} via X-Forwarded-For"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        # the destination of an auto-forward is the mailbox, not a forwarder
+        {"headers": {"X-Forwarded-For": f"{PRIYA} {BOSS}", "X-Forwarded-To": BOSS}},
+        # a look-alike (Cyrillic o, a digit for a letter) is another address
+        {"headers": {"X-Forwarded-For": "b\u043ess@brightlane.io x@y.example"}},
+        {"headers": {"Reply-To": "b0ss@brightlane.io"}},
+        {"from": "boss@brightlane.io.evil.example"},
+        # a "From:" line that is no forwarded block (no intro, no date, no other field)
+        {"body": "Von: Boss <BOSS@brightlane.io>\nBetreff: x"},
+        # the block a reply quotes is its history, not a forward
+        {
+            "subject": "Re: Q",
+            "headers": {"In-Reply-To": "<q1@brightlane.io>"},
+            "body": "Thanks!\n\n" + FORWARD.format(writer=BOSS, to=PRIYA).replace("\n", "\n> "),
+        },
+    ],
+)
+def test_forwarded_from_does_not_match_what_does_not_name_the_forwarder(
+    fields: dict[str, Any],
+) -> None:
+    mailbox = BOSS if "X-Forwarded-To" in fields.get("headers", {}) else None
+    decision = route(email(**fields), rules(rule("fwd", forwarded_from=BOSS)), mailbox)
+    assert decision.rule is None and decision.signal is None
+    assert decision.reasons_not_matched == [
         (
             "fwd",
-            "forwarded_from: the sender is not authenticated "
-            "(no Authentication-Results from the receiving server)",
+            f"forwarded_from: no signal names {BOSS} (X-Forwarded-For, X-Forwarded-To, "
+            "X-Forwarded-From, Resent-From, the forwarded message, Reply-To, From)",
         )
     ]
-    other = email(headers={"Authentication-Results": gmail_pass(PRIYA)})
-    assert route(other, config).reasons_not_matched[0][1] == (
-        "forwarded_from: the authenticated sender Priya.Raman@kestrel-logistics.com is not "
-        "boss@brightlane.io"
-    )
 
 
 def test_conditions_are_anded() -> None:
