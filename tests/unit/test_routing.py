@@ -3,16 +3,21 @@ each earlier rule did not match."""
 
 from __future__ import annotations
 
+import string
 import subprocess
 import sys
+from itertools import pairwise
 from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inboxflow.config import InboxflowConfig, parse_config
 from inboxflow.graphs import graph_registry
 from inboxflow.mail import Email, email_from_eml, email_from_json
+from inboxflow.mail.addresses import address_key, same_address
 from inboxflow.routing import explicit, route
 from tests.harness.mail_auth import gmail_pass
 
@@ -332,3 +337,68 @@ def test_the_shipped_examples_are_valid_rules() -> None:
         "vip",
     ]
     assert AGENT.takes_profile
+
+
+# --- Gmail's auto-forwarding, generated (issue 37) -------------------------------------------
+
+_LABEL = st.text(alphabet=string.ascii_lowercase + string.digits, min_size=2, max_size=10)
+_DOMAIN = st.lists(_LABEL, min_size=2, max_size=3).map(".".join)
+_LOCAL = st.text(alphabet=string.ascii_lowercase + string.digits + "._", min_size=1, max_size=12)
+_ADDR = st.builds(lambda local, domain: f"{local.strip('.')}a@{domain}", _LOCAL, _DOMAIN)
+
+
+def _arc(i: int, domain: str, noise: str) -> str:
+    return (
+        f"ARC-Seal: i={i}; a=rsa-sha256; t=1736850000; cv=pass;\r\n d=google.com; s=arc-20240605;"
+        f"\r\n b={noise}\r\n"
+        f"ARC-Message-Signature: i={i}; a=rsa-sha256; c=relaxed/relaxed; d=google.com;\r\n"
+        f" s=arc-20240605; h=to:subject:message-id:date:from:mime-version;\r\n bh={noise}=;\r\n"
+        f"ARC-Authentication-Results: i={i}; mx.google.com;\r\n dkim=pass header.i=@{domain};"
+        f"\r\n spf=pass smtp.mailfrom={noise[:8]}@{domain}\r\n"
+    )
+
+
+@st.composite
+def auto_forwards(draw: st.DrawFn) -> tuple[bytes, str, str]:
+    """``(raw message, forwarder, mailbox)``: mail to ``forwarder`` that Gmail forwarded, in
+    one or two hops, to ``mailbox``, with the ARC chain and ``+caf_`` Return-Path of each hop."""
+    people = draw(st.lists(_ADDR, min_size=3, max_size=4, unique_by=address_key))
+    original, forwarder, mailbox, *relay = people
+    hops = [forwarder, *relay, mailbox]
+    noise = draw(
+        st.text(alphabet=string.ascii_letters + string.digits + "+/", min_size=20, max_size=60)
+    )
+    case = draw(st.sampled_from([str, str.upper, str.lower]))
+    lines = [f"Delivered-To: {mailbox}\r\n"]
+    for i, (source, destination) in enumerate(reversed(list(pairwise(hops)))):
+        local, _, domain = source.partition("@")
+        caf = destination.replace("@", "=")
+        lines.append(f"Received: by 2002:a05:{i}::{i} with SMTP id x{i}; Thu, 14 Jan 2027\r\n")
+        lines.append(_arc(len(hops) - 1 - i, domain, noise))
+        lines.append(f"Return-Path: <{local}+caf_={caf}@{domain}>\r\n")
+        lines.append(f"{case('X-Forwarded-To')}: {destination}\r\n")
+        lines.append(f"{case('X-Forwarded-For')}: {source} {destination}\r\n")
+    lines.append(f"Authentication-Results: {gmail_pass(original)}\r\n")
+    lines.append(
+        f"From: Patient <{original}>\r\nTo: {forwarder}\r\nSubject: question\r\n"
+        "Message-ID: <m1@example.org>\r\nDate: Thu, 14 Jan 2027 12:00:00 +0100\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n\r\nSwollen ankles since the new tablets.\r\n"
+    )
+    return "".join(lines).encode(), forwarder, mailbox
+
+
+@settings(max_examples=150, deadline=None)
+@given(auto_forwards())
+def test_gmail_auto_forwarding_routes_by_its_forwarder(sent: tuple[bytes, str, str]) -> None:
+    raw, forwarder, mailbox = sent
+    message = email_from_eml(raw, mailbox)
+    assert same_address(message.mailbox, mailbox)
+    config = rules(
+        rule("to-the-mailbox", forwarded_from=mailbox),
+        rule("forwarder", forwarded_from=forwarder.upper()),
+    )
+    decision = route(message, config)
+    assert decision.rule == "forwarder", decision
+    assert decision.signal == f"forwarded_from {forwarder.upper()} via X-Forwarded-For"
+    # the destination (the mailbox itself) is no forwarder
+    assert decision.reasons_not_matched[0][0] == "to-the-mailbox"

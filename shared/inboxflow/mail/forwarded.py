@@ -112,6 +112,7 @@ _FIELD = re.compile(
 _DASHED = re.compile(r"^-{2,}\s*(?P<title>[^-].*?)\s*-{2,}$")
 _RULE = re.compile(r"^_{8,}$")
 _TIME_OR_YEAR = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b(?:19|20)\d{2}\b")
+_ANGLED = re.compile(r"<\s*([^<>\s]+@[^<>\s]+?)\s*>")
 _MAILTO = re.compile(r"<mailto:[^<>\s]+>|\[mailto:([^\[\]\s]+)\]", re.IGNORECASE)
 
 
@@ -298,6 +299,9 @@ def _one_address(value: str) -> tuple[str, str] | None:
     if cleaned.count("@") != 1:
         return None
     found = [(n, a) for n, a in getaddresses([cleaned]) if a]
+    angled = _ANGLED.search(cleaned)
+    if len(found) != 1 and angled is not None:  # "Novák, Jan <jan@x.cz>": a comma in the name
+        found = [(cleaned[: angled.start()], angled.group(1))]
     if len(found) != 1:
         return None
     name, address = found[0]
