@@ -27,7 +27,7 @@ label, so a client or language not listed still yields the writer.
 
 :func:`forward_of` asks an :class:`~.model.Email`: a message attached as
 ``message/rfc822`` first (its own headers), else the first forwarded block of the
-text (of the HTML when there is no text). What it returns is what the body *says*:
+text (the HTML's text when there is no plain part). What it returns is what the body *says*:
 anyone can write a body, so it is never an authenticated sender
 (:mod:`.authentication`).
 """
@@ -168,10 +168,8 @@ def read_forward(text: str, subject: str = "", reply: bool = False) -> Forward |
 
 
 def forward_of(email: Email) -> Forward | None:
-    """The first message ``email`` forwards: an attached one, else a block of its text.
-
-    The text is ``body_text``, or the HTML's text when the body has none.
-    """
+    """The first message ``email`` forwards: an attached one, else a block of its text
+    (``body_text``: the HTML's text when the mail has no plain part, :mod:`.walk`)."""
     from .model import Address
 
     for attached in email.forwarded[:1]:
@@ -185,12 +183,7 @@ def forward_of(email: Email) -> Forward | None:
                 to=tuple(a for _, a in getaddresses([attached.to]) if address_key_or_none(a)),
                 layout="attached",
             )
-    text = email.body_text
-    if not text.strip() and email.body_html:
-        from .html_text import html_to_text
-
-        text = html_to_text(email.body_html)
-    return read_forward(text, email.subject, email.is_reply)
+    return read_forward(email.body_text, email.subject, email.is_reply)
 
 
 def writer_of(email: Email) -> Address | None:

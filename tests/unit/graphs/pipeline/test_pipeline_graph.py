@@ -508,3 +508,6 @@ def test_a_forwarded_question_is_answered_to_its_writer_and_reviewed(
         and "forwarded" in checkpoint.state["classification"]["flags"]
     )
     assert harness.writes(trace_id) == []  # nothing reaches anyone before the review
+    harness.runtime.resume(trace_id, {"decision": "approve", "payload": None, "reviewer": "maya"})
+    harness.bus.drain()
+    assert [w["to"] for w in harness.writes(trace_id)] == ["ingrid@fjord-shipping.example"]
