@@ -78,7 +78,7 @@ FORWARD_INTROS = frozenset(
 """Intro lines of a forward, lowercased, without the dashes and the colon."""
 
 FORWARD_SUBJECT = re.compile(
-    r"^\s*(?:\[[^\]]{0,40}\]\s*)?(?:fwd?|wg|tr|rv|i|doorst|pd|enc|fwd?\.)\s*(?:\[\d+\])?\s*[:\uff1a]",
+    r"^\s*(?:\[[^\]]{0,40}\]\s*)?(?:fwd?|wg|tr|rv|i|doorst|pd|enc)\s*(?:\[\d+\])?\s*[:\uff1a]",
     re.IGNORECASE | re.ASCII,
 )
 """A subject's forward prefix: ``Fwd:``/``FW:`` (en, cs, sk, nl), ``WG:`` (de), ``TR:`` (fr),
@@ -109,7 +109,6 @@ _FIELD = re.compile(
     r"^\*{0,2}(?P<label>[^\W\d_][^\W\d_ .'\u2019-]*(?:[ .'\u2019-][^\W\d_]+){0,3})\*{0,2}"
     r"[ \t\u00a0]*[:\uff1a]\*{0,2}[ \t\u00a0]*(?P<value>.*?)\s*$"
 )
-_DASHED = re.compile(r"^-{2,}\s*(?P<title>[^-].*?)\s*-{2,}$")
 _RULE = re.compile(r"^_{8,}$")
 _TIME_OR_YEAR = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b(?:19|20)\d{2}\b")
 _ANGLED = re.compile(r"<\s*([^<>\s]+@[^<>\s]+?)\s*>")
@@ -235,9 +234,8 @@ def _intro(lines: list[str], start: int, depth: int) -> str | None:
         return None
     if _RULE.match(line):
         return ""
-    dashed = _DASHED.match(line)
-    if dashed:
-        return " ".join(dashed.group("title").split()).lower()
+    if line.startswith("--") and line.endswith("--") and line.strip("-").strip():
+        return " ".join(line.strip("-").split()).lower()  # no regex: linear on any line
     if line.endswith((":", "\uff1a")) and len(line) <= 80:
         return " ".join(line.rstrip(":\uff1a").split()).lower()
     return None

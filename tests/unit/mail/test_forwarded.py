@@ -329,3 +329,19 @@ def test_a_forward_of_the_mailboxs_own_message_is_answered_to_the_forwarder() ->
     )
     assert email.writer is not None and email.writer.address == "desk@brightlane.io"
     assert email.reply_address() == "dana@forwarder.example"
+
+
+def test_hostile_lines_are_read_in_linear_time() -> None:
+    import time
+
+    block = "From: Jan <jan@x.example>\nDate: Mon, 9 Nov 2026 at 10:15\nTo: a@b.example\n"
+    hostile = [
+        "--x" + "-" * 200_000 + "y\n" + block,  # an intro that almost closes its dashes
+        "From:" + " " * 200_000 + "x\n" + block,
+        ("> " * 50_000) + "\n" + block,
+        "A" + " x" * 100_000 + ":\n" + block,
+    ]
+    for text in hostile:
+        started = time.perf_counter()
+        read_forward(text, "Re: x", reply=True)
+        assert time.perf_counter() - started < 1.0
