@@ -14,16 +14,16 @@ body, in their mail client's layout and language:
   then ``From:`` / ``Subject:`` / ``Date:`` / ``To:``.
 
 :func:`read_forward` reads that structure rather than any one client's text: a *field
-block* (consecutive ``Label: value`` lines, the first one holding exactly one address,
-one of them a date) under an intro line (a dash-enclosed title, an underscore rule, a
-line ending in ``:``) or none. Quoting (``>``), indentation, ``*bold*`` labels and a
-space before the colon (French) are read through. A block counts as a *forward*, not
-the quoted original of a reply (Outlook writes both alike), when its intro is a
-client's forward wording in one of the languages below (unquoted), or the subject
-carries a forward prefix, or it has an intro and the email is not a reply: the blocks a
-reply quotes (``Re:`` without a forward prefix) are its history, not a forward. The labels below
-give the date, subject and recipients; the sender is the first field whatever its
-label, so a client or language not listed still yields the writer.
+block* (three or more consecutive ``Label: value`` lines, the first holding exactly one
+address, one giving a date or a time) under an intro line (a dash-enclosed title, an
+underscore rule, a line ending in ``:``) or none. Quoting (``>``), indentation,
+``*bold*`` labels and a space before the colon (French) are read through. A block
+counts as a *forward*, not the quoted original of a reply (Outlook writes both alike),
+when the subject carries a forward prefix, or its intro is a client's forward wording
+in one of the languages below and is not quoted, or it has any intro and the email is
+no reply (no ``In-Reply-To``, no ``Re:``): the blocks a reply quotes are its history.
+The labels below give the date, subject and recipients; the sender is the first field
+whatever its label, so a client or language not listed still yields the writer.
 
 :func:`forward_of` asks an :class:`~.model.Email`: a message attached as
 ``message/rfc822`` first (its own headers), else the first forwarded block of the
@@ -40,9 +40,10 @@ from email.utils import getaddresses
 from typing import TYPE_CHECKING
 
 from .addresses import address_key_or_none
+from .model import Address
 
 if TYPE_CHECKING:
-    from .model import Address, Email
+    from .model import Email
 
 FORWARD_INTROS = frozenset(
     {
@@ -169,8 +170,6 @@ def read_forward(text: str, subject: str = "", reply: bool = False) -> Forward |
 def forward_of(email: Email) -> Forward | None:
     """The first message ``email`` forwards: an attached one, else a block of its text
     (``body_text``: the HTML's text when the mail has no plain part, :mod:`.walk`)."""
-    from .model import Address
-
     for attached in email.forwarded[:1]:
         sender = _one_address(attached.sender)
         if sender is not None:
@@ -242,8 +241,6 @@ def _intro(lines: list[str], start: int, depth: int) -> str | None:
 
 
 def _forward(fields: list[tuple[str, str]], rest: list[str], depth: int) -> Forward | None:
-    from .model import Address
-
     found = _one_address(fields[0][1])
     if found is None:
         return None
