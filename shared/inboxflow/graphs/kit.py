@@ -24,7 +24,10 @@ def workspace_of(ctx: NodeContext, mailbox: str | None = None) -> Workspace:
 
 
 CORRESPONDENT = Binding(
-    "correspondent", "to", "address", "the sender of the email answered (From or Reply-To)"
+    "correspondent",
+    "to",
+    "address",
+    "the sender of the email answered (From or Reply-To, or the writer of a forwarded message)",
 )
 PEOPLE_ON_THE_EMAIL = Binding(
     "people_on_the_email",
@@ -37,7 +40,8 @@ MESSAGE_ANSWERED = Binding("message_answered", "message_id", "id", "the message 
 
 def bound_to(email: Email) -> Bound:
     """Who the action tools are bound to when answering ``email``."""
-    sender = bound_addresses(email.sender.address, email.header("reply-to"))
+    writer = email.writer.address if email.writer is not None else None
+    sender = bound_addresses(email.sender.address, email.header("reply-to"), writer)
     people = bound_addresses(
         *sender, *(a.address for a in email.to), *(a.address for a in email.cc)
     )

@@ -17,7 +17,8 @@ optional ``mailbox`` (the mailbox the agent acts for; default: the
 workspace's own).
 
 Each action tool declares what it is bound to (``binds``), resolved from the
-email by :func:`bound_to`: a reply goes to its sender (From or Reply-To), a
+email by :func:`bound_to`: a reply goes to its sender (From or Reply-To, or the
+writer of the message it forwards: ``Email.writer``), a
 meeting invites only people on the email (From, Reply-To, To, Cc), and only
 the message answered is marked read. The runtime refuses any other call.
 """

@@ -462,3 +462,52 @@ def test_final_states_are_firestore_friendly(harness: Harness):
         state = harness.store.get_trace(harness.run(name)).state
         assert state["schema_version"] == 1
         assert _no_list_in_list(state)
+
+
+@pytest.mark.parametrize(
+    ("body", "headers"),
+    [
+        (  # an Outlook forward in German
+            "Kannst du Ingrid antworten?\n\n________________________________\n"
+            "Von: Ingrid Sørensen <ingrid@fjord-shipping.example>\n"
+            "Gesendet: Montag, 9. November 2026 10:15\nAn: Daniel Ortiz <daniel.ortiz@brightlane.io>\n"
+            "Betreff: Preise für 40 Plätze\n\nWas kostet der Team-Plan für 40 Plätze?",
+            {},
+        ),
+        (  # a Gmail forward in Czech, with the forwarder's own Reply-To
+            "---------- Přeposlaná zpráva ---------\nOd: Ingrid Sørensen <ingrid@fjord-shipping.example>\n"
+            "Date: po 9. 11. 2026 v 10:15\nSubject: Ceník\nTo: daniel.ortiz@brightlane.io\n\n"
+            "Kolik stojí týmový plán pro 40 míst?",
+            {"Reply-To": "daniel.ortiz@brightlane.io"},
+        ),
+    ],
+)
+def test_a_forwarded_question_is_answered_to_its_writer_and_reviewed(
+    harness: Harness, body: str, headers: dict[str, str]
+) -> None:
+    """Issue 37: a forward's writer is its original sender, and the reply goes to them; the
+    body says who that is, so a person reviews (the ``forwarded`` flag)."""
+    email = email_from_json(
+        {
+            "from": "Daniel Ortiz <daniel.ortiz@brightlane.io>",
+            "to": "maya.chen@brightlane.io",
+            "subject": "WG: Preise für 40 Plätze",
+            "body": body,
+            "headers": headers,
+            "date": "2026-11-09T11:00:00Z",
+        }
+    )
+    trace_id = harness.runtime.start("pipeline", initial_state(email))
+    harness.bus.drain()
+    checkpoint = harness.store.get_trace(trace_id)
+    assert checkpoint is not None
+    assert checkpoint.state["email"]["writer"]["address"] == "ingrid@fjord-shipping.example"
+    assert checkpoint.state["draft"]["to"] == "ingrid@fjord-shipping.example"
+    assert (
+        checkpoint.status == "waiting"
+        and "forwarded" in checkpoint.state["classification"]["flags"]
+    )
+    assert harness.writes(trace_id) == []  # nothing reaches anyone before the review
+    harness.runtime.resume(trace_id, {"decision": "approve", "payload": None, "reviewer": "maya"})
+    harness.bus.drain()
+    assert [w["to"] for w in harness.writes(trace_id)] == ["ingrid@fjord-shipping.example"]
