@@ -13,7 +13,6 @@ to a wait) asks :mod:`inboxflow.mail.authentication` itself, whatever the route.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from email.utils import getaddresses
@@ -23,7 +22,7 @@ from .config import DEFAULT_GRAPH, InboxflowConfig, Match
 from .header_patterns import MAX_MATCHED_CHARS
 from .mail import Email
 from .mail.addresses import address_key_or_none, same_address
-from .mail.forwarded import forward_of
+from .mail.forwarded import auto_forwarded_by, forward_of
 
 if TYPE_CHECKING:
     from .graph import Graph
@@ -126,8 +125,6 @@ headers, the headers other forwarders add, the forwarded block of a manual forwa
 ``Reply-To`` and the sender. All are written by whoever sent the mail: they route, they
 never vouch."""
 
-_TOKENS = re.compile(r"[\s,;]+")
-
 
 def forwarded_signal(email: Email, address: str, mailbox: str | None = None) -> str | None:
     """The first signal naming ``address`` as where ``email`` was forwarded from, or None.
@@ -144,11 +141,9 @@ def forwarded_signal(email: Email, address: str, mailbox: str | None = None) -> 
     """
     if address_key_or_none(address) is None:
         return None
-    delivered = (mailbox or email.mailbox or "").strip()
-    for header in ("x-forwarded-for", "x-forwarded-to"):
-        for token in _TOKENS.split(email.header(header)):
-            if not same_address(token, delivered) and same_address(token, address):
-                return _title(header)
+    header = auto_forwarded_by(email, address, mailbox)
+    if header is not None:
+        return _title(header)
     for header in ("x-forwarded-from", "resent-from"):
         if any(same_address(a, address) for a in _addresses(email.header(header))):
             return _title(header)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from email.utils import getaddresses
 from typing import TYPE_CHECKING
 
-from .addresses import address_key_or_none
+from .addresses import address_key_or_none, same_address
 from .model import Address
 
 if TYPE_CHECKING:
@@ -182,6 +182,28 @@ def forward_of(email: Email) -> Forward | None:
                 layout="attached",
             )
     return read_forward(email.body_text, email.subject, email.is_reply)
+
+
+AUTO_FORWARD_HEADERS = ("x-forwarded-for", "x-forwarded-to")
+"""The headers Gmail's auto-forwarding adds at each hop: ``X-Forwarded-For: forwarder
+destination`` and ``X-Forwarded-To: destination``."""
+
+_TOKENS = re.compile(r"[\s,;]+")
+
+
+def auto_forwarded_by(email: Email, address: str, mailbox: str | None = None) -> str | None:
+    """The auto-forwarding header naming ``address`` on ``email``'s way, or None.
+
+    Any address ``X-Forwarded-For`` / ``X-Forwarded-To`` name but the mailbox the mail was
+    delivered to (``mailbox``, else ``email.mailbox``) forwarded it. The sender of such a
+    mail is its writer. Whoever sent the mail wrote these headers: they route, never vouch.
+    """
+    delivered = (mailbox or email.mailbox or "").strip()
+    for header in AUTO_FORWARD_HEADERS:
+        for token in _TOKENS.split(email.header(header)):
+            if not same_address(token, delivered) and same_address(token, address):
+                return header
+    return None
 
 
 def writer_of(email: Email) -> Address | None:

@@ -187,3 +187,36 @@ def test_a_crisp_profile_names_its_helpdesk(tmp_path: Path, profile: str, error:
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert error in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_an_auto_forwarded_patient_is_the_requester(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gmail's auto-forwarding delivers the patient's own mail (From the patient): not
+    Crisp's layout, so the ``default`` preprocessor reads it, and the reservation is the
+    patient's (issue 37: it was refused, no requester bound, as if the sender were the
+    helpdesk)."""
+    use_profile(
+        tmp_path,
+        monkeypatch,
+        lambda turn, messages: (
+            AgentTurn(
+                "",
+                calls(("manage_reservation", '{"action": "create", "drug_name": "Paralen 500"}')),
+            )
+            if turn == 1
+            else AgentTurn("reserved")
+        ),
+    )
+    config = _routed_to_scripted(tmp_path)
+    runtime = build(tmp_path)
+    drugs = EmbeddedDrugs(runtime.store, clock=runtime.clock)
+    forwarded = email_from_eml(_auto_forwarded(), mailbox="lekarna@dostupnost-leku.cz")
+    decision = route(forwarded, config)
+    assert decision.signal == f"forwarded_from {HELPDESK} via X-Forwarded-For", decision
+    trace_id = start_email_trace(runtime, forwarded, decision).trace_id
+    runtime.bus.drain()
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint is not None
+    assert checkpoint.state["inquiry"]["preprocessor"] == "default"
+    assert len(drugs.reservations(PATIENT, "Paralen 500")) == 1
