@@ -34,12 +34,20 @@ class Checked:
     problem: str | None = None
 
 
+def _state_key(text: str) -> str:
+    return re.sub(r"\s+", " ", fold(text).replace(".", "")).strip(" \t()[],;:")
+
+
+_STATE_KEYS = {_state_key(name): code for name, code in STATE_NAMES.items()}
+
+
 def state_code(text: str) -> str | None:
-    """``IL``, ``il``, ``Illinois`` or ``(New Jersey)`` as a state code, or None."""
-    cleaned = fold(text).strip(" \t()[].,;:")
+    """``IL``, ``il``, ``Illinois``, ``(New Jersey)`` or ``Washington D.C.`` as a state code,
+    or None."""
+    cleaned = _state_key(text)
     if cleaned.upper() in US_STATES:
         return cleaned.upper()
-    return STATE_NAMES.get(re.sub(r"\s+", " ", cleaned))
+    return _STATE_KEYS.get(cleaned)
 
 
 def _whole_number(value: object, low: int, high: int) -> int | None:

@@ -66,13 +66,18 @@ def _labels(field: str) -> str:
     return _alternation(p for words in LABELS[field].values() for p in words)
 
 
+def _label_key(label: str) -> str:
+    """A label as the table knows it: folded, one space, no apostrophe (``drivers license``)."""
+    return re.sub(r"\s+", " ", re.sub("['\u2019]", "", fold(label)))
+
+
 def _label_fields() -> dict[str, tuple[str, str]]:
     """Every folded label -> (its field, its language); a label names one field."""
     table: dict[str, tuple[str, str]] = {}
     for name, languages in LABELS.items():
         for language, words in languages.items():
             for word in words:
-                key = re.sub(r"\s+", " ", fold(word).replace("\u2019", "'"))
+                key = _label_key(word)
                 if table.get(key, (name, ""))[0] != name:
                     raise ValueError(f"label {word!r} names {table[key][0]} and {name}")
                 table.setdefault(key, (name, language))
@@ -81,7 +86,7 @@ def _label_fields() -> dict[str, tuple[str, str]]:
 
 _LABEL_FIELDS = _label_fields()
 _LABELLED_LINE = re.compile(
-    rf"{_BULLET}(?P<label>{_alternation(_LABEL_FIELDS)}){_SUFFIX}(?![a-z0-9]){_SEP}(?P<value>.*)$"
+    rf"{_BULLET}(?P<label>{_alternation(w for f in LABELS.values() for ws in f.values() for w in ws)}){_SUFFIX}(?![a-z0-9]){_SEP}(?P<value>.*)$"
 )
 """``Label: value`` at the start of a line (a list bullet allowed): the value is the rest of
 that line and never more, over folded text."""
@@ -94,7 +99,7 @@ _STATE_NAME = _alternation(STATE_NAMES)
 _STATE_AFTER = re.compile(
     rf"\(\s*([a-z]{{2}}|{_STATE_NAME})\s*\)"
     rf"|\b(?:issued\s+(?:in|by)|licen[cs]ed\s+in|expedida\s+en|ausgestellt\s+in|delivre\s+(?:en|au|dans)"
-    rf"|afgegeven\s+in|rilasciata\s+in|emitida\s+em|wydane\s+w|vydany\s+v)\s+({_STATE_NAME}|[a-z]{{2}})\b"
+    rf"|afgegeven\s+in|rilasciata\s+in|emitida\s+em|wydane\s+w|vydany\s+v)\s+({_STATE_NAME}|[a-z]{{2}})(?![a-z])"
 )
 """The state that issued a licence, written after it: ``(IL)``, ``(New Jersey)``, ``issued in OH``."""
 _STATE_FIRST = re.compile(rf"^[ \t]*\(?({_STATE_NAME}|[a-z]{{2}})\)?(?=[ \t]*(?:[,;.)]|$))")
@@ -281,8 +286,7 @@ def _sentences(reading: Reading, line: str, folded: str, asked: list[str], today
                 reading.offer("last_name", split[1], today)
     dob = _DOB_WORD.search(folded)
     if dob:
-        word = re.sub(r"\s+", " ", dob.group(0))
-        language = _LABEL_FIELDS.get(word, ("", "en"))[1]
+        language = _LABEL_FIELDS.get(_label_key(dob.group(0)), ("", "en"))[1]
         born = first_date(line[dob.end() :], day_first=language != "en")
         if born is not None:
             reading.offer("date_of_birth", born.isoformat(), today)
@@ -355,7 +359,7 @@ def read_message(text: str, asked: Iterable[str] = (), today: date | None = None
     for line, folded in zip(lines, folded_lines, strict=True):
         match = _LABELLED_LINE.match(folded)
         if match:
-            label = re.sub(r"\s+", " ", match.group("label").replace("\u2019", "'"))
+            label = _label_key(match.group("label"))
             name, language = _LABEL_FIELDS.get(label, (None, "en"))
             value_at = match.start("value")
             if name == "vehicle":
