@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from ...ports.quoting import vin_problem
-from ..cue_matching import fold_one_for_one as fold
 from .dates import first_date
+from .folding import fold
 from .labels import STATE_NAMES, US_STATES
 
 _ZIP = re.compile(r"^(\d{5})(?:-\d{4})?$")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from ..cue_matching import fold_one_for_one as fold
+from .folding import fold
 
 MONTHS: dict[str, tuple[tuple[str, ...], ...]] = {
     "en": (

@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
-from ..cue_matching import fold_one_for_one as fold
 from .checks import checked, state_code
 from .dates import first_date
+from .folding import fold
 from .labels import (
     ACCIDENT_WORDS,
     LABELS,

@@ -23,7 +23,7 @@ from .extract import (
     missing,
     refusal,
 )
-from .request_kind import not_a_quote
+from .request_kind import not_a_quote, request_kind
 from .review_policy import ARG_FIELDS, FIELD_ORDER
 from .state import CustomerFacts, CustomerInfo, Message
 from .tasks import PlannerDecision
@@ -181,9 +181,12 @@ def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
         )
 
     first = next((m for m in messages if m.role == "customer"), None)
-    cue = not_a_quote(first.content) if quote is None and first is not None else None
-    if cue is not None:
-        reason = f'not a quote request ("{cue}"): the agency takes it'
+    kind = request_kind(first.content) if quote is None and first is not None else None
+    if first is not None and kind is not None and kind.for_the_agency:
+        reason = f"not a quote request ({not_a_quote(first.content)}): the agency takes it"
+        return _call("request_human_review", {"reason": reason}, reason, info)
+    if kind is not None and kind.kind == "unclear" and not _asked_before(messages):
+        reason = "the email asks for no quote and gives none of its details: a person reads it"
         return _call("request_human_review", {"reason": reason}, reason, info)
     needed = missing(info, _still_needed(quote))
     if needed:
@@ -251,6 +254,10 @@ def _still_needed(quote: Mapping[str, Any] | None) -> tuple[str, ...]:
     if not quote.get("vehicles"):
         needed += VEHICLE_FIELDS
     return needed
+
+
+def _asked_before(messages: list[Message]) -> bool:
+    return any(message.role == "agent" for message in messages)
 
 
 def _replied_since_question(messages: list[Message]) -> bool:
