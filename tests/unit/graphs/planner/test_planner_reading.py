@@ -225,11 +225,14 @@ def test_no_field_is_taken_from_another_field_s_line(born, number):
     "Licencia"."""
     info = read(
         f"Nombre: Ana Ruiz\nFecha de nacimiento: {born.day}/{born.month}/{born.year}\n"
-        f"Licencia: {number}\nAuto: {born.year}"
+        f"Licencia de conducir: {number}\nAuto: {born.year}"
     )
     assert info.date_of_birth == born.isoformat()
     assert info.license_number == number
     assert (info.vehicle_year, info.vehicle_make, info.vehicle_model) == (None, None, None)
+    car = read(f"Año: {born.year}\nLicencia de conducir: {number}\nMarca de auto preferida")
+    assert (car.vehicle_year, car.vehicle_make, car.vehicle_model) == (born.year, None, None)
+    assert car.license_number == number
 
 
 def test_a_label_with_nothing_after_it_takes_nothing_from_the_next_line():
