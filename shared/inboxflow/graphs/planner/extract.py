@@ -1,7 +1,9 @@
 """What the customer told us, read from their emails by rules (the offline model's reading).
 
-Later messages win over earlier ones (a corrected VIN replaces the first);
-a value found wrong before (``CustomerInfo.rejected``) is never taken again.
+Each field comes from its own line (:func:`read_message`): a labelled line in any of the
+label tables' languages, or a sentence; every value meets :mod:`.checks`. Later messages
+win over earlier ones (a corrected VIN replaces the first), each filling only what it
+states; a value found wrong before (``CustomerInfo.rejected``) is never taken again.
 """
 
 from __future__ import annotations
@@ -407,7 +409,7 @@ def extract(
                 continue
             setattr(info, name, value)
         for name, (raw, _problem) in reading.refused.items():
-            refused = checked_raw(raw)
+            refused = _as_rejected(raw)
             values = info.rejected.setdefault(name, [])
             if refused not in values:
                 values.append(refused)
@@ -416,7 +418,7 @@ def extract(
     return info
 
 
-def checked_raw(raw: str) -> str:
+def _as_rejected(raw: str) -> str:
     """A refused value as ``rejected`` keeps it (upper case, no spaces: ``1FTFW1E50MFA12345``)."""
     return re.sub(r"[\s-]", "", raw).upper()
 
@@ -441,7 +443,7 @@ def merged(known: CustomerInfo, read: CustomerFacts, today: date | None = None) 
         result = checked(name, value, today)
         if result.value is None:
             if name in REFUSABLE and result.problem:
-                refused = checked_raw(str(value))
+                refused = _as_rejected(str(value))
                 values = info.rejected.setdefault(name, [])
                 if refused not in values:
                     values.append(refused)
