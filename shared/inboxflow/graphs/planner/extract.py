@@ -104,8 +104,11 @@ _STATE_AFTER = re.compile(
     rf"|afgegeven\s+in|rilasciata\s+in|emitida\s+em|wydane\s+w|vydany\s+v)\s+({_STATE_NAME}|[a-z]{{2}})(?![a-z])"
 )
 """The state that issued a licence, written after it: ``(IL)``, ``(New Jersey)``, ``issued in OH``."""
-_STATE_FIRST = re.compile(rf"^[ \t]*\(?({_STATE_NAME}|[a-z]{{2}})\)?(?=[ \t]*(?:[,;.)]|$))")
-"""A reply that opens with a state (``Ohio, licensed since 1997``)."""
+_STATE_FIRST = re.compile(
+    rf"^[ \t]*\(?({_STATE_NAME})\)?(?=[ \t]*(?:[,;.)]|$))|^[ \t]*([a-z]{{2}})[ \t.]*$"
+)
+"""A reply that opens with a state's name (``Ohio, licensed since 1997``), or is only its code
+(``OK, my license is ...`` is no Oklahoma)."""
 _SINCE_YEAR = re.compile(
     r"\b(?:since|from|desde|depuis|seit|sinds|dal|da|od(?:\s+roku)?|from\s+the\s+year)"
     r"\s+(?:(?:the\s+)?year\s+)?((?:19|20)\d\d)\b"

@@ -5,7 +5,7 @@ The reading composes a few parts (:data:`.labels.FRAMES`), not phrases learnt fr
 
 | kind          | when                                                                    |
 |---------------|-------------------------------------------------------------------------|
-| cancellation  | a cancel word and a policy or insurance named                           |
+| cancellation  | a cancel word and a policy or insurance named, no quote asked for       |
 | cover change  | a change of who or what is covered (add, remove, sold) and an existing   |
 |               | policy ("my policy", "the policy", a policy number)                      |
 | billing       | a billing matter and an existing policy                                  |
@@ -97,8 +97,9 @@ def request_kind(text: str) -> RequestKind:
     policy_match = _existing_policy().search(folded)
     policy = text[policy_match.start() : policy_match.end()] if policy_match else None
     named = policy or _found("policy", folded, text) or _found("insurance", folded, text)
+    quote = _found("quote", folded, text)
     cancel = _found("cancel", folded, text)
-    if cancel and named:
+    if cancel and named and not quote:  # cancelling elsewhere to move here asks for a quote
         return RequestKind("cancellation", (cancel, named))
     change = _found("change", folded, text)
     if change and policy:
@@ -106,7 +107,6 @@ def request_kind(text: str) -> RequestKind:
     billing = _found("billing", folded, text)
     if billing and policy:
         return RequestKind("billing", (billing, policy))
-    quote = _found("quote", folded, text)
     fields = len(read_message(text).values)
     event = _found("incident_event", folded, text)
     incident = _found("incident", folded, text)

@@ -269,9 +269,11 @@ def test_details_written_in_sentences(born, state, since, thousands):
     assert info.zip_code == "60647"
 
 
-def test_a_two_letter_word_in_lower_case_is_no_state():
+def test_a_two_letter_word_is_no_state_unless_it_is_one():
     info = read("Hi, my license is D4821937 (ok) and I had no accidents.")
     assert info.license_number == "D4821937" and info.license_state is None
+    assert read("OK, my license is D4821937.").license_state is None
+    assert read("IL", asked=["license_state"]).license_state == "IL"
 
 
 # --- a reply keeps what was given and fills what it adds ----------------------------------

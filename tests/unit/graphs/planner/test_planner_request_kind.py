@@ -118,6 +118,7 @@ QUOTES_WITH_A_PAST = (
     "Gostaria de uma cotação para o meu {make} {model}; tive um acidente em 2021.",
     "Proszę o wycenę ubezpieczenia dla {make} {model}, miałem jeden wypadek w 2020.",
     "Prosím o nabídku pojištění pro {make} {model}, měl jsem jednu nehodu v roce 2021.",
+    "I want to cancel my policy with my old insurer: could you quote my {make} {model}?",
 )
 
 GREETINGS = ("", "Hello,", "Hola:", "Bonjour,", "Hallo,", "Goedemorgen,", "Buongiorno,", "Olá,")
