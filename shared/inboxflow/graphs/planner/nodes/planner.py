@@ -8,7 +8,9 @@
 |          | requires_agency_review, awaiting_customer_reply; human_feedback cleared     |
 | LLM task | planner_next_action (structured: PlannerDecision)                          |
 | policy   | values the agency's rejection names or the quoting service refused are     |
-|          | marked wrong before the model reads the state, and stay so                 |
+|          | marked wrong before the model reads the state, and stay so; the model's    |
+|          | customer_info is merged into what is known through the field checks        |
+|          | (``extract.merged``: a VIN failing its check digit is refused)             |
 | routes   | -> tools ; -> agency_review (policy or model) ; -> wait_customer ; -> END  |
 
 The review policy holds whatever the model says: every ``ask_customer`` and
@@ -31,13 +33,11 @@ from ....context import NodeContext
 from ....graph import END, Step
 from ....ports.checkpoint import Checkpoint
 from ..conversation import finished_before, queued_replies, take_replies
-from ..extract import reject
+from ..extract import merged, reject
 from ..review_policy import rejections, review_reasons
 from ..settings import planner_settings
 from ..state import (
     TOOL_NAMES,
-    CustomerFacts,
-    CustomerInfo,
     PlannedTool,
     PlannerState,
     Scratchpad,
@@ -96,7 +96,7 @@ def planner(state: PlannerState, ctx: NodeContext) -> Step:
     decision = ctx.generate(
         PLAN_TASK, {"state": json.dumps(view, sort_keys=True), "tools": _tool_specs()}
     )
-    info = _kept_rejections(decision.customer_info, known)
+    info = merged(known, decision.customer_info)
     scratchpad.notes = [*scratchpad.notes, decision.reasoning][-MAX_NOTES:]
     update.update(customer_info=info, agent_scratchpad=scratchpad)
     if decision.action == "finish":
@@ -150,13 +150,3 @@ def _plan(decision: PlannerDecision) -> PlannedTool:
             args={"reason": f"the planner chose an unknown tool {decision.tool_name!r}"},
         )
     return PlannedTool.model_validate({"tool_name": decision.tool_name, "args": decision.args()})
-
-
-def _kept_rejections(read: CustomerFacts, known: CustomerInfo) -> CustomerInfo:
-    """What the model read, without any value found wrong (the policy's rejections hold)."""
-    rejected = {name: list(values) for name, values in known.rejected.items()}
-    info = CustomerInfo.model_validate({**read.model_dump(), "rejected": rejected})
-    for name, values in rejected.items():
-        if str(getattr(info, name, None)) in values:
-            setattr(info, name, None)
-    return info
