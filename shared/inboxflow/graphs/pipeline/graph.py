@@ -96,6 +96,7 @@ PIPELINE = Graph.build(
         Node(
             "review",
             lazy(f"{NODES}.review:review"),
+            ports=("config", "workspace"),  # the no-relay rule: authserv-id, sent mail
             routes=("dispatch",),
             memory_mb=256,
             timeout_s=30,
@@ -106,7 +107,7 @@ PIPELINE = Graph.build(
         Node(
             "dispatch",
             lazy(f"{NODES}.dispatch:dispatch"),
-            ports=("workspace",),
+            ports=("config", "workspace"),
             routes=(END,),
             uses_gmail=True,
             tools=ACTION_TOOLS,
