@@ -35,11 +35,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from email.utils import getaddresses
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .errors import NodeFailed
 from .mail.addresses import address_key_or_none, same_address
-from .mail.authentication import check_sender
 
 if TYPE_CHECKING:
     from .mail.model import Email
@@ -164,11 +163,23 @@ def with_approved(bindings: Iterable[Binding], bound: Bound, arguments: Mapping[
     return merged
 
 
+class SenderVerdict(Protocol):
+    """What authentication said of an email's sender (``mail.authentication.SenderCheck``)."""
+
+    @property
+    def address(self) -> str | None:
+        """The authenticated sender, or None."""
+
+    @property
+    def reason(self) -> str:
+        """How it was authenticated, or why not."""
+
+
 def relay_refusal(
     to: Any,
     email: Email,
+    sender: SenderVerdict,
     corresponded: Callable[[str], bool],
-    authserv_id: str | None = None,
 ) -> str | None:
     """Why mail to ``to`` answering ``email`` may not go out unreviewed (one line), or None.
 
@@ -179,14 +190,15 @@ def relay_refusal(
     Args:
         to: the recipient the send names (one address, ``Name <a@b.c>`` allowed).
         email: the email answered.
+        sender: ``check_sender(email, authserv_id)`` with the configured authserv-id
+            (a forwarded mail's original writer is never its address: only From is).
         corresponded: whether the mailbox has already written to an address
             (``Workspace.has_written_to``; asked only when authentication does not decide).
-        authserv_id: the receiving server whose verdict counts (default: the configured one).
     """
     address = address_of(to) if isinstance(to, str) else None
     if address is None or address_key_or_none(address) is None:
         return f"not sent without review: {to!r} is not exactly one address"
-    checked = check_sender(email, authserv_id)
+    checked = sender
     if same_address(checked.address, address):
         return None
     if corresponded(address):
@@ -226,6 +238,7 @@ __all__ = [
     "BindingKind",
     "BindingRefused",
     "Bound",
+    "SenderVerdict",
     "address_of",
     "bound_addresses",
     "refusal",

@@ -572,33 +572,39 @@ def _written_to_before(runtime: Runtime, address: str, mailbox: str) -> None:
     workspace.send_reply(address, "Hello", "Good to meet you.", "earlier-thread", "owner:0:mail")
 
 
-def test_relay_refusal_allows_the_authenticated_sender_and_addresses_written_to():
+def _refusal(to: str, email: Email, corresponded: Any, authserv_id: str | None = None) -> Any:
+    """The no-relay rule as the graphs apply it (``graphs.kit.unreviewed_send_refusal``)."""
     from inboxflow.bindings import relay_refusal
+    from inboxflow.mail.authentication import check_sender
+
+    return relay_refusal(to, email, check_sender(email, authserv_id), corresponded)
+
+
+def test_relay_refusal_allows_the_authenticated_sender_and_addresses_written_to():
     from inboxflow.mail import load_email_file, sample_inbox_dir
 
     email = load_email_file(sample_inbox_dir() / "03-meeting-request.eml")
     never: Any = lambda address: False  # noqa: E731
     signed, unsigned = _from_mallory(email, True), _from_mallory(email, False)
-    assert relay_refusal(MALLORY, signed, never) is None
-    assert relay_refusal(f"M <{MALLORY.upper()}>", signed, never) is None
-    refused = relay_refusal(VICTIM, signed, never)
+    assert _refusal(MALLORY, signed, never) is None
+    assert _refusal(f"M <{MALLORY.upper()}>", signed, never) is None
+    refused = _refusal(VICTIM, signed, never)
     assert refused is not None and f"{VICTIM} (the Reply-To)" in refused
     assert f"the authenticated sender is {MALLORY}" in refused
-    refused = relay_refusal(MALLORY, unsigned, never)
+    refused = _refusal(MALLORY, unsigned, never)
     assert refused is not None and "(the From)" in refused and "not authenticated" in refused
-    assert relay_refusal(VICTIM, unsigned, lambda a: a == VICTIM) is None
+    assert _refusal(VICTIM, unsigned, lambda a: a == VICTIM) is None
     # only the configured receiving server's verdict counts
-    assert relay_refusal(MALLORY, signed, never, authserv_id="mx.example.net") is not None
+    assert _refusal(MALLORY, signed, never, authserv_id="mx.example.net") is not None
     # a look-alike of an address written to is another address (dotless i)
-    assert relay_refusal("victim@th\u0131rdparty.example", unsigned, lambda a: a == VICTIM)
-    assert relay_refusal(f"{VICTIM}, {MALLORY}", signed, never) is not None
+    assert _refusal("victim@th\u0131rdparty.example", unsigned, lambda a: a == VICTIM)
+    assert _refusal(f"{VICTIM}, {MALLORY}", signed, never) is not None
 
 
 def test_relay_refusal_refuses_every_address_neither_authenticated_nor_written_to():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from inboxflow.bindings import relay_refusal
     from inboxflow.mail import load_email_file, sample_inbox_dir
     from inboxflow.mail.addresses import same_address
 
@@ -612,7 +618,7 @@ def test_relay_refusal_refuses_every_address_neither_authenticated_nor_written_t
     def check(name: str, host: str) -> None:
         address = f"{name}@{host}"
         allowed = same_address(address, MALLORY) or any(same_address(address, w) for w in written)
-        refused = relay_refusal(address, signed, lambda a: any(same_address(a, w) for w in written))
+        refused = _refusal(address, signed, lambda a: any(same_address(a, w) for w in written))
         assert (refused is None) is allowed
 
     check()

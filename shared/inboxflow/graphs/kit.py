@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..bindings import Bound, bound_addresses, relay_refusal
 from ..mail import Email
-from ..mail.authentication import configured_authserv_id
+from ..mail.authentication import check_sender, configured_authserv_id
 from ..ports.workspace import Workspace
 from ..tools import Binding
 
@@ -44,8 +44,8 @@ def unreviewed_send_refusal(
     """
     if corresponded is None:
         corresponded = workspace_of(ctx, email.mailbox).has_written_to
-    authserv_id = configured_authserv_id(ctx.ports.config)
-    return relay_refusal(to, email, corresponded, authserv_id)
+    sender = check_sender(email, configured_authserv_id(ctx.ports.config))
+    return relay_refusal(to, email, sender, corresponded)
 
 
 CORRESPONDENT = Binding(

@@ -33,6 +33,13 @@ def approve_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any
     entry.reset()
 
 
+def _task_auth(home: Path) -> dict[str, str]:
+    """The header ``/timeout`` needs here: the home's local task token."""
+    from inboxflow.approvals.task_auth import local_task_token
+
+    return {"Authorization": f"Bearer {local_task_token(home)}"}
+
+
 class EndlessBody(io.RawIOBase):
     """A request body of ``total`` bytes that counts how much of it was read."""
 
@@ -78,11 +85,15 @@ def test_a_chunked_body_over_the_limit_is_refused_without_reading_it(
     assert headers["Content-Security-Policy"] == SECURITY_HEADERS["Content-Security-Policy"]
 
 
-def test_a_chunked_body_under_the_limit_is_read(approve_app: Any) -> None:
+def test_a_chunked_body_under_the_limit_is_read(approve_app: Any, tmp_path: Path) -> None:
     environ = EnvironBuilder(
         path="/timeout",
         method="POST",
-        headers={"Transfer-Encoding": "chunked", "Content-Type": "application/json"},
+        headers={
+            "Transfer-Encoding": "chunked",
+            "Content-Type": "application/json",
+            **_task_auth(tmp_path),
+        },
     ).get_environ()
     environ.pop("CONTENT_LENGTH", None)
     environ["wsgi.input"] = io.BytesIO(b'{"approval_id": "nope-1"}')
@@ -190,8 +201,10 @@ DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
 
 
 @pytest.mark.parametrize("path", ["/timeout", "/api/approvals/some-approval-1/decision"])
-def test_json_nested_100000_deep_is_a_400(approve_app: Any, path: str) -> None:
-    response = approve_app.test_client().post(path, data=DEEP_JSON, content_type="application/json")
+def test_json_nested_100000_deep_is_a_400(approve_app: Any, path: str, tmp_path: Path) -> None:
+    response = approve_app.test_client().post(
+        path, data=DEEP_JSON, content_type="application/json", headers=_task_auth(tmp_path)
+    )
     assert response.status_code == 400, response.get_data(as_text=True)[:300]
     assert response.get_json() == {"error": "the JSON is nested too deeply", "status": 400}
 
