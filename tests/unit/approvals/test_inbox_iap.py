@@ -87,7 +87,8 @@ def assertion(email: str = ANA, key: Any = IAP_KEY, signer: Any = None, **claims
 
 
 def iap(value: str) -> dict[str, str]:
-    return {IAP_HEADER: value}
+    """The IAP assertion header, as a browser on our own page sends it (Fetch Metadata)."""
+    return {IAP_HEADER: value, "Sec-Fetch-Site": "same-origin"}
 
 
 def test_iap_identity_starts_a_session_on_post_only(h: Harness) -> None:
