@@ -197,6 +197,41 @@ def test_the_servers_own_414_carries_the_security_headers() -> None:
         assert f"{name}: {value}" in head
 
 
+@pytest.mark.parametrize(
+    "line",
+    [b"GARBAGE", b"GET", b"GET / HTTP/9.9", b"GET / FOO/1.1", b"\x16\x03\x01\x00\xa5\x01"],
+    ids=["one-word", "method-only", "bad-version", "not-http", "tls-hello"],
+)
+def test_the_servers_answer_to_a_malformed_request_line_carries_the_security_headers(
+    line: bytes,
+) -> None:
+    """Issue 39, item 7: http.server answered an unreadable line with no header at all."""
+    import socket
+
+    from werkzeug.serving import make_server
+
+    from inboxflow.approvals.http_headers import hardened_request_handler
+    from inboxflow.dev.cli.approvals import approval_app
+
+    server = make_server(
+        "127.0.0.1", 0, approval_app(), threaded=True, request_handler=hardened_request_handler()
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as conn:
+            conn.sendall(line + b"\r\n\r\n")
+            answer = b""
+            while chunk := conn.recv(65536):
+                answer += chunk
+    finally:
+        server.shutdown()
+    head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1")
+    assert head.split(" ", 2)[1] in ("400", "505"), head[:80]
+    for name, value in SECURITY_HEADERS.items():
+        assert f"{name}: {value}" in head
+
+
 DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
 
 

@@ -117,6 +117,10 @@ def test_a_session_needs_the_assertion_of_the_same_reviewer(h: Harness) -> None:
         pytest.param(lambda: assertion(aud="/projects/1/global/backendServices/2"), id="audience"),
         pytest.param(lambda: assertion(iss="https://accounts.google.com"), id="issuer"),
         pytest.param(lambda: assertion(exp=int(time.time()) - 3600), id="expired"),
+        pytest.param(lambda: assertion(exp=str(int(time.time()) + 600)), id="exp a string"),
+        pytest.param(lambda: assertion(iat=str(int(time.time()))), id="iat a string"),
+        pytest.param(lambda: assertion(exp=None), id="exp null"),
+        pytest.param(lambda: assertion(exp=[1]), id="exp a list"),
         pytest.param(lambda: assertion(email=""), id="no email"),
         pytest.param(
             lambda: assertion(signer=crypt.RSASigner.from_string(_pem(RSA_KEY), KEY_ID)),
