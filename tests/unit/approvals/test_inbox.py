@@ -418,4 +418,11 @@ def test_the_sign_in_page_lets_its_post_carry_its_origin_and_no_token(h: Harness
     link = h.service.sign_ins.issue(ANA)
     response = h.client.get(link.split("approvals.test", 1)[1])
     assert response.headers["Referrer-Policy"] == "strict-origin"
-    assert h.client.get("/inbox").headers["Referrer-Policy"] == "no-referrer"
+    # the page's own meta policy wins over the header in browsers: it must say the same
+    assert '<meta name="referrer" content="strict-origin">' in response.get_data(as_text=True)
+    other = h.client.get("/inbox/sign-in")  # without a token: the same page, the same policy
+    assert other.headers["Referrer-Policy"] == "strict-origin"
+    assert h.client.get("/a/x-1?t=nope").headers["Referrer-Policy"] == "no-referrer"
+    assert '<meta name="referrer" content="no-referrer">' in h.client.get("/a/x-1").get_data(
+        as_text=True
+    )
