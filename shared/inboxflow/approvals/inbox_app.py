@@ -128,7 +128,8 @@ SIGN_IN_REFERRER_POLICY = "strict-origin"
 """The sign-in page's policy (every other page: ``no-referrer``): its form's POST then carries
 the page's real ``Origin`` (under ``no-referrer`` a browser sends ``Origin: null``) and a
 ``Referer`` of the origin alone, never the link's token, so that a browser without Fetch
-Metadata can prove the POST came from our own page (``_check_sign_in_origin``)."""
+Metadata can prove the POST came from our own page (``_check_sign_in_origin``). The page's
+``<meta name="referrer">`` says the same (``inbox_sign_in.html``): in a browser it wins."""
 
 
 def _sign_in_page(request: Request, service: ApprovalService) -> Response:
