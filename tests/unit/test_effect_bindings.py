@@ -767,3 +767,18 @@ def test_assistant_a_reply_to_the_reply_to_waits_for_the_owner(obedient_assistan
     assert checkpoint is not None and checkpoint.status in ("waiting", "needs_review", "done")
     assert assistant_harness.sent(runtime, trace_id) == []  # write_email is always reviewed
     assert _writes_to(runtime.store, "mailbox_sent", VICTIM) == []
+
+
+def test_a_forwarded_mails_writer_is_never_the_authenticated_sender():
+    """Another engineer makes a forwarded mail's original writer the reply target: only
+    ``check_sender`` vouches, and it vouches for From alone."""
+    from inboxflow.mail import load_email_file, sample_inbox_dir
+    from inboxflow.mail.model import ForwardedMessage
+
+    email = _from_mallory(load_email_file(sample_inbox_dir() / "03-meeting-request.eml"), True)
+    email = email.model_copy(
+        update={"forwarded": [ForwardedMessage(sender=f"Victim <{VICTIM}>", subject="Hi")]}
+    )
+    refused = _refusal(VICTIM, email, lambda address: False)
+    assert refused is not None and f"the authenticated sender is {MALLORY}" in refused
+    assert _refusal(VICTIM, email, lambda address: address == VICTIM) is None
