@@ -132,7 +132,8 @@ class TaskTokenVerifier:
         certs = self.certs.certs()
         try:
             claims = _decode(jwt, bearer, certs, self.audience, self.clock())
-        except (ValueError, exceptions.GoogleAuthError) as exc:
+        except (ValueError, TypeError, exceptions.GoogleAuthError) as exc:
+            # TypeError: ``iat``/``exp`` that are not numbers (a forgery: 401, never 500)
             raise ApprovalError(401, "Unauthorized", f"invalid OIDC token: {exc}") from exc
         if claims.get("iss") not in GOOGLE_ISSUERS:
             raise ApprovalError(401, "Unauthorized", "the token is not issued by Google")

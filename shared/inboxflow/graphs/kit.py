@@ -6,10 +6,12 @@ belongs here only once two graphs use it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..bindings import Bound, bound_addresses
+from ..bindings import Bound, bound_addresses, relay_refusal
 from ..mail import Email
+from ..mail.authentication import check_sender, configured_authserv_id
 from ..ports.workspace import Workspace
 from ..tools import Binding
 
@@ -21,6 +23,29 @@ def workspace_of(ctx: NodeContext, mailbox: str | None = None) -> Workspace:
     """The workspace port, for ``mailbox`` when one is given."""
     workspace = ctx.ports.workspace
     return workspace.for_mailbox(mailbox) if mailbox else workspace
+
+
+def unreviewed_send_refusal(
+    ctx: NodeContext,
+    to: str,
+    email: Email,
+    corresponded: Callable[[str], bool] | None = None,
+) -> str | None:
+    """Why mail to ``to`` answering ``email`` must wait for a person instead of going out on
+    its own (the no-relay rule, :func:`~inboxflow.bindings.relay_refusal`), or None.
+
+    Args:
+        ctx: the node's context (config: the authserv-id; workspace: the sent mail).
+        to: the recipient.
+        email: the email answered.
+        corresponded: whether the mailbox has written to an address; default the
+            workspace's ``has_written_to`` (a node without the mailbox passes what its
+            trace knows: a subset, so never more permissive).
+    """
+    if corresponded is None:
+        corresponded = workspace_of(ctx, email.mailbox).has_written_to
+    sender = check_sender(email, configured_authserv_id(ctx.ports.config))
+    return relay_refusal(to, email, sender, corresponded)
 
 
 CORRESPONDENT = Binding(

@@ -62,7 +62,7 @@ AGENT = Graph.build(
         Node(
             "agent_tools",
             lazy(f"{NODES}.tools:agent_tools"),
-            ports=("drugs", "web_search", "workspace"),
+            ports=("config", "drugs", "web_search", "workspace"),
             routes=("agent_turn", "finish"),
             uses_llm=True,
             uses_gmail=True,

@@ -97,6 +97,7 @@ PIPELINE = Graph.build(
         Node(
             "review",
             lazy(f"{NODES}.review:review"),
+            ports=("config", "workspace"),  # the no-relay rule: authserv-id, sent mail
             routes=("dispatch",),
             memory_mb=256,
             timeout_s=30,
@@ -107,7 +108,7 @@ PIPELINE = Graph.build(
         Node(
             "dispatch",
             lazy(f"{NODES}.dispatch:dispatch"),
-            ports=("workspace",),
+            ports=("config", "workspace"),
             routes=(END,),
             uses_gmail=True,
             tools=ACTION_TOOLS,

@@ -94,7 +94,7 @@ SUPPORT = Graph.build(
         Node(
             "act",
             lazy(f"{NODES}.act:act"),
-            ports=("approvals", "workspace"),
+            ports=("approvals", "config", "workspace"),
             routes=("act", END),
             pauses=True,
             uses_gmail=True,

@@ -22,6 +22,7 @@ from inboxflow.mail_stamps import DEFAULT_DOMAIN as DOMAIN
 from inboxflow.mail_stamps import stamp_of
 from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
+from tests.harness.mail_auth import gmail_pass
 from tests.harness.runtimes import runtime_for
 
 FULL = ["classify", "retrieve", "decide", "execute_tools", "generate", "review"]
@@ -360,7 +361,17 @@ def test_settings_choose_reviewers_and_auto_send(tmp_path: Path):
     h = build(tmp_path, pipeline_settings=settings)
     complaint = h.run("04-complaint-double-charge.eml")
     assert h.store.get_trace(complaint).pause["reviewers"] == ["lead@brightlane.io"]
-    inquiry = h.run("01-pricing-inquiry.eml")
+    # Sent on its own only to an authenticated sender (the no-relay rule): the sample
+    # carries no Authentication-Results, so it waits with the reason; authenticated, it goes.
+    unauthenticated = h.run("01-pricing-inquiry.eml")
+    assert h.writes(unauthenticated) == []
+    [reason] = h.store.get_trace(unauthenticated).state["review"]["reasons"]
+    assert "not sent without review" in reason and "not authenticated" in reason
+    email = load_email_file(sample_inbox_dir() / "01-pricing-inquiry.eml")
+    headers = {**email.headers, "authentication-results": gmail_pass(email.sender.address)}
+    email = email.model_copy(update={"headers": headers, "message_id": "authenticated-1@x.example"})
+    inquiry = h.runtime.start("pipeline", initial_state(email))
+    h.bus.drain()
     assert [w["kind"] for w in h.writes(inquiry)] == ["sent"]
     assert h.store.get_trace(inquiry).state["dispatch"]["action"] == "send_reply"
     h.runtime.resume(complaint, {"decision": "approve", "payload": None, "reviewer": "lead"})

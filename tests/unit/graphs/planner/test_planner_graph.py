@@ -8,6 +8,7 @@ import json
 import pytest
 
 from inboxflow.graphs.planner.settings import PlannerSettings
+from tests.harness.mail_auth import gmail_pass
 from tests.harness.planner import (
     AGENCY,
     BAD_VIN,
@@ -170,8 +171,11 @@ def test_a_full_quote_from_the_first_email_to_the_final_summary(tmp_path):
 
 def test_ask_customer_and_get_rate_are_reviewed_whatever_the_settings_say(tmp_path):
     runtime = build(tmp_path, settings=PlannerSettings(reviewers=[AGENCY], review_tools=[]))
-    trace_id = start(runtime, sample("42"))
-    # without review_tools, only the binding rate stops for the agency
+    email = sample("42")
+    authenticated = {**email.headers, "authentication-results": gmail_pass(email.sender.address)}
+    trace_id = start(runtime, email.model_copy(update={"headers": authenticated}))
+    # without review_tools, only the binding rate stops for the agency (the customer's
+    # address is authenticated: the summary may go to it on its own)
     review = pending(runtime, trace_id)
     assert review.payload["tool"] == "get_rate"
     assert review.context["reasons"][0] == "every binding rate is reviewed"
