@@ -24,8 +24,13 @@ locals {
   ]
 }
 
+locals {
+  # Vertex AI only when the nodes call Gemini through it (llm = "vertex").
+  enabled_apis = concat(local.apis, var.llm == "vertex" ? ["aiplatform.googleapis.com"] : [])
+}
+
 resource "google_project_service" "enabled" {
-  for_each = toset(local.apis)
+  for_each = toset(local.enabled_apis)
 
   project = var.project_id
   service = each.value

@@ -69,7 +69,7 @@ resource "google_billing_budget" "monthly" {
   # The billing account's admins get the default emails too. A budget
   # notifies at most five channels.
   all_updates_rule {
-    monitoring_notification_channels = slice(var.notification_channels, 0, min(5, length(var.notification_channels)))
+    monitoring_notification_channels = slice(local.alert_channels, 0, min(5, length(local.alert_channels)))
     disable_default_iam_recipients   = false
   }
 

@@ -17,6 +17,7 @@ module "node" {
   source_bucket         = google_storage_bucket.source.name
   source_object         = google_storage_bucket_object.source.name
   build_service_account = google_service_account.build.id
+  docker_repository     = google_artifact_registry_repository.functions.id
   iam_propagation_wait  = var.iam_propagation_wait
 
   memory_mb     = each.value.memory_mb
@@ -69,6 +70,7 @@ module "ingest" {
   source_bucket         = google_storage_bucket.source.name
   source_object         = google_storage_bucket_object.source.name
   build_service_account = google_service_account.build.id
+  docker_repository     = google_artifact_registry_repository.functions.id
   iam_propagation_wait  = var.iam_propagation_wait
 
   memory_mb     = var.service_functions["ingest"].memory_mb
@@ -115,6 +117,7 @@ module "approve" {
   source_bucket         = google_storage_bucket.source.name
   source_object         = google_storage_bucket_object.source.name
   build_service_account = google_service_account.build.id
+  docker_repository     = google_artifact_registry_repository.functions.id
   iam_propagation_wait  = var.iam_propagation_wait
 
   memory_mb     = var.service_functions["approve"].memory_mb
@@ -150,6 +153,7 @@ module "renew_watch" {
   source_bucket         = google_storage_bucket.source.name
   source_object         = google_storage_bucket_object.source.name
   build_service_account = google_service_account.build.id
+  docker_repository     = google_artifact_registry_repository.functions.id
   iam_propagation_wait  = var.iam_propagation_wait
 
   memory_mb     = var.service_functions["renew_watch"].memory_mb

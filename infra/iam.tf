@@ -6,7 +6,8 @@
 # tests/infra keeps every role on an allowlist.
 #
 #   function        publishes to                 Cloud Tasks          secrets
-#   node            the nodes it routes to       pausing nodes only   Gemini if uses_llm,
+#   node            the nodes it routes to       pausing nodes only   Gemini key if uses_llm
+#                                                                     and llm = gemini_api,
 #                                                                     Gmail if uses_gmail
 #   ingest          entry topics, shared DLQ     -                    Gmail
 #   approve         resume topics                enqueuer + actAs     Gmail
@@ -117,7 +118,8 @@ resource "google_service_account_iam_member" "approve_act_as_tasks_invoker" {
 # Public approval page: the reviewer token in the link is the credential.
 # This also admits the deadline tasks; the function checks their OIDC token
 # (issuer Google, audience INBOXFLOW_TASKS_AUDIENCE, email of the tasks
-# identity) itself, so the tasks identity needs no invoker grant.
+# identity) itself, so the tasks identity needs no invoker grant here (with
+# approval_access = "none" it gets one: approve_tasks_invoker below).
 # approval_access chooses how (docs/deploy.md, Organizations): allUsers here;
 # or, where domain-restricted sharing refuses allUsers, no grant and Cloud
 # Run's invoker IAM check disabled by the build (cloudbuild.yaml,
@@ -134,14 +136,28 @@ resource "google_cloud_run_service_iam_member" "approve_public" {
   member   = "allUsers"
 }
 
+# approval_access = "none": nothing public, so Cloud Run checks every call's
+# token. The deadline tasks (POST /timeout) and the digest job (POST /digest)
+# call the service's own URL (main.tf, tasks_url) as the tasks identity,
+# which needs the invoker role there; the function still verifies the token
+# itself (INBOXFLOW_TASKS_VERIFY). The other modes admit them without it.
+resource "google_cloud_run_service_iam_member" "approve_tasks_invoker" {
+  count = var.approval_access == "none" ? 1 : 0
+
+  project  = var.project_id
+  location = var.region
+  service  = module.approve.service_name
+  role     = "roles/run.invoker"
+  member   = google_service_account.tasks_invoker.member
+}
+
 # --- push identity -----------------------------------------------------------------
 
-# Pub/Sub mints the push OIDC tokens as the push identity.
-resource "google_service_account_iam_member" "pubsub_agent_token_creator" {
-  service_account_id = google_service_account.pubsub_push.name
-  role               = "roles/iam.serviceAccountTokenCreator"
-  member             = "serviceAccount:${local.pubsub_service_agent}"
-}
+# Pub/Sub mints the push OIDC tokens as the push identity. Projects created
+# after April 8, 2021 need no grant for it (the service agent's own role
+# covers it: cloud.google.com/pubsub/docs/authenticate-push-subscriptions),
+# so none is made here: one grant fewer to a principal outside the
+# customer's domain. Older projects: docs/deploy.md, Organizations.
 
 # --- function build ----------------------------------------------------------------
 
@@ -180,4 +196,20 @@ resource "google_service_account_iam_member" "gmail_delegate_signers" {
   service_account_id = google_service_account.gmail_delegate[0].name
   role               = "roles/iam.serviceAccountTokenCreator"
   member             = each.value
+}
+
+# --- Vertex AI (llm = "vertex") ------------------------------------------------------
+
+# The nodes that call the LLM call Gemini on Vertex AI as their own identity:
+# no key exists. Vertex has no finer resource for a publisher model than the
+# project; the deployer's conditioned Project IAM Admin may grant this role
+# (infra/bootstrap, grantable_project_roles).
+resource "google_project_iam_member" "vertex_users" {
+  for_each = local.vertex_users
+
+  project = var.project_id
+  role    = "roles/aiplatform.user"
+  member  = each.value
+
+  depends_on = [google_project_service.enabled]
 }

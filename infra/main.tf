@@ -20,6 +20,17 @@ locals {
   default_approval_url = "https://${var.region}-${var.project_id}.cloudfunctions.net/${var.service_functions["approve"].function_name}"
   approval_url         = var.approval_base_url == "" ? local.default_approval_url : trimsuffix(var.approval_base_url, "/")
 
+  # Where the deadline tasks and the digest job call the approval function,
+  # and the audience of their OIDC token. With approval_access = "none",
+  # Cloud Run's invoker check admits them (iam.tf, approve_tasks_invoker),
+  # and it accepts a token only for the service's own run.app URL, not a load
+  # balancer's: they call that URL, in its deterministic form
+  # https://SERVICE-PROJECT_NUMBER.REGION.run.app (known before the function
+  # exists, so no cycle; cloud.google.com/run/docs/triggering/https-request).
+  # Otherwise they call approval_url, as reviewers do.
+  approve_run_url = "https://${var.service_functions["approve"].function_name}-${data.google_project.this.number}.${var.region}.run.app"
+  tasks_url       = var.approval_access == "none" ? local.approve_run_url : local.approval_url
+
   # Firestore next to the functions unless firestore_location says otherwise:
   # the multi-region of the functions' continent (nam5, eur3), else their region.
   region_prefix = split("-", var.region)[0]
@@ -51,14 +62,18 @@ locals {
     INBOXFLOW_TASKS_QUEUE    = google_cloud_tasks_queue.approvals.name
     INBOXFLOW_TASKS_INVOKER  = google_service_account.tasks_invoker.email
     INBOXFLOW_TASKS_SA       = google_service_account.tasks_invoker.email # read by adapters/cloud_tasks.py
-    INBOXFLOW_TASKS_AUDIENCE = local.approval_url
+    INBOXFLOW_TASKS_URL      = local.tasks_url                            # where tasks call /timeout (approvals/settings.py)
+    INBOXFLOW_TASKS_AUDIENCE = local.tasks_url
     INBOXFLOW_NOTIFY_FROM    = var.notify_from # empty: reviewers are mailed from the mailbox under review
   }
 
   # Environment variable => Secret Manager secret. Values never pass
   # through Terraform; each function's identity may read only its own.
-  gemini_secret = { GEMINI_API_KEY = google_secret_manager_secret.runtime["GEMINI_API_KEY"].secret_id }
-  gmail_secret  = { INBOXFLOW_GMAIL_CREDENTIALS = google_secret_manager_secret.runtime["GMAIL_CREDENTIALS"].secret_id }
+  # The Gemini key only with llm = "gemini_api" (vertex and offline need none).
+  gemini_secret = {
+    for id in ["GEMINI_API_KEY"] : id => google_secret_manager_secret.runtime[id].secret_id if var.llm == "gemini_api"
+  }
+  gmail_secret = { INBOXFLOW_GMAIL_CREDENTIALS = google_secret_manager_secret.runtime["GMAIL_CREDENTIALS"].secret_id }
   quoting_secret = contains(var.secret_ids, "QUOTING_API_KEY") ? {
     INBOXFLOW_QUOTING_API_KEY = google_secret_manager_secret.runtime["QUOTING_API_KEY"].secret_id
   } : {}
@@ -90,10 +105,30 @@ locals {
   # Nodes that call the LLM say which model family they must use, so a
   # missing key stops them at start instead of silently answering with the
   # offline model (llm_selection.gemini_settings raises for "gemini").
+  # vertex: google-genai's Vertex mode (adapters/gemini_llm.py,
+  # GeminiSettings.from_env): GOOGLE_GENAI_USE_VERTEXAI with
+  # GOOGLE_CLOUD_PROJECT (base_environment) and GOOGLE_CLOUD_LOCATION,
+  # credentials from the function's own identity (roles/aiplatform.user, iam.tf).
+  llm_environment = {
+    gemini_api = { INBOXFLOW_LLM = "gemini" }
+    vertex = {
+      INBOXFLOW_LLM             = "gemini"
+      GOOGLE_GENAI_USE_VERTEXAI = "true"
+      GOOGLE_CLOUD_LOCATION     = var.vertex_location
+    }
+    offline = { INBOXFLOW_LLM = "offline" }
+  }[var.llm]
   node_llm_environment = {
     for key, node in var.node_functions : key => {
-      for name, value in { INBOXFLOW_LLM = var.llm } : name => value if node.uses_llm
+      for name, value in local.llm_environment : name => value if node.uses_llm
     }
+  }
+
+  # With llm = "vertex", the identities of the nodes that call the LLM call
+  # Vertex AI (iam.tf, vertex_users).
+  vertex_users = {
+    for key, node in var.node_functions : key => module.node[key].service_account_member
+    if var.llm == "vertex" && node.uses_llm
   }
 
   # Nodes that may return a Pause: they create Cloud Tasks as the tasks identity.

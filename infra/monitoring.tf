@@ -11,9 +11,24 @@
 #   - failures are logged at severity ERROR or above.
 # The metrics below filter on exactly these fields.
 
+# Every alert mails alert_email (a channel created here), plus any channel
+# listed in notification_channels. alert_email has no default: an incident
+# nobody receives is how a lapsed Gmail watch goes unnoticed, and the
+# account that applies (the deployer service account, in a build) has no
+# mailbox to default to.
+variable "alert_email" {
+  type        = string
+  description = "Email address every alert and the budget notify (an email notification channel created by infra/): a person or, better, an on-call group. Required."
+
+  validation {
+    condition     = can(regex("^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$", var.alert_email))
+    error_message = "alert_email must be one email address."
+  }
+}
+
 variable "notification_channels" {
   type        = list(string)
-  description = "Cloud Monitoring notification channel ids (projects/P/notificationChannels/N) every alert and the budget notify; create them once in the console (email, PagerDuty, Slack...). Empty: alerts still open incidents, nobody is paged."
+  description = "More Cloud Monitoring notification channel ids (projects/P/notificationChannels/N) every alert and the budget notify besides alert_email; create them once in the console (PagerDuty, Slack...)."
   default     = []
 
   validation {
@@ -34,7 +49,22 @@ variable "function_5xx_per_second" {
   default     = 0.05
 }
 
+resource "google_monitoring_notification_channel" "email" {
+  project      = var.project_id
+  display_name = "inboxflow ${var.environment} alerts"
+  description  = "alert_email: every inboxflow alert and the budget (monitoring.tf)."
+  type         = "email"
+  labels = {
+    email_address = var.alert_email
+  }
+
+  depends_on = [google_project_service.enabled]
+}
+
 locals {
+  # The channel's id is its name, projects/P/notificationChannels/N.
+  alert_channels = concat([google_monitoring_notification_channel.email.id], var.notification_channels)
+
   alert_documentation_footer = "Runbook: docs/deploy.md (Operating it). Repair: `inboxflow dlq list|show|replay`, `inboxflow retry TRACE`."
 
   # Subscription names come from inboxflow.naming through the export: push
@@ -241,7 +271,7 @@ resource "google_monitoring_alert_policy" "dead_letters" {
   project               = var.project_id
   display_name          = "inboxflow: messages on a dead-letter subscription"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
   severity              = "ERROR"
 
   conditions {
@@ -276,7 +306,7 @@ resource "google_monitoring_alert_policy" "backlog" {
   project               = var.project_id
   display_name          = "inboxflow: node subscription backlog is old"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
   severity              = "WARNING"
 
   conditions {
@@ -312,7 +342,7 @@ resource "google_monitoring_alert_policy" "function_5xx" {
   project               = var.project_id
   display_name          = "inboxflow: functions answering 5xx"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
   severity              = "ERROR"
 
   conditions {
@@ -352,7 +382,7 @@ resource "google_monitoring_alert_policy" "watch_renewal" {
   project               = var.project_id
   display_name          = "inboxflow: Gmail watch renewal failed"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
   severity              = "CRITICAL"
 
   conditions {
@@ -413,7 +443,7 @@ resource "google_monitoring_alert_policy" "tasks_failures" {
   project               = var.project_id
   display_name          = "inboxflow: approval deadline tasks failing"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
   severity              = "ERROR"
 
   conditions {
@@ -449,7 +479,7 @@ resource "google_monitoring_alert_policy" "needs_review" {
   project               = var.project_id
   display_name          = "inboxflow: traces need review"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
   severity              = "WARNING"
 
   conditions {

@@ -76,7 +76,7 @@ resource "google_monitoring_alert_policy" "stuck_traces" {
   project               = var.project_id
   display_name          = "inboxflow: traces running longer than their nodes' timeouts"
   combiner              = "OR"
-  notification_channels = var.notification_channels
+  notification_channels = local.alert_channels
   severity              = "ERROR"
 
   conditions {

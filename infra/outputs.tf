@@ -13,11 +13,22 @@ output "approval_invoker_iam_check" {
   value       = var.approval_access == "invoker_check_disabled" ? "disabled" : "enabled"
 }
 
+# The delegate's address is known before anything is applied (its account id
+# is fixed, service_accounts.tf), so this output's value reads only
+# variables. A targeted apply writes only the outputs downstream of its
+# targets: depends_on puts this one after the secrets that docs/deploy.md
+# step 4 targets, so `terraform output` has it right after that apply and
+# GMAIL_CREDENTIALS can name the delegate at once.
 output "gmail_delegation_service_account" {
   description = "With gmail_keyless_delegation: the delegate's email, to put in GMAIL_CREDENTIALS ({\"type\": \"keyless_delegation\", \"service_account\": EMAIL}); else empty."
-  value       = try(google_service_account.gmail_delegate[0].email, "")
+  value       = var.gmail_keyless_delegation ? local.gmail_delegate_email : ""
+
+  depends_on = [google_secret_manager_secret.runtime]
 }
 
+# Google assigns the client id when the account is created: after the
+# targeted apply of step 4 (which targets the delegate), or ask
+# `gcloud iam service-accounts describe EMAIL --format='value(oauth2ClientId)'`.
 output "gmail_delegation_client_id" {
   description = "With gmail_keyless_delegation: the client id a Workspace admin authorizes for domain-wide delegation (Security > API controls); else empty."
   value       = try(google_service_account.gmail_delegate[0].unique_id, "")

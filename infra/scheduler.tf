@@ -51,11 +51,11 @@ resource "google_cloud_scheduler_job" "digest" {
 
   http_target {
     http_method = "POST"
-    uri         = "${local.approval_url}/digest"
+    uri         = "${local.tasks_url}/digest"
 
     oidc_token {
       service_account_email = google_service_account.tasks_invoker.email
-      audience              = local.approval_url
+      audience              = local.tasks_url
     }
   }
 

@@ -41,11 +41,16 @@ resource "google_service_account" "build" {
 # Domain-wide delegation without a key (gmail_keyless_delegation): a Workspace
 # admin authorizes this account's client id (output gmail_delegation_client_id)
 # for the Gmail and Calendar scopes; no key is ever created for it.
+locals {
+  gmail_delegate_id    = "ibx-gmail-delegate"
+  gmail_delegate_email = "${local.gmail_delegate_id}@${var.project_id}.iam.gserviceaccount.com"
+}
+
 resource "google_service_account" "gmail_delegate" {
   count = var.gmail_keyless_delegation ? 1 : 0
 
   project      = var.project_id
-  account_id   = "ibx-gmail-delegate"
+  account_id   = local.gmail_delegate_id
   display_name = "inboxflow Gmail delegate"
   description  = "Domain-wide delegation for the connected mailboxes; keyless: the Gmail functions sign its JWTs through the IAM Credentials API."
 

@@ -36,8 +36,23 @@ resource "google_secret_manager_secret" "ses" {
   project   = var.project_id
   secret_id = each.value
 
+  # secret_replication_locations (secrets.tf): automatic, or only where listed.
   replication {
-    auto {}
+    dynamic "auto" {
+      for_each = local.secret_user_managed ? [] : [1]
+      content {}
+    }
+    dynamic "user_managed" {
+      for_each = local.secret_user_managed ? [1] : []
+      content {
+        dynamic "replicas" {
+          for_each = toset(var.secret_replication_locations)
+          content {
+            location = replicas.value
+          }
+        }
+      }
+    }
   }
 
   depends_on = [google_project_service.enabled]

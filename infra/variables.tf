@@ -47,23 +47,34 @@ variable "source_archive" {
 
 variable "secret_ids" {
   type        = list(string)
-  description = "Secret Manager secrets the functions read as environment variables (GEMINI_API_KEY, and GMAIL_CREDENTIALS as INBOXFLOW_GMAIL_CREDENTIALS); values are added out of band."
-  default     = ["GEMINI_API_KEY", "GMAIL_CREDENTIALS"]
+  description = "Secret Manager secrets the functions read as environment variables: GMAIL_CREDENTIALS (as INBOXFLOW_GMAIL_CREDENTIALS), and any other (QUOTING_API_KEY); GEMINI_API_KEY is added when llm = \"gemini_api\" (list it here to keep its secret when you switch away). Values are added out of band."
+  default     = ["GMAIL_CREDENTIALS"]
 
   validation {
-    condition     = alltrue([for id in ["GEMINI_API_KEY", "GMAIL_CREDENTIALS"] : contains(var.secret_ids, id)])
-    error_message = "secret_ids must include GEMINI_API_KEY and GMAIL_CREDENTIALS."
+    condition     = contains(var.secret_ids, "GMAIL_CREDENTIALS")
+    error_message = "secret_ids must include GMAIL_CREDENTIALS."
   }
 }
 
 variable "llm" {
   type        = string
-  description = "INBOXFLOW_LLM of the nodes that call the LLM: gemini (refuse to start without GEMINI_API_KEY or Vertex settings) or offline (the deterministic model, for a dry run)."
-  default     = "gemini"
+  description = "How the nodes that call the LLM reach a model: gemini_api (the Gemini API with the GEMINI_API_KEY secret), vertex (Vertex AI as each function's own identity: no key; roles/aiplatform.user, the aiplatform API and vertex_location), or offline (the deterministic model, no key: a dry run)."
+  default     = "gemini_api"
 
   validation {
-    condition     = contains(["gemini", "offline"], var.llm)
-    error_message = "llm must be gemini or offline."
+    condition     = contains(["gemini_api", "vertex", "offline"], var.llm)
+    error_message = "llm must be gemini_api, vertex or offline."
+  }
+}
+
+variable "vertex_location" {
+  type        = string
+  description = "With llm = \"vertex\": GOOGLE_CLOUD_LOCATION of the Gemini calls, global (Google routes each request to any region that serves the model) or a region such as europe-west1 (the requests stay there: data residency)."
+  default     = "global"
+
+  validation {
+    condition     = var.vertex_location == "global" || can(regex("^[a-z]+-[a-z]+[0-9]+$", var.vertex_location))
+    error_message = "vertex_location must be global or a region such as us-central1."
   }
 }
 

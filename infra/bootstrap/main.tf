@@ -24,19 +24,21 @@ locals {
 
   # What the deployer administers for infra/, one role per kind of resource.
   deployer_roles = [
-    "roles/cloudfunctions.developer",       # the functions (create, update; no IAM on them)
-    "roles/run.admin",                      # invoker bindings on the functions' Cloud Run services
-    "roles/pubsub.admin",                   # topics, subscriptions and their IAM
-    "roles/datastore.owner",                # the Firestore database, indexes and TTL policies
-    "roles/cloudtasks.admin",               # the approvals queue and its IAM
-    "roles/cloudscheduler.admin",           # the renew-watch job
-    "roles/secretmanager.admin",            # secrets and their accessor bindings (values are added by people)
-    "roles/storage.admin",                  # source bucket and archive, Terraform state
-    "roles/serviceusage.serviceUsageAdmin", # enable APIs; create the Pub/Sub service agent
-    "roles/monitoring.alertPolicyEditor",   # monitoring.tf alert policies
-    "roles/monitoring.dashboardEditor",     # monitoring.tf dashboard
-    "roles/logging.configWriter",           # monitoring.tf log-based metrics
-    "roles/logging.logWriter",              # the build's own logs (CLOUD_LOGGING_ONLY)
+    "roles/cloudfunctions.developer",             # the functions (create, update; no IAM on them)
+    "roles/run.admin",                            # invoker bindings on the functions' Cloud Run services
+    "roles/pubsub.admin",                         # topics, subscriptions and their IAM
+    "roles/datastore.owner",                      # the Firestore database, indexes and TTL policies
+    "roles/cloudtasks.admin",                     # the approvals queue and its IAM
+    "roles/cloudscheduler.admin",                 # the renew-watch job
+    "roles/secretmanager.admin",                  # secrets and their accessor bindings (values are added by people)
+    "roles/storage.admin",                        # source bucket and archive, Terraform state
+    "roles/serviceusage.serviceUsageAdmin",       # enable APIs; create the Pub/Sub service agent
+    "roles/monitoring.alertPolicyEditor",         # monitoring.tf alert policies
+    "roles/monitoring.dashboardEditor",           # monitoring.tf dashboard
+    "roles/monitoring.notificationChannelEditor", # monitoring.tf: the alert_email channel
+    "roles/artifactregistry.admin",               # artifacts.tf: the function images' repository and its cleanup policy
+    "roles/logging.configWriter",                 # monitoring.tf log-based metrics
+    "roles/logging.logWriter",                    # the build's own logs (CLOUD_LOGGING_ONLY)
   ]
 
   # Granted apart: the function identities are created by the very apply
@@ -50,6 +52,7 @@ locals {
   # equal to the stack's project-level grants). The deployer's Project IAM
   # Admin is conditioned on them, so it cannot grant itself (or anyone) owner.
   grantable_project_roles = [
+    "roles/aiplatform.user", # llm = "vertex": the nodes that call Gemini
     "roles/artifactregistry.writer",
     "roles/cloudtrace.agent",
     "roles/datastore.user",

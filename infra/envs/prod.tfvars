@@ -3,6 +3,7 @@
 project_id                    = "inboxflow-prod-123456"
 region                        = "europe-west1"
 environment                   = "prod"
+alert_email                   = "inboxflow-oncall@example.com" # every alert mails it (required)
 firestore_location            = "eur3"
 firestore_deletion_protection = true
 max_delivery_attempts         = 10

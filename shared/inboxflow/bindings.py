@@ -18,17 +18,30 @@ tool's effect themselves), compares the two:
 A refused call raises :class:`BindingRefused` (a ``NodeFailed``): nothing is
 written, the call is recorded on the step, and the run goes to a person
 (``needs_review``, or the graph's own escalation).
+
+**No relay.** A binding says whom a tool may write to; :func:`relay_refusal` says
+whom mail may go to *without a person reviewing it* (pipeline auto-send, support's
+auto_respond, the planner's customer mail, an agent profile's ``send_reply``): only
+the authenticated sender (:func:`~inboxflow.mail.authentication.check_sender`, the
+configured authserv-id) or an address the mailbox has already written to (a message
+in its sent mail is addressed to it: ``Workspace.has_written_to``). A ``Reply-To``, a
+forwarded mail's original writer or a From no receiving server vouched for is any
+other address: the send waits for a person, with the reason.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from email.utils import getaddresses
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from .errors import NodeFailed
+from .mail.addresses import address_key_or_none, same_address
+
+if TYPE_CHECKING:
+    from .mail.model import Email
 
 BindingKind = Literal["address", "addresses", "id"]
 Bound = Mapping[str, tuple[str, ...]]
@@ -150,6 +163,65 @@ def with_approved(bindings: Iterable[Binding], bound: Bound, arguments: Mapping[
     return merged
 
 
+class SenderVerdict(Protocol):
+    """What authentication said of an email's sender (``mail.authentication.SenderCheck``)."""
+
+    @property
+    def address(self) -> str | None:
+        """The authenticated sender, or None."""
+
+    @property
+    def reason(self) -> str:
+        """How it was authenticated, or why not."""
+
+
+def relay_refusal(
+    to: Any,
+    email: Email,
+    sender: SenderVerdict,
+    corresponded: Callable[[str], bool],
+) -> str | None:
+    """Why mail to ``to`` answering ``email`` may not go out unreviewed (one line), or None.
+
+    The no-relay rule (module docstring): an unreviewed send goes only to the
+    authenticated sender of ``email`` or to an address the mailbox has already
+    written to. Addresses are compared by :func:`~inboxflow.mail.addresses.same_address`.
+
+    Args:
+        to: the recipient the send names (one address, ``Name <a@b.c>`` allowed).
+        email: the email answered.
+        sender: ``check_sender(email, authserv_id)`` with the configured authserv-id
+            (a forwarded mail's original writer is never its address: only From is).
+        corresponded: whether the mailbox has already written to an address
+            (``Workspace.has_written_to``; asked only when authentication does not decide).
+    """
+    address = address_of(to) if isinstance(to, str) else None
+    if address is None or address_key_or_none(address) is None:
+        return f"not sent without review: {to!r} is not exactly one address"
+    checked = sender
+    if same_address(checked.address, address):
+        return None
+    if corresponded(address):
+        return None
+    if checked.address is not None:
+        why = f"the authenticated sender is {checked.address}"
+    else:
+        why = f"the sender is not authenticated: {checked.reason}"
+    return (
+        f"not sent without review: {address} ({_role(address, email)}) is not the "
+        f"authenticated sender ({why}) and the mailbox has never written to it"
+    )
+
+
+def _role(address: str, email: Email) -> str:
+    """What ``address`` is on ``email``, in words (for the reason a person reads)."""
+    if any(same_address(a, address) for _, a in getaddresses([email.header("reply-to")])):
+        return "the Reply-To"
+    if same_address(email.sender.address, address):
+        return "the From"
+    return "not the email's From"
+
+
 def _id(value: str) -> str:
     """An id as compared: without surrounding blanks and angle brackets (a Message-ID's)."""
     return value.strip().removeprefix("<").removesuffix(">").strip()
@@ -166,8 +238,10 @@ __all__ = [
     "BindingKind",
     "BindingRefused",
     "Bound",
+    "SenderVerdict",
     "address_of",
     "bound_addresses",
     "refusal",
+    "relay_refusal",
     "with_approved",
 ]

@@ -63,8 +63,10 @@ class Match(_Strict):
         header_match: ``{header: regex}``; each header (name case-insensitive)
             must be present, at most 2,000 characters long and match its pattern, run
             by RE2 (see :mod:`inboxflow.header_patterns`: no backreferences or look-around).
-        forwarded_from: mail forwarded by this address: its authenticated sender
-            (``mail/authentication.py``) is this address; never Reply-To or body lines.
+        forwarded_from: mail forwarded from this address: a signal names it (Gmail's
+            ``X-Forwarded-For``/``X-Forwarded-To``, ``X-Forwarded-From``, ``Resent-From``,
+            a manual forward's block, ``Reply-To``, the sender: see
+            :func:`inboxflow.routing.forwarded_signal`). It routes and trusts nothing.
     """
 
     all: bool | None = None

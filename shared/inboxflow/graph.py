@@ -198,6 +198,9 @@ class Node:
             nodes get the Gemini secret and ``INBOXFLOW_LLM``.
         uses_gmail: the node reads or writes the mailbox (Gmail / Calendar): only
             such nodes get the Gmail credentials.
+        uses_calendar: the node itself (not through a tool) reads or writes the
+            mailbox owner's calendar: its graph's mailboxes consent to
+            ``calendar.events`` (tools declare it on ``Tool``).
         notifies: the node notifies reviewers outside a pause (an escalation
             notice): such nodes, like pausing ones, get the credentials of the
             notification channels (SES).
@@ -222,6 +225,7 @@ class Node:
     pauses: bool = False
     uses_llm: bool = False
     uses_gmail: bool = False
+    uses_calendar: bool = False
     notifies: bool = False
     tools: tuple[str, ...] = ()
     ports: tuple[str, ...] = ()

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from email.utils import getaddresses
 from typing import Any, Literal
 
+from .bindings import address_of
 from .errors import RejectedEnvelope
+from .mail.addresses import address_key_or_none
 from .mail.field_text import (
     DIRECTION_CONTROLS,
     ZERO_WIDTH,
@@ -304,7 +306,13 @@ _ADDRESS_FORBIDDEN = set(' <>()[],;:"\\')
 
 
 def _addresses(text: str, spec: EditableField, single: bool) -> list[str]:
-    """The addresses in ``text`` (``a@x.test`` or ``Name <a@x.test>``), or EditRejected."""
+    """The addresses in ``text`` (``a@x.test`` or ``Name <a@x.test>``), or EditRejected.
+
+    Each part is held to what the effect bindings accept (``bindings.address_of``:
+    exactly one ``@`` in the whole part, so no address in the display name, and a
+    domain ``mail.addresses`` can key), so that an edit the page approves is one
+    dispatch can send.
+    """
     parts = [part.strip() for part in text.split(",")]
     if single and len(parts) != 1:
         raise EditRejected(f"{spec.label}: exactly one email address", spec.name)
@@ -320,6 +328,8 @@ def _addresses(text: str, spec: EditableField, single: bool) -> list[str]:
             or "@" in local
             or any(c in _ADDRESS_FORBIDDEN for c in address)
             or (address != part and not part.endswith(f"<{address}>"))
+            or address_of(part) is None
+            or address_key_or_none(address) is None
         ):
             raise EditRejected(f"{spec.label}: {part[:80]!r} is not one email address", spec.name)
         found.append(address)

@@ -4,18 +4,25 @@
 :class:`RouteDecision` out, with why each earlier rule did not match (for
 ``inboxflow route``). ``header_match`` patterns are compiled once, when the config is
 loaded, and run by RE2 (:mod:`inboxflow.header_patterns`): linear time on any header.
+
+Routing chooses a graph and grants no trust. ``forwarded_from`` matches when any of the
+signals of :func:`forwarded_signal` names the address, all of which a sender can write;
+whatever trusts a sender (a Crisp patient line, a reviewer's reply, a customer's answer
+to a wait) asks :mod:`inboxflow.mail.authentication` itself, whatever the route.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from email.utils import getaddresses
 from typing import TYPE_CHECKING
 
 from .config import DEFAULT_GRAPH, InboxflowConfig, Match
 from .header_patterns import MAX_MATCHED_CHARS
 from .mail import Email
-from .mail.authentication import check_sender, configured_authserv_id
+from .mail.addresses import address_key_or_none, same_address
+from .mail.forwarded import auto_forwarded_by, forward_of
 
 if TYPE_CHECKING:
     from .graph import Graph
@@ -32,6 +39,8 @@ class RouteDecision:
             or when the graph was named explicitly.
         reasons_not_matched: ``(rule, why)`` for each rule tried before.
         mailbox: the mailbox the rules were chosen for.
+        signal: for a rule with ``forwarded_from``, which signal named the address
+            (``forwarded_from info@x.cz via X-Forwarded-For``).
     """
 
     graph: str
@@ -39,6 +48,7 @@ class RouteDecision:
     rule: str | None = None
     reasons_not_matched: list[tuple[str, str]] = field(default_factory=list)
     mailbox: str | None = None
+    signal: str | None = None
 
 
 def route(
@@ -57,20 +67,23 @@ def route(
     """
     mailbox = (mailbox or email.mailbox or "").strip().lower() or None
     misses: list[tuple[str, str]] = []
-    authserv_id = configured_authserv_id(config)
     for _, rule in config.rules_for(mailbox):
-        why = mismatch(email, rule.match, authserv_id)
+        why = mismatch(email, rule.match, mailbox)
         if why is None:
-            return RouteDecision(rule.route, rule.profile, rule.name, misses, mailbox)
+            signal = None
+            if rule.match.forwarded_from is not None:
+                wanted = rule.match.forwarded_from.strip()
+                signal = f"forwarded_from {wanted} via {forwarded_signal(email, wanted, mailbox)}"
+            return RouteDecision(rule.route, rule.profile, rule.name, misses, mailbox, signal)
         misses.append((rule.name, why))
     return RouteDecision(default, None, None, misses, mailbox)
 
 
-def mismatch(email: Email, match: Match, authserv_id: str | None = None) -> str | None:
+def mismatch(email: Email, match: Match, mailbox: str | None = None) -> str | None:
     """Why ``match`` does not hold for ``email`` (the first failing condition), or None.
 
-    ``authserv_id``: the receiving server whose verdict authenticates the sender for
-    ``forwarded_from`` (default: the configured one).
+    ``mailbox``: the mailbox the mail was delivered to (default the email's own), never
+    a forwarder of it.
     """
     sender = email.sender.address.strip().lower()
     if match.sender_email is not None and sender != match.sender_email.strip().lower():
@@ -92,14 +105,71 @@ def mismatch(email: Email, match: Match, authserv_id: str | None = None) -> str 
         if not pattern.search(value):
             return f"header_match: {header} {value[:60]!r} does not match {pattern.pattern!r}"
     if match.forwarded_from is not None:
-        # Reply-To, X-Forwarded-From and "From:" lines in the body are the sender's to write.
-        wanted = match.forwarded_from.strip().lower()
-        checked = check_sender(email, authserv_id)
-        if checked.address is None:
-            return f"forwarded_from: the sender is not authenticated ({checked.reason})"
-        if not checked.is_sender(wanted):
-            return f"forwarded_from: the authenticated sender {checked.address} is not {wanted}"
+        wanted = match.forwarded_from.strip()
+        if forwarded_signal(email, wanted, mailbox) is None:
+            return f"forwarded_from: no signal names {wanted} ({', '.join(SIGNALS)})"
     return None
+
+
+SIGNALS = (
+    "X-Forwarded-For",
+    "X-Forwarded-To",
+    "X-Forwarded-From",
+    "Resent-From",
+    "the forwarded message",
+    "Reply-To",
+    "From",
+)
+"""What ``forwarded_from`` reads, in order (docs/routing.md): Gmail's auto-forwarding
+headers, the headers other forwarders add, the forwarded block of a manual forward,
+``Reply-To`` and the sender. All are written by whoever sent the mail: they route, they
+never vouch."""
+
+
+def forwarded_signal(email: Email, address: str, mailbox: str | None = None) -> str | None:
+    """The first signal naming ``address`` as where ``email`` was forwarded from, or None.
+
+    - ``X-Forwarded-For`` / ``X-Forwarded-To``: Gmail's auto-forwarding writes
+      ``X-Forwarded-For: forwarder destination`` and ``X-Forwarded-To: destination`` at
+      each hop; any address they name but the mailbox it was delivered to is on the way;
+    - ``X-Forwarded-From``, ``Resent-From`` (RFC 5322 §3.6.6): forwarders' own headers;
+    - ``the forwarded message``: the ``From`` or ``To`` of the message a manual forward
+      carries (:func:`inboxflow.mail.forwarded.forward_of`);
+    - ``Reply-To``, and ``From``: the sender.
+
+    Addresses are compared by :mod:`inboxflow.mail.addresses`.
+    """
+    if address_key_or_none(address) is None:
+        return None
+    header = auto_forwarded_by(email, address, mailbox)
+    if header is not None:
+        return _title(header)
+    for header in ("x-forwarded-from", "resent-from"):
+        if any(same_address(a, address) for a in _addresses(email.header(header))):
+            return _title(header)
+    forward = forward_of(email)
+    if forward is not None:
+        where = "an attached message" if forward.layout == "attached" else "the forwarded block"
+        if same_address(forward.sender.address, address):
+            return f"{where} (From)"
+        if any(same_address(a, address) for a in forward.to):
+            return f"{where} (To)"
+    if any(same_address(a, address) for a in _addresses(email.header("reply-to"))):
+        return "Reply-To"
+    if same_address(email.sender.address, address):
+        return "From"
+    return None
+
+
+def _title(header: str) -> str:
+    return "-".join("X" if part == "x" else part.capitalize() for part in header.split("-"))
+
+
+def _addresses(value: str) -> Iterator[str]:
+    for line in value.split("\n"):
+        for _, found in getaddresses([line]):
+            if found:
+                yield found
 
 
 def explicit(

@@ -248,8 +248,11 @@ _RETRIEVED_EMAILS = "context.similar_emails"
 
 
 def _parties(email: str) -> tuple[PersonKey, ...]:
-    """The email at ``email`` (a dotted path to a ``mail.Email``) is from, to or copied to them."""
-    return _key("address", *(f"{email}.{role}.address" for role in ("sender", "to", "cc")))
+    """The email at ``email`` (a dotted path to a ``mail.Email``) is from, to or copied to them,
+    or forwards a message they wrote (``Email.writer``)."""
+    return _key(
+        "address", *(f"{email}.{role}.address" for role in ("sender", "writer", "to", "cc"))
+    )
 
 
 def _mail_text(email: str) -> tuple[PersonKey, ...]:

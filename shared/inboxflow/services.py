@@ -94,7 +94,14 @@ def make_task_queue(settings: Settings, store: DocumentStore) -> TaskQueue:
     if settings.tasks == "cloudtasks":
         from .adapters.cloud_tasks import CloudTasksQueue
 
-        return CloudTasksQueue(project=settings.project, location=settings.region)
+        local_token = None
+        if settings.environ.get("CLOUD_TASKS_EMULATOR_HOST"):  # no OIDC: the home's token
+            from .approvals.task_auth import local_task_token
+
+            local_token = local_task_token(settings.home)
+        return CloudTasksQueue(
+            project=settings.project, location=settings.region, local_token=local_token
+        )
     from .adapters.sqlite_tasks import SqliteTaskQueue
 
     return SqliteTaskQueue(store)

@@ -37,8 +37,14 @@ def thread_path(mailbox: str, thread_id: str) -> str:
 
 
 def thread_parties(email: Mapping[str, Any]) -> set[str]:
-    """The keys of the addresses that wrote or were addressed in ``email`` (a JSON email)."""
-    listed = [email.get("sender"), *(email.get("to") or ()), *(email.get("cc") or ())]
+    """The keys of the addresses that wrote or were addressed in ``email`` (a JSON email):
+    its sender, the writer of the message it forwards, its To and Cc."""
+    listed = [
+        email.get("sender"),
+        email.get("writer"),
+        *(email.get("to") or ()),
+        *(email.get("cc") or ()),
+    ]
     keys = (
         address_key_or_none(str(item.get("address") or "")) if isinstance(item, Mapping) else None
         for item in listed

@@ -30,6 +30,9 @@ class Tool:
         binds: for an action tool (required), the recipient or subject it is bound
             to (one ``Binding``, or a tuple when it is bound to several); the runtime
             refuses any call outside them (``inboxflow.bindings``).
+        uses_calendar: it reads or writes the mailbox owner's Google Calendar: a
+            mailbox whose graph offers it is asked to consent to ``calendar.events``
+            (``inboxflow.mailbox_scopes``); others are asked for Gmail alone.
     """
 
     name: str
@@ -38,6 +41,7 @@ class Tool:
     handler: ToolHandler
     action: bool = False
     binds: Binding | tuple[Binding, ...] | None = None
+    uses_calendar: bool = False
 
     def __post_init__(self) -> None:
         if self.action and not self.bindings:

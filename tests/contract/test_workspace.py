@@ -246,6 +246,20 @@ def test_find_by_trace_key_finds_drafts_and_sent_mail_and_nothing_else(world: Wo
     assert world.workspace.find_by_trace_key("trace-c:6:dispatc") is None
 
 
+def test_has_written_to_is_sent_mail_to_that_very_address(world: World) -> None:
+    """What "corresponded with" means for the no-relay rule (issue 39, item 4)."""
+    ws = world.workspace
+    ws.create_draft("drafted@example.com", "Re: x", "body", "t-1", "trace-f:6:dispatch")
+    ws.send_reply("Kim Lee <Kim.Lee@Example.com>", "Re: y", "body", "t-2", "trace-g:6:dispatch")
+    assert ws.has_written_to("kim.lee@example.com")
+    assert ws.has_written_to("KIM.LEE@EXAMPLE.COM")
+    assert not ws.has_written_to("drafted@example.com")  # a draft went nowhere
+    assert not ws.has_written_to("lee@example.com")  # Gmail's to: search matches loosely
+    assert not ws.has_written_to("kim.lee@example.co")
+    assert not ws.has_written_to("kim.lee@ex\u0430mple.com")  # a Cyrillic a
+    assert not ws.has_written_to("not an address")
+
+
 def test_mark_as_read_by_message_id(world: World) -> None:
     world.receive(_original("unread-1@customer.example"))
     result = world.workspace.mark_as_read("<unread-1@customer.example>")

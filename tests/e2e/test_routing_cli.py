@@ -222,3 +222,44 @@ def test_auto_replies_and_bounces_through_run_end_with_the_reason_and_no_draft(
         assert "not answered, loop protection:" in trace.stdout
     assert store.list(APPROVALS.name) == [] and store.list(MAILBOX_DRAFTS.name) == []
     assert store.list("outbox") == []
+
+
+AUTO_FORWARDED = """\
+Delivered-To: lekarna@dostupnost-leku.cz
+Received: by 2002:a05:6a10:8e0b:b0:5ab::1 with SMTP id t11csp123; Thu, 14 Jan 2027 03:01:00 -0800
+X-Forwarded-To: lekarna@dostupnost-leku.cz
+X-Forwarded-For: info@dostupnost-leku.cz lekarna@dostupnost-leku.cz
+ARC-Seal: i=1; a=rsa-sha256; t=1736850000; cv=none; d=google.com; s=arc-20240605;
+ b=Zm9yd2FyZGVkIGJ5IEdtYWls
+ARC-Authentication-Results: i=1; mx.google.com; dkim=pass header.i=@seznam.cz;
+ spf=pass smtp.mailfrom=jana.novakova@seznam.cz; dmarc=pass header.from=seznam.cz
+Return-Path: <info+caf_=lekarna=dostupnost-leku.cz@dostupnost-leku.cz>
+Authentication-Results: mx.google.com; arc=pass (i=1);
+ spf=pass (google.com: domain of info+caf_=lekarna=dostupnost-leku.cz@dostupnost-leku.cz
+ designates 209.85.220.41 as permitted sender)
+ smtp.mailfrom="info+caf_=lekarna=dostupnost-leku.cz@dostupnost-leku.cz";
+ dkim=pass header.i=@seznam.cz; dmarc=pass (p=NONE dis=NONE) header.from=seznam.cz
+From: Jana Novakova <jana.novakova@seznam.cz>
+To: info@dostupnost-leku.cz
+Subject: Otekle kotniky
+Message-ID: <q1@seznam.cz>
+Date: Thu, 14 Jan 2027 12:00:00 +0100
+Content-Type: text/plain; charset=utf-8
+
+Since the new Amlodipine my ankles are swollen. Should I stop taking it?
+"""
+
+
+def test_route_names_the_signal_of_a_gmail_auto_forward(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    Path(env["INBOXFLOW_CONFIG"]).write_text(
+        RULES + "    - name: pharmacy\n      match: {forwarded_from: info@dostupnost-leku.cz}\n"
+        "      route: pipeline\n"
+    )
+    mail = tmp_path / "auto-forwarded.eml"
+    mail.write_text(AUTO_FORWARDED)
+    result = cli("route", str(mail), env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "→ rule 'pharmacy': graph pipeline" in result.stdout
+    assert "forwarded_from info@dostupnost-leku.cz via X-Forwarded-For" in result.stdout

@@ -181,8 +181,20 @@ class Infra:
             return [(key, topic) for key, node in nodes.items() for topic in node["publishes_to"]]
         if name == "pausing_nodes":
             return [key for key, node in nodes.items() if node["pauses"]]
-        if name in ("gmail_secret", "gemini_secret"):
+        llm = self.variable_values().get("llm")
+        if name == "gmail_secret":
             return [name]
+        if name == "gemini_secret":  # main.tf: the key only with llm = "gemini_api"
+            return [name] if llm == "gemini_api" else []
+        if name == "runtime_secret_ids":  # secrets.tf: secret_ids + the key with gemini_api
+            ids = list(self.variable_values()["secret_ids"])
+            return sorted(set(ids + (["GEMINI_API_KEY"] if llm == "gemini_api" else [])))
+        if name == "enabled_apis":  # apis.tf: + Vertex AI with llm = "vertex"
+            return list(self.root.locals["apis"]) + (
+                ["aiplatform.googleapis.com"] if llm == "vertex" else []
+            )
+        if name == "vertex_users":  # main.tf: the LLM nodes' identities with llm = "vertex"
+            return [key for key, node in nodes.items() if llm == "vertex" and node["uses_llm"]]
         ses = ["INBOXFLOW_SES_CREDENTIALS"] if self.variable_values().get("ses_enabled") else []
         if name in ("ses_secret_ids", "ses_secret"):  # ses.tf: one secret when ses_enabled
             return ses
@@ -191,6 +203,8 @@ class Infra:
         if name == "node_secrets" and each_key is not None:
             node = nodes[each_key]
             flags = [flag for flag in ("uses_llm", "uses_gmail") if node[flag]]
+            if llm != "gemini_api" and "uses_llm" in flags:  # no key to mount
+                flags.remove("uses_llm")
             return flags + (ses if node.get("notifies") else [])
         if name == "gmail_delegation_signers":  # iam.tf: only with gmail_keyless_delegation
             if not self.variable_values().get("gmail_keyless_delegation"):

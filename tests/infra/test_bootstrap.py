@@ -30,6 +30,8 @@ DEPLOYER_ROLES = {
     "roles/serviceusage.serviceUsageAdmin",
     "roles/monitoring.alertPolicyEditor",
     "roles/monitoring.dashboardEditor",
+    "roles/monitoring.notificationChannelEditor",  # the alert_email channel (issue 38)
+    "roles/artifactregistry.admin",  # the function images' repository, its cleanup policy
     "roles/logging.configWriter",
     "roles/logging.logWriter",
     "roles/iam.serviceAccountAdmin",

@@ -41,10 +41,12 @@ def test_each_function_waits_for_its_grants_to_propagate(infra) -> None:
     module = infra.http_module
     wait = module.resource("time_sleep", "iam_propagation").body
     assert wait["create_duration"] == "${var.iam_propagation_wait}"
-    # The wait runs again when the grants change, not on every apply.
-    triggers = wait["triggers"]
-    assert "google_secret_manager_secret_iam_member.function" in triggers["secrets"]
-    assert "google_project_iam_member.function" in triggers["project_roles"]
+    # The wait runs again when the grants change, not on every apply; it
+    # comes after the grants (issue 38 pins what its triggers may read).
+    assert set(wait["depends_on"]) == {
+        "${google_secret_manager_secret_iam_member.function}",
+        "${google_project_iam_member.function}",
+    }
     function = module.resource("google_cloudfunctions2_function", "function").body
     assert function["depends_on"] == ["${time_sleep.iam_propagation}"]
     # IAM: typically 2 minutes (cloud.google.com/iam/docs/access-change-propagation).
@@ -101,7 +103,8 @@ def test_approval_access_chooses_between_all_users_and_no_grant(infra) -> None:
         ]
         for value in ("all_users", "invoker_check_disabled", "none")
     }
-    assert grants["all_users"] == grants["none"] + 1 == grants["invoker_check_disabled"] + 1
+    # all_users: allUsers; none: the tasks identity (issue 38); invoker_check_disabled: neither.
+    assert grants["all_users"] == grants["none"] == grants["invoker_check_disabled"] + 1
     output = infra.root.outputs["approval_invoker_iam_check"]["value"]
     assert output == '${var.approval_access == "invoker_check_disabled" ? "disabled" : "enabled"}'
     assert infra.root.outputs["approval_service"]["value"] == "${module.approve.service_name}"
@@ -177,8 +180,11 @@ def test_approval_base_url_feeds_the_links_and_the_tasks_audience(infra) -> None
     for bad in ("http://approvals.example.com", "https://a.example.com/?t=1", "approvals.com"):
         assert not pattern.search(bad), bad
     env = infra.root.locals["tasks_environment"]
-    assert (
-        env["INBOXFLOW_APPROVAL_URL"] == env["INBOXFLOW_TASKS_AUDIENCE"] == "${local.approval_url}"
+    assert env["INBOXFLOW_APPROVAL_URL"] == "${local.approval_url}"
+    # The tasks call, and are minted for, approval_url unless approval_access = "none".
+    assert env["INBOXFLOW_TASKS_URL"] == env["INBOXFLOW_TASKS_AUDIENCE"] == "${local.tasks_url}"
+    assert infra.root.locals["tasks_url"] == (
+        '${var.approval_access == "none" ? local.approve_run_url : local.approval_url}'
     )
     assert infra.root.outputs["approval_url"]["value"] == "${local.approval_url}"
 
@@ -242,23 +248,26 @@ def _preflight(tmp_path: Path, tfvars: str | None, labelled: str, versioned: str
 
 
 BOTH = "GEMINI_API_KEY GMAIL_CREDENTIALS"
+ALERTS = 'alert_email = "oncall@example.com"\n'  # required since issue 38
 
 
 def test_preflight_refuses_a_project_without_any_secret(tmp_path: Path) -> None:
-    done = _preflight(tmp_path, 'environment = "dev"\n', labelled="", versioned="")
+    done = _preflight(tmp_path, 'environment = "dev"\n' + ALERTS, labelled="", versioned="")
     assert done.returncode != 0
     assert "without an enabled version: GEMINI_API_KEY GMAIL_CREDENTIALS" in done.stderr
 
 
 def test_preflight_requires_ses_credentials_when_ses_is_enabled(tmp_path: Path) -> None:
-    on = _preflight(tmp_path / "on", "ses_enabled = true\n", labelled=BOTH, versioned=BOTH)
+    on = _preflight(tmp_path / "on", "ses_enabled = true\n" + ALERTS, labelled=BOTH, versioned=BOTH)
     assert on.returncode != 0 and "INBOXFLOW_SES_CREDENTIALS" in on.stderr
-    off = _preflight(tmp_path / "off", "ses_enabled = false\n", labelled=BOTH, versioned=BOTH)
+    off = _preflight(
+        tmp_path / "off", "ses_enabled = false\n" + ALERTS, labelled=BOTH, versioned=BOTH
+    )
     assert off.returncode == 0, off.stderr
 
 
 def test_preflight_requires_the_secret_ids_the_env_file_lists(tmp_path: Path) -> None:
-    tfvars = 'secret_ids = ["GEMINI_API_KEY", "GMAIL_CREDENTIALS", "QUOTING_API_KEY"]\n'
+    tfvars = 'secret_ids = ["GEMINI_API_KEY", "GMAIL_CREDENTIALS", "QUOTING_API_KEY"]\n' + ALERTS
     done = _preflight(tmp_path, tfvars, labelled=BOTH, versioned=BOTH)
     assert done.returncode != 0
     assert "without an enabled version: QUOTING_API_KEY" in done.stderr

@@ -12,7 +12,7 @@ import pytest
 
 from tests.infra.conftest import INFRA, Resource, first, load_hcl
 
-CHANNELS = "${var.notification_channels}"
+CHANNELS = "${local.alert_channels}"  # alert_email's channel + notification_channels
 
 
 def _text(value: Any) -> str:
@@ -240,7 +240,7 @@ def test_budget_is_optional_and_alerts_the_channels(infra) -> None:
     assert [rule["threshold_percent"] for rule in thresholds] == [0.5, 0.9, 1.0, 1.0]
     assert thresholds[-1]["spend_basis"] == "FORECASTED_SPEND"
     rule = first(budget["all_updates_rule"])
-    assert "var.notification_channels" in rule["monitoring_notification_channels"]
+    assert "local.alert_channels" in rule["monitoring_notification_channels"]
     assert "data.google_project.this.number" in str(first(budget["budget_filter"])["projects"])
     assert budget["depends_on"] == ["${google_project_service.enabled}"]
 

@@ -27,12 +27,13 @@ ROLE_ALLOWLIST = {
     "roles/cloudtasks.enqueuer",  # on the approvals queue
     "roles/cloudtasks.taskDeleter",  # on the approvals queue
     "roles/iam.serviceAccountUser",  # act as the tasks identity, on that account only
-    "roles/iam.serviceAccountTokenCreator",  # Pub/Sub agent mints push OIDC tokens (push identity)
+    "roles/iam.serviceAccountTokenCreator",  # keyless delegation: sign as the Gmail delegate
     "roles/run.invoker",  # on single Cloud Run services
     "roles/artifactregistry.writer",  # function build only
     "roles/logging.logWriter",  # function build only
     "roles/storage.objectViewer",  # function build only
     "roles/cloudtrace.agent",  # functions export their spans to Cloud Trace
+    "roles/aiplatform.user",  # llm = "vertex": the nodes that call Gemini on Vertex AI
 }
 # Roles that may be granted on the whole project (no narrower resource works).
 PROJECT_ROLE_ALLOWLIST = {
@@ -41,6 +42,7 @@ PROJECT_ROLE_ALLOWLIST = {
     "roles/artifactregistry.writer",
     "roles/logging.logWriter",
     "roles/storage.objectViewer",
+    "roles/aiplatform.user",  # Vertex AI has no finer resource for a publisher model
 }
 FUNCTION_ID = re.compile(r"^[a-z](?:[-a-z0-9]{2,61}[a-z0-9])$")
 SERVICE_ACCOUNT_ID = re.compile(r"^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$")
@@ -116,7 +118,7 @@ def test_generated_tfvars_match_declared_variables(infra) -> None:
     declared = set(infra.root.variables)
     assert set(infra.tfvars) <= declared, f"undeclared: {sorted(set(infra.tfvars) - declared)}"
     required = {name for name, body in infra.root.variables.items() if "default" not in body}
-    assert required - set(infra.tfvars) <= {"project_id", "environment"}
+    assert required - set(infra.tfvars) <= {"project_id", "environment", "alert_email"}
     node_type = infra.root.variables["node_functions"]["type"]
     for key in next(iter(infra.tfvars["node_functions"].values())):
         assert key in node_type, f"node_functions.{key} is exported but not in the variable type"
@@ -350,7 +352,7 @@ def test_only_pausing_nodes_and_approve_schedule_tasks(infra) -> None:
     pausing = sum(node["pauses"] for node in infra.tfvars["node_functions"].values())
     assert pausing >= 1, "the pipeline's review node pauses"
     assert counts["google_cloud_tasks_queue_iam_member"] == pausing + 1  # + approve
-    assert counts["google_service_account_iam_member"] == pausing + 1 + 1  # + approve, push agent
+    assert counts["google_service_account_iam_member"] == pausing + 1  # + approve
     # The task environment reaches pausing nodes (and approve) only.
     task_env = infra.root.locals["node_task_environment"].replace(" ", "")
     assert task_env.endswith("ifnode.pauses}}}")
@@ -372,7 +374,7 @@ def test_task_environment_names_the_queue_invoker_and_audience(infra) -> None:
         "INBOXFLOW_TASKS_AUDIENCE",
     }
     assert env["INBOXFLOW_TASKS_INVOKER"] == "${google_service_account.tasks_invoker.email}"
-    assert env["INBOXFLOW_TASKS_AUDIENCE"] == env["INBOXFLOW_APPROVAL_URL"]
+    assert env["INBOXFLOW_TASKS_AUDIENCE"] == env["INBOXFLOW_TASKS_URL"] == "${local.tasks_url}"
     assert env["INBOXFLOW_APPROVAL_URL"] == "${local.approval_url}"
     # The function's own URL unless approval_base_url names a custom domain.
     assert "cloudfunctions.net" in infra.root.locals["default_approval_url"]
@@ -514,10 +516,12 @@ def test_firestore_ttl_vector_and_composite_indexes(infra) -> None:
 
 
 def test_secrets_reach_functions_from_secret_manager(infra) -> None:
-    assert set(infra.root.variables["secret_ids"]["default"]) == {
-        "GEMINI_API_KEY",
-        "GMAIL_CREDENTIALS",
-    }
+    # GEMINI_API_KEY joins secret_ids with llm = "gemini_api" (the default).
+    assert set(infra.root.variables["secret_ids"]["default"]) == {"GMAIL_CREDENTIALS"}
+    assert infra.root.variables["llm"]["default"] == "gemini_api"
+    assert infra.root.resource("google_secret_manager_secret", "runtime").body["for_each"] == (
+        "${local.runtime_secret_ids}"
+    )
     secret = infra.root.resource("google_secret_manager_secret", "runtime").body
     assert "secret_data" not in secret  # values never go through Terraform state
     assert not [
@@ -528,7 +532,7 @@ def test_secrets_reach_functions_from_secret_manager(infra) -> None:
         first(function["service_config"]).get("dynamic", "")
     )
     assert set(infra.root.locals["gmail_secret"]) == {"INBOXFLOW_GMAIL_CREDENTIALS"}
-    assert set(infra.root.locals["gemini_secret"]) == {"GEMINI_API_KEY"}
+    assert 'for id in ["GEMINI_API_KEY"]' in infra.root.locals["gemini_secret"]
 
 
 def test_secrets_follow_what_each_function_does(infra) -> None:
@@ -552,12 +556,13 @@ def test_secrets_follow_what_each_function_does(infra) -> None:
 
 def test_llm_nodes_refuse_to_start_on_the_offline_model_by_mistake(infra) -> None:
     llm_env = infra.root.locals["node_llm_environment"].replace(" ", "")
-    assert "INBOXFLOW_LLM=var.llm" in llm_env and llm_env.endswith("ifnode.uses_llm}}}")
+    assert "local.llm_environment:name=>value" in llm_env
+    assert llm_env.endswith("ifnode.uses_llm}}}")
     assert (
         "local.node_llm_environment[each.key]"
         in infra.root.modules["node"]["environment_variables"]
     )
-    assert infra.root.variables["llm"]["default"] == "gemini"
+    assert infra.root.variables["llm"]["default"] == "gemini_api"
     approve_env = infra.root.modules["approve"]["environment_variables"].replace(" ", "")
     assert 'INBOXFLOW_TASKS_VERIFY="true"' in approve_env
 

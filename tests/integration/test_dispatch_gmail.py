@@ -22,6 +22,7 @@ from inboxflow.mail import TRACE_HEADER, Email, bare_subject, load_email_file
 from inboxflow.mail_stamps import trace_key_of
 from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
+from tests.harness.mail_auth import gmail_pass
 from tests.harness.pipeline import dispatch_effects
 from tests.harness.runtimes import runtime_for
 
@@ -85,6 +86,11 @@ def _start_all(room: Mailroom) -> list[str]:
     trace_ids = []
     for path in sample_inbox():
         email = load_email_file(path, mailbox=MAILBOX)
+        # Gmail's verdict on arrival: auto-send answers only an authenticated sender (no relay)
+        verdict = gmail_pass(email.sender.address)
+        email = email.model_copy(
+            update={"headers": {**email.headers, "authentication-results": verdict}}
+        )
         gmail_id = room.double.deliver(MAILBOX, _raw(path, email))
         trace_id = room.runtime.start("pipeline", {"email": email.model_dump(mode="json")})
         [original] = [m for m in room.double.messages(MAILBOX) if m["id"] == gmail_id]

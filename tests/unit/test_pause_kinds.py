@@ -188,3 +188,41 @@ def test_an_undeclared_kind_is_plain_approve_reject() -> None:
 def test_hidden_characters_are_named() -> None:
     assert hidden_characters("a\u200bb\u202ec\td\ne\x00") == ["U+200B", "U+202E", "U+0000"]
     assert hidden_characters("plain text, café") == []
+
+
+@pytest.mark.parametrize(
+    "to",
+    [
+        '"x@evil.example" <kim@example.com>',
+        '"kim@example.com" <evil@evil.example>',
+        "kim@example.com <evil@evil.example>",
+        '"x" <evil@ex\uff41mple.com>',  # a fullwidth a: no domain IDNA 2008 allows
+    ],
+)
+def test_an_address_edit_dispatch_would_refuse_is_refused_here(to: str) -> None:
+    """Issue 39, item 7: the page said "Approved" for an edit dispatch then refused."""
+    with pytest.raises(EditRejected) as refused:
+        KIND.validate_edit({"to": to})
+    assert refused.value.field == "to"
+
+
+def test_every_address_edit_accepted_is_one_the_bindings_accept() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from inboxflow.bindings import address_of
+
+    names = st.text(alphabet=st.sampled_from('ab x@."\\<>,;:()'), max_size=12)
+    addresses = st.sampled_from(["kim@example.com", "evil@evil.example", "a@b.cz"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(names, addresses, st.booleans())
+    def check(name: str, address: str, quoted: bool) -> None:
+        value = f'"{name}" <{address}>' if quoted else f"{name} <{address}>"
+        try:
+            KIND.validate_edit({"to": value})
+        except EditRejected:
+            return
+        assert address_of(value) == address, value
+
+    check()

@@ -3,18 +3,23 @@ each earlier rule did not match."""
 
 from __future__ import annotations
 
+import string
 import subprocess
 import sys
+from itertools import pairwise
 from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inboxflow.config import InboxflowConfig, parse_config
 from inboxflow.graphs import graph_registry
-from inboxflow.mail import Email, email_from_json
+from inboxflow.mail import Email, email_from_eml, email_from_json
+from inboxflow.mail.addresses import address_key, same_address
 from inboxflow.routing import explicit, route
-from tests.harness.mail_auth import gmail_fail, gmail_pass
+from tests.harness.mail_auth import gmail_pass
 
 from .test_config import AGENT, GRAPHS
 
@@ -160,68 +165,106 @@ def test_a_header_over_2000_characters_matches_no_pattern() -> None:
 
 BOSS = "boss@brightlane.io"
 PRIYA = "Priya.Raman@Kestrel-Logistics.com"
-FORWARDED_BLOCK = (
+FORWARD = (
     "FYI, can you answer this?\n\n---------- Forwarded message ---------\n"
-    "From: The Boss <boss@brightlane.io>\nDate: Mon\nSubject: Q\n\nQuestion"
+    "From: {writer}\nDate: Mon, 9 Nov 2026 at 10:15\nSubject: Q\nTo: {to}\n\nQuestion"
+)
+ATTACHED = (
+    "From: Priya Raman <priya.raman@kestrel-logistics.com>\nTo: maya.chen@brightlane.io\n"
+    "Subject: Fwd: Q\nMessage-ID: <fwd1@kestrel-logistics.com>\nMIME-Version: 1.0\n"
+    'Content-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain\n\nsee below\n'
+    "--b\nContent-Type: message/rfc822\n\nFrom: The Boss <Boss@Brightlane.io>\nTo: a@b.example\n"
+    "Subject: Q\nDate: Mon, 9 Nov 2026 10:15:00 +0000\n\nQuestion\n--b--\n"
 )
 
 
 @pytest.mark.parametrize(
-    ("fields", "expected"),
+    ("fields", "signal"),
     [
-        ({"from": BOSS, "headers": {"Authentication-Results": gmail_pass(BOSS)}}, True),
+        # Gmail auto-forwarding: From the original sender, the forwarder in X-Forwarded-For
         (
             {
-                "from": "The Boss <BOSS@brightlane.io>",
-                "headers": {"Authentication-Results": gmail_pass(BOSS)},
+                "headers": {
+                    "X-Forwarded-For": f"{BOSS} {MAILBOX}",
+                    "X-Forwarded-To": MAILBOX,
+                    "Authentication-Results": gmail_pass(PRIYA),
+                }
             },
-            True,
+            "X-Forwarded-For",
         ),
-        # what the sender writes: never the forwarder
-        ({"headers": {"Reply-To": BOSS, "Authentication-Results": gmail_pass(PRIYA)}}, False),
+        # two hops: boss -> relay -> Maya; the first hop's headers name the relay too
         (
-            {"body": FORWARDED_BLOCK, "headers": {"Authentication-Results": gmail_pass(PRIYA)}},
-            False,
+            {"headers": {"X-Forwarded-To": f"relay@brightlane.io\n{MAILBOX}"}},
+            "X-Forwarded-To",
         ),
-        ({"body": "Von: Boss <BOSS@brightlane.io>\nBetreff: x"}, False),
+        ({"headers": {"X-Forwarded-From": f"The Boss <{BOSS.upper()}>"}}, "X-Forwarded-From"),
+        ({"headers": {"Resent-From": f"The Boss <{BOSS}>"}}, "Resent-From"),
         (
-            {"headers": {"X-Forwarded-From": BOSS, "Authentication-Results": gmail_pass(PRIYA)}},
-            False,
+            {"body": FORWARD.format(writer=f"The Boss <{BOSS}>", to=PRIYA)},
+            "the forwarded block (From)",
         ),
-        # From says boss, but nothing (or a failing or foreign verdict) vouches for it
-        ({"from": BOSS}, False),
-        ({"from": BOSS, "headers": {"Authentication-Results": gmail_fail(BOSS)}}, False),
+        ({"body": FORWARD.format(writer=PRIYA, to=f"<{BOSS}>")}, "the forwarded block (To)"),
+        ({"headers": {"Reply-To": f"The Boss <{BOSS}>"}}, "Reply-To"),
         (
-            {
-                "from": BOSS,
-                "headers": {"Authentication-Results": gmail_pass(BOSS, "mx.evil.example")},
-            },
-            False,
-        ),
+            {"from": "The Boss <Boss@BrightLane.io>"},
+            "From",
+        ),  # not authenticated: routes all the same
     ],
 )
-def test_forwarded_from_is_the_authenticated_sender_never_reply_to_or_body_lines(
-    fields: dict[str, Any], expected: bool
+def test_forwarded_from_matches_each_signal_and_says_which(
+    fields: dict[str, Any], signal: str
 ) -> None:
-    config = rules(rule("fwd", forwarded_from=BOSS))
-    assert (matched(config, email(**fields)) == "fwd") is expected
+    rule_for = BOSS if signal != "X-Forwarded-To" else "relay@brightlane.io"
+    decision = route(email(**fields), rules(rule("fwd", forwarded_from=rule_for)))
+    assert decision.rule == "fwd"
+    assert decision.signal == f"forwarded_from {rule_for} via {signal}"
 
 
-def test_forwarded_from_says_why_it_did_not_match() -> None:
-    config = rules(rule("fwd", forwarded_from=BOSS))
-    spoofed = email(**{"from": BOSS, "headers": {"Reply-To": BOSS}})
-    assert route(spoofed, config).reasons_not_matched == [
+def test_forwarded_from_reads_an_attached_message() -> None:
+    decision = route(email_from_eml(ATTACHED.encode()), rules(rule("fwd", forwarded_from=BOSS)))
+    assert decision.signal == f"forwarded_from {BOSS} via an attached message (From)"
+
+
+def test_the_first_signal_in_order_is_named() -> None:
+    both = email(
+        **{"from": BOSS, "headers": {"Reply-To": BOSS, "X-Forwarded-For": f"{BOSS} {MAILBOX}"}}
+    )
+    decision = route(both, rules(rule("fwd", forwarded_from=BOSS)))
+    assert decision.signal == f"forwarded_from {BOSS} via X-Forwarded-For"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        # the destination of an auto-forward is the mailbox, not a forwarder
+        {"headers": {"X-Forwarded-For": f"{PRIYA} {BOSS}", "X-Forwarded-To": BOSS}},
+        # a look-alike (Cyrillic o, a digit for a letter) is another address
+        {"headers": {"X-Forwarded-For": "b\u043ess@brightlane.io x@y.example"}},
+        {"headers": {"Reply-To": "b0ss@brightlane.io"}},
+        {"from": "boss@brightlane.io.evil.example"},
+        # a "From:" line that is no forwarded block (no intro, no date, no other field)
+        {"body": "Von: Boss <BOSS@brightlane.io>\nBetreff: x"},
+        # the block a reply quotes is its history, not a forward
+        {
+            "subject": "Re: Q",
+            "headers": {"In-Reply-To": "<q1@brightlane.io>"},
+            "body": "Thanks!\n\n" + FORWARD.format(writer=BOSS, to=PRIYA).replace("\n", "\n> "),
+        },
+    ],
+)
+def test_forwarded_from_does_not_match_what_does_not_name_the_forwarder(
+    fields: dict[str, Any],
+) -> None:
+    mailbox = BOSS if "X-Forwarded-To" in fields.get("headers", {}) else None
+    decision = route(email(**fields), rules(rule("fwd", forwarded_from=BOSS)), mailbox)
+    assert decision.rule is None and decision.signal is None
+    assert decision.reasons_not_matched == [
         (
             "fwd",
-            "forwarded_from: the sender is not authenticated "
-            "(no Authentication-Results from the receiving server)",
+            f"forwarded_from: no signal names {BOSS} (X-Forwarded-For, X-Forwarded-To, "
+            "X-Forwarded-From, Resent-From, the forwarded message, Reply-To, From)",
         )
     ]
-    other = email(headers={"Authentication-Results": gmail_pass(PRIYA)})
-    assert route(other, config).reasons_not_matched[0][1] == (
-        "forwarded_from: the authenticated sender Priya.Raman@kestrel-logistics.com is not "
-        "boss@brightlane.io"
-    )
 
 
 def test_conditions_are_anded() -> None:
@@ -294,3 +337,68 @@ def test_the_shipped_examples_are_valid_rules() -> None:
         "vip",
     ]
     assert AGENT.takes_profile
+
+
+# --- Gmail's auto-forwarding, generated (issue 37) -------------------------------------------
+
+_LABEL = st.text(alphabet=string.ascii_lowercase + string.digits, min_size=2, max_size=10)
+_DOMAIN = st.lists(_LABEL, min_size=2, max_size=3).map(".".join)
+_LOCAL = st.text(alphabet=string.ascii_lowercase + string.digits + "._", min_size=1, max_size=12)
+_ADDR = st.builds(lambda local, domain: f"{local.strip('.')}a@{domain}", _LOCAL, _DOMAIN)
+
+
+def _arc(i: int, domain: str, noise: str) -> str:
+    return (
+        f"ARC-Seal: i={i}; a=rsa-sha256; t=1736850000; cv=pass;\r\n d=google.com; s=arc-20240605;"
+        f"\r\n b={noise}\r\n"
+        f"ARC-Message-Signature: i={i}; a=rsa-sha256; c=relaxed/relaxed; d=google.com;\r\n"
+        f" s=arc-20240605; h=to:subject:message-id:date:from:mime-version;\r\n bh={noise}=;\r\n"
+        f"ARC-Authentication-Results: i={i}; mx.google.com;\r\n dkim=pass header.i=@{domain};"
+        f"\r\n spf=pass smtp.mailfrom={noise[:8]}@{domain}\r\n"
+    )
+
+
+@st.composite
+def auto_forwards(draw: st.DrawFn) -> tuple[bytes, str, str]:
+    """``(raw message, forwarder, mailbox)``: mail to ``forwarder`` that Gmail forwarded, in
+    one or two hops, to ``mailbox``, with the ARC chain and ``+caf_`` Return-Path of each hop."""
+    people = draw(st.lists(_ADDR, min_size=3, max_size=4, unique_by=address_key))
+    original, forwarder, mailbox, *relay = people
+    hops = [forwarder, *relay, mailbox]
+    noise = draw(
+        st.text(alphabet=string.ascii_letters + string.digits + "+/", min_size=20, max_size=60)
+    )
+    case = draw(st.sampled_from([str, str.upper, str.lower]))
+    lines = [f"Delivered-To: {mailbox}\r\n"]
+    for i, (source, destination) in enumerate(reversed(list(pairwise(hops)))):
+        local, _, domain = source.partition("@")
+        caf = destination.replace("@", "=")
+        lines.append(f"Received: by 2002:a05:{i}::{i} with SMTP id x{i}; Thu, 14 Jan 2027\r\n")
+        lines.append(_arc(len(hops) - 1 - i, domain, noise))
+        lines.append(f"Return-Path: <{local}+caf_={caf}@{domain}>\r\n")
+        lines.append(f"{case('X-Forwarded-To')}: {destination}\r\n")
+        lines.append(f"{case('X-Forwarded-For')}: {source} {destination}\r\n")
+    lines.append(f"Authentication-Results: {gmail_pass(original)}\r\n")
+    lines.append(
+        f"From: Patient <{original}>\r\nTo: {forwarder}\r\nSubject: question\r\n"
+        "Message-ID: <m1@example.org>\r\nDate: Thu, 14 Jan 2027 12:00:00 +0100\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n\r\nSwollen ankles since the new tablets.\r\n"
+    )
+    return "".join(lines).encode(), forwarder, mailbox
+
+
+@settings(max_examples=150, deadline=None)
+@given(auto_forwards())
+def test_gmail_auto_forwarding_routes_by_its_forwarder(sent: tuple[bytes, str, str]) -> None:
+    raw, forwarder, mailbox = sent
+    message = email_from_eml(raw, mailbox)
+    assert same_address(message.mailbox, mailbox)
+    config = rules(
+        rule("to-the-mailbox", forwarded_from=mailbox),
+        rule("forwarder", forwarded_from=forwarder.upper()),
+    )
+    decision = route(message, config)
+    assert decision.rule == "forwarder", decision
+    assert decision.signal == f"forwarded_from {forwarder.upper()} via X-Forwarded-For"
+    # the destination (the mailbox itself) is no forwarder
+    assert decision.reasons_not_matched[0][0] == "to-the-mailbox"

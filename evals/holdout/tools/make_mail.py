@@ -502,7 +502,7 @@ def planner() -> None:
             "LICENSE STATE: IL\n"
             "YEARS LICENSED: 20\n"
             "VEHICLE: 2020 Subaru Outback\n"
-            "VIN: 4S4BTANC5L3123456\n"
+            "VIN: 4S4BTANCXL3123456\n"
             "ANNUAL MILEAGE: 11,000\n\n"
             "Thank you,\nMarcus\n"
         ),
@@ -526,7 +526,7 @@ def planner() -> None:
             "Numéro de permis : S58219934 (MA)\n"
             "Ancienneté du permis : 12 ans, aucun sinistre\n"
             "Véhicule : 2017 Honda CR-V\n"
-            "VIN : 2HKRW2H54HH612345\n\n"
+            "VIN : 2HKRW2H52HH612345\n\n"
             "Merci d'avance,\nAmélie Laurent\n"
         ),
     )

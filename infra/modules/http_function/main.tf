@@ -34,14 +34,27 @@ resource "google_secret_manager_secret_iam_member" "function" {
 # deploy, so the build waits here once; the wait runs again only when the
 # grants change. The caller's depends_on puts the build account's project
 # roles before this wait too.
+#
+# The triggers are built from this module's inputs only, values the plan
+# knows, never from the grants' attributes: the provider rewrites a secret
+# grant's secret_id from S to projects/P/secrets/S when it applies it
+# (iam_secret_manager_secret.go sets it to the updater's GetResourceId()),
+# and a trigger that changes between plan and apply stops the first apply
+# ("Provider produced inconsistent final plan"). depends_on orders the wait
+# after the grants instead.
 resource "time_sleep" "iam_propagation" {
   create_duration = var.iam_propagation_wait
 
   triggers = {
-    service_account = google_service_account.function.email
-    secrets         = join(",", sort([for grant in google_secret_manager_secret_iam_member.function : grant.secret_id]))
-    project_roles   = join(",", sort([for grant in google_project_iam_member.function : grant.role]))
+    service_account = "${var.service_account_id}@${var.project_id}"
+    secrets         = join(",", sort([for name, secret in var.secret_environment_variables : "${name}=${secret}"]))
+    project_roles   = join(",", sort(tolist(var.project_roles)))
   }
+
+  depends_on = [
+    google_secret_manager_secret_iam_member.function,
+    google_project_iam_member.function,
+  ]
 }
 
 resource "google_cloudfunctions2_function" "function" {
@@ -55,6 +68,9 @@ resource "google_cloudfunctions2_function" "function" {
     runtime         = var.runtime
     entry_point     = var.entry_point
     service_account = var.build_service_account
+    # The stack's repository (artifacts.tf), whose cleanup policy keeps the
+    # recent images only, instead of gcf-artifacts, which keeps them all.
+    docker_repository = var.docker_repository
 
     source {
       storage_source {

@@ -50,6 +50,11 @@ variable "source_object" {
   description = "Object name of the source archive; named by its hash so a code change redeploys."
 }
 
+variable "docker_repository" {
+  type        = string
+  description = "Artifact Registry repository the build pushes the function's image to (projects/P/locations/L/repositories/R), the stack's repository with its cleanup policy."
+}
+
 variable "build_service_account" {
   type        = string
   description = "Full resource id (projects/P/serviceAccounts/EMAIL) of the Cloud Build identity."

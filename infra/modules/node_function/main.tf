@@ -18,6 +18,7 @@ module "function" {
   source_bucket         = var.source_bucket
   source_object         = var.source_object
   build_service_account = var.build_service_account
+  docker_repository     = var.docker_repository
 
   memory_mb     = var.memory_mb
   timeout_s     = var.timeout_s

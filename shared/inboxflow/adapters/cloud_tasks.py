@@ -71,6 +71,9 @@ class CloudTasksQueue(TaskQueue):
         emulator_host: ``host:port`` of gcloud-tasks-emulator (default
             ``CLOUD_TASKS_EMULATOR_HOST``).
         client: an existing client (overrides ``emulator_host``).
+        local_token: sent as ``Authorization: Bearer`` by tasks without an OIDC token
+            (no ``service_account``): the local task token the approval function
+            checks where it verifies no OIDC (``approvals/task_auth.py``; the emulator).
     """
 
     def __init__(
@@ -81,6 +84,7 @@ class CloudTasksQueue(TaskQueue):
         service_account: str | None = None,
         emulator_host: str | None = None,
         client: tasks_v2.CloudTasksClient | None = None,
+        local_token: str | None = None,
     ) -> None:
         self.project = project or os.environ.get("GOOGLE_CLOUD_PROJECT") or "inboxflow-local"
         self.location = location or os.environ.get("INBOXFLOW_REGION") or "us-central1"
@@ -90,6 +94,7 @@ class CloudTasksQueue(TaskQueue):
         self.emulated = client is None and emulator_host is not None
         self.client = client or _client(emulator_host)
         self.queue_path = self.client.queue_path(self.project, self.location, self.queue)
+        self.local_token = local_token
         self._created: set[str] = set()
         self._lock = threading.Lock()
 
@@ -115,6 +120,8 @@ class CloudTasksQueue(TaskQueue):
                 "service_account_email": self.service_account,
                 "audience": task.audience or task.url,
             }
+        elif self.local_token:
+            http_request["headers"]["Authorization"] = f"Bearer {self.local_token}"
         return tasks_v2.Task(
             name=self.task_path(task.name),
             http_request=http_request,

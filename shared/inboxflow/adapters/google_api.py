@@ -17,6 +17,8 @@ answer                                                 kind
 ``userRateLimitExceeded`` or ``quotaExceeded``
 408, 5xx, no answer (connection or socket error)       ``UNAVAILABLE``
 404                                                    ``NOT_FOUND``
+the token's refresh answered ``invalid_grant``         ``DISCONNECTED``
+(revoked or expired consent: a person must reconnect)
 anything else (400, 401, other 403s, 409...)           ``PERMANENT``
 =====================================================  ================
 
@@ -37,7 +39,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from .google_credentials import CredentialsFactory, credentials_from_env
+from .google_credentials import CredentialsFactory, credentials_from_env, own_credentials
 
 GOOGLE_API_URL_ENV = "INBOXFLOW_GOOGLE_API_URL"
 RATE_LIMIT_REASONS = frozenset({"ratelimitexceeded", "userratelimitexceeded", "quotaexceeded"})
@@ -58,6 +60,7 @@ class FailureKind(StrEnum):
     RATE_LIMITED = "rate_limited"
     UNAVAILABLE = "unavailable"
     NOT_FOUND = "not_found"
+    DISCONNECTED = "disconnected"
     PERMANENT = "permanent"
 
     @property
@@ -126,13 +129,33 @@ def _reasons(content: bytes) -> list[str]:
 
 def failure_of(exc: BaseException, what: str = "Google API") -> ApiFailure | None:
     """Sort an exception raised by a client call; None when it is not an API or transport failure."""
+    from google.auth.exceptions import RefreshError
     from googleapiclient.errors import HttpError
 
     if isinstance(exc, HttpError):
         return http_error_failure(exc, what)
+    if isinstance(exc, RefreshError) and refresh_error_code(exc) == "invalid_grant":
+        return ApiFailure(
+            FailureKind.DISCONNECTED,
+            400,
+            f"{what}: the mailbox's authorization was revoked or has expired (invalid_grant)",
+        )
     if isinstance(exc, OSError) or type(exc).__module__.startswith("httplib2"):
         return ApiFailure(FailureKind.UNAVAILABLE, 0, f"{what}: no answer ({exc})")
     return None
+
+
+def refresh_error_code(exc: BaseException) -> str:
+    """The OAuth ``error`` of a ``google.auth`` ``RefreshError`` (``invalid_grant``...), or ``""``.
+
+    google-auth raises it with the token endpoint's JSON answer as its second argument.
+    """
+    args: tuple[Any, ...] = tuple(getattr(exc, "args", ()))
+    body = args[1] if len(args) > 1 else None
+    if isinstance(body, Mapping):
+        return str(body.get("error") or "")
+    text = str(args[0]) if args else ""
+    return text.split(":", 1)[0].strip() if text.startswith("invalid_") else ""
 
 
 ErrorFactory = Callable[[str, int], Exception]
@@ -148,12 +171,15 @@ class PortErrors:
         unavailable: for ``UNAVAILABLE`` (should be a ``RetryableError``).
         permanent: for ``PERMANENT``, and ``NOT_FOUND`` unless ``not_found`` is given.
         not_found: for ``NOT_FOUND`` where the caller needs to tell it apart.
+        disconnected: for ``DISCONNECTED`` where the caller needs to tell it apart
+            (default ``permanent``).
     """
 
     rate_limited: ErrorFactory
     unavailable: ErrorFactory
     permanent: ErrorFactory
     not_found: ErrorFactory | None = None
+    disconnected: ErrorFactory | None = None
 
     def with_not_found(self, factory: ErrorFactory) -> PortErrors:
         """The same, with 404 raised as ``factory`` (``HistoryExpired``, ``MessageGone``)."""
@@ -165,6 +191,7 @@ class PortErrors:
             FailureKind.RATE_LIMITED: self.rate_limited,
             FailureKind.UNAVAILABLE: self.unavailable,
             FailureKind.NOT_FOUND: self.not_found or self.permanent,
+            FailureKind.DISCONNECTED: self.disconnected or self.permanent,
             FailureKind.PERMANENT: self.permanent,
         }[failure.kind]
         return factory(failure.message, failure.status)
@@ -198,40 +225,60 @@ class GoogleApiConnection:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.api_url = api_url.rstrip("/") if api_url else None
-        if credentials is None and self.api_url is None:
-            credentials = credentials_from_env(os.environ)
+        if credentials is None:
+            # Against the double, only a mailbox connected with its own token uses one.
+            credentials = (
+                credentials_from_env(os.environ)
+                if self.api_url is None
+                else own_credentials(os.environ)
+            )
         self.credentials = credentials
         self.timeout_s = timeout_s
         self.num_retries = num_retries
         self.sleep = sleep
         self._local = threading.local()
+        self._generation = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str], **options: Any) -> GoogleApiConnection:
         """The double at ``INBOXFLOW_GOOGLE_API_URL`` when set, else Google with the
         credentials ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]`` configure (read on first use)."""
         api_url = google_api_url(environ)
-        credentials = None if api_url else credentials_from_env(environ)
+        credentials = own_credentials(environ) if api_url else credentials_from_env(environ)
         return cls(api_url, credentials, **options)
 
     def service(self, api: str, version: str, mailbox: str) -> Any:
         """The ``api`` client (``gmail``/``v1``, ``calendar``/``v3``) acting as ``mailbox``."""
-        cache: dict[tuple[str, str], Any] = self._local.__dict__.setdefault("services", {})
-        # Without credentials every mailbox can share one client.
-        key = (api, mailbox if self.credentials is not None else "")
+        cache: dict[tuple[str, str, int], Any] = self._local.__dict__.setdefault("services", {})
+        key = (api, mailbox, self._generation)
         if key not in cache:
             cache[key] = self._build(api, version, mailbox)
         return cache[key]
+
+    def _replaced(self, request: Any) -> bool:
+        """Whether the refused credentials of ``request`` have been replaced in the token store."""
+        replaced = getattr(self.credentials, "replaced", None)
+        used = getattr(getattr(request, "http", None), "credentials", None)
+        return bool(replaced is not None and used is not None and replaced(used))
+
+    def forget_credentials(self) -> None:
+        """Build new clients with fresh credentials: a refused token may have been replaced by
+        ``inboxflow mailbox connect`` since (every thread's clients are rebuilt on next use)."""
+        forget = getattr(self.credentials, "forget", None)
+        if forget is not None:
+            forget(None)
+        self._generation += 1
 
     def _build(self, api: str, version: str, mailbox: str) -> Any:
         import httplib2
         from googleapiclient.discovery import build
 
         http: Any = httplib2.Http(timeout=self.timeout_s)
-        if self.credentials is not None:
+        credentials = self.credentials(mailbox) if self.credentials is not None else None
+        if credentials is not None:
             import google_auth_httplib2
 
-            http = google_auth_httplib2.AuthorizedHttp(self.credentials(mailbox), http=http)
+            http = google_auth_httplib2.AuthorizedHttp(credentials, http=http)
         options = None
         if self.api_url:
             # Gmail's discovery paths carry "gmail/v1/"; Calendar's service path is its own.
@@ -266,6 +313,13 @@ class GoogleApiConnection:
                 failure = failure_of(exc, what)
                 if failure is None:
                     raise
+                if failure.kind is FailureKind.DISCONNECTED:
+                    if self._replaced(request):  # reconnected since: the next call works
+                        self.forget_credentials()
+                        raise errors.unavailable(
+                            f"{failure.message}; a new token was stored since: try again", 503
+                        ) from exc
+                    self.forget_credentials()
                 if not failure.kind.retryable or attempt == attempts - 1:
                     raise errors.error(failure) from exc
             self.sleep(backoff_delay(attempt))
@@ -285,4 +339,5 @@ __all__ = [
     "failure_of",
     "google_api_url",
     "http_error_failure",
+    "refresh_error_code",
 ]

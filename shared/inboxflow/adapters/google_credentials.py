@@ -19,9 +19,18 @@ The JSON is one of:
   at the OAuth token endpoint (google-auth's impersonated credentials with a
   ``subject``); no key exists anywhere;
 - an authorized user (``{"type": "authorized_user", client_id, client_secret,
-  refresh_token}``) for a single mailbox. With neither variable set,
-``credentials_from_env`` falls back to Application Default Credentials. Against
-the local double (``INBOXFLOW_GOOGLE_API_URL``) no credentials are needed.
+  refresh_token}``) for a single mailbox (its ``account``, when it names one,
+  must be the mailbox).
+
+Each mailbox may have its own token, kept by ``inboxflow mailbox connect`` in
+the token store (``mailbox_tokens``: a 0600 file per mailbox in the home, or a
+Secret Manager secret per mailbox): ``credentials_from_env`` uses it for that
+mailbox before anything else, so several personal accounts share one
+deployment. A token's refresh asks for the scopes its consent granted and no
+more (asking for more is ``invalid_scope``). With neither variable set nor a
+token of its own, a mailbox gets Application Default Credentials. Against the
+local double (``INBOXFLOW_GOOGLE_API_URL``) a mailbox without a token of its
+own needs no credentials.
 
 ``google.auth`` is imported inside the functions, so importing this module costs nothing.
 """
@@ -32,15 +41,15 @@ import base64
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from .mailbox_tokens import CLOUD_PLATFORM_SCOPE, SECRET_MANAGER_URL, TokenStore, token_store
 
 GMAIL_MODIFY_SCOPE = "https://www.googleapis.com/auth/gmail.modify"
 CALENDAR_EVENTS_SCOPE = "https://www.googleapis.com/auth/calendar.events"
 SCOPES = (GMAIL_MODIFY_SCOPE, CALENDAR_EVENTS_SCOPE)
-SECRET_MANAGER_URL = "https://secretmanager.googleapis.com/v1"
-CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 KEYLESS_DELEGATION = "keyless_delegation"
 CREDENTIAL_TYPES = ("service_account", KEYLESS_DELEGATION, "authorized_user")
 
@@ -134,26 +143,35 @@ def credentials_info(
     return info
 
 
-def credentials_for(info: Mapping[str, Any], mailbox: str) -> Any:
-    """``google.auth`` credentials acting as ``mailbox`` with the Gmail and Calendar scopes.
+def credentials_for(
+    info: Mapping[str, Any], mailbox: str, scopes: Sequence[str] | None = None
+) -> Any:
+    """``google.auth`` credentials acting as ``mailbox``.
 
     Args:
         info: a service-account key (domain-wide delegation: the token is for
             ``subject=mailbox``), a keyless delegation (the same token, its JWT
             signed by Google with the IAM Credentials API as
             ``info["service_account"]``, authenticated with Application Default
-            Credentials) or an authorized-user token (it must belong to ``mailbox``).
+            Credentials) or an authorized-user token (it must belong to ``mailbox``:
+            an ``account`` naming another address is refused).
         mailbox: the address the agent works for.
+        scopes: what a delegation asks for (default: Gmail and Calendar). An
+            authorized user's refresh asks for the scopes its consent recorded
+            (``info["scopes"]``), never more; without a record, for none, which
+            Google answers with every scope granted.
 
     Raises:
-        CredentialsError: the JSON lacks a field the credentials need.
+        CredentialsError: the JSON lacks a field the credentials need, or the
+            token is another account's.
     """
+    wanted = list(scopes) if scopes else list(SCOPES)
     try:
         if info.get("type") == "service_account":
             from google.oauth2 import service_account
 
             return service_account.Credentials.from_service_account_info(
-                dict(info), scopes=list(SCOPES), subject=mailbox
+                dict(info), scopes=wanted, subject=mailbox
             )
         if info.get("type") == KEYLESS_DELEGATION:
             import google.auth
@@ -163,40 +181,133 @@ def credentials_for(info: Mapping[str, Any], mailbox: str) -> Any:
             return impersonated_credentials.Credentials(
                 source_credentials=source,
                 target_principal=info["service_account"],
-                target_scopes=list(SCOPES),
+                target_scopes=wanted,
                 subject=mailbox,
             )
         from google.oauth2.credentials import Credentials
 
-        return Credentials.from_authorized_user_info(dict(info), scopes=list(SCOPES))
+        from ..mail.addresses import same_address
+
+        account = info.get("account")
+        if account and not same_address(str(account), mailbox):
+            raise CredentialsError(
+                f"the authorized-user token is {account}'s, not {mailbox}'s: "
+                f"run `inboxflow mailbox connect {mailbox}`"
+            )
+        consented = info.get("scopes")
+        credentials = Credentials.from_authorized_user_info(
+            dict(info), scopes=list(consented) if consented else None
+        )
+        # google-auth always refreshes at Google's endpoint; only the local double's
+        # (plain http on the loopback) may replace it, never another host.
+        token_uri = str(info.get("token_uri") or "")
+        if _loopback_http(token_uri):
+            credentials = credentials.with_token_uri(token_uri)
+        return credentials
     except (KeyError, ValueError) as exc:
+        if isinstance(exc, CredentialsError):
+            raise
         raise CredentialsError(f"unusable credentials ({info.get('type')}): {exc}") from exc
 
 
-def credentials_from_env(environ: Mapping[str, str]) -> CredentialsFactory:
-    """``mailbox -> credentials`` from ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]``, read on first use.
+def credentials_from_env(
+    environ: Mapping[str, str],
+    tokens: TokenStore | None = None,
+    scopes_for: Callable[[str], Sequence[str]] | None = None,
+) -> CredentialsFactory:
+    """``mailbox -> credentials``: the mailbox's own token, else the shared key, read on first use.
 
-    The key is read once per process (one Secret Manager access); each
-    mailbox gets its own delegated credentials, cached. Without a configured
-    key, every mailbox gets the Application Default Credentials.
+    Args:
+        environ: ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]`` and ``INBOXFLOW_MAILBOX_TOKENS``.
+        tokens: the per-mailbox token store (default: ``mailbox_tokens.token_store``).
+        scopes_for: the scopes a delegation asks for, per mailbox (default: Gmail and Calendar).
+
+    The shared key is read once per process (one Secret Manager access); each
+    mailbox gets its own credentials, cached until ``forget`` (a refused token:
+    the next use reads the store again, where a reconnect may have put a new one).
+    Without a token of its own or a configured key, a mailbox gets the
+    Application Default Credentials.
     """
-    lock = threading.Lock()
-    loaded: list[dict[str, Any] | None] = []
-    per_mailbox: dict[str, Any] = {}
+    return PerMailboxCredentials(environ, tokens, scopes_for, shared=True)
 
-    def factory(mailbox: str) -> Any:
-        with lock:
-            if not loaded:
-                loaded.append(credentials_info(environ))
-            info = loaded[0]
-            key = mailbox if info is not None else ""
-            if key not in per_mailbox:
-                per_mailbox[key] = (
-                    credentials_for(info, mailbox) if info is not None else _default_credentials()
+
+def own_credentials(
+    environ: Mapping[str, str], tokens: TokenStore | None = None
+) -> CredentialsFactory:
+    """``mailbox -> credentials | None``: only mailboxes with a token of their own (against the
+    local double, the others need none)."""
+    return PerMailboxCredentials(environ, tokens, None, shared=False)
+
+
+class PerMailboxCredentials:
+    """The credentials factory of ``credentials_from_env`` / ``own_credentials``: callable, cached
+    per mailbox, with ``forget``."""
+
+    def __init__(
+        self,
+        environ: Mapping[str, str],
+        tokens: TokenStore | None,
+        scopes_for: Callable[[str], Sequence[str]] | None,
+        shared: bool,
+    ) -> None:
+        self.environ = environ
+        self.tokens = tokens
+        self.scopes_for = scopes_for
+        self.shared = shared
+        self._lock = threading.Lock()
+        self._loaded: list[dict[str, Any] | None] = []
+        self._per_mailbox: dict[str, Any] = {}
+
+    def __call__(self, mailbox: str) -> Any:
+        with self._lock:
+            if mailbox in self._per_mailbox:
+                return self._per_mailbox[mailbox]
+            if self.tokens is None:
+                self.tokens = token_store(self.environ)
+            own = self.tokens.get(mailbox)
+            if own is not None:
+                found = credentials_for(own, mailbox)
+            elif not self.shared:
+                found = None
+            else:
+                if not self._loaded:
+                    self._loaded.append(credentials_info(self.environ))
+                info = self._loaded[0]
+                scopes = self.scopes_for(mailbox) if self.scopes_for is not None else None
+                found = (
+                    credentials_for(info, mailbox, scopes)
+                    if info is not None
+                    else _default_credentials()
                 )
-            return per_mailbox[key]
+            self._per_mailbox[mailbox] = found
+            return found
 
-    return factory
+    def replaced(self, credentials: Any) -> bool:
+        """Whether the mailbox ``credentials`` were built for now has another token in the
+        store (its owner reconnected it since they were cached)."""
+        with self._lock:
+            mailbox = next((m for m, c in self._per_mailbox.items() if c is credentials), None)
+        if mailbox is None or self.tokens is None:
+            return False
+        own = self.tokens.get(mailbox)
+        return own is not None and own.get("refresh_token") != getattr(
+            credentials, "refresh_token", None
+        )
+
+    def forget(self, mailbox: str | None = None) -> None:
+        """Drop the cached credentials of ``mailbox`` (every mailbox with None)."""
+        with self._lock:
+            if mailbox is None:
+                self._per_mailbox.clear()
+            else:
+                self._per_mailbox.pop(mailbox, None)
+
+
+def _loopback_http(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost", "::1")
 
 
 def _default_credentials() -> Any:
@@ -214,10 +325,12 @@ __all__ = [
     "SCOPES",
     "CredentialsError",
     "CredentialsFactory",
+    "PerMailboxCredentials",
     "SecretFetcher",
     "credentials_for",
     "credentials_from_env",
     "credentials_info",
     "fetch_secret",
+    "own_credentials",
     "secret_version_name",
 ]

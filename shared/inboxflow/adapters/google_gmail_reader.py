@@ -20,6 +20,7 @@ from ..ports.gmail_reader import (
     GmailUnavailable,
     HistoryExpired,
     HistoryPage,
+    MailboxDisconnected,
     MessageGone,
     MessagePage,
     RawMessage,
@@ -29,7 +30,10 @@ from .google_api import GoogleApiConnection, PortErrors, google_api_url
 from .google_credentials import CredentialsFactory
 
 GMAIL_ERRORS = PortErrors(
-    rate_limited=GmailRateLimited, unavailable=GmailUnavailable, permanent=GmailError
+    rate_limited=GmailRateLimited,
+    unavailable=GmailUnavailable,
+    permanent=GmailError,
+    disconnected=MailboxDisconnected,
 )
 
 

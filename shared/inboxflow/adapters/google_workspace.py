@@ -34,11 +34,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
-from email.utils import formatdate
+from email.utils import formatdate, getaddresses
 from typing import Any
 
 from ..errors import NodeFailed, RetryableError
 from ..mail import TRACE_HEADER, reply_subject
+from ..mail.addresses import address_key_or_none, same_address
 from ..mail_stamps import stamp_for, stamp_of, stamped_message_id
 from ..ports.documents import DocumentStore
 from ..ports.workspace import (
@@ -56,6 +57,8 @@ DEFAULT_RETRIES = 4
 """Retries of a read, or of a write after looking for it (``_write_once``)."""
 RECENT_SCAN = 25
 """Newest sent messages and drafts scanned for the trace header when the Message-ID search misses."""
+CORRESPONDENCE_SCAN = 10
+"""Sent messages ``has_written_to`` reads for one address (Gmail's ``to:`` search, newest first)."""
 METADATA_HEADERS = [
     "Message-ID",
     "To",
@@ -202,6 +205,34 @@ class GoogleWorkspace(Workspace):
         raise AssertionError("unreachable")
 
     # --- contacts and calendar -------------------------------------------------------------
+
+    def has_written_to(self, address: str) -> bool:
+        """Gmail's search for sent mail to the address (``to:``), each hit's ``To`` compared
+        by ``same_address`` (the search matches loosely); the newest ``CORRESPONDENCE_SCAN``."""
+        key = address_key_or_none(address)
+        if key is None or '"' in key:
+            return False
+        found = self._execute(
+            self._gmail.messages().list(
+                userId=self.mailbox,
+                labelIds=["SENT"],
+                q=f"to:{key}",
+                maxResults=CORRESPONDENCE_SCAN,
+            )
+        )
+        for ref in found.get("messages", []):
+            message = self._execute(
+                self._gmail.messages().get(
+                    userId=self.mailbox, id=ref["id"], format="metadata", metadataHeaders=["To"]
+                )
+            )
+            headers = message.get("payload", {}).get("headers", [])
+            values = [
+                str(h.get("value", "")) for h in headers if str(h.get("name")).lower() == "to"
+            ]
+            if any(same_address(written, key) for _, written in getaddresses(values)):
+                return True
+        return False
 
     def get_contact(self, email: str) -> dict[str, Any] | None:
         return contact_in_store(self.store, email)

@@ -182,6 +182,16 @@ class PubSubBus(MessageBus):
         self.publisher.stop()
 
 
+def publish_data(topic: str, data: bytes, timeout_s: float = 30.0) -> str:
+    """Publish one message of raw ``data`` to ``topic`` (``projects/P/topics/T``), as Gmail
+    publishes its notifications; returns the message id."""
+    publisher = pubsub_v1.PublisherClient()
+    try:
+        return str(publisher.publish(topic, data).result(timeout=timeout_s))
+    finally:
+        publisher.stop()
+
+
 def _seconds(value: float) -> duration_pb2.Duration:
     return duration_pb2.Duration(seconds=int(value), nanos=int((value % 1) * 1e9))
 

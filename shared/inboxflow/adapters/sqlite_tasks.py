@@ -14,13 +14,19 @@ from ..schema import TASKS
 TaskRunner = Callable[[ScheduledTask], None]
 
 
-def post_json(task: ScheduledTask) -> None:
-    """Run a task the way Cloud Tasks does: POST its JSON payload to its URL."""
+def post_json(task: ScheduledTask, bearer: str | None = None) -> None:
+    """Run a task the way Cloud Tasks does: POST its JSON payload to its URL.
+
+    Args:
+        task: the task.
+        bearer: sent as ``Authorization: Bearer`` (the local task token the approval
+            function checks where no OIDC is verified).
+    """
+    headers = {"Content-Type": "application/json", "X-CloudTasks-TaskName": task.name}
+    if bearer:
+        headers["Authorization"] = f"Bearer {bearer}"
     request = urllib.request.Request(
-        task.url,
-        data=json.dumps(task.payload).encode(),
-        headers={"Content-Type": "application/json", "X-CloudTasks-TaskName": task.name},
-        method="POST",
+        task.url, data=json.dumps(task.payload).encode(), headers=headers, method="POST"
     )
     with urllib.request.urlopen(request, timeout=30) as response:
         response.read()

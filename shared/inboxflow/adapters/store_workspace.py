@@ -11,9 +11,11 @@ import hashlib
 import time
 import uuid
 from datetime import UTC, datetime
+from email.utils import getaddresses
 from typing import Any
 
 from ..mail import TRACE_HEADER, reply_subject
+from ..mail.addresses import address_key_or_none, same_address
 from ..mail_stamps import stamp_for, stamped_message_id
 from ..ports.documents import DocumentStore
 from ..ports.workspace import NewEvent, OutgoingReply, Workspace
@@ -38,6 +40,16 @@ class StoreWorkspace(Workspace):
 
     def get_contact(self, email: str) -> dict[str, Any] | None:
         return contact_in_store(self.store, email)
+
+    def has_written_to(self, address: str) -> bool:
+        key = address_key_or_none(address)
+        if key is None:
+            return False
+        return any(
+            same_address(written, key)
+            for _, doc in self.store.list(MAILBOX_SENT.name)
+            for _, written in getaddresses([str(doc.get("to") or "")])
+        )
 
     def list_events(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
         start_ts, end_ts = start.timestamp(), end.timestamp()

@@ -4,16 +4,17 @@
 |--------|-----------------------------------|----------------------|---------------------------------------|
 | GET    | /a/{id}?t=TOKEN                   | reviewer (email link)| review page; never changes state      |
 | POST   | /a/{id}  (form: form, decision…)  | reviewer             | records the decision, resumes         |
-| POST   | /timeout (JSON approval_id)       | Cloud Tasks (OIDC)   | applies the timeout policy            |
-| POST   | /digest                           | Cloud Scheduler (OIDC)| sends the reviewer digests now due   |
+| POST   | /timeout (JSON approval_id)       | Cloud Tasks (OIDC) / local token | applies the timeout policy |
+| POST   | /digest                           | Cloud Scheduler (OIDC) / local token | sends the digests due  |
 | GET    | /api/approvals/{id}               | Bearer TOKEN         | the approval as JSON                  |
 | POST   | /api/approvals/{id}/decision      | Bearer TOKEN or key  | decides (JSON in, JSON out)           |
 | GET    | /api/pending?reviewer=R           | Bearer API key       | pending approvals of a reviewer       |
 | *      | /inbox…, GET /api/inbox           | inbox session        | the reviewer's inbox (inbox_app.py)   |
 
-The function is public (the token is the credential), so the timeout
-endpoint checks the task's OIDC token itself when verification is on; even
-unverified, a timeout before the deadline only re-schedules. The review
+The function is public (the token is the credential), so ``/timeout`` and
+``/digest`` check their caller themselves: the Google OIDC token on Cloud Run,
+the home's local task token elsewhere (``task_auth.py``); an anonymous call is a
+401 that changes nothing. Even so, a timeout before the deadline only re-schedules. The review
 page's form carries a short-lived form token, not the link's token. Every
 body is limited to ``MAX_BODY_BYTES`` (chunked ones too), POSTs from another
 site are refused, and every response carries ``SECURITY_HEADERS``.
@@ -35,7 +36,7 @@ from ..errors import RetryableError
 from ..redaction import redact_access_logs
 from .errors import AlreadyDecided, ApprovalError
 from .http_headers import SECURITY_HEADERS, install_hardening
-from .oidc import verify_task_oidc
+from .oidc import verification_enabled, verify_task_oidc
 from .pages import render_decided, render_error, render_result, render_review
 from .service import ApprovalService
 
@@ -82,8 +83,10 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
     Args:
         request: the Flask request functions-framework passes.
         service: the approval service.
-        verify_task: ``(request) -> None`` raising ``ApprovalError`` when a timeout call
-            is not from our Cloud Tasks queue (default: ``verify_task_oidc``).
+        verify_task: ``(request) -> None`` raising ``ApprovalError`` when a ``/timeout`` or
+            ``/digest`` call is not from our queue or scheduler (the entry point passes
+            ``task_auth.local_task_check``); default: OIDC where verification is on, else
+            every call refused.
     """
     # Flask enforces these while reading, chunked bodies included (no Content-Length).
     request.max_content_length = MAX_BODY_BYTES
@@ -117,11 +120,11 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
 
             return _json(inbox_json(request, service))
         if parts == ["timeout"] and request.method == "POST":
-            (verify_task or verify_task_oidc)(request)
+            (verify_task or _no_local_caller)(request)
             return _json(service.on_timeout(*_timeout_call(request)))
         if parts == ["digest"] and request.method == "POST":
             # The scheduler's identity is checked as the deadline tasks' is (the same invoker).
-            (verify_task or verify_task_oidc)(request)
+            (verify_task or _no_local_caller)(request)
             return _json(_digest_sweep(service))
         if parts and parts[0] == "api":
             return _api(service, parts[1:], request)
@@ -153,6 +156,15 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
         error = ApprovalError(500, "Something went wrong", "try again in a minute")
         return _error_json(error) if api else _error_html(error)
     return _html(render_error(404, "Not found", "there is nothing here"), 404)
+
+
+def _no_local_caller(request: Request) -> None:
+    """The default task check: OIDC where verification is on; otherwise nobody (a caller of
+    ``handle_http`` that serves locally passes ``task_auth.local_task_check``)."""
+    if verification_enabled():
+        verify_task_oidc(request)
+        return
+    raise ApprovalError(401, "Unauthorized", "no task caller is configured here")
 
 
 def _too_large(api: bool) -> Response:

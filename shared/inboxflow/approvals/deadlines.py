@@ -87,7 +87,7 @@ class Deadlines:
                 url=self.config.timeout_url,
                 payload={"approval_id": approval.approval_id, "round": round_, "hop": hop},
                 run_at=run_at,
-                audience=self.config.audience or self.config.base_url,
+                audience=self.config.tasks_audience,
             )
         )
         return {"task": name, "run_at": run_at, "created": created}

@@ -36,8 +36,9 @@ def install_hardening(app: Any) -> None:
 
 
 def hardened_request_handler() -> Any:
-    """A werkzeug request handler whose own error pages (414, 431, a bad request line) carry
-    ``SECURITY_HEADERS`` too: the server answers those before any app sees the request."""
+    """A werkzeug request handler whose own error pages (414, 431, a bad or unreadable request
+    line) carry ``SECURITY_HEADERS`` too: the server answers those before any app sees the
+    request."""
     from werkzeug.serving import WSGIRequestHandler
 
     class HardenedRequestHandler(WSGIRequestHandler):
@@ -47,6 +48,12 @@ def hardened_request_handler() -> Any:
             self, code: int, message: str | None = None, explain: str | None = None
         ) -> None:
             self._server_error = True
+            if self.request_version == "HTTP/0.9":
+                # A request line it could not read (``GARBAGE``, a TLS hello) leaves the
+                # version at http.server's default, HTTP/0.9, under which it writes no
+                # status line and no header at all: answer as HTTP/1.0, headers included.
+                self.request_version = "HTTP/1.0"
+                self.close_connection = True
             try:
                 super().send_error(code, message, explain)
             finally:

@@ -61,7 +61,9 @@ class IapVerifier:
                 audience=self.audience,
                 clock_skew_in_seconds=CLOCK_SKEW_S,
             )
-        except (ValueError, exceptions.GoogleAuthError) as exc:
+        except (ValueError, TypeError, exceptions.GoogleAuthError) as exc:
+            # TypeError: google.auth compares ``iat``/``exp`` as numbers; a string or a
+            # list there is a forged assertion, not our failure (401, never 500).
             raise ApprovalError(401, "Unauthorized", f"invalid IAP assertion: {exc}") from exc
         expires = claims.get("exp")
         if not isinstance(expires, int | float) or self.clock() > expires + CLOCK_SKEW_S:

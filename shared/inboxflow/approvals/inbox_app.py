@@ -3,7 +3,8 @@
 | method | path                        | does                                               |
 |--------|-----------------------------|----------------------------------------------------|
 | GET    | /inbox/sign-in?token=T      | a Sign in button; changes nothing (mail scanners)  |
-| POST   | /inbox/sign-in (token)      | spends the token, starts a new session (cookie)    |
+| POST   | /inbox/sign-in (token)      | spends the token, starts a new session (cookie);   |
+|        |                             | only from our own page (Origin/Referer, see below) |
 | POST   | /inbox/sign-out (form)      | ends the session                                   |
 | GET    | /inbox?graph&kind&mailbox&q | what waits for me, soonest deadline first          |
 | GET    | /inbox/a/{id}               | the review page of one of my approvals             |
@@ -15,7 +16,9 @@
 Every request but sign-in needs the session cookie (and, with IAP on, an
 assertion for the same reviewer); every POST also the session's form token,
 and ``handle_http`` has refused cross-site POSTs before any of this runs.
-Another reviewer's approval id is a 404, the same as a missing one. Pages
+The sign-in POST refuses ``Origin: null`` and, from a browser that sends no
+``Sec-Fetch-Site``, anything but a same-origin ``Origin`` (or ``Referer``):
+login CSRF. Another reviewer's approval id is a 404, the same as a missing one. Pages
 with the keyboard script carry a per-response CSP nonce.
 """
 
@@ -121,14 +124,56 @@ def _posting_session(request: Request, service: ApprovalService) -> Session:
     return session
 
 
+SIGN_IN_REFERRER_POLICY = "strict-origin"
+"""The sign-in page's policy (every other page: ``no-referrer``): its form's POST then carries
+the page's real ``Origin`` (under ``no-referrer`` a browser sends ``Origin: null``) and a
+``Referer`` of the origin alone, never the link's token, so that a browser without Fetch
+Metadata can prove the POST came from our own page (``_check_sign_in_origin``). The page's
+``<meta name="referrer">`` says the same (``inbox_sign_in.html``): in a browser it wins."""
+
+
 def _sign_in_page(request: Request, service: ApprovalService) -> Response:
     token = request.args.get("token") or ""
     iap_reviewer = _iap_reviewer(request, service) if not token else None
     page = render_inbox_page("inbox_sign_in.html", token=token[:200], iap_reviewer=iap_reviewer)
-    return _html(page)
+    response = _html(page)
+    response.headers["Referrer-Policy"] = SIGN_IN_REFERRER_POLICY
+    return response
+
+
+def _check_sign_in_origin(request: Request, service: ApprovalService) -> None:
+    """Refuse a sign-in POST not sent by our own page (login CSRF: a session for the
+    attacker's token in the victim's browser).
+
+    ``Origin: null`` is refused outright (an opaque origin: a sandboxed frame, a
+    data: URL, a redirect chain). A browser that sends ``Sec-Fetch-Site`` was
+    already held to ``same-origin``/``none`` by ``handle_http``; one that sends none
+    (Safari before 16.4, scripts) must show a same-origin ``Origin``, or without one
+    a same-origin ``Referer``.
+    """
+    origin = request.headers.get("Origin")
+    if origin is not None and origin.strip().lower() == "null":
+        raise ApprovalError(403, "Forbidden", "sign in from the sign-in page itself")
+    if request.headers.get("Sec-Fetch-Site") is not None:
+        return
+    shown = origin if origin is not None else request.headers.get("Referer")
+    if shown is None or _origin_of(shown) not in {
+        _origin_of(request.host_url),
+        _origin_of(service.config.base_url),
+    }:
+        raise ApprovalError(403, "Forbidden", "sign in from the sign-in page itself")
+
+
+def _origin_of(url: str) -> str | None:
+    """``scheme://host[:port]`` of ``url`` (lowercased), or None when it has no host."""
+    parts = urlsplit(url.strip())
+    if not parts.scheme or not parts.netloc:
+        return None
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
 
 
 def _sign_in(request: Request, service: ApprovalService) -> Response:
+    _check_sign_in_origin(request, service)
     iap_reviewer = _iap_reviewer(request, service)
     token = request.form.get("token")
     if token:

@@ -4,8 +4,9 @@ Verification is on by default on Cloud Run (``K_SERVICE``) and off locally,
 where the emulator sends no token (``INBOXFLOW_TASKS_VERIFY`` overrides).
 On means: the token is signed by Google (RS256, a key from Google's
 certificates), unexpired, for our audience (``INBOXFLOW_TASKS_AUDIENCE``,
-else ``INBOXFLOW_APPROVAL_URL``: what the tasks are created with) and minted
-for the tasks invoker (``INBOXFLOW_TASKS_INVOKER``), with a verified email.
+else ``INBOXFLOW_TASKS_URL``, else ``INBOXFLOW_APPROVAL_URL``: what the tasks
+are created with) and minted for the tasks invoker
+(``INBOXFLOW_TASKS_INVOKER``), with a verified email.
 Verification on without an audience or an invoker fails closed: every call
 is a 500, never an accepted token. Google's certificates are cached as long
 as their ``Cache-Control`` allows; failing to fetch them is a 503.
@@ -131,7 +132,8 @@ class TaskTokenVerifier:
         certs = self.certs.certs()
         try:
             claims = _decode(jwt, bearer, certs, self.audience, self.clock())
-        except (ValueError, exceptions.GoogleAuthError) as exc:
+        except (ValueError, TypeError, exceptions.GoogleAuthError) as exc:
+            # TypeError: ``iat``/``exp`` that are not numbers (a forgery: 401, never 500)
             raise ApprovalError(401, "Unauthorized", f"invalid OIDC token: {exc}") from exc
         if claims.get("iss") not in GOOGLE_ISSUERS:
             raise ApprovalError(401, "Unauthorized", "the token is not issued by Google")
@@ -178,7 +180,9 @@ def verifier_from_env(environ: Mapping[str, str] | None = None) -> TaskTokenVeri
     """The verifier the settings describe (``INBOXFLOW_TASKS_CERTS_URL`` for tests)."""
     env = os.environ if environ is None else environ
     return TaskTokenVerifier(
-        audience=env.get("INBOXFLOW_TASKS_AUDIENCE") or env.get("INBOXFLOW_APPROVAL_URL"),
+        audience=env.get("INBOXFLOW_TASKS_AUDIENCE")
+        or (env.get("INBOXFLOW_TASKS_URL") or "").rstrip("/")
+        or env.get("INBOXFLOW_APPROVAL_URL"),
         invoker=env.get("INBOXFLOW_TASKS_INVOKER") or env.get("INBOXFLOW_TASKS_SA"),
         certs=certificate_cache(env.get("INBOXFLOW_TASKS_CERTS_URL") or GOOGLE_CERTS_URL),
     )

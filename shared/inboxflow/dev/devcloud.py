@@ -219,6 +219,8 @@ def start_gmail_double(
     port = port or free_port()
     log_path = log_file(log_dir, "gmail")
     command = [sys.executable, "-m", "inboxflow.dev.gmail", "--port", str(port)]
+    if env.get("INBOXFLOW_OAUTH_CLIENT"):  # Google's OAuth endpoints too (`mailbox connect`)
+        command += ["--oauth-client", env["INBOXFLOW_OAUTH_CLIENT"]]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [*command, "--topic", topic, "--seed"],

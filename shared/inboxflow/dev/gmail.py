@@ -15,8 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import threading
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 DELIVER_PATH = "/__inboxflow/deliver"
@@ -91,19 +93,37 @@ def main(argv: Sequence[str] | None = None) -> None:
     from werkzeug.serving import make_server
 
     from inboxflow.dev.doubles.google_api import GoogleApiDouble
+    from inboxflow.dev.doubles.oauth_api import OAuthDouble
 
     parser = argparse.ArgumentParser(description="Gmail double relaying notifications to Pub/Sub")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--topic", required=True, help="projects/P/topics/T to publish to")
     parser.add_argument("--seed", action="store_true", help="load the bundled workspace seed")
+    parser.add_argument(
+        "--oauth-client",
+        type=Path,
+        default=None,
+        help="also serve Google's OAuth endpoints, and write a Desktop client's JSON here",
+    )
     options = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    double = GoogleApiDouble()
+    oauth = OAuthDouble() if options.oauth_client else None
+    double = GoogleApiDouble(oauth=oauth)
     if options.seed:
         double.seed_from_workspace_json()
     double.on_notify(PubSubRelay(options.topic))
     server = make_server("127.0.0.1", options.port, relay_app(double), threaded=True)
     print(f"gmail double listening on http://127.0.0.1:{server.server_port}", flush=True)
+    if oauth is not None:
+        secrets = oauth.client_secrets(base_url=f"http://127.0.0.1:{server.server_port}")
+        options.oauth_client.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(options.oauth_client, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump(secrets, file)
+        print(
+            f"OAuth endpoints served; a Desktop client's JSON is in {options.oauth_client}",
+            flush=True,
+        )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

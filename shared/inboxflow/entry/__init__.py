@@ -100,10 +100,12 @@ def handle_approval_request(request: Any) -> Any:
     response is returned, so the page reports a finished action.
     """
     from ..approvals.app import handle_http
+    from ..approvals.task_auth import local_task_check
 
     rt = runtime()
     try:
-        response = handle_http(request, rt.ports.approvals)
+        check = local_task_check(rt.ports.settings.home)
+        response = handle_http(request, rt.ports.approvals, verify_task=check)
         _drain_inprocess(rt)
     finally:
         telemetry.flush()

@@ -135,7 +135,12 @@ def renew_watch_http(request: Any = None) -> tuple[str, int, dict[str, str]]:
     from ..ingest.watch import renew_watches
 
     target = ingestor()
-    summary = renew_watches(target.store, target.gmail, target.clock)
+
+    def catch_up(address: str, history_id: int) -> None:
+        target.ingest(GmailNotification(address, history_id))
+        _drain_if_embedded(target)
+
+    summary = renew_watches(target.store, target.gmail, target.clock, catch_up=catch_up)
     status = 500 if summary["failed"] else 200
     if summary["failed"]:
         log.error("watch renewal failed for %d mailbox(es)", len(summary["failed"]))

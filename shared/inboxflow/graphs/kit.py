@@ -6,10 +6,12 @@ belongs here only once two graphs use it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..bindings import Bound, bound_addresses
+from ..bindings import Bound, bound_addresses, relay_refusal
 from ..mail import Email
+from ..mail.authentication import check_sender, configured_authserv_id
 from ..ports.workspace import Workspace
 from ..tools import Binding
 
@@ -23,8 +25,34 @@ def workspace_of(ctx: NodeContext, mailbox: str | None = None) -> Workspace:
     return workspace.for_mailbox(mailbox) if mailbox else workspace
 
 
+def unreviewed_send_refusal(
+    ctx: NodeContext,
+    to: str,
+    email: Email,
+    corresponded: Callable[[str], bool] | None = None,
+) -> str | None:
+    """Why mail to ``to`` answering ``email`` must wait for a person instead of going out on
+    its own (the no-relay rule, :func:`~inboxflow.bindings.relay_refusal`), or None.
+
+    Args:
+        ctx: the node's context (config: the authserv-id; workspace: the sent mail).
+        to: the recipient.
+        email: the email answered.
+        corresponded: whether the mailbox has written to an address; default the
+            workspace's ``has_written_to`` (a node without the mailbox passes what its
+            trace knows: a subset, so never more permissive).
+    """
+    if corresponded is None:
+        corresponded = workspace_of(ctx, email.mailbox).has_written_to
+    sender = check_sender(email, configured_authserv_id(ctx.ports.config))
+    return relay_refusal(to, email, sender, corresponded)
+
+
 CORRESPONDENT = Binding(
-    "correspondent", "to", "address", "the sender of the email answered (From or Reply-To)"
+    "correspondent",
+    "to",
+    "address",
+    "the sender of the email answered (From or Reply-To, or the writer of a forwarded message)",
 )
 PEOPLE_ON_THE_EMAIL = Binding(
     "people_on_the_email",
@@ -37,7 +65,8 @@ MESSAGE_ANSWERED = Binding("message_answered", "message_id", "id", "the message 
 
 def bound_to(email: Email) -> Bound:
     """Who the action tools are bound to when answering ``email``."""
-    sender = bound_addresses(email.sender.address, email.header("reply-to"))
+    writer = email.writer.address if email.writer is not None else None
+    sender = bound_addresses(email.sender.address, email.header("reply-to"), writer)
     people = bound_addresses(
         *sender, *(a.address for a in email.to), *(a.address for a in email.cc)
     )

@@ -23,7 +23,10 @@ transaction on the mailbox document, a notification:
   deferred to failed or died after moving the cursor).
 
 A run that fails gives the lease back (``release``) and raises, so its
-notification is redelivered and lists again at once.
+notification is redelivered and lists again at once. A notification for a
+mailbox marked ``disconnected`` (its authorization refused) is acknowledged
+without a listing: Gmail is not called until the mailbox is connected again.
+Every notification but a busy one records ``last_notification_at``.
 """
 
 from __future__ import annotations
@@ -33,12 +36,12 @@ from typing import Any, Literal
 
 from ..ports.documents import DocumentStore, Transaction
 from .claims import CLAIM_LEASE_S
-from .mailboxes import Mailbox, mailbox_path, registered_doc
+from .mailboxes import DISCONNECTED, Mailbox, mailbox_path, registered_doc
 
 SYNC_LEASE_S = CLAIM_LEASE_S
 """How long a listing run's hold on a mailbox outlives its last renewal (as a claim's)."""
 
-Turn = Literal["stale", "deferred", "busy", "listing"]
+Turn = Literal["stale", "deferred", "busy", "listing", "disconnected"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,8 @@ class SyncTurn:
     """What a notification does, decided in one transaction on the mailbox.
 
     Attributes:
-        turn: ``stale``, ``deferred``, ``busy`` or ``listing`` (see the module).
+        turn: ``stale``, ``deferred``, ``busy`` or ``listing`` (see the module), or
+            ``disconnected``: the mailbox's authorization is gone, Gmail is not called.
         mailbox: the mailbox as read in that transaction (its cursor).
     """
 
@@ -97,12 +101,18 @@ class MailboxSync:
             held = _held_by_another(mailbox, owner, now)
             if held and history_id == mailbox.sync_history_id:
                 return SyncTurn("busy", mailbox)
+            doc["last_notification_at"] = now
             cursor = mailbox.history_id
+            if mailbox.health == DISCONNECTED:
+                tx.set(path, doc)
+                return SyncTurn("disconnected", mailbox)
             if cursor is not None and history_id <= cursor and (held or not _owed(mailbox)):
+                tx.set(path, doc)
                 return SyncTurn("stale", mailbox)
             if held:
                 if history_id > (mailbox.sync_wanted or 0):
-                    tx.set(path, {**doc, "sync_wanted": history_id, "updated_at": now})
+                    doc["sync_wanted"] = history_id
+                tx.set(path, {**doc, "updated_at": now})
                 return SyncTurn("deferred", mailbox)
             tx.set(
                 path,
@@ -155,6 +165,10 @@ class MailboxSync:
             wanted = doc.get("sync_wanted")
             again = False
             changed: dict[str, Any] = {**updates, "history_id": after, "updated_at": now}
+            if updates.get("last_message_ms") is not None and doc.get("last_message_ms"):
+                changed["last_message_ms"] = max(
+                    int(updates["last_message_ms"]), int(doc["last_message_ms"])
+                )
             if doc.get("sync_owner") == owner:
                 again = wanted is not None and int(wanted) > after
                 if again:

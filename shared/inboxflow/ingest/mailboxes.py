@@ -18,6 +18,8 @@ from ..ports.documents import DocumentStore, Transaction
 from ..schema import MAILBOXES
 
 DEFAULT_GRAPH = "pipeline"
+CONNECTED = "connected"
+DISCONNECTED = "disconnected"
 
 
 class UnknownMailbox(LookupError):
@@ -41,6 +43,16 @@ class Mailbox(BaseModel):
         sync_history_id: the history id of the notification that run is handling.
         sync_wanted: the highest history id of the notifications acknowledged while it
             listed: it lists again before letting go while the cursor is behind this.
+        health: ``connected``, or ``disconnected`` once Gmail refused its authorization
+            (``invalid_grant``): ingestion then acknowledges its notifications without
+            calling Gmail until ``inboxflow mailbox connect`` stores a new token.
+        disconnected_at: when it was marked disconnected.
+        disconnected_reason: why.
+        credential: how the mailbox is authorized, as ``connect`` recorded it
+            (``{type, scopes, where, connected_at}``; never the token).
+        last_notification_at: when its last Gmail notification arrived.
+        last_message_ms: ``internalDate`` of the newest message ingested: a catch-up
+            listing (``messages.list``) starts there.
     """
 
     address: str
@@ -56,6 +68,12 @@ class Mailbox(BaseModel):
     sync_lease_until: float = 0.0
     sync_history_id: int | None = None
     sync_wanted: int | None = None
+    health: str = "connected"
+    disconnected_at: float | None = None
+    disconnected_reason: str | None = None
+    credential: dict[str, Any] | None = None
+    last_notification_at: float | None = None
+    last_message_ms: int | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
 
@@ -195,3 +213,46 @@ class MailboxRegistry:
             return mailbox
 
         return self.store.run_transaction(record)
+
+    def mark_disconnected(self, address: str, reason: str, now: float) -> bool:
+        """Mark the mailbox ``disconnected``; True only for the call that changed it (its one notice).
+
+        Raises:
+            UnknownMailbox: it is not registered.
+        """
+        path = mailbox_path(address)
+
+        def mark(tx: Transaction) -> bool:
+            doc = registered_doc(tx, address)
+            if doc.get("health") == DISCONNECTED:
+                return False
+            doc.update(
+                health=DISCONNECTED,
+                disconnected_at=now,
+                disconnected_reason=reason,
+                updated_at=now,
+            )
+            tx.set(path, doc)
+            return True
+
+        return self.store.run_transaction(mark)
+
+    def record_connection(self, address: str, credential: Mapping[str, Any], now: float) -> Mailbox:
+        """A new authorization is stored: the mailbox is ``connected`` with ``credential``
+        (type, scopes, where: never the token).
+
+        Raises:
+            UnknownMailbox: it is not registered.
+        """
+        path = mailbox_path(address)
+
+        def connect(tx: Transaction) -> Mailbox:
+            mailbox = Mailbox.model_validate(registered_doc(tx, address))
+            mailbox.health = CONNECTED
+            mailbox.disconnected_at = mailbox.disconnected_reason = None
+            mailbox.credential = {**dict(credential), "connected_at": now}
+            mailbox.updated_at = now
+            tx.set(path, mailbox.model_dump())
+            return mailbox
+
+        return self.store.run_transaction(connect)

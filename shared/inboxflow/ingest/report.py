@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Outcome = Literal["ingested", "stale", "deferred", "rejected"]
-"""``deferred``: another run was listing the mailbox and will cover this notification."""
+Outcome = Literal["ingested", "stale", "deferred", "rejected", "disconnected"]
+"""``deferred``: another run was listing the mailbox and will cover this notification;
+``disconnected``: the mailbox's authorization is gone (acknowledged, Gmail not called)."""
 
 
 @dataclass
@@ -37,6 +38,8 @@ class IngestReport:
     gone: int = 0
     unreadable: int = 0
     full_sync: dict[str, Any] | None = None
+    latest_message_ms: int | None = None
+    """``internalDate`` of the newest message fetched (where a later catch-up starts)."""
     error: str | None = None
 
     def count(self, state: str) -> None:

@@ -8,8 +8,10 @@ For a notification ``{emailAddress, historyId}``:
    (acknowledged, no list); else this run takes the mailbox's sync lease.
 2. ``history.list`` from the cursor to the last page; keep ``messageAdded``
    in INBOX, skip SENT and DRAFT. A 404 (cursor too old) or a mailbox without
-   a cursor runs a bounded full sync (``messages.list`` over a recent window)
-   instead, recorded in ``ingest_events`` and on the mailbox.
+   a cursor runs a bounded catch-up listing instead (``messages.list`` since the
+   last message ingested, ``after:``, or over a recent window when none was),
+   recorded in ``ingest_events`` and on the mailbox; the claims make each
+   message's outcome happen once whatever the listings overlap.
 3. Per message: claim it (create-only), fetch it raw, parse it, and hand it to
    ``dispatch.Dispatcher`` (start, resume or queue its trace). A message
    another run is still handling makes this run end retryable (after the
@@ -26,6 +28,14 @@ Rate limits and outages are retried with backoff; if they persist the error
 is raised as ``RetryableError`` so Pub/Sub redelivers the notification.
 Malformed notifications and unknown mailboxes are recorded in ``failures``
 and acknowledged.
+
+A mailbox whose authorization Gmail refuses (``invalid_grant``: revoked or
+expired) is marked ``disconnected`` once: that run tells the mailbox's
+reviewers, with the command that reconnects it, and logs one alert line
+(``outcome=mailbox_disconnected``). Its notifications are then acknowledged
+without calling Gmail (no token refresh, no redelivery) until ``inboxflow
+mailbox connect`` stores a new token; the cursor has not moved, so the next
+listing picks up what arrived meanwhile.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from html import escape
 from typing import Any, TypeVar
 
 from ..config import InboxflowConfig
@@ -52,9 +63,11 @@ from ..ports.gmail_reader import (
     GmailReader,
     GmailUnavailable,
     HistoryExpired,
+    MailboxDisconnected,
     MessageGone,
     RawMessage,
 )
+from ..ports.notifier import Notification
 from ..reply_queue import ReplyQueue
 from ..routing import RouteDecision
 from ..runtime import Runtime
@@ -238,6 +251,10 @@ class Ingestor:
             beat.hold("sync", partial(self.sync.renew, mailbox.address, owner))
             try:
                 self._list_rounds(mailbox, notification, report, owner, beat)
+            except MailboxDisconnected as exc:
+                self.sync.release(mailbox.address, owner, self.clock.now())
+                self._disconnected(mailbox, str(exc), report)
+                return report
             except Exception:
                 try:
                     self.sync.release(mailbox.address, owner, self.clock.now())
@@ -272,6 +289,8 @@ class Ingestor:
                     reason = f"history from {cursor} is no longer available (404)"
                     new_cursor = self._full_sync(mailbox, notification, report, reason, owner, beat)
                     updates["last_full_sync"] = report.full_sync
+            if report.latest_message_ms is not None:
+                updates["last_message_ms"] = report.latest_message_ms
             if report.in_flight:
                 log.info("%s", report.summary())
                 raise IngestIncomplete(
@@ -378,8 +397,9 @@ class Ingestor:
         owner: str,
         beat: Heartbeat,
     ) -> int:
-        """Claim the INBOX messages of the recent window; returns the new cursor."""
-        query = f"newer_than:{self.options.full_sync_days}d"
+        """Claim the INBOX messages since the last one ingested (else of the recent window);
+        returns the new cursor."""
+        query = catch_up_query(mailbox, self.options)
         at = self.clock.now()
         token: str | None = None
         pages = listed = 0
@@ -477,6 +497,8 @@ class Ingestor:
         except MessageGone:
             self.dispatch.finish(address, gmail_id, "gone", report)
             return
+        if raw.internal_date_ms:
+            report.latest_message_ms = max(report.latest_message_ms or 0, raw.internal_date_ms)
         skip = label_skip(raw.label_ids) if raw.label_ids else None
         if skip:
             self.dispatch.finish(address, gmail_id, "skipped", report, reason=skip)
@@ -506,13 +528,62 @@ class Ingestor:
                     self.options.backoff_max_s, self.options.backoff_base_s * 2 ** (attempt - 1)
                 )
                 self.sleep(delay * (0.5 + random.random() / 2))
-            except (HistoryExpired, MessageGone):
+            except (HistoryExpired, MessageGone, MailboxDisconnected):
                 raise
             except GmailError as exc:
                 # Neither transient nor expected: keep the notification (Pub/Sub redelivers,
                 # its dead-letter policy bounds it) rather than lose mail.
                 raise RetryableError(f"Gmail {what} failed: {exc}") from exc
         raise AssertionError("unreachable")
+
+    # --- health -------------------------------------------------------------------------
+
+    def _disconnected(self, mailbox: Mailbox, reason: str, report: IngestReport) -> None:
+        """Mark the mailbox disconnected; the run that changes it alerts and tells the reviewers."""
+        report.outcome = "disconnected"
+        report.error = reason
+        now = self.clock.now()
+        if not self.mailboxes.mark_disconnected(mailbox.address, reason, now):
+            log.info("%s", report.summary())
+            return
+        command = reconnect_command(mailbox.address)
+        log.error(
+            "mailbox disconnected: %s (%s); its notifications are acknowledged unread until "
+            "someone runs `%s`",
+            mailbox.address,
+            reason,
+            command,
+            extra={"outcome": "mailbox_disconnected"},
+        )
+        reviewers = [str(r) for r in mailbox.settings.get("reviewers") or []] or [mailbox.address]
+        text = (
+            f"inboxflow can no longer read {mailbox.address}: Gmail refused its authorization "
+            f"(revoked, or expired).\n\nNew mail there is not handled until the mailbox's owner "
+            f"reconnects it:\n\n    {command}\n\nMail that arrived meanwhile is picked up "
+            "once it is reconnected."
+        )
+        page = f"<pre>{escape(text)}</pre>"
+        key = f"mailbox-disconnected:{mailbox.address}:{int(now)}"
+        try:
+            notifier = self.runtime.ports.notifier
+        except Exception:  # no notifier configured: the alert line still fires
+            log.exception("no notifier to tell the reviewers of %s", mailbox.address)
+            return
+        for index, reviewer in enumerate(reviewers):
+            try:
+                notifier.send(
+                    Notification(
+                        reviewer,
+                        f"Reconnect {mailbox.address} to inboxflow",
+                        text,
+                        page,
+                        f"{key}:{index}",
+                    )
+                )
+            except Exception:  # the alert line is the backstop of a notice that fails
+                log.exception(
+                    "could not tell %s that %s is disconnected", reviewer, mailbox.address
+                )
 
     # --- records ------------------------------------------------------------------------
 
@@ -522,3 +593,20 @@ class Ingestor:
         report.outcome = "rejected"
         report.error = reason
         return report
+
+
+CATCH_UP_SLACK_S = 3600
+"""A catch-up listing starts this long before the last message ingested (Gmail's ``after:``
+counts whole seconds of ``internalDate``; the claims drop what is listed twice)."""
+
+
+def catch_up_query(mailbox: Mailbox, options: IngestOptions) -> str:
+    """The ``messages.list`` query of a catch-up: since the last message ingested, else the window."""
+    if mailbox.last_message_ms:
+        return f"after:{max(0, mailbox.last_message_ms // 1000 - CATCH_UP_SLACK_S)}"
+    return f"newer_than:{options.full_sync_days}d"
+
+
+def reconnect_command(address: str) -> str:
+    """The command a person runs to give a mailbox a new authorization."""
+    return f"inboxflow mailbox connect {address}"

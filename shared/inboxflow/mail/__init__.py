@@ -10,6 +10,7 @@
 - ``quoting``: ``Re:`` subjects, quoted replies and signatures;
   ``prompt``: the email as prompt input.
 - ``loop_guard``: mail we never answer and addresses we never write to (RFC 3834).
+- ``forwarded``: the message a forward carries (its writer, date, subject, text).
 
 The public model API is re-exported here. The rest (the MIME parser, the
 loaders, headers, HTML and prompt helpers) is imported on first use, so a node

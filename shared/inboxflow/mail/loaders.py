@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from .forwarded import writer_of
 from .headers import (
     EPOCH,
     MESSAGE_IDS,
@@ -133,9 +134,11 @@ def email_from_json(data: Mapping[str, Any], mailbox: str | None = None) -> Emai
         "from_address": from_address,
     }
     try:
-        return Email.model_validate(fields)
+        email = Email.model_validate(fields)
     except ValidationError as exc:
         raise EmailParseError(f"invalid email JSON: {exc.errors()[0]['msg']}") from exc
+    email.writer = writer_of(email)
+    return email
 
 
 def load_email_file(path: str | Path, mailbox: str | None = None) -> Email:

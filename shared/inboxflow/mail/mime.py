@@ -21,6 +21,7 @@ from email.message import Message
 from typing import Any
 
 from .charsets import clean_text
+from .forwarded import writer_of
 from .headers import (
     MESSAGE_IDS,
     TRACE_HEADER,
@@ -186,6 +187,7 @@ def _parse(
         "from_address": from_address,
     }
     result = Email.model_validate(fields)
+    result.writer = writer_of(result)
     return _fit(result)
 
 

@@ -12,10 +12,11 @@ signature trimmed (:mod:`.quoting`), capped.
 from __future__ import annotations
 
 from datetime import datetime
+from email.utils import getaddresses
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from .addresses import ascii_lower
+from .addresses import address_key_or_none, ascii_lower, same_address
 from .quoting import REPLY_PREFIX, TRIMMED_MARKER, strip_quoted
 
 MODEL_BODY_LIMIT = 20_000
@@ -161,6 +162,14 @@ class Email(BaseModel):
     come from a fallback (``Sender``, ``Return-Path``, a bare local part) for display; only
     this address can be authenticated (:mod:`.authentication`).
     """
+    writer: Address | None = None
+    """Who wrote the message this email forwards (:func:`~.forwarded.writer_of`: an attached
+    message's ``From``, else the ``From`` field of a forwarded block in the body), or None.
+
+    Filled when the message is parsed. What the body says, never authenticated: it only
+    chooses whom a reply is addressed to (:meth:`reply_address`), and anything that trusts
+    a sender still asks :mod:`.authentication` about ``from_address``.
+    """
 
     @model_validator(mode="after")
     def _count_body(self) -> Email:
@@ -182,6 +191,14 @@ class Email(BaseModel):
         if len(text) <= limit:
             return text
         return f"{text[:limit]}\n[... truncated: {len(text) - limit} more characters not shown ...]"
+
+    def reply_address(self) -> str:
+        """Whom a reply goes to: the writer of a forwarded message (unless it is the mailbox
+        itself), else the one address of ``Reply-To``, else the sender."""
+        if self.writer is not None and not same_address(self.writer.address, self.mailbox):
+            return self.writer.address
+        named = [a for _, a in getaddresses([self.header("reply-to")]) if address_key_or_none(a)]
+        return named[0] if len(named) == 1 else self.sender.address
 
     def header(self, name: str, default: str = "") -> str:
         """A header's value by case-insensitive name."""

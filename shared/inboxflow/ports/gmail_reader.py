@@ -41,6 +41,11 @@ class MessageGone(GmailError):
     """``messages.get`` answered 404: the message was deleted before we fetched it."""
 
 
+class MailboxDisconnected(GmailError):
+    """The mailbox's authorization was revoked or has expired (``invalid_grant``): no retry
+    can succeed until a person reconnects it (``inboxflow mailbox connect ADDRESS``)."""
+
+
 class GmailRateLimited(GmailError, RetryableError):
     """429, or 403 with a rate-limit reason: slow down and try again."""
 

@@ -31,6 +31,49 @@ QuotingErrorCode = Literal[
 ]
 
 
+# The VIN check digit (ISO 3779; 49 CFR 565.15): the rule of every quote, checked by the
+# quoting service and by the planner when it reads a VIN.
+
+_TRANSLITERATION = {
+    **{str(d): d for d in range(10)},
+    **dict(zip("ABCDEFGH", range(1, 9), strict=True)),
+    **dict(zip("JKLMN", range(1, 6), strict=True)),
+    "P": 7,
+    "R": 9,
+    **dict(zip("STUVWXYZ", range(2, 10), strict=True)),
+}
+_WEIGHTS = (8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2)
+
+
+def vin_check_digit(vin: str) -> str:
+    """The check digit (position 9) a 17-character VIN must carry: ``0``-``9`` or ``X``.
+
+    Raises:
+        ValueError: a character is not allowed in a VIN (I, O, Q, or not a letter/digit).
+    """
+    total = 0
+    for char, weight in zip(vin.upper(), _WEIGHTS, strict=True):
+        if char not in _TRANSLITERATION:
+            raise ValueError(f"{char!r} is not allowed in a VIN")
+        total += _TRANSLITERATION[char] * weight
+    remainder = total % 11
+    return "X" if remainder == 10 else str(remainder)
+
+
+def vin_problem(vin: str) -> str | None:
+    """Why ``vin`` is not a valid North American VIN, or None when it is."""
+    vin = vin.strip().upper()
+    if len(vin) != 17:
+        return f"a VIN has 17 characters, this one has {len(vin)}"
+    bad = sorted({c for c in vin if c not in _TRANSLITERATION})
+    if bad:
+        return f"a VIN cannot contain {', '.join(bad)} (letters I, O and Q are never used)"
+    expected = vin_check_digit(vin)
+    if vin[8] != expected:
+        return f"the check digit (9th character) is {vin[8]}, it should be {expected}: a character is mistyped"
+    return None
+
+
 class QuotingError(Exception):
     """A quoting call the service refused or could not answer.
 

@@ -121,6 +121,17 @@ class Workspace(ABC):
     def get_contact(self, email: str) -> dict[str, Any] | None:
         """The contact record for an address, or None if the sender is unknown."""
 
+    def has_written_to(self, address: str) -> bool:
+        """Whether the mailbox has already written to ``address``: a message in its sent
+        mail (sent by the owner, or by a reviewed or permitted send) has it in ``To``
+        (compared by ``mail.addresses.same_address``). Drafts do not count.
+
+        What "corresponded with" means for the no-relay rule
+        (``bindings.relay_refusal``). A workspace that cannot tell says False: the
+        send then waits for a person.
+        """
+        return False
+
     @abstractmethod
     def list_events(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
         """Calendar events overlapping ``[start, end)``, by start time.

@@ -33,6 +33,13 @@ def approve_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any
     entry.reset()
 
 
+def _task_auth(home: Path) -> dict[str, str]:
+    """The header ``/timeout`` needs here: the home's local task token."""
+    from inboxflow.approvals.task_auth import local_task_token
+
+    return {"Authorization": f"Bearer {local_task_token(home)}"}
+
+
 class EndlessBody(io.RawIOBase):
     """A request body of ``total`` bytes that counts how much of it was read."""
 
@@ -78,11 +85,15 @@ def test_a_chunked_body_over_the_limit_is_refused_without_reading_it(
     assert headers["Content-Security-Policy"] == SECURITY_HEADERS["Content-Security-Policy"]
 
 
-def test_a_chunked_body_under_the_limit_is_read(approve_app: Any) -> None:
+def test_a_chunked_body_under_the_limit_is_read(approve_app: Any, tmp_path: Path) -> None:
     environ = EnvironBuilder(
         path="/timeout",
         method="POST",
-        headers={"Transfer-Encoding": "chunked", "Content-Type": "application/json"},
+        headers={
+            "Transfer-Encoding": "chunked",
+            "Content-Type": "application/json",
+            **_task_auth(tmp_path),
+        },
     ).get_environ()
     environ.pop("CONTENT_LENGTH", None)
     environ["wsgi.input"] = io.BytesIO(b'{"approval_id": "nope-1"}')
@@ -186,12 +197,49 @@ def test_the_servers_own_414_carries_the_security_headers() -> None:
         assert f"{name}: {value}" in head
 
 
+@pytest.mark.parametrize(
+    "line",
+    [b"GARBAGE", b"GET", b"GET / HTTP/9.9", b"GET / FOO/1.1", b"\x16\x03\x01\x00\xa5\x01"],
+    ids=["one-word", "method-only", "bad-version", "not-http", "tls-hello"],
+)
+def test_the_servers_answer_to_a_malformed_request_line_carries_the_security_headers(
+    line: bytes,
+) -> None:
+    """Issue 39, item 7: http.server answered an unreadable line with no header at all."""
+    import socket
+
+    from werkzeug.serving import make_server
+
+    from inboxflow.approvals.http_headers import hardened_request_handler
+    from inboxflow.dev.cli.approvals import approval_app
+
+    server = make_server(
+        "127.0.0.1", 0, approval_app(), threaded=True, request_handler=hardened_request_handler()
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as conn:
+            conn.sendall(line + b"\r\n\r\n")
+            answer = b""
+            while chunk := conn.recv(65536):
+                answer += chunk
+    finally:
+        server.shutdown()
+    head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1")
+    assert head.split(" ", 2)[1] in ("400", "505"), head[:80]
+    for name, value in SECURITY_HEADERS.items():
+        assert f"{name}: {value}" in head
+
+
 DEEP_JSON = b"[" * 100_000 + b"]" * 100_000
 
 
 @pytest.mark.parametrize("path", ["/timeout", "/api/approvals/some-approval-1/decision"])
-def test_json_nested_100000_deep_is_a_400(approve_app: Any, path: str) -> None:
-    response = approve_app.test_client().post(path, data=DEEP_JSON, content_type="application/json")
+def test_json_nested_100000_deep_is_a_400(approve_app: Any, path: str, tmp_path: Path) -> None:
+    response = approve_app.test_client().post(
+        path, data=DEEP_JSON, content_type="application/json", headers=_task_auth(tmp_path)
+    )
     assert response.status_code == 400, response.get_data(as_text=True)[:300]
     assert response.get_json() == {"error": "the JSON is nested too deeply", "status": 400}
 

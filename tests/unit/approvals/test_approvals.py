@@ -183,6 +183,17 @@ def test_approve_with_an_edit_dispatches_exactly_the_edited_text(h: Harness) -> 
     assert approval.applied_payload_hash == payload_hash({**approval.payload, "draft": edited})
 
 
+def test_an_edit_to_an_address_dispatch_refuses_is_refused_on_the_page(h: Harness) -> None:
+    """Issue 39, item 7: the page said "Approved, saved as a draft" and dispatch refused."""
+    trace_id, links = _paused(h)
+    to = '"x@evil.example" <evil@evil.example>'
+    response = h.client.post(f"/a/{links[1].approval_id}", data=h.form(links[1], "approve", to=to))
+    assert response.status_code == 400
+    assert "Approved" not in response.get_data(as_text=True)
+    assert h.approval_of(trace_id).status == "pending"  # the reviewer can decide again
+    assert mailbox_writes(h.store, trace_id) == []
+
+
 def test_approve_unedited_dispatches_the_approved_payload(h: Harness) -> None:
     trace_id, links = _paused(h)
     approval = h.approval_of(trace_id)

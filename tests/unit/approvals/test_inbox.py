@@ -35,11 +35,15 @@ def h(tmp_path: Path) -> Harness:
     return harness
 
 
+BROWSER = {"Sec-Fetch-Site": "same-origin"}
+"""What a browser sends with a form post from our own page (Fetch Metadata)."""
+
+
 def sign_in(h: Harness, reviewer: str, client: Any = None) -> Any:
     client = client or h.client
     link = h.service.sign_ins.issue(reviewer)
     token = link.split("token=", 1)[1]
-    response = client.post("/inbox/sign-in", data={"token": token})
+    response = client.post("/inbox/sign-in", headers=BROWSER, data={"token": token})
     assert response.status_code == 303, response.data
     assert response.headers["Location"] == "/inbox"
     return client
@@ -89,7 +93,9 @@ def test_the_sign_in_link_shows_a_button_and_changes_nothing(h: Harness) -> None
 
 def test_sign_in_sets_a_strict_host_only_session_cookie_stored_hashed(h: Harness) -> None:
     link = h.service.sign_ins.issue(ANA)
-    response = h.client.post("/inbox/sign-in", data={"token": link.split("token=", 1)[1]})
+    response = h.client.post(
+        "/inbox/sign-in", headers=BROWSER, data={"token": link.split("token=", 1)[1]}
+    )
     header = response.headers["Set-Cookie"]
     assert header.startswith(f"{SECURE_COOKIE}=")
     for attribute in ("Secure", "HttpOnly", "Path=/", "SameSite=Strict", "Max-Age=43200"):
@@ -102,16 +108,20 @@ def test_sign_in_sets_a_strict_host_only_session_cookie_stored_hashed(h: Harness
 
 def test_a_reused_sign_in_token_is_refused(h: Harness) -> None:
     token = h.service.sign_ins.issue(ANA).split("token=", 1)[1]
-    assert h.client.post("/inbox/sign-in", data={"token": token}).status_code == 303
+    assert (
+        h.client.post("/inbox/sign-in", headers=BROWSER, data={"token": token}).status_code == 303
+    )
     thief = h.app.test_client()
-    assert thief.post("/inbox/sign-in", data={"token": token}).status_code == 403
+    assert thief.post("/inbox/sign-in", headers=BROWSER, data={"token": token}).status_code == 403
     assert thief.get("/inbox").status_code == 401
 
 
 def test_an_expired_sign_in_token_is_refused(h: Harness) -> None:
     token = h.service.sign_ins.issue(ANA).split("token=", 1)[1]
     h.clock.advance(SIGN_IN_TTL_S)
-    assert h.client.post("/inbox/sign-in", data={"token": token}).status_code == 410
+    assert (
+        h.client.post("/inbox/sign-in", headers=BROWSER, data={"token": token}).status_code == 410
+    )
     assert h.client.get("/inbox").status_code == 401
 
 
@@ -343,3 +353,76 @@ def test_paging_follows_the_deadline(h: Harness) -> None:
     rest = h.service.inbox.waiting(ANA, InboxFilter(after=first.next_after), page_size=2)
     assert [a.approval_id for a in first.items + rest.items] == waiting_ids(h)
     assert rest.next_after is None
+
+
+# --- login CSRF (issue 39, item 6) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "null"},  # a sandboxed frame or data: page, Safari before 16.4
+        {"Origin": "null", "Sec-Fetch-Site": "same-origin"},
+        {"Origin": "NULL", "Referer": "http://approvals.test/inbox/sign-in"},
+        {},  # no Fetch Metadata, no Origin, no Referer
+        {"Origin": "https://evil.example"},
+        {"Referer": "https://evil.example/login-csrf.html"},
+        {"Referer": "http://approvals.test.evil.example/inbox/sign-in"},
+        {"Origin": "https://evil.example", "Referer": "http://approvals.test/inbox/sign-in"},
+        {"Referer": "/inbox/sign-in"},
+    ],
+    ids=[
+        "origin-null",
+        "origin-null-with-metadata",
+        "origin-null-upper",
+        "nothing",
+        "cross-origin",
+        "cross-referer",
+        "look-alike-referer",
+        "origin-decides",
+        "relative-referer",
+    ],
+)
+def test_a_sign_in_post_from_another_page_starts_no_session(
+    h: Harness, headers: dict[str, str]
+) -> None:
+    token = h.service.sign_ins.issue(EVE).split("token=", 1)[1]  # the attacker's own link
+    response = h.client.post("/inbox/sign-in", headers=headers, data={"token": token})
+    assert response.status_code == 403, response.data
+    assert "Set-Cookie" not in response.headers
+    assert h.client.get("/inbox").status_code == 401
+    assert h.service.sign_ins.redeem(token) == EVE  # not spent either
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "{base}"},  # the configured base URL
+        {"Origin": "http://localhost"},  # the host the request came to
+        {"Referer": "{base}/"},  # strict-origin: the origin alone
+    ],
+    ids=["origin-base-url", "origin-host", "referer"],
+)
+def test_a_browser_without_fetch_metadata_signs_in_from_our_own_page(
+    h: Harness, headers: dict[str, str]
+) -> None:
+    base = h.service.config.base_url.rstrip("/")
+    headers = {name: value.replace("{base}", base) for name, value in headers.items()}
+    token = h.service.sign_ins.issue(ANA).split("token=", 1)[1]
+    response = h.client.post("/inbox/sign-in", headers=headers, data={"token": token})
+    assert response.status_code == 303, response.data
+    assert "3 waiting for you" in page(h.client)
+
+
+def test_the_sign_in_page_lets_its_post_carry_its_origin_and_no_token(h: Harness) -> None:
+    link = h.service.sign_ins.issue(ANA)
+    response = h.client.get(link.split("approvals.test", 1)[1])
+    assert response.headers["Referrer-Policy"] == "strict-origin"
+    # the page's own meta policy wins over the header in browsers: it must say the same
+    assert '<meta name="referrer" content="strict-origin">' in response.get_data(as_text=True)
+    other = h.client.get("/inbox/sign-in")  # without a token: the same page, the same policy
+    assert other.headers["Referrer-Policy"] == "strict-origin"
+    assert h.client.get("/a/x-1?t=nope").headers["Referrer-Policy"] == "no-referrer"
+    assert '<meta name="referrer" content="no-referrer">' in h.client.get("/a/x-1").get_data(
+        as_text=True
+    )

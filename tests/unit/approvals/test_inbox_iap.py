@@ -87,7 +87,8 @@ def assertion(email: str = ANA, key: Any = IAP_KEY, signer: Any = None, **claims
 
 
 def iap(value: str) -> dict[str, str]:
-    return {IAP_HEADER: value}
+    """The IAP assertion header, as a browser on our own page sends it (Fetch Metadata)."""
+    return {IAP_HEADER: value, "Sec-Fetch-Site": "same-origin"}
 
 
 def test_iap_identity_starts_a_session_on_post_only(h: Harness) -> None:
@@ -116,6 +117,10 @@ def test_a_session_needs_the_assertion_of_the_same_reviewer(h: Harness) -> None:
         pytest.param(lambda: assertion(aud="/projects/1/global/backendServices/2"), id="audience"),
         pytest.param(lambda: assertion(iss="https://accounts.google.com"), id="issuer"),
         pytest.param(lambda: assertion(exp=int(time.time()) - 3600), id="expired"),
+        pytest.param(lambda: assertion(exp=str(int(time.time()) + 600)), id="exp a string"),
+        pytest.param(lambda: assertion(iat=str(int(time.time()))), id="iat a string"),
+        pytest.param(lambda: assertion(exp=None), id="exp null"),
+        pytest.param(lambda: assertion(exp=[1]), id="exp a list"),
         pytest.param(lambda: assertion(email=""), id="no email"),
         pytest.param(
             lambda: assertion(signer=crypt.RSASigner.from_string(_pem(RSA_KEY), KEY_ID)),

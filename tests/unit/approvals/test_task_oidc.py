@@ -161,6 +161,7 @@ def test_a_good_token_is_accepted_and_the_certificates_are_fetched_once(
         ),
         pytest.param(lambda: token(email_verified=False), 403, id="email-not-verified"),
         pytest.param(lambda: token(iat=1_000_000, exp=1_000_600), 401, id="expired"),
+        pytest.param(lambda: token(exp="9999999999"), 401, id="exp-a-string"),
         pytest.param(lambda: token(key=OTHER_KEY), 401, id="signed-by-someone-else"),
         pytest.param(lambda: token(kid="unknown-key"), 401, id="unknown-key-id"),
         pytest.param(lambda: token(iss="https://evil.example"), 401, id="wrong-issuer"),

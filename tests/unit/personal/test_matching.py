@@ -138,3 +138,24 @@ def test_the_text_of_their_mail_is_their_long_lines_and_is_erased_where_repeated
     assert mentioning({"body": quoting, "from": "omar@example.net"}, person) == {
         "body": "We were charged twice for January."
     }
+
+
+def test_a_trace_is_about_the_writer_of_the_message_it_forwards() -> None:
+    """Issue 37: a forward's writer (``Email.writer``) is a party of the email, like its sender."""
+    from inboxflow.mail import email_from_json
+    from inboxflow.schema import TRACES
+
+    email = email_from_json(
+        {
+            "from": "dana@forwarder.example",
+            "to": "desk@brightlane.io",
+            "subject": "Fwd: prices",
+            "body": "---------- Forwarded message ---------\nFrom: Jana <jana@example.org>\n"
+            "Date: Mon, 9 Nov 2026 at 10:15\nSubject: prices\nTo: dana@forwarder.example\n\n"
+            "How much is it?",
+        }
+    )
+    doc = {"state": {"email": email.model_dump(mode="json")}}
+    assert TRACES.personal is not None
+    found = matching_keys("t1", doc, TRACES.personal.found_by, Identifiers("jana@example.org"))
+    assert [key.field for key in found] == ["state.email.writer.address"]

@@ -128,6 +128,7 @@ def serve(
     """Run the approval function locally (and fire due deadline tasks of the embedded queue and
     send reviewers' digests when due, each minute, as Cloud Scheduler's sweep does)."""
     from inboxflow.approvals.http_headers import hardened_request_handler
+    from inboxflow.approvals.task_auth import describe, local_task_token
     from inboxflow.redaction import redact_access_logs
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -137,12 +138,20 @@ def serve(
     record = _record_serving(home, os.environ["INBOXFLOW_APPROVAL_URL"])
     app = approval_app()
     stop = threading.Event()
-    fire_due_tasks_in_background(rt, stop)
+    token = local_task_token(rt.ports.settings.home)
+    fire_due_tasks_in_background(rt, stop, bearer=token)
     sweep_digests_in_background(rt, stop)
-    cli_console().print(
+    console = cli_console()
+    console.print(
         f"approval function on [bold]http://{host}:{port}[/bold] "
         f"(links from `inboxflow approvals`); Ctrl-C stops"
     )
+    console.print(describe(rt.ports.settings.home))
+    if not _loopback(host):
+        console.print(
+            f"[yellow]listening on {host}, not loopback only: anyone who reaches it can open "
+            "review links; /timeout and /digest still need the token[/yellow]"
+        )
     try:
         app.run(
             host=host,
@@ -154,6 +163,18 @@ def serve(
     finally:
         stop.set()
         _forget_serving(record)
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback interface (``127.0.0.1``, ``::1``, ``localhost``)."""
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _record_serving(home: Path, url: str) -> Path:
@@ -189,18 +210,24 @@ def approval_app() -> Any:
     return app
 
 
-def fire_due_tasks_in_background(rt: Runtime, stop: threading.Event, every_s: float = 1.0) -> None:
-    """On the embedded task queue, POST due tasks to their URLs, as Cloud Tasks would."""
+def fire_due_tasks_in_background(
+    rt: Runtime, stop: threading.Event, every_s: float = 1.0, bearer: str | None = None
+) -> None:
+    """On the embedded task queue, POST due tasks to their URLs, as Cloud Tasks would
+    (with ``bearer``: the local task token ``/timeout`` checks)."""
     from inboxflow.adapters.sqlite_tasks import SqliteTaskQueue, post_json
 
     queue = rt.ports.approvals.tasks
     if not isinstance(queue, SqliteTaskQueue):
         return
 
+    def post(task: Any) -> None:
+        post_json(task, bearer)
+
     def loop() -> None:
         while not stop.wait(every_s):
             try:
-                queue.run_due(rt.clock.now(), post_json)
+                queue.run_due(rt.clock.now(), post)
             except Exception:
                 logging.getLogger(__name__).exception("firing due tasks failed")
 

@@ -16,6 +16,7 @@ def check() -> None:
     Lists the models the key can use; for each configured model, one structured
     answer and one function-call round trip (thought signature included); one
     embedding batch. Prints what failed and how to fix it; exits 1 on any failure.
+    With ``INBOXFLOW_LLM=offline`` there is nothing to check: says so and passes.
     """
     from inboxflow.config import ConfigError, load_config
     from inboxflow.gemini_preflight import CheckResult, run_preflight
@@ -28,6 +29,10 @@ def check() -> None:
     except (ConfigError, ValueError) as exc:
         console.print(f"[red]FAIL[/] configuration: {escape(str(exc))}")
         raise typer.Exit(1) from None
+    if settings is None and (os.environ.get("INBOXFLOW_LLM") or "").strip().lower() == "offline":
+        # llm = "offline" deploys: nothing calls Gemini, so there is nothing to check.
+        console.print("skipped: INBOXFLOW_LLM=offline, the offline model calls no Gemini")
+        return
     if settings is None:
         console.print(
             "[red]FAIL[/] no Gemini configured: set GEMINI_API_KEY (Gemini API), or "

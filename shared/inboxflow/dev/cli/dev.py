@@ -177,6 +177,10 @@ def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> N
             "GOOGLE_CLOUD_PROJECT": project,
             "INBOXFLOW_STORE": "firestore",
             "INBOXFLOW_BUS": "pubsub",
+            # `inboxflow mailbox connect --dev`: the double's OAuth client, and the tokens
+            # every function reads (absolute: the functions run in their own folders).
+            "INBOXFLOW_OAUTH_CLIENT": str((home / "oauth-client.json").resolve()),
+            "INBOXFLOW_MAILBOX_TOKENS": str((home / "mailbox-tokens").resolve()),
         }
         for emulator in started:
             env.update(emulator.env)
@@ -278,6 +282,11 @@ def _show(console: Console, started: list, cloud) -> None:
         console.print(
             f"Or deliver it to {cloud.mailbox}: [bold]inboxflow send --gmail path/to/mail.eml[/bold] "
             "(watch notification -> ingest -> pipeline)"
+        )
+        console.print(
+            "Connect another mailbox as its owner would: [bold]inboxflow mailbox add ADDRESS "
+            "--dev[/bold] then [bold]inboxflow mailbox connect ADDRESS --dev --no-browser[/bold] "
+            "(Google's consent emulated by the double; docs/deploy.md, Connect your Gmail)"
         )
 
 

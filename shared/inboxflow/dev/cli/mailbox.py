@@ -1,10 +1,19 @@
-"""``inboxflow mailbox add|list|watch``: the mailbox registry from the command line."""
+"""``inboxflow mailbox add|connect|list|watch``: the mailbox registry from the command line.
+
+``add`` registers a mailbox and starts its Gmail watch; ``connect`` runs the
+owner's OAuth consent (``dev.mailbox_connect``), keeps the token per mailbox
+and starts the watch; each says exactly why when the watch cannot start.
+``list`` shows per mailbox its credential, scopes, watch, last notification
+and health.
+"""
 
 from __future__ import annotations
 
+import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -60,10 +69,164 @@ def add(
         raise typer.Exit(1) from None
     finally:
         store.close()
-    console.print(
-        f"mailbox [bold]{mailbox.address}[/bold] starts graph {mailbox.graph}; "
-        "run [bold]inboxflow mailbox watch[/bold] to start its Gmail notifications"
+    console.print(f"mailbox [bold]{mailbox.address}[/bold] starts graph {mailbox.graph}")
+    _start_watch(home, dev, mailbox.address)
+
+
+def _start_watch(home: Path, dev: bool, address: str) -> bool:
+    """Call ``users.watch`` for ``address`` and say what happened, or exactly why it could not."""
+    from inboxflow.adapters.google_api import google_api_url
+    from inboxflow.adapters.google_credentials import credentials_info
+    from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
+    from inboxflow.adapters.mailbox_tokens import token_store
+    from inboxflow.clock import SystemClock
+    from inboxflow.ingest.watch import renew_watches
+
+    console = cli_console()
+    if not google_api_url():
+        try:
+            connected = token_store().get(address) is not None
+            shared = credentials_info() is not None
+        except Exception as exc:
+            console.print(f"[yellow]watch not started[/yellow]: {exc}")
+            return False
+        if not connected and not shared:
+            console.print(
+                f"[yellow]watch not started[/yellow]: {address} has no authorization yet: run "
+                f"[bold]inboxflow mailbox connect {address} --client-secret FILE[/bold] "
+                "(a personal account), or set INBOXFLOW_GMAIL_CREDENTIALS (Workspace delegation)"
+            )
+            return False
+    store = _store(home, dev)
+    try:
+        summary = renew_watches(
+            store,
+            GoogleApiGmailReader(),
+            SystemClock(),
+            only=lambda a: a == address,
+            catch_up=_publish_notification if os.environ.get("INBOXFLOW_BUS") == "pubsub" else None,
+        )
+    except Exception as exc:
+        console.print(f"[yellow]watch not started[/yellow]: {type(exc).__name__}: {exc}")
+        return False
+    finally:
+        store.close()
+    for row in summary["renewed"]:
+        console.print(
+            f"[green]watching[/green] {row['address']} -> {summary['topic']} until "
+            f"{_when_ms(row['expiration_ms'])} UTC (cursor {row['cursor']})"
+        )
+    for row in summary["failed"]:
+        console.print(
+            f"[yellow]watch not started[/yellow] for {row['address']}: {row['error']} "
+            "(Gmail must be able to publish to the topic: see docs/deploy.md)"
+        )
+    for gone in summary["disconnected"]:
+        console.print(
+            f"[yellow]watch not started[/yellow]: {gone} is disconnected: run "
+            f"[bold]inboxflow mailbox connect {gone}[/bold]"
+        )
+    return bool(summary["renewed"])
+
+
+def _publish_notification(address: str, history_id: int) -> None:
+    """Tell the ingest, as Gmail would, that ``address`` changed: mail that arrived while it was
+    disconnected or unwatched is ingested now (a Gmail notification on the Gmail topic)."""
+    import base64
+
+    from inboxflow.adapters.pubsub_bus import publish_data
+    from inboxflow.ingest.notification import GmailNotification
+    from inboxflow.ingest.watch import gmail_topic
+
+    message = GmailNotification(address, history_id).to_pubsub_message()
+    publish_data(gmail_topic(), base64.b64decode(message["data"]))
+    cli_console().print(f"asked the ingest to catch {address} up (history {history_id})")
+
+
+@app.command("connect")
+def connect(
+    address: str = typer.Argument(..., help="The Gmail address to connect (yours)."),
+    client_secret: Path | None = typer.Option(
+        None,
+        "--client-secret",
+        help="The JSON of an OAuth client of type Desktop app "
+        "(default INBOXFLOW_OAUTH_CLIENT; `inboxflow dev` sets it to its double's).",
+    ),
+    browser: bool = typer.Option(
+        True, "--browser/--no-browser", help="Open a browser here, or print a URL to open."
+    ),
+    dev: bool = DEV,
+    home: Path = HOME,
+) -> None:
+    """Connect your own Gmail: consent in the browser; the token is kept for this mailbox only."""
+    from inboxflow.adapters.google_api import google_api_url
+    from inboxflow.adapters.mailbox_tokens import token_store
+    from inboxflow.config import load_config
+    from inboxflow.dev.mailbox_connect import ConsentRefused, connect_mailbox
+    from inboxflow.graphs import graph_registry
+    from inboxflow.ingest.mailboxes import MailboxRegistry
+    from inboxflow.mailbox_scopes import mailbox_scopes
+
+    console = cli_console()
+    store = _store(home, dev)
+    secret_file = client_secret or (
+        Path(os.environ["INBOXFLOW_OAUTH_CLIENT"])
+        if os.environ.get("INBOXFLOW_OAUTH_CLIENT")
+        else None
     )
+    if secret_file is None:
+        store.close()
+        console.print(
+            "[red]no OAuth client[/red]: pass --client-secret FILE, the JSON of an OAuth client "
+            "of type Desktop app (docs/deploy.md, Connect your Gmail)"
+        )
+        raise typer.Exit(1)
+    try:
+        mailbox = MailboxRegistry(store).get(address)
+    except ValueError as exc:
+        store.close()
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    if mailbox is None:
+        store.close()
+        console.print(
+            f"[red]{address} is not registered[/red]: run "
+            f"[bold]inboxflow mailbox add {address} --graph GRAPH[/bold] first"
+        )
+        raise typer.Exit(1)
+    try:
+        graphs = graph_registry()
+        scopes = mailbox_scopes(mailbox.address, mailbox.graph, graphs, load_config(graphs=graphs))
+        connected = connect_mailbox(
+            mailbox.address,
+            secret_file,
+            scopes,
+            token_store(),
+            open_browser=browser,
+            read_line=lambda prompt: typer.prompt(
+                prompt.rstrip(": "), default="", show_default=False
+            ),
+            say=lambda line: console.print(line, soft_wrap=True, highlight=False),
+            api_url=google_api_url(),
+        )
+        MailboxRegistry(store).record_connection(
+            mailbox.address,
+            {"type": "authorized_user", "scopes": list(connected.scopes), "where": connected.where},
+            time.time(),
+        )
+    except ConsentRefused as exc:
+        console.print(f"[red]not connected[/red]: {exc}", soft_wrap=True, highlight=False)
+        raise typer.Exit(1) from None
+    finally:
+        store.close()
+    console.print(
+        f"[green]connected[/green] {connected.address} "
+        f"({', '.join(s.rsplit('/', 1)[-1] for s in connected.scopes)}); token kept in "
+        f"{connected.where}",
+        soft_wrap=True,
+    )
+    if not _start_watch(home, dev, connected.address):
+        raise typer.Exit(1)
 
 
 def _when_ms(value: int | None) -> str:
@@ -74,7 +237,7 @@ def _when_ms(value: int | None) -> str:
 
 @app.command("list")
 def list_mailboxes(dev: bool = DEV, home: Path = HOME) -> None:
-    """Every registered mailbox with its cursor and watch."""
+    """Every registered mailbox: credential, scopes, watch, last notification, health."""
     from inboxflow.ingest.mailboxes import MailboxRegistry
 
     store = _store(home, dev)
@@ -82,29 +245,74 @@ def list_mailboxes(dev: bool = DEV, home: Path = HOME) -> None:
         mailboxes = MailboxRegistry(store).mailboxes()
     finally:
         store.close()
+    shared = _shared_credential()
     table = Table(title=f"{len(mailboxes)} mailboxes", expand=False)
     for column in (
         "address",
         "graph",
+        "credential",
+        "scopes",
         "cursor",
         "watch expires (UTC)",
+        "last notification (UTC)",
+        "health",
+        "last catch-up",
         "settings",
-        "last full sync",
     ):
         table.add_column(column, overflow="fold")
     for mailbox in mailboxes:
         sync = mailbox.last_full_sync
+        credential = mailbox.credential or shared
+        scopes: Any = credential.get("scopes") or []
         table.add_row(
             mailbox.address,
             mailbox.graph,
+            str(credential.get("type") or "-"),
+            " ".join(str(s).rsplit("/", 1)[-1] for s in scopes) or "-",
             str(mailbox.history_id or "-"),
             f"[red]{mailbox.watch_error}[/red]"
             if mailbox.watch_error
             else _when_ms(mailbox.watch_expiration_ms),
-            ", ".join(f"{k}={v}" for k, v in sorted(mailbox.settings.items())) or "-",
+            _when_ms(int(mailbox.last_notification_at * 1000))
+            if mailbox.last_notification_at
+            else "-",
+            _health(mailbox),
             f"{sync['messages']} messages ({sync['reason']})" if sync else "-",
+            ", ".join(f"{k}={v}" for k, v in sorted(mailbox.settings.items())) or "-",
         )
     cli_console().print(table)
+
+
+def _health(mailbox: object) -> str:
+    from inboxflow.ingest.mailboxes import DISCONNECTED, Mailbox
+
+    assert isinstance(mailbox, Mailbox)
+    if mailbox.health == DISCONNECTED:
+        return (
+            f"[red]disconnected[/red] ({mailbox.disconnected_reason}): "
+            f"inboxflow mailbox connect {mailbox.address}"
+        )
+    if mailbox.watch_expiration_ms and mailbox.watch_expiration_ms <= time.time() * 1000:
+        return "[yellow]watch lapsed[/yellow]: inboxflow mailbox watch"
+    if not mailbox.watch_expiration_ms:
+        return "[yellow]not watched[/yellow]"
+    return "[green]ok[/green]"
+
+
+def _shared_credential() -> dict[str, object]:
+    """What a mailbox without a token of its own uses (never the key itself)."""
+    from inboxflow.adapters.google_api import google_api_url
+    from inboxflow.adapters.google_credentials import SCOPES, credentials_info
+
+    if google_api_url():
+        return {"type": "none (local double)"}
+    try:
+        info = credentials_info()
+    except Exception as exc:
+        return {"type": f"unreadable: {exc}"}
+    if info is None:
+        return {"type": "application default"}
+    return {"type": f"{info['type']} (shared)", "scopes": list(info.get("scopes") or SCOPES)}
 
 
 @app.command("watch")
@@ -129,6 +337,7 @@ def watch(
             SystemClock(),
             topic=topic,
             only=(lambda a: a == wanted) if wanted else None,
+            catch_up=_publish_notification if os.environ.get("INBOXFLOW_BUS") == "pubsub" else None,
         )
     finally:
         store.close()
@@ -139,7 +348,11 @@ def watch(
         )
     for row in summary["failed"]:
         console.print(f"[red]failed[/red] {row['address']}: {row['error']}")
-    if not summary["renewed"] and not summary["failed"]:
+    for gone in summary["disconnected"]:
+        console.print(
+            f"[yellow]disconnected[/yellow] {gone}: run [bold]inboxflow mailbox connect {gone}[/bold]"
+        )
+    if not summary["renewed"] and not summary["failed"] and not summary["disconnected"]:
         console.print(
             "no mailbox to watch: add one with [bold]inboxflow mailbox add ADDRESS[/bold]"
         )

@@ -21,7 +21,8 @@ def route(
         None, help="Apply this mailbox's rules (default: the mailbox each email was sent to)."
     ),
 ) -> None:
-    """Print, per email, the rule that matched, the graph and profile, and why earlier rules did not."""
+    """Print, per email, the rule that matched (and for ``forwarded_from`` the signal that named
+    the address), the graph and profile, and why earlier rules did not."""
     config = load_routing(graph_registry())
     console = cli_console(highlight=False)
     console.print(
@@ -47,6 +48,8 @@ def route(
             f"  → {escape(matched)}: graph [bold]{escape(decision.graph)}[/bold]"
             f"  profile {escape(decision.profile or '-')}"
         )
+        if decision.signal:
+            console.print(f"    {escape(decision.signal)}")
         blocked = auto_reply_block(email)
         if blocked:
             console.print(f"  [magenta]loop protection: not answered ({escape(blocked)})[/magenta]")

@@ -39,6 +39,8 @@ from werkzeug.wrappers import Request, Response
 from inboxflow.dev.doubles.calendar_api import CalendarState, public
 from inboxflow.dev.doubles.errors import ApiError
 from inboxflow.dev.doubles.gmail_api import GmailState, Notification, b64url_decode, render_message
+from inboxflow.dev.doubles.oauth_api import PATHS as OAUTH_PATHS
+from inboxflow.dev.doubles.oauth_api import OAuthDouble
 from inboxflow.dev.doubles.serving import WsgiServing, serve_until_interrupted
 
 log = logging.getLogger(__name__)
@@ -102,6 +104,24 @@ _ROUTES = Map(
 )
 
 
+_API_SCOPES = {
+    "gmail": frozenset(
+        {
+            "https://mail.google.com/",
+            "https://www.googleapis.com/auth/gmail.modify",
+            "https://www.googleapis.com/auth/gmail.readonly",
+        }
+    ),
+    "calendar": frozenset(
+        {
+            "https://www.googleapis.com/auth/calendar",
+            "https://www.googleapis.com/auth/calendar.events",
+        }
+    ),
+}
+"""Scopes any of which lets a token call the API (a subset of Google's lists per method)."""
+
+
 @dataclass
 class _Fault:
     key: str
@@ -136,6 +156,12 @@ class GoogleApiDouble(WsgiServing):
 
     Args:
         clock: time source with ``now()`` (default: wall clock).
+        oauth: Google's OAuth endpoints (``oauth_api.OAuthDouble``), served on the same
+            address. With it, a request carrying ``Authorization: Bearer`` is checked as
+            Google does: an unknown, expired or revoked token is a 401, a token without a
+            scope of the API a 403 ``insufficientPermissions``, another account's
+            ``userId`` a 403, and ``userId=me`` is the token's account. Requests without
+            a bearer are served as before (the credential-less local runs).
 
     Use as a context manager (``with GoogleApiDouble() as double:``) or call
     ``start()`` / ``stop()``; ``url`` is ``http://127.0.0.1:PORT``.
@@ -143,8 +169,9 @@ class GoogleApiDouble(WsgiServing):
 
     thread_name = "google-api-double"
 
-    def __init__(self, clock: Any = None) -> None:
+    def __init__(self, clock: Any = None, oauth: OAuthDouble | None = None) -> None:
         self._clock = clock
+        self.oauth = oauth
         self._lock = threading.RLock()
         self._pending: list[Notification] = []
         self.gmail = GmailState(self._now, self._pending.append)
@@ -171,6 +198,8 @@ class GoogleApiDouble(WsgiServing):
         return response(environ, start_response)  # type: ignore[no-any-return]
 
     def _respond(self, request: Request) -> Response:
+        if self.oauth is not None and request.path in OAUTH_PATHS:
+            return self.oauth.respond(request)
         adapter = _ROUTES.bind_to_environ(request.environ)
         try:
             method, params = adapter.match()
@@ -184,6 +213,10 @@ class GoogleApiDouble(WsgiServing):
         except HTTPException as exc:  # pragma: no cover - other routing errors
             return _json(ApiError(exc.code or 400, str(exc)).body(), exc.code or 400)
         self.calls.append((str(method), request.path))
+        try:
+            params = self._authorize(request, str(method), dict(params))
+        except ApiError as exc:
+            return _json(exc.body(), exc.status)
         fault = self._take_fault(str(method), request.path)
         if fault is not None:
             with self._lock:
@@ -206,6 +239,31 @@ class GoogleApiDouble(WsgiServing):
         if fault is not None:
             return _json(ApiError(fault.status, reason=fault.reason).body(), fault.status)
         return _json(result, 200)
+
+    def _authorize(self, request: Request, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Check a bearer token as Google does (see ``oauth``); ``me`` becomes its account."""
+        header = request.headers.get("Authorization", "")
+        if self.oauth is None or not header.startswith("Bearer "):
+            return params
+        info = self.oauth.token_info(header.removeprefix("Bearer ").strip())
+        if info is None:
+            raise ApiError(
+                401,
+                "Request had invalid authentication credentials. Expected OAuth 2 access "
+                "token, login cookie or other valid authentication credential.",
+                "authError",
+            )
+        needed = _API_SCOPES["calendar" if method.startswith("calendar.") else "gmail"]
+        if not info.scopes & needed:
+            raise ApiError(
+                403, "Request had insufficient authentication scopes.", "insufficientPermissions"
+            )
+        user = str(params.get("user", ""))
+        if user == "me":
+            params["user"] = info.account
+        elif user and user.strip().lower() != info.account:
+            raise ApiError(403, f"Delegation denied for {info.account}", "forbidden")
+        return params
 
     def _dispatch(
         self, method: str, params: Mapping[str, Any], args: dict[str, list[str]], body: Any

@@ -178,6 +178,11 @@ def _case(raw: Any, index: int, root: Path, source: Path, known: set[str]) -> Ca
     case_id = raw.get("id")
     if not isinstance(case_id, str) or not case_id.strip():
         raise CaseError(f"{where}: `id:` must be a non-empty string")
+    if not case_id.isprintable() or any(c.isspace() or c in "/\\" for c in case_id):
+        # the id names the case's messages and documents (``eval-{n}-{id}``): one path segment
+        raise CaseError(
+            f"{where}: `id:` {case_id[:80]!r} must be one word without / or \\ (it names files)"
+        )
     where = f"{source}: case {case_id!r}"
     unknown = sorted(str(key) for key in raw if key not in CASE_KEYS)
     if unknown:

@@ -1,10 +1,11 @@
 """The agent graph: an LLM agent with the tools of its profile, in a checkpointed loop.
 
     preprocess -> agent_turn --(tool calls)--> agent_tools --> agent_turn ...
-                      |                            |
-                      +--(no calls, error, max)--> finish --> END
-                                                   ^
-                       agent_tools --(escalate, max)--+
+        |             |                            |
+        |             +--(no calls, error, max)--> finish --> END
+        |                                          ^  ^
+        |              agent_tools --(escalate, max)--+  |
+        +--(a Crisp notification it cannot read)---------+
 
 A profile's ``escalate_on`` (medical advice, complaints) is kept by the
 ``escalation_cues`` guard on ``agent_turn`` (``guards.py``), whatever the model says.
@@ -44,7 +45,7 @@ AGENT = Graph.build(
             "preprocess",
             lazy(f"{NODES}.preprocess:preprocess"),
             ports=("config",),
-            routes=("agent_turn",),
+            routes=("agent_turn", "finish"),
             memory_mb=256,
             timeout_s=30,
             description="The profile's preprocessor (default, crisp): the agent's first message.",
@@ -61,7 +62,7 @@ AGENT = Graph.build(
         Node(
             "agent_tools",
             lazy(f"{NODES}.tools:agent_tools"),
-            ports=("drugs", "web_search", "workspace"),
+            ports=("config", "drugs", "web_search", "workspace"),
             routes=("agent_turn", "finish"),
             uses_llm=True,
             uses_gmail=True,

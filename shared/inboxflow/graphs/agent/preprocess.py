@@ -1,45 +1,39 @@
 """Preprocessors: how an email becomes the agent's first message (``preprocessor:`` of a profile).
 
 - ``default``: the sender, the subject and the body as they are.
-- ``crisp``: a notification of the Crisp helpdesk (Czech or English), forwarded to
-  the mailbox: the patient's name and address and their message, without
-  Crisp's header and footer. Replies go to the patient. Only mail whose
-  authenticated sender (``mail/authentication.py``) is one of the profile's
-  ``helpdesk`` addresses is read so: the body names the patient, and anyone can
-  write a body. Other mail, and mail that only looks like Crisp's (no ``New
-  message from NAME (ADDRESS)`` line, or no sign of Crisp at all), falls back to
-  ``default``: no patient is invented.
+- ``crisp``: a notification of the Crisp helpdesk (a head line ``New message from NAME
+  (ADDRESS)`` or a labelled block ``Od:``/``Name:``/``E-mail:``..., in cs, sk, en or de,
+  plain or HTML: ``crisp_layout.py``), forwarded to the mailbox: the patient's name and
+  address and their message, without Crisp's header, fields and footer. Replies go to
+  the patient. Only mail whose authenticated sender (``mail/authentication.py``) is one
+  of the profile's ``helpdesk`` addresses is read so: the body names the patient, and
+  anyone can write a body. Other mail, and mail that only looks like Crisp's (no head
+  line or block, or no sign of Crisp at all), falls back to ``default``: no patient is
+  invented. A notification whose layout is there but cannot be read (no address, two,
+  one that does not parse or is our own, no message) falls back too, with the reason in
+  ``Inquiry.unread``: the run escalates to a person. A message the helpdesk forwarded
+  by hand (Gmail's, Outlook's or Apple Mail's forwarded block: ``mail/forwarded.py``) is
+  read the same way, the helpdesk vouching for the forward: its writer asks and the
+  reply goes to them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ...mail import Email
+from ...mail.addresses import same_address
 from ...mail.authentication import check_sender
+from ...mail.forwarded import forward_of
 from ...mail.html_text import html_to_text
+from . import crisp_layout
 from .state import Inquiry
 
 CRISP_PROMPT = "New support inquiry from {patient_name} ({patient_email}):\nSubject: {subject}\n\n{original_message}"
 
 _ADDRESS = r"[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+"
-_CRISP_HEAD = re.compile(
-    r"^\s*(?:New message from|You have a new message from|Nová zpráva od|Máte novou zprávu od)"
-    rf"\s+(?P<name>[^\n()<>]*?)\s*[(<]\s*(?P<email>{_ADDRESS})\s*[)>]\s*:?\s*$",
-    re.IGNORECASE | re.MULTILINE,
-)
 _CRISP_MARK = re.compile(r"crisp\.chat|crisp\.email|\bcrisp\b", re.IGNORECASE)
-_CRISP_META = re.compile(
-    r"^\s*(?:Website|Web|Webová stránka|Conversation|Konverzace|Subject|Předmět)\s*:.*$",
-    re.IGNORECASE,
-)
-_CRISP_FOOTER = re.compile(
-    r"^\s*(?:-{2,}|_{2,}|Reply to this email|Odpovězte na tento e-mail|Odpovězte na tento email|"
-    r"Open (?:the )?conversation|Otevřít konverzaci|You are receiving this|Tento e-mail jste obdrželi|"
-    r"Tento email jste obdrželi|Sent (?:via|with) Crisp|Odesláno (?:přes|pomocí) Crispu?)",
-    re.IGNORECASE,
-)
 
 
 def default(email: Email) -> Inquiry:
@@ -59,6 +53,12 @@ def default(email: Email) -> Inquiry:
 def crisp(email: Email, helpdesk: Sequence[str] = (), authserv_id: str | None = None) -> Inquiry:
     """A Crisp notification from the helpdesk: the patient and their message; else ``default``.
 
+    The layouts read are ``crisp_layout``'s (head line, labelled blocks in cs/sk/en/de,
+    plain text or HTML rendered by ``mail/html_text.py``). A notification from the helpdesk
+    whose layout is there but does not name one patient (no address, two, one that does not
+    parse, the helpdesk's or the mailbox's own) or has no message is ``default`` with
+    ``unread`` set to the reason: the ``preprocess`` node escalates it.
+
     Args:
         email: the email.
         helpdesk: the addresses whose authenticated mail is read as Crisp's (the profile's).
@@ -67,45 +67,59 @@ def crisp(email: Email, helpdesk: Sequence[str] = (), authserv_id: str | None = 
     trusted = check_sender(email, authserv_id)
     if not any(trusted.is_sender(address) for address in helpdesk):
         return default(email)
-    text = email.body_text
-    if not _CRISP_HEAD.search(text) and email.body_html:
-        text = html_to_text(email.body_html)
-    head = _CRISP_HEAD.search(text)
-    marked = _CRISP_MARK.search(text) or _CRISP_MARK.search(
+    marked = _CRISP_MARK.search(
         " ".join([email.sender.address, email.sender.name or "", *email.headers.keys()])
     )
-    if head is None or marked is None:
-        return default(email)
-    message = _original_message(text[head.end() :])
-    if not message:
-        return default(email)
-    patient_email = head.group("email").strip().lower()
+    try:
+        found = None
+        for text in _texts(email):
+            marked = marked or _CRISP_MARK.search(text)
+            found = crisp_layout.read(text)
+            if found is not None:
+                break
+        if found is None or marked is None:
+            return _forwarded(email, helpdesk, trusted.address) or default(email)
+        if any(same_address(found.address, own) for own in (*helpdesk, email.mailbox)):
+            raise crisp_layout.Unreadable(f"the patient's address {found.address} is our own")
+    except crisp_layout.Unreadable as why:
+        if marked is None:
+            return default(email)
+        return default(email).model_copy(update={"unread": str(why)})
     return Inquiry(
         preprocessor="crisp",
-        sender_email=patient_email,
-        sender_name=head.group("name").strip().strip("\"'") or patient_email,
+        sender_email=found.address,
+        sender_name=found.name,
         subject=email.subject,
-        text=message,
-        reply_to=patient_email,
+        text=found.message,
+        reply_to=found.address,
         via=trusted.address,
     )
 
 
-def _original_message(rest: str) -> str:
-    """The patient's words: after Crisp's header lines, before its footer, unquoted."""
-    kept: list[str] = []
-    for line in rest.splitlines():
-        if _CRISP_FOOTER.match(line.lstrip("[")) or "app.crisp.chat" in line:
-            break
-        if not kept and (not line.strip() or _CRISP_META.match(line)):
-            continue
-        kept.append(line.rstrip())
-    body = "\n".join(kept).strip()
-    lines = [
-        line.removeprefix(">").strip() if line.startswith(">") else line
-        for line in body.splitlines()
-    ]
-    return "\n".join(lines).strip().strip('\u201c\u201d"').strip()
+def _forwarded(email: Email, helpdesk: Sequence[str], via: str | None) -> Inquiry | None:
+    """The message the (authenticated) helpdesk forwarded by hand: its writer asks; None
+    when there is no forwarded block, or its writer is the helpdesk or the mailbox."""
+    forward = forward_of(email)
+    if forward is None or any(
+        same_address(forward.sender.address, own) for own in (*helpdesk, email.mailbox)
+    ):
+        return None
+    return Inquiry(
+        preprocessor="crisp",
+        sender_email=forward.sender.address,
+        sender_name=forward.sender.name or "",
+        subject=forward.subject or email.subject,
+        text=(forward.text or email.body_text).strip(),
+        reply_to=forward.sender.address,
+        via=via,
+    )
+
+
+def _texts(email: Email) -> Iterator[str]:
+    """The plain body, then the HTML body rendered as text (only if the plain one is no layout)."""
+    yield email.body_text
+    if email.body_html:
+        yield html_to_text(email.body_html)
 
 
 PREPROCESSORS: dict[str, Callable[[Email], Inquiry]] = {"default": default, "crisp": crisp}

@@ -39,6 +39,8 @@ class Inquiry(BaseModel):
         text: the message the agent answers (without any helpdesk wrapping).
         reply_to: where replies go.
         via: the helpdesk address that forwarded it, if any (replies never go there).
+        unread: why the profile's preprocessor could not read the email it is for (a Crisp
+            notification without one patient or message); the run escalates with it.
     """
 
     preprocessor: str
@@ -48,6 +50,7 @@ class Inquiry(BaseModel):
     text: str = ""
     reply_to: str
     via: str | None = None
+    unread: str | None = None
 
 
 class ToolLogEntry(BaseModel):

@@ -60,6 +60,7 @@ PIPELINE = Graph.build(
             routes=("decide",),
             uses_llm=True,
             uses_gmail=True,
+            uses_calendar=True,  # the owner's coming events (list_events)
             memory_mb=256,
             timeout_s=30,
             description="Known sender?, the signer, saved replies that match.",
@@ -96,6 +97,7 @@ PIPELINE = Graph.build(
         Node(
             "review",
             lazy(f"{NODES}.review:review"),
+            ports=("config", "workspace"),  # the no-relay rule: authserv-id, sent mail
             routes=("dispatch",),
             memory_mb=256,
             timeout_s=30,
@@ -106,7 +108,7 @@ PIPELINE = Graph.build(
         Node(
             "dispatch",
             lazy(f"{NODES}.dispatch:dispatch"),
-            ports=("workspace",),
+            ports=("config", "workspace"),
             routes=(END,),
             uses_gmail=True,
             tools=ACTION_TOOLS,

@@ -17,7 +17,8 @@ optional ``mailbox`` (the mailbox the agent acts for; default: the
 workspace's own).
 
 Each action tool declares what it is bound to (``binds``), resolved from the
-email by :func:`bound_to`: a reply goes to its sender (From or Reply-To), a
+email by :func:`bound_to`: a reply goes to its sender (From or Reply-To, or the
+writer of the message it forwards: ``Email.writer``), a
 meeting invites only people on the email (From, Reply-To, To, Cc), and only
 the message answered is marked read. The runtime refuses any other call.
 """
@@ -256,6 +257,7 @@ CHECK_CALENDAR = Tool(
     "Free meeting slots in the mailbox owner's calendar over the coming business days.",
     CheckCalendarParams,
     check_calendar,
+    uses_calendar=True,
 )
 CREATE_DRAFT = Tool(
     "create_draft",
@@ -288,6 +290,7 @@ SCHEDULE_MEETING = Tool(
     schedule_meeting,
     action=True,
     binds=PEOPLE_ON_THE_EMAIL,
+    uses_calendar=True,
 )
 
 

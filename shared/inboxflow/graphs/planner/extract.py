@@ -1,16 +1,21 @@
 """What the customer told us, read from their emails by rules (the offline model's reading).
 
-Later messages win over earlier ones (a corrected VIN replaces the first);
-a value found wrong before (``CustomerInfo.rejected``) is never taken again.
+Each field comes from its own line (:func:`read_message`): a labelled line in any of the
+label tables' languages, or a sentence; every value meets :mod:`.checks`. Later messages
+win over earlier ones (a corrected VIN replaces the first), each filling only what it
+states; a value found wrong before (``CustomerInfo.rejected``) is never taken again.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import date
 
-from ..cue_matching import fold_one_for_one as fold
+from .checks import checked, state_code
+from .dates import first_date
+from .folding import fold
 from .labels import (
     ACCIDENT_WORDS,
     LABELS,
@@ -18,9 +23,9 @@ from .labels import (
     MILE_WORDS,
     NO_ACCIDENTS,
     NONE_WORDS,
-    US_STATES,
+    STATE_NAMES,
 )
-from .state import CustomerInfo, Message
+from .state import CustomerFacts, CustomerInfo, Message
 
 FIELD_LABELS: dict[str, str] = {
     "first_name": "Your first name",
@@ -45,10 +50,13 @@ VEHICLE_FIELDS = ("vin", "vehicle_year", "vehicle_make", "vehicle_model")
 REQUIRED_FIELDS = APPLICANT_FIELDS + DRIVER_FIELDS + VEHICLE_FIELDS
 """What a quote needs; accidents default to 0 and mileage to 12,000 when not given."""
 
-_DATE = r"(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{4}|\d{1,2}\.\s?\d{1,2}\.\s?\d{4})"
 _BULLET = r"^[ \t]*(?:[*\-\u2022>]+[ \t]*)?"
 _SUFFIX = r"(?:[ \t]*(?:#|no\.?|nr\.?|number|num\.?|n[°o]))?"
 _SEP = r"[ \t]*(?:[:=\-\u2013]|\uff1a)[ \t]*"
+_ID_TOKEN = r"[a-z]{0,4}\d[a-z0-9]*"
+_ID = rf"(?<![a-z0-9])({_ID_TOKEN}(?:[ \-]{_ID_TOKEN})*)(?![a-z0-9])"
+"""A licence number over folded text: letters and digits, spaces and dashes kept whole
+(``E1234 56789 01234``, ``S530-4123-1234``); every group has a digit."""
 
 
 def _alternation(phrases: Iterable[str]) -> str:
@@ -60,162 +68,395 @@ def _labels(field: str) -> str:
     return _alternation(p for words in LABELS[field].values() for p in words)
 
 
-def _labelled(field: str, value: str) -> re.Pattern[str]:
-    """``Label: value`` on a line of its own (a list bullet allowed), over folded text."""
-    return re.compile(rf"{_BULLET}(?:{_labels(field)}){_SUFFIX}{_SEP}{value}", re.M)
+def _label_key(label: str) -> str:
+    """A label as the table knows it: folded, one space, no apostrophe (``drivers license``)."""
+    return re.sub(r"\s+", " ", re.sub("['\u2019]", "", fold(label)))
 
 
-_ID = r"((?=[a-z0-9\-]*\d)[a-z0-9][a-z0-9\-]{3,19})\b"
-_LABELLED: dict[str, re.Pattern[str]] = {
-    "full_name": _labelled("full_name", r"([^\n,;]+?)[ \t]*$"),
-    "first_name": _labelled("first_name", r"([^\n,;]+?)[ \t]*$"),
-    "last_name": _labelled("last_name", r"([^\n,;]+?)[ \t]*$"),
-    "date_of_birth": _labelled("date_of_birth", _DATE),
-    "zip_code": _labelled("zip_code", r"(\d{5})(?:-\d{4})?\b"),
-    "license_number": _labelled("license_number", _ID),
-    "license_state": _labelled("license_state", r"([a-z]{2})\b"),
-    "years_licensed": _labelled("years_licensed", r"(\d{1,2})\b"),
-    "accidents_last_5_years": _labelled(
-        "accidents_last_5_years", rf"(\d{{1,2}}\b|{_alternation(NONE_WORDS)})"
-    ),
-    "vin": _labelled("vin", r"((?=[a-z0-9]*\d)[a-z0-9]{6,20})\b"),
-    "vehicle_year": _labelled("vehicle_year", r"((?:19|20)\d\d)\b"),
-    "vehicle_make": _labelled("vehicle_make", r"([a-z][a-z\-]+)"),
-    "vehicle_model": _labelled("vehicle_model", r"([a-z0-9][a-z0-9\-]*)"),
-    "annual_mileage": _labelled("annual_mileage", r"(\d{1,3}(?:[,.]\d{3})+|\d{3,6})\b"),
-}
-"""The labelled lines of each field (over :func:`fold`-ed text)."""
+def _label_fields() -> dict[str, tuple[str, str]]:
+    """Every folded label -> (its field, its language); a label names one field."""
+    table: dict[str, tuple[str, str]] = {}
+    for name, languages in LABELS.items():
+        for language, words in languages.items():
+            for word in words:
+                key = _label_key(word)
+                if table.get(key, (name, ""))[0] != name:
+                    raise ValueError(f"label {word!r} names {table[key][0]} and {name}")
+                table.setdefault(key, (name, language))
+    return table
 
-_ANY_LICENSE = _labels("license_number")
-_INLINE: dict[str, re.Pattern[str]] = {
-    # "my driver's license is D4821937 (CA)", "license D4821937", "Licencia de conducir: X (AZ)"
-    "license_number": re.compile(
-        rf"\b(?:{_ANY_LICENSE}){_SUFFIX}[ \t]*(?:is|es|ist|est|je)?[ \t]*[:#\-]?[ \t]*{_ID}"
-    ),
-    # the state in brackets after the number: "D12345678901 (IL)"
-    "license_state": re.compile(
-        rf"\b(?:{_ANY_LICENSE})[^\n]{{0,40}}?\(([a-z]{{2}})\)"
-        r"|\b(?:issued\s+(?:in|by)|expedida\s+en|ausgestellt\s+in)\s+([a-z]{2})\b"
-    ),
-    "years_licensed": re.compile("|".join(f"(?:{p})" for p in LICENSED_FOR)),
-    "no_accidents": re.compile(rf"\b(?:{_alternation(NO_ACCIDENTS)})"),
-    "accidents": re.compile(rf"\b(\d{{1,2}})[ \t]+(?:{'|'.join(ACCIDENT_WORDS)})\b"),
-    "vin": re.compile(
-        r"\bvin\b[ \t]*(?:number|is|es|ist)?[ \t]*[:#\-]?[ \t]*((?=[a-z]*\d)[a-z0-9]{6,20})\b"
-    ),
-    "annual_mileage": re.compile(
-        rf"(\d{{1,3}}(?:[,.]\d{{3}})+|\d{{3,6}})[ \t]*(?:{'|'.join(MILE_WORDS)})\b"
-    ),
-}
-"""Details written in a sentence rather than on a labelled line (over folded text)."""
+
+_LABEL_FIELDS = _label_fields()
+_LABELLED_LINE = re.compile(
+    rf"{_BULLET}(?P<label>{_alternation(w for f in LABELS.values() for ws in f.values() for w in ws)}){_SUFFIX}(?![a-z0-9]){_SEP}(?P<value>.*)$"
+)
+"""``Label: value`` at the start of a line (a list bullet allowed): the value is the rest of
+that line and never more, over folded text."""
+
+_LICENCE_WORD = rf"(?<![a-z])(?:{_labels('license_number')})(?![a-z])"
+_INLINE_LICENCE = re.compile(
+    rf"{_LICENCE_WORD}{_SUFFIX}[ \t]*(?:(?:is|es|ist|est|je|e|jest)[ \t]+)?(?:[:#\-][ \t]*)?{_ID}"
+)
+_STATE_NAME = _alternation(STATE_NAMES)
+_STATE_AFTER = re.compile(
+    rf"\(\s*([a-z]{{2}}|{_STATE_NAME})\s*\)"
+    rf"|\b(?:issued\s+(?:in|by)|licen[cs]ed\s+in|expedida\s+en|ausgestellt\s+in|delivre\s+(?:en|au|dans)"
+    rf"|afgegeven\s+in|rilasciata\s+in|emitida\s+em|wydane\s+w|vydany\s+v)\s+({_STATE_NAME}|[a-z]{{2}})(?![a-z])"
+)
+"""The state that issued a licence, written after it: ``(IL)``, ``(New Jersey)``, ``issued in OH``."""
+_STATE_FIRST = re.compile(
+    rf"^[ \t]*\(?({_STATE_NAME})\)?(?=[ \t]*(?:[,;.)]|$))|^[ \t]*([a-z]{{2}})[ \t.]*$"
+)
+"""A reply that opens with a state's name (``Ohio, licensed since 1997``), or is only its code
+(``OK, my license is ...`` is no Oklahoma)."""
+_SINCE_YEAR = re.compile(
+    r"\b(?:since|from|desde|depuis|seit|sinds|dal|da|od(?:\s+roku)?|from\s+the\s+year)"
+    r"\s+(?:(?:the\s+)?year\s+)?((?:19|20)\d\d)\b"
+)
+_LICENSED = re.compile(rf"licen[cs]|{_LICENCE_WORD}|rijbewijs|patente|habilita|prawo\s+jazdy|ridic")
+_DOB_WORD = re.compile(rf"(?<![a-z])(?:{_labels('date_of_birth')})(?![a-z])")
+_MY_NAME = re.compile(
+    r"\b(?:my\s+name\s+is|i\s+am|i'm|me\s+llamo|mi\s+nombre\s+es|je\s+m'appelle|ich\s+heisse"
+    r"|mein\s+name\s+ist|mijn\s+naam\s+is|ik\s+ben|mi\s+chiamo|il\s+mio\s+nome\s+e|meu\s+nome\s+e"
+    r"|chamo-me|nazywam\s+sie|jmenuji\s+se)\s+"
+)
+_NAME_WORDS = re.compile(
+    r"([A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+)+)"
+)
+_ZIP_AFTER_STATE = re.compile(r"\b([A-Z]{2})[ \t]+(\d{5})(?:-\d{4})?\b")
+_ZIP_WORD = re.compile(
+    rf"(?<![a-z])(?:{_labels('zip_code')})(?![a-z])[^\d\n]{{0,12}}(\d{{5}})(?:-\d{{4}})?\b"
+)
+_INLINE_VIN = re.compile(
+    rf"(?<![a-z])(?:{_labels('vin')})(?![a-z])[ \t]*(?:number|is|es|ist|est|je)?[ \t]*[:#\-]?[ \t]*"
+    r"((?=[a-z0-9]*\d)[a-z0-9]{6,20})\b"
+)
+_BARE_VIN = re.compile(
+    r"(?<![a-z0-9])((?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-hj-npr-z0-9]{17})(?![a-z0-9])"
+)
+_YEARS_FOR = re.compile("|".join(f"(?:{p})" for p in LICENSED_FOR))
+_NO_ACCIDENTS = re.compile(rf"\b(?:{_alternation(NO_ACCIDENTS)})")
+_ACCIDENTS = re.compile(rf"\b(\d{{1,2}})[ \t]+(?:{'|'.join(ACCIDENT_WORDS)})\b")
+_MILES = re.compile(
+    rf"(\d{{1,3}}(?:[,.]\d{{3}})+|\d{{1,6}}(?:[.,]\d)?[ \t]?k|\d{{3,6}})[ \t]*(?:{'|'.join(MILE_WORDS)})\b"
+)
+_NONE = {fold(word) for word in NONE_WORDS}
 
 VEHICLE = re.compile(
-    r"\b(19[89]\d|20\d\d)\s+([A-Z][A-Za-z\-]+|[A-Z]{2,})\s+([A-Za-z0-9][A-Za-z0-9\-]*)"
-    r"(?=[\s,.;:!?)\]]|$)"
+    r"\b(19[5-9]\d|20\d\d)[ \t]+([A-Z][A-Za-z\-]+|[A-Z]{2,})[ \t]+([A-Za-z0-9][A-Za-z0-9\-]*)"
+    r"(?=[ \t,.;:!?)\]]|$)"
 )
-"""``2018 Toyota Corolla`` in the text as written (the make is capitalised), any punctuation after."""
+"""``2018 Toyota Corolla`` in a line as written (the make is capitalised), any punctuation after."""
+_VEHICLE_YEAR_LAST = re.compile(
+    r"\b([A-Z][A-Za-z\-]+)[ \t]+([A-Za-z0-9][A-Za-z0-9\-]*)[ \t,(]+(19[5-9]\d|20\d\d)\b"
+)
 
 
-def _span_value(original: str, match: re.Match[str]) -> str:
-    """The first group that matched, as the customer wrote it (case and accents kept)."""
-    index = next(i for i, group in enumerate(match.groups(), 1) if group)
-    return original[match.start(index) : match.end(index)].strip()
-
-
-def _iso_date(text: str) -> str | None:
+def _number(text: str) -> int | None:
+    """``12,000``, ``12.000``, ``12k``, ``12.5k`` as a whole number."""
     text = text.replace(" ", "")
-    try:
-        if "/" in text:
-            month, day, year = (int(part) for part in text.split("/"))
-            return date(year, month, day).isoformat()
-        if "." in text:
-            day, month, year = (int(part) for part in text.split("."))
-            return date(year, month, day).isoformat()
-        return date.fromisoformat(text).isoformat()
-    except ValueError:
+    if text.endswith("k"):
+        try:
+            return int(float(text[:-1].replace(",", ".")) * 1000)
+        except ValueError:
+            return None
+    digits = text.replace(",", "").replace(".", "")
+    return int(digits) if digits.isdigit() else None
+
+
+def _years_since(text: str, today: date) -> int | None:
+    """Years licensed from ``9``, ``9 years`` or ``since 2009`` (``2009`` alone is a year)."""
+    since = _SINCE_YEAR.search(text) or re.match(r"^\s*((?:19|20)\d\d)\b", text)
+    if since:
+        return today.year - int(since.group(1))
+    count = re.match(r"^\s*(\d{1,2})\b", text)
+    return int(count.group(1)) if count else None
+
+
+def _state_in(line: str, match: re.Match[str] | None) -> str | None:
+    """The state a match found, as written; a two-letter code counts only in capitals
+    (``(OK)`` is Oklahoma, ``(ok)`` is not)."""
+    if match is None:
         return None
+    index = next(i for i, group in enumerate(match.groups(), 1) if group)
+    written = line[match.start(index) : match.end(index)]
+    return None if len(written) == 2 and not written.isupper() else written
 
 
-def _number(text: str) -> int:
-    return int(text.replace(",", "").replace(".", ""))
+def _full_name(value: str) -> tuple[str, str] | None:
+    words = re.split(r"\s+", re.split(r"[,;(]", value)[0].strip())
+    if len(words) < 2 or any(_NAME_DIGIT.search(word) for word in words):
+        return None
+    return words[0], " ".join(words[1:])
 
 
-def _state(text: str) -> str | None:
-    code = text.upper()
-    return code if code in US_STATES else None
+_NAME_DIGIT = re.compile(r"\d")
 
 
-def _count(text: str) -> int:
-    return 0 if fold(text) in {fold(word) for word in NONE_WORDS} else int(text)
+@dataclass
+class Reading:
+    """What one message states: the values read, and the values refused with why.
+
+    Attributes:
+        values: field -> value as the quote takes it (through :func:`.checks.checked`).
+        refused: field -> (the value as written, why it cannot be taken).
+    """
+
+    values: dict[str, object] = field(default_factory=dict)
+    refused: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def offer(self, name: str, raw: object, today: date, *, refusable: bool = False) -> bool:
+        """Take ``raw`` for ``name`` unless the field has a value; a refusable field that
+        fails its check is refused (asked for again), any other is left unread."""
+        if name in self.values:
+            return False
+        result = checked(name, raw, today)
+        if result.value is not None:
+            self.values[name] = result.value
+            self.refused.pop(name, None)
+            return True
+        if refusable and result.problem and name not in self.refused:
+            self.refused[name] = (str(raw).strip(), result.problem)
+        return False
 
 
-def _values(text: str) -> dict[str, object]:
-    """Every field one message states (labels case- and accent-insensitive)."""
-    folded = fold(text)
-    found: dict[str, object] = {}
+REFUSABLE = frozenset({"vin"})
+"""Fields whose value, when it fails its check, is refused and asked for again (the VIN's
+check digit); other unreadable values are simply not taken."""
 
-    def take(name: str, pattern: re.Pattern[str], convert: Callable[[str], object | None]) -> None:
-        if name in found:
-            return
-        match = pattern.search(folded)
-        if match:
-            value = convert(_span_value(text, match))
-            if value is not None:
-                found[name] = value
 
-    full = _LABELLED["full_name"].search(folded)
-    if full:
-        words = _span_value(text, full).split()
-        if len(words) >= 2:
-            found["first_name"], found["last_name"] = words[0], " ".join(words[1:])
-    for name in ("first_name", "last_name"):  # a labelled first or last name wins
-        if _LABELLED[name].search(folded):
-            found.pop(name, None)
-        take(name, _LABELLED[name], str.strip)
-    take("date_of_birth", _LABELLED["date_of_birth"], _iso_date)
-    take("zip_code", _LABELLED["zip_code"], str)
-    take("license_state", _LABELLED["license_state"], _state)
-    take("license_state", _INLINE["license_state"], _state)
-    take("license_number", _LABELLED["license_number"], str.upper)
-    take("license_number", _INLINE["license_number"], str.upper)
-    take("years_licensed", _LABELLED["years_licensed"], int)
-    take("years_licensed", _INLINE["years_licensed"], int)
-    take("accidents_last_5_years", _LABELLED["accidents_last_5_years"], _count)
-    if _INLINE["no_accidents"].search(folded) and "accidents_last_5_years" not in found:
-        found["accidents_last_5_years"] = 0
-    take("accidents_last_5_years", _INLINE["accidents"], int)
-    take("vin", _LABELLED["vin"], str.upper)
-    take("vin", _INLINE["vin"], str.upper)
-    for name in ("vehicle_year", "vehicle_make", "vehicle_model"):
-        take(name, _LABELLED[name], int if name == "vehicle_year" else str)
-    vehicle = VEHICLE.search(text)
+def _labelled(
+    reading: Reading, name: str, language: str, value: str, folded: str, today: date
+) -> None:
+    """A labelled line's value for its field (only that line's text)."""
+    if name == "full_name":
+        split = _full_name(value)
+        if split:
+            reading.offer("first_name", split[0], today)
+            reading.offer("last_name", split[1], today)
+    elif name in ("first_name", "last_name", "vehicle_make", "vehicle_model"):
+        reading.offer(name, re.split(r"[,;(]", value)[0].strip(), today)
+    elif name == "date_of_birth":
+        born = first_date(value, day_first=language != "en")
+        if born is not None:
+            reading.offer(name, born.isoformat(), today)
+    elif name in ("zip_code", "address"):
+        found = re.search(r"(?<!\d)(\d{5})(?:-\d{4})?(?!\d)", value)
+        if found:
+            reading.offer("zip_code", found.group(1), today)
+    elif name == "license_number":
+        number = re.match(_ID, folded)
+        if number:
+            reading.offer(name, value[number.start(1) : number.end(1)], today)
+        state = _state_in(value, _STATE_AFTER.search(folded))
+        if state:
+            reading.offer("license_state", state, today)
+    elif name == "license_state":
+        reading.offer(name, re.split(r"[,;(]", value)[0].strip(), today)
+    elif name == "years_licensed":
+        years = _years_since(folded, today)
+        if years is not None:
+            reading.offer(name, years, today)
+    elif name == "accidents_last_5_years":
+        word = re.match(r"\s*([a-z]+|\d{1,2})", folded)
+        if word:
+            reading.offer(name, 0 if word.group(1) in _NONE else word.group(1), today)
+    elif name == "vin":
+        vin = re.match(r"\s*([a-z0-9]{6,20})\b", folded)
+        if vin:
+            reading.offer(name, vin.group(1), today, refusable=True)
+    elif name == "vehicle_year":
+        year = re.match(r"\s*((?:19|20)\d\d)\b", folded)
+        if year:
+            reading.offer(name, int(year.group(1)), today)
+    elif name == "annual_mileage":
+        miles = re.match(
+            r"\s*(?:(?:about|around|approx\.?|ca\.?|circa|unas|environ|etwa)\s+)?"
+            r"(\d{1,3}(?:[,.]\d{3})+|\d{1,6}(?:[.,]\d)?[ \t]?k|\d{3,6})\b",
+            folded,
+        )
+        if miles:
+            reading.offer(name, _number(miles.group(1)), today)
+
+
+def _sentences(reading: Reading, line: str, folded: str, asked: list[str], today: date) -> None:
+    """What a line says in words rather than under a label (fills only what is not read)."""
+    if not any(name in reading.values for name in ("first_name", "last_name")):
+        intro = _MY_NAME.search(folded)
+        name = _NAME_WORDS.match(line, intro.end()) if intro else None
+        if name:
+            split = _full_name(name.group(1))
+            if split:
+                reading.offer("first_name", split[0], today)
+                reading.offer("last_name", split[1], today)
+    dob = _DOB_WORD.search(folded)
+    if dob:
+        language = _LABEL_FIELDS.get(_label_key(dob.group(0)), ("", "en"))[1]
+        born = first_date(line[dob.end() :], day_first=language != "en")
+        if born is not None:
+            reading.offer("date_of_birth", born.isoformat(), today)
+    zip_code = _ZIP_AFTER_STATE.search(line)
+    if zip_code and state_code(zip_code.group(1)):
+        reading.offer("zip_code", zip_code.group(2), today)
+    zip_word = _ZIP_WORD.search(folded)
+    if zip_word:
+        reading.offer("zip_code", zip_word.group(1), today)
+    licence = _INLINE_LICENCE.search(folded)
+    if licence is None and "license_number" in asked:
+        licence = re.match(rf"[ \t]*{_ID}", folded)  # the answer to the question, unlabelled
+    if licence:
+        reading.offer("license_number", line[licence.start(1) : licence.end(1)], today)
+    if licence or _LICENSED.search(folded) or "license_state" in asked:
+        state = _state_in(line, _STATE_AFTER.search(folded)) or _state_in(
+            line, _STATE_FIRST.search(folded)
+        )
+        if state:
+            reading.offer("license_state", state, today)
+    years = _YEARS_FOR.search(folded)
+    if years:
+        reading.offer("years_licensed", next(g for g in years.groups() if g), today)
+    elif licence or _LICENSED.search(folded) or "years_licensed" in asked:
+        since = _SINCE_YEAR.search(folded)
+        if since:
+            reading.offer("years_licensed", today.year - int(since.group(1)), today)
+    if _NO_ACCIDENTS.search(folded):
+        reading.offer("accidents_last_5_years", 0, today)
+    accidents = _ACCIDENTS.search(folded)
+    if accidents:
+        reading.offer("accidents_last_5_years", accidents.group(1), today)
+    vin = _INLINE_VIN.search(folded)
+    if vin:
+        reading.offer("vin", vin.group(1), today, refusable=True)
+    else:
+        bare = _BARE_VIN.search(folded)
+        if bare:
+            reading.offer("vin", bare.group(1), today, refusable="vin" in asked)
+    vehicle = VEHICLE.search(line)
     if vehicle:
-        found.setdefault("vehicle_year", int(vehicle.group(1)))
-        found.setdefault("vehicle_make", vehicle.group(2))
-        found.setdefault("vehicle_model", vehicle.group(3))
-    take("annual_mileage", _LABELLED["annual_mileage"], _number)
-    take("annual_mileage", _INLINE["annual_mileage"], _number)
-    return found
+        year, make, model = vehicle.groups()
+    else:
+        later = _VEHICLE_YEAR_LAST.search(line)
+        make, model, year = later.groups() if later else (None, None, None)
+    if year and not (dob and dob.start() < line.find(year)):
+        reading.offer("vehicle_year", int(year), today)
+        reading.offer("vehicle_make", make, today)
+        reading.offer("vehicle_model", model, today)
+    miles = _MILES.search(folded)
+    if miles:
+        reading.offer("annual_mileage", _number(miles.group(1)), today)
 
 
-def extract(messages: Iterable[Message], known: CustomerInfo, sender: str = "") -> CustomerInfo:
+def read_message(text: str, asked: Iterable[str] = (), today: date | None = None) -> Reading:
+    """Every field one message states, each from its own line.
+
+    A labelled line (``Label: value``, labels of :data:`.labels.LABELS` in any case and
+    without accents) gives its field from the rest of that line only; then each line is
+    read for what it says in words (``born 3 March 1988``, ``licensed in Illinois since
+    2009``, ``about 12k miles a year``, ``2018 Toyota Corolla``), which fills only the
+    fields no label gave. ``asked``: the fields the last question asked for, so an answer
+    may give them bare (``E1234 56789 01234 (New Jersey), since 2013``).
+    """
+    today = today or date.today()
+    asked = list(asked)
+    reading = Reading()
+    lines = text.splitlines()
+    folded_lines = [fold(line) for line in lines]
+    for line, folded in zip(lines, folded_lines, strict=True):
+        match = _LABELLED_LINE.match(folded)
+        if match:
+            label = _label_key(match.group("label"))
+            name, language = _LABEL_FIELDS.get(label, (None, "en"))
+            value_at = match.start("value")
+            if name == "vehicle":
+                _sentences(reading, line[value_at:], folded[value_at:], asked, today)
+            elif name is not None:
+                _labelled(reading, name, language, line[value_at:], folded[value_at:], today)
+    for line, folded in zip(lines, folded_lines, strict=True):
+        _sentences(reading, line, folded, asked, today)
+    return reading
+
+
+def _asked(content: str) -> list[str]:
+    """The fields a question of ours asked for (its lines name them as :data:`FIELD_LABELS`)."""
+    return [name for name, label in FIELD_LABELS.items() if label in content]
+
+
+def extract(
+    messages: Iterable[Message], known: CustomerInfo, sender: str = "", today: date | None = None
+) -> CustomerInfo:
     """``known`` updated with what the customer's messages state (later ones win).
 
+    Each message fills only what it states: a reply that gives the licence keeps the name
+    given in the first email. A value that fails its check (a VIN's check digit) is not
+    taken: it clears the field and joins ``rejected``, so the customer is asked again.
+
     Args:
-        messages: the conversation; only the customer's messages are read.
+        messages: the conversation; the customer's messages are read, ours tell what was asked.
         known: what is known so far (its ``rejected`` values are never taken again).
         sender: the customer's address (their email on the quote).
+        today: the date ages and "licensed since 2009" are counted on (default: today).
     """
     info = known.model_copy(deep=True)
     if sender and not info.email:
         info.email = sender
+    asked: list[str] = []
     for message in messages:
+        if message.role == "agent":
+            asked = _asked(message.content)
+            continue
         if message.role != "customer":
             continue
-        for name, value in _values(message.content).items():
+        reading = read_message(message.content, asked, today)
+        for name, value in reading.values.items():
             if str(value) in info.rejected.get(name, []):
                 continue
             setattr(info, name, value)
+        for name, (raw, _problem) in reading.refused.items():
+            refused = _as_rejected(raw)
+            values = info.rejected.setdefault(name, [])
+            if refused not in values:
+                values.append(refused)
+            setattr(info, name, None)
+        asked = []
+    return info
+
+
+def _as_rejected(raw: str) -> str:
+    """A refused value as ``rejected`` keeps it (upper case, no spaces: ``1FTFW1E50MFA12345``)."""
+    return re.sub(r"[\s-]", "", raw).upper()
+
+
+def refusal(name: str, value: str) -> str | None:
+    """Why a refused value of ``name`` cannot be taken (for the question), or None."""
+    return checked(name, value).problem
+
+
+def merged(known: CustomerInfo, read: CustomerFacts, today: date | None = None) -> CustomerInfo:
+    """``known`` with what a model read (its structured ``customer_info``), through the checks.
+
+    What the model leaves out is kept (a reply fills only what it adds); each value it gives
+    meets :func:`.checks.checked` as a rule-read one does: a VIN that fails its check digit
+    is refused (``rejected``, asked again), another value that fails is not taken; a value
+    found wrong before is never taken again.
+    """
+    info = known.model_copy(deep=True)
+    for name, value in read.model_dump().items():
+        if value is None or name == "email":
+            continue
+        result = checked(name, value, today)
+        if result.value is None:
+            if name in REFUSABLE and result.problem:
+                refused = _as_rejected(str(value))
+                values = info.rejected.setdefault(name, [])
+                if refused not in values:
+                    values.append(refused)
+                setattr(info, name, None)
+            continue
+        if str(result.value) in info.rejected.get(name, []):
+            continue
+        setattr(info, name, result.value)
+    if read.email and not info.email:
+        info.email = read.email
     return info
 
 

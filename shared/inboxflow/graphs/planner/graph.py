@@ -69,6 +69,7 @@ PLANNER = Graph.build(
         Node(
             "planner",
             lazy(f"{NODES}.planner:planner"),
+            ports=("config",),  # the no-relay rule reads the authserv-id
             routes=("tools", "agency_review", "wait_customer", END),
             uses_llm=True,
             timeout_s=120,

@@ -2,8 +2,9 @@
 
 | guard                 | node    | rule                                                        |
 |-----------------------|---------|-------------------------------------------------------------|
-| ``not_a_quote``       | planner | a claim or a cancellation (no quote asked for) goes to the  |
-|                       |         | agency (``request_human_review``), never a questionnaire    |
+| ``not_a_quote``       | planner | a claim, a cover change, a cancellation or a billing        |
+|                       |         | question goes to the agency (``request_human_review``) with |
+|                       |         | the reason, never a questionnaire (:mod:`.request_kind`)    |
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ if TYPE_CHECKING:
 def not_a_quote_goes_to_the_agency(
     state: PlannerState, step: Step, ctx: NodeContext
 ) -> Verdict | None:
-    """Before a quote is opened, a first email that is a claim or a cancellation is handed to
-    the agency: whatever the model planned (ask for the quote's fields, wait, finish)."""
+    """Before a quote is opened, a first email that is a claim, a cover change, a cancellation
+    or a billing question is handed to the agency: whatever the model planned (ask for the
+    quote's fields, open the quote, wait, finish)."""
     if state.quote_session is not None or not state.messages:
         return None
     planned = step.update.get("planned_tool_inputs")
@@ -33,7 +35,7 @@ def not_a_quote_goes_to_the_agency(
     cue = not_a_quote(first.content) if first is not None else None
     if cue is None:
         return None
-    reason = f'not a quote request ("{cue}"): the agency takes it'
+    reason = f"not a quote request ({cue}): the agency takes it"
     plan = PlannedTool(tool_name="request_human_review", args={"reason": reason})
     update: dict[str, object] = {
         **step.update,

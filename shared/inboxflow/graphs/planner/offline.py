@@ -15,13 +15,15 @@ from typing import Any
 
 from .extract import (
     DRIVER_FIELDS,
+    REFUSABLE,
     REQUIRED_FIELDS,
     VEHICLE_FIELDS,
     extract,
     fields_named,
     missing,
+    refusal,
 )
-from .request_kind import not_a_quote
+from .request_kind import not_a_quote, request_kind
 from .review_policy import ARG_FIELDS, FIELD_ORDER
 from .state import CustomerFacts, CustomerInfo, Message
 from .tasks import PlannerDecision
@@ -41,8 +43,13 @@ def _call(
 
 
 def facts(info: CustomerInfo) -> CustomerFacts:
-    """The facts of ``info`` (what the model answers; rejections are the policy's)."""
-    return CustomerFacts.model_validate(info.model_dump(exclude={"rejected"}))
+    """The facts of ``info`` as a model answers them: what was read, a refused VIN included
+    (the planner node refuses it again through the same checks, and records it)."""
+    read = CustomerFacts.model_validate(info.model_dump(exclude={"rejected"}))
+    for name in REFUSABLE:
+        if getattr(read, name) is None and info.rejected.get(name):
+            setattr(read, name, info.rejected[name][-1])
+    return read
 
 
 def applicant_args(info: CustomerInfo) -> dict[str, Any]:
@@ -174,13 +181,20 @@ def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
         )
 
     first = next((m for m in messages if m.role == "customer"), None)
-    cue = not_a_quote(first.content) if quote is None and first is not None else None
-    if cue is not None:
-        reason = f'not a quote request ("{cue}"): the agency takes it'
+    kind = request_kind(first.content) if quote is None and first is not None else None
+    if first is not None and kind is not None and kind.for_the_agency:
+        reason = f"not a quote request ({not_a_quote(first.content)}): the agency takes it"
+        return _call("request_human_review", {"reason": reason}, reason, info)
+    if kind is not None and kind.kind == "unclear" and not _asked_before(messages):
+        reason = "the email asks for no quote and gives none of its details: a person reads it"
         return _call("request_human_review", {"reason": reason}, reason, info)
     needed = missing(info, _still_needed(quote))
     if needed:
-        return _call("ask_customer", {"fields": needed}, f"missing: {', '.join(needed)}", info)
+        args: dict[str, Any] = {"fields": needed}
+        invalid = _refused(info, needed)
+        if invalid:
+            args["reason"] = invalid
+        return _call("ask_customer", args, f"missing: {', '.join(needed)}", info)
     if quote is None:
         return _call(
             "quote_initiate",
@@ -209,6 +223,20 @@ def offline_plan(inputs: Mapping[str, Any]) -> PlannerDecision:
     )
 
 
+def _refused(info: CustomerInfo, fields: list[str]) -> str:
+    """Why the values given for ``fields`` were refused when read (a VIN's check digit), for
+    the question: the customer sees what was wrong with what they sent."""
+    problems = []
+    for name in fields:
+        for value in info.rejected.get(name, [])[-1:]:
+            problem = refusal(name, value)
+            if problem:
+                problems.append(problem[0].upper() + problem[1:])
+    if not problems:
+        return ""
+    return " ".join(f"{p}." for p in problems) + " Please check it on your documents."
+
+
 def _corrected_since(error: Mapping[str, Any], info: CustomerInfo) -> bool:
     """Whether the field a call was refused for has a new value (not one found wrong)."""
     if error.get("code") not in ("invalid_vin", "invalid_input"):
@@ -226,6 +254,10 @@ def _still_needed(quote: Mapping[str, Any] | None) -> tuple[str, ...]:
     if not quote.get("vehicles"):
         needed += VEHICLE_FIELDS
     return needed
+
+
+def _asked_before(messages: list[Message]) -> bool:
+    return any(message.role == "agent" for message in messages)
 
 
 def _replied_since_question(messages: list[Message]) -> bool:

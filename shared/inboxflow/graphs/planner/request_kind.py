@@ -1,40 +1,133 @@
-"""Whether a customer's email asks for a quote at all: a claim or a cancellation is the
-agency's, whatever the model plans (cue lists in :mod:`.labels`)."""
+"""What a customer's first email asks for, read from its intent: a quote, or something for the
+agency (a claim, a cover change, a cancellation, a billing question), or unclear.
+
+The reading composes a few parts (:data:`.labels.FRAMES`), not phrases learnt from mail:
+
+| kind          | when                                                                    |
+|---------------|-------------------------------------------------------------------------|
+| cancellation  | a cancel word and a policy or insurance named, no quote asked for       |
+| cover change  | a change of who or what is covered (add, remove, sold) and an existing   |
+|               | policy ("my policy", "the policy", a policy number)                      |
+| billing       | a billing matter and an existing policy                                  |
+| claim         | an incident that happened (a past event, or an incident noun with        |
+|               | "yesterday"... or to report), or an incident on an existing policy; no   |
+|               | quote asked for                                                          |
+| quote         | a quote asked for, or the quote's details given (three fields or more)   |
+| unclear       | none of these: the offline model hands it to a person                    |
+
+The guard ``not_a_quote`` (:mod:`.guards`) holds the first four whatever the model plans.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
+from typing import Literal
 
-from .extract import fold
-from .labels import NOT_A_QUOTE, QUOTE_WORDS
+from .extract import fold, read_message
+from .labels import FRAMES
+
+Kind = Literal["quote", "claim", "cover change", "cancellation", "billing", "unclear"]
+_QUOTE_FIELDS = 3
+"""A first email that gives this many of the quote's fields asks for a quote."""
+_POLICY_NUMBER = r"(?:n[or°º]\.?|nr\.?|number|numero|nummer|cislo|#)?[ \t:#]*[a-z]{0,4}[-/ ]?\d{4,}"
 
 
-def _pattern(cues: dict[str, tuple[str, ...]]) -> re.Pattern[str]:
-    words = sorted(
-        {fold(cue) for phrases in cues.values() for cue in phrases}, key=len, reverse=True
+_NEW = r"(?:new|nuev[ao]|nouvel(?:le)?|neue[nr]?|nieuwe|nuov[ao]|nov[ao]|nowa|nowe)\b"
+"""A new policy is a quote, not one the customer has."""
+
+
+@dataclass(frozen=True)
+class RequestKind:
+    """What the email asks for, and the words that show it (for the agency's reason).
+
+    Attributes:
+        kind: see the module table.
+        evidence: the email's own words that decided it ("sold", "policy PA-55120").
+    """
+
+    kind: Kind
+    evidence: tuple[str, ...] = ()
+
+    @property
+    def for_the_agency(self) -> bool:
+        """A claim, a cover change, a cancellation or a billing question."""
+        return self.kind not in ("quote", "unclear")
+
+
+def _words(frame: str) -> str:
+    latin: list[tuple[int, str]] = []
+    other: list[tuple[int, str]] = []
+    for phrases in FRAMES[frame].values():
+        for phrase in phrases:
+            word = fold(phrase)
+            stem = word.endswith("*")
+            word = word.rstrip("*")
+            escaped = re.escape(word).replace("\\ ", r"\s+") + (r"\w*" if stem else "")
+            (latin if word.isascii() else other).append((len(word), escaped))
+    parts = [e for _, e in sorted(latin, reverse=True)]
+    alternatives = [rf"(?<!\w)(?:{'|'.join(parts)})(?!\w)"] if parts else []
+    return "|".join(alternatives + [e for _, e in sorted(other, reverse=True)])
+
+
+@cache
+def _frame(name: str) -> re.Pattern[str]:
+    return re.compile(_words(name))
+
+
+@cache
+def _existing_policy() -> re.Pattern[str]:
+    """A policy that is the customer's: "my policy", "the policy", "policy PA-55120"."""
+    policy = _words("policy")
+    return re.compile(
+        rf"(?<!\w)(?:{_words('mine')})\s+(?:(?!{_NEW})\w+\s+)?(?:{policy})"
+        rf"|(?:{policy})\s*{_POLICY_NUMBER}(?!\w)"
     )
-    # Latin cues are words; Japanese ones are found inside the text (no spaces between words).
-    latin = [re.escape(w).replace("\\ ", r"\s+") for w in words if w.isascii()]
-    other = [re.escape(w) for w in words if not w.isascii()]
-    return re.compile("|".join([rf"\b(?:{'|'.join(latin)})\b", *other]))
 
 
-@cache
-def _not_a_quote() -> re.Pattern[str]:
-    return _pattern(NOT_A_QUOTE)
+def _found(name: str, folded: str, text: str) -> str | None:
+    match = _frame(name).search(folded)
+    return text[match.start() : match.end()] if match else None
 
 
-@cache
-def _quote() -> re.Pattern[str]:
-    return _pattern(QUOTE_WORDS)
+def request_kind(text: str) -> RequestKind:
+    """What ``text`` (a customer's first email, without what it quotes) asks for."""
+    folded = fold(text)
+    policy_match = _existing_policy().search(folded)
+    policy = text[policy_match.start() : policy_match.end()] if policy_match else None
+    named = policy or _found("policy", folded, text) or _found("insurance", folded, text)
+    quote = _found("quote", folded, text)
+    cancel = _found("cancel", folded, text)
+    if cancel and named and not quote:  # cancelling elsewhere to move here asks for a quote
+        return RequestKind("cancellation", (cancel, named))
+    change = _found("change", folded, text)
+    if change and policy:
+        return RequestKind("cover change", (change, policy))
+    billing = _found("billing", folded, text)
+    if billing and policy:
+        return RequestKind("billing", (billing, policy))
+    fields = len(read_message(text).values)
+    event = _found("incident_event", folded, text)
+    incident = _found("incident", folded, text)
+    recently = _found("recently", folded, text) or _found("report", folded, text)
+    happened = event or (incident if recently else None)
+    if (incident or event) and policy and not quote:
+        return RequestKind("claim", tuple(w for w in (event or incident, policy) if w))
+    if happened and not quote and fields < _QUOTE_FIELDS:
+        return RequestKind("claim", tuple(w for w in (happened, recently) if w))
+    if quote or fields >= _QUOTE_FIELDS:
+        return RequestKind("quote", (quote,) if quote else ())
+    return RequestKind("unclear")
 
 
 def not_a_quote(text: str) -> str | None:
-    """The cue that makes ``text`` a claim or a cancellation rather than a quote request
-    (``"file a claim"``), or None: a cue of a claim with a quote asked for too is a quote."""
-    folded = fold(text)
-    found = _not_a_quote().search(folded)
-    if found is None or _quote().search(folded):
+    """Why ``text`` is for the agency rather than a quote (``claim: "was stolen"``), or None
+    (a quote request, or unclear)."""
+    kind = request_kind(text)
+    if not kind.for_the_agency:
         return None
-    return text[found.start() : found.end()]
+    return f"{kind.kind}: " + ", ".join(f'"{word}"' for word in kind.evidence)
+
+
+__all__ = ["RequestKind", "not_a_quote", "request_kind"]

@@ -16,6 +16,9 @@ from .extract import REQUIRED_FIELDS, fields_named
 ALWAYS_REVIEWED = frozenset({"ask_customer", "get_rate"})
 """Plans the agency always reviews, whatever the model and the settings say: every question
 to the customer and every binding rate."""
+MAILS_THE_CUSTOMER = frozenset({"ask_customer", "prepare_final_summary"})
+"""Plans that send mail to the customer: unreviewed only where the no-relay rule allows
+(``bindings.relay_refusal``: the authenticated sender, or an address already written to)."""
 ARG_FIELDS = {"year": "vehicle_year", "make": "vehicle_make", "model": "vehicle_model"}
 """Tool argument names that differ from the customer_info field they come from."""
 
@@ -68,4 +71,11 @@ def review_reasons(
     return reasons
 
 
-__all__ = ["ALWAYS_REVIEWED", "ARG_FIELDS", "FIELD_ORDER", "rejections", "review_reasons"]
+__all__ = [
+    "ALWAYS_REVIEWED",
+    "ARG_FIELDS",
+    "FIELD_ORDER",
+    "MAILS_THE_CUSTOMER",
+    "rejections",
+    "review_reasons",
+]

@@ -45,7 +45,7 @@ SUPPORT = Graph.build(
         Node(
             "intake",
             lazy(f"{NODES}.intake:intake"),
-            ports=("crm",),
+            ports=("crm", "config"),  # config: the authserv-id whose verdict counts
             routes=("translator",),
             uses_llm=True,
             timeout_s=60,
@@ -94,7 +94,7 @@ SUPPORT = Graph.build(
         Node(
             "act",
             lazy(f"{NODES}.act:act"),
-            ports=("approvals", "workspace"),
+            ports=("approvals", "config", "workspace"),
             routes=("act", END),
             pauses=True,
             uses_gmail=True,

@@ -114,7 +114,11 @@ def imitates(domain: str, known: str) -> bool:
 
 
 def check_trust(
-    email: Email, known: bool, is_customer: Callable[[str], bool], thread_of: str | None = None
+    email: Email,
+    known: bool,
+    is_customer: Callable[[str], bool],
+    thread_of: str | None = None,
+    authserv_id: str | None = None,
 ) -> SenderTrust:
     """What the desk can tell of ``email``'s sender.
 
@@ -124,8 +128,10 @@ def check_trust(
         is_customer: whether the CRM knows an address (asked for look-alike variants only
             when ``known`` is False).
         thread_of: another customer's ticket whose thread this message is in.
+        authserv_id: the receiving server whose verdict counts (``configured_authserv_id``
+            of the deployment's config; default: the environment's or ``mx.google.com``).
     """
-    checked = check_sender(email)
+    checked = check_sender(email, authserv_id)
     has_verdict = bool(email.header(HEADER).strip())
     domain = domain_of(email.sender.address)
     lookalike = None

@@ -76,3 +76,11 @@ def test_check_reports_a_failed_call_with_the_reason(double):
 def test_check_without_gemini_says_what_to_set(monkeypatch):
     code, output = check()
     assert code == 1 and "set GEMINI_API_KEY" in output
+
+
+def test_check_is_skipped_saying_so_on_the_offline_model(monkeypatch):
+    """An llm = "offline" deployment has no key and calls no Gemini (issue 38)."""
+    monkeypatch.setenv("INBOXFLOW_LLM", "offline")
+    monkeypatch.setenv("GEMINI_API_KEY", "a-key-that-must-not-be-used")
+    code, output = check()
+    assert code == 0 and "skipped: INBOXFLOW_LLM=offline" in output

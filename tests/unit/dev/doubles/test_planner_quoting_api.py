@@ -58,11 +58,10 @@ def test_a_full_quote_over_http_with_a_lost_response(tmp_path):
 def test_an_invalid_vin_refused_by_the_api_makes_the_planner_ask(tmp_path):
     with QuotingApiDouble(clock=FakeClock(), api_key=KEY) as double:
         runtime = _runtime(tmp_path, double)
-        email = sample("42")
-        bad = email.model_copy(
-            update={"body_text": email.body_text.replace("JTDKB20U173012345", BAD_VIN)}
-        )
-        trace_id = start(runtime, bad)
+        trace_id = start(runtime, sample("42"))  # add_vehicle waits for the agency
+        inputs = json.loads(pending(runtime, trace_id).payload["inputs"])
+        # the agency mistypes the VIN in its edit: the API refuses it
+        decide(runtime, trace_id, "edit", edit={"inputs": json.dumps({**inputs, "vin": BAD_VIN})})
         decide(runtime, trace_id, "approve")
         last = state(runtime, trace_id)["last_tool_outputs"]
         assert (last["status"], last["code"], last["field"]) == ("error", "invalid_vin", "vin")

@@ -166,3 +166,11 @@ def test_a_mail_file_that_is_not_an_email_is_refused(tmp_path):
 )
 def test_labels_match_outcome_values(expected, actual, ok):
     assert matches(expected, actual) is ok
+
+
+@pytest.mark.parametrize("case_id", ["a/b", "../escape", "x\\\\y", "two words", "tab\\there"])
+def test_an_id_that_is_not_one_path_segment_is_refused_in_one_line(tmp_path, case_id):
+    """Issue 39, item 7: an id with ``/`` errored while running (it names documents)."""
+    message = _refused(tmp_path, f'cases:\n  - id: "{case_id}"\n    mail: mail/pricing.eml\n')
+    assert "`id:`" in message and "without /" in message
+    assert "\n" not in message

@@ -1,19 +1,23 @@
 """Who the pharmacy agent acts for (issue 25, 4, third bullet): a Crisp notification names the
-patient in its body, and anyone can write a body. Only mail whose authenticated sender is the
-profile's helpdesk is routed by ``forwarded_from`` and read as Crisp's; a spoofed notification
-(an attacker's address, Reply-To the helpdesk) cannot cancel a real patient's reservation."""
+patient in its body, and anyone can write a body. ``forwarded_from`` routes by what the mail
+says (issue 37: Gmail's auto-forwarding headers, X-Forwarded-From, Reply-To...), so a forgery
+naming the helpdesk reaches the pharmacy agent; only mail whose authenticated sender is the
+profile's helpdesk is read as Crisp's, and a spoofed notification (an attacker's address,
+Reply-To the helpdesk) cannot cancel a real patient's reservation."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from inboxflow.adapters.embedded_drugs import EmbeddedDrugs
-from inboxflow.config import ConfigError, load_config
+from inboxflow.config import ConfigError, InboxflowConfig, load_config
 from inboxflow.mail import email_from_eml
 from inboxflow.ports.llm import AgentTurn
 from inboxflow.routing import route
+from inboxflow.start import start_email_trace
 from tests.harness.agent import build, calls, sample, start, use_profile
 from tests.harness.mail_auth import gmail_pass
 from tests.harness.paths import ROOT
@@ -41,24 +45,56 @@ def _spoofed(sender: str = MALLORY, verdict: str | None = None) -> bytes:
     ).encode()
 
 
-def test_the_project_routes_only_the_authenticated_helpdesk_to_the_pharmacy_agent() -> None:
+def _auto_forwarded(forwarder: str = HELPDESK) -> bytes:
+    """A patient's question as Gmail's auto-forwarding of ``forwarder`` delivers it."""
+    return (
+        f"Delivered-To: lekarna@dostupnost-leku.cz\r\n"
+        f"Return-Path: <info+caf_=lekarna=dostupnost-leku.cz@dostupnost-leku.cz>\r\n"
+        f"X-Forwarded-To: lekarna@dostupnost-leku.cz\r\n"
+        f"X-Forwarded-For: {forwarder} lekarna@dostupnost-leku.cz\r\n"
+        f"Authentication-Results: {gmail_pass(PATIENT)}\r\n"
+        f"From: Jana Novakova <{PATIENT}>\r\nTo: {forwarder}\r\n"
+        "Subject: Otekle kotniky\r\nMessage-ID: <q1@seznam.cz>\r\n"
+        "Date: Thu, 14 Jan 2027 12:00:00 +0100\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"
+        "Od nového Amlodipinu mám oteklé kotníky. Mám ho vysadit?\r\n"
+    ).encode()
+
+
+def test_the_project_routes_the_helpdesks_forwards_to_the_pharmacy_agent() -> None:
     config = load_config(PROJECT_CONFIG)
     genuine = route(sample("21"), config)
     assert (genuine.graph, genuine.profile) == ("agent", "pharmacy")
+    # issue 37: Gmail's auto-forwarding keeps the patient's From and names the forwarder
+    forwarded = route(email_from_eml(_auto_forwarded()), config)
+    assert (forwarded.graph, forwarded.profile) == ("agent", "pharmacy")
+    assert forwarded.signal == f"forwarded_from {HELPDESK} via X-Forwarded-For"
+    lookalike = route(email_from_eml(_auto_forwarded("info@dostupnost-1eku.cz")), config)
+    assert lookalike.graph != "agent"
+    # routing grants no trust: a forgery naming the helpdesk reaches the agent, which
+    # still reads it as the forger's own mail (the next test)
     spoofed = route(email_from_eml(_spoofed()), config)
-    assert spoofed.graph != "agent"
-    assert (
-        "pharmacy-crisp",
-        "forwarded_from: the authenticated sender mallory@evil.example "
-        "is not info@dostupnost-leku.cz",
-    ) in spoofed.reasons_not_matched
-    unauthenticated = route(
-        email_from_eml(
-            _spoofed(HELPDESK, "mx.google.com; dmarc=fail header.from=dostupnost-leku.cz")
-        ),
-        config,
+    assert (spoofed.graph, spoofed.signal) == (
+        "agent",
+        f"forwarded_from {HELPDESK} via X-Forwarded-From",
     )
-    assert unauthenticated.graph != "agent"
+
+
+def _routed_to_scripted(tmp_path: Path) -> InboxflowConfig:
+    """The scripted profile's config with a ``forwarded_from`` rule to it."""
+    path = tmp_path / "inboxflow.yaml"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config["routing"] = {
+        "rules": [
+            {
+                "name": "crisp",
+                "match": {"forwarded_from": HELPDESK},
+                "route": "agent",
+                "profile": "scripted",
+            }
+        ]
+    }
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return load_config(path)
 
 
 @pytest.mark.parametrize(
@@ -90,12 +126,18 @@ def test_a_spoofed_notification_cannot_cancel_a_patients_reservation(
             else AgentTurn("cancelled")
         ),
     )
+    config = _routed_to_scripted(tmp_path)
     runtime = build(tmp_path)
     drugs = EmbeddedDrugs(runtime.store, clock=runtime.clock)
     drugs.reserve(PATIENT, "Paralen 500", None, "jana-reservation")
     assert len(drugs.reservations(PATIENT, "Paralen 500")) == 1
 
-    trace_id = start(runtime, email_from_eml(_spoofed(sender, verdict)), "scripted")
+    # routed by forwarded_from (Reply-To and X-Forwarded-From name the helpdesk): routing
+    # chooses the graph, and trusts nothing
+    spoofed = email_from_eml(_spoofed(sender, verdict))
+    decision = route(spoofed, config)
+    assert (decision.rule, decision.profile) == ("crisp", "scripted"), decision
+    trace_id = start_email_trace(runtime, spoofed, decision).trace_id
     runtime.bus.drain()
     checkpoint = runtime.store.get_trace(trace_id)
     assert checkpoint is not None
@@ -145,3 +187,36 @@ def test_a_crisp_profile_names_its_helpdesk(tmp_path: Path, profile: str, error:
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert error in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_an_auto_forwarded_patient_is_the_requester(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gmail's auto-forwarding delivers the patient's own mail (From the patient): not
+    Crisp's layout, so the ``default`` preprocessor reads it, and the reservation is the
+    patient's (issue 37: it was refused, no requester bound, as if the sender were the
+    helpdesk)."""
+    use_profile(
+        tmp_path,
+        monkeypatch,
+        lambda turn, messages: (
+            AgentTurn(
+                "",
+                calls(("manage_reservation", '{"action": "create", "drug_name": "Paralen 500"}')),
+            )
+            if turn == 1
+            else AgentTurn("reserved")
+        ),
+    )
+    config = _routed_to_scripted(tmp_path)
+    runtime = build(tmp_path)
+    drugs = EmbeddedDrugs(runtime.store, clock=runtime.clock)
+    forwarded = email_from_eml(_auto_forwarded(), mailbox="lekarna@dostupnost-leku.cz")
+    decision = route(forwarded, config)
+    assert decision.signal == f"forwarded_from {HELPDESK} via X-Forwarded-For", decision
+    trace_id = start_email_trace(runtime, forwarded, decision).trace_id
+    runtime.bus.drain()
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint is not None
+    assert checkpoint.state["inquiry"]["preprocessor"] == "default"
+    assert len(drugs.reservations(PATIENT, "Paralen 500")) == 1

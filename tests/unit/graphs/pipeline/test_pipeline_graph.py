@@ -22,6 +22,7 @@ from inboxflow.mail_stamps import DEFAULT_DOMAIN as DOMAIN
 from inboxflow.mail_stamps import stamp_of
 from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
+from tests.harness.mail_auth import gmail_pass
 from tests.harness.runtimes import runtime_for
 
 FULL = ["classify", "retrieve", "decide", "execute_tools", "generate", "review"]
@@ -360,7 +361,17 @@ def test_settings_choose_reviewers_and_auto_send(tmp_path: Path):
     h = build(tmp_path, pipeline_settings=settings)
     complaint = h.run("04-complaint-double-charge.eml")
     assert h.store.get_trace(complaint).pause["reviewers"] == ["lead@brightlane.io"]
-    inquiry = h.run("01-pricing-inquiry.eml")
+    # Sent on its own only to an authenticated sender (the no-relay rule): the sample
+    # carries no Authentication-Results, so it waits with the reason; authenticated, it goes.
+    unauthenticated = h.run("01-pricing-inquiry.eml")
+    assert h.writes(unauthenticated) == []
+    [reason] = h.store.get_trace(unauthenticated).state["review"]["reasons"]
+    assert "not sent without review" in reason and "not authenticated" in reason
+    email = load_email_file(sample_inbox_dir() / "01-pricing-inquiry.eml")
+    headers = {**email.headers, "authentication-results": gmail_pass(email.sender.address)}
+    email = email.model_copy(update={"headers": headers, "message_id": "authenticated-1@x.example"})
+    inquiry = h.runtime.start("pipeline", initial_state(email))
+    h.bus.drain()
     assert [w["kind"] for w in h.writes(inquiry)] == ["sent"]
     assert h.store.get_trace(inquiry).state["dispatch"]["action"] == "send_reply"
     h.runtime.resume(complaint, {"decision": "approve", "payload": None, "reviewer": "lead"})
@@ -462,3 +473,52 @@ def test_final_states_are_firestore_friendly(harness: Harness):
         state = harness.store.get_trace(harness.run(name)).state
         assert state["schema_version"] == 1
         assert _no_list_in_list(state)
+
+
+@pytest.mark.parametrize(
+    ("body", "headers"),
+    [
+        (  # an Outlook forward in German
+            "Kannst du Ingrid antworten?\n\n________________________________\n"
+            "Von: Ingrid Sørensen <ingrid@fjord-shipping.example>\n"
+            "Gesendet: Montag, 9. November 2026 10:15\nAn: Daniel Ortiz <daniel.ortiz@brightlane.io>\n"
+            "Betreff: Preise für 40 Plätze\n\nWas kostet der Team-Plan für 40 Plätze?",
+            {},
+        ),
+        (  # a Gmail forward in Czech, with the forwarder's own Reply-To
+            "---------- Přeposlaná zpráva ---------\nOd: Ingrid Sørensen <ingrid@fjord-shipping.example>\n"
+            "Date: po 9. 11. 2026 v 10:15\nSubject: Ceník\nTo: daniel.ortiz@brightlane.io\n\n"
+            "Kolik stojí týmový plán pro 40 míst?",
+            {"Reply-To": "daniel.ortiz@brightlane.io"},
+        ),
+    ],
+)
+def test_a_forwarded_question_is_answered_to_its_writer_and_reviewed(
+    harness: Harness, body: str, headers: dict[str, str]
+) -> None:
+    """Issue 37: a forward's writer is its original sender, and the reply goes to them; the
+    body says who that is, so a person reviews (the ``forwarded`` flag)."""
+    email = email_from_json(
+        {
+            "from": "Daniel Ortiz <daniel.ortiz@brightlane.io>",
+            "to": "maya.chen@brightlane.io",
+            "subject": "WG: Preise für 40 Plätze",
+            "body": body,
+            "headers": headers,
+            "date": "2026-11-09T11:00:00Z",
+        }
+    )
+    trace_id = harness.runtime.start("pipeline", initial_state(email))
+    harness.bus.drain()
+    checkpoint = harness.store.get_trace(trace_id)
+    assert checkpoint is not None
+    assert checkpoint.state["email"]["writer"]["address"] == "ingrid@fjord-shipping.example"
+    assert checkpoint.state["draft"]["to"] == "ingrid@fjord-shipping.example"
+    assert (
+        checkpoint.status == "waiting"
+        and "forwarded" in checkpoint.state["classification"]["flags"]
+    )
+    assert harness.writes(trace_id) == []  # nothing reaches anyone before the review
+    harness.runtime.resume(trace_id, {"decision": "approve", "payload": None, "reviewer": "maya"})
+    harness.bus.drain()
+    assert [w["to"] for w in harness.writes(trace_id)] == ["ingrid@fjord-shipping.example"]

@@ -42,7 +42,7 @@ def test_a_state_that_is_no_us_state_is_not_taken():
 def test_upper_case_labels_are_read_like_any_others():
     info = read(
         "FIRST NAME: Tomas\nLAST NAME: Berg\nDATE OF BIRTH: 1979-04-03\nZIP CODE: 55401\n"
-        "YEARS LICENSED: 20\nACCIDENTS: NONE\nVIN: 1FADP3F20EL123456\nYEAR: 2014\n"
+        "YEARS LICENSED: 20\nACCIDENTS: NONE\nVIN: 1FADP3F25EL123456\nYEAR: 2014\n"
         "MAKE: Ford\nMODEL: Focus"
     )
     assert missing(info) == [name for name in REQUIRED_FIELDS if name.startswith("license")]
@@ -65,7 +65,7 @@ def test_spanish_labels_with_or_without_accents_keep_the_value_as_written():
     info = read(
         "Nombre: José Núñez\nFecha de nacimiento: 1986-12-30\nCODIGO POSTAL: 33130\n"
         "Licencia: N5566123 (FL), con licencia desde hace 7 años, sin accidentes\n"
-        "Auto: 2015 Mazda CX-5, VIN JM3KE4DY5F0123456, unas 12.000 millas al año"
+        "Auto: 2015 Mazda CX-5, VIN JM3KE4DY7F0123456, unas 12.000 millas al año"
     )
     assert missing(info) == []
     assert (info.first_name, info.last_name) == ("José", "Núñez")

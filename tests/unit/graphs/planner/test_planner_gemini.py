@@ -44,3 +44,31 @@ def test_a_full_quote_with_the_planner_on_gemini(tmp_path):
     calls = [c for log in runtime.store.step_logs(trace_id) for c in log.llm_calls]
     assert {c["task"] for c in calls} == {"planner_next_action"}
     assert all(c["model"] != "offline-heuristics" for c in calls)
+
+
+def test_the_model_s_customer_info_meets_the_same_checks(tmp_path):
+    """Gemini's structured answer gives a VIN whose check digit fails, a state by its name and
+    a four-digit ZIP: the VIN is refused (never taken, asked for again), the state becomes its
+    code, the ZIP is not taken."""
+    import json
+
+    from inboxflow.dev.doubles.gemini_api import Reply
+    from tests.harness.planner import BAD_VIN, state
+
+    answer = {
+        "reasoning": "the customer gave a VIN",
+        "customer_info": {"vin": BAD_VIN, "license_state": "Illinois", "zip_code": "6064"},
+        "action": "call_tool",
+        "tool_name": "ask_customer",
+        "args_json": json.dumps({"fields": ["vin"]}),
+        "request_review": False,
+    }
+    with start_gemini_double(api_key="k") as double:
+        double.script(Reply.json(answer))
+        settings = GeminiSettings(mode="api_key", api_key="k", base_url=double.base_url)
+        model = GeminiModel(settings, retry=RetryPolicy(sleep=lambda s: None))
+        runtime = build(tmp_path, llm=model)
+        trace_id = start(runtime, sample("41"))
+    info = state(runtime, trace_id)["customer_info"]
+    assert info["vin"] is None and info["rejected"] == {"vin": [BAD_VIN]}
+    assert (info["license_state"], info["zip_code"]) == ("IL", None)

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from inboxflow.graphs.planner.settings import PlannerSettings
+from tests.harness.mail_auth import gmail_pass
 from tests.harness.planner import (
     AGENCY,
     BAD_VIN,
@@ -170,8 +171,11 @@ def test_a_full_quote_from_the_first_email_to_the_final_summary(tmp_path):
 
 def test_ask_customer_and_get_rate_are_reviewed_whatever_the_settings_say(tmp_path):
     runtime = build(tmp_path, settings=PlannerSettings(reviewers=[AGENCY], review_tools=[]))
-    trace_id = start(runtime, sample("42"))
-    # without review_tools, only the binding rate stops for the agency
+    email = sample("42")
+    authenticated = {**email.headers, "authentication-results": gmail_pass(email.sender.address)}
+    trace_id = start(runtime, email.model_copy(update={"headers": authenticated}))
+    # without review_tools, only the binding rate stops for the agency (the customer's
+    # address is authenticated: the summary may go to it on its own)
     review = pending(runtime, trace_id)
     assert review.payload["tool"] == "get_rate"
     assert review.context["reasons"][0] == "every binding rate is reviewed"
@@ -247,14 +251,17 @@ def test_a_reply_queued_while_the_trace_runs_is_seen_by_the_next_planning_step(t
     assert checkpoint(runtime, trace_id).status == "done"
 
 
+def _with_vin(email, vin):
+    return email.model_copy(update={"body_text": email.body_text.replace("JTDKB20U173012345", vin)})
+
+
 def test_an_invalid_vin_from_the_quoting_service_makes_the_planner_ask_for_it(tmp_path):
     runtime = build(tmp_path)
-    email = sample("42")
-    bad = email.model_copy(
-        update={"body_text": email.body_text.replace("JTDKB20U173012345", BAD_VIN)}
-    )
-    trace_id = start(runtime, bad)
-    decide(runtime, trace_id, "approve")  # the agency did not see it; the service does
+    trace_id = start(runtime, sample("42"))  # add_vehicle waits for the agency
+    inputs = json.loads(pending(runtime, trace_id).payload["inputs"])
+    # the agency mistypes the VIN in its edit: the quoting service refuses it
+    decide(runtime, trace_id, "edit", edit={"inputs": json.dumps({**inputs, "vin": BAD_VIN})})
+    decide(runtime, trace_id, "approve")
 
     after = state(runtime, trace_id)
     last = after["last_tool_outputs"]
@@ -264,10 +271,26 @@ def test_an_invalid_vin_from_the_quoting_service_makes_the_planner_ask_for_it(tm
         "invalid_vin",
         "vin",
     )
-    assert after["customer_info"]["rejected"] == {"vin": [BAD_VIN]}
     plan = pending(runtime, trace_id)
     assert plan.payload["tool"] == "ask_customer"
     assert json.loads(plan.payload["inputs"])["fields"] == ["vin"]
+
+
+def test_a_vin_failing_its_check_digit_is_asked_for_again_and_never_sent_to_the_service(
+    tmp_path,
+):
+    runtime = build(tmp_path)
+    trace_id = start(runtime, _with_vin(sample("42"), BAD_VIN))
+
+    after = state(runtime, trace_id)
+    assert after["quote_session"] is None  # nothing was opened with it
+    assert after["customer_info"]["vin"] is None
+    assert after["customer_info"]["rejected"] == {"vin": [BAD_VIN]}
+    plan = pending(runtime, trace_id)
+    assert plan.payload["tool"] == "ask_customer"
+    asked = json.loads(plan.payload["inputs"])
+    assert asked["fields"] == ["vin"]
+    assert BAD_VIN in asked["reason"] and "check digit" in asked["reason"]
 
 
 def test_settings_refuse_a_reminder_after_giving_up_and_unknown_tools():
@@ -337,14 +360,12 @@ def test_a_planner_going_round_in_circles_is_stopped_for_human_review(tmp_path):
 def test_a_corrected_vin_already_in_the_queue_is_used_without_asking(tmp_path):
     runtime = build(tmp_path)
     email = sample("42")
-    bad = email.model_copy(
-        update={"body_text": email.body_text.replace("JTDKB20U173012345", BAD_VIN)}
-    )
-    trace_id = start(runtime, bad)
+    trace_id = start(runtime, _with_vin(email, BAD_VIN))  # the question about the VIN waits
     correction = reply_email(email, f"Sorry, wrong VIN. The right one: VIN {VALID_VIN}", "g-fix")
     queue_reply(runtime, trace_id, correction)
-    decide(runtime, trace_id, "approve")  # the service refuses the bad VIN; the new one waits
+    decide(runtime, trace_id, "approve")  # the question goes out; the next step reads the queue
 
+    assert state(runtime, trace_id)["customer_info"]["vin"] == VALID_VIN
     again = pending(runtime, trace_id)
     assert again.payload["tool"] == "add_vehicle"
     assert json.loads(again.payload["inputs"])["vin"] == VALID_VIN

@@ -105,3 +105,54 @@ def test_claims_and_cancellations_in_several_languages_are_not_quote_requests(te
 )
 def test_a_quote_request_that_mentions_a_past_accident_is_a_quote_request(text):
     assert not_a_quote(text) is None
+
+
+OPEN_THE_QUOTE = {
+    "reasoning": "the customer has a car: open a quote",
+    "customer_info": {"first_name": "Sam", "last_name": "Okafor", "zip_code": "60647"},
+    "action": "call_tool",
+    "tool_name": "quote_initiate",
+    "args_json": json.dumps(
+        {
+            "first_name": "Sam",
+            "last_name": "Okafor",
+            "email": "sam@example.com",
+            "date_of_birth": "1980-01-02",
+            "zip_code": "60647",
+        }
+    ),
+    "request_review": False,
+}
+FINISH = {
+    "reasoning": "nothing to do",
+    "customer_info": {},
+    "action": "finish",
+    "request_review": False,
+}
+
+
+@pytest.mark.parametrize(
+    "plan", [OPEN_THE_QUOTE, ASK_EVERYTHING, FINISH], ids=lambda p: p["action"]
+)
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        ("We sold the Camry, take it off the policy please.", "cover change"),
+        ("Wir haben den Golf verkauft, bitte aus dem Vertrag DE-554120 streichen.", "cover change"),
+        ("Ontem bateram no meu Fiat Uno estacionado.", "claim"),
+        ("Chci vypovědět smlouvu 7781230.", "cancellation"),
+        ("Mi avete addebitato due volte la rata della polizza IT-99812.", "billing"),
+    ],
+)
+def test_a_model_that_plans_a_quote_cannot_route_past_the_guard(gemini, plan, body, kind):
+    double, runtime = gemini
+    double.script(Reply.json(plan))
+    trace_id = start(runtime, _claim(body))
+    done = checkpoint(runtime, trace_id)
+    assert done.status == "needs_review", done.error
+    assert done.state["planned_tool_inputs"]["tool_name"] == "request_human_review"
+    assert kind in done.state["planned_tool_inputs"]["args"]["reason"]
+    assert done.state["quote_session"] is None  # no quote was opened
+    assert sent(runtime, trace_id) == []
+    [planned] = [log for log in runtime.store.step_logs(trace_id) if log.step_name == "planner"]
+    assert [g["guard"] for g in planned.guards] == ["not_a_quote"]

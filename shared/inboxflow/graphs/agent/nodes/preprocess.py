@@ -3,8 +3,12 @@
 | node    | preprocess                                              |
 |---------|---------------------------------------------------------|
 | inputs  | email, profile                                          |
-| outputs | inquiry, messages (system, user)                        |
-| routes  | -> agent_turn                                           |
+| outputs | inquiry, messages (system, user); status, escalation     |
+| routes  | -> agent_turn ; -> finish (a notification it cannot read) |
+
+A Crisp notification from the helpdesk that cannot be read (``Inquiry.unread``: no
+patient address, two, no message...) never reaches the model: the run ends
+``escalated`` with the reason and ``finish`` tells the profile's reviewers.
 """
 
 from __future__ import annotations
@@ -29,4 +33,10 @@ def preprocess(state: AgentState, ctx: NodeContext) -> Step:
         {"role": "system", "content": state.profile.system_prompt},
         {"role": "user", "content": first_message(inquiry)},
     ]
+    if inquiry.unread is not None:
+        escalation = (
+            f"the {state.profile.preprocessor} notification could not be read: {inquiry.unread}"
+        )
+        update = {"inquiry": inquiry, "messages": messages, "status": "escalated"}
+        return Step(update={**update, "escalation": escalation}, goto="finish")
     return Step(update={"inquiry": inquiry, "messages": messages}, goto="agent_turn")

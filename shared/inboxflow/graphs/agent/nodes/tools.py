@@ -29,6 +29,7 @@ from ....bindings import BindingRefused, Bound, bound_addresses
 from ....context import NodeContext
 from ....graph import Step
 from ....mail import Email
+from ....mail.forwarded import auto_forwarded_by
 from ..state import AgentState, ToolLogEntry
 from ..tools.common import REQUESTER
 from ..tools.view import AgentView
@@ -54,7 +55,9 @@ def bound_to(state: AgentState) -> Bound:
     inboxes. When the profile's preprocessor fell back to ``default`` (a look-alike of
     Crisp's mail, or the shop's own web-form mail), the email's sender is the
     forwarding address, not the person who asked: only a distinct ``Reply-To`` is
-    bound then.
+    bound then; unless a helpdesk address auto-forwarded it (Gmail's ``X-Forwarded-For``,
+    :func:`~inboxflow.mail.forwarded.auto_forwarded_by`): such a mail arrives From the
+    person who wrote it, and the reply goes to them.
     """
     inquiry = state.inquiry
     if inquiry is None:
@@ -62,7 +65,8 @@ def bound_to(state: AgentState) -> Bound:
     email = Email.model_validate(state.email)
     ours = bound_addresses(inquiry.via, email.mailbox, *state.profile.helpdesk)
     others = set(ours)
-    if inquiry.preprocessor != state.profile.preprocessor:
+    auto_forwarded = any(auto_forwarded_by(email, helpdesk) for helpdesk in state.profile.helpdesk)
+    if inquiry.preprocessor != state.profile.preprocessor and not auto_forwarded:
         others.update(bound_addresses(email.sender.address))
     own_domains = {address.rpartition("@")[2] for address in ours}
     requester = tuple(

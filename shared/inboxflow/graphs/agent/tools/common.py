@@ -5,7 +5,11 @@ email's thread, through the effect journal (stamped with the journal key, found
 again by it after a crash): one reply per trace; a second is refused. Both are
 bound to the person who asked (``REQUESTER``): ``to`` must be exactly the
 inquiry's ``reply_to``, whatever the model says, or the runtime refuses the
-call and the run escalates.
+call and the run escalates. ``send_reply`` (no person reviews it) goes only where
+the no-relay rule allows (``bindings.relay_refusal``): to the authenticated
+sender, or to an address the mailbox has already written to; anything else is
+refused and the run escalates with the reason (``create_draft`` leaves the
+sending to a person).
 ``escalate`` records the reason; ``finish`` ends the run ``needs_review`` and
 notifies the reviewers.
 """
@@ -16,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from ....bindings import BindingRefused
 from ....tools import Binding, Tool
-from ...kit import workspace_of
+from ...kit import unreviewed_send_refusal, workspace_of
 from .view import view_of
 
 REQUESTER = "requester"
@@ -55,6 +60,8 @@ def _reply(params: ReplyParams, ctx: NodeContext, send: bool) -> dict[str, Any]:
         }
     to = params.to.strip()
     email = view.email
+    if send and (relay := unreviewed_send_refusal(ctx, to, email)):
+        raise BindingRefused(f"send_reply: {relay}")  # nobody reviews it: the run escalates
     workspace = workspace_of(ctx, email.mailbox)
     act = workspace.send_reply if send else workspace.create_draft
 

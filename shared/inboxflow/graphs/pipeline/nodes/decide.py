@@ -24,7 +24,6 @@ The model picks tools; the node fills in their arguments from the email
 
 from __future__ import annotations
 
-from email.utils import parseaddr
 from typing import Any, get_args
 
 from ....context import NodeContext
@@ -57,7 +56,7 @@ def decide(state: PipelineState, ctx: NodeContext) -> Step:
     }
     decision = ctx.generate(DECIDE_TOOLS, inputs)
     settings = pipeline_settings(ctx.ports)
-    reply_to = _reply_address(email.headers.get("reply-to", "")) or email.sender.address
+    reply_to = email.reply_address()  # a forward's writer, else Reply-To, else the sender
     arguments: dict[str, dict[str, Any]] = {
         "get_contact": {"email": email.sender.address},
         "check_calendar": {
@@ -79,11 +78,6 @@ def decide(state: PipelineState, ctx: NodeContext) -> Step:
                 ToolCall(name=choice.name, arguments=arguments[choice.name], reason=choice.reason)
             )
     return Step(update={"tool_plan": plan}, goto="execute_tools" if plan else "generate")
-
-
-def _reply_address(value: str) -> str | None:
-    address = parseaddr(value)[1] if value else ""
-    return address if "@" in address else None
 
 
 __all__ = ["DECIDABLE_TOOLS", "decide"]

@@ -28,6 +28,9 @@ The reply is the ``create_draft`` (or ``send_email``) tool's effect, bound as
 that tool declares: to the email's sender (From or Reply-To), or to the
 address a reviewer typed in and approved. Anything else is refused before
 writing (``BindingRefused``): the trace ends ``needs_review`` with the reason.
+A send no person approved goes only where the no-relay rule allows
+(``bindings.relay_refusal``; review pauses before that, so this holds only for
+an auto-dispatch verdict recorded before the rule).
 """
 
 from __future__ import annotations
@@ -38,11 +41,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ....bindings import with_approved
+from ....bindings import BindingRefused, with_approved
 from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import END, Step
 from ....mail.loop_guard import refuse_recipient
+from ...kit import unreviewed_send_refusal
 from ..settings import pipeline_settings
 from ..state import DispatchResult, PipelineState
 from ..tools import bound_to, workspace_of
@@ -95,6 +99,8 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         bound = with_approved(ctx.tools.get(tool).bindings, bound, {"to": to})
     ctx = replace(ctx, bound=bound)
     ctx.check_binding(tool, {"to": to})
+    if send and ctx.resume is None and (relay := unreviewed_send_refusal(ctx, to, email)):
+        raise BindingRefused(f"send_email: {relay}")  # review pauses before: a stale verdict
     for action in state.planned_actions:  # all bound before anything is written
         if action.name not in REPLY_TOOLS and action.name in ctx.tools:
             try:

@@ -76,7 +76,7 @@ def generate(state: PipelineState, ctx: NodeContext) -> Step:
     answer = ctx.generate(GENERATE_RESPONSE, inputs)
     to = next(
         (str(a.arguments.get("to")) for a in state.planned_actions if a.name == "create_draft"),
-        email.sender.address,
+        email.reply_address(),
     )
     draft = Draft(
         to=to, subject=answer.subject or inputs["reply_subject"], body=answer.body, tone=tone

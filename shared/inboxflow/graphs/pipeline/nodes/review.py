@@ -11,7 +11,10 @@
 Besides the confidence and category rule, a draft also waits for a human
 when the classifier flagged the email (a prompt-injection attempt), when the
 category is spam (low-confidence spam reaches this point), or when a tool
-failed and the draft was written without its data. The reviewers come from
+failed and the draft was written without its data; and, with ``auto_send``,
+when the reply would go to anyone but the authenticated sender or an address
+the mailbox has already written to (a ``Reply-To`` elsewhere: the no-relay
+rule, ``bindings.relay_refusal``). The reviewers come from
 the settings; by default the mailbox owner reviews their own agent. The pause
 says what approving does (a Gmail draft, or a sent reply with ``auto_send``).
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import Pause, Step
+from ...kit import unreviewed_send_refusal
 from ..pauses import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
 from ..settings import AUTO_DISPATCH_CONFIDENCE, pipeline_settings
 from ..state import COMPLAINT_FLAG, PipelineState, Review
@@ -48,6 +52,11 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
     failed = [result.name for result in state.tool_results if not result.ok]
     if failed:
         reasons.append(f"tools failed: {', '.join(failed)}")
+    settings = pipeline_settings(ctx.ports)
+    # What approving will do, as dispatch decides it: complaints are never sent on their own.
+    sends = settings.auto_send and not classification.is_complaint
+    if sends and not reasons and (relay := unreviewed_send_refusal(ctx, draft.to, state.email)):
+        reasons.append(relay)
 
     if not reasons:
         verdict = Review(
@@ -59,9 +68,6 @@ def review(state: PipelineState, ctx: NodeContext) -> Step:
         )
         return Step(update={"review": verdict}, goto="dispatch")
 
-    settings = pipeline_settings(ctx.ports)
-    # What approving will do, as dispatch decides it: complaints are never sent on their own.
-    sends = settings.auto_send and not classification.is_complaint
     # The reviewer sees, and an unedited approval dispatches, the draft under the edit rules.
     payload = APPROVE_DRAFT_KIND.clean_payload(
         {"draft": draft.body, "to": draft.to, "subject": draft.subject}

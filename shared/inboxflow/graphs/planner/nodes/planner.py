@@ -8,12 +8,16 @@
 |          | requires_agency_review, awaiting_customer_reply; human_feedback cleared     |
 | LLM task | planner_next_action (structured: PlannerDecision)                          |
 | policy   | values the agency's rejection names or the quoting service refused are     |
-|          | marked wrong before the model reads the state, and stay so                 |
+|          | marked wrong before the model reads the state, and stay so; the model's    |
+|          | customer_info is merged into what is known through the field checks        |
+|          | (``extract.merged``: a VIN failing its check digit is refused)             |
 | routes   | -> tools ; -> agency_review (policy or model) ; -> wait_customer ; -> END  |
 
 The review policy holds whatever the model says: every ``ask_customer`` and
-every ``get_rate`` is reviewed, and so are the tools the settings list and
-any plan made from the agency's feedback.
+every ``get_rate`` is reviewed, and so are the tools the settings list,
+any plan made from the agency's feedback, and mail to a customer the no-relay
+rule does not let out on its own (``bindings.relay_refusal``: the customer is
+neither the authenticated sender nor an address the mailbox has written to).
 
 A follow-up: the first step of a trace started by a customer's reply in the
 thread of a finished planner trace (the quote's summary was sent, or the
@@ -29,15 +33,16 @@ from functools import cache
 
 from ....context import NodeContext
 from ....graph import END, Step
+from ....mail import Email
+from ....mail.addresses import same_address
 from ....ports.checkpoint import Checkpoint
+from ...kit import unreviewed_send_refusal
 from ..conversation import finished_before, queued_replies, take_replies
-from ..extract import reject
-from ..review_policy import rejections, review_reasons
+from ..extract import merged, reject
+from ..review_policy import MAILS_THE_CUSTOMER, rejections, review_reasons
 from ..settings import planner_settings
 from ..state import (
     TOOL_NAMES,
-    CustomerFacts,
-    CustomerInfo,
     PlannedTool,
     PlannerState,
     Scratchpad,
@@ -96,7 +101,7 @@ def planner(state: PlannerState, ctx: NodeContext) -> Step:
     decision = ctx.generate(
         PLAN_TASK, {"state": json.dumps(view, sort_keys=True), "tools": _tool_specs()}
     )
-    info = _kept_rejections(decision.customer_info, known)
+    info = merged(known, decision.customer_info)
     scratchpad.notes = [*scratchpad.notes, decision.reasoning][-MAX_NOTES:]
     update.update(customer_info=info, agent_scratchpad=scratchpad)
     if decision.action == "finish":
@@ -110,6 +115,16 @@ def planner(state: PlannerState, ctx: NodeContext) -> Step:
         settings.review_tools,
         after_feedback=state.human_feedback is not None,
     )
+    if plan.tool_name in MAILS_THE_CUSTOMER and not reasons:
+        email = Email.model_validate(state.email)
+        # This node does not read the mailbox: "written to" is what the conversation shows
+        # (a message of ours to the customer, each one sent to the bound customer).
+        wrote = any(m.role == "agent" for m in state.messages)
+        customer = email.sender.address
+        if relay := unreviewed_send_refusal(
+            ctx, customer, email, lambda a: wrote and same_address(a, customer)
+        ):
+            reasons.append(relay)
     scratchpad.review_reasons = reasons
     update.update(planned_tool_inputs=plan, requires_agency_review=bool(reasons))
     return Step(update=update, goto="agency_review" if reasons else "tools")
@@ -150,13 +165,3 @@ def _plan(decision: PlannerDecision) -> PlannedTool:
             args={"reason": f"the planner chose an unknown tool {decision.tool_name!r}"},
         )
     return PlannedTool.model_validate({"tool_name": decision.tool_name, "args": decision.args()})
-
-
-def _kept_rejections(read: CustomerFacts, known: CustomerInfo) -> CustomerInfo:
-    """What the model read, without any value found wrong (the policy's rejections hold)."""
-    rejected = {name: list(values) for name, values in known.rejected.items()}
-    info = CustomerInfo.model_validate({**read.model_dump(), "rejected": rejected})
-    for name, values in rejected.items():
-        if str(getattr(info, name, None)) in values:
-            setattr(info, name, None)
-    return info

@@ -12,7 +12,9 @@
   confidence reaches ``auto_respond_confidence``, the urgency is not critical
   and the specialist's guard found no reason for a person (``review_reasons``:
   a demand, a complaint, a problem signal, a doubtful sender, no relevant
-  article); otherwise a reviewer approves, edits or rejects it. The reply is
+  article) and, with ``auto_send``, the sender is authenticated or one the
+  mailbox has already written to (the no-relay rule, ``bindings.relay_refusal``);
+  otherwise a reviewer approves, edits or rejects it. The reply is
   written once through the effect journal (a Gmail draft, or sent with
   ``auto_send``), in the email's thread, by the ``reply_to_customer`` tool,
   bound to the sender; loop protection has the last word.
@@ -37,6 +39,7 @@ from ....errors import NodeFailed
 from ....graph import END, Pause, Step
 from ....mail.loop_guard import refuse_recipient
 from ....notices import notify_once
+from ...kit import unreviewed_send_refusal
 from ..pauses import APPROVE_SUPPORT_REPLY
 from ..settings import support_settings
 from ..state import ActResult, SupportState
@@ -79,6 +82,9 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
                 f"confidence {triage.confidence:.2f} is below {settings.auto_respond_confidence:.2f}"
             )
         reasons.extend(state.review_reasons)
+        sender = email.sender.address
+        if settings.auto_send and (relay := unreviewed_send_refusal(ctx, sender, email)):
+            reasons.append(relay)
         if reasons:
             return Step(goto=_review_pause(state, ctx, subject, body, reasons))
     else:

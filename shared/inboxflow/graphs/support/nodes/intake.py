@@ -19,7 +19,8 @@ ticket is opened by the ``open_ticket`` tool, bound to the sender's customer id
 (create-only, through the effect journal: a re-run after a crash finds the
 ticket it opened). The
 message and the trace are added to the ticket once. What the desk can tell of the
-sender (authenticated, a look-alike domain, someone else's thread) goes to ``sender``.
+sender (authenticated by the configured authserv-id's verdict, a look-alike domain, someone
+else's thread) goes to ``sender``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ....errors import NodeFailed
 from ....graph import Step
 from ....mail import Email
 from ....mail.addresses import address_key_or_none
+from ....mail.authentication import configured_authserv_id
 from ....ports.crm import guest_customer
 from ..matching import continued_ticket, matcher_inputs, reply_ticket
 from ..senders import check_trust
@@ -60,6 +62,7 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
         known,
         lambda address: crm.find_by_email(address) is not None,
         thread_of=replied.others[0].key if replied.others and replied.own is None else None,
+        authserv_id=configured_authserv_id(ctx.ports.config),
     )
     ticket = replied.own
     how: Literal["thread", "reopened", "matched", "new"] = "thread"
