@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from .header_patterns import HeaderPattern, UnsupportedPattern, compile_header_pattern
+from .mail.addresses import address_key_or_none, ascii_lower, same_address
 
 if TYPE_CHECKING:
     from .graph import Graph
@@ -419,9 +420,8 @@ class InboxflowConfig(_Strict):
     def rules_for(self, mailbox: str | None) -> list[tuple[str, Rule]]:
         """``(where, rule)`` in evaluation order: the mailbox's own rules, then the global ones."""
         ordered: list[tuple[str, Rule]] = []
-        key = (mailbox or "").strip().lower()
         for address, routing in self.routing.mailboxes.items():
-            if address.strip().lower() == key:
+            if same_address(address, mailbox):
                 ordered += [
                     (f"routing.mailboxes[{address}].rules[{i}]", rule)
                     for i, rule in enumerate(routing.rules)
@@ -438,9 +438,15 @@ class InboxflowConfig(_Strict):
         return [profile.name for profile in self.profiles]
 
     def _reviewer(self, reviewer: str) -> ReviewerConfig | None:
-        key = reviewer.strip().lower()
+        # an address by its address_key (no Unicode folding), a name in ASCII case
+        key = address_key_or_none(reviewer) or ascii_lower(reviewer.strip())
         return next(
-            (value for name, value in self.reviewers.items() if name.strip().lower() == key), None
+            (
+                value
+                for name, value in self.reviewers.items()
+                if (address_key_or_none(name) or ascii_lower(name.strip())) == key
+            ),
+            None,
         )
 
     def notify_mode(self, reviewer: str) -> str:

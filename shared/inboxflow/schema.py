@@ -70,12 +70,11 @@ class VectorIndex:
     dimension: int = EMBEDDING_DIMENSIONS
 
 
-KeyKind = Literal[
-    "address", "customer_id", "gmail_thread", "trace_id", "quote_id", "message_id", "mail_text"
-]
+KeyKind = Literal["address", "customer_id", "trace_id", "quote_id", "message_id", "mail_text"]
 """What a person is found by: their email address, an identifier that leads to them, or the
 text of their own mail (``mail_text``: subjects and body lines, to find and erase where another
-person's record repeats them)."""
+person's record repeats them). Never a Gmail thread: anyone who names a message of it in
+``References`` shares it, so it would make one person's records another's."""
 
 DOCUMENT_ID = "__id__"
 """A ``PersonKey.field`` naming the document's id rather than one of its fields."""
@@ -85,7 +84,6 @@ ANYWHERE = "*"
 KEY_KINDS: tuple[KeyKind, ...] = (
     "address",
     "customer_id",
-    "gmail_thread",
     "trace_id",
     "quote_id",
     "message_id",
@@ -138,12 +136,16 @@ class PersonalData:
             their documents elsewhere (a trace's id finds its effects; its
             email's text is erased where others' records repeat it).
         mentioned_in: the keys by which a document only mentions a person.
+        others: lists (dotted paths) of other people's records copied into a document
+            about the person (the pipeline's retrieved past emails): its export keeps of
+            each item only what is the person's own (``personal.matching.mentioning``).
     """
 
     fields: tuple[str, ...]
     found_by: tuple[PersonKey, ...]
     leads_to: tuple[PersonKey, ...] = ()
     mentioned_in: tuple[PersonKey, ...] = ()
+    others: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if bool(self.fields) != self.holds_personal_data:
@@ -241,6 +243,10 @@ _MENTIONS = _key("address", ANYWHERE)
 """The person's address anywhere in the document (a sender, a recipient, a body, a note)."""
 
 
+_RETRIEVED_EMAILS = "context.similar_emails"
+"""Where the pipeline's retrieval keeps past emails in a trace's state: other people's mail."""
+
+
 def _parties(email: str) -> tuple[PersonKey, ...]:
     """The email at ``email`` (a dotted path to a ``mail.Email``) is from, to or copied to them,
     or forwards a message they wrote (``Email.writer``)."""
@@ -294,11 +300,11 @@ TRACES = Collection(
         ),
         leads_to=(
             PersonKey("trace_id", DOCUMENT_ID),
-            PersonKey("gmail_thread", "state.email.thread_id"),
             PersonKey("message_id", "state.email.message_id"),
             *_mail_text("state.email"),
         ),
         mentioned_in=_MENTIONS,
+        others=(f"state.{_RETRIEVED_EMAILS}",),
     ),
 )
 STEPS = Collection(
@@ -328,13 +334,23 @@ STEPS = Collection(
         fields=("output_delta", "output_patch", "tool_calls", "llm_calls", "error"),
         found_by=(),  # erased with a trace about the person
         mentioned_in=_MENTIONS,
+        # the state change of the step that retrieved them (``runtime._delta``)
+        others=(
+            f"output_delta.{_RETRIEVED_EMAILS}",
+            "output_patch.{}.set.{}".format(*_RETRIEVED_EMAILS.split(".", 1)),
+        ),
     ),
 )
 RETRIED = Collection(
     "retried",
     parent="traces",
     retention=Retention(None, "outlives its trace (no TTL)"),
-    personal=PersonalData(fields=("output_delta", "error"), found_by=(), mentioned_in=_MENTIONS),
+    personal=PersonalData(
+        fields=("output_delta", "error"),
+        found_by=(),
+        mentioned_in=_MENTIONS,
+        others=(f"output_delta.{_RETRIEVED_EMAILS}",),
+    ),
 )
 """A failed step's log entry as it was before ``inboxflow retry`` reopened the trace."""
 EFFECTS = Collection(
@@ -447,7 +463,6 @@ EMAIL_VECTORS = Collection(
         fields=("sender", "subject", "excerpt", EMBEDDING_FIELD),
         found_by=(
             *_key("address", "sender"),
-            *_key("gmail_thread", "thread_id"),
             *_key("message_id", "message_id", DOCUMENT_ID),
         ),
         mentioned_in=_key("address", "subject", "excerpt"),
@@ -467,7 +482,7 @@ MAIL_CLAIMS = Collection(
     ),
     personal=PersonalData(
         fields=("thread_id", "reason"),
-        found_by=(*_key("trace_id", "trace_id"), *_key("gmail_thread", "thread_id")),
+        found_by=_key("trace_id", "trace_id"),
     ),
 )
 THREADS = Collection(
@@ -475,8 +490,9 @@ THREADS = Collection(
     ttl_field=TTL_FIELD,
     retention=Retention(90, "after the trace last waited in the thread"),
     personal=PersonalData(
-        fields=("thread_id",),
-        found_by=(*_key("trace_id", "trace_id"), *_key("gmail_thread", "thread_id")),
+        fields=("thread_id", "parties"),
+        found_by=_key("trace_id", "trace_id"),
+        mentioned_in=_key("address", "parties"),
     ),
 )
 TRACE_REPLIES = Collection(
@@ -663,7 +679,6 @@ _MAILBOX_MESSAGE = PersonalData(
     found_by=(
         *_key("address", "to"),
         *_key("trace_id", "trace_key"),
-        *_key("gmail_thread", "thread_id"),
     ),
     mentioned_in=_MENTIONS,
 )

@@ -53,13 +53,18 @@ class StartedTrace:
 
 
 def start_email_trace(
-    runtime: Runtime, email: Email, decision: RouteDecision, trace_id: str | None = None
+    runtime: Runtime,
+    email: Email,
+    decision: RouteDecision,
+    trace_id: str | None = None,
+    outside_thread: str | None = None,
 ) -> StartedTrace:
     """Start ``decision.graph`` on ``email`` (or end the trace at once if it must not be answered).
 
     The graph's ``initial_state`` builds the first state from the email and
     the routing decision; the rule, profile and mailbox are recorded on the
-    trace at step 0.
+    trace at step 0, and ``outside_thread``: why the email, in a thread it is
+    not a party of, did not join it (``threads.py``).
 
     Raises:
         PermanentError: unknown graph, or an initial state the graph refuses (too large...).
@@ -83,7 +88,11 @@ def start_email_trace(
     )
     state = graph.initial_state(email.model_dump(mode="json"), start)
     record = TraceRoute(
-        rule=decision.rule, profile=decision.profile, mailbox=decision.mailbox, blocked=blocked
+        rule=decision.rule,
+        profile=decision.profile,
+        mailbox=decision.mailbox,
+        blocked=blocked,
+        outside_thread=outside_thread,
     )
     started = runtime.start(graph.name, state, trace_id=trace_id, route=record)
     return StartedTrace(started, decision, blocked)

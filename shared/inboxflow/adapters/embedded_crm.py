@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..mail.addresses import address_key_or_none
 from ..ports.crm import CRM, Customer
 
 _FIELDS = ("customer_id", "name", "email", "plan", "tenure_months", "seats", "region")
@@ -39,7 +40,8 @@ class EmbeddedCRM(CRM):
     """Customers held in memory; the samples unless others are given."""
 
     def __init__(self, customers: Iterable[Customer] = SAMPLE_CUSTOMERS) -> None:
-        self._by_email = {c.email.lower(): c for c in customers}
+        self._by_email = {address_key_or_none(c.email): c for c in customers}
 
     def find_by_email(self, address: str) -> Customer | None:
-        return self._by_email.get(address.strip().lower())
+        key = address_key_or_none(address)
+        return None if key is None else self._by_email.get(key)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..clock import Clock, SystemClock
+from ..mail.addresses import address_key_or_none, ascii_lower
 from ..ports.documents import DocumentStore
 from ..ports.drugs import DrugCatalogue
 from ..schema import RESERVATIONS
@@ -115,7 +116,7 @@ class EmbeddedDrugs(DrugCatalogue):
         reservation_id = "r-" + hashlib.sha256(key.encode()).hexdigest()[:16]
         doc = {
             "reservation_id": reservation_id,
-            "patient": patient.lower(),
+            "patient": _patient_key(patient),
             "drug": drug["name"],
             "pharmacy_id": chosen["pharmacy_id"],
             "pharmacy": chosen["name"],
@@ -130,7 +131,7 @@ class EmbeddedDrugs(DrugCatalogue):
     def reservations(self, patient: str, drug_name: str | None = None) -> list[dict[str, Any]]:
         found = self.store.list(
             RESERVATIONS.name,
-            where=[("patient", "==", patient.lower()), ("status", "==", "active")],
+            where=[("patient", "==", _patient_key(patient)), ("status", "==", "active")],
         )
         docs = [doc for _, doc in found]
         if drug_name is not None:
@@ -148,3 +149,9 @@ class EmbeddedDrugs(DrugCatalogue):
             )
             cancelled.append(doc["reservation_id"])
         return {"cancelled": cancelled}
+
+
+def _patient_key(patient: str) -> str:
+    """A patient's address as reservations are kept and found: its ``address_key`` (no Unicode
+    case folding: a look-alike is another patient)."""
+    return address_key_or_none(patient) or ascii_lower(patient.strip())

@@ -15,13 +15,17 @@ embedded sample CRM.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 
 import requests
 from pydantic import ValidationError
 
+from ..mail.addresses import address_key_or_none, same_address
 from ..ports.crm import CRM, CRMError, CRMUnavailable, Customer
+
+log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 URL_VARIABLE = "INBOXFLOW_CRM_URL"
@@ -68,7 +72,9 @@ class HttpCRM(CRM):
         self.session = session or requests.Session()
 
     def find_by_email(self, address: str) -> Customer | None:
-        email = address.strip().lower()
+        email = address_key_or_none(address)
+        if email is None:
+            return None
         response = self._get("/customers", {"email": email})
         if response.status_code == 404:
             return None
@@ -89,6 +95,10 @@ class HttpCRM(CRM):
             first = exc.errors()[0]
             where = ".".join(map(str, first["loc"]))
             raise CRMError(f"CRM customer for {email}: {where}: {first['msg']}") from None
+        if not same_address(customer.email, email):
+            # A CRM that folds Unicode case answers a look-alike with the customer it imitates.
+            log.warning("CRM answered %s with the customer of another address", email)
+            return None
         return customer
 
     def _get(self, path: str, params: Mapping[str, str]) -> requests.Response:

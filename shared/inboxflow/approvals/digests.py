@@ -42,6 +42,7 @@ from pydantic import BaseModel, Field
 from ..clock import Clock
 from ..errors import RetryableError
 from ..lazy import Lazy, as_lazy
+from ..mail.addresses import address_key_or_none, ascii_lower
 from ..ports.documents import DocumentStore, Filter, Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
 from ..schema import APPROVALS, REVIEWER_DIGESTS
@@ -72,7 +73,8 @@ def _no_fault(point: str) -> None:
 
 def digest_record_id(reviewer: str) -> str:
     """The id of ``reviewer``'s record (addresses and names are not document ids)."""
-    return hashlib.sha256(reviewer.strip().lower().encode()).hexdigest()[:32]
+    key = address_key_or_none(reviewer) or ascii_lower(reviewer.strip())
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
 def digest_path(reviewer: str) -> str:

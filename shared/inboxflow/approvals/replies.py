@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..mail import Email
+from ..mail.addresses import same_address
 from ..mail.authentication import check_sender
 from ..mail.html_text import reply_text
 from ..ports.documents import DocumentStore
@@ -218,9 +219,10 @@ def decide_by_reply(
             f"the reply claims to be from {checked.claimed} but is not authenticated: "
             f"{checked.reason}",
         )
-    sender = checked.address.lower()
-    listed = {r.lower(): r for r in (*approval.reviewers, *approval.escalate_to)}
-    reviewer = listed.get(sender)
+    sender = checked.address
+    reviewer = next(
+        (r for r in (*approval.reviewers, *approval.escalate_to) if same_address(r, sender)), None
+    )
     if reviewer is None:
         return ReplyDecision(
             approval_id, "not_a_reviewer", f"{sender} is not a reviewer of this approval"

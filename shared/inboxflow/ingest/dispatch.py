@@ -1,7 +1,8 @@
 """Dispatch: start, resume or queue a trace for a claimed message (docs/architecture.md §7).
 
 A claimed, parsed message: our own mail is skipped and loop-guarded mail
-recorded with the reason; then a reply to a review email decides the approval
+recorded with the reason; mail in a thread whose sender is not a party of it
+(``threads.py``) starts a trace of its own, never the thread's; then a reply to a review email decides the approval
 it answers (``approvals/replies.py``: only for an authenticated reviewer; a
 refused reply is recorded in ``failures``); a reply in the thread of a trace that
 waits for or queues customer replies is taken only from the customer's own
@@ -32,6 +33,7 @@ from ..approvals.decisions import answer_customer_wait, answered_by, note_resume
 from ..config import InboxflowConfig
 from ..errors import PermanentError, RejectedEnvelope
 from ..mail import Email
+from ..mail.addresses import address_key_or_none
 from ..mail.authentication import check_sender
 from ..mail.loop_guard import auto_reply_block, is_own_message
 from ..pauses import ResumeRefused, check_resume
@@ -41,7 +43,7 @@ from ..reply_queue import ReplyQueue
 from ..routing import RouteDecision, route
 from ..runtime import Runtime, payload_hash
 from ..start import start_email_trace
-from ..threads import CUSTOMER_REPLY, ThreadResolver
+from ..threads import CUSTOMER_REPLY, ThreadResolver, thread_parties
 from .claims import Claims, ClaimState
 from .failures import FailureLog
 from .mailboxes import Mailbox
@@ -115,14 +117,17 @@ class Dispatcher:
         address, gmail_id, thread_id = mailbox.address, raw.gmail_id, raw.thread_id
         if self._review_reply(address, gmail_id, email, report, facts):
             return
-        waiting = self.threads.waiting_for_reply(address, thread_id)
-        busy = None if waiting else self.replies.busy_trace(address, thread_id)
+        # Only a party of the thread joins it (``threads.py``); anyone else starts their own.
+        outside = self.threads.outsider(address, thread_id, email.sender.address)
+        joins = "" if outside else thread_id
+        waiting = self.threads.waiting_for_reply(address, joins)
+        busy = None if waiting else self.replies.busy_trace(address, joins)
         decision: dict[str, Any] = (
             {"action": "resume", "resume_trace_id": waiting.trace_id, "resume_step": waiting.step}
             if waiting
             else {"action": "queue", "queue_trace_id": busy}
             if busy
-            else {"action": "start"}
+            else {"action": "start", "outside_thread": outside}
         )
         claim = self.claims.decide(
             address, gmail_id, {**decision, "thread_id": thread_id}, self.clock.now()
@@ -143,14 +148,21 @@ class Dispatcher:
             if self.router is not None
             else route(email, self.config, address, default=mailbox.graph)
         )
+        outside = claim.get("outside_thread")
         try:
-            start_email_trace(self.runtime, email, routed, trace_id=trace_id)
+            start_email_trace(
+                self.runtime, email, routed, trace_id=trace_id, outside_thread=outside
+            )
         except PermanentError as exc:
             reason = f"message {gmail_id} of {address} cannot start a trace: {exc}"
             self.failures.record(reason, mailbox=address)
             self.finish(address, gmail_id, "unreadable", report, reason=str(exc), **facts)
             return
-        self.threads.record(address, thread_id, trace_id, self.clock.now())
+        if outside:
+            log.info("message %s of %s starts its own trace: %s", gmail_id, address, outside)
+        else:
+            parties = thread_parties(email.model_dump(mode="json"))
+            self.threads.record(address, thread_id, trace_id, self.clock.now(), parties)
         self.finish(address, gmail_id, "started", report, **facts)
         report.started.append(trace_id)
 
@@ -404,7 +416,7 @@ def customer_of(state: Any) -> str | None:
     email = state.get("email") if isinstance(state, dict) else None
     sender = email.get("sender") if isinstance(email, dict) else None
     address = sender.get("address") if isinstance(sender, dict) else None
-    return str(address).strip().lower() if address else None
+    return address_key_or_none(str(address)) if address else None
 
 
 def _sent(resume: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from ..mail.addresses import address_key_or_none
 from ..ports.documents import DocumentStore, Transaction
 from ..schema import MAILBOXES
 
@@ -83,14 +84,13 @@ class Mailbox(BaseModel):
 
 
 def normalise_address(address: str) -> str:
-    """The registry key of an address: trimmed, lowercased (Gmail addresses are case-blind).
+    """The registry key of an address: its ``address_key`` (ASCII case only, IDNA domain).
 
     Raises:
         ValueError: not an address, or one that cannot be a document id.
     """
-    value = address.strip().strip("<>").strip().lower()
-    local, at, domain = value.rpartition("@")
-    if not at or not local or not domain or "/" in value or any(c.isspace() for c in value):
+    value = address_key_or_none(address)
+    if value is None or "/" in value:
         raise ValueError(f"not a mailbox address: {address!r}")
     return value
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..envelope import pubsub_data
+from ..mail.addresses import address_key_or_none, ascii_lower
 
 MAX_NOTIFICATION_BYTES = 4096
 
@@ -62,4 +63,6 @@ def decode_notification(message: Any) -> GmailNotification:
         raise BadNotification(f"historyId is not a number: {history!r}") from None
     if history_id <= 0:
         raise BadNotification(f"historyId must be positive: {history_id}")
-    return GmailNotification(address.strip().lower(), history_id)
+    return GmailNotification(
+        address_key_or_none(address) or ascii_lower(address.strip()), history_id
+    )

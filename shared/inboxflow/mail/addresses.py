@@ -75,3 +75,20 @@ def same_address(first: str | None, second: str | None) -> bool:
     """Whether both are addresses and name the same mailbox (equal keys)."""
     key = address_key_or_none(first)
     return key is not None and key == address_key_or_none(second)
+
+
+def domain_key_or_none(domain: str | None) -> str | None:
+    """``domain_key(domain)``, or None where it is not a domain IDNA 2008 allows."""
+    try:
+        return domain_key(domain or "")
+    except ValueError:
+        return None
+
+
+def within_domain(domain: str | None, parent: str | None) -> bool:
+    """Whether ``domain`` is ``parent`` or one of its subdomains (by ``domain_key``; False when
+    either is not a domain)."""
+    key, parent_key = domain_key_or_none(domain), domain_key_or_none(parent)
+    if key is None or parent_key is None:
+        return False
+    return key == parent_key or key.endswith(f".{parent_key}")

@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .addresses import domain_key, same_address
 from .model import Email
 
 if TYPE_CHECKING:
@@ -74,8 +75,8 @@ class SenderCheck:
         return self.address is not None
 
     def is_sender(self, expected: str) -> bool:
-        """Whether the authenticated sender is ``expected`` (case-insensitive)."""
-        return self.address is not None and self.address.lower() == expected.strip().lower()
+        """Whether the authenticated sender is ``expected`` (``same_address``: ASCII case only)."""
+        return self.address is not None and same_address(self.address, expected)
 
 
 def configured_authserv_id(
@@ -104,6 +105,8 @@ def check_sender(email: Email, authserv_id: str | None = None) -> SenderCheck:
     if not address:
         return SenderCheck(None, claimed, "From is not exactly one well-formed address")
     domain = _domain(address)
+    if not domain:
+        return SenderCheck(None, claimed, "From has no domain IDNA 2008 allows")
     topmost = email.header(HEADER).split("\n")[0].strip()
     if not topmost:
         return SenderCheck(None, claimed, "no Authentication-Results from the receiving server")
@@ -173,8 +176,12 @@ def _aligned_pass(results: list[Result], domain: str, spf: bool = True) -> str |
 
 
 def _domain(value: str) -> str:
-    """The domain of an address, ``@domain`` or bare domain; lowercased, without a final dot."""
-    return value.strip().strip('"').rpartition("@")[2].strip().rstrip(".").lower()
+    """The domain of an address, ``@domain`` or bare domain, as ``domain_key`` compares it
+    ("" when it is none: it then matches no domain)."""
+    try:
+        return domain_key(value.strip().strip('"').rpartition("@")[2].strip())
+    except ValueError:
+        return ""
 
 
 __all__ = [

@@ -44,6 +44,7 @@ import re
 from collections.abc import Sequence
 from email.utils import getaddresses, parseaddr
 
+from .addresses import address_key_or_none
 from .headers import TRACE_HEADER
 from .model import Email
 
@@ -195,14 +196,14 @@ def refuse_recipient(address: str, email: Email) -> str | None:
     Returns:
         A short human-readable reason naming the rule, or None when writing is allowed.
     """
-    recipient = parseaddr(address)[1].strip().lower()
-    if "@" not in recipient:
+    recipient = address_key_or_none(parseaddr(address)[1])
+    if recipient is None:
         return f"{address!r} is not an email address"
     if _AUTOMATED_LOCAL.match(recipient.rpartition("@")[0]):
         return f"{recipient} is an automated address (bounces, list robots and no-reply addresses)"
-    if _without_tag(recipient) == _without_tag(email.mailbox.lower()):
+    if _without_tag(recipient) == _without_tag(address_key_or_none(email.mailbox) or ""):
         return f"{recipient} is the receiving mailbox itself (writing to ourselves loops)"
-    own = {email.sender.address.lower(), *_header_addresses(email, _ANSWERED_HEADERS)}
+    own = {address_key_or_none(email.sender.address), *_header_addresses(email, _ANSWERED_HEADERS)}
     if recipient in own:
         blocked = auto_reply_block(email)
         if blocked:
@@ -220,7 +221,8 @@ def _without_tag(address: str) -> str:
 
 def _header_addresses(email: Email, names: Sequence[str]) -> list[str]:
     values = [email.header(name) for name in names]
-    return [found.lower() for _, found in getaddresses([v for v in values if v]) if "@" in found]
+    keys = (address_key_or_none(found) for _, found in getaddresses([v for v in values if v]))
+    return [key for key in keys if key is not None]
 
 
 __all__ = [

@@ -16,7 +16,7 @@ from email.utils import getaddresses
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from .addresses import address_key_or_none, same_address
+from .addresses import address_key_or_none, ascii_lower, same_address
 from .quoting import REPLY_PREFIX, TRIMMED_MARKER, strip_quoted
 
 MODEL_BODY_LIMIT = 20_000
@@ -40,7 +40,8 @@ class Address(BaseModel):
         if "@" not in value:
             raise ValueError(f"not an email address: {value!r}")
         local, _, domain = value.rpartition("@")
-        return f"{local}@{domain.lower()}"
+        # ASCII only: Unicode lowercasing would turn a Kelvin sign into a k (mail.addresses)
+        return f"{local}@{ascii_lower(domain)}"
 
     def formatted(self) -> str:
         """``Name <address>`` (or just the address)."""

@@ -7,10 +7,13 @@ changes) and the approvals asked of people; ``sent``: what was written to
 them (sent mail, drafts, notifications); ``records``: every document about
 them, by collection, with what it was found by; ``mentioned``: where other
 people's records mention them, only the parts that do (the rest is theirs).
+Other people's mail copied into their own documents (the retrieval's similar
+emails) is likewise cut to what of it is theirs.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,16 +26,26 @@ from ..schema import (
     TRACE_REPLIES,
     TRACES,
 )
-from .finder import Holdings
-from .matching import mentioning
+from .finder import Held, Holdings
+from .matching import mentioning, without_others
 
 STEP_FIELDS = ("step_name", "routed_to", "output_delta", "output_patch", "tool_calls", "guards")
 """What each step shows of itself in ``decisions``."""
 
 
 def access_document(holdings: Holdings, generated_at: float) -> dict[str, Any]:
-    """The JSON-compatible access document of ``holdings``."""
+    """The JSON-compatible access document of ``holdings``.
+
+    Their own documents are given as held, but for other people's records copied into them
+    (``PersonalData.others``: another person's email the retrieval found near theirs): of
+    those, only what is theirs (``without_others``).
+    """
     person = holdings.person
+    holdings = Holdings(
+        person,
+        [replace(h, doc=without_others(h.doc, _others(h), person)) for h in holdings.held],
+        holdings.mentions,
+    )
     steps: dict[str, list[dict[str, Any]]] = {}
     for held in holdings.of(STEPS):
         trace_path = held.path.rsplit("/", 2)[0]
@@ -106,3 +119,8 @@ def access_document(holdings: Holdings, generated_at: float) -> dict[str, Any]:
             for name in holdings.mention_counts()
         },
     }
+
+
+def _others(held: Held) -> tuple[str, ...]:
+    personal = held.collection.personal
+    return personal.others if personal is not None else ()

@@ -27,24 +27,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..clock import Clock
+from ..mail.addresses import address_key
 from ..ports.checkpoint import TERMINAL
 from ..ports.documents import DocumentStore, Transaction
 from ..ports.vectors import VectorIndex
 from ..schema import ERASURES, TRACES
 from .finder import Held, Holdings, PersonFinder
-from .matching import Identifiers, normalize_address, redact
+from .matching import Identifiers, redact
 
 END_REASON = "erased"
 """``end_reason`` of a trace ended because its person was erased."""
 
 
 def address_hash(address: str) -> str:
-    """The SHA-256 of the normalized address: the erasure record's id.
+    """The SHA-256 of the address's key (``address_key``): the erasure record's id.
 
     Raises:
         ValueError: not an email address.
     """
-    return hashlib.sha256(normalize_address(address).encode("utf-8")).hexdigest()
+    return hashlib.sha256(address_key(address).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Whether a document is about a person, and the document with the person taken out.
 
-A person is their address, the identifiers that lead to them (``Identifiers``:
+A person is their address (its ``address_key``: ASCII case aside, exactly that
+address; a look-alike is somebody else), the identifiers that lead to them (``Identifiers``:
 their traces, quotes, Gmail threads, message ids, guest customer id) and the
 text of their mail (subjects and body lines, as their own documents hold it).
 A ``PersonKey`` of a collection names where a document can hold one
@@ -16,6 +17,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import idna
+
+from ..mail.addresses import address_key
 from ..schema import ANYWHERE, DOCUMENT_ID, KEY_KINDS, KeyKind, PersonKey
 
 ERASED = "[erased]"
@@ -28,23 +32,27 @@ MIN_TEXT_CHARS = 20
 _ID_SEPARATORS = ":/-"
 
 
-def normalize_address(address: str) -> str:
-    """The address as it is matched: trimmed, lowercase, without angle brackets.
-
-    Raises:
-        ValueError: not one plausible address (``local@domain``, no spaces).
-    """
-    cleaned = address.strip().strip("<>").strip().lower()
-    if not re.fullmatch(r"[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+", cleaned):
-        raise ValueError(f"not an email address: {address!r}")
-    return cleaned
-
-
 def address_pattern(address: str) -> re.Pattern[str]:
-    """Finds ``address`` in text, not inside a longer address (``xjana@...``, ``...@a.b.c``)."""
+    """Finds the address of key ``address`` in text, not inside a longer address
+    (``xjana@...``, ``...@a.b.c``).
+
+    Its ASCII letters match in either case and nothing else is folded (``re.ASCII`` over the
+    address only): a look-alike (``gma\u0131l.com``, the Kelvin sign, fullwidth forms) is not
+    the address. The domain matches as the key writes it (IDNA) or in its Unicode form.
+    """
+    local, _, domain = address_key(address).rpartition("@")
+    forms = dict.fromkeys([domain, _unicode_domain(domain)])
+    domains = "|".join(re.escape(form) for form in forms)
     return re.compile(
-        r"(?<![\w.%+-])" + re.escape(address) + r"(?![\w-]|\.[\w])", flags=re.IGNORECASE
+        r"(?<![\w.%+-])(?ai:" + re.escape(local) + "@(?:" + domains + r"))(?![\w-]|\.[\w])"
     )
+
+
+def _unicode_domain(domain: str) -> str:
+    try:
+        return idna.decode(domain)
+    except idna.IDNAError:
+        return domain
 
 
 @dataclass
@@ -55,7 +63,7 @@ class Identifiers:
     found: dict[KeyKind, set[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.address = normalize_address(self.address)
+        self.address = address_key(self.address)
         self.pattern = address_pattern(self.address)
 
     def of(self, kind: KeyKind) -> set[str]:
@@ -193,6 +201,26 @@ def redact(value: Any, person: Identifiers) -> Any:
     if isinstance(value, list | tuple):
         return [redact(item, person) for item in value if not mentions(item, person)]
     return value
+
+
+def without_others(doc: Mapping[str, Any], paths: tuple[str, ...], person: Identifiers) -> Any:
+    """``doc`` (a document about the person) with each list at ``paths`` (other people's records
+    copied into it, ``PersonalData.others``) keeping of each item only what is the person's own
+    (``mentioning``): an item with nothing of theirs is dropped. ``doc`` is not changed."""
+    for path in paths:
+        doc = _others_at(doc, path.split("."), person)
+    return doc
+
+
+def _others_at(value: Any, parts: list[str], person: Identifiers) -> Any:
+    if not parts:
+        if not isinstance(value, list | tuple):
+            return value
+        kept = (mentioning(item, person) for item in value)
+        return [item for item in kept if item is not None]
+    if not isinstance(value, Mapping) or parts[0] not in value:
+        return value
+    return {**value, parts[0]: _others_at(value[parts[0]], parts[1:], person)}
 
 
 ELIDED = " \u2026 "

@@ -55,12 +55,15 @@ class TraceRoute(_Record):
         mailbox: the mailbox whose rules applied.
         blocked: why loop protection stopped the email before any node ran
             (the trace ends ``done`` at once); ``None`` when it ran.
+        outside_thread: why the email did not join the thread it names (its sender
+            is not a party of it, ``threads.py``); ``None`` when it did or is new.
     """
 
     rule: str | None = None
     profile: str | None = None
     mailbox: str | None = None
     blocked: str | None = None
+    outside_thread: str | None = None
 
 
 class TraceLink(_Record):

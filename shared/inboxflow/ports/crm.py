@@ -41,10 +41,15 @@ GUEST_PREFIX = "guest_"
 def guest_customer(address: str, name: str | None = None) -> Customer:
     """A sender the CRM does not know, as a ``free``-plan prospect.
 
-    The id is ``guest_`` and a hash of the lowercase address, so every message
-    from that address lands on the same guest's tickets.
+    The id is ``guest_`` and a hash of ``address``, so every message from that address
+    lands on the same guest's tickets (and a look-alike's elsewhere).
+
+    Args:
+        address: the sender's ``mail.addresses.address_key`` (the caller's: no port parses
+            addresses, and no Unicode case folding may make a look-alike the same guest).
+        name: the sender's display name.
     """
-    email = address.strip().lower()
+    email = address.strip()
     digest = hashlib.sha256(email.encode("utf-8")).hexdigest()[:12]
     return Customer(
         customer_id=f"{GUEST_PREFIX}{digest}",

@@ -125,3 +125,18 @@ def test_the_support_graph_looks_customers_up_in_the_http_crm(double, tmp_path, 
     assert len(tickets(runtime, "cus_pro_acme")) == 1
     assert any(query == {"email": [ACME.email]} for _, query, _ in double.requests)
     runtime.store.close()
+
+
+def test_a_crm_that_folds_unicode_case_does_not_make_a_look_alike_the_customer():
+    """The double lowercases as many CRMs do (the Kelvin sign becomes a k): the adapter asks
+    by the address's key and takes no customer whose address is another's."""
+    kim = ACME.model_copy(update={"customer_id": "cus_kim", "email": "kim@acme-rockets.example"})
+    with start_crm_double([kim], api_key="crm-key") as running:
+        crm, _ = _crm(running)
+        assert crm.find_by_email("\u212aim@acme-rockets.example") is None
+        assert crm.find_by_email("KIM@acme-rockets.example") == kim
+        assert crm.find_by_email("kim@acme-roc\u212aets.example") is None  # no IDNA 2008 domain
+        assert [q["email"] for _, q, _ in running.requests] == [
+            ["\u212aim@acme-rockets.example"],
+            ["kim@acme-rockets.example"],
+        ]

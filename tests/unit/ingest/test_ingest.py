@@ -400,11 +400,55 @@ def test_a_reply_in_a_thread_waiting_for_the_customer_resumes_its_trace(tmp_path
     claim = world.claim(reply)
     assert (claim.state, claim.trace_id, claim.thread_id) == ("resumed", trace_id, first)
 
-    # the thread's trace is done now: a third message in it starts a new trace
-    third, history_id = world.deliver(3, thread_id=first)
+    # the thread's trace is done now: a third message of the customer's starts the thread's next
+    third, history_id = world.deliver(3, sender="customer1@example.com", thread_id=first)
     report = world.notify(history_id)
     assert report.started == [message_trace_id(MAILBOX, third)]
     assert ThreadResolver(world.store, world.store).trace_of(MAILBOX, first) == report.started[0]
+
+
+def test_a_stranger_naming_a_thread_starts_a_trace_of_their_own(tmp_path: Path) -> None:
+    """Anyone can name a thread's Message-ID in References (Gmail then threads it): the
+    stranger is no party of the thread, so it neither resumes its wait nor becomes its trace;
+    its own trace's step 0 says why, and the customer's reply still resumes the wait."""
+    world = World(tmp_path)
+    world.register(graph="follow_up")
+    first, history_id = world.deliver(1)
+    trace_id = world.notify(history_id).started[0]
+    world.bus.drain()
+    threads = ThreadResolver(world.store, world.store)
+    for n, sender in ((2, "mallory@evil.example"), (3, "customer1@examp\u0131e.com")):
+        extra = passing(sender) + "References: <m1@example.com>\r\n"
+        stranger, history_id = world.deliver(n, sender=sender, extra=extra, thread_id=first)
+        report = world.notify(history_id)
+        assert report.resumed == [] and report.started == [message_trace_id(MAILBOX, stranger)]
+        assert threads.trace_of(MAILBOX, first) == trace_id  # the thread is still the customer's
+        own = world.store.get_trace(report.started[0])
+        assert own is not None and own.route is not None
+        assert "is not a party of thread" in str(own.route.outside_thread)
+        start = world.store.step_logs(report.started[0])[0]
+        assert start.route is not None and start.route.outside_thread == own.route.outside_thread
+        waiting = world.store.get_trace(trace_id)
+        assert waiting is not None and waiting.status == "waiting"
+
+    _, history_id = world.deliver(
+        4, sender="customer1@example.com", extra=passing("customer1@example.com"), thread_id=first
+    )
+    assert world.notify(history_id).resumed == [trace_id]
+    world.bus.drain()
+    assert threads.outsider(MAILBOX, first, "Customer1@Example.com") is None
+
+    # the thread's trace is done: a stranger's mail in it still does not take the thread over
+    extra = passing("mallory@evil.example") + "References: <m1@example.com>\r\n"
+    late, history_id = world.deliver(5, sender="mallory@evil.example", extra=extra, thread_id=first)
+    assert world.notify(history_id).started == [message_trace_id(MAILBOX, late)]
+    assert threads.trace_of(MAILBOX, first) == trace_id
+    assert (
+        threads.trace_before(
+            MAILBOX, first, message_trace_id(MAILBOX, late), "mallory@evil.example"
+        )
+        is None
+    )
 
 
 def test_a_message_in_a_thread_whose_trace_waits_for_a_reviewer_starts_a_new_trace(

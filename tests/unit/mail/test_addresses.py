@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inboxflow.mail.addresses import address_key, address_key_or_none, domain_key, same_address
+from inboxflow.mail.addresses import (
+    address_key,
+    address_key_or_none,
+    domain_key,
+    domain_key_or_none,
+    same_address,
+    within_domain,
+)
 
 _LOCAL = st.text(alphabet=string.ascii_letters + string.digits + ".+_-", min_size=1, max_size=20)
 _LABEL = st.text(alphabet=string.ascii_letters + string.digits, min_size=1, max_size=12)
@@ -70,3 +77,23 @@ def test_what_is_not_one_address_is_refused(value: str) -> None:
     with pytest.raises(ValueError):
         address_key(value)
     assert not same_address(value, value)
+
+
+LOOK_ALIKE_DOMAINS = sorted(
+    {a.rpartition("@")[2] for a in LOOK_ALIKES} - {"gmail.com", "GMAIL.COM"}
+)
+
+
+@pytest.mark.parametrize("look_alike", LOOK_ALIKE_DOMAINS)
+def test_a_look_alike_domain_is_not_within_the_one_it_imitates(look_alike: str) -> None:
+    assert not within_domain(look_alike, "gmail.com")
+    assert not within_domain(f"mail.{look_alike}", "gmail.com")
+
+
+def test_a_domain_is_within_itself_and_its_parents_only() -> None:
+    assert within_domain("Mail.Example.ORG.", "example.org")
+    assert within_domain("b\u00fccher.de", "xn--bcher-kva.de")
+    assert not within_domain("example.org", "mail.example.org")
+    assert not within_domain("badexample.org", "example.org")
+    assert not within_domain("\u212aelp.com", "kelp.com")  # the Kelvin sign
+    assert domain_key_or_none("\uff4belp.com") is None and not within_domain("", "")

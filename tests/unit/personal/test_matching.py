@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from inboxflow.mail.addresses import address_key
 from inboxflow.personal.matching import (
     ERASED,
     Identifiers,
     id_matches,
     matching_keys,
     mentioning,
-    normalize_address,
     redact,
 )
 from inboxflow.schema import ANYWHERE, DOCUMENT_ID, PersonKey
@@ -33,11 +33,52 @@ def test_the_address_is_found_in_text_but_not_inside_another(text: str, found: b
     assert bool(person.pattern.search(text)) is found
 
 
+LOOK_ALIKES = [
+    "kim.lee@gma\u0131l.com",  # dotless i
+    "k\u0131m.lee@gmail.com",
+    "kim.\u017fee@gmail.com",  # long s
+    "\u212aim.lee@gmail.com",  # Kelvin sign
+    "\uff4bim.lee@gmail.com",  # fullwidth k
+    "kim.lee@gm\u0430il.com",  # Cyrillic a
+    "kim.lee@gmail.c\u03bfm",  # Greek omicron
+    "k\u0456m.lee@gmail.com",  # Cyrillic i
+]
+
+
+@pytest.mark.parametrize("look_alike", LOOK_ALIKES)
+def test_a_look_alike_never_finds_the_address_it_imitates(look_alike: str) -> None:
+    real = Identifiers("kim.lee@gmail.com")
+    assert not real.names("address", f"From: Kim <{look_alike}>")
+    assert redact({"to": [look_alike]}, real) == {"to": [look_alike]}
+    impostor = Identifiers(look_alike)
+    for written in ("kim.lee@gmail.com", "KIM.LEE@GMAIL.COM", "Kim <Kim.Lee@Gmail.com>"):
+        assert not impostor.names("address", written)
+    assert impostor.names("address", look_alike.upper() if look_alike.isascii() else look_alike)
+
+
+def test_the_long_s_is_not_an_s() -> None:
+    assert not Identifiers("sara.lee@example.org").names("address", "\u017fara.lee@example.org")
+    assert not Identifiers("\u017fara.lee@example.org").names("address", "SARA.lee@example.org")
+
+
+@pytest.mark.parametrize("refused", ["kim.lee@gmai\u017f.com", "kim.lee@\uff47mail.com"])
+def test_a_domain_idna_refuses_is_no_person(refused: str) -> None:
+    with pytest.raises(ValueError):
+        Identifiers(refused)
+
+
+def test_an_international_domain_is_found_however_it_is_written() -> None:
+    person = Identifiers("Jana@B\u00fccher.de")
+    assert person.names("address", "jana@xn--bcher-kva.de")
+    assert person.names("address", "JANA@b\u00fccher.de")
+    assert not person.names("address", "jana@bucher.de")
+
+
 def test_a_bad_address_is_refused() -> None:
     for bad in ("", "jana", "jana@", "two words@example.org", "a@b@c.org"):
         with pytest.raises(ValueError, match="not an email address"):
-            normalize_address(bad)
-    assert normalize_address(" <Jana@Example.ORG> ") == "jana@example.org"
+            Identifiers(bad)
+    assert Identifiers(" <Jana@Example.ORG> ").address == address_key("jana@example.org")
 
 
 @pytest.mark.parametrize(

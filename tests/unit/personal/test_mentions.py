@@ -23,6 +23,8 @@ JANA = "jana@example.org"
 OMAR = "omar@example.net"
 JANA_LINE = "We were charged twice for the January renewal of our plan."
 OMAR_LINE = "Our invoices show the wrong VAT number since March."
+LENA = "lena@example.com"
+LENA_LINE = "The card ending 4242 was declined at checkout."
 
 
 def _email(message_id: str, sender: str, body: str, **extra: Any) -> dict[str, Any]:
@@ -121,3 +123,46 @@ def test_another_person_s_records_are_redacted_not_taken(stores) -> None:
     }
     assert vectors.nearest("email_vectors", [0.0, 1.0], limit=1)[0].doc_id == "m-omar"
     assert len(PersonFinder(documents, vectors).find(JANA)) == 0
+
+
+def test_an_export_keeps_of_another_person_s_retrieved_mail_only_the_person_s_own(stores) -> None:
+    """Omar's trace holds Jana's email (retrieval found it near his): his export gives his
+    trace, its steps and its similar emails, but of Jana's only nothing; the store unchanged."""
+    documents, vectors = stores
+    omar = documents.get("traces/t-omar")
+    lena = {"message_id": "m-lena", "sender": LENA, "excerpt": f"{LENA_LINE} {LENA}"}
+    similar = [*omar["state"]["context"]["similar_emails"], lena]
+    omar["state"]["context"]["similar_emails"] = similar
+    documents.set("traces/t-omar", omar)
+    documents.set(
+        "traces/t-omar/steps/000001",
+        {"output_delta": {"context": {"similar_emails": similar, "sender_known": True}}},
+    )
+    documents.set(
+        "traces/t-omar/steps/000002",
+        {"output_patch": {"context": {"set": {"similar_emails": similar}, "unset": []}}},
+    )
+    before = {path: documents.get(path) for path in ("traces/t-omar", "traces/t-omar/steps/000001")}
+    holdings = PersonFinder(documents, vectors).find(OMAR)
+    assert "traces/t-omar" in {h.path for h in holdings.held}
+    document = access_document(holdings, 0.0)
+
+    (decision,) = document["decisions"]
+    # Jana's email: only the line his own email quoted (he sent it too); his earlier email
+    # (its id is not his); nothing of Lena's
+    own = [{"excerpt": JANA_LINE}, {"sender": OMAR, "excerpt": OMAR_LINE}]
+    assert decision["state"]["context"]["similar_emails"] == own
+    (trace,) = document["records"]["traces"]
+    assert trace["document"]["state"]["context"]["similar_emails"] == own
+    steps = {r["path"]: r["document"] for r in document["records"]["steps"]}
+    assert steps["traces/t-omar/steps/000001"]["output_delta"]["context"] == {
+        "similar_emails": own,
+        "sender_known": True,
+    }
+    patched = steps["traces/t-omar/steps/000002"]["output_patch"]["context"]["set"]
+    assert patched["similar_emails"] == own
+    retrieved = json.dumps([decision["state"]["context"], list(steps.values())])
+    for theirs in (JANA, "m-jana", "Hello,", LENA, LENA_LINE, "m-lena"):
+        assert theirs not in retrieved
+    assert LENA not in json.dumps(document) and LENA_LINE not in json.dumps(document)
+    assert {path: documents.get(path) for path in before} == before

@@ -117,6 +117,21 @@ def test_export_has_every_item_then_erase_leaves_nothing_and_spares_others(runti
     assert _eraser(runtime).erase(PERSON, by="dpo").counts == {}
 
 
+def test_another_person_s_export_holds_nothing_of_the_mail_retrieval_copied_in(runtime):
+    """The pipeline's retrieval put the person's email into the other person's trace (and
+    the step that retrieved it): the other's export holds their trace, not the person's mail."""
+    traces = person_mail(runtime)
+    other = other_mail(runtime)
+    retrieving = runtime.store.get(f"traces/{other['retrieving']}")
+    assert PERSON in json.dumps(retrieving["state"]["context"]["similar_emails"])
+    holdings = _finder(runtime).find(OTHER)
+    assert other["retrieving"] in {h.doc_id for h in holdings.of(TRACES)}
+    exported = json.dumps(access_document(holdings, runtime.clock.now()), ensure_ascii=False)
+    for theirs in (PERSON, SUBJECT_MARK, BODY_MARK, *traces.values()):
+        assert theirs not in exported, theirs
+    assert runtime.store.get(f"traces/{other['retrieving']}") == retrieving
+
+
 def test_a_crash_mid_erasure_is_finished_by_the_next_run(runtime):
     traces = person_mail(runtime)
     other = other_mail(runtime)

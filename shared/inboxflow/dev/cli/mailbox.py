@@ -20,6 +20,7 @@ from rich.table import Table
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
 from inboxflow.dev.cli.render import cli_console
+from inboxflow.mail.addresses import address_key_or_none, ascii_lower
 from inboxflow.ports.documents import DocumentStore
 from inboxflow.settings import Settings
 
@@ -57,7 +58,7 @@ def add(
         raise typer.Exit(1)
     settings: dict[str, object] = {}
     if reviewer:
-        settings["reviewers"] = [r.strip().lower() for r in reviewer]
+        settings["reviewers"] = [address_key_or_none(r) or ascii_lower(r.strip()) for r in reviewer]
     if auto_send is not None:
         settings["auto_send"] = auto_send
     store = _store(home, dev)
@@ -328,7 +329,7 @@ def watch(
 
     console = cli_console()
     store = _store(home, dev)
-    wanted = address.strip().lower() if address else None
+    wanted = (address_key_or_none(address) or ascii_lower(address.strip())) if address else None
     try:
         summary = renew_watches(
             store,

@@ -54,14 +54,14 @@ def person(
 ) -> None:
     """Everything held about ADDRESS in every collection: --export it, --erase it."""
     from inboxflow.clock import SystemClock
+    from inboxflow.mail.addresses import address_key
     from inboxflow.personal.access import access_document
     from inboxflow.personal.erasure import Eraser
     from inboxflow.personal.finder import PersonFinder
-    from inboxflow.personal.matching import normalize_address
     from inboxflow.services import make_store, make_vector_index
 
     try:
-        normalize_address(address)
+        address_key(address)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
+from ...mail.addresses import address_key_or_none, ascii_lower, domain_key_or_none
 from ...ports.llm import AgentTurn, ChatMessage, ToolCall
 from ...workspace import business_day
 from .reading import asks, cold_pitch, meeting_request, new_text, thanks_only
@@ -55,20 +56,31 @@ ASKS = re.compile(
 
 
 def domain_of(address: str) -> str:
-    """The part after ``@``, lower case."""
-    return address.rpartition("@")[2].lower()
+    """The part after ``@`` as ``domain_key`` compares it (ASCII-lowercased where it is none)."""
+    domain = address.rpartition("@")[2]
+    return domain_key_or_none(domain) or ascii_lower(domain)
+
+
+def _sender_key(address: str) -> str:
+    """The sender as preferences hold it: its ``address_key`` (ASCII-lowercased where none)."""
+    return address_key_or_none(address) or ascii_lower(address.strip())
+
+
+def _listed(sender: str, items: list[str]) -> bool:
+    return any(_sender_key(item) == sender for item in items)
 
 
 def offline_triage(inputs: Mapping[str, Any]) -> Triage:
     """Heuristics: the owner's preferences first, then automated mail, FYIs, requests."""
-    sender = str(inputs["sender"]).lower()
+    sender = _sender_key(str(inputs["sender"]))
     prefs = json.loads(str(inputs["preferences"]))
     text = f"{inputs['subject']}\n{inputs['body']}"
-    if sender in prefs["ignore_senders"] or domain_of(sender) in prefs["ignore_domains"]:
+    ignored_domains = {domain_of(f"@{d}") for d in prefs["ignore_domains"]}
+    if _listed(sender, prefs["ignore_senders"]) or domain_of(sender) in ignored_domains:
         return Triage(reasoning=f"the owner ignores mail from {sender}", classification="ignore")
-    if sender in prefs["respond_senders"]:
+    if _listed(sender, prefs["respond_senders"]):
         return Triage(reasoning=f"the owner answers {sender}", classification="respond")
-    if sender in prefs["notify_senders"]:
+    if _listed(sender, prefs["notify_senders"]):
         return Triage(reasoning=f"the owner wants to hear of {sender}", classification="notify")
     if AUTOMATED.search(sender) or BULK.search(text):
         return Triage(reasoning="automated or bulk mail", classification="ignore")
@@ -95,20 +107,20 @@ def offline_triage(inputs: Mapping[str, Any]) -> Triage:
 
 
 def _without(items: list[str], value: str) -> list[str]:
-    return [item for item in items if item != value]
+    return [item for item in items if _sender_key(item) != value]
 
 
 def triage_rules(inputs: Mapping[str, Any]) -> TriageUpdate:
     profile = TriageProfile.model_validate(json.loads(inputs["profile"]))
     event, details = str(inputs["event"]), json.loads(inputs["details"])
-    sender = str(details["sender"]).lower()
+    sender = _sender_key(str(details["sender"]))
     p = profile.model_copy(deep=True)
     if event == "notify:ignore":
         p.notify_senders = _without(p.notify_senders, sender)
         p.respond_senders = _without(p.respond_senders, sender)
-        if sender in p.notify_ignored_once:
+        if _listed(sender, p.notify_ignored_once):
             p.notify_ignored_once = _without(p.notify_ignored_once, sender)
-            if sender not in p.ignore_senders:
+            if not _listed(sender, p.ignore_senders):
                 p.ignore_senders.append(sender)
             why = f"the owner ignored mail from {sender} twice: ignore it"
         else:
@@ -116,13 +128,13 @@ def triage_rules(inputs: Mapping[str, Any]) -> TriageUpdate:
             why = f"the owner ignored mail from {sender} once"
     elif event == "notify:respond":
         p.notify_ignored_once = _without(p.notify_ignored_once, sender)
-        if sender not in p.respond_senders:
+        if not _listed(sender, p.respond_senders):
             p.respond_senders.append(sender)
         p.notify_senders = _without(p.notify_senders, sender)
         why = f"the owner answers mail from {sender}"
     elif event == "draft_ignored":
         p.respond_senders = _without(p.respond_senders, sender)
-        if sender not in p.notify_senders:
+        if not _listed(sender, p.notify_senders):
             p.notify_senders.append(sender)
         why = f"the owner dropped the reply to {sender}: ask before answering"
     else:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from ...mail import Email
+from ...mail.addresses import ascii_lower, within_domain
 from ...mail.authentication import check_sender
 
 CONFUSABLE = str.maketrans({"0": "o", "1": "l", "i": "l", "3": "e", "5": "s", "$": "s"})
@@ -37,7 +38,7 @@ def _distance(a: str, b: str) -> int:
 def lookalike(sender_domain: str, owner_domain: str) -> bool:
     """Whether ``sender_domain`` imitates ``owner_domain`` without being it (or a subdomain)."""
     sender, owner = sender_domain.lower().strip("."), owner_domain.lower().strip(".")
-    if not sender or not owner or sender == owner or sender.endswith(f".{owner}"):
+    if not sender or not owner or within_domain(sender_domain, owner_domain):
         return False
     theirs, ours = _skeleton(_brand(sender)), _skeleton(_brand(owner))
     if len(ours) < 4:
@@ -52,8 +53,8 @@ def lookalike(sender_domain: str, owner_domain: str) -> bool:
 def unverified_reason(email: Email, owner: str, authserv_id: str) -> str | None:
     """Why ``email``'s sender may not be who it says (a look-alike domain, an unauthenticated
     ``From``), or None when our server vouched for a sender whose domain imitates nobody."""
-    domain = email.sender.address.rpartition("@")[2].lower()
-    owner_domain = owner.rpartition("@")[2].lower()
+    domain = ascii_lower(email.sender.address.rpartition("@")[2])
+    owner_domain = ascii_lower(owner.rpartition("@")[2])
     if lookalike(domain, owner_domain):
         return f"{domain} imitates {owner_domain}"
     check = check_sender(email, authserv_id)

@@ -23,6 +23,7 @@ from ...context import NodeContext
 from ...graph import END, Step
 from ...guards import Verdict
 from ...mail import Email, bare_subject, strip_quoted
+from ...mail.addresses import same_address
 from ...mail.quoting import TRIMMED_MARKER
 from .cues import complaint_cues
 from .senders import lookalike_reason
@@ -83,7 +84,7 @@ def lookalike_sender(state: PipelineState, step: Step, ctx: NodeContext) -> Verd
     if classification is None or step.goto == END or LOOKALIKE_FLAG in classification.flags:
         return None
     email = state.email
-    own_name = next((a.name for a in email.to if a.address.lower() == email.mailbox.lower()), "")
+    own_name = next((a.name for a in email.to if same_address(a.address, email.mailbox)), "")
     reason = lookalike_reason(email.sender.address, email.sender.name, email.mailbox, own_name)
     if reason is None:
         return None

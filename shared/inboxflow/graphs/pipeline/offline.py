@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...mail import bare_subject, strip_quoted
+from ...mail.addresses import same_address
 from ...mail.quoting import REPLY_PREFIX, TRIMMED_MARKER
 from ..cue_matching import fold
 from .cues import intent_cues, meeting_time_cues
@@ -270,7 +271,7 @@ def _name_given_to(address: str, to: str) -> str:
     from email.utils import getaddresses
 
     for name, found in getaddresses([to]):
-        if found.lower() == address.lower():
+        if same_address(found, address):
             return name
     return ""
 

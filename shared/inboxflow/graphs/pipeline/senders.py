@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from ...mail.addresses import within_domain
 from ..cue_matching import fold
 
 _DIGIT_LOOKS = str.maketrans({"0": "o", "1": "l", "3": "e", "5": "s", "|": "l"})
@@ -61,7 +62,8 @@ def lookalike_reason(
     sender_domain, own_domain = _domain(sender_address), _domain(mailbox)
     if not sender_domain or not own_domain:
         return None
-    if sender_domain != own_domain and not sender_domain.endswith("." + own_domain):
+    # by the domains as written: _domain's Unicode lowercasing makes a Kelvin sign a k
+    if not within_domain(sender_address.rpartition("@")[2], mailbox.rpartition("@")[2]):
         own = _squash(own_domain)
         without_tld = sender_domain.rpartition(".")[0] or sender_domain
         if own in (_squash(sender_domain), _squash(without_tld)) or _near(

@@ -62,14 +62,19 @@ def finished_before(
 ) -> Checkpoint | None:
     """The finished trace of ``graph`` that this trace's email follows up on, or None.
 
-    That is the thread's previous trace (``inboxflow/threads.py``), when it runs
+    That is the thread's previous trace (``inboxflow/threads.py``; none when this
+    email's sender is not a party of the thread), when it runs
     ``graph`` and has ended (its summary sent, or handed to the agency).
     """
     from ...threads import ThreadResolver
 
     email = state.email
+    sender = email.get("sender")
     previous_id = ThreadResolver(store, checkpoints).trace_before(
-        str(email.get("mailbox") or ""), str(email.get("thread_id") or ""), trace_id
+        str(email.get("mailbox") or ""),
+        str(email.get("thread_id") or ""),
+        trace_id,
+        str(sender.get("address") or "") if isinstance(sender, dict) else "",
     )
     previous = checkpoints.get_trace(previous_id) if previous_id else None
     if previous is None or previous.graph != graph or not previous.terminal:

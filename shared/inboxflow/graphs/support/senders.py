@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from ...mail import Email
+from ...mail.addresses import ascii_lower, domain_key_or_none
 from ...mail.authentication import HEADER, check_sender
 
 CONFUSABLES: tuple[tuple[str, str], ...] = (
@@ -75,8 +76,8 @@ class SenderTrust(BaseModel):
 
 
 def domain_of(address: str) -> str:
-    """The domain of an address, lowercased."""
-    return address.rpartition("@")[2].strip().lower()
+    """The domain of an address, ASCII-lowercased (Unicode lowercasing makes a Kelvin sign a k)."""
+    return ascii_lower(address.rpartition("@")[2].strip())
 
 
 def skeleton(domain: str) -> str:
@@ -101,7 +102,8 @@ def variants(domain: str) -> list[str]:
 
 def imitates(domain: str, known: str) -> bool:
     """Whether ``domain`` is a look-alike of ``known`` (not the same domain)."""
-    if not domain or not known or domain == known:
+    key = domain_key_or_none(domain)
+    if not domain or not known or (key is not None and key == domain_key_or_none(known)):
         return False
     if skeleton(domain) == skeleton(known):
         return True

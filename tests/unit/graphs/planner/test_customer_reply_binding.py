@@ -1,6 +1,7 @@
 """A planner's customer wait is bound to the customer (issue 25, 3): only a reply from the
 customer's own address, authenticated by our receiving server, resumes the wait or is queued
-for the trace; anything else in the thread is recorded (``failures``, ``inboxflow trace``),
+for the trace; a stranger in the thread (no party of it, ``threads.py``) starts a trace of
+their own; anything else in the thread is recorded (``failures``, ``inboxflow trace``),
 claimed ``refused`` and never read, so it never changes the quote."""
 
 from __future__ import annotations
@@ -87,21 +88,31 @@ def test_a_reply_that_is_not_the_customers_own_resumes_nothing_and_is_recorded(
     gmail_id = _deliver(wait.mailbox, wait.email, wait.first_id, 1, authentication, **fields)
     report = wait.notify()
     wait.runtime.bus.drain()  # type: ignore[attr-defined]
-    assert report.resumed == [] and report.queued == [] and report.started == []
+    assert report.resumed == [] and report.queued == []
     claim = wait.claim(gmail_id)
-    assert claim["state"] == "refused" and claim["trace_id"] == wait.trace_id
     after = wait.runtime.store.get_trace(wait.trace_id)
     assert after is not None and after.status == "waiting" and after.step == wait.checkpoint.step
     assert state(wait.runtime, wait.trace_id)["customer_info"] == before["customer_info"]
     assert wait.approval()["status"] == "pending"  # the wait's deadline still holds
-    (failure,) = wait.ingest_failures()
-    assert failure["trace_id"] == wait.trace_id and "changes nothing" in failure["reason"]
     assert wait.runtime.store.list("trace_replies") == []
-
-    # the agency sees it on the trace
-    inspect.trace(wait.trace_id, at=None, as_json=False, dev=False, home=tmp_path)
-    shown = " ".join(capsys.readouterr().out.split())
-    assert "1 recorded failures" in shown and gmail_id in shown
+    if fields.get("sender") == MALLORY:
+        # no party of the thread: a trace of her own, which says why (threads.py)
+        assert claim["state"] == "started" and report.started == [claim["trace_id"]]
+        own = wait.runtime.store.get_trace(claim["trace_id"])
+        assert own is not None and own.route is not None and own.trace_id != wait.trace_id
+        assert "mallory@evil.example is not a party of thread" in str(own.route.outside_thread)
+        assert own.state["email"]["sender"]["address"] == MALLORY["address"]
+        assert own.state["customer_info"]["email"] == MALLORY["address"]  # not Jordan's quote
+    else:
+        # the customer's address, unauthenticated: a party, but a wait needs the customer
+        assert report.started == []
+        assert claim["state"] == "refused" and claim["trace_id"] == wait.trace_id
+        (failure,) = wait.ingest_failures()
+        assert failure["trace_id"] == wait.trace_id and "changes nothing" in failure["reason"]
+        # the agency sees it on the trace
+        inspect.trace(wait.trace_id, at=None, as_json=False, dev=False, home=tmp_path)
+        shown = " ".join(capsys.readouterr().out.split())
+        assert "1 recorded failures" in shown and gmail_id in shown
 
     # the customer's own reply still resumes the wait, with the customer's details
     _deliver(wait.mailbox, wait.email, wait.first_id, 2, PASS)
@@ -125,7 +136,8 @@ def test_a_strangers_reply_during_a_review_is_not_queued_nor_read(tmp_path: Path
     report = mailbox.ingest()
     assert report.queued == [] and runtime.store.list("trace_replies") == []
     claim = runtime.store.get(claim_path(MAILBOX, gmail_id))
-    assert claim is not None and claim["state"] == "refused"
+    assert claim is not None and claim["state"] == "started"  # a trace of her own
+    assert claim["trace_id"] != trace_id and report.started == [claim["trace_id"]]
 
     runtime.ports.approvals.decide_as(pending(runtime, trace_id).approval_id, AGENCY, "approve")
     runtime.bus.drain()  # type: ignore[attr-defined]

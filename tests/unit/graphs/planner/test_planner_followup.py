@@ -110,17 +110,24 @@ def test_a_new_thread_of_the_same_customer_is_a_new_quote(tmp_path):
     )
 
 
+CUSTOMER = "customer@example.org"
+
+
 def test_the_thread_knows_its_earlier_trace_whether_or_not_the_new_one_is_recorded(tmp_path):
     from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 
     store = SqliteCheckpointStore(tmp_path / "threads.db")
     threads = ThreadResolver(store, store)
-    assert threads.trace_before(MAILBOX, "thread-1", "b") is None  # a new thread
-    threads.record(MAILBOX, "thread-1", "a", 1.0)
-    assert threads.trace_before(MAILBOX, "thread-1", "a") is None
-    assert threads.trace_before(MAILBOX, "thread-1", "b") == "a"  # b runs before ingest records it
-    threads.record(MAILBOX, "thread-1", "b", 2.0)
-    threads.record(MAILBOX, "thread-1", "b", 3.0)  # a redelivery records it again
-    assert threads.trace_before(MAILBOX, "thread-1", "b") == "a"
-    assert threads.trace_before(MAILBOX, "", "b") is None
+    customer = {"customer@example.org"}
+    assert threads.trace_before(MAILBOX, "thread-1", "b", CUSTOMER) is None  # a new thread
+    threads.record(MAILBOX, "thread-1", "a", 1.0, customer)
+    assert threads.trace_before(MAILBOX, "thread-1", "a", CUSTOMER) is None
+    # b runs before ingest records it
+    assert threads.trace_before(MAILBOX, "thread-1", "b", CUSTOMER) == "a"
+    threads.record(MAILBOX, "thread-1", "b", 2.0, customer)
+    threads.record(MAILBOX, "thread-1", "b", 3.0, customer)  # a redelivery records it again
+    assert threads.trace_before(MAILBOX, "thread-1", "b", "Customer@Example.ORG") == "a"
+    # a stranger naming the thread is not in it: no earlier trace of theirs
+    assert threads.trace_before(MAILBOX, "thread-1", "b", "mallory@evil.example") is None
+    assert threads.trace_before(MAILBOX, "", "b", CUSTOMER) is None
     store.close()

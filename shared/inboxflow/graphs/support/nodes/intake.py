@@ -33,6 +33,7 @@ from ....context import NodeContext
 from ....errors import NodeFailed
 from ....graph import Step
 from ....mail import Email
+from ....mail.addresses import address_key_or_none
 from ....mail.authentication import configured_authserv_id
 from ....ports.crm import guest_customer
 from ..matching import continued_ticket, matcher_inputs, reply_ticket
@@ -51,7 +52,8 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
     crm = ctx.ports.crm
     found = crm.find_by_email(email.sender.address)
     known = found is not None
-    customer = found or guest_customer(email.sender.address, email.sender.name)
+    sender_key = address_key_or_none(email.sender.address) or email.sender.address
+    customer = found or guest_customer(sender_key, email.sender.name)
     tickets = TicketStore(ctx.store)
     text = email.body_for_model(MESSAGE_CHARS)
     replied = reply_ticket(email, customer.customer_id, tickets)
