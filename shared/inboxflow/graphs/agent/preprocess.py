@@ -11,10 +11,7 @@
   line or block, or no sign of Crisp at all), falls back to ``default``: no patient is
   invented. A notification whose layout is there but cannot be read (no address, two,
   one that does not parse or is our own, no message) falls back too, with the reason in
-  ``Inquiry.unread``: the run escalates to a person. A message the helpdesk forwarded
-  by hand (Gmail's, Outlook's or Apple Mail's forwarded block: ``mail/forwarded.py``) is
-  read the same way, the helpdesk vouching for the forward: its writer asks and the
-  reply goes to them.
+  ``Inquiry.unread``: the run escalates to a person.
 """
 
 from __future__ import annotations
@@ -25,7 +22,6 @@ from collections.abc import Callable, Iterator, Sequence
 from ...mail import Email
 from ...mail.addresses import same_address
 from ...mail.authentication import check_sender
-from ...mail.forwarded import forward_of
 from ...mail.html_text import html_to_text
 from . import crisp_layout
 from .state import Inquiry
@@ -78,7 +74,7 @@ def crisp(email: Email, helpdesk: Sequence[str] = (), authserv_id: str | None = 
             if found is not None:
                 break
         if found is None or marked is None:
-            return _forwarded(email, helpdesk, trusted.address) or default(email)
+            return default(email)
         if any(same_address(found.address, own) for own in (*helpdesk, email.mailbox)):
             raise crisp_layout.Unreadable(f"the patient's address {found.address} is our own")
     except crisp_layout.Unreadable as why:
@@ -93,25 +89,6 @@ def crisp(email: Email, helpdesk: Sequence[str] = (), authserv_id: str | None = 
         text=found.message,
         reply_to=found.address,
         via=trusted.address,
-    )
-
-
-def _forwarded(email: Email, helpdesk: Sequence[str], via: str | None) -> Inquiry | None:
-    """The message the (authenticated) helpdesk forwarded by hand: its writer asks; None
-    when there is no forwarded block, or its writer is the helpdesk or the mailbox."""
-    forward = forward_of(email)
-    if forward is None or any(
-        same_address(forward.sender.address, own) for own in (*helpdesk, email.mailbox)
-    ):
-        return None
-    return Inquiry(
-        preprocessor="crisp",
-        sender_email=forward.sender.address,
-        sender_name=forward.sender.name or "",
-        subject=forward.subject or email.subject,
-        text=(forward.text or email.body_text).strip(),
-        reply_to=forward.sender.address,
-        via=via,
     )
 
 

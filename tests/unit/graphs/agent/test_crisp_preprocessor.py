@@ -215,35 +215,3 @@ def test_the_helpdesk_authenticated_by_aligned_dkim_or_spf_alone_is_read_as_cris
 
 def test_no_helpdesk_configured_trusts_nobody():
     assert crisp(sample("21")).preprocessor == "default"
-
-
-_MANUAL_FORWARD = (
-    "Přeposílám dotaz z webu.\n\n"
-    "---------- Přeposlaná zpráva ---------\n"
-    "Od: Petr Dvořák <petr.dvorak@email.cz>\n"
-    "Date: st 13. 1. 2027 v 18:02\n"
-    "Subject: Concor 5 mg\n"
-    "To: <info@dostupnost-leku.cz>\n\n"
-    "Dobrý den, máte skladem Concor 5 mg? Děkuji, Petr Dvořák\n"
-)
-
-
-def test_a_manual_forward_by_the_helpdesk_is_its_writers_inquiry():
-    """issue 37: the helpdesk forwards a patient's mail by hand: the patient asks and the
-    reply goes to them (the forward escalated, its writer unread)."""
-    inquiry = crisp(_eml(_MANUAL_FORWARD), HELPDESK)
-    assert (inquiry.sender_email, inquiry.reply_to, inquiry.via) == (
-        "petr.dvorak@email.cz",
-        "petr.dvorak@email.cz",
-        "info@dostupnost-leku.cz",
-    )
-    assert inquiry.text.startswith("Dobrý den, máte skladem Concor") and "Od:" not in inquiry.text
-
-
-@pytest.mark.parametrize(
-    "headers", ["", auth_line(gmail_fail("info@dostupnost-leku.cz")).replace("\r\n", "\n")]
-)
-def test_a_forward_the_helpdesk_did_not_authenticate_names_no_writer(headers):
-    inquiry = crisp(_eml(_MANUAL_FORWARD, headers=headers), HELPDESK)
-    assert inquiry.preprocessor == "default"
-    assert "petr.dvorak@email.cz" not in (inquiry.sender_email, inquiry.reply_to)
