@@ -79,22 +79,25 @@ class Binding:
 
 
 def address_of(value: str) -> str | None:
-    """The one address in ``value`` (``Name <a@b.c>`` or ``a@b.c``), lower-case; None otherwise."""
+    """The one address in ``value`` (``Name <a@b.c>`` or ``a@b.c``) as its ``address_key``
+    (:mod:`inboxflow.mail.addresses`); None otherwise."""
     if not isinstance(value, str) or _CONTROL.search(value) or value.count("@") != 1:
         return None
     found = [address for _, address in getaddresses([value]) if address]
     if len(found) != 1 or not _ADDRESS.match(found[0]):
         return None
-    return found[0].lower()
+    return address_key_or_none(found[0])
 
 
 def bound_addresses(*values: str | None) -> tuple[str, ...]:
-    """The well-formed addresses among ``values`` (each ``Name <a@b.c>`` or a bare address)."""
+    """The well-formed addresses among ``values`` (each ``Name <a@b.c>`` or a bare address),
+    as their ``address_key``s."""
     found: list[str] = []
     for value in values:
         for _, address in getaddresses([value or ""]):
-            if address and _ADDRESS.match(address) and address.lower() not in found:
-                found.append(address.lower())
+            key = address_key_or_none(address) if address and _ADDRESS.match(address) else None
+            if key is not None and key not in found:
+                found.append(key)
     return tuple(found)
 
 

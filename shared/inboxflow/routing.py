@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from .config import DEFAULT_GRAPH, InboxflowConfig, Match
 from .header_patterns import MAX_MATCHED_CHARS
 from .mail import Email
-from .mail.addresses import address_key_or_none, same_address
+from .mail.addresses import address_key_or_none, domain_key_or_none, same_address
 from .mail.forwarded import auto_forwarded_by, forward_of
 
 if TYPE_CHECKING:
@@ -65,7 +65,8 @@ def route(
         mailbox: whose rules apply first; default the email's own mailbox.
         default: the graph when no rule matches (ingest passes the mailbox's graph).
     """
-    mailbox = (mailbox or email.mailbox or "").strip().lower() or None
+    given = (mailbox or email.mailbox or "").strip()
+    mailbox = address_key_or_none(given) or given.lower() or None
     misses: list[tuple[str, str]] = []
     for _, rule in config.rules_for(mailbox):
         why = mismatch(email, rule.match, mailbox)
@@ -85,14 +86,18 @@ def mismatch(email: Email, match: Match, mailbox: str | None = None) -> str | No
     ``mailbox``: the mailbox the mail was delivered to (default the email's own), never
     a forwarder of it.
     """
-    sender = email.sender.address.strip().lower()
-    if match.sender_email is not None and sender != match.sender_email.strip().lower():
-        return f"sender_email: {sender} is not {match.sender_email.strip().lower()}"
+    sender = email.sender.address.strip()
+    if match.sender_email is not None and not same_address(sender, match.sender_email):
+        wanted_key = address_key_or_none(match.sender_email) or match.sender_email.strip()
+        return f"sender_email: {address_key_or_none(sender) or sender} is not {wanted_key}"
     if match.sender_domain is not None:
-        domain = sender.rpartition("@")[2]
-        wanted = match.sender_domain.strip().lower().lstrip("@")
-        if domain != wanted:
-            return f"sender_domain: {domain or '(none)'} is not {wanted}"
+        key = address_key_or_none(sender)
+        domain = key.rpartition("@")[2] if key else ""
+        wanted = match.sender_domain.strip().lstrip("@")
+        if not domain or domain != domain_key_or_none(wanted):
+            return (
+                f"sender_domain: {domain or '(none)'} is not {domain_key_or_none(wanted) or wanted}"
+            )
     contains = match.subject_contains
     if contains is not None and contains.lower() not in email.subject.lower():
         return f"subject_contains: {contains!r} not in {email.subject[:60]!r}"

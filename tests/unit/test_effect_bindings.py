@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPolicy
-from inboxflow.bindings import Binding, refusal
+from inboxflow.bindings import Binding, address_of, bound_addresses, refusal
 from inboxflow.dev.doubles.gemini_api import playing, start_gemini_double
 from inboxflow.graphs import all_graphs
 from inboxflow.graphs.agent.offline import pharmacy_policy
@@ -782,3 +782,12 @@ def test_a_forwarded_mails_writer_is_never_the_authenticated_sender():
     refused = _refusal(VICTIM, email, lambda address: False)
     assert refused is not None and f"the authenticated sender is {MALLORY}" in refused
     assert _refusal(VICTIM, email, lambda address: address == VICTIM) is None
+
+
+def test_bound_addresses_are_address_keys_so_a_look_alike_is_not_bound() -> None:
+    """issue 39: the Kelvin sign lowercases to ``k`` with ``str.lower``; a binding made
+    for ``\\u212aim@x.example`` must not accept ``kim@x.example`` (nor the reverse)."""
+    assert bound_addresses("\u212aim <\u212aim@x.example>") != ("kim@x.example",)
+    assert address_of("Kim <Kim@X.Example>") == "kim@x.example"
+    assert address_of("\u212aim@x.example") != "kim@x.example"
+    assert bound_addresses("a@B\u00fccher.de") == ("a@xn--bcher-kva.de",)

@@ -402,3 +402,25 @@ def test_gmail_auto_forwarding_routes_by_its_forwarder(sent: tuple[bytes, str, s
     assert decision.signal == f"forwarded_from {forwarder.upper()} via X-Forwarded-For"
     # the destination (the mailbox itself) is no forwarder
     assert decision.reasons_not_matched[0][0] == "to-the-mailbox"
+
+
+@pytest.mark.parametrize(
+    ("match", "sender"),
+    [
+        ({"sender_email": "boss@bigcustomer.com"}, "bo\u017fs@bigcustomer.com"),  # long s
+        ({"sender_email": "kim@bigcustomer.com"}, "\u212aim@bigcustomer.com"),  # Kelvin sign
+        ({"sender_domain": "bigcustomer.com"}, "x@b\u0131gcustomer.com"),  # dotless i
+    ],
+)
+def test_sender_conditions_never_match_a_look_alike(match: dict[str, str], sender: str) -> None:
+    """issue 39: an address is compared by its address_key, never by Unicode case folding."""
+    config = rules({"name": "vip", "match": match, "route": "pipeline"})
+    assert route(email(**{"from": sender}), config).rule is None
+
+
+@pytest.mark.parametrize(
+    "match", [{"sender_email": "boss@bigcustomer.com"}, {"sender_domain": "bigcustomer.com"}]
+)
+def test_sender_conditions_match_across_ascii_case(match: dict[str, str]) -> None:
+    config = rules({"name": "vip", "match": match, "route": "pipeline"})
+    assert route(email(**{"from": "Boss <Boss@BigCustomer.COM>"}), config).rule == "vip"

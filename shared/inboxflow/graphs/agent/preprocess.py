@@ -118,7 +118,7 @@ def first_message(inquiry: Inquiry) -> str:
     )
     replies = (
         f"Replies go to: <{inquiry.reply_to}>\n"
-        if inquiry.reply_to.lower() != inquiry.sender_email.lower()
+        if not same_address(inquiry.reply_to, inquiry.sender_email)
         else ""
     )
     return f"Email from {name}:\n{replies}Subject: {inquiry.subject}\n\n{inquiry.text}"
