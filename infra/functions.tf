@@ -30,6 +30,7 @@ module "node" {
     local.node_llm_environment[each.key],
     local.node_task_environment[each.key],
     local.node_quoting_environment[each.key],
+    local.node_mailbox_token_environment[each.key],
     { INBOXFLOW_NODE = each.key },
   )
   secret_environment_variables = local.node_secrets[each.key]
@@ -78,7 +79,7 @@ module "ingest" {
   max_instances = var.service_functions["ingest"].max_instances
   min_instances = var.service_functions["ingest"].min_instances
 
-  environment_variables        = local.base_environment
+  environment_variables        = merge(local.base_environment, local.mailbox_token_environment)
   secret_environment_variables = local.gmail_secret
 
   topic_id              = google_pubsub_topic.pushed["ingest"].id
@@ -126,7 +127,7 @@ module "approve" {
   min_instances = var.service_functions["approve"].min_instances
 
   ingress_settings = "ALLOW_ALL"
-  environment_variables = merge(local.base_environment, local.tasks_environment, {
+  environment_variables = merge(local.base_environment, local.tasks_environment, local.mailbox_token_environment, {
     INBOXFLOW_TASKS_VERIFY = "true" # check the deadline tasks' OIDC token (approvals/app.py)
   })
   secret_environment_variables = local.approve_secrets # Gmail, and SES for escalations (ses.tf)
@@ -162,7 +163,7 @@ module "renew_watch" {
   min_instances = var.service_functions["renew_watch"].min_instances
 
   ingress_settings = "ALLOW_INTERNAL_ONLY"
-  environment_variables = merge(local.base_environment, {
+  environment_variables = merge(local.base_environment, local.mailbox_token_environment, {
     INBOXFLOW_GMAIL_TOPIC = google_pubsub_topic.pushed["ingest"].id
   })
   secret_environment_variables = local.gmail_secret

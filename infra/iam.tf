@@ -213,3 +213,29 @@ resource "google_project_iam_member" "vertex_users" {
 
   depends_on = [google_project_service.enabled]
 }
+
+# --- Per-mailbox OAuth tokens (inboxflow mailbox connect) ---------------------------
+
+# Every function acting as a mailbox reads the mailboxes' own tokens, and only
+# them: the grant holds for secrets named inboxflow-mailbox-* (main.tf,
+# mailbox_token_prefix). IAM evaluates a secret's resource.name with the
+# project NUMBER (projects/123/secrets/S), never the project id; a version's
+# name (.../versions/V) starts with its secret's. The secrets are created by
+# connect, not here, so the grant is on the project, conditioned on the name;
+# the deployer's conditioned Project IAM Admin may grant this role
+# (infra/bootstrap, grantable_project_roles).
+resource "google_project_iam_member" "mailbox_token_readers" {
+  for_each = local.gmail_functions
+
+  project = var.project_id
+  role    = "roles/secretmanager.secretAccessor"
+  member  = each.value
+
+  condition {
+    title       = "inboxflow-mailbox-tokens"
+    description = "Only the per-mailbox OAuth tokens that inboxflow mailbox connect stores."
+    expression  = "resource.name.startsWith(\"projects/${data.google_project.this.number}/secrets/${local.mailbox_token_prefix}\")"
+  }
+
+  depends_on = [google_project_service.enabled]
+}

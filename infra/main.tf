@@ -155,14 +155,33 @@ locals {
   ]...)
   node_topic_names = { for key, node in var.node_functions : node.topic => key }
 
-  # Functions that mount the Gmail secret, by function: with keyless
-  # delegation each may sign as the delegate (iam.tf).
-  gmail_delegation_signers = var.gmail_keyless_delegation ? merge(
+  # Functions that act as a mailbox (they mount the Gmail secret), by
+  # function: each reads the mailboxes' own tokens (iam.tf,
+  # mailbox_token_readers) and, with keyless delegation, may sign as the
+  # delegate (iam.tf).
+  gmail_functions = merge(
     { for key, node in var.node_functions : key => module.node[key].service_account_member if node.uses_gmail },
     {
       ingest      = module.ingest.service_account_member
       approve     = module.approve.service_account_member
       renew_watch = module.renew_watch.service_account_member
     },
-  ) : {}
+  )
+  gmail_delegation_signers = var.gmail_keyless_delegation ? local.gmail_functions : {}
+
+  # Each mailbox's own OAuth token (`inboxflow mailbox connect ADDRESS
+  # --project`) is a Secret Manager secret of its own, inboxflow-mailbox-*
+  # (adapters/mailbox_tokens.py, token_name); the functions acting as a
+  # mailbox read it before the shared GMAIL_CREDENTIALS. The locations are
+  # those of the secrets connect creates (empty: automatic replication).
+  mailbox_token_prefix = "inboxflow-mailbox-"
+  mailbox_token_environment = {
+    INBOXFLOW_MAILBOX_TOKENS   = "secret-manager"
+    INBOXFLOW_SECRET_LOCATIONS = join(",", var.secret_replication_locations)
+  }
+  node_mailbox_token_environment = {
+    for key, node in var.node_functions : key => {
+      for name, value in local.mailbox_token_environment : name => value if node.uses_gmail
+    }
+  }
 }

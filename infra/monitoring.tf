@@ -512,6 +512,41 @@ resource "google_monitoring_alert_policy" "needs_review" {
   depends_on = [google_project_service.enabled, time_sleep.log_metrics_ready]
 }
 
+# A mailbox whose refresh token Gmail refused (revoked, expired, password
+# changed) is marked disconnected once: the ingest or the watch renewal that
+# marks it logs one line with outcome mailbox_disconnected (ingest/sync.py,
+# ingest/watch.py), and its mail is not read until someone reconnects it.
+resource "google_monitoring_alert_policy" "mailbox_disconnected" {
+  project               = var.project_id
+  display_name          = "inboxflow: a mailbox is disconnected"
+  combiner              = "OR"
+  notification_channels = local.alert_channels
+  severity              = "ERROR"
+
+  conditions {
+    display_name = "Gmail refused a mailbox's authorization"
+
+    condition_matched_log {
+      filter = "resource.type=\"cloud_run_revision\" AND resource.labels.service_name=~\"^${local.function_prefix}\" AND jsonPayload.outcome=\"mailbox_disconnected\""
+    }
+  }
+
+  # Required by a log-match condition: at most one notification per 5 minutes.
+  alert_strategy {
+    notification_rate_limit {
+      period = "300s"
+    }
+    auto_close = "604800s"
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = "Gmail refused a mailbox's authorization (its token was revoked or expired). Its notifications are acknowledged unread until its owner runs `inboxflow mailbox connect ADDRESS --project ${var.project_id}` (the address is in the log line); mail that arrived meanwhile is caught up then. ${local.alert_documentation_footer}"
+  }
+
+  depends_on = [google_project_service.enabled]
+}
+
 # --- dashboard ---------------------------------------------------------------------
 
 locals {

@@ -57,6 +57,7 @@ locals {
     "roles/cloudtrace.agent",
     "roles/datastore.user",
     "roles/logging.logWriter",
+    "roles/secretmanager.secretAccessor", # the mailboxes' own tokens, conditioned on their names (infra/iam.tf)
     "roles/storage.objectViewer",
   ]
 }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, SystemClock
@@ -107,12 +107,18 @@ def make_task_queue(settings: Settings, store: DocumentStore) -> TaskQueue:
     return SqliteTaskQueue(store)
 
 
-def make_workspace(settings: Settings, store: DocumentStore, clock: Clock) -> Workspace:
-    """Gmail and Calendar through the Google API (or its local double), else the embedded one."""
+def make_workspace(
+    settings: Settings,
+    store: DocumentStore,
+    clock: Clock,
+    scopes_for: Callable[[str], tuple[str, ...]] | None = None,
+) -> Workspace:
+    """Gmail and Calendar through the Google API (or its local double), else the embedded one;
+    each mailbox's credentials ask for ``scopes_for(mailbox)`` (``mailbox_scopes_for``)."""
     if settings.workspace == "google":
         from .adapters.google_workspace import GoogleWorkspace
 
-        return GoogleWorkspace.from_env(store, settings.environ, clock=clock)
+        return GoogleWorkspace.from_env(store, settings.environ, clock=clock, scopes_for=scopes_for)
     from .adapters.store_workspace import StoreWorkspace
 
     return StoreWorkspace(store, clock)
@@ -137,6 +143,36 @@ def workspace_from_env(
     return make_workspace(
         Settings.from_env(os.environ if environ is None else environ), store, clock
     )
+
+
+def mailbox_scopes_for(
+    settings: Settings, store: DocumentStore, config: InboxflowConfig
+) -> Callable[[str], tuple[str, ...]]:
+    """``address -> scopes`` its credentials ask for, whatever their type: those the graphs its
+    mail can reach need (``mailbox_scopes``: ``calendar.events`` only where one uses the
+    calendar), from its entry in the mailbox registry, read when its credentials are built.
+
+    An address that is not a registered mailbox (a reviewer notice's sender), or one whose
+    graph is not served here, gets Gmail and Calendar, as before per-mailbox scopes.
+    """
+
+    def scopes(address: str) -> tuple[str, ...]:
+        from .adapters.google_credentials import SCOPES
+        from .ingest.mailboxes import MailboxRegistry
+        from .mailbox_scopes import mailbox_scopes
+
+        try:
+            mailbox = MailboxRegistry(store).get(address)
+        except ValueError:  # not an address
+            mailbox = None
+        if mailbox is None:
+            return SCOPES
+        try:
+            return mailbox_scopes(mailbox.address, mailbox.graph, served_graphs(settings), config)
+        except KeyError:
+            return SCOPES
+
+    return scopes
 
 
 def make_notifier(
@@ -199,6 +235,7 @@ def build_ports(
     store = make_store(settings) if store is None else store
     bus = given.get("bus")
     bus = make_bus(settings, clock) if bus is None else bus
+    scopes = mailbox_scopes_for(settings, store, config)
     ports = Ports(
         settings=settings,
         clock=clock,
@@ -208,7 +245,7 @@ def build_ports(
         llm=Lazy(lambda: _choose_llm(settings, config)),
         embedder=Lazy(lambda: _choose_embedder(settings, config)),
         vectors=Lazy(lambda: make_vector_index(store)),
-        workspace=Lazy(lambda: make_workspace(settings, store, clock)),
+        workspace=Lazy(lambda: make_workspace(settings, store, clock, scopes)),
         tasks=Lazy(lambda: make_task_queue(settings, store)),
         notifier=Lazy(lambda: make_notifier(settings, ports.workspace, store, clock, ports.config)),
         graph_settings=GraphSettings(config.graph_settings, settings.environ),
@@ -216,7 +253,7 @@ def build_ports(
         drugs=Lazy(lambda: _embedded_drugs(store, clock)),
         quoting=Lazy(lambda: _choose_quoting(settings, store, clock)),
         web_search=Lazy(lambda: _knowledge_base_search(ports)),
-        gmail_reader=Lazy(_google_gmail_reader),
+        gmail_reader=Lazy(lambda: _google_gmail_reader(settings, scopes)),
     )
     for name, part in given.items():
         if part is not None:
@@ -341,7 +378,10 @@ def _knowledge_base_search(ports: Ports) -> WebSearch:
     return KnowledgeBaseSearch(KnowledgeBase(ports.embedder, ports.vectors))
 
 
-def _google_gmail_reader() -> GmailReader:
+def _google_gmail_reader(
+    settings: Settings, scopes_for: Callable[[str], tuple[str, ...]]
+) -> GmailReader:
+    from .adapters.google_api import mailbox_credentials
     from .adapters.google_gmail_reader import GoogleApiGmailReader
 
-    return GoogleApiGmailReader()
+    return GoogleApiGmailReader(credentials=mailbox_credentials(settings.environ, scopes_for))

@@ -206,11 +206,13 @@ class Infra:
             if llm != "gemini_api" and "uses_llm" in flags:  # no key to mount
                 flags.remove("uses_llm")
             return flags + (ses if node.get("notifies") else [])
+        if name == "gmail_functions":  # main.tf: every function acting as a mailbox
+            gmail_nodes = [key for key, node in nodes.items() if node["uses_gmail"]]
+            return [*gmail_nodes, "ingest", "approve", "renew_watch"]
         if name == "gmail_delegation_signers":  # iam.tf: only with gmail_keyless_delegation
             if not self.variable_values().get("gmail_keyless_delegation"):
                 return []
-            gmail_nodes = [key for key, node in nodes.items() if node["uses_gmail"]]
-            return [*gmail_nodes, "ingest", "approve", "renew_watch"]
+            return self._local_value("gmail_functions", None)
         literal = self.root.locals.get(name)
         if isinstance(literal, (dict, list)):
             return literal

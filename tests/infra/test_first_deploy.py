@@ -220,8 +220,8 @@ def test_keyless_delegation_grants_token_creator_to_the_gmail_functions_only(inf
     assert grant.body["role"] == "roles/iam.serviceAccountTokenCreator"
     assert grant.body["service_account_id"] == "${google_service_account.gmail_delegate[0].name}"
     signers = str(infra.root.locals["gmail_delegation_signers"])
-    assert signers.startswith("${var.gmail_keyless_delegation ?")
-    assert "if node.uses_gmail" in signers
+    assert signers == "${var.gmail_keyless_delegation ? local.gmail_functions : {}}"
+    assert "if node.uses_gmail" in str(infra.root.locals["gmail_functions"])
     assert "iamcredentials.googleapis.com" in infra.root.locals["apis"]  # signJwt
     assert set(infra.root.outputs) >= {
         "gmail_delegation_service_account",

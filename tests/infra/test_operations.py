@@ -81,6 +81,7 @@ def test_every_alert_policy_notifies_the_channels_and_says_what_to_do(infra) -> 
         "tasks_failures",
         "needs_review",
         "stuck_traces",
+        "mailbox_disconnected",
     }
     for name, policy in policies.items():
         assert policy.body["notification_channels"] == CHANNELS, name

@@ -44,6 +44,9 @@ PROJECT_ROLE_ALLOWLIST = {
     "roles/storage.objectViewer",
     "roles/aiplatform.user",  # Vertex AI has no finer resource for a publisher model
 }
+# Granted on the project but conditioned on the resource's name (the mailboxes' own
+# tokens, secrets created after the apply by `inboxflow mailbox connect`).
+NAME_CONDITIONED_PROJECT_ROLES = {"roles/secretmanager.secretAccessor"}
 FUNCTION_ID = re.compile(r"^[a-z](?:[-a-z0-9]{2,61}[a-z0-9])$")
 SERVICE_ACCOUNT_ID = re.compile(r"^[a-z](?:[-a-z0-9]{4,28}[a-z0-9])$")
 TOPIC_NAME = re.compile(r"^[A-Za-z][-A-Za-z0-9_.~+%]{2,254}$")
@@ -320,7 +323,11 @@ def test_no_identity_has_a_role_outside_the_allowlist(infra) -> None:
         if role.startswith("${each"):
             continue  # checked through its for_each below
         roles.add(role)
-        if res.type == "google_project_iam_member":
+        if res.type == "google_project_iam_member" and role in NAME_CONDITIONED_PROJECT_ROLES:
+            # Not the whole project: only resources whose name starts with a given prefix.
+            expression = first(res.body["condition"])["expression"]
+            assert expression.startswith("resource.name.startsWith("), res.address
+        elif res.type == "google_project_iam_member":
             assert role in PROJECT_ROLE_ALLOWLIST, f"{res.address}: {role} on the whole project"
     build = infra.root.resource("google_project_iam_member", "build").body["for_each"]
     build_roles = set(re.findall(r"roles/[\w.]+", str(build)))

@@ -34,7 +34,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -52,6 +52,17 @@ def google_api_url(environ: Mapping[str, str] | None = None) -> str | None:
     """The local Google API double's base URL (``INBOXFLOW_GOOGLE_API_URL``), when one is set."""
     env = os.environ if environ is None else environ
     return env.get(GOOGLE_API_URL_ENV) or None
+
+
+def mailbox_credentials(
+    environ: Mapping[str, str], scopes_for: Callable[[str], Sequence[str]] | None = None
+) -> CredentialsFactory:
+    """``mailbox -> credentials`` for ``environ``: against the double only a mailbox's own token
+    (``own_credentials``), else ``credentials_from_env``; each asks for ``scopes_for(mailbox)``
+    (the mailbox's graphs' scopes; default Gmail and Calendar)."""
+    if google_api_url(environ):
+        return own_credentials(environ, scopes_for=scopes_for)
+    return credentials_from_env(environ, scopes_for=scopes_for)
 
 
 class FailureKind(StrEnum):
@@ -240,12 +251,16 @@ class GoogleApiConnection:
         self._generation = 0
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str], **options: Any) -> GoogleApiConnection:
+    def from_env(
+        cls,
+        environ: Mapping[str, str],
+        scopes_for: Callable[[str], Sequence[str]] | None = None,
+        **options: Any,
+    ) -> GoogleApiConnection:
         """The double at ``INBOXFLOW_GOOGLE_API_URL`` when set, else Google with the
-        credentials ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]`` configure (read on first use)."""
-        api_url = google_api_url(environ)
-        credentials = own_credentials(environ) if api_url else credentials_from_env(environ)
-        return cls(api_url, credentials, **options)
+        credentials ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]`` configure (read on first use);
+        ``scopes_for``: what each mailbox's credentials ask for (``mailbox_credentials``)."""
+        return cls(google_api_url(environ), mailbox_credentials(environ, scopes_for), **options)
 
     def service(self, api: str, version: str, mailbox: str) -> Any:
         """The ``api`` client (``gmail``/``v1``, ``calendar``/``v3``) acting as ``mailbox``."""
@@ -339,5 +354,6 @@ __all__ = [
     "failure_of",
     "google_api_url",
     "http_error_failure",
+    "mailbox_credentials",
     "refresh_error_code",
 ]

@@ -156,10 +156,12 @@ def credentials_for(
             Credentials) or an authorized-user token (it must belong to ``mailbox``:
             an ``account`` naming another address is refused).
         mailbox: the address the agent works for.
-        scopes: what a delegation asks for (default: Gmail and Calendar). An
-            authorized user's refresh asks for the scopes its consent recorded
-            (``info["scopes"]``), never more; without a record, for none, which
-            Google answers with every scope granted.
+        scopes: what the mailbox needs (its graphs', ``mailbox_scopes``). A
+            delegation asks for exactly these (default: Gmail and Calendar). An
+            authorized user's refresh asks for those of them its consent recorded
+            (``info["scopes"]``), never more (all it recorded when none of them,
+            or without ``scopes``); without a record, for none, which Google
+            answers with every scope granted.
 
     Raises:
         CredentialsError: the JSON lacks a field the credentials need, or the
@@ -194,9 +196,10 @@ def credentials_for(
                 f"the authorized-user token is {account}'s, not {mailbox}'s: "
                 f"run `inboxflow mailbox connect {mailbox}`"
             )
-        consented = info.get("scopes")
+        consented = [str(scope) for scope in info.get("scopes") or ()]
+        needed = [scope for scope in scopes or () if scope in consented]
         credentials = Credentials.from_authorized_user_info(
-            dict(info), scopes=list(consented) if consented else None
+            dict(info), scopes=(needed or consented) or None
         )
         # google-auth always refreshes at Google's endpoint; only the local double's
         # (plain http on the loopback) may replace it, never another host.
@@ -220,7 +223,8 @@ def credentials_from_env(
     Args:
         environ: ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]`` and ``INBOXFLOW_MAILBOX_TOKENS``.
         tokens: the per-mailbox token store (default: ``mailbox_tokens.token_store``).
-        scopes_for: the scopes a delegation asks for, per mailbox (default: Gmail and Calendar).
+        scopes_for: the scopes each mailbox needs (its graphs'), given to ``credentials_for``
+            whatever the credential type (default: Gmail and Calendar).
 
     The shared key is read once per process (one Secret Manager access); each
     mailbox gets its own credentials, cached until ``forget`` (a refused token:
@@ -232,11 +236,13 @@ def credentials_from_env(
 
 
 def own_credentials(
-    environ: Mapping[str, str], tokens: TokenStore | None = None
+    environ: Mapping[str, str],
+    tokens: TokenStore | None = None,
+    scopes_for: Callable[[str], Sequence[str]] | None = None,
 ) -> CredentialsFactory:
     """``mailbox -> credentials | None``: only mailboxes with a token of their own (against the
-    local double, the others need none)."""
-    return PerMailboxCredentials(environ, tokens, None, shared=False)
+    local double, the others need none); ``scopes_for`` as for ``credentials_from_env``."""
+    return PerMailboxCredentials(environ, tokens, scopes_for, shared=False)
 
 
 class PerMailboxCredentials:
@@ -265,15 +271,15 @@ class PerMailboxCredentials:
             if self.tokens is None:
                 self.tokens = token_store(self.environ)
             own = self.tokens.get(mailbox)
+            scopes = self.scopes_for(mailbox) if self.scopes_for is not None else None
             if own is not None:
-                found = credentials_for(own, mailbox)
+                found = credentials_for(own, mailbox, scopes)
             elif not self.shared:
                 found = None
             else:
                 if not self._loaded:
                     self._loaded.append(credentials_info(self.environ))
                 info = self._loaded[0]
-                scopes = self.scopes_for(mailbox) if self.scopes_for is not None else None
                 found = (
                     credentials_for(info, mailbox, scopes)
                     if info is not None

@@ -30,7 +30,7 @@ from __future__ import annotations
 import base64
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -147,16 +147,23 @@ class GoogleWorkspace(Workspace):
 
     @classmethod
     def from_env(
-        cls, store: DocumentStore, environ: Mapping[str, str], clock: Any = None
+        cls,
+        store: DocumentStore,
+        environ: Mapping[str, str],
+        clock: Any = None,
+        scopes_for: Callable[[str], Sequence[str]] | None = None,
     ) -> GoogleWorkspace:
         """Configure from ``INBOXFLOW_GOOGLE_API_URL`` / ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]``.
 
         The default mailbox is ``INBOXFLOW_MAILBOX``; nodes switch with
         ``for_mailbox(email.mailbox)``. Credentials are read when the first
-        service is built, not here (no Secret Manager call at import or start).
+        service is built, not here (no Secret Manager call at import or start);
+        each mailbox's ask for ``scopes_for(mailbox)`` (its graphs' scopes).
         """
         mailbox = environ.get("INBOXFLOW_MAILBOX", "") or "unset-mailbox@invalid"
-        connection = GoogleApiConnection.from_env(environ, num_retries=DEFAULT_RETRIES)
+        connection = GoogleApiConnection.from_env(
+            environ, scopes_for=scopes_for, num_retries=DEFAULT_RETRIES
+        )
         return cls(mailbox, store, connection=connection)
 
     def for_mailbox(self, mailbox: str) -> GoogleWorkspace:

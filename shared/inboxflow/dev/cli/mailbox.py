@@ -73,11 +73,25 @@ def add(
     _start_watch(home, dev, mailbox.address)
 
 
+def _gmail_reader(store: DocumentStore) -> Any:
+    """The Gmail reader the renew_watch function has: each mailbox's credentials ask for the
+    scopes its graphs need (``services.mailbox_scopes_for``), whatever their type."""
+    from inboxflow.adapters.google_api import mailbox_credentials
+    from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
+    from inboxflow.config import load_config
+    from inboxflow.graphs import graph_registry
+    from inboxflow.services import mailbox_scopes_for
+
+    settings = Settings.from_env()
+    config = load_config(graphs=graph_registry(settings.environ), environ=settings.environ)
+    scopes = mailbox_scopes_for(settings, store, config)
+    return GoogleApiGmailReader(credentials=mailbox_credentials(settings.environ, scopes))
+
+
 def _start_watch(home: Path, dev: bool, address: str) -> bool:
     """Call ``users.watch`` for ``address`` and say what happened, or exactly why it could not."""
     from inboxflow.adapters.google_api import google_api_url
     from inboxflow.adapters.google_credentials import credentials_info
-    from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
     from inboxflow.adapters.mailbox_tokens import token_store
     from inboxflow.clock import SystemClock
     from inboxflow.ingest.watch import renew_watches
@@ -101,7 +115,7 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
     try:
         summary = renew_watches(
             store,
-            GoogleApiGmailReader(),
+            _gmail_reader(store),
             SystemClock(),
             only=lambda a: a == address,
             catch_up=_publish_notification if os.environ.get("INBOXFLOW_BUS") == "pubsub" else None,
@@ -323,7 +337,6 @@ def watch(
     home: Path = HOME,
 ) -> None:
     """Call users.watch now (what the daily renew_watch function does)."""
-    from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
     from inboxflow.clock import SystemClock
     from inboxflow.ingest.watch import renew_watches
 
@@ -333,7 +346,7 @@ def watch(
     try:
         summary = renew_watches(
             store,
-            GoogleApiGmailReader(),
+            _gmail_reader(store),
             SystemClock(),
             topic=topic,
             only=(lambda a: a == wanted) if wanted else None,

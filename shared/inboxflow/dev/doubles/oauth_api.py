@@ -20,6 +20,15 @@ as Google does:
   whose S256 is the challenge) and ``refresh_token`` (not revoked; a ``scope``
   parameter only within the grant, else ``invalid_scope``). Errors are Google's
   ``{"error", "error_description"}`` with its statuses.
+- ``POST /token`` with ``grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer``:
+  domain-wide delegation (a service account's signed JWT, ``sub`` = the
+  mailbox), as google-auth's service-account credentials send it. The
+  signature is checked with the public key the test registered
+  (``add_delegation``, as an admin authorizes a client id), ``aud`` must be
+  Google's token endpoint (what google-auth signs, wherever it posts), the JWT
+  short-lived and unexpired, and every ``scope`` one the
+  delegation authorizes, else ``unauthorized_client`` as Google answers;
+  ``delegation_requests`` records ``(service account, subject, scopes)``.
 - ``POST /revoke``: revokes a refresh token (and its access tokens) or an access token.
 
 ``include_granted_scopes=true`` adds the account's earlier grants to the new
@@ -53,6 +62,9 @@ APPROVE_PATH = "/o/oauth2/approve"
 TOKEN_PATH = "/token"
 REVOKE_PATH = "/revoke"
 PATHS = (AUTH_PATH, APPROVE_PATH, TOKEN_PATH, REVOKE_PATH)
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+MAX_JWT_LIFETIME_S = 3600
+GOOGLE_TOKEN_AUDIENCE = "https://oauth2.googleapis.com/token"
 CODE_TTL_S = 600.0
 ACCESS_TTL_S = 3599
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -134,6 +146,9 @@ class OAuthDouble(WsgiServing):
         self._granted: dict[tuple[str, str], frozenset[str]] = {}  # (client, account) -> scopes
         self.token_requests: Counter[str] = Counter()
         """Token endpoint requests per ``grant_type`` (``refresh_token``: refresh attempts)."""
+        self._delegations: dict[str, tuple[str, frozenset[str]]] = {}  # email -> (key, scopes)
+        self.delegation_requests: list[tuple[str, str, frozenset[str]]] = []
+        """Granted JWT-bearer requests: ``(service account, subject, scopes asked for)``."""
 
     # --- configuration and test hooks ----------------------------------------------------
 
@@ -168,6 +183,14 @@ class OAuthDouble(WsgiServing):
                 "redirect_uris": ["http://localhost"],
             }
         }
+
+    def add_delegation(
+        self, service_account: str, public_key_pem: str, scopes: Iterable[str]
+    ) -> None:
+        """Authorize ``service_account`` (the key whose public half is ``public_key_pem``) for
+        domain-wide delegation of ``scopes``, as a Workspace admin does for its client id."""
+        with self._lock:
+            self._delegations[service_account] = (public_key_pem, frozenset(scopes))
 
     @property
     def refresh_attempts(self) -> int:
@@ -329,6 +352,8 @@ class OAuthDouble(WsgiServing):
         form = request.form
         grant_type = form.get("grant_type", "")
         self.token_requests[grant_type] += 1
+        if grant_type == JWT_BEARER:  # a signed assertion, no client secret
+            return self._delegate(request)
         client = self._client_of(request)
         if grant_type == "authorization_code":
             return self._exchange_code(client, form)
@@ -371,6 +396,46 @@ class OAuthDouble(WsgiServing):
                 400, "invalid_scope", f"Some requested scopes were invalid. {{invalid=[{invalid}]}}"
             )
         return self._access_token(refresh, grant.account, wanted)
+
+    def _delegate(self, request: Request) -> dict[str, Any]:
+        from google.auth import exceptions
+        from google.auth import jwt as google_jwt
+
+        assertion = request.form.get("assertion", "")
+        try:
+            claims = google_jwt.decode(assertion, verify=False)
+        except (ValueError, exceptions.GoogleAuthError):
+            raise OAuthError(400, "invalid_grant", "Invalid JWT Signature.") from None
+        issuer = str(claims.get("iss", ""))
+        delegation = self._delegations.get(issuer)
+        if delegation is None:
+            raise OAuthError(400, "invalid_grant", "Invalid grant: account not found")
+        public_key, authorized = delegation
+        try:  # the signature, the audience (Google's token endpoint), iat and exp
+            google_jwt.decode(assertion, certs=public_key, audience=GOOGLE_TOKEN_AUDIENCE)
+        except (ValueError, exceptions.GoogleAuthError):
+            raise OAuthError(400, "invalid_grant", "Invalid JWT Signature.") from None
+        if int(claims.get("exp", 0)) - int(claims.get("iat", 0)) > MAX_JWT_LIFETIME_S:
+            raise OAuthError(
+                400, "invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes)"
+            )
+        scopes = frozenset(str(claims.get("scope", "")).split())
+        if not scopes:
+            raise OAuthError(
+                400, "invalid_scope", "Invalid OAuth scope or ID token audience provided."
+            )
+        if not scopes <= authorized:
+            raise OAuthError(
+                401,
+                "unauthorized_client",
+                "Client is unauthorized to retrieve access tokens using this method, or client "
+                "not authorized for any of the scopes requested.",
+            )
+        subject = str(claims.get("sub") or issuer)
+        self.delegation_requests.append((issuer, subject, scopes))
+        key = f"jwt:{secrets.token_urlsafe(16)}"  # no refresh token: the grant of this answer
+        self._grants[key] = Grant(subject, issuer, scopes)
+        return self._access_token(key, subject, scopes)
 
     def _access_token(self, refresh: str, account: str, scopes: frozenset[str]) -> dict[str, Any]:
         token = f"ya29.{secrets.token_urlsafe(48)}"
