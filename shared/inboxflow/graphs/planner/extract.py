@@ -171,13 +171,13 @@ _MODEL_WORD = re.compile(r"[ \t]+([A-Z0-9][A-Za-z0-9.\-/]*)")
 _YEAR = re.compile(r"(?<![A-Za-z0-9./\-])((?:19[5-9]|20\d)\d)(?![A-Za-z0-9]|[./\-]\d)")
 
 
-def _vehicle(line: str, folded: str) -> tuple[int | None, str, str] | None:
+def _vehicle(line: str, folded: str, start: int = 0) -> tuple[int | None, str, str] | None:
     """(year, make, model) of a vehicle written on one line, its make from
     :data:`.labels.CAR_MAKES`: ``Nissan Sentra SV 2016``, ``2018 Honda CR-V EX``, ``Škoda
     Octavia 1.5 TSI, 2019``. The model is the words after the make that start with a capital
     or a digit (its trim included), up to the year or a word in lower case; the year is the
     one before the make, else the first after it on the line. None without a make and model."""
-    make = _MAKE.search(folded)
+    make = _MAKE.search(folded, start)
     if make is None:
         return None
     words: list[str] = []
@@ -352,6 +352,19 @@ def _labelled(
         )
         if miles:
             reading.offer(name, _number(miles.group(1)), today)
+
+
+def vehicles_named(text: str) -> list[tuple[str, str]]:
+    """Every (make, model) ``text`` names, each make from :data:`.labels.CAR_MAKES` with a
+    model after it (``un Toyota Camry din 2023 ... vechiului Ford Fusion`` names two)."""
+    named: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        folded = fold(line)
+        for make in _MAKE.finditer(folded):
+            found = _vehicle(line, folded, make.start())
+            if found is not None:
+                named.append((fold(found[1]), found[2].casefold()))
+    return named
 
 
 def _offer_vehicle(reading: Reading, known: tuple[int | None, str, str], today: date) -> None:

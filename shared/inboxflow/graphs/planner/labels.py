@@ -75,11 +75,31 @@ LABELS: dict[str, dict[str, tuple[str, ...]]] = {
             "fecha nacimiento",
             "f. nacimiento",
             "fecha de nac.",
+            "naci el",
+            "naci",
         ),
         "de": ("geburtsdatum", "geboren", "geboren am", "geb.", "geburtstag"),
-        "fr": ("date de naissance", "ne le", "nee le", "date naissance", "ne(e) le", "naissance"),
-        "nl": ("geboortedatum", "geboren op", "geb. datum", "geboren"),
-        "it": ("data di nascita", "nato il", "nata il", "nascita", "data nascita", "nato/a il"),
+        "fr": (
+            "date de naissance",
+            "ne le",
+            "nee le",
+            "date naissance",
+            "ne(e) le",
+            "naissance",
+            "je suis ne le",
+            "je suis nee le",
+        ),
+        "nl": ("geboortedatum", "geboren op", "geb. datum", "geboren", "ben geboren op"),
+        "it": (
+            "data di nascita",
+            "nato il",
+            "nata il",
+            "nascita",
+            "data nascita",
+            "nato/a il",
+            "sono nato il",
+            "sono nata il",
+        ),
         "pt": (
             "data de nascimento",
             "nascido em",
@@ -87,8 +107,19 @@ LABELS: dict[str, dict[str, tuple[str, ...]]] = {
             "nascimento",
             "data nascimento",
             "dt. nascimento",
+            "nasci em",
+            "nasci a",
         ),
-        "pl": ("data urodzenia", "urodzony", "urodzona", "data ur.", "urodzony/a", "ur."),
+        "pl": (
+            "data urodzenia",
+            "urodzony",
+            "urodzona",
+            "data ur.",
+            "urodzony/a",
+            "ur.",
+            "urodzilem sie",
+            "urodzilam sie",
+        ),
         "cs": (
             "datum narozeni",
             "narozen",
@@ -1137,6 +1168,17 @@ FRAMES: dict[str, dict[str, tuple[str, ...]]] = {
         "cs": ("faktura", "fakturu", "platba", "platbu", "strzeno", "strhli", "vraceni"),
         "ja": ("請求書", "支払い", "引き落とし"),
     },
+    "switch": {
+        "en": ("switch", "switching", "move to you", "moving to you", "come over to you"),
+        "es": ("cambiarme", "cambiar de aseguradora", "cambiar de compania", "pasarme"),
+        "fr": ("changer d'assureur", "passer chez vous", "venir chez vous", "quitter"),
+        "de": ("wechseln", "wechsel", "zu ihnen"),
+        "nl": ("overstappen", "overstap", "naar jullie"),
+        "it": ("passare a voi", "cambiare assicurazione", "cambiare compagnia"),
+        "pt": ("mudar de seguradora", "mudar para voces", "trocar de seguradora"),
+        "pl": ("zmienic ubezpieczyciela", "przejsc do was", "zmiana ubezpieczyciela"),
+        "cs": ("zmenit pojistovnu", "prejit k vam", "prechod k vam"),
+    },
     "quote": {
         "en": (
             "quote",
@@ -1163,7 +1205,8 @@ FRAMES: dict[str, dict[str, tuple[str, ...]]] = {
 words: an existing ``policy`` (with ``mine``: "my policy", "the policy", or its number),
 an ``incident_event`` (a past event: "was stolen", "aufgefahren") or an ``incident`` noun
 with something ``recently`` or a ``report`` of it ("einen Schaden melden"), a ``change`` of who or what is covered, a ``cancel``, a
-``billing`` matter, and a ``quote`` asked for."""
+``billing`` matter, a ``switch`` of insurer (what is cancelled elsewhere is no cancellation
+with us), and a ``quote`` asked for."""
 
 CAR_MAKES: tuple[str, ...] = (
     "acura",
