@@ -484,7 +484,8 @@ def read_message(text: str, asked: Iterable[str] = (), today: date | None = None
                 at = match.start("value")
                 labelled.append((name, language, line[at:], folded[at:]))
     named = {entry[0] for entry in labelled}
-    if "last_name" in named and "first_name" not in named:
+    first_from_name = "last_name" in named and "first_name" not in named
+    if first_from_name:
         # "Nombre: José Luis" + "Apellidos: Hernández Ruiz": the name label gives the first names
         labelled = [_first_names(entry) if entry[0] == "full_name" else entry for entry in labelled]
     for name, language, value, folded_value in labelled:
@@ -496,7 +497,12 @@ def read_message(text: str, asked: Iterable[str] = (), today: date | None = None
         else:
             _labelled(reading, name, language, value, folded_value, today)
     first, last = reading.values.get("first_name"), reading.values.get("last_name")
-    if isinstance(first, str) and isinstance(last, str) and first.endswith(" " + last):
+    if (
+        first_from_name
+        and isinstance(first, str)
+        and isinstance(last, str)
+        and first.endswith(" " + last)
+    ):
         reading.values["first_name"] = first[: -len(last) - 1]  # "Name: Ana Ruiz" + "Surname: Ruiz"
     for line, folded in zip(lines, folded_lines, strict=True):
         _sentences(reading, line, folded, asked, today)
