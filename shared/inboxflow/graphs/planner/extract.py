@@ -113,6 +113,11 @@ _STATE_AFTER = re.compile(
     rf"|afgegeven\s+in|rilasciata\s+in|emitida\s+em|wydane\s+w|vydany\s+v)\s+({_STATE_NAME}|[a-z]{{2}})(?![a-z])"
 )
 """The state that issued a licence, written after it: ``(IL)``, ``(New Jersey)``, ``issued in OH``."""
+_STATE_BEFORE = re.compile(
+    rf"(?<![a-z])([a-z]{{2}}|{_STATE_NAME})[ \t]+(?:driver'?s[ \t]+)?(?:{_labels('license_number')})(?![a-z])"
+)
+"""The state written before the licence word: ``MN license D-514-337-891-224``, ``Ohio driver's
+license`` (a code only in capitals)."""
 _STATE_NAMED = re.compile(rf"(?<![a-z])({_STATE_NAME})(?![a-z])")
 """A state's full name anywhere (on a line about the licence: ``Licencia de Ohio``,
 ``S 482 193 67 - Massachusetts``, ``J525-3318-9047, Illinois, sinds 2011``)."""
@@ -135,6 +140,11 @@ _MY_NAME = re.compile(
 _NAME_WORDS = re.compile(
     r"([A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+)+)"
 )
+_NAME_BEFORE_BIRTH = re.compile(
+    r"[ \t]*(?:[*\-\u2022>]+[ \t]*)?([A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+){1,3})"
+    r"[ \t]*[,;(\-\u2013][ \t]*$"
+)
+"""A line that opens with a name and goes on with a birth (``- Derek Olsen, born ...``)."""
 _ZIP_AFTER_STATE = re.compile(r"\b([A-Z]{2})[ \t]+(\d{5})(?:-\d{4})?\b")
 _ZIP_BEFORE_STATE = re.compile(r"\b(\d{5})(?:-\d{4})?[ \t]*\([^()\n]{0,40}?\b([A-Z]{2})\)")
 """``55408 (Minneapolis, MN)``: a ZIP with its state after it, in brackets."""
@@ -387,6 +397,12 @@ def _sentences(reading: Reading, line: str, folded: str, asked: list[str], today
                 reading.offer("last_name", split[1], today)
     dob = _DOB_WORD.search(folded)
     born = None
+    if dob and not any(name in reading.values for name in ("first_name", "last_name")):
+        person = _NAME_BEFORE_BIRTH.match(line[: dob.start()])
+        split = _full_name(person.group(1)) if person else None
+        if split:  # "- Derek Olsen, born June 9, 1992": the person born is the one named
+            reading.offer("first_name", split[0], today)
+            reading.offer("last_name", split[1], today)
     if dob:
         language = _LABEL_FIELDS.get(_label_key(dob.group(0)), ("", "en"))[1]
         born = first_date(line[dob.end() :], day_first=language != "en")
@@ -411,6 +427,7 @@ def _sentences(reading: Reading, line: str, folded: str, asked: list[str], today
     if licence or _LICENSED.search(folded) or "license_state" in asked:
         state = (
             _state_in(line, _STATE_AFTER.search(folded))
+            or _state_in(line, _STATE_BEFORE.search(folded))
             or _state_in(line, _STATE_FIRST.search(folded))
             or _state_in(line, _STATE_NAMED.search(folded, _licence_at(folded)))
             or _state_in(line, _STATE_NAMED.search(folded))

@@ -369,3 +369,33 @@ def test_a_spanish_reply_naming_the_licence_s_state_and_since_fills_both(state, 
 
 def test_required_fields_are_known_to_the_question():
     assert set(REQUIRED_FIELDS) <= set(FIELD_LABELS)
+
+
+@SLOW
+@given(
+    NAME,
+    NAME,
+    st.dates(date(1940, 1, 1), date(2005, 12, 31)),
+    st.sampled_from(STATES),
+    LICENCES,
+    st.sampled_from(["- ", "* ", ""]),
+)
+def test_a_line_naming_the_person_born_and_a_state_before_the_licence(
+    first, last, born, state, number, bullet
+):
+    """evals/reading q-en-mn-switching-overtrigger: "- Derek Olsen, born June 9, 1992" and
+    "- MN license D-514-337-891-224" gave neither the name nor the state."""
+    code, name = state
+    month = born.strftime("%B")
+    text = (
+        f"{bullet}{first} {last}, born {month} {born.day}, {born.year}\n"
+        f"{bullet}{code} license {number}, licensed since 2008\n"
+        f"{bullet}{name.title()} driver's license"
+    )
+    info = read(text)
+    assert (info.first_name, info.last_name, info.date_of_birth) == (
+        first,
+        last,
+        born.isoformat(),
+    )
+    assert (info.license_number, info.license_state) == (number, code)
