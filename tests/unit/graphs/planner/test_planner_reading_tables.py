@@ -389,8 +389,7 @@ def test_a_line_naming_the_person_born_and_a_state_before_the_licence(
     month = born.strftime("%B")
     text = (
         f"{bullet}{first} {last}, born {month} {born.day}, {born.year}\n"
-        f"{bullet}{code} license {number}, licensed since 2008\n"
-        f"{bullet}{name.title()} driver's license"
+        f"{bullet}{code} license {number}, licensed since 2008"
     )
     info = read(text)
     assert (info.first_name, info.last_name, info.date_of_birth) == (
@@ -399,3 +398,4 @@ def test_a_line_naming_the_person_born_and_a_state_before_the_licence(
         born.isoformat(),
     )
     assert (info.license_number, info.license_state) == (number, code)
+    assert read(f"{name.title()} driver's license {number}").license_state == code
