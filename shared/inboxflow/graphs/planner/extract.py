@@ -135,8 +135,11 @@ _DOB_WORD = re.compile(rf"(?<![a-z])(?:{_labels('date_of_birth')})(?![a-z])")
 _MY_NAME = re.compile(
     r"\b(?:my\s+name\s+is|i\s+am|i'm|me\s+llamo|mi\s+nombre\s+es|je\s+m'appelle|ich\s+heisse"
     r"|mein\s+name\s+ist|mijn\s+naam\s+is|ik\s+ben|mi\s+chiamo|il\s+mio\s+nome\s+e|meu\s+nome\s+e"
-    r"|chamo-me|nazywam\s+sie|jmenuji\s+se)\s+"
+    r"|chamo-me|nazywam\s+sie|jmenuji\s+se"
+    r"|soy|je\s+suis|sono|sou|jestem|jsem)\s+"
 )
+"""A sentence giving the writer's name: "my name is" and "I am" in each language (not German
+"ich bin", whose nouns are capitalised like names)."""
 _NAME_WORDS = re.compile(
     r"([A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+(?:[ \t]+[A-ZÀ-ÖØ-Þ\u0100-\u017f][\w'\-]+)+)"
 )
@@ -152,7 +155,7 @@ _ZIP_WORD = re.compile(
     rf"(?<![a-z])(?:{_labels('zip_code')})(?![a-z])[^\d\n]{{0,12}}(\d{{5}})(?:-\d{{4}})?\b"
 )
 _INLINE_VIN = re.compile(
-    rf"(?<![a-z])(?:{_labels('vin')})(?![a-z])[ \t]*(?:number|is|es|ist|est|je)?[ \t]*[:#\-]?[ \t]*"
+    rf"(?<![a-z])(?:{_labels('vin')})(?![a-z])[ \t]*(?:(?:number|is|es|ist|est|je)(?![a-z0-9]))?[ \t]*[:#\-]?[ \t]*"
     r"((?=[a-z0-9]*\d)[a-z0-9]{6,20})\b"
 )
 _BARE_VIN = re.compile(

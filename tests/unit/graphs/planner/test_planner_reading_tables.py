@@ -399,3 +399,23 @@ def test_a_line_naming_the_person_born_and_a_state_before_the_licence(
     )
     assert (info.license_number, info.license_state) == (number, code)
     assert read(f"{name.title()} driver's license {number}").license_state == code
+
+
+@given(
+    st.sampled_from(["I am", "Soy", "Je suis", "Sono", "Sou", "Jestem", "Jsem", "Ik ben"]),
+    NAME,
+    NAME,
+)
+def test_i_am_and_a_name_in_each_language_gives_the_name(intro, first, last):
+    """evals/reading q-it-nj-sentences-novin: "Sono Giuseppe Russo, nato il ..." was asked
+    for the name."""
+    info = read(f"Buongiorno, {intro} {first} {last}, nato il 2 aprile 1975.")
+    assert (info.first_name, info.last_name) == (first, last)
+
+
+@given(st.sampled_from(["JE", "ES", "EST", "JEST"]), vins())
+def test_a_vin_that_opens_with_a_verb_s_letters_is_read_whole(prefix, vin):
+    """Found by the generated requests above: "VIN JE..." lost "JE" to Czech "je" (is)."""
+    vin = (prefix + vin[len(prefix) :])[:17]
+    vin = vin[:8] + vin_check_digit(vin) + vin[9:]
+    assert read(f"Car: Volvo XC60 2019, VIN {vin}").vin == vin
