@@ -5,9 +5,11 @@ The reading composes a few parts (:data:`.labels.FRAMES`), not phrases learnt fr
 
 | kind          | when                                                                    |
 |---------------|-------------------------------------------------------------------------|
-| cancellation  | a cancel word and a policy or insurance named, no quote asked for       |
+| cancellation  | a cancel word and a policy or insurance named, no quote asked for, not   |
+|               | another insurer's ("my Geico policy") nor a switch to us                 |
 | cover change  | a change of who or what is covered (add, remove, sold) and an existing   |
-|               | policy ("my policy", "the policy", a policy number)                      |
+|               | policy ("my policy", "the policy", a policy number); or an existing      |
+|               | policy or a policy number's shape with two cars named (one for another)  |
 | billing       | a billing matter and an existing policy                                  |
 | claim         | an incident that happened (a past event, or an incident noun with        |
 |               | "yesterday"... or to report), or an incident on an existing policy; no   |
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from .extract import fold, read_message
+from .extract import fold, read_message, vehicles_named
 from .labels import FRAMES
 
 Kind = Literal["quote", "claim", "cover change", "cancellation", "billing", "unclear"]
@@ -86,6 +88,39 @@ def _existing_policy() -> re.Pattern[str]:
     )
 
 
+_WITH = r"(?:with|at|from|through|con|en|bei|der|chez|aupres\s+de|bij|presso|com|na|w|u|v)"
+_POLICY_NUMBER_SHAPE = re.compile(r"(?<![\w-])[A-Z]{2,4}-?\d{3,}(?:[-/]\d{2,})*(?![\w-])")
+"""A policy number as insurers print it (``BLA-4410-9921``, ``PA-55120``): capitals, then
+digits in groups."""
+
+
+@cache
+def _other_insurer() -> re.Pattern[str]:
+    """A policy or insurance qualified by a name (``my Geico policy``, ``insurance with
+    Allstate``, ``meine HUK-Versicherung``): the name's capital is checked on the text."""
+    held = rf"(?:{_words('policy')}|{_words('insurance')})"
+    return re.compile(
+        rf"(?<!\w)(?:{_words('mine')})\s+(?P<a>[a-z][\w&'.]*)[\s-]+{held}"
+        rf"|{held}\s+{_WITH}\s+(?P<b>[a-z][\w&'.-]*)"
+    )
+
+
+def _elsewhere(folded: str, text: str) -> tuple[str, tuple[int, int]] | None:
+    """Another insurer's policy the email names (its words and where), or None: a name
+    written with a capital that is none of our frames' words."""
+    ours = re.compile(rf"^(?:{_words('mine')}|{_NEW}|{_words('policy')}|{_words('insurance')})$")
+    for match in _other_insurer().finditer(folded):
+        group = "a" if match.group("a") else "b"
+        start, end = match.span(group)
+        if text[start].isupper() and not ours.match(folded[start:end]):
+            return text[match.start() : match.end()], match.span()
+    return None
+
+
+def _overlap(one: tuple[int, int], other: tuple[int, int]) -> bool:
+    return one[0] < other[1] and other[0] < one[1]
+
+
 def _found(name: str, folded: str, text: str) -> str | None:
     match = _frame(name).search(folded)
     return text[match.start() : match.end()] if match else None
@@ -94,16 +129,26 @@ def _found(name: str, folded: str, text: str) -> str | None:
 def request_kind(text: str) -> RequestKind:
     """What ``text`` (a customer's first email, without what it quotes) asks for."""
     folded = fold(text)
+    elsewhere = _elsewhere(folded, text)
     policy_match = _existing_policy().search(folded)
+    if policy_match and elsewhere and _overlap(policy_match.span(), elsewhere[1]):
+        policy_match = None  # "my Geico policy" is not ours
     policy = text[policy_match.start() : policy_match.end()] if policy_match else None
     named = policy or _found("policy", folded, text) or _found("insurance", folded, text)
     quote = _found("quote", folded, text)
     cancel = _found("cancel", folded, text)
-    if cancel and named and not quote:  # cancelling elsewhere to move here asks for a quote
+    switch = _found("switch", folded, text)
+    if cancel and named and not quote and not (elsewhere or switch):
+        # cancelling another insurer's policy to move here is no cancellation with us
         return RequestKind("cancellation", (cancel, named))
     change = _found("change", folded, text)
     if change and policy:
         return RequestKind("cover change", (change, policy))
+    number = _policy_number(text)
+    cars = set(vehicles_named(text))
+    if (policy or number) and len(cars) >= 2 and not elsewhere:
+        # a car for another on an existing policy (its number): a cover change, not a quote
+        return RequestKind("cover change", (policy or number or "", *sorted(m for m, _ in cars)))
     billing = _found("billing", folded, text)
     if billing and policy:
         return RequestKind("billing", (billing, policy))
@@ -119,6 +164,16 @@ def request_kind(text: str) -> RequestKind:
     if quote or fields >= _QUOTE_FIELDS:
         return RequestKind("quote", (quote,) if quote else ())
     return RequestKind("unclear")
+
+
+def _policy_number(text: str) -> str | None:
+    """A policy number's shape in ``text`` that no field of the quote reads (a licence number
+    is not a policy), or None."""
+    values = {str(v).replace(" ", "") for v in read_message(text).values.values()}
+    for match in _POLICY_NUMBER_SHAPE.finditer(text):
+        if match.group(0).replace(" ", "") not in values:
+            return match.group(0)
+    return None
 
 
 def not_a_quote(text: str) -> str | None:
