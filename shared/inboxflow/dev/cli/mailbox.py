@@ -125,11 +125,7 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
         return False
     finally:
         store.close()
-    for row in summary["renewed"]:
-        console.print(
-            f"[green]watching[/green] {row['address']} -> {summary['topic']} until "
-            f"{_when_ms(row['expiration_ms'])} UTC (cursor {row['cursor']})"
-        )
+    _print_watching(console, summary)
     for row in summary["failed"]:
         console.print(
             f"[yellow]watch not started[/yellow] for {row['address']}: {row['error']} "
@@ -354,11 +350,7 @@ def watch(
         )
     finally:
         store.close()
-    for row in summary["renewed"]:
-        console.print(
-            f"[green]watching[/green] {row['address']} -> {summary['topic']} until "
-            f"{_when_ms(row['expiration_ms'])} UTC (cursor {row['cursor']})"
-        )
+    _print_watching(console, summary)
     for row in summary["failed"]:
         console.print(f"[red]failed[/red] {row['address']}: {row['error']}")
     for gone in summary["disconnected"]:
@@ -371,3 +363,12 @@ def watch(
         )
     if summary["failed"]:
         raise typer.Exit(1)
+
+
+def _print_watching(console: Any, summary: dict[str, Any]) -> None:
+    """One line per mailbox whose watch a renewal started: topic, expiry and cursor."""
+    for row in summary["renewed"]:
+        console.print(
+            f"[green]watching[/green] {row['address']} -> {summary['topic']} until "
+            f"{_when_ms(row['expiration_ms'])} UTC (cursor {row['cursor']})"
+        )
