@@ -53,9 +53,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from firestore_ops import KINDS, OperationCounter, count_operations, exempt_fields, index_entries
 from inboxflow.dev import emulators
 from inboxflow.dev.devcloud import DevCloud, FunctionServer, start_function
+from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs import get_graph
 from inboxflow.naming import topic_name
-from inboxflow.runtime import Runtime
 from inboxflow.services import build_runtime
 from inboxflow.settings import Settings
 from inboxflow.workspace import seed_workspace

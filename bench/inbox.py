@@ -43,11 +43,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from inboxflow.adapters.notifiers import OutboxNotifier
-from inboxflow.approval_record import Approval, approval_path
 from inboxflow.approvals.app import handle_http
 from inboxflow.approvals.service import ApprovalService
 from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.clock import SystemClock
+from inboxflow.engine.waits import Approval, approval_path
 from inboxflow.graphs import graph_registry
 from inboxflow.lazy import Lazy
 from inboxflow.ports.documents import DocumentStore

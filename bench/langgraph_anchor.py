@@ -46,12 +46,12 @@ def inboxflow_nodes() -> tuple[Any, Any]:
     from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
     from inboxflow.adapters.store_workspace import StoreWorkspace
     from inboxflow.clock import SystemClock
-    from inboxflow.context import EffectJournal, NodeContext
+    from inboxflow.engine.context import EffectJournal, NodeContext
+    from inboxflow.engine.tools import ToolRegistry
     from inboxflow.graphs import get_graph
     from inboxflow.graphs.pipeline.tools import pipeline_tools
     from inboxflow.services import build_ports
     from inboxflow.settings import Settings
-    from inboxflow.tools import ToolRegistry
     from inboxflow.workspace import seed_workspace
 
     graph = get_graph("pipeline")

@@ -28,7 +28,7 @@ from .header_patterns import HeaderPattern, UnsupportedPattern, compile_header_p
 from .mail.addresses import address_key_or_none, ascii_lower, same_address
 
 if TYPE_CHECKING:
-    from .graph import Graph
+    from .engine.graph import Graph
 
 CONFIG_VARIABLE = "INBOXFLOW_CONFIG"
 CONFIG_NAME = "inboxflow.yaml"

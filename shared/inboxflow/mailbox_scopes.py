@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 
 from .adapters.google_credentials import CALENDAR_EVENTS_SCOPE, GMAIL_MODIFY_SCOPE
 from .config import InboxflowConfig
-from .graph import Graph
-from .tools import Tool
+from .engine.graph import Graph
+from .engine.tools import Tool
 
 
 def graph_uses_calendar(graph: Graph) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from .context import NodeContext
+from .engine.context import NodeContext
 from .ports.notifier import Notification, NotificationRefused, Notifier
 
 

@@ -20,7 +20,7 @@ from .ports.documents import DocumentStore
 from .schema import APPROVALS, EFFECTS, MAILBOX_DRAFTS, MAILBOX_SENT
 
 if TYPE_CHECKING:
-    from .graph import Graph
+    from .engine.graph import Graph
 
 COMMON_FIELDS = (
     "graph",

@@ -21,12 +21,12 @@ import secrets
 from typing import Any
 
 from . import telemetry
+from .engine.graph import END
+from .engine.runtime import Runtime, fold, frozen_fields
 from .envelope import Envelope
-from .graph import END
 from .naming import step_path, trace_path
 from .ports.checkpoint import Checkpoint, StepLog, TraceLink
 from .ports.documents import Transaction
-from .runtime import Runtime, fold, frozen_fields
 from .schema import RETRIED
 from .stuck import stuck
 

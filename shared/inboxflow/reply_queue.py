@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .graph import Graph
+from .engine.graph import Graph
 from .mail import Email
 from .ports.checkpoint import Checkpoint, CheckpointStore
 from .ports.documents import DocumentStore

@@ -25,7 +25,7 @@ from .mail.addresses import address_key_or_none, domain_key_or_none, same_addres
 from .mail.forwarded import auto_forwarded_by, forward_of
 
 if TYPE_CHECKING:
-    from .graph import Graph
+    from .engine.graph import Graph
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, SystemClock
+from .engine.runtime import Runtime, RuntimeOptions
 from .lazy import Lazy
 from .ports.bus import MessageBus
 from .ports.checkpoint import DocumentCheckpointStore
@@ -28,12 +29,11 @@ from .ports.llm import LanguageModel
 from .ports.notifier import Notifier
 from .ports.tasks import TaskQueue
 from .ports.wired import PORT_NAMES, Ports
-from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
 
 if TYPE_CHECKING:
     from .config import InboxflowConfig
-    from .graph import Graph
+    from .engine.graph import Graph
     from .ports.crm import CRM
     from .ports.drugs import DrugCatalogue
     from .ports.gmail_reader import GmailReader

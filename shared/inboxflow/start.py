@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .engine.graph import StartContext
+from .engine.runtime import Runtime
 from .errors import RejectedEnvelope
-from .graph import StartContext
 from .mail import Email
 from .mail.loop_guard import auto_reply_block
 from .personal.erasure import ErasureRecords
 from .ports.checkpoint import TraceRoute
 from .routing import RouteDecision
-from .runtime import Runtime
 
 BLOCKED_PREFIX = "loop protection: "
 

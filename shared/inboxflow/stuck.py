@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .graph import Graph
+from .engine.graph import Graph
 from .ports.checkpoint import Checkpoint
 from .ports.documents import DocumentStore
 from .schema import TRACES

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from inboxflow.dev.infra.archive import build_source_archive
-from inboxflow.graph import LazyNodeFunction, LazyToolRegistry
+from inboxflow.engine.graph import LazyNodeFunction, LazyToolRegistry
 from inboxflow.graphs import BUILT_IN, graph_registry, load_graph
 
 FUNCTIONS = Path(__file__).parent.parent.parent / "functions"
@@ -116,7 +116,7 @@ def modules_of_node_function(node: str, tmp_path: Path) -> set[str]:
     )
     assert done.returncode == 0, done.stderr
     modules = set(json.loads(done.stdout.splitlines()[-1]))
-    assert "inboxflow.graph" in modules
+    assert "inboxflow.engine.graph" in modules
     return modules
 
 

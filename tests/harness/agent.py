@@ -13,13 +13,13 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
+from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs.agent.graph import AGENT
 from inboxflow.graphs.agent.tasks import OFFLINE_POLICIES
 from inboxflow.mail import Email, load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.llm import AgentTurn, ChatMessage, ToolCall
 from inboxflow.routing import RouteDecision
-from inboxflow.runtime import Runtime
 from inboxflow.start import start_email_trace
 from tests.harness.runtimes import runtime_for
 

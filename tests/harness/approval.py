@@ -18,10 +18,10 @@ from inboxflow.approvals.records import Approval
 from inboxflow.approvals.service import ApprovalService
 from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.clock import FakeClock
+from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.tasks import ScheduledTask, TaskQueue
-from inboxflow.runtime import Runtime
 from tests.harness.pipeline import build
 
 LINK = re.compile(r"https?://[^\s\"'<>]+/a/([A-Za-z0-9_-]+)\?t=([A-Za-z0-9_-]+)")

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from inboxflow.approvals.records import Approval
+from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs.assistant.graph import ASSISTANT
 from inboxflow.mail import Email, load_email_file
 from inboxflow.routing import RouteDecision
-from inboxflow.runtime import Runtime
 from inboxflow.start import start_email_trace
 
 OWNER = "alex@brightlane.io"

@@ -10,12 +10,12 @@ from datetime import datetime
 from typing import Any
 
 from inboxflow.adapters.notifiers import OutboxNotifier
-from inboxflow.approval_record import Approval, approval_path
 from inboxflow.approvals.digests import DigestOutcome, Digests, FaultHook
 from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.approvals.sign_in import SignIns
 from inboxflow.clock import FakeClock
 from inboxflow.config import InboxflowConfig, parse_config
+from inboxflow.engine.waits import Approval, approval_path
 from inboxflow.errors import RetryableError
 from inboxflow.ports.documents import DocumentStore
 from inboxflow.ports.notifier import Notification, Notifier

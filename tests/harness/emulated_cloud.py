@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from inboxflow.dev.devcloud import DevCloud
+from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs import get_graph
-from inboxflow.runtime import Runtime
 from inboxflow.services import build_runtime
 from inboxflow.settings import Settings
 

@@ -14,12 +14,12 @@ from typing import Any
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.clock import FakeClock
+from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs.planner.settings import PlannerSettings
 from inboxflow.knowledge import knowledge_base_for, seed_knowledge
 from inboxflow.mail import Email, load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.routing import RouteDecision
-from inboxflow.runtime import Runtime
 from inboxflow.schema import COLLECTIONS
 from inboxflow.start import start_email_trace
 from tests.harness import agent, assistant, planner, support

@@ -11,10 +11,10 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.dev.cli.local import sample_inbox
+from inboxflow.engine.runtime import Runtime
 from inboxflow.envelope import Envelope
 from inboxflow.mail import load_email_file
 from inboxflow.ports.checkpoint import CheckpointStore
-from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
 from tests.harness.runtimes import runtime_for
 

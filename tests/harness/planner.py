@@ -16,6 +16,7 @@ from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.approvals.records import Approval
 from inboxflow.approvals.service import ApprovalService
 from inboxflow.clock import FakeClock
+from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs.planner.graph import SAMPLES as SAMPLE_DIR
 from inboxflow.graphs.planner.settings import PlannerSettings
 from inboxflow.ingest.claims import claim_path
@@ -27,7 +28,6 @@ from inboxflow.mail_stamps import stamped_message_id
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.quoting import Quote
 from inboxflow.routing import RouteDecision
-from inboxflow.runtime import Runtime
 from inboxflow.schema import TRACE_REPLIES
 from inboxflow.start import start_email_trace
 from tests.harness.mail_auth import gmail_pass

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from inboxflow.adapters.offline_llm import OfflineModel
+from inboxflow.engine.runtime import Runtime, RuntimeOptions
 from inboxflow.ports.wired import Ports
-from inboxflow.runtime import Runtime, RuntimeOptions
 from inboxflow.services import build_ports, build_runtime
 from inboxflow.settings import Settings
 

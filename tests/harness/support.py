@@ -10,11 +10,11 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
+from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs.support.graph import SAMPLES as SAMPLE_DIR
 from inboxflow.graphs.support.tickets import Ticket, TicketStore
 from inboxflow.knowledge import knowledge_base_for, seed_knowledge
 from inboxflow.mail import Email, load_email_file
-from inboxflow.runtime import Runtime
 from tests.harness.runtimes import runtime_for
 
 SAMPLES = sorted(p for p in SAMPLE_DIR.iterdir() if p.suffix == ".json")

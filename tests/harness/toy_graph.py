@@ -10,12 +10,12 @@ from pydantic import BaseModel, Field
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
-from inboxflow.context import NodeContext
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.pause_kinds import APPROVE_REJECT
+from inboxflow.engine.runtime import Runtime
 from inboxflow.errors import RetryableError
-from inboxflow.graph import END, Graph, Node, Pause, Step
-from inboxflow.pauses import APPROVE_REJECT
 from inboxflow.ports.checkpoint import CheckpointStore
-from inboxflow.runtime import Runtime
 from tests.harness.runtimes import runtime_for
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.clock import FakeClock
+from inboxflow.engine.runtime import payload_hash
 from inboxflow.envelope import Envelope
-from inboxflow.runtime import payload_hash
 from tests.harness.approval import REVIEWERS, Harness
 from tests.harness.pipeline import mailbox_writes
 from tests.harness.runtimes import runtime_for

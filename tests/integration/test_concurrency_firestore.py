@@ -28,12 +28,12 @@ from inboxflow.adapters.google_workspace import GoogleWorkspace
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.clock import SystemClock
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
+from inboxflow.engine.runtime import Runtime, RuntimeOptions
 from inboxflow.envelope import Envelope
 from inboxflow.errors import RetryableError
 from inboxflow.graphs import graph_registry
 from inboxflow.ports.bus import MessageBus
 from inboxflow.ports.llm import LanguageModel, LLMTask, LLMUsage, Out
-from inboxflow.runtime import Runtime, RuntimeOptions
 from inboxflow.workspace import seed_workspace
 from tests.harness.pipeline import sample_emails
 from tests.harness.runtimes import ports_for, runtime_for

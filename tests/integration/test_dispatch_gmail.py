@@ -17,10 +17,10 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.dev.cli.local import sample_inbox
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
+from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.mail import TRACE_HEADER, Email, bare_subject, load_email_file
 from inboxflow.mail_stamps import trace_key_of
-from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
 from tests.harness.mail_auth import gmail_pass
 from tests.harness.pipeline import dispatch_effects

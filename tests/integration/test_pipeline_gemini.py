@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPolicy
 from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
-from inboxflow.runtime import Runtime
+from inboxflow.engine.runtime import Runtime
 from tests.harness.pipeline import build, sample_emails
 
 LLM_STEPS = {

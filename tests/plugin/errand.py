@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from inboxflow.context import NodeContext
-from inboxflow.graph import END, Graph, Node, Pause, StartContext, Step, TraceSummary
-from inboxflow.pauses import Choice, EditableField, PauseKind
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.graph import END, Graph, Node, Pause, StartContext, Step, TraceSummary
+from inboxflow.engine.pause_kinds import Choice, EditableField, PauseKind
+from inboxflow.engine.tools import Tool, ToolRegistry
 from inboxflow.ports.checkpoint import Checkpoint
-from inboxflow.tools import Tool, ToolRegistry
 
 CONFIRM_ERRAND = PauseKind(
     "confirm_errand",

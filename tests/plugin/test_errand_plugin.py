@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from inboxflow.graph import StartContext
+from inboxflow.engine.graph import StartContext
 from inboxflow.graphs import get_graph, graph_registry
 from inboxflow.services import build_runtime
 from inboxflow.settings import Settings
@@ -187,7 +187,7 @@ def _wait(runtime, trace_id: str, until, timeout_s: float = 90.0):
 def test_the_runtime_refuses_a_tool_the_node_does_not_declare(tmp_path: Path) -> None:
     from pydantic import BaseModel
 
-    from inboxflow.graph import END, Graph, Node, Step
+    from inboxflow.engine.graph import END, Graph, Node, Step
     from tests.harness.runtimes import runtime_for
     from tests.plugin.errand import TOOLS
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from inboxflow.context import NodeContext
-from inboxflow.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.pause_kinds import Choice, PauseKind
 from inboxflow.mail import Email
-from inboxflow.pauses import Choice, PauseKind
 
 REVIEWERS = ("agent@agency.test", "Lead@Agency.test")
 

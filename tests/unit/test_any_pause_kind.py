@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from inboxflow.context import NodeContext
-from inboxflow.graph import END, Graph, Node, Pause, Step
-from inboxflow.pauses import Choice, EditableField, PauseKind
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.pause_kinds import Choice, EditableField, PauseKind
 from tests.harness.approval import Harness
 
 KIND = PauseKind(

@@ -12,15 +12,15 @@ import pytest
 from pydantic import BaseModel
 
 from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPolicy
-from inboxflow.bindings import Binding, address_of, bound_addresses, refusal
 from inboxflow.dev.doubles.gemini_api import playing, start_gemini_double
+from inboxflow.engine.bindings import Binding, address_of, bound_addresses, refusal
+from inboxflow.engine.runtime import Runtime
+from inboxflow.engine.tools import Tool
 from inboxflow.graphs import all_graphs
 from inboxflow.graphs.agent.offline import pharmacy_policy
 from inboxflow.mail import Email, email_from_json
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.llm import AgentTurn
-from inboxflow.runtime import Runtime
-from inboxflow.tools import Tool
 from tests.harness import agent as agent_harness
 from tests.harness.agent import calls, reply_writes, use_profile
 from tests.harness.obedient_model import INJECTED_RECIPIENT, obeying
@@ -350,8 +350,8 @@ def test_planner_an_obedient_model_cannot_touch_another_customers_quote(tmp_path
 
 def _ctx_of(runtime: Runtime) -> Any:
     """A bare node context over the runtime's ports."""
-    from inboxflow.context import EffectJournal, NodeContext
-    from inboxflow.tools import ToolRegistry
+    from inboxflow.engine.context import EffectJournal, NodeContext
+    from inboxflow.engine.tools import ToolRegistry
 
     return NodeContext(
         trace_id="check",
@@ -402,12 +402,12 @@ def _pipeline_dispatch(tmp_path: Any, draft_to: str, planned: list[Any]) -> tupl
     from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
     from inboxflow.adapters.store_workspace import StoreWorkspace
     from inboxflow.clock import FakeClock
-    from inboxflow.context import EffectJournal, NodeContext
+    from inboxflow.engine.context import EffectJournal, NodeContext
+    from inboxflow.engine.tools import ToolRegistry
     from inboxflow.graphs.pipeline.nodes.dispatch import dispatch
     from inboxflow.graphs.pipeline.state import Draft, PipelineState, Review
     from inboxflow.graphs.pipeline.tools import pipeline_tools
     from inboxflow.mail import load_email_file, sample_inbox_dir
-    from inboxflow.tools import ToolRegistry
     from tests.harness.runtimes import ports_for
 
     store = SqliteCheckpointStore(tmp_path / "dispatch.db")
@@ -442,7 +442,7 @@ def _pipeline_dispatch(tmp_path: Any, draft_to: str, planned: list[Any]) -> tupl
     ids=["reply-to-a-stranger", "invite-a-stranger"],
 )
 def test_pipeline_dispatch_writes_nothing_outside_the_binding(tmp_path, draft_to, attendees):
-    from inboxflow.bindings import BindingRefused
+    from inboxflow.engine.bindings import BindingRefused
     from inboxflow.graphs.pipeline.state import ToolCall
     from inboxflow.mail import load_email_file, sample_inbox_dir
 
@@ -512,7 +512,7 @@ def _ticket_ref(prompt: str) -> str | None:
 def test_support_a_reply_to_anyone_but_the_customer_is_refused(tmp_path):
     from dataclasses import replace
 
-    from inboxflow.bindings import BindingRefused
+    from inboxflow.engine.bindings import BindingRefused
     from inboxflow.graphs.support.tools import SUPPORT_TOOLS, bound_to
     from tests.harness import support
 
@@ -574,7 +574,7 @@ def _written_to_before(runtime: Runtime, address: str, mailbox: str) -> None:
 
 def _refusal(to: str, email: Email, corresponded: Any, authserv_id: str | None = None) -> Any:
     """The no-relay rule as the graphs apply it (``graphs.kit.unreviewed_send_refusal``)."""
-    from inboxflow.bindings import relay_refusal
+    from inboxflow.engine.bindings import relay_refusal
     from inboxflow.mail.authentication import check_sender
 
     return relay_refusal(to, email, check_sender(email, authserv_id), corresponded)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from inboxflow import graphs as graphs_package
-from inboxflow.graph import Graph, LazyNodeFunction, LazyToolRegistry, StartContext
+from inboxflow.engine.graph import Graph, LazyNodeFunction, LazyToolRegistry, StartContext
 from inboxflow.graphs import get_graph, graph_registry
 from inboxflow.ports.llm import LLMTask
 
@@ -41,7 +41,7 @@ FILES = {
             start_at: int = 100
         """,
     "pauses.py": """
-        from inboxflow.pauses import Choice, PauseKind
+        from inboxflow.engine.pause_kinds import Choice, PauseKind
 
         CONFIRM_TALLY = PauseKind(
             "confirm_tally", "Confirm a tally", (Choice("ok", "OK", "primary", ("OK", "Counted.")),)
@@ -82,7 +82,7 @@ FILES = {
 
         from pydantic import BaseModel
 
-        from inboxflow.tools import Tool, ToolRegistry
+        from inboxflow.engine.tools import Tool, ToolRegistry
 
         class CountParams(BaseModel):
             topic: str
@@ -101,14 +101,14 @@ FILES = {
             return {"topic": checkpoint.state.get("topic")}
         """,
     "summary.py": """
-        from inboxflow.graph import TraceSummary
+        from inboxflow.engine.graph import TraceSummary
 
         def summary(checkpoint):
             return TraceSummary(label="tally", preview=checkpoint.state.get("topic", ""))
         """,
     "nodes/__init__.py": "",
     "nodes/tally.py": """
-        from inboxflow.graph import END, Step
+        from inboxflow.engine.graph import END, Step
 
         from ..settings import TallySettings
         from ..tasks import NAME_TOPIC
@@ -123,7 +123,7 @@ FILES = {
     "graph.py": """
         from pathlib import Path
 
-        from inboxflow.graph import END, Graph, Node, lazy
+        from inboxflow.engine.graph import END, Graph, Node, lazy
 
         from . import outcome
         from .pauses import CONFIRM_TALLY

@@ -1,4 +1,4 @@
-"""Guards (``inboxflow.guards``): a node's proposed step is replaced before it is routed, the
+"""Guards (``inboxflow.engine.guards``): a node's proposed step is replaced before it is routed, the
 replacement is route-checked like the node's own, and the trace says which guard fired and why."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from pydantic import BaseModel
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.clock import FakeClock
-from inboxflow.context import NodeContext
 from inboxflow.dev.cli.inspect import trace as trace_command
-from inboxflow.graph import END, Graph, Node, Step
-from inboxflow.guards import Guard, Verdict
-from inboxflow.runtime import Runtime
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.graph import END, Graph, Node, Step
+from inboxflow.engine.guards import Guard, Verdict
+from inboxflow.engine.runtime import Runtime
 from tests.harness.runtimes import runtime_for
 
 SENT: list[str] = []

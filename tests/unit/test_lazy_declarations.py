@@ -10,7 +10,7 @@ import sys
 import pytest
 from pydantic import BaseModel
 
-from inboxflow.graph import (
+from inboxflow.engine.graph import (
     END,
     Graph,
     LazyNodeFunction,
@@ -51,7 +51,7 @@ def test_every_built_in_node_function_and_registry_resolves() -> None:
 def test_a_lazy_node_function_imports_its_module_on_first_call_only() -> None:
     script = (
         "import sys\n"
-        "from inboxflow.graph import lazy\n"
+        "from inboxflow.engine.graph import lazy\n"
         "run = lazy('inboxflow.graphs.pipeline.nodes.review:review')\n"
         "print('inboxflow.graphs.pipeline.nodes.review' in sys.modules)\n"
         "run.resolve()\n"
@@ -78,8 +78,11 @@ def _answer(state: dict[str, int], ctx: object) -> Step:
     [
         ("no_colon", "expected module:function"),
         ("inboxflow.no_such_module:x", "cannot import inboxflow.no_such_module"),
-        ("inboxflow.graph:no_such_function", "inboxflow.graph has no no_such_function"),
-        ("inboxflow.graph:END", "is not callable"),
+        (
+            "inboxflow.engine.graph:no_such_function",
+            "inboxflow.engine.graph has no no_such_function",
+        ),
+        ("inboxflow.engine.graph:END", "is not callable"),
     ],
 )
 def test_a_bad_node_reference_is_a_clear_error(reference: str, message: str) -> None:
@@ -88,7 +91,7 @@ def test_a_bad_node_reference_is_a_clear_error(reference: str, message: str) -> 
 
 
 def test_import_reference_follows_a_dotted_attribute() -> None:
-    assert import_reference("inboxflow.graph:Graph.build", "test") == Graph.build
+    assert import_reference("inboxflow.engine.graph:Graph.build", "test") == Graph.build
 
 
 def test_a_lazy_registry_loads_on_first_use_and_checks_the_nodes_tools() -> None:

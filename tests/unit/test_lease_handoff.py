@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from inboxflow.engine.runtime import HANDOFF_S
 from inboxflow.errors import LeaseHeld
-from inboxflow.runtime import HANDOFF_S
 from tests.harness.toy_graph import make_runtime
 
 

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from inboxflow.graphs.pipeline.pauses import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
-from inboxflow.pauses import (
+from inboxflow.engine.pause_kinds import (
     APPROVE_REJECT,
     Choice,
     EditableField,
@@ -17,6 +16,7 @@ from inboxflow.pauses import (
     hidden_characters,
     kind_of,
 )
+from inboxflow.graphs.pipeline.pauses import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
 
 KIND = PauseKind(
     "k",
@@ -210,7 +210,7 @@ def test_every_address_edit_accepted_is_one_the_bindings_accept() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from inboxflow.bindings import address_of
+    from inboxflow.engine.bindings import address_of
 
     names = st.text(alphabet=st.sampled_from('ab x@."\\<>,;:()'), max_size=12)
     addresses = st.sampled_from(["kim@example.com", "evil@evil.example", "a@b.cz"])

@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from inboxflow.adapters.embedded_crm import EmbeddedCRM
 from inboxflow.adapters.store_workspace import StoreWorkspace
-from inboxflow.context import NodeContext
-from inboxflow.graph import END, Graph, Node, Step
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.graph import END, Graph, Node, Step
 from inboxflow.lazy import Lazy
 from inboxflow.ports.notifier import Notification
 from inboxflow.ports.wired import PORT_NAMES, UndeclaredPort

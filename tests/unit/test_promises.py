@@ -229,7 +229,7 @@ def test_the_readme_counts_the_bundled_samples() -> None:
 def test_the_design_document_states_the_retry_rule_the_runtime_applies() -> None:
     """Three attempts inside the step, then ``needs_review`` (docs/architecture.md §5, errors);
     tests/unit/test_runtime.py shows the trace becoming ``needs_review``."""
-    from inboxflow.runtime import RuntimeOptions
+    from inboxflow.engine.runtime import RuntimeOptions
 
     text = " ".join(ARCHITECTURE.read_text(encoding="utf-8").split())
     assert RuntimeOptions().node_attempts == 3

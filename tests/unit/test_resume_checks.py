@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from inboxflow.context import NodeContext
-from inboxflow.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.pause_kinds import Choice, PauseKind, ResumeRefused, check_resume
 from inboxflow.ingest.claims import Claims
-from inboxflow.pauses import Choice, PauseKind, ResumeRefused, check_resume
 from tests.harness.approval import Harness
 from tests.harness.thread_chat import MAILBOX, ChatWorld, eml
 

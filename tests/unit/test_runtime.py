@@ -7,9 +7,9 @@ import base64
 import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
+from inboxflow.engine.runtime import fold
 from inboxflow.envelope import Envelope
 from inboxflow.errors import EarlyArrival, LeaseHeld
-from inboxflow.runtime import fold
 from tests.harness.toy_graph import ToyState, make_runtime
 
 
@@ -312,8 +312,8 @@ def test_a_resume_for_another_pause_of_the_trace_is_refused(tmp_path):
 
 
 def test_object_fields_changed_in_part_are_stored_as_patches_and_fold_back():
+    from inboxflow.engine.runtime import _delta
     from inboxflow.ports.checkpoint import StepLog
-    from inboxflow.runtime import _delta
 
     before = {"a": 1, "ctx": {"x": 1, "y": 2, "z": 3, "w": 4}, "gone": True}
     after = {"a": 1, "ctx": {"x": 1, "y": 20, "z": 3}, "new": [1]}
@@ -336,7 +336,7 @@ def test_object_fields_changed_in_part_are_stored_as_patches_and_fold_back():
 
 
 def test_a_state_too_large_for_a_checkpoint_is_refused_with_a_clear_error(tmp_path):
-    from inboxflow.runtime import StateTooLarge
+    from inboxflow.engine.runtime import StateTooLarge
 
     runtime, _, _ = make_runtime(tmp_path)
     with pytest.raises(

@@ -14,12 +14,12 @@ from inboxflow.approvals.records import TOKEN_RETENTION_S
 from inboxflow.approvals.sessions import SESSION_RETENTION_S
 from inboxflow.approvals.sign_in import SIGN_IN_RETENTION_S
 from inboxflow.delivery_attempts import RETENTION_S as ATTEMPT_RETENTION_S
+from inboxflow.engine.runtime import RuntimeOptions
 from inboxflow.ingest.claims import Claims
 from inboxflow.ingest.sync import IngestOptions
 from inboxflow.mail_stamps import RETENTION_S as STAMP_RETENTION_S
 from inboxflow.personal.retention_table import PAGES, TABLE_END, TABLE_START
 from inboxflow.reply_queue import ReplyQueue
-from inboxflow.runtime import RuntimeOptions
 from inboxflow.schema import (
     ANYWHERE,
     NO_PERSONAL_DATA,

@@ -12,12 +12,12 @@ from pydantic import BaseModel
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
+from inboxflow.engine.graph import END, Graph, Node, StartContext, Step
+from inboxflow.engine.runtime import Runtime
 from inboxflow.errors import RejectedEnvelope
-from inboxflow.graph import END, Graph, Node, StartContext, Step
 from inboxflow.mail import Email, email_from_json
 from inboxflow.ports.checkpoint import TraceRoute
 from inboxflow.routing import RouteDecision
-from inboxflow.runtime import Runtime
 from inboxflow.start import start_email_trace
 from tests.harness.runtimes import runtime_for
 

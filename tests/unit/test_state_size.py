@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from inboxflow.context import NodeContext
-from inboxflow.graph import END, Graph, Node, Step
-from inboxflow.runtime import MAX_STATE_BYTES
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.graph import END, Graph, Node, Step
+from inboxflow.engine.runtime import MAX_STATE_BYTES
 from tests.harness.runtimes import runtime_for
 
 

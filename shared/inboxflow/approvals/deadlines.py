@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..clock import Clock
-from ..context import EffectJournal
+from ..engine.context import EffectJournal
 from ..lazy import Lazy, as_lazy
 from ..ports.documents import DocumentStore, Transaction
 from ..ports.tasks import ScheduledTask, TaskQueue

@@ -17,10 +17,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..clock import Clock
+from ..engine.pause_kinds import MAX_COMMENT_CHARS, EditRejected, PauseKind, ResumeRefused, kind_of
+from ..engine.runtime import payload_hash
 from ..errors import RejectedEnvelope
-from ..pauses import MAX_COMMENT_CHARS, EditRejected, PauseKind, ResumeRefused, kind_of
 from ..ports.documents import DocumentStore, Transaction
-from ..runtime import payload_hash
 from ..schema import APPROVAL_TOKENS
 from .errors import AlreadyDecided, ApprovalError, invalid_link
 from .records import TIMEOUT_REVIEWER, Approval, approval_path, read_approval

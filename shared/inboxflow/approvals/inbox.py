@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..approval_record import Approval
 from ..clock import Clock
+from ..engine.waits import Approval
 from ..ports.documents import DocumentStore, Filter
 from ..schema import APPROVALS
 from .errors import ApprovalError

@@ -32,7 +32,7 @@ from urllib.parse import urlencode, urlsplit
 
 from flask import Request, Response
 
-from ..approval_record import Approval
+from ..engine.waits import Approval
 from .errors import AlreadyDecided, ApprovalError
 from .http_headers import SECURITY_HEADERS
 from .iap import IAP_HEADER, iap_verifier

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..clock import Clock
-from ..context import EffectJournal
+from ..engine.context import EffectJournal
 from ..errors import RetryableError
 from ..lazy import Lazy, as_lazy
 from ..mail_stamps import stamp_for

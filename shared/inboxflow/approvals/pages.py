@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..pauses import Choice, EditableField, PauseKind, fill, hidden_characters
+from ..engine.pause_kinds import Choice, EditableField, PauseKind, fill, hidden_characters
 
 if TYPE_CHECKING:
     import jinja2

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ..approval_record import Approval, approval_path
+from ..engine.waits import Approval, approval_path
 from ..schema import APPROVAL_TOKENS, APPROVALS
 
 if TYPE_CHECKING:

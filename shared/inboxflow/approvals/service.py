@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..clock import Clock, SystemClock
-from ..context import EffectJournal
+from ..engine.context import EffectJournal
+from ..engine.pause_kinds import PauseKind
 from ..lazy import Lazy
-from ..pauses import PauseKind
 from ..ports.documents import DocumentStore
 from ..ports.notifier import Notifier
 from ..ports.tasks import TaskQueue

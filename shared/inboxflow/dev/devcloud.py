@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from inboxflow.dev import process_groups
 from inboxflow.dev.emulators import free_port, log_file
-from inboxflow.graph import Graph
+from inboxflow.engine.graph import Graph
 from inboxflow.naming import node_id
 
 T = TypeVar("T")

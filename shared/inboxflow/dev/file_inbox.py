@@ -21,13 +21,13 @@ from typing import Literal
 
 from ..adapters.memory_gmail_reader import InMemoryGmailReader
 from ..config import InboxflowConfig
+from ..engine.runtime import Runtime
 from ..ingest.claims import message_trace_id
 from ..ingest.mailboxes import DEFAULT_GRAPH, Mailbox
 from ..ingest.sync import Ingestor
 from ..mail import Email
 from ..mail.loop_guard import auto_reply_block
 from ..routing import RouteDecision, route
-from ..runtime import Runtime
 from ..start import start_email_trace
 
 Received = Literal[

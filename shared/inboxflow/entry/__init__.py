@@ -16,7 +16,7 @@ from ..logs import configure_for_function
 
 if TYPE_CHECKING:
     from ..delivery_attempts import DeliveryAttempts
-    from ..runtime import Outcome, Runtime
+    from ..engine.runtime import Outcome, Runtime
 
 log = logging.getLogger("inboxflow.entry")
 

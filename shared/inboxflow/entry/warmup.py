@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
+    from ..engine.runtime import Runtime
 
 WARMUP_ATTRIBUTE = "inboxflow_warmup"
 WARMUP_TRACE = "inboxflow-warmup"
@@ -37,7 +37,7 @@ def is_warmup(message: Any) -> bool:
 
 def warm_runtime(rt: Runtime) -> None:
     """Build what the first step needs: the store's client, the publisher, the node's code."""
-    from ..graph import LazyNodeFunction
+    from ..engine.graph import LazyNodeFunction
 
     rt.checkpoints.get_trace(WARMUP_TRACE)
     _ = rt.bus

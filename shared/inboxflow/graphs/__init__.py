@@ -42,7 +42,7 @@ import importlib
 import os
 from collections.abc import Iterator, Mapping
 
-from ..graph import Graph
+from ..engine.graph import Graph
 
 BUILT_IN: tuple[str, ...] = (
     "inboxflow.graphs.pipeline.graph:PIPELINE",

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..bindings import Bound, bound_addresses, relay_refusal
+from ..engine.bindings import Bound, bound_addresses, relay_refusal
+from ..engine.tools import Binding
 from ..mail import Email
 from ..mail.authentication import check_sender, configured_authserv_id
 from ..ports.workspace import Workspace
-from ..tools import Binding
 
 if TYPE_CHECKING:
-    from ..context import NodeContext
+    from ..engine.context import NodeContext
 
 
 def workspace_of(ctx: NodeContext, mailbox: str | None = None) -> Workspace:
@@ -32,7 +32,7 @@ def unreviewed_send_refusal(
     corresponded: Callable[[str], bool] | None = None,
 ) -> str | None:
     """Why mail to ``to`` answering ``email`` must wait for a person instead of going out on
-    its own (the no-relay rule, :func:`~inboxflow.bindings.relay_refusal`), or None.
+    its own (the no-relay rule, :func:`~inboxflow.engine.bindings.relay_refusal`), or None.
 
     Args:
         ctx: the node's context (config: the authserv-id; workspace: the sent mail).

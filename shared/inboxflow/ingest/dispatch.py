@@ -28,20 +28,20 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ..approval_record import Approval, approval_id_for, approval_path
 from ..approvals.decisions import answer_customer_wait, answered_by, note_resumed, resume_of
 from ..config import InboxflowConfig
+from ..engine.pause_kinds import ResumeRefused, check_resume
+from ..engine.runtime import Runtime, payload_hash
+from ..engine.waits import Approval, approval_id_for, approval_path
 from ..errors import PermanentError, RejectedEnvelope
 from ..mail import Email
 from ..mail.addresses import address_key_or_none
 from ..mail.authentication import check_sender
 from ..mail.loop_guard import auto_reply_block, is_own_message
-from ..pauses import ResumeRefused, check_resume
 from ..ports.checkpoint import Checkpoint
 from ..ports.gmail_reader import RawMessage
 from ..reply_queue import ReplyQueue
 from ..routing import RouteDecision, route
-from ..runtime import Runtime, payload_hash
 from ..start import start_email_trace
 from ..threads import CUSTOMER_REPLY, ThreadResolver, thread_parties
 from .claims import Claims, ClaimState

@@ -50,6 +50,7 @@ from html import escape
 from typing import Any, TypeVar
 
 from ..config import InboxflowConfig
+from ..engine.runtime import Runtime
 from ..errors import RetryableError
 from ..mail import Email, EmailParseError
 from ..mail.authentication import configured_authserv_id
@@ -70,7 +71,6 @@ from ..ports.gmail_reader import (
 from ..ports.notifier import Notification
 from ..reply_queue import ReplyQueue
 from ..routing import RouteDecision
-from ..runtime import Runtime
 from ..schema import INGEST_EVENTS
 from ..threads import ThreadResolver
 from .claims import CLAIM_LEASE_S, FINISHED, Claims

@@ -15,15 +15,15 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
-from inboxflow.context import NodeContext
 from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.graph import END, Graph, Node, Step
+from inboxflow.engine.runtime import Runtime
+from inboxflow.engine.tools import Tool, ToolRegistry
 from inboxflow.errors import RetryableError
-from inboxflow.graph import END, Graph, Node, Step
 from inboxflow.graphs.pipeline.tasks import CLASSIFY_INTENT
 from inboxflow.mail import email_from_json, prompt_fields
 from inboxflow.ports.llm import LanguageModel
-from inboxflow.runtime import Runtime
-from inboxflow.tools import Tool, ToolRegistry
 from tests.harness.runtimes import runtime_for
 
 

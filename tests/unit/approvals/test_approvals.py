@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from inboxflow.approvals.records import FORM_TOKEN_TTL_S, token_hash
+from inboxflow.engine.runtime import payload_hash
 from inboxflow.envelope import Envelope
 from inboxflow.graphs.pipeline.settings import PipelineSettings
-from inboxflow.runtime import payload_hash
 from tests.harness.approval import BACKUP, REVIEWERS, Harness, Link, sample
 from tests.harness.pipeline import mailbox_writes
 

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.engine.runtime import Runtime
 from inboxflow.ports.checkpoint import CheckpointStore
-from inboxflow.runtime import Runtime
 from tests.harness.planner import (
     DAY,
     CustomerWait,

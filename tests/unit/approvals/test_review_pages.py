@@ -19,8 +19,8 @@ from inboxflow.approvals.pages import (
     render_result,
     render_review,
 )
+from inboxflow.engine.pause_kinds import APPROVE_REJECT, Choice, PauseKind, kind_of
 from inboxflow.graphs.pipeline.pauses import APPROVE_DRAFT_KIND, SENDS
-from inboxflow.pauses import APPROVE_REJECT, Choice, PauseKind, kind_of
 
 TRIAGE = PauseKind(
     "triage_decision",

@@ -16,9 +16,10 @@ from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
-from inboxflow.context import NodeContext
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.pause_kinds import Choice, PauseKind
 from inboxflow.errors import RetryableError
-from inboxflow.graph import END, Graph, Node, Pause, Step
 from inboxflow.graphs import graph_registry
 from inboxflow.ingest.claims import Claim, Claims, message_trace_id
 from inboxflow.ingest.mailboxes import MailboxRegistry
@@ -26,7 +27,6 @@ from inboxflow.ingest.notification import GmailNotification
 from inboxflow.ingest.sync import IngestIncomplete, IngestOptions, Ingestor, SyncBusy
 from inboxflow.ingest.watch import renew_watches
 from inboxflow.mail import Email
-from inboxflow.pauses import Choice, PauseKind
 from inboxflow.ports.gmail_reader import GmailError
 from inboxflow.threads import ThreadResolver
 from inboxflow.workspace import seed_workspace

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inboxflow.engine.runtime import MAX_STATE_BYTES
 from inboxflow.graphs.pipeline.state import PipelineState
 from inboxflow.mail import Email, EmailParseError, parse_message
 from inboxflow.mail.loop_guard import auto_reply_block
 from inboxflow.mail.mime import BODY_TEXT_LIMIT, EMAIL_STATE_LIMIT
 from inboxflow.mail.walk import FORWARD_END, FORWARD_START
-from inboxflow.runtime import MAX_STATE_BYTES
 from tests.harness.paths import DATA
 
 CORPUS = DATA / "mime"

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from inboxflow.engine.runtime import Runtime
 from inboxflow.personal.access import access_document
 from inboxflow.personal.erasure import END_REASON, Eraser, ErasureRecords, address_hash
 from inboxflow.personal.finder import Held, PersonFinder
-from inboxflow.runtime import Runtime
 from inboxflow.schema import TRACES
 from tests.harness.person import (
     BODY_MARK,

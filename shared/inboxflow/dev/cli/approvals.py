@@ -17,7 +17,7 @@ from rich.table import Table
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
 from inboxflow.dev.cli.render import cli_console
-from inboxflow.runtime import Runtime
+from inboxflow.engine.runtime import Runtime
 
 DEFAULT_PORT = 8088
 

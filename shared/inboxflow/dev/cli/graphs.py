@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from inboxflow.dev.cli.render import cli_console
-from inboxflow.graph import END, Graph, Node
+from inboxflow.engine.graph import END, Graph, Node
 from inboxflow.graphs import graph_registry
 
 

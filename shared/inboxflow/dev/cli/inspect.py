@@ -18,8 +18,8 @@ from inboxflow.dev.cli.render import (
     summary_row,
     trace_table,
 )
+from inboxflow.engine.runtime import fold
 from inboxflow.ports.documents import DocumentStore, Filter
-from inboxflow.runtime import fold
 from inboxflow.schema import FAILURES, TRACES
 from inboxflow.services import make_store
 from inboxflow.settings import Settings

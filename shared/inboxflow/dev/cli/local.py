@@ -20,11 +20,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.config import ConfigError, InboxflowConfig, load_config
 from inboxflow.dev.cli.render import cli_console, summary_row, trace_table
+from inboxflow.engine.runtime import Runtime
 from inboxflow.errors import PermanentError
 from inboxflow.graphs import graph_registry
 from inboxflow.mail import Email
 from inboxflow.routing import RouteDecision, explicit, route
-from inboxflow.runtime import Runtime
 from inboxflow.settings import Settings
 
 SAMPLE_SUFFIXES = (".eml", ".json")

@@ -17,7 +17,7 @@ from rich.console import Console
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
 from inboxflow.dev.cli.render import cli_console
-from inboxflow.runtime import Runtime
+from inboxflow.engine.runtime import Runtime
 from inboxflow.settings import Settings
 
 WAIT_S = 120.0

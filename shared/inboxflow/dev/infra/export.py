@@ -141,7 +141,7 @@ class NodeLike(Protocol):
 
 
 class GraphLike(Protocol):
-    """The attributes of a graph that deployment reads (``inboxflow.graph.Graph``)."""
+    """The attributes of a graph that deployment reads (``inboxflow.engine.graph.Graph``)."""
 
     @property
     def name(self) -> str: ...

@@ -17,7 +17,7 @@ import json
 import time
 from typing import Any
 
-from ...context import NodeContext
+from ...engine.context import NodeContext
 from ...ports.llm import LLMUsage
 from ...schema import AGENT_RUNS, EMAIL_EVENTS, LLM_CALLS
 from .state import AgentState, ProfileSnapshot

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...graph import END, Graph, Node, lazy
-from ...guards import Guard
+from ...engine.graph import END, Graph, Node, lazy
+from ...engine.guards import Guard
 from . import outcome
 from .state import AgentState
 from .summary import initial_state, summary

@@ -12,9 +12,9 @@ profile's reviewers, and the trace waits in ``needs_review``.
 
 from __future__ import annotations
 
-from ...context import NodeContext
-from ...graph import Step
-from ...guards import Verdict
+from ...engine.context import NodeContext
+from ...engine.graph import Step
+from ...engine.guards import Verdict
 from .cues import cues
 from .state import AgentState
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...graph import StartContext, TraceSummary
+from ...engine.graph import StartContext, TraceSummary
 from ...ports.checkpoint import Checkpoint
 from .profiles import snapshot
 

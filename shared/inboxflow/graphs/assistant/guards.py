@@ -1,4 +1,4 @@
-"""The assistant's guards (``inboxflow.guards``): what triage keeps whatever the model says.
+"""The assistant's guards (``inboxflow.engine.guards``): what triage keeps whatever the model says.
 
 | guard                  | node          | rule                                                    |
 |------------------------|---------------|---------------------------------------------------------|
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...graph import Step
-from ...guards import Verdict
+from ...engine.graph import Step
+from ...engine.guards import Verdict
 from ...mail import Email
 from ...mail.authentication import configured_authserv_id
 from .reading import money_request, new_text, thanks_only
@@ -23,7 +23,7 @@ from .senders import unverified_reason
 from .state import AssistantState
 
 if TYPE_CHECKING:
-    from ...context import NodeContext
+    from ...engine.context import NodeContext
 
 
 def _to_notify(step: Step, reasoning: str) -> Step:

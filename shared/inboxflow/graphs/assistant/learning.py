@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ...context import NodeContext
+from ...engine.context import NodeContext
 from ...memory import Memory, PreferenceMemory
 from .state import AssistantState
 from .tasks import UPDATE_TASKS

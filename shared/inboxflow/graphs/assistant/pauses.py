@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...pauses import Choice, EditableField, PauseKind
+from ...engine.pause_kinds import Choice, EditableField, PauseKind
 
 NOTIFY_KIND = PauseKind(
     "notify",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...graph import TraceSummary
+from ...engine.graph import TraceSummary
 from ...ports.checkpoint import Checkpoint
 
 

@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from ...bindings import Bound, bound_addresses
+from ...engine.bindings import Bound, bound_addresses
+from ...engine.tools import Tool, ToolRegistry
 from ...mail import Email
-from ...tools import Tool, ToolRegistry
 from ..kit import CORRESPONDENT, PEOPLE_ON_THE_EMAIL, workspace_of
 from ..kit import bound_to as bound_to_email
 from .settings import assistant_settings
 
 if TYPE_CHECKING:
-    from ...context import NodeContext
+    from ...engine.context import NodeContext
 
 REVIEWED = frozenset({"write_email", "schedule_meeting", "Question"})
 """Tools that pause for the owner's review before they run."""

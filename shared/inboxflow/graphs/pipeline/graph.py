@@ -17,8 +17,8 @@ Each node is one Cloud Function; sizing below is per function.
 
 from __future__ import annotations
 
-from ...graph import END, Graph, Node, lazy
-from ...guards import Guard
+from ...engine.graph import END, Graph, Node, lazy
+from ...engine.guards import Guard
 from . import outcome
 from .pauses import APPROVE_DRAFT_KIND
 from .settings import PipelineSettings

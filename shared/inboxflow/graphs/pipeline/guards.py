@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...context import NodeContext
-from ...graph import END, Step
-from ...guards import Verdict
+from ...engine.context import NodeContext
+from ...engine.graph import END, Step
+from ...engine.guards import Verdict
 from ...mail import Email, bare_subject, strip_quoted
 from ...mail.addresses import same_address
 from ...mail.quoting import TRIMMED_MARKER

@@ -8,7 +8,7 @@ defaults below describe the default, a Gmail draft.
 
 from __future__ import annotations
 
-from ...pauses import Choice, EditableField, PauseKind
+from ...engine.pause_kinds import Choice, EditableField, PauseKind
 
 SAVES_DRAFT = {
     "on_approve": "save as draft",

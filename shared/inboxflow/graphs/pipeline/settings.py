@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ...graph import TimeoutPolicy
+from ...engine.graph import TimeoutPolicy
 
 if TYPE_CHECKING:
     from ...ports.wired import Ports

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ...engine.tools import Tool
 from ...ports.workspace import OutgoingReply
-from ...tools import Tool
 from ...workspace import business_day
 from ..kit import (
     CORRESPONDENT,
@@ -42,7 +42,7 @@ from ..kit import (
 )
 
 if TYPE_CHECKING:
-    from ...context import NodeContext
+    from ...engine.context import NodeContext
 
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday"]
 WEEKDAYS: tuple[Weekday, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday")

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...graph import END, Graph, Node, StartContext, lazy
-from ...guards import Guard
+from ...engine.graph import END, Graph, Node, StartContext, lazy
+from ...engine.guards import Guard
 from . import outcome
 from .pauses import AGENCY_REVIEW, CUSTOMER_REPLY
 from .settings import PlannerSettings

@@ -1,4 +1,4 @@
-"""The planner's guards (``inboxflow.guards``): rules its plans keep whatever the model says.
+"""The planner's guards (``inboxflow.engine.guards``): rules its plans keep whatever the model says.
 
 | guard                 | node    | rule                                                        |
 |-----------------------|---------|-------------------------------------------------------------|
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...graph import Step
-from ...guards import Verdict
+from ...engine.graph import Step
+from ...engine.guards import Verdict
 from .request_kind import not_a_quote
 from .state import PlannedTool, PlannerState
 
 if TYPE_CHECKING:
-    from ...context import NodeContext
+    from ...engine.context import NodeContext
 
 
 def not_a_quote_goes_to_the_agency(

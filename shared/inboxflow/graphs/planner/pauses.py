@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ...pauses import Choice, EditableField, PauseKind
+from ...engine.pause_kinds import Choice, EditableField, PauseKind
 
 AGENCY_REVIEW = PauseKind(
     "agency_review",

@@ -31,16 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from ...engine.tools import Binding, Tool, ToolRegistry
 from ...mail import Email, reply_subject
 from ...mail.loop_guard import refuse_recipient
 from ...notices import notify_once
 from ...ports.quoting import Applicant, Driver, QuotingError, Vehicle
-from ...tools import Binding, Tool, ToolRegistry
 from ..kit import workspace_of
 from .extract import FIELD_LABELS
 
 if TYPE_CHECKING:
-    from ...context import NodeContext
+    from ...engine.context import NodeContext
 
 CUSTOMER = Binding("customer", description="the customer who wrote (the thread's sender)")
 THIS_QUOTE = Binding("quote", "quote_id", "id", "the quote this conversation opened")

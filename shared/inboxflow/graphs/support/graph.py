@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...graph import END, Graph, Node, lazy
-from ...guards import Guard
+from ...engine.graph import END, Graph, Node, lazy
+from ...engine.guards import Guard
 from . import outcome
 from .pauses import APPROVE_SUPPORT_REPLY
 from .settings import SupportSettings

@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from ...graph import Step
-from ...guards import Verdict
+from ...engine.graph import Step
+from ...engine.guards import Verdict
 from .signals import SIGNALS, Hit, find_cues
 from .state import SupportState
 from .tasks import IssueType, Supervision, TriageResult
 from .urgency import enforce_rules, escalation_rule, floor_urgency, raise_to, signal_issue_type
 
 if TYPE_CHECKING:
-    from ...context import NodeContext
+    from ...engine.context import NodeContext
 
 RELEVANCE_FLOOR = 0.35
 """Least relevance (cosine similarity of the best chunk of a cited article to the message)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...pauses import Choice, EditableField, PauseKind
+from ...engine.pause_kinds import Choice, EditableField, PauseKind
 
 APPROVE_SUPPORT_REPLY = PauseKind(
     "approve_support_reply",

@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from ...bindings import Bound, bound_addresses
+from ...engine.bindings import Bound, bound_addresses
+from ...engine.tools import Binding, Tool, ToolRegistry
 from ...mail import Email
-from ...tools import Binding, Tool, ToolRegistry
 from ..kit import workspace_of
 from .settings import support_settings
 from .tickets import TicketStore
 
 if TYPE_CHECKING:
-    from ...context import NodeContext
+    from ...engine.context import NodeContext
 
 CUSTOMER = Binding("customer", description="the customer who wrote (their CRM id)")
 CUSTOMER_ADDRESS = Binding(

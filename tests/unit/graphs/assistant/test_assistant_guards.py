@@ -14,8 +14,8 @@ import pytest
 from inboxflow.adapters.gemini_llm import GeminiModel, GeminiSettings, RetryPolicy
 from inboxflow.dev.cli.inspect import trace as trace_command
 from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
+from inboxflow.engine.runtime import Runtime
 from inboxflow.mail import Email
-from inboxflow.runtime import Runtime
 from inboxflow.services import make_store
 from tests.harness.agent import build
 from tests.harness.assistant import pending, sample, start, state

@@ -13,14 +13,14 @@ from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
-from inboxflow.graph import END
+from inboxflow.engine.graph import END
+from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs.pipeline import initial_state
 from inboxflow.graphs.pipeline.graph import PIPELINE
 from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.mail import TRACE_HEADER, email_from_json, load_email_file, sample_inbox_dir
 from inboxflow.mail_stamps import DEFAULT_DOMAIN as DOMAIN
 from inboxflow.mail_stamps import stamp_of
-from inboxflow.runtime import Runtime
 from inboxflow.workspace import seed_workspace
 from tests.harness.mail_auth import gmail_pass
 from tests.harness.runtimes import runtime_for

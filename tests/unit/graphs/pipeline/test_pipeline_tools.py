@@ -13,8 +13,9 @@ import pytest
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
-from inboxflow.context import EffectJournal, NodeContext
-from inboxflow.graph import END
+from inboxflow.engine.context import EffectJournal, NodeContext
+from inboxflow.engine.graph import END
+from inboxflow.engine.tools import ToolRegistry
 from inboxflow.graphs.pipeline.nodes.dispatch import dispatch
 from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.graphs.pipeline.state import Draft, PipelineState, Review, ToolCall
@@ -22,7 +23,6 @@ from inboxflow.graphs.pipeline.tools import pipeline_tools
 from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.mail_stamps import stamp_of
 from inboxflow.ports.workspace import Interval
-from inboxflow.tools import ToolRegistry
 from inboxflow.workspace import seed_workspace
 from tests.harness.mail_auth import gmail_pass
 from tests.harness.runtimes import ports_for

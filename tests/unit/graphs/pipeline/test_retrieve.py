@@ -12,13 +12,13 @@ import pytest
 
 from inboxflow.adapters.offline_embedder import OfflineEmbedder
 from inboxflow.adapters.sqlite_vectors import SqliteVectorIndex
+from inboxflow.engine.runtime import Runtime
 from inboxflow.errors import RetryableError
 from inboxflow.graphs.pipeline import initial_state
 from inboxflow.knowledge import KnowledgeBase, seed_knowledge
 from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.ports.embeddings import EmbeddingPurpose
 from inboxflow.ports.vectors import Neighbor
-from inboxflow.runtime import Runtime
 from inboxflow.schema import EMAIL_VECTORS
 from tests.harness.pipeline import build
 

@@ -301,8 +301,8 @@ def test_settings_refuse_a_reminder_after_giving_up_and_unknown_tools():
 
 
 def test_a_demo_choice_must_be_one_of_the_kinds_choices():
+    from inboxflow.engine.pause_kinds import PauseKind
     from inboxflow.graphs.planner.pauses import AGENCY_REVIEW
-    from inboxflow.pauses import PauseKind
 
     assert AGENCY_REVIEW.demo_choice == "approve"
     with pytest.raises(ValueError, match="demo_choice 'accept' is not a choice"):

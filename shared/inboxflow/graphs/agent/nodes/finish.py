@@ -13,9 +13,9 @@ through the effect journal. ``error`` and ``max_iterations`` end
 
 from __future__ import annotations
 
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import END, Step
 from ....errors import NodeFailed
-from ....graph import END, Step
 from ....mail import Email
 from ....notices import notify_once
 from ..audit import record_run

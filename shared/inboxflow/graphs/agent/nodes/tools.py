@@ -25,9 +25,9 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from ....bindings import BindingRefused, Bound, bound_addresses
-from ....context import NodeContext
-from ....graph import Step
+from ....engine.bindings import BindingRefused, Bound, bound_addresses
+from ....engine.context import NodeContext
+from ....engine.graph import Step
 from ....mail import Email
 from ....mail.forwarded import auto_forwarded_by
 from ..state import AgentState, ToolLogEntry

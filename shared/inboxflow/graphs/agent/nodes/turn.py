@@ -20,9 +20,9 @@ import time
 from functools import cache
 from typing import Any
 
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import Step
 from ....errors import NodeFailed, RetryableError
-from ....graph import Step
 from ....ports.llm import AgentTurn, ChatSettings, LLMFailed, LLMUsage
 from ..audit import record_llm_call
 from ..state import AgentState

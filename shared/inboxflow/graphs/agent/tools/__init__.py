@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ....tools import ToolRegistry
+from ....engine.tools import ToolRegistry
 from .common import COMMON_TOOLS
 from .pharmacy import PHARMACY_TOOLS
 

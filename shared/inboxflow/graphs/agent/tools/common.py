@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from ....bindings import BindingRefused
-from ....tools import Binding, Tool
+from ....engine.bindings import BindingRefused
+from ....engine.tools import Binding, Tool
 from ...kit import unreviewed_send_refusal, workspace_of
 from .view import view_of
 
@@ -30,7 +30,7 @@ REQUESTER = "requester"
 REPLY_BINDING = Binding(REQUESTER, "to", "address", "the person who asked (the inquiry's reply_to)")
 
 if TYPE_CHECKING:
-    from ....context import NodeContext
+    from ....engine.context import NodeContext
 
 
 class WebSearchParams(BaseModel):

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ....tools import Binding, Tool
+from ....engine.tools import Binding, Tool
 from .common import REQUESTER
 from .view import view_of
 
 if TYPE_CHECKING:
-    from ....context import NodeContext
+    from ....engine.context import NodeContext
 
 
 class SearchDrugsParams(BaseModel):

@@ -13,7 +13,7 @@ from ....mail import Email
 from ..state import AgentState, Inquiry
 
 if TYPE_CHECKING:
-    from ....context import NodeContext
+    from ....engine.context import NodeContext
 
 
 @dataclass

@@ -30,10 +30,10 @@ from datetime import UTC, datetime, tzinfo
 from functools import cache
 from typing import Any
 
-from ....bindings import with_approved
-from ....context import NodeContext
+from ....engine.bindings import with_approved
+from ....engine.context import NodeContext
+from ....engine.graph import END, Pause, Step
 from ....errors import RetryableError
-from ....graph import END, Pause, Step
 from ....memory import PreferenceMemory
 from ....ports.llm import ChatSettings, LLMFailed
 from ...kit import workspace_of

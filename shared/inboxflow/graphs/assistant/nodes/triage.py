@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 
-from ....context import NodeContext
-from ....graph import END, Pause, Step
+from ....engine.context import NodeContext
+from ....engine.graph import END, Pause, Step
 from ....memory import PreferenceMemory
 from ..learning import learn
 from ..pauses import pause_context

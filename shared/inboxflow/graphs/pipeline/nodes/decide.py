@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import Step
 from ....errors import NodeFailed
-from ....graph import Step
 from ....mail import prompt_fields, reply_subject
 from ..settings import pipeline_settings
 from ..state import PipelineState, ToolCall

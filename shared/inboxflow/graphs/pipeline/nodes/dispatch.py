@@ -41,10 +41,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ....bindings import BindingRefused, with_approved
-from ....context import NodeContext
+from ....engine.bindings import BindingRefused, with_approved
+from ....engine.context import NodeContext
+from ....engine.graph import END, Step
 from ....errors import NodeFailed
-from ....graph import END, Step
 from ....mail.loop_guard import refuse_recipient
 from ...kit import unreviewed_send_refusal
 from ..settings import pipeline_settings

@@ -16,8 +16,8 @@ dispatch, through the effect journal.
 
 from __future__ import annotations
 
-from ....context import NodeContext
-from ....graph import Step
+from ....engine.context import NodeContext
+from ....engine.graph import Step
 from ..state import CalendarAvailability, Context, PipelineState, ToolCall, ToolResult
 
 

@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import Step
 from ....errors import NodeFailed
-from ....graph import Step
 from ....mail import bare_subject, prompt_fields, reply_subject
 from ....workspace import business_day
 from ..state import Draft, PipelineState, Tone

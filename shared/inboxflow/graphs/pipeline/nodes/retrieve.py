@@ -34,9 +34,9 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import Step
 from ....errors import RetryableError
-from ....graph import Step
 from ....knowledge import Retrieval, excerpt, knowledge_base_for
 from ....mail import bare_subject, strip_quoted
 from ....ports.workspace import Workspace

@@ -21,9 +21,9 @@ says what approving does (a Gmail draft, or a sent reply with ``auto_send``).
 
 from __future__ import annotations
 
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import Pause, Step
 from ....errors import NodeFailed
-from ....graph import Pause, Step
 from ...kit import unreviewed_send_refusal
 from ..pauses import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS
 from ..settings import AUTO_DISPATCH_CONFIDENCE, pipeline_settings

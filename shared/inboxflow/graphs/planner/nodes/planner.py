@@ -31,8 +31,8 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from ....context import NodeContext
-from ....graph import END, Step
+from ....engine.context import NodeContext
+from ....engine.graph import END, Step
 from ....mail import Email
 from ....mail.addresses import same_address
 from ....ports.checkpoint import Checkpoint

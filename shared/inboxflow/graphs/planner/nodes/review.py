@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import Pause, Step
 from ....errors import NodeFailed
-from ....graph import Pause, Step
 from ..pauses import AGENCY_REVIEW
 from ..review_policy import review_reasons
 from ..settings import planner_settings

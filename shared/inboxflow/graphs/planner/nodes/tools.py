@@ -27,10 +27,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ....bindings import Bound, bound_addresses
-from ....context import NodeContext
+from ....engine.bindings import Bound, bound_addresses
+from ....engine.context import NodeContext
+from ....engine.graph import Step
 from ....errors import NodeFailed
-from ....graph import Step
 from ..conversation import thread_of
 from ..settings import planner_settings
 from ..state import Message, PlannerState, QuoteProgress

@@ -24,10 +24,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ....approval_record import approval_id_for, approval_path
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import Pause, Step
+from ....engine.waits import approval_id_for, approval_path
 from ....errors import NodeFailed
-from ....graph import Pause, Step
 from ....mail import reply_subject
 from ....ports.documents import Transaction
 from ..conversation import queued_replies, reply_id, take_replies, thread_of

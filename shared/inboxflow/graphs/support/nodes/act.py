@@ -34,9 +34,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import END, Pause, Step
 from ....errors import NodeFailed
-from ....graph import END, Pause, Step
 from ....mail.loop_guard import refuse_recipient
 from ....notices import notify_once
 from ...kit import unreviewed_send_refusal

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import NodeFn, Step
 from ....errors import NodeFailed
-from ....graph import NodeFn, Step
 from ....knowledge import knowledge_base_for
 from ..kb import kb_search
 from ..language import detect_language

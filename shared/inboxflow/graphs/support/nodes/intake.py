@@ -29,9 +29,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Literal
 
-from ....context import NodeContext
+from ....engine.context import NodeContext
+from ....engine.graph import Step
 from ....errors import NodeFailed
-from ....graph import Step
 from ....mail import Email
 from ....mail.addresses import address_key_or_none
 from ....mail.authentication import configured_authserv_id

@@ -23,12 +23,10 @@ from typing import Any, Literal
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from . import logs, telemetry
-from .approval_record import Approval, approval_id_for, approval_path
-from .clock import Clock
-from .context import EffectJournal, FaultHook, NodeContext, _no_fault
-from .envelope import Envelope, decode_pubsub_message
-from .errors import (
+from .. import logs, telemetry
+from ..clock import Clock
+from ..envelope import Envelope, decode_pubsub_message
+from ..errors import (
     BadEnvelope,
     EarlyArrival,
     LeaseHeld,
@@ -38,12 +36,9 @@ from .errors import (
     RetryableError,
     StepMoved,
 )
-from .graph import END, Graph, Node, Pause, Step
-from .guards import apply_guards
-from .naming import node_id, step_path
-from .pauses import check_resume, kind_of
-from .ports.bus import MessageBus
-from .ports.checkpoint import (
+from ..naming import node_id, step_path
+from ..ports.bus import MessageBus
+from ..ports.checkpoint import (
     Checkpoint,
     CheckpointStore,
     DocumentCheckpointStore,
@@ -52,10 +47,15 @@ from .ports.checkpoint import (
     StepLog,
     TraceRoute,
 )
-from .ports.documents import DocumentStore
-from .ports.llm import LanguageModel
-from .ports.wired import Ports
-from .schema import FAILURES
+from ..ports.documents import DocumentStore
+from ..ports.llm import LanguageModel
+from ..ports.wired import Ports
+from ..schema import FAILURES
+from .context import EffectJournal, FaultHook, NodeContext, _no_fault
+from .graph import END, Graph, Node, Pause, Step
+from .guards import apply_guards
+from .pause_kinds import check_resume, kind_of
+from .waits import Approval, approval_id_for, approval_path
 
 log = logging.getLogger("inboxflow.runtime")
 

@@ -29,7 +29,7 @@ class Tool:
             run at dispatch through the effect journal, not while gathering context.
         binds: for an action tool (required), the recipient or subject it is bound
             to (one ``Binding``, or a tuple when it is bound to several); the runtime
-            refuses any call outside them (``inboxflow.bindings``).
+            refuses any call outside them (``inboxflow.engine.bindings``).
         uses_calendar: it reads or writes the mailbox owner's Google Calendar: a
             mailbox whose graph offers it is asked to consent to ``calendar.events``
             (``inboxflow.mailbox_scopes``); others are asked for Gmail alone.

@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from .lazy import Lazy
-from .pauses import PauseKind
+from ..lazy import Lazy
+from .pause_kinds import PauseKind
 from .tools import Tool, ToolRegistry
 
 if TYPE_CHECKING:
-    from .config import InboxflowConfig
+    from ..config import InboxflowConfig
+    from ..ports.checkpoint import Checkpoint
     from .context import NodeContext
     from .guards import Guard
-    from .ports.checkpoint import Checkpoint
 
 END = "__end__"
 """Routing target that finishes the trace."""
@@ -232,7 +232,7 @@ class Node:
     guards: tuple[Guard, ...] = ()
 
     def __post_init__(self) -> None:
-        from .ports.wired import PORT_NAMES
+        from ..ports.wired import PORT_NAMES
 
         unknown = sorted(set(self.ports) - PORT_NAMES)
         if unknown:

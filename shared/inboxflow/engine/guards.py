@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .lazy import Lazy
+from ..lazy import Lazy
 
 if TYPE_CHECKING:
     from .context import NodeContext

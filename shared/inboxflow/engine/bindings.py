@@ -1,7 +1,7 @@
 """Effect bindings: whom a tool that writes outside the trace may act on, whatever the model says.
 
 Every action tool (send, draft, reservation, ticket, quote, calendar) declares a
-:class:`Binding` in its :class:`~inboxflow.tools.Tool` declaration: the subject it
+:class:`Binding` in its :class:`~inboxflow.engine.tools.Tool` declaration: the subject it
 is bound to (``requester``, ``customer``, ``quote``...) and the argument that
 names it, if any. The node that runs the tools says who that subject is for
 this run (``NodeContext.bound``, from the email and the state, never from the
@@ -13,7 +13,7 @@ tool's effect themselves), compares the two:
 - ``addresses``: a list, each item as ``address``;
 - ``id``: the argument is one of the bound ids (a Message-ID with or without ``<>``);
 - no argument: the subject must be bound; the handler takes it from the binding
-  (:meth:`~inboxflow.context.NodeContext.bound_subject`), not from the arguments.
+  (:meth:`~inboxflow.engine.context.NodeContext.bound_subject`), not from the arguments.
 
 A refused call raises :class:`BindingRefused` (a ``NodeFailed``): nothing is
 written, the call is recorded on the step, and the run goes to a person
@@ -37,11 +37,11 @@ from dataclasses import dataclass
 from email.utils import getaddresses
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from .errors import NodeFailed
-from .mail.addresses import address_key_or_none, same_address
+from ..errors import NodeFailed
+from ..mail.addresses import address_key_or_none, same_address
 
 if TYPE_CHECKING:
-    from .mail.model import Email
+    from ..mail.model import Email
 
 BindingKind = Literal["address", "addresses", "id"]
 Bound = Mapping[str, tuple[str, ...]]

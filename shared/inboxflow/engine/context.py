@@ -9,14 +9,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..clock import Clock
+from ..errors import NodeFailed, RetryableError
+from ..naming import effect_path
+from ..ports.documents import DocumentStore
+from ..ports.llm import LanguageModel, LLMFailed, LLMTask, LLMUsage, Out
+from ..ports.wired import Ports
+from ..schema import EFFECTS
 from .bindings import BindingRefused, Bound, refusal
-from .clock import Clock
-from .errors import NodeFailed, RetryableError
-from .naming import effect_path
-from .ports.documents import DocumentStore
-from .ports.llm import LanguageModel, LLMFailed, LLMTask, LLMUsage, Out
-from .ports.wired import Ports
-from .schema import EFFECTS
 from .tools import ToolRegistry
 
 FaultHook = Callable[[str], None]
@@ -111,7 +111,7 @@ class NodeContext:
     uses_llm: bool = True
     """Whether the node declares ``uses_llm``: deployment grants the model's key only then."""
     bound: Bound = field(default_factory=dict)
-    """Who this run's writing tools are bound to (``inboxflow.bindings``): set by the node
+    """Who this run's writing tools are bound to (``inboxflow.engine.bindings``): set by the node
     running them, from the email and the state, never from the model."""
     subject: object = None
     """What this run's tools work on, set by the node running them (the support desk's email,
@@ -202,7 +202,7 @@ class NodeContext:
         return values[0]
 
     def check_binding(self, name: str, arguments: Any) -> None:
-        """Refuse a call of tool ``name`` outside its declared binding (see ``inboxflow.bindings``).
+        """Refuse a call of tool ``name`` outside its declared binding (see ``inboxflow.engine.bindings``).
 
         ``call_tool`` runs it before every handler; a node that performs a declared
         tool's effect itself runs it before writing. A refusal is recorded on the

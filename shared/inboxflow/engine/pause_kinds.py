@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from email.utils import getaddresses
 from typing import Any, Literal
 
-from .bindings import address_of
-from .errors import RejectedEnvelope
-from .mail.addresses import address_key_or_none
-from .mail.field_text import (
+from ..errors import RejectedEnvelope
+from ..mail.addresses import address_key_or_none
+from ..mail.field_text import (
     DIRECTION_CONTROLS,
     ZERO_WIDTH,
     clean_line,
@@ -29,6 +28,7 @@ from .mail.field_text import (
     text_breaks,
     text_refusal,
 )
+from .bindings import address_of
 
 ChoiceStyle = Literal["primary", "danger", "neutral"]
 FieldKind = Literal["line", "text", "address", "addresses"]

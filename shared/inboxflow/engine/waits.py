@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from .schema import APPROVALS
+from ..schema import APPROVALS
 
 ApprovalStatus = Literal["pending", "decided", "timed_out"]
 
