@@ -46,7 +46,8 @@ def inboxflow_nodes() -> tuple[Any, Any]:
     from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
     from inboxflow.adapters.store_workspace import StoreWorkspace
     from inboxflow.clock import SystemClock
-    from inboxflow.engine.context import EffectJournal, NodeContext
+    from inboxflow.engine.context import NodeContext
+    from inboxflow.engine.effects import EffectJournal
     from inboxflow.engine.tools import ToolRegistry
     from inboxflow.graphs import get_graph
     from inboxflow.graphs.pipeline.tools import pipeline_tools

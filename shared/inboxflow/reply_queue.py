@@ -24,7 +24,8 @@ from .mail import Email
 from .ports.checkpoint import Checkpoint, CheckpointStore
 from .ports.documents import DocumentStore
 from .schema import TRACE_REPLIES
-from .threads import CUSTOMER_REPLY, ThreadResolver
+from .engine.waits import CUSTOMER_REPLY
+from .threads import ThreadResolver
 
 
 def reply_path(trace_id: str, gmail_id: str) -> str:

@@ -28,8 +28,6 @@ from .ports.checkpoint import CheckpointStore
 from .ports.documents import DocumentStore, Transaction
 from .schema import THREADS
 
-CUSTOMER_REPLY = "customer_reply"
-
 
 def thread_path(mailbox: str, thread_id: str) -> str:
     """Document path of a thread's mapping."""

@@ -23,7 +23,7 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.clock import FakeClock
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
-from inboxflow.engine.context import EffectJournal
+from inboxflow.engine.effects import EffectJournal
 from inboxflow.ports.notifier import Notification, Notifier
 
 MAILBOX = "maya.chen@brightlane.io"

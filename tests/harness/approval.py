@@ -14,7 +14,7 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.notifiers import OutboxNotifier
 from inboxflow.adapters.sqlite_tasks import SqliteTaskQueue
 from inboxflow.approvals.app import handle_http
-from inboxflow.approvals.records import Approval
+from inboxflow.engine.waits import Approval
 from inboxflow.approvals.service import ApprovalService
 from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.clock import FakeClock

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from inboxflow.approvals.records import Approval
+from inboxflow.engine.waits import Approval
 from inboxflow.engine.runtime import Runtime
 from inboxflow.graphs.assistant.graph import ASSISTANT
 from inboxflow.mail import Email, load_email_file

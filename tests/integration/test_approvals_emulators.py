@@ -12,7 +12,7 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.clock import FakeClock
-from inboxflow.engine.runtime import payload_hash
+from inboxflow.engine.waits import payload_hash
 from inboxflow.envelope import Envelope
 from tests.harness.approval import REVIEWERS, Harness
 from tests.harness.pipeline import mailbox_writes

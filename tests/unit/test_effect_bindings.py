@@ -350,7 +350,8 @@ def test_planner_an_obedient_model_cannot_touch_another_customers_quote(tmp_path
 
 def _ctx_of(runtime: Runtime) -> Any:
     """A bare node context over the runtime's ports."""
-    from inboxflow.engine.context import EffectJournal, NodeContext
+    from inboxflow.engine.context import NodeContext
+    from inboxflow.engine.effects import EffectJournal
     from inboxflow.engine.tools import ToolRegistry
 
     return NodeContext(
@@ -402,7 +403,8 @@ def _pipeline_dispatch(tmp_path: Any, draft_to: str, planned: list[Any]) -> tupl
     from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
     from inboxflow.adapters.store_workspace import StoreWorkspace
     from inboxflow.clock import FakeClock
-    from inboxflow.engine.context import EffectJournal, NodeContext
+    from inboxflow.engine.context import NodeContext
+    from inboxflow.engine.effects import EffectJournal
     from inboxflow.engine.tools import ToolRegistry
     from inboxflow.graphs.pipeline.nodes.dispatch import dispatch
     from inboxflow.graphs.pipeline.state import Draft, PipelineState, Review

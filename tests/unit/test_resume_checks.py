@@ -17,7 +17,8 @@ from pydantic import BaseModel
 
 from inboxflow.engine.context import NodeContext
 from inboxflow.engine.graph import END, Graph, Node, Pause, Step
-from inboxflow.engine.pause_kinds import Choice, PauseKind, ResumeRefused, check_resume
+from inboxflow.engine.pause_kinds import Choice, PauseKind
+from inboxflow.engine.waits import ResumeRefused, check_resume
 from inboxflow.ingest.claims import Claims
 from tests.harness.approval import Harness
 from tests.harness.thread_chat import MAILBOX, ChatWorld, eml

@@ -15,13 +15,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..clock import Clock
-from ..engine.context import EffectJournal
+from ..engine.effects import EffectJournal
 from ..lazy import Lazy, as_lazy
 from ..ports.documents import DocumentStore, Transaction
 from ..ports.tasks import ScheduledTask, TaskQueue
 from .decisions import Decisions
 from .errors import ApprovalError
-from .records import TIMEOUT_REVIEWER, Approval, approval_path, read_approval
+from ..engine.waits import TIMEOUT_REVIEWER, Approval, approval_path, read_approval
 from .settings import ApprovalConfig
 
 log = logging.getLogger(__name__)

@@ -17,13 +17,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..clock import Clock
-from ..engine.pause_kinds import MAX_COMMENT_CHARS, EditRejected, PauseKind, ResumeRefused, kind_of
-from ..engine.runtime import payload_hash
+from ..engine.pause_kinds import MAX_COMMENT_CHARS, EditRejected, PauseKind, kind_of
+from ..engine.waits import ResumeRefused
+from ..engine.waits import payload_hash
 from ..errors import RejectedEnvelope
 from ..ports.documents import DocumentStore, Transaction
 from ..schema import APPROVAL_TOKENS
 from .errors import AlreadyDecided, ApprovalError, invalid_link
-from .records import TIMEOUT_REVIEWER, Approval, approval_path, read_approval
+from ..engine.waits import TIMEOUT_REVIEWER, Approval, approval_path, read_approval
 from .settings import ApprovalConfig
 from .tokens import Tokens
 
@@ -225,128 +226,6 @@ class Decisions:
             # The trace moved on (a duplicate resume already ran it): nothing to publish.
             log.info("resume of %s not published: %s", approval.approval_id, exc)
         return note_resumed(self.store, approval, self.clock.now())
-
-
-def resume_of(approval: Approval) -> dict[str, Any]:
-    """The resume a decided approval publishes: the decision, who took it, what to execute.
-
-    Every resume of a recorded decision is built here from the record (the first
-    publish and every republish), so a republished resume is the same resume.
-    """
-    return {
-        "decision": approval.decision,
-        "reviewer": approval.decided_by,
-        "comment": approval.comment,
-        "kind": approval.kind,
-        "approval_id": approval.approval_id,
-        "payload": approval.applied_payload,
-        "payload_hash": approval.applied_payload_hash
-        if approval.applied_payload is not None
-        else approval.payload_hash,
-    }
-
-
-def note_resumed(store: DocumentStore, approval: Approval, now: float) -> Approval:
-    """Record that the decided approval's resume was published (the first time counts)."""
-
-    def note(tx: Transaction) -> Approval:
-        doc = tx.get(approval_path(approval.approval_id)) or approval.model_dump()
-        doc["resumed_at"] = doc.get("resumed_at") or now
-        tx.set(approval_path(approval.approval_id), doc)
-        return Approval.model_validate(doc)
-
-    return store.run_transaction(note)
-
-
-class AnsweredFirst(ResumeRefused):
-    """A customer's answer to a wait that its deadline (or another answer) decided first.
-
-    Attributes:
-        approval: the wait's approval as decided (or timed out) before this answer.
-    """
-
-    def __init__(self, message: str, approval: Approval) -> None:
-        super().__init__(message)
-        self.approval = approval
-
-
-def answer_customer_wait(store: DocumentStore, resume: Mapping[str, Any], now: float) -> Approval:
-    """Decide a customer wait's approval with the customer's answer, unless decided first.
-
-    The customer's side of "first decision wins" (docs/architecture.md §6): ingest calls
-    this before it publishes a reply's resume, in one transaction on
-    ``approvals/{approval_id}``, as the approval function does for a reviewer and the
-    deadline handler for the timeout policy. The decision, who took it and the payload
-    (with its hash) are recorded, so ``resume_of`` rebuilds exactly this resume: the
-    deadline task that fires later only republishes it. Taking it again with the same
-    answer (a redelivery) returns the record as it is.
-
-    Args:
-        store: where the approval lives.
-        resume: the answer (``customer_reply_resume``): ``approval_id``, ``kind``,
-            ``decision``, ``reviewer`` (the customer), ``payload`` and ``payload_hash``.
-        now: the decision time.
-
-    Returns:
-        The approval, decided by this answer.
-
-    Raises:
-        AnsweredFirst: the wait was decided (by its deadline, another answer) or timed
-            out before; nothing was written.
-        ResumeRefused: there is no such approval, or it is not a pause of that kind.
-    """
-    approval_id = str(resume.get("approval_id") or "")
-    who = resume.get("reviewer")
-    what = f"resume {resume.get('decision')!r} by {who} of pause {approval_id}"
-
-    def take(tx: Transaction) -> Approval:
-        doc = tx.get(approval_path(approval_id)) if approval_id and "/" not in approval_id else None
-        if doc is None:
-            raise ResumeRefused(f"{what} refused: no such approval")
-        current = Approval.model_validate(doc)
-        if current.kind != resume.get("kind"):
-            raise ResumeRefused(f"{what} refused: it is a {current.kind} pause")
-        if answered_by(current, resume):
-            return current
-        if current.status != "pending":
-            raise AnsweredFirst(f"{what} refused: {answered_first(current)}", current)
-        decided = current.model_copy(
-            update={
-                "status": "decided",
-                "decision": resume.get("decision"),
-                "decided_by": who,
-                "decided_at": now,
-                "applied_payload": dict(resume.get("payload") or {}),
-                "applied_payload_hash": resume.get("payload_hash"),
-            }
-        )
-        tx.set(approval_path(approval_id), decided.model_dump())
-        return decided
-
-    return store.run_transaction(take)
-
-
-def answered_by(approval: Approval, resume: Mapping[str, Any]) -> bool:
-    """Whether ``approval`` was decided by exactly this answer (same decision and payload)."""
-    return (
-        approval.status == "decided"
-        and approval.decision == resume.get("decision")
-        and approval.decided_by == resume.get("reviewer")
-        and approval.applied_payload_hash is not None
-        and approval.applied_payload_hash == resume.get("payload_hash")
-    )
-
-
-def answered_first(approval: Approval) -> str:
-    """What answered a wait before: "the wait was answered first: no_reply by deadline at T"."""
-    if approval.status == "timed_out":
-        return f"the wait timed out first{_at(approval.timed_out_at)}"
-    who = approval.decided_by or TIMEOUT_REVIEWER
-    return f"the wait was answered first: {approval.decision} by {who}{_at(approval.decided_at)}"
-
-
-def _at(when: float | None) -> str:
-    return "" if when is None else f" at {when:.0f}"
 
 
 def _comment(rule: str, label: str, comment: Any) -> str | None:

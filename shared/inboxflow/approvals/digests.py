@@ -46,7 +46,7 @@ from ..mail.addresses import address_key_or_none, ascii_lower
 from ..ports.documents import DocumentStore, Filter, Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
 from ..schema import APPROVALS, REVIEWER_DIGESTS
-from .records import Approval
+from ..engine.waits import Approval
 from .settings import ApprovalConfig
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .records import TIMEOUT_REVIEWER, Approval
+from ..engine.waits import TIMEOUT_REVIEWER, Approval
 
 INVALID_LINK = "this link is not valid"
 """The one message for every token that does not open this approval (no oracle)."""

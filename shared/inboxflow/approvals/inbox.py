@@ -24,7 +24,7 @@ from ..engine.waits import Approval
 from ..ports.documents import DocumentStore, Filter
 from ..schema import APPROVALS
 from .errors import ApprovalError
-from .records import read_approval
+from ..engine.waits import read_approval
 
 PAGE_SIZE = 50
 SEARCH_WINDOW = 500

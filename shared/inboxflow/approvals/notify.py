@@ -15,13 +15,13 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..clock import Clock
-from ..engine.context import EffectJournal
+from ..engine.effects import EffectJournal
 from ..errors import RetryableError
 from ..lazy import Lazy, as_lazy
 from ..mail_stamps import stamp_for
 from ..ports.documents import DocumentStore, Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
-from .records import Approval, approval_path
+from ..engine.waits import Approval, approval_path
 from .settings import ApprovalConfig
 from .tokens import Tokens
 

@@ -26,7 +26,7 @@ from ..engine.pause_kinds import Choice, EditableField, PauseKind, fill, hidden_
 if TYPE_CHECKING:
     import jinja2
 
-    from .records import Approval
+    from ..engine.waits import Approval
 
 PRODUCT_NAME = "inboxflow"
 

@@ -31,8 +31,6 @@ FORM_TOKEN_TTL_S = 30 * 60
 """How long a review page's form token is good for after the page was opened."""
 TOKEN_RETENTION_S = 7 * 86400
 """How long a used or expired token's record is kept (to say "expired" rather than "unknown")."""
-TIMEOUT_REVIEWER = "deadline"
-"""Who ``decided_by`` names when the deadline decided."""
 
 
 def token_hash(token: str) -> str:
@@ -97,14 +95,6 @@ def _form_mac(approval_id: str, token_id: str, form_key: str, expires: int) -> s
     message = f"{approval_id}.{token_id}.{expires}".encode()
     digest = hmac.new(form_key.encode(), message, hashlib.sha256).digest()
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")
-
-
-def read_approval(store: DocumentStore, approval_id: str) -> Approval | None:
-    """An approval by id, or None (also for an id that is no document name)."""
-    if not approval_id or "/" in approval_id:
-        return None
-    doc = store.get(approval_path(approval_id))
-    return None if doc is None else Approval.model_validate(doc)
 
 
 def pending_approvals(store: DocumentStore, reviewer: str | None = None) -> list[Approval]:

@@ -41,7 +41,7 @@ from ..schema import REVIEW_MAILS, REVIEW_THREADS
 from .errors import AlreadyDecided, ApprovalError
 
 if TYPE_CHECKING:
-    from .records import Approval
+    from ..engine.waits import Approval
     from .service import ApprovalService
 
 APPROVING = ("approve", "accept")

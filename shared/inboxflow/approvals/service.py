@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..clock import Clock, SystemClock
-from ..engine.context import EffectJournal
+from ..engine.effects import EffectJournal
 from ..engine.pause_kinds import PauseKind
 from ..lazy import Lazy
 from ..ports.documents import DocumentStore
@@ -26,7 +26,8 @@ from .decisions import Decisions, KindLookup, registered_kind
 from .digests import Digests
 from .inbox import Inbox
 from .notify import Notifications
-from .records import Approval, pending_approvals, read_approval
+from ..engine.waits import Approval, read_approval
+from .records import pending_approvals
 from .sessions import Sessions
 from .settings import ApprovalConfig
 from .sign_in import SignIns

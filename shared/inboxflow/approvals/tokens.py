@@ -14,18 +14,8 @@ from ..clock import Clock
 from ..ports.documents import DocumentStore
 from ..schema import APPROVAL_TOKENS
 from .errors import ApprovalError, invalid_link
-from .records import (
-    FORM_TOKEN_TTL_S,
-    Approval,
-    TokenRecord,
-    form_mac_ok,
-    form_token,
-    parse_form_token,
-    read_approval,
-    store_new_token,
-    token_hash,
-    token_record,
-)
+from .records import FORM_TOKEN_TTL_S, TokenRecord, form_mac_ok, form_token, parse_form_token, store_new_token, token_hash, token_record
+from ..engine.waits import Approval, read_approval
 from .settings import ApprovalConfig
 
 MAX_TOKEN_CHARS = 128

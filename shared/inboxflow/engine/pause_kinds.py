@@ -354,53 +354,6 @@ def kind_of(pause_kinds: Mapping[str, PauseKind], name: str) -> PauseKind:
     )
 
 
-class ResumeRefused(RejectedEnvelope):
-    """A resume that does not answer the pause its trace waits on.
-
-    Permanent: the runtime acknowledges the envelope, records the refusal in
-    ``failures`` and leaves the trace as it was (still waiting).
-    """
-
-
-def check_resume(
-    decision: Mapping[str, Any],
-    pause: Mapping[str, Any] | None,
-    pause_kinds: Mapping[str, PauseKind],
-    trace_id: str,
-) -> None:
-    """Refuse a resume that does not match the pause ``trace_id`` waits on.
-
-    A resume answers one pause: its ``decision`` must be one of the choices of
-    the pause's declared kind; when it names the pause's ``kind`` or its
-    ``approval_id`` (every resume we publish does), they must be the pause's.
-
-    Args:
-        decision: the resume (``decision``, ``reviewer``, ``kind``, ``approval_id``, ...).
-        pause: the checkpoint's pause record (None: the trace is not paused).
-        pause_kinds: the trace's graph's declared kinds, by name.
-        trace_id: the trace, for the message.
-
-    Raises:
-        ResumeRefused: saying what the resume was and why it does not fit.
-    """
-    value = decision.get("decision")
-    who = decision.get("reviewer") or decision.get("decided_by")
-    what = f"resume {value!r}" + (f" by {who}" if who else "") + f" of trace {trace_id}"
-    if not pause:
-        raise ResumeRefused(f"{what} refused: the trace is not paused")
-    kind_name = str(pause.get("kind"))
-    waiting_on = f"it waits on {kind_name} pause {pause.get('approval_id')}"
-    wanted_kind = decision.get("kind")
-    if wanted_kind is not None and wanted_kind != kind_name:
-        raise ResumeRefused(f"{what} refused: it answers a {wanted_kind} pause, but {waiting_on}")
-    approval_id = decision.get("approval_id")
-    if approval_id is not None and approval_id != pause.get("approval_id"):
-        raise ResumeRefused(f"{what} refused: it answers pause {approval_id}, but {waiting_on}")
-    kind = kind_of(pause_kinds, kind_name)
-    if not isinstance(value, str) or value not in kind.values:
-        raise ResumeRefused(f"{what} refused: {kind_name} pauses take {' or '.join(kind.values)}")
-
-
 __all__ = [
     "APPROVE_REJECT",
     "Choice",

@@ -51,10 +51,12 @@ from ..ports.documents import DocumentStore
 from ..ports.llm import LanguageModel
 from ..ports.wired import Ports
 from ..schema import FAILURES
-from .context import EffectJournal, FaultHook, NodeContext, _no_fault
+from .context import NodeContext
+from .effects import EffectJournal, FaultHook, _no_fault
 from .graph import END, Graph, Node, Pause, Step
 from .guards import apply_guards
-from .pause_kinds import check_resume, kind_of
+from .waits import check_resume
+from .pause_kinds import kind_of
 from .waits import Approval, approval_id_for, approval_path
 
 log = logging.getLogger("inboxflow.runtime")
@@ -340,7 +342,7 @@ class Runtime:
                 owner,
                 self.clock.now(),
                 node.timeout_s + 30,
-                admit=_resume_checked(self._admission(envelope), envelope.resume, graph),
+                admit=resume_checked(self._admission(envelope), envelope.resume, graph),
             )
         except StepMoved as moved:
             return self._republish_after_move(trace_id, moved)
@@ -398,7 +400,7 @@ class Runtime:
                     f"trace {trace_id} is {checkpoint.status}: it takes no decision"
                 )
             if envelope.resume is not None:
-                _check_decision(envelope.resume, checkpoint)
+                check_decision(envelope.resume, checkpoint)
 
         return admit
 
@@ -487,12 +489,12 @@ class Runtime:
         if result is None:
             return _Move("needs_review", node.name, None)
         if isinstance(result.goto, Pause):
-            approval = _approval(result.goto, graph, trace_id, k, now, expire_at)
+            approval = approval_of_pause(result.goto, graph, trace_id, k, now, expire_at)
             return _Move(
                 "waiting",
                 result.goto.resume_node,
                 f"pause:{result.goto.kind}",
-                pause=_pause_record(result.goto, approval),
+                pause=pause_record(result.goto, approval),
                 approval=approval,
             )
         if result.goto == END:
@@ -654,11 +656,11 @@ class Runtime:
         frozen = [
             k
             for k in frozen_fields(graph.state_model) & update.keys()
-            if _jsonable(update[k]) != before.get(k)
+            if jsonable(update[k]) != before.get(k)
         ]
         if frozen:
             raise NodeFailed(f"update changes frozen input fields: {sorted(frozen)}")
-        merged = {**before, **{k: _jsonable(v) for k, v in update.items()}}
+        merged = {**before, **{k: jsonable(v) for k, v in update.items()}}
         return graph.state_model.model_validate(merged).model_dump(mode="json")
 
     @staticmethod
@@ -732,97 +734,6 @@ def _fields(checkpoint: Checkpoint) -> dict[str, Any]:
         "graph": checkpoint.graph,
         "outcome": checkpoint.status,
     }
-
-
-def _approval(
-    pause: Pause, graph: Graph, trace_id: str, step: int, now: float, expire_at: float
-) -> Approval:
-    # What comes from mail is cleaned as an edit of it would have to be (every graph, every
-    # kind): approving it unchanged passes the kind's edit rules, and the hash binds the
-    # cleaned payload. Nodes that act on their own copy when no edit comes back clean it
-    # the same way (``PauseKind.clean_payload``, idempotent).
-    payload = kind_of(graph.pause_kinds, pause.kind).clean_payload(_jsonable(pause.payload))
-    return Approval(
-        approval_id=approval_id_for(trace_id, step),
-        trace_id=trace_id,
-        graph=graph.name,
-        step=step,
-        resume_node=pause.resume_node,
-        kind=pause.kind,
-        payload=payload,
-        payload_hash=payload_hash(payload),
-        reviewers=list(dict.fromkeys(pause.reviewers)),
-        escalate_to=list(pause.escalate_to),
-        context=_jsonable(pause.context),
-        deadline=now + pause.deadline_s,
-        window_s=pause.deadline_s,
-        on_timeout=pause.on_timeout,
-        created_at=now,
-        expire_at=max(expire_at, now + pause.deadline_s + 7 * 86400),
-    )
-
-
-def _pause_record(pause: Pause, approval: Approval) -> dict[str, Any]:
-    return {
-        "approval_id": approval.approval_id,
-        "kind": approval.kind,
-        "payload": approval.payload,
-        "payload_hash": approval.payload_hash,
-        "reviewers": approval.reviewers,
-        "deadline": approval.deadline,
-        "on_timeout": approval.on_timeout,
-        "paused_at": approval.created_at,
-    }
-
-
-def _check_decision(decision: Mapping[str, Any], checkpoint: Checkpoint) -> None:
-    """A decision from an approval must be for this pause and carry what was approved."""
-    approval_id = decision.get("approval_id")
-    if approval_id is None:
-        return
-    pause = checkpoint.pause or {}
-    if approval_id != pause.get("approval_id"):
-        raise RejectedEnvelope(
-            f"decision for approval {approval_id!r}, but trace {checkpoint.trace_id} waits on "
-            f"{pause.get('approval_id')!r}"
-        )
-    approved = decision.get("payload")
-    expected = pause.get("payload_hash") if approved is None else payload_hash(approved)
-    if decision.get("payload_hash") != expected:
-        raise RejectedEnvelope(
-            f"decision for approval {approval_id} does not carry the hash of what was approved"
-        )
-
-
-def _resume_checked(
-    admit: Callable[[Checkpoint | None], None], resume: Mapping[str, Any] | None, graph: Graph
-) -> Callable[[Checkpoint | None], None]:
-    """``admit``, then: a resume must answer the pause the trace waits on (``check_resume``)."""
-    if resume is None:
-        return admit
-
-    def admit_resume(checkpoint: Checkpoint | None) -> None:
-        admit(checkpoint)
-        assert checkpoint is not None  # admit refuses a missing trace
-        check_resume(resume, checkpoint.pause, graph.pause_kinds, checkpoint.trace_id)
-
-    return admit_resume
-
-
-def payload_hash(payload: Any) -> str:
-    """SHA-256 of the canonical JSON of a payload: what an approval binds to."""
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    return value
 
 
 def _delta(

@@ -28,10 +28,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ..approvals.decisions import answer_customer_wait, answered_by, note_resumed, resume_of
+from ..engine.waits import answer_customer_wait, answered_by, note_resumed, resume_of
 from ..config import InboxflowConfig
-from ..engine.pause_kinds import ResumeRefused, check_resume
-from ..engine.runtime import Runtime, payload_hash
+from ..engine.waits import ResumeRefused, check_resume
+from ..engine.runtime import Runtime
+from ..engine.waits import payload_hash
 from ..engine.waits import Approval, approval_id_for, approval_path
 from ..errors import PermanentError, RejectedEnvelope
 from ..mail import Email
@@ -43,7 +44,8 @@ from ..ports.gmail_reader import RawMessage
 from ..reply_queue import ReplyQueue
 from ..routing import RouteDecision, route
 from ..start import start_email_trace
-from ..threads import CUSTOMER_REPLY, ThreadResolver, thread_parties
+from ..engine.waits import CUSTOMER_REPLY
+from ..threads import ThreadResolver, thread_parties
 from .claims import Claims, ClaimState
 from .failures import FailureLog
 from .mailboxes import Mailbox
@@ -391,32 +393,6 @@ class Dispatcher:
         """Finish the message's claim as ``state`` (with ``fields``) and count it."""
         self.claims.finish(address, gmail_id, state, self.clock.now(), **fields)
         report.count(state)
-
-
-def customer_reply_resume(
-    email: Email, trace_id: str, step: int, queued: bool = False
-) -> dict[str, Any]:
-    """The resume a customer's reply sends to the ``customer_reply`` pause that ``step`` waits on."""
-    payload: dict[str, Any] = {"email": email.model_dump(mode="json")}
-    if queued:
-        payload["queued"] = True
-    return {
-        "decision": "reply",
-        "kind": CUSTOMER_REPLY,
-        "approval_id": approval_id_for(trace_id, step - 1),
-        "payload": payload,
-        # A resume naming its approval carries the hash of its payload (the runtime checks it).
-        "payload_hash": payload_hash(payload),
-        "reviewer": email.sender.address,
-    }
-
-
-def customer_of(state: Any) -> str | None:
-    """The customer of a trace: the sender of the email that started it (``state["email"]``)."""
-    email = state.get("email") if isinstance(state, dict) else None
-    sender = email.get("sender") if isinstance(email, dict) else None
-    address = sender.get("address") if isinstance(sender, dict) else None
-    return address_key_or_none(str(address)) if address else None
 
 
 def _sent(resume: dict[str, Any]) -> dict[str, Any]:

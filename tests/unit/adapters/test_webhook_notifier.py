@@ -15,7 +15,7 @@ from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.webhook_notifier import WebhookNotifier, chat_message_ids
 from inboxflow.clock import FakeClock
-from inboxflow.engine.context import EffectJournal
+from inboxflow.engine.effects import EffectJournal
 from inboxflow.errors import RetryableError
 from inboxflow.ports.notifier import Notification, NotificationRefused
 from tests.harness.webhook_receiver import WebhookReceiver

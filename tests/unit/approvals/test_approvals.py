@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from inboxflow.approvals.records import FORM_TOKEN_TTL_S, token_hash
-from inboxflow.engine.runtime import payload_hash
+from inboxflow.engine.waits import payload_hash
 from inboxflow.envelope import Envelope
 from inboxflow.graphs.pipeline.settings import PipelineSettings
 from tests.harness.approval import BACKUP, REVIEWERS, Harness, Link, sample

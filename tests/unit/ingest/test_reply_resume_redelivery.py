@@ -17,7 +17,7 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.ingest.claims import Claims, claim_path
-from inboxflow.ingest.dispatch import customer_reply_resume
+from inboxflow.engine.waits import customer_reply_resume
 from inboxflow.mail import Email
 from tests.harness.planner import (
     DAY,

@@ -483,7 +483,7 @@ def _review_reply_trace(
     Its claim names the approval, not a trace: the id the claim was made under belongs
     to no trace (a review reply starts none).
     """
-    from inboxflow.approvals.records import approval_path
+    from inboxflow.engine.waits import approval_path
 
     approval_id = claim.approval_id or ""
     outcome = claim.review_outcome or "not decided"

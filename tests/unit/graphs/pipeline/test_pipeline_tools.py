@@ -13,7 +13,8 @@ import pytest
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
-from inboxflow.engine.context import EffectJournal, NodeContext
+from inboxflow.engine.context import NodeContext
+from inboxflow.engine.effects import EffectJournal
 from inboxflow.engine.graph import END
 from inboxflow.engine.tools import ToolRegistry
 from inboxflow.graphs.pipeline.nodes.dispatch import dispatch

@@ -1,0 +1,89 @@
+"""The effect journal: what a step did outside the trace, done once (docs/architecture.md §4, rule 3).
+
+Every side effect a node or the approval service performs (a mail sent, a
+ticket opened, a reviewer notified) runs through ``EffectJournal.run``, keyed
+by the trace, the step and the effect's name, so that a re-run of the step
+returns the recorded result instead of acting again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..clock import Clock
+from ..naming import effect_path
+from ..ports.documents import DocumentStore
+from ..schema import EFFECTS
+
+FaultHook = Callable[[str], None]
+
+
+def _no_fault(point: str) -> None:
+    return None
+
+
+class EffectJournal:
+    """Wraps side effects so that a re-run never repeats one (rule 3).
+
+    ``effects/{trace_id}:{step}:{name}`` is written ``started`` before the
+    effect and ``done`` with its result after. A re-run returns the recorded
+    result; a ``started`` without ``done`` is reconciled (the effect looks for
+    the trace of itself, e.g. the ``X-Inboxflow-Trace`` header) before acting again.
+    """
+
+    def __init__(self, store: DocumentStore, clock: Clock, fault: FaultHook = _no_fault) -> None:
+        self.store = store
+        self.clock = clock
+        self.fault = fault
+
+    def run(
+        self,
+        trace_id: str,
+        step: int,
+        name: str,
+        perform: Callable[[str], dict[str, Any]],
+        reconcile: Callable[[str], dict[str, Any] | None] | None = None,
+        expire_at: float | None = None,
+    ) -> dict[str, Any]:
+        """Perform the effect once. ``perform`` and ``reconcile`` get the effect key."""
+        path = effect_path(trace_id, step, name)
+        key = path.removeprefix(f"{EFFECTS.name}/")
+        entry = self.store.get(path)
+        if entry is not None and entry.get("status") == "done":
+            return dict(entry.get("result") or {})
+        if entry is not None and reconcile is not None:
+            found = reconcile(key)
+            if found is not None:
+                self._finish(path, entry, found, reconciled=True)
+                return found
+        if entry is None:
+            entry = {
+                "status": "started",
+                "started_at": self.clock.now(),
+                "attempts": 1,
+                "expire_at": expire_at,
+            }
+            if not self.store.create(path, entry):
+                return self.run(trace_id, step, name, perform, reconcile, expire_at)
+        else:
+            entry["attempts"] = int(entry.get("attempts", 1)) + 1
+            self.store.set(path, entry)
+        result = perform(key)
+        self.fault(f"after_effect:{name}")
+        self._finish(path, entry, result, reconciled=False)
+        return result
+
+    def _finish(
+        self, path: str, entry: dict[str, Any], result: dict[str, Any], reconciled: bool
+    ) -> None:
+        self.store.set(
+            path,
+            {
+                **entry,
+                "status": "done",
+                "result": result,
+                "done_at": self.clock.now(),
+                "reconciled": reconciled,
+            },
+        )
