@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from .engine.graph import Graph
+from .engine.waits import CUSTOMER_REPLY
 from .mail import Email
 from .ports.checkpoint import Checkpoint, CheckpointStore
 from .ports.documents import DocumentStore
 from .schema import TRACE_REPLIES
-from .engine.waits import CUSTOMER_REPLY
 from .threads import ThreadResolver
 
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .engine.waits import CUSTOMER_REPLY
 from .mail.addresses import address_key_or_none
 from .ports.checkpoint import CheckpointStore
 from .ports.documents import DocumentStore, Transaction

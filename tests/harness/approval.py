@@ -14,11 +14,11 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.notifiers import OutboxNotifier
 from inboxflow.adapters.sqlite_tasks import SqliteTaskQueue
 from inboxflow.approvals.app import handle_http
-from inboxflow.engine.waits import Approval
 from inboxflow.approvals.service import ApprovalService
 from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.clock import FakeClock
 from inboxflow.engine.runtime import Runtime
+from inboxflow.engine.waits import Approval
 from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.tasks import ScheduledTask, TaskQueue

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from inboxflow.engine.waits import Approval
 from inboxflow.engine.runtime import Runtime
+from inboxflow.engine.waits import Approval
 from inboxflow.graphs.assistant.graph import ASSISTANT
 from inboxflow.mail import Email, load_email_file
 from inboxflow.routing import RouteDecision

@@ -14,9 +14,9 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
-from inboxflow.engine.waits import Approval
 from inboxflow.approvals.service import ApprovalService
 from inboxflow.clock import FakeClock
+from inboxflow.engine.waits import Approval
 from inboxflow.ingest.claims import claim_path
 from inboxflow.ingest.mailboxes import MailboxRegistry
 from inboxflow.ingest.notification import GmailNotification

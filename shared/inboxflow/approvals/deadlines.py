@@ -16,12 +16,12 @@ from typing import Any
 
 from ..clock import Clock
 from ..engine.effects import EffectJournal
+from ..engine.waits import TIMEOUT_REVIEWER, Approval, approval_path, read_approval
 from ..lazy import Lazy, as_lazy
 from ..ports.documents import DocumentStore, Transaction
 from ..ports.tasks import ScheduledTask, TaskQueue
 from .decisions import Decisions
 from .errors import ApprovalError
-from ..engine.waits import TIMEOUT_REVIEWER, Approval, approval_path, read_approval
 from .settings import ApprovalConfig
 
 log = logging.getLogger(__name__)

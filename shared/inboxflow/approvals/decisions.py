@@ -18,13 +18,18 @@ from typing import Any
 
 from ..clock import Clock
 from ..engine.pause_kinds import MAX_COMMENT_CHARS, EditRejected, PauseKind, kind_of
-from ..engine.waits import ResumeRefused
-from ..engine.waits import payload_hash
+from ..engine.waits import (
+    Approval,
+    approval_path,
+    note_resumed,
+    payload_hash,
+    read_approval,
+    resume_of,
+)
 from ..errors import RejectedEnvelope
 from ..ports.documents import DocumentStore, Transaction
 from ..schema import APPROVAL_TOKENS
 from .errors import AlreadyDecided, ApprovalError, invalid_link
-from ..engine.waits import TIMEOUT_REVIEWER, Approval, approval_path, read_approval
 from .settings import ApprovalConfig
 from .tokens import Tokens
 

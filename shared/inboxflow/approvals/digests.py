@@ -40,13 +40,13 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, Field
 
 from ..clock import Clock
+from ..engine.waits import Approval
 from ..errors import RetryableError
 from ..lazy import Lazy, as_lazy
 from ..mail.addresses import address_key_or_none, ascii_lower
 from ..ports.documents import DocumentStore, Filter, Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
 from ..schema import APPROVALS, REVIEWER_DIGESTS
-from ..engine.waits import Approval
 from .settings import ApprovalConfig
 
 if TYPE_CHECKING:

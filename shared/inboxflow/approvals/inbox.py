@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..clock import Clock
-from ..engine.waits import Approval
+from ..engine.waits import Approval, read_approval
 from ..ports.documents import DocumentStore, Filter
 from ..schema import APPROVALS
 from .errors import ApprovalError
-from ..engine.waits import read_approval
 
 PAGE_SIZE = 50
 SEARCH_WINDOW = 500

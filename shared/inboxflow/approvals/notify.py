@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import Clock
 from ..engine.effects import EffectJournal
+from ..engine.waits import Approval, approval_path
 from ..errors import RetryableError
 from ..lazy import Lazy, as_lazy
 from ..mail_stamps import stamp_for
 from ..ports.documents import DocumentStore, Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
-from ..engine.waits import Approval, approval_path
 from .settings import ApprovalConfig
 from .tokens import Tokens
 

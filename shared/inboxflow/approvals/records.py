@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ..engine.waits import Approval, approval_path
+from ..engine.waits import Approval
 from ..schema import APPROVAL_TOKENS, APPROVALS
 
 if TYPE_CHECKING:

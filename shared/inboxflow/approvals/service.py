@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..clock import Clock, SystemClock
 from ..engine.effects import EffectJournal
 from ..engine.pause_kinds import PauseKind
+from ..engine.waits import Approval, read_approval
 from ..lazy import Lazy
 from ..ports.documents import DocumentStore
 from ..ports.notifier import Notifier
@@ -26,7 +27,6 @@ from .decisions import Decisions, KindLookup, registered_kind
 from .digests import Digests
 from .inbox import Inbox
 from .notify import Notifications
-from ..engine.waits import Approval, read_approval
 from .records import pending_approvals
 from .sessions import Sessions
 from .settings import ApprovalConfig

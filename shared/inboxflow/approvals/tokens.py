@@ -11,11 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..clock import Clock
+from ..engine.waits import Approval, read_approval
 from ..ports.documents import DocumentStore
 from ..schema import APPROVAL_TOKENS
 from .errors import ApprovalError, invalid_link
-from .records import FORM_TOKEN_TTL_S, TokenRecord, form_mac_ok, form_token, parse_form_token, store_new_token, token_hash, token_record
-from ..engine.waits import Approval, read_approval
+from .records import (
+    FORM_TOKEN_TTL_S,
+    TokenRecord,
+    form_mac_ok,
+    form_token,
+    parse_form_token,
+    store_new_token,
+    token_hash,
+    token_record,
+)
 from .settings import ApprovalConfig
 
 MAX_TOKEN_CHARS = 128

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from email.utils import getaddresses
 from typing import Any, Literal
 
-from ..errors import RejectedEnvelope
 from ..mail.addresses import address_key_or_none
 from ..mail.field_text import (
     DIRECTION_CONTROLS,
@@ -362,8 +361,6 @@ __all__ = [
     "EditableField",
     "FieldKind",
     "PauseKind",
-    "ResumeRefused",
-    "check_resume",
     "clean_payload_value",
     "fill",
     "hidden_characters",

@@ -7,7 +7,6 @@ the embedded in-process bus.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -55,9 +54,15 @@ from .context import NodeContext
 from .effects import EffectJournal, FaultHook, _no_fault
 from .graph import END, Graph, Node, Pause, Step
 from .guards import apply_guards
-from .waits import check_resume
-from .pause_kinds import kind_of
-from .waits import Approval, approval_id_for, approval_path
+from .waits import (
+    Approval,
+    approval_of_pause,
+    approval_path,
+    check_decision,
+    jsonable,
+    pause_record,
+    resume_checked,
+)
 
 log = logging.getLogger("inboxflow.runtime")
 
@@ -805,5 +810,4 @@ __all__ = [
     "RuntimeOptions",
     "fold",
     "frozen_fields",
-    "payload_hash",
 ]

@@ -33,7 +33,7 @@ from ..errors import RejectedEnvelope
 from ..mail.addresses import address_key_or_none
 from ..ports.documents import DocumentStore, Transaction
 from ..schema import APPROVALS
-from .pause_kinds import kind_of
+from .pause_kinds import PauseKind, kind_of
 
 if TYPE_CHECKING:
     from ..mail import Email

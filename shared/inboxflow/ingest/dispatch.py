@@ -28,15 +28,22 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ..engine.waits import answer_customer_wait, answered_by, note_resumed, resume_of
 from ..config import InboxflowConfig
-from ..engine.waits import ResumeRefused, check_resume
 from ..engine.runtime import Runtime
-from ..engine.waits import payload_hash
-from ..engine.waits import Approval, approval_id_for, approval_path
+from ..engine.waits import (
+    Approval,
+    ResumeRefused,
+    answer_customer_wait,
+    answered_by,
+    approval_path,
+    check_resume,
+    customer_of,
+    customer_reply_resume,
+    note_resumed,
+    resume_of,
+)
 from ..errors import PermanentError, RejectedEnvelope
 from ..mail import Email
-from ..mail.addresses import address_key_or_none
 from ..mail.authentication import check_sender
 from ..mail.loop_guard import auto_reply_block, is_own_message
 from ..ports.checkpoint import Checkpoint
@@ -44,7 +51,6 @@ from ..ports.gmail_reader import RawMessage
 from ..reply_queue import ReplyQueue
 from ..routing import RouteDecision, route
 from ..start import start_email_trace
-from ..engine.waits import CUSTOMER_REPLY
 from ..threads import ThreadResolver, thread_parties
 from .claims import Claims, ClaimState
 from .failures import FailureLog

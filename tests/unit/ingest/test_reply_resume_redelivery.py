@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
-from inboxflow.ingest.claims import Claims, claim_path
 from inboxflow.engine.waits import customer_reply_resume
+from inboxflow.ingest.claims import Claims, claim_path
 from inboxflow.mail import Email
 from tests.harness.planner import (
     DAY,
