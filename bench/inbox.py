@@ -187,6 +187,7 @@ def measure(
         resume=lambda trace_id, decision: None,
         clock=SystemClock(),
         config=ApprovalConfig(base_url=BASE_URL),
+        graphs=graph_registry(),
     )
     app = Flask("inbox-bench")
 

@@ -32,6 +32,7 @@ from .ports.wired import PORT_NAMES, Ports
 from .settings import Settings
 
 if TYPE_CHECKING:
+    from .approvals.service import ApprovalService
     from .config import InboxflowConfig
     from .engine.graph import Graph
     from .ports.crm import CRM
@@ -236,7 +237,7 @@ def build_ports(
     bus = given.get("bus")
     bus = make_bus(settings, clock) if bus is None else bus
     scopes = mailbox_scopes_for(settings, store, config)
-    ports = Ports(
+    parts: dict[str, Any] = dict(
         settings=settings,
         clock=clock,
         store=store,
@@ -255,9 +256,7 @@ def build_ports(
         web_search=Lazy(lambda: _knowledge_base_search(ports)),
         gmail_reader=Lazy(lambda: _google_gmail_reader(settings, scopes)),
     )
-    for name, part in given.items():
-        if part is not None:
-            setattr(ports, name, part)
+    ports = Ports(**{**parts, **{name: part for name, part in given.items() if part is not None}})
     return ports
 
 
@@ -278,30 +277,40 @@ def build_runtime(
         options: runtime tunables (default: serve ``settings.node`` only, when set).
         **given: ports to use as given (see ``build_ports``).
     """
-    from .approvals.service import ApprovalService
-    from .approvals.settings import ApprovalConfig
-
     settings = settings or Settings.from_env()
+    served = graphs if graphs is not None else served_graphs(settings)
+    # Built on first use, from the parts and the graphs below (the closure reads ``ports``).
+    given.setdefault("approvals", Lazy(lambda: _approval_service(settings, ports, served)))
     ports = build_ports(settings, clock=clock, **given)
-    runtime = Runtime(
-        graphs=graphs if graphs is not None else served_graphs(settings),
+    return Runtime(
+        graphs=served,
         ports=ports,
         options=options or RuntimeOptions(only_node=settings.node),
+        on_pause=lambda approval: ports.approvals.after_pause(approval),
     )
-    if is_inprocess_bus(ports.bus) and ports.bus.handler is None:  # type: ignore[attr-defined]
-        ports.bus.handler = runtime.handle_message  # type: ignore[attr-defined]
-    approvals = ApprovalService(
+
+
+def _approval_service(
+    settings: Settings, ports: Ports, graphs: Mapping[str, Graph]
+) -> ApprovalService:
+    """The approval service of a runtime: its decisions resume through the bus
+    (``waits.publish_resume``), checked against the pause kinds ``graphs`` declare."""
+    from .approvals.service import ApprovalService
+    from .approvals.settings import ApprovalConfig
+    from .engine.waits import publish_resume
+
+    return ApprovalService(
         store=ports.store,
         tasks=Lazy(lambda: ports.tasks),
         notifier=Lazy(lambda: ports.notifier),
-        resume=runtime.resume,
+        resume=lambda trace_id, decision: publish_resume(
+            ports.checkpoints, ports.bus, ports.clock, trace_id, decision
+        ),
         clock=ports.clock,
         config=ApprovalConfig.from_env(settings.environ),
         settings=ports.config,
+        graphs=graphs,
     )
-    ports.approvals = approvals
-    runtime.on_pause = approvals.after_pause
-    return runtime
 
 
 def served_graphs(settings: Settings) -> Mapping[str, Graph]:

@@ -73,6 +73,7 @@ class Harness:
             resume=self.runtime.resume,
             clock=self.clock,
             config=config or ApprovalConfig(base_url="http://approvals.test", api_key="k" * 40),
+            graphs=self.runtime.graphs,
         )
         self.runtime.on_pause = self.service.after_pause
         self._draining = threading.Lock()

@@ -176,6 +176,7 @@ def test_decisions_through_separate_firestore_clients_record_one_and_draft_once(
             resume=publish,
             clock=h.clock,
             config=h.service.config,
+            graphs=h.runtime.graphs,
         )
         link = links[n % 2]
         barrier.wait()

@@ -66,6 +66,11 @@ class InProcessBus(MessageBus):
             for _ in range(self.copies):
                 self.push_raw(envelope.to_pubsub_message(str(next(self._ids))), not_before=now)
 
+    def subscribe(self, handler: MessageHandler) -> None:
+        """Deliver to ``handler`` unless a consumer subscribed first (the first runtime built)."""
+        if self.handler is None:
+            self.handler = handler
+
     def push_raw(
         self, message: dict[str, Any], not_before: float | None = None, attempt: int = 1
     ) -> None:

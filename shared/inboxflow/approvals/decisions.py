@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..clock import Clock
-from ..engine.pause_kinds import MAX_COMMENT_CHARS, EditRejected, PauseKind, kind_of
+from ..engine.pause_kinds import MAX_COMMENT_CHARS, EditRejected, KindLookup, PauseKind
 from ..engine.waits import (
     Approval,
     approval_path,
@@ -35,17 +35,6 @@ from .tokens import Tokens
 
 log = logging.getLogger(__name__)
 
-KindLookup = Callable[[str, str], PauseKind]
-"""``(graph, kind) -> PauseKind``: a pause's declaration."""
-
-
-def registered_kind(graph: str, kind: str) -> PauseKind:
-    """The pause kind ``kind`` as graph ``graph`` of the registry declares it."""
-    from ..graphs import graph_registry
-
-    declared = graph_registry().get(graph)
-    return kind_of(declared.pause_kinds if declared is not None else {}, kind)
-
 
 class Decisions:
     """Record decisions (first decision wins) and publish the resume they make.
@@ -56,7 +45,7 @@ class Decisions:
         resume: publishes the envelope that resumes a trace (``Runtime.resume``).
         clock: time source.
         config: limits (the largest edit).
-        kinds: finds a pause's declared kind.
+        kinds: finds a pause's declared kind (``kind_lookup`` of the runtime's graphs).
     """
 
     def __init__(
@@ -66,7 +55,7 @@ class Decisions:
         resume: Callable[[str, Mapping[str, Any]], Any],
         clock: Clock,
         config: ApprovalConfig,
-        kinds: KindLookup = registered_kind,
+        kinds: KindLookup,
     ) -> None:
         self.store = store
         self.tokens = tokens

@@ -98,40 +98,20 @@ def not_found() -> ApprovalError:
     return ApprovalError(404, "Not found", "there is no such approval in your inbox")
 
 
-def registered_graphs() -> list[str]:
-    """The names of the registry's graphs."""
-    from ..graphs import graph_registry
-
-    return sorted(graph_registry())
-
-
-def registered_kinds() -> list[tuple[str, str]]:
-    """``(name, title)`` of every reviewer pause kind the registry's graphs declare."""
-    from ..graphs import graph_registry
-
-    kinds = {
-        kind.name: kind.title
-        for graph in graph_registry().values()
-        for kind in graph.pause_kinds.values()
-        if kind.waits_for == "reviewer"
-    }
-    return sorted(kinds.items())
-
-
 class Inbox:
     """A reviewer's waiting approvals and history, as indexed queries.
 
     Args:
         store: where approvals live.
         clock: time source (the history's 30 days).
-        graphs: the graph names counts are given for (default: the registry's).
+        graphs: the graph names counts are given for (the runtime's graphs).
     """
 
     def __init__(
         self,
         store: DocumentStore,
         clock: Clock,
-        graphs: Callable[[], Iterable[str]] = registered_graphs,
+        graphs: Callable[[], Iterable[str]],
     ) -> None:
         self.store = store
         self.clock = clock

@@ -32,11 +32,12 @@ from urllib.parse import urlencode, urlsplit
 
 from flask import Request, Response
 
+from ..engine.pause_kinds import reviewer_kinds
 from ..engine.waits import Approval
 from .errors import AlreadyDecided, ApprovalError
 from .http_headers import SECURITY_HEADERS
 from .iap import IAP_HEADER, iap_verifier
-from .inbox import InboxFilter, registered_kinds
+from .inbox import InboxFilter
 from .pages import render_inbox_page, render_review
 from .service import ApprovalService
 from .sessions import SESSION_TTL_S, Session, sign_in_required
@@ -242,7 +243,7 @@ def _list_page(request: Request, service: ApprovalService, session: Session) -> 
         total=sum(counts.values()),
         counts=counts,
         graphs=sorted(set(service.inbox.graphs()) | set(counts)),
-        kinds=registered_kinds(),
+        kinds=reviewer_kinds(service.graphs),
         query=query,
         next_after=page.next_after,
         next_link=next_link,

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import Clock, SystemClock
 from ..engine.effects import EffectJournal
-from ..engine.pause_kinds import PauseKind
+from ..engine.pause_kinds import PauseKind, kind_lookup
 from ..engine.waits import Approval, read_approval
 from ..lazy import Lazy
 from ..ports.documents import DocumentStore
 from ..ports.notifier import Notifier
 from ..ports.tasks import TaskQueue
 from .deadlines import Deadlines
-from .decisions import Decisions, KindLookup, registered_kind
+from .decisions import Decisions
 from .digests import Digests
 from .inbox import Inbox
 from .notify import Notifications
@@ -35,6 +35,7 @@ from .tokens import Checked, Tokens
 
 if TYPE_CHECKING:
     from ..config import InboxflowConfig
+    from ..engine.graph import Graph
 
 
 class ApprovalService:
@@ -44,12 +45,12 @@ class ApprovalService:
         store: where approvals and token records live.
         tasks: the queue that holds deadlines (a ``Lazy`` one is built on first use).
         notifier: sends reviewer emails (a ``Lazy`` one is built on first send).
-        resume: publishes the envelope that resumes a trace (``Runtime.resume``).
+        resume: publishes the envelope that resumes a trace (``waits.publish_resume``).
         clock: time source.
         config: links and limits.
-        kinds: finds a pause's declared kind (default: the graph registry).
         settings: ``inboxflow.yaml`` (who gets digests and when); default: none do.
         sign_in: ``reviewer -> URL`` of a single-use inbox sign-in (default: ``SignIns.issue``).
+        graphs: the runtime's graphs, by name: the pause kinds a decision is checked against.
     """
 
     def __init__(
@@ -60,9 +61,10 @@ class ApprovalService:
         resume: Callable[[str, Mapping[str, Any]], Any],
         clock: Clock | None = None,
         config: ApprovalConfig | None = None,
-        kinds: KindLookup = registered_kind,
         settings: InboxflowConfig | None = None,
         sign_in: Callable[[str], str] | None = None,
+        *,
+        graphs: Mapping[str, Graph],
     ) -> None:
         from ..config import InboxflowConfig
 
@@ -72,7 +74,10 @@ class ApprovalService:
         self.settings = settings or InboxflowConfig()
         self.journal = EffectJournal(store, self.clock)
         self.tokens = Tokens(store, self.clock, self.config)
-        self.decisions = Decisions(store, self.tokens, resume, self.clock, self.config, kinds)
+        self.graphs = graphs
+        self.decisions = Decisions(
+            store, self.tokens, resume, self.clock, self.config, kind_lookup(graphs)
+        )
         self.digests = Digests(
             store,
             notifier,
@@ -94,7 +99,7 @@ class ApprovalService:
         self.deadlines = Deadlines(
             store, tasks, self.journal, self.decisions, self.after_pause, self.clock, self.config
         )
-        self.inbox = Inbox(store, self.clock)
+        self.inbox = Inbox(store, self.clock, lambda: sorted(graphs))
         self.sign_ins = SignIns(store, self.clock, self.config)
         self.sessions = Sessions(store, self.clock)
 

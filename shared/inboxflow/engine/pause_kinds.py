@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import string
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.utils import getaddresses
 from typing import Any, Literal
@@ -353,6 +353,34 @@ def kind_of(pause_kinds: Mapping[str, PauseKind], name: str) -> PauseKind:
     )
 
 
+KindLookup = Callable[[str, str], PauseKind]
+"""``(graph, kind) -> PauseKind``: a pause's declaration."""
+
+
+def kind_lookup(graphs: Mapping[str, Any]) -> KindLookup:
+    """Find a pause's kind among ``graphs``' declarations (the runtime's graphs, by name).
+
+    A graph not served, or a kind it does not declare, gives the plain approve/reject kind.
+    """
+
+    def lookup(graph: str, kind: str) -> PauseKind:
+        declared = graphs.get(graph)
+        return kind_of(declared.pause_kinds if declared is not None else {}, kind)
+
+    return lookup
+
+
+def reviewer_kinds(graphs: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(name, title)`` of every pause kind ``graphs`` declare that a reviewer answers."""
+    kinds = {
+        kind.name: kind.title
+        for graph in graphs.values()
+        for kind in graph.pause_kinds.values()
+        if kind.waits_for == "reviewer"
+    }
+    return sorted(kinds.items())
+
+
 __all__ = [
     "APPROVE_REJECT",
     "Choice",
@@ -360,9 +388,12 @@ __all__ = [
     "EditRejected",
     "EditableField",
     "FieldKind",
+    "KindLookup",
     "PauseKind",
     "clean_payload_value",
     "fill",
     "hidden_characters",
+    "kind_lookup",
     "kind_of",
+    "reviewer_kinds",
 ]

@@ -61,6 +61,7 @@ from .waits import (
     check_decision,
     jsonable,
     pause_record,
+    publish_resume,
     resume_checked,
 )
 
@@ -149,6 +150,11 @@ class Runtime:
     owner_prefix: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     _handoffs: dict[tuple[str, int], str] = field(default_factory=dict, init=False, repr=False)
     """Lease owners handed over by commits, by ``(trace_id, step)`` (see ``_handoff``)."""
+
+    def __post_init__(self) -> None:
+        # The runtime consumes its bus: the in-process bus delivers to it; a deployed bus
+        # delivers by push subscription to each node's function (infra/), a no-op here.
+        self.ports.bus.subscribe(self.handle_message)
 
     @property
     def store(self) -> DocumentCheckpointStore:
@@ -263,29 +269,8 @@ class Runtime:
         return trace_id
 
     def resume(self, trace_id: str, decision: Mapping[str, Any]) -> Envelope:
-        """Publish the envelope that resumes a waiting trace with ``decision``."""
-        checkpoint = self.checkpoints.get_trace(trace_id)
-        if checkpoint is None or checkpoint.status != "waiting":
-            raise RejectedEnvelope(f"trace {trace_id} is not waiting")
-        with telemetry.span(
-            f"resume {checkpoint.graph}.{checkpoint.node}",
-            parent=checkpoint.traceparent,
-            trace_id=trace_id,
-            node=checkpoint.node,
-            step=checkpoint.step,
-            decided_by=decision.get("decided_by"),
-        ):
-            envelope = Envelope(
-                trace_id=trace_id,
-                graph=checkpoint.graph,
-                node=checkpoint.node,
-                step=checkpoint.step,
-                sent_at=self.clock.now(),
-                resume=dict(decision),
-                traceparent=telemetry.traceparent(),
-            )
-        self.bus.publish([envelope])
-        return envelope
+        """Publish the envelope that resumes a waiting trace with ``decision`` (``waits.publish_resume``)."""
+        return publish_resume(self.checkpoints, self.bus, self.clock, trace_id, decision)
 
     # --- handling deliveries -----------------------------------------------------
 

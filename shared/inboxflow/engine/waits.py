@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from .. import telemetry
+from ..envelope import Envelope
 from ..errors import RejectedEnvelope
 from ..mail.addresses import address_key_or_none
 from ..ports.documents import DocumentStore, Transaction
@@ -36,8 +38,10 @@ from ..schema import APPROVALS
 from .pause_kinds import PauseKind, kind_of
 
 if TYPE_CHECKING:
+    from ..clock import Clock
     from ..mail import Email
-    from ..ports.checkpoint import Checkpoint
+    from ..ports.bus import MessageBus
+    from ..ports.checkpoint import Checkpoint, CheckpointStore
     from .graph import Graph, Pause
 
 ApprovalStatus = Literal["pending", "decided", "timed_out"]
@@ -291,6 +295,47 @@ def resume_of(approval: Approval) -> dict[str, Any]:
         if approval.applied_payload is not None
         else approval.payload_hash,
     }
+
+
+def publish_resume(
+    checkpoints: CheckpointStore,
+    bus: MessageBus,
+    clock: Clock,
+    trace_id: str,
+    decision: Mapping[str, Any],
+) -> Envelope:
+    """Publish the envelope that resumes waiting trace ``trace_id`` with ``decision``.
+
+    What the approval service calls for a reviewer's decision or a deadline, and
+    ingest (through ``Runtime.resume``) for a customer's answer: the envelope goes to
+    the node the trace waits at, and the runtime checks it there (``resume_checked``,
+    ``check_decision``) before the node runs.
+
+    Raises:
+        RejectedEnvelope: the trace is not waiting.
+    """
+    checkpoint = checkpoints.get_trace(trace_id)
+    if checkpoint is None or checkpoint.status != "waiting":
+        raise RejectedEnvelope(f"trace {trace_id} is not waiting")
+    with telemetry.span(
+        f"resume {checkpoint.graph}.{checkpoint.node}",
+        parent=checkpoint.traceparent,
+        trace_id=trace_id,
+        node=checkpoint.node,
+        step=checkpoint.step,
+        decided_by=decision.get("decided_by"),
+    ):
+        envelope = Envelope(
+            trace_id=trace_id,
+            graph=checkpoint.graph,
+            node=checkpoint.node,
+            step=checkpoint.step,
+            sent_at=clock.now(),
+            resume=dict(decision),
+            traceparent=telemetry.traceparent(),
+        )
+    bus.publish([envelope])
+    return envelope
 
 
 def note_resumed(store: DocumentStore, approval: Approval, now: float) -> Approval:

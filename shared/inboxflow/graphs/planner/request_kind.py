@@ -126,6 +126,10 @@ def _found(name: str, folded: str, text: str) -> str | None:
     return text[match.start() : match.end()] if match else None
 
 
+def _unless_make(word: str | None, makes: set[str]) -> str | None:
+    return None if word is not None and fold(word) in makes else word
+
+
 def request_kind(text: str) -> RequestKind:
     """What ``text`` (a customer's first email, without what it quotes) asks for."""
     folded = fold(text)
@@ -153,8 +157,11 @@ def request_kind(text: str) -> RequestKind:
     if billing and policy:
         return RequestKind("billing", (billing, policy))
     fields = len(read_message(text).values)
-    event = _found("incident_event", folded, text)
-    incident = _found("incident", folded, text)
+    # A word of an incident that is a vehicle's make named here ("Škoda" is Czech for damage)
+    # tells nothing of an incident.
+    makes = {make for make, _ in cars}
+    event = _unless_make(_found("incident_event", folded, text), makes)
+    incident = _unless_make(_found("incident", folded, text), makes)
     recently = _found("recently", folded, text) or _found("report", folded, text)
     happened = event or (incident if recently else None)
     if (incident or event) and policy and not quote:

@@ -419,3 +419,12 @@ def test_a_vin_that_opens_with_a_verb_s_letters_is_read_whole(prefix, vin):
     vin = (prefix + vin[len(prefix) :])[:17]
     vin = vin[:8] + vin_check_digit(vin) + vin[9:]
     assert read(f"Car: Volvo XC60 2019, VIN {vin}").vin == vin
+
+
+def test_a_make_that_is_a_word_of_damage_is_no_incident():
+    """Hypothesis found it: "Škoda" (Czech for damage) named as the car made a switch a claim."""
+    text = (
+        "Vorrei disdire la mia polizza con Aaaa e passare a voi.\n\n"
+        "- 1907 E Lake St, Minneapolis MN 55407\n- 1995 Škoda Aaa, VIN AAAAAAAA9AAAA0000"
+    )
+    assert request_kind(text).kind == "quote", text
