@@ -22,14 +22,30 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
 
 from ..ports.llm import AgentTurn, ChatMessage, ChatSettings, LLMFailed, LLMUsage, ToolCall
 
 if TYPE_CHECKING:
-    from .gemini_llm import GeminiModel
+    from .gemini_roles import Role, RoleSettings
+    from .gemini_transport import RetryPolicy
+
+
+class ChatParts(Protocol):
+    """What a chat turn uses of the model (``GeminiModel``): roles, clients, retries."""
+
+    retry: RetryPolicy
+
+    def role_settings(self, name: Role) -> RoleSettings:
+        """What role ``name`` asks for."""
+        ...
+
+    def client_for(self, role: RoleSettings) -> Any:
+        """The client that reaches ``role``'s location."""
+        ...
+
 
 MALFORMED_RETRY_PROMPT = (
     "Your last function call was malformed ({error}). Call the function again with "
@@ -170,7 +186,7 @@ def read_turn(response: Any) -> tuple[str, tuple[ToolCall, ...]]:
 
 
 def chat_turn(
-    model: GeminiModel,
+    model: ChatParts,
     messages: list[ChatMessage],
     tools: list[dict[str, Any]],
     settings: ChatSettings,
@@ -189,10 +205,10 @@ def chat_turn(
         thinking_config,
     )
 
-    role = model.settings.role(settings.role)
+    role = model.role_settings(settings.role)
     model_id = role.model_for(settings.model)
     budget = settings.max_tokens or role.max_output_tokens
-    client = model.clients.for_role(role)
+    client = model.client_for(role)
     system, contents = contents_of(messages)
 
     def config(budget: int | None) -> Any:

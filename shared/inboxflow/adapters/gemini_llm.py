@@ -391,6 +391,14 @@ class GeminiModel(LanguageModel):
                 usage.outcome = "retried" if usage.attempts > 1 else "ok"
             return output, usage
 
+    def role_settings(self, name: Role) -> RoleSettings:
+        """What role ``name`` asks for (``GeminiSettings.role``)."""
+        return self.settings.role(name)
+
+    def client_for(self, role: RoleSettings) -> Any:
+        """The client that reaches ``role``'s location."""
+        return self.clients.for_role(role)
+
     def chat(
         self, messages: list[ChatMessage], tools: list[dict[str, Any]], settings: ChatSettings
     ) -> AgentTurn:
