@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Mapping
 from functools import cache
@@ -485,10 +484,9 @@ class InboxflowConfig(_Strict):
         return sorted({DEFAULT_CHANNEL, *(entry.channel for entry in self.reviewers.values())})
 
 
-def config_path(environ: Mapping[str, str] | None = None) -> Path | None:
-    """The config file to read: ``INBOXFLOW_CONFIG``, else the project root's, else None."""
-    env = os.environ if environ is None else environ
-    explicit = env.get(CONFIG_VARIABLE, "").strip()
+def config_path(environ: Mapping[str, str]) -> Path | None:
+    """The config file to read: ``INBOXFLOW_CONFIG`` of ``environ``, else the project root's, else None."""
+    explicit = environ.get(CONFIG_VARIABLE, "").strip()
     if explicit:
         return Path(explicit)
     for root in (_PACKAGE.parent, _PACKAGE.parent.parent):
@@ -594,8 +592,8 @@ def read_config_text(target: Path) -> str:
 
 
 def load_config(
-    path: str | Path | None = None,
-    graphs: Mapping[str, Graph] | None = None,
+    path: str | Path | None,
+    graphs: Mapping[str, Graph],
     environ: Mapping[str, str] | None = None,
     *,
     partial: bool = False,
@@ -604,8 +602,10 @@ def load_config(
 
     Args:
         path: the file; default :func:`config_path`. An explicit path must exist.
-        graphs: the graphs rules may name; default the graph registry.
-        environ: the environment (``INBOXFLOW_CONFIG``); default ``os.environ``.
+        graphs: the graphs rules may name (the caller's: the composition root passes the
+            graph registry, a node function its own graph).
+        environ: the environment the entry point read (``INBOXFLOW_CONFIG``); None: none,
+            the project root's file.
         partial: ``graphs`` is part of the deployment's (a node function's own
             graph): what names other graphs, and profile tools, are not checked
             (the CLI, ingest and the approval function check everything).
@@ -613,7 +613,7 @@ def load_config(
     Raises:
         ConfigError: the file is missing (when named), not YAML, or invalid.
     """
-    target = Path(path) if path is not None else config_path(environ)
+    target = Path(path) if path is not None else config_path(environ or {})
     if target is None:
         return InboxflowConfig()
     text = read_config_text(target)
@@ -625,7 +625,7 @@ def load_config(
 
 def parse_config(
     data: Any,
-    graphs: Mapping[str, Graph] | None = None,
+    graphs: Mapping[str, Graph],
     source: str = CONFIG_NAME,
     *,
     partial: bool = False,
@@ -644,10 +644,6 @@ def parse_config(
     except ValidationError as exc:
         raise ConfigError(_describe(exc, data, source)) from None
     config._source = source
-    if graphs is None:
-        from .graphs import graph_registry
-
-        graphs = graph_registry()
     _check_references(config, graphs, source, partial)
     return config
 
