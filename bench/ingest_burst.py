@@ -24,6 +24,7 @@ flat from the smallest burst to the largest.
 from __future__ import annotations
 
 import argparse
+import os
 import queue
 import sys
 import tempfile
@@ -101,6 +102,7 @@ def run_burst(
         store="sqlite",
         bus="inprocess",
         tasks="sqlite",
+        environ=dict(os.environ),
     )
     runtime = build_runtime(
         settings,

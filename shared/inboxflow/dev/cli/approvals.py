@@ -31,7 +31,7 @@ def _runtime(home: Path, dev: bool = False) -> Runtime:
     from inboxflow.settings import Settings
 
     use_home(home, dev)
-    Settings.from_env()  # fail early on bad settings
+    Settings.from_env(os.environ)  # fail early on bad settings
     return runtime()
 
 

@@ -25,7 +25,7 @@ def check() -> None:
 
     console = cli_console()
     try:
-        config = load_config(None, graph_registry(), os.environ)
+        config = load_config(None, graph_registry(os.environ), os.environ)
         settings = gemini_settings(os.environ, config.gemini.by_role())
     except (ConfigError, ValueError) as exc:
         console.print(f"[red]FAIL[/] configuration: {escape(str(exc))}")

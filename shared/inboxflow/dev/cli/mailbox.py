@@ -36,7 +36,7 @@ def _store(home: Path, dev: bool) -> DocumentStore:
     from inboxflow.services import make_store
 
     use_home(home, dev)
-    return make_store(Settings.from_env())
+    return make_store(Settings.from_env(os.environ))
 
 
 @app.command("add")
@@ -53,8 +53,10 @@ def add(
     from inboxflow.ingest.mailboxes import MailboxRegistry
 
     console = cli_console()
-    if graph not in graph_registry():
-        console.print(f"[red]unknown graph {graph!r}[/red]: one of {', '.join(graph_registry())}")
+    if graph not in graph_registry(os.environ):
+        console.print(
+            f"[red]unknown graph {graph!r}[/red]: one of {', '.join(graph_registry(os.environ))}"
+        )
         raise typer.Exit(1)
     settings: dict[str, object] = {}
     if reviewer:
@@ -82,7 +84,7 @@ def _gmail_reader(store: DocumentStore) -> Any:
     from inboxflow.graphs import graph_registry
     from inboxflow.services import mailbox_scopes_for
 
-    settings = Settings.from_env()
+    settings = Settings.from_env(os.environ)
     config = load_config(graphs=graph_registry(settings.environ), environ=settings.environ)
     scopes = mailbox_scopes_for(settings, store, config)
     return GoogleApiGmailReader(credentials=mailbox_credentials(settings.environ, scopes))
@@ -94,7 +96,7 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
     from inboxflow.adapters.google_credentials import credentials_info
     from inboxflow.adapters.mailbox_tokens import token_store
     from inboxflow.clock import SystemClock
-    from inboxflow.ingest.watch import renew_watches
+    from inboxflow.ingest.watch import gmail_topic, renew_watches
 
     console = cli_console()
     if not google_api_url():
@@ -117,6 +119,7 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
             store,
             _gmail_reader(store),
             SystemClock(),
+            gmail_topic(os.environ),
             only=lambda a: a == address,
             catch_up=_publish_notification if os.environ.get("INBOXFLOW_BUS") == "pubsub" else None,
         )
@@ -149,7 +152,7 @@ def _publish_notification(address: str, history_id: int) -> None:
     from inboxflow.ingest.watch import gmail_topic
 
     message = GmailNotification(address, history_id).to_pubsub_message()
-    publish_data(gmail_topic(), base64.b64decode(message["data"]))
+    publish_data(gmail_topic(os.environ), base64.b64decode(message["data"]))
     cli_console().print(f"asked the ingest to catch {address} up (history {history_id})")
 
 
@@ -205,7 +208,7 @@ def connect(
         )
         raise typer.Exit(1)
     try:
-        graphs = graph_registry()
+        graphs = graph_registry(os.environ)
         scopes = mailbox_scopes(mailbox.address, mailbox.graph, graphs, load_config(graphs=graphs))
         connected = connect_mailbox(
             mailbox.address,
@@ -334,7 +337,7 @@ def watch(
 ) -> None:
     """Call users.watch now (what the daily renew_watch function does)."""
     from inboxflow.clock import SystemClock
-    from inboxflow.ingest.watch import renew_watches
+    from inboxflow.ingest.watch import gmail_topic, renew_watches
 
     console = cli_console()
     store = _store(home, dev)
@@ -344,7 +347,7 @@ def watch(
             store,
             _gmail_reader(store),
             SystemClock(),
-            topic=topic,
+            topic=topic or gmail_topic(os.environ),
             only=(lambda a: a == wanted) if wanted else None,
             catch_up=_publish_notification if os.environ.get("INBOXFLOW_BUS") == "pubsub" else None,
         )
