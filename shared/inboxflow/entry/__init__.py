@@ -109,7 +109,7 @@ def handle_approval_request(request: Any) -> Any:
 
     rt = runtime()
     try:
-        check = local_task_check(rt.ports.settings.home)
+        check = local_task_check(rt.ports.settings.home, rt.ports.settings.environ)
         response = handle_http(request, rt.ports.approvals, verify_task=check)
         _drain_inprocess(rt)
     finally:

@@ -146,7 +146,7 @@ def serve(
         f"approval function on [bold]http://{host}:{port}[/bold] "
         f"(links from `inboxflow approvals`); Ctrl-C stops"
     )
-    console.print(describe(rt.ports.settings.home))
+    console.print(describe(rt.ports.settings.home, rt.ports.settings.environ))
     if not _loopback(host):
         console.print(
             f"[yellow]listening on {host}, not loopback only: anyone who reaches it can open "
