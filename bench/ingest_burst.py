@@ -257,7 +257,9 @@ def open_store(kind: str) -> CheckpointStore:
     if kind == "firestore":
         from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-        return FirestoreCheckpointStore(project=f"burst-{uuid.uuid4().hex[:8]}")
+        return FirestoreCheckpointStore.from_env(
+            os.environ, project=f"burst-{uuid.uuid4().hex[:8]}"
+        )
     from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 
     return SqliteCheckpointStore(Path(tempfile.mkdtemp()) / "burst.db")

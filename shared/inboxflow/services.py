@@ -49,7 +49,7 @@ def make_store(settings: Settings) -> DocumentCheckpointStore:
     if settings.store == "firestore":
         from .adapters.firestore_store import FirestoreCheckpointStore
 
-        return FirestoreCheckpointStore(project=settings.project)
+        return FirestoreCheckpointStore.from_env(settings.environ, project=settings.project)
     from .adapters.sqlite_store import SqliteCheckpointStore
 
     return SqliteCheckpointStore(settings.sqlite_path)
@@ -100,8 +100,11 @@ def make_task_queue(settings: Settings, store: DocumentStore) -> TaskQueue:
             from .approvals.task_auth import local_task_token
 
             local_token = local_task_token(settings.home)
-        return CloudTasksQueue(
-            project=settings.project, location=settings.region, local_token=local_token
+        return CloudTasksQueue.from_env(
+            settings.environ,
+            project=settings.project,
+            location=settings.region,
+            local_token=local_token,
         )
     from .adapters.sqlite_tasks import SqliteTaskQueue
 

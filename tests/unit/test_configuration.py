@@ -24,13 +24,9 @@ ENTRY_MODULES = frozenset({"entry/__init__.py"})
 
 STILL_READING = frozenset(
     {
-        "adapters/cloud_tasks.py",
-        "adapters/firestore_store.py",
-        "adapters/firestore_vectors.py",
         "adapters/google_api.py",
         "adapters/google_credentials.py",
         "adapters/mailbox_tokens.py",
-        "adapters/pubsub_bus.py",
         "adapters/ses_notifier.py",
     }
 )

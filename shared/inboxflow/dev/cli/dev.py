@@ -190,7 +190,9 @@ def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> N
         if env.get("INBOXFLOW_TASKS") == "cloudtasks":
             from inboxflow.adapters.cloud_tasks import CloudTasksQueue
 
-            CloudTasksQueue(project=project).ensure_queue()  # the approval deadlines' queue
+            CloudTasksQueue.from_env(
+                os.environ, project=project
+            ).ensure_queue()  # the approval deadlines' queue
         _seed(project)
         graphs = all_graphs(os.environ)
         cloud = DevCloud(project, env, gmail=True, approve=True, log_dir=logs)
@@ -303,7 +305,7 @@ def _reprovision(name: str, project: str, cloud: DevCloud) -> None:
     elif name == emulators.TASKS:
         from inboxflow.adapters.cloud_tasks import CloudTasksQueue
 
-        CloudTasksQueue(project=project).ensure_queue()
+        CloudTasksQueue.from_env(os.environ, project=project).ensure_queue()
 
 
 def _watch(console: Console, exit_after: float) -> None:
