@@ -139,7 +139,7 @@ def sample_emails(graph: str, count: int, body_bytes: int, tag: str) -> list[tup
             for i, e in enumerate(make_emails(count, body_bytes))
         ]
         return [(e, RouteDecision("pipeline", None, None, mailbox=e.mailbox)) for e in emails]
-    config = load_config(graphs=registry)
+    config = load_config(None, graphs=registry, environ=os.environ)
     samples = []
     for path in graph_samples({graph: registry[graph]}):
         email = load_email_file(path)

@@ -117,7 +117,7 @@ def run_burst(
     started: list[str] = []
     lock = threading.Lock()
     with GoogleApiDouble() as double:
-        reader = GoogleApiGmailReader(api_url=double.url)
+        reader = GoogleApiGmailReader(api_url=double.url, environ=os.environ)
         ingestor = Ingestor(runtime, reader, IngestOptions(backoff_base_s=0.05))
         MailboxRegistry(store).add(MAILBOX, clock.now())
         renew_watches(store, reader, clock, topic=TOPIC)

@@ -372,7 +372,10 @@ def _knowledge_base_search(ports: Ports) -> WebSearch:
 def _google_gmail_reader(
     settings: Settings, scopes_for: Callable[[str], tuple[str, ...]]
 ) -> GmailReader:
-    from .adapters.google_api import mailbox_credentials
+    from .adapters.google_api import google_api_url, mailbox_credentials
     from .adapters.google_gmail_reader import GoogleApiGmailReader
 
-    return GoogleApiGmailReader(credentials=mailbox_credentials(settings.environ, scopes_for))
+    return GoogleApiGmailReader(
+        api_url=google_api_url(settings.environ),
+        credentials=mailbox_credentials(settings.environ, scopes_for),
+    )

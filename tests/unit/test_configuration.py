@@ -22,18 +22,6 @@ PACKAGE = Path(inboxflow.__file__).resolve().parent
 ENTRY_MODULES = frozenset({"entry/__init__.py"})
 """The deployed modules that read the process's environment: the functions' entry point."""
 
-STILL_READING = frozenset(
-    {
-        "adapters/google_api.py",
-        "adapters/google_credentials.py",
-        "adapters/mailbox_tokens.py",
-        "adapters/ses_notifier.py",
-    }
-)
-"""Adapters whose constructors still default to the process's environment (to be given their
-settings by the composition root); the list only shrinks."""
-
-
 READERS = ("environ", "environb", "getenv", "getenvb")
 
 
@@ -74,13 +62,8 @@ def test_only_the_entry_points_read_the_environment() -> None:
         for path in deployed_modules()
     }
     found = {name: lines for name, lines in readers.items() if lines}
-    unexpected = {
-        name: lines
-        for name, lines in found.items()
-        if name not in ENTRY_MODULES and name not in STILL_READING
-    }
+    unexpected = {name: lines for name, lines in found.items() if name not in ENTRY_MODULES}
     assert unexpected == {}, "read the environment in an entry point and pass the value down"
-    assert set(found) >= STILL_READING, f"no longer reading: {sorted(STILL_READING - set(found))}"
 
 
 @pytest.mark.parametrize(

@@ -358,7 +358,7 @@ def send(
 
         runtime = build_runtime(Settings.from_env(os.environ))
         try:
-            routing = load_config(graphs=runtime.graphs)
+            routing = load_config(None, graphs=runtime.graphs, environ=os.environ)
         except ConfigError as exc:
             console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
             raise typer.Exit(2) from None

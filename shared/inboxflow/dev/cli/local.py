@@ -216,7 +216,7 @@ def show_json(runtime: Runtime, processed: list[Processed]) -> None:
 def load_routing(graphs: Mapping[str, Any]) -> InboxflowConfig:
     """``inboxflow.yaml``, or exit 2 with its one-line error on stderr."""
     try:
-        return load_config(graphs=graphs)
+        return load_config(None, graphs=graphs, environ=os.environ)
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -78,16 +78,19 @@ def add(
 def _gmail_reader(store: DocumentStore) -> Any:
     """The Gmail reader the renew_watch function has: each mailbox's credentials ask for the
     scopes its graphs need (``services.mailbox_scopes_for``), whatever their type."""
-    from inboxflow.adapters.google_api import mailbox_credentials
+    from inboxflow.adapters.google_api import google_api_url, mailbox_credentials
     from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
     from inboxflow.config import load_config
     from inboxflow.graphs import graph_registry
     from inboxflow.services import mailbox_scopes_for
 
     settings = Settings.from_env(os.environ)
-    config = load_config(graphs=graph_registry(settings.environ), environ=settings.environ)
+    config = load_config(None, graphs=graph_registry(settings.environ), environ=settings.environ)
     scopes = mailbox_scopes_for(settings, store, config)
-    return GoogleApiGmailReader(credentials=mailbox_credentials(settings.environ, scopes))
+    return GoogleApiGmailReader(
+        api_url=google_api_url(settings.environ),
+        credentials=mailbox_credentials(settings.environ, scopes),
+    )
 
 
 def _start_watch(home: Path, dev: bool, address: str) -> bool:
@@ -99,10 +102,10 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
     from inboxflow.ingest.watch import gmail_topic, renew_watches
 
     console = cli_console()
-    if not google_api_url():
+    if not google_api_url(os.environ):
         try:
-            connected = token_store().get(address) is not None
-            shared = credentials_info() is not None
+            connected = token_store(os.environ).get(address) is not None
+            shared = credentials_info(os.environ) is not None
         except Exception as exc:
             console.print(f"[yellow]watch not started[/yellow]: {exc}")
             return False
@@ -209,18 +212,23 @@ def connect(
         raise typer.Exit(1)
     try:
         graphs = graph_registry(os.environ)
-        scopes = mailbox_scopes(mailbox.address, mailbox.graph, graphs, load_config(graphs=graphs))
+        scopes = mailbox_scopes(
+            mailbox.address,
+            mailbox.graph,
+            graphs,
+            load_config(None, graphs=graphs, environ=os.environ),
+        )
         connected = connect_mailbox(
             mailbox.address,
             secret_file,
             scopes,
-            token_store(),
+            token_store(os.environ),
             open_browser=browser,
             read_line=lambda prompt: typer.prompt(
                 prompt.rstrip(": "), default="", show_default=False
             ),
             say=lambda line: console.print(line, soft_wrap=True, highlight=False),
-            api_url=google_api_url(),
+            api_url=google_api_url(os.environ),
         )
         MailboxRegistry(store).record_connection(
             mailbox.address,
@@ -317,10 +325,10 @@ def _shared_credential() -> dict[str, object]:
     from inboxflow.adapters.google_api import google_api_url
     from inboxflow.adapters.google_credentials import SCOPES, credentials_info
 
-    if google_api_url():
+    if google_api_url(os.environ):
         return {"type": "none (local double)"}
     try:
-        info = credentials_info()
+        info = credentials_info(os.environ)
     except Exception as exc:
         return {"type": f"unreadable: {exc}"}
     if info is None:
