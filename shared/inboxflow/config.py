@@ -19,15 +19,12 @@ import re
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from .header_patterns import HeaderPattern, UnsupportedPattern, compile_header_pattern
 from .mail.addresses import address_key_or_none, ascii_lower, same_address
-
-if TYPE_CHECKING:
-    from .graph import Graph
 
 CONFIG_VARIABLE = "INBOXFLOW_CONFIG"
 CONFIG_NAME = "inboxflow.yaml"
@@ -41,6 +38,34 @@ DEFAULT_GRAPH = "pipeline"
 """Where an email goes when no rule matches."""
 
 _PACKAGE = Path(__file__).resolve().parent
+
+
+class ToolNames(Protocol):
+    """A graph's tool registry, as the config checks it."""
+
+    def names(self) -> list[str]:
+        """The tools' names."""
+        ...
+
+
+class GraphDeclaration(Protocol):
+    """What the config checks of a graph it names (``graph.Graph`` is one): the caller passes
+    the graphs, the config imports none."""
+
+    @property
+    def settings_model(self) -> type[BaseModel] | None:
+        """The model of ``graphs.NAME`` in the config, if the graph takes settings."""
+        ...
+
+    @property
+    def takes_profile(self) -> bool:
+        """Whether a rule routing to the graph must name an agent profile."""
+        ...
+
+    @property
+    def tools(self) -> ToolNames:
+        """The graph's tools (the tools a profile may name)."""
+        ...
 
 
 class ConfigError(ValueError):
@@ -593,7 +618,7 @@ def read_config_text(target: Path) -> str:
 
 def load_config(
     path: str | Path | None,
-    graphs: Mapping[str, Graph],
+    graphs: Mapping[str, GraphDeclaration],
     environ: Mapping[str, str] | None = None,
     *,
     partial: bool = False,
@@ -625,7 +650,7 @@ def load_config(
 
 def parse_config(
     data: Any,
-    graphs: Mapping[str, Graph],
+    graphs: Mapping[str, GraphDeclaration],
     source: str = CONFIG_NAME,
     *,
     partial: bool = False,
@@ -649,7 +674,10 @@ def parse_config(
 
 
 def _check_references(
-    config: InboxflowConfig, graphs: Mapping[str, Graph], source: str, partial: bool = False
+    config: InboxflowConfig,
+    graphs: Mapping[str, GraphDeclaration],
+    source: str,
+    partial: bool = False,
 ) -> None:
     for name, values in config.graphs.items():
         graph = graphs.get(name)
@@ -782,7 +810,10 @@ def _check_reviewers(config: InboxflowConfig, source: str) -> None:
 
 
 def _check_profiles(
-    config: InboxflowConfig, graphs: Mapping[str, Graph], source: str, partial: bool = False
+    config: InboxflowConfig,
+    graphs: Mapping[str, GraphDeclaration],
+    source: str,
+    partial: bool = False,
 ) -> None:
     """Each profile's tools exist in a profile-taking graph (unless ``partial``); its prompt
     file is there (and read)."""
