@@ -19,8 +19,10 @@ Where spans go is ``INBOXFLOW_TRACING``:
 | ``jsonl:PATH`` | one JSON line per span appended to PATH (tests and ``inboxflow dev``) |
 | ``off``      | none, and nothing of OpenTelemetry is imported; default elsewhere |
 
-The SDK (~25 ms of imports) is imported on the first span of a process that
-traces, never by one that does not.
+The entry point reads it (``configure``: the functions' ``entry``, the CLI's
+``main``); a process whose entry point did not records no spans. The SDK (~25 ms
+of imports) is imported on the first span of a process that traces, never by
+one that does not.
 """
 
 from __future__ import annotations
