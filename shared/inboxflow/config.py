@@ -704,7 +704,7 @@ def _check_references(
         if name in seen_profiles:
             raise ConfigError(f"{source}: profiles[{index}]: duplicate profile name {name!r}")
         seen_profiles.add(name)
-    _check_profiles(config, graphs, source, partial)
+    _check_profiles(config, graphs, source, partial=partial)
     _check_reviewers(config, source)
     seen_mailboxes: dict[str, str] = {}
     for address in config.routing.mailboxes:
@@ -813,7 +813,8 @@ def _check_profiles(
     config: InboxflowConfig,
     graphs: Mapping[str, GraphDeclaration],
     source: str,
-    partial: bool = False,
+    *,
+    partial: bool,
 ) -> None:
     """Each profile's tools exist in a profile-taking graph (unless ``partial``); its prompt
     file is there (and read)."""

@@ -74,10 +74,7 @@ class FirestoreVectorIndex(VectorIndex):
     """Vector documents in Firestore collections, searched with ``find_nearest``.
 
     Args:
-        project: Google Cloud project (default ``inboxflow-local``; ``from_env``:
-            ``GOOGLE_CLOUD_PROJECT``).
-        database: database id (default ``(default)``; ``from_env``:
-            ``INBOXFLOW_FIRESTORE_DATABASE``).
+        project, database: where the index is, as for ``FirestoreCheckpointStore``.
         client: an existing client, e.g. the checkpoint store's
             (``FirestoreCheckpointStore.client``); then ``project`` and ``database`` are ignored.
     """
