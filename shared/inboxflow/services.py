@@ -33,8 +33,10 @@ from .runtime import Runtime, RuntimeOptions
 from .settings import Settings
 
 if TYPE_CHECKING:
+    from .approvals.decisions import KindLookup
     from .config import InboxflowConfig
     from .graph import Graph
+    from .pauses import PauseKind
     from .ports.crm import CRM
     from .ports.drugs import DrugCatalogue
     from .ports.gmail_reader import GmailReader
@@ -272,7 +274,6 @@ def build_runtime(
         options: runtime tunables (default: serve ``settings.node`` only, when set).
         **given: ports to use as given (see ``build_ports``).
     """
-    from .approvals.decisions import kind_of
     from .approvals.service import ApprovalService
 
     if isinstance(configuration, Settings):
@@ -294,14 +295,24 @@ def build_runtime(
         resume=runtime.resume,
         clock=ports.clock,
         config=configuration.approvals,
-        kinds=lambda graph, kind: kind_of(
-            served[graph].pause_kinds if graph in served else {}, kind
-        ),
+        kinds=pause_kinds_of(served),
         settings=ports.config,
     )
     ports.approvals = approvals
     runtime.on_pause = approvals.after_pause
     return runtime
+
+
+def pause_kinds_of(graphs: Mapping[str, Graph]) -> KindLookup:
+    """``(graph, kind) -> PauseKind`` as ``graphs`` (the process's, plugins included) declare
+    them: what the approval service looks a pause's kind up in."""
+    from .approvals.decisions import kind_of
+
+    def lookup(graph: str, kind: str) -> PauseKind:
+        declared = graphs.get(graph)
+        return kind_of(declared.pause_kinds if declared is not None else {}, kind)
+
+    return lookup
 
 
 def is_inprocess_bus(bus: MessageBus) -> bool:

@@ -22,6 +22,7 @@ from inboxflow.graphs.pipeline.settings import PipelineSettings
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.tasks import ScheduledTask, TaskQueue
 from inboxflow.runtime import Runtime
+from inboxflow.services import pause_kinds_of
 from tests.harness.pipeline import build
 
 LINK = re.compile(r"https?://[^\s\"'<>]+/a/([A-Za-z0-9_-]+)\?t=([A-Za-z0-9_-]+)")
@@ -73,6 +74,7 @@ class Harness:
             resume=self.runtime.resume,
             clock=self.clock,
             config=config or ApprovalConfig(base_url="http://approvals.test", api_key="k" * 40),
+            kinds=pause_kinds_of(self.runtime.graphs),
         )
         self.runtime.on_pause = self.service.after_pause
         self._draining = threading.Lock()

@@ -155,6 +155,7 @@ def test_decisions_through_separate_firestore_clients_record_one_and_draft_once(
     from inboxflow.approvals.errors import AlreadyDecided
     from inboxflow.approvals.service import ApprovalService
     from inboxflow.errors import RetryableError
+    from inboxflow.services import pause_kinds_of
 
     h = _firestore_harness(tmp_path)
     trace_id = h.start()
@@ -179,6 +180,7 @@ def test_decisions_through_separate_firestore_clients_record_one_and_draft_once(
             resume=publish,
             clock=h.clock,
             config=h.service.config,
+            kinds=pause_kinds_of(h.runtime.graphs),
         )
         link = links[n % 2]
         barrier.wait()
