@@ -11,6 +11,7 @@ code changed by hand, the test seen red, the change reverted):
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
@@ -166,6 +167,10 @@ def test_k_service_alone_selects_the_cloud_adapters(monkeypatch: pytest.MonkeyPa
         "CLOUD_TASKS_EMULATOR_HOST",
     ):
         monkeypatch.setenv(variable, "127.0.0.1:9")
+    # The adapters read the environment the settings carry (the Google libraries, the process's).
+    settings = dataclasses.replace(
+        settings, environ={**settings.environ, "CLOUD_TASKS_EMULATOR_HOST": "127.0.0.1:9"}
+    )
     from inboxflow.adapters.cloud_tasks import CloudTasksQueue
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
     from inboxflow.adapters.pubsub_bus import PubSubBus
