@@ -59,7 +59,12 @@ def main() -> int:
         clock = SystemClock()
         store = SqliteCheckpointStore(Path(home) / "bench.db")
         settings = Settings(
-            home=Path(home), project="bench", store="sqlite", bus="inprocess", tasks="sqlite"
+            home=Path(home),
+            project="bench",
+            store="sqlite",
+            bus="inprocess",
+            tasks="sqlite",
+            environ=dict(os.environ),
         )
         runtime = build_runtime(
             settings,

@@ -132,14 +132,14 @@ def sample_emails(graph: str, count: int, body_bytes: int, tag: str) -> list[tup
     from inboxflow.mail import Email, load_email_file
     from inboxflow.routing import RouteDecision, route
 
-    registry = graph_registry()
+    registry = graph_registry(os.environ)
     if graph == "pipeline":
         emails = [
             Email.model_validate({**e, "message_id": f"<bench-{tag}-{i}@bench.example>"})
             for i, e in enumerate(make_emails(count, body_bytes))
         ]
         return [(e, RouteDecision("pipeline", None, None, mailbox=e.mailbox)) for e in emails]
-    config = load_config(graphs=registry)
+    config = load_config(None, graphs=registry, environ=os.environ)
     samples = []
     for path in graph_samples({graph: registry[graph]}):
         email = load_email_file(path)
@@ -493,12 +493,12 @@ def start_floor(env: dict[str, str], hops: int) -> list[FunctionServer]:
 
 def run(args: argparse.Namespace, env: dict[str, str], records: Path) -> dict[str, Any]:
     os.environ.update(env)
-    hops = len(get_graph(args.graph).nodes)
+    hops = len(get_graph(args.graph, os.environ).nodes)
     with DevCloud(env["GOOGLE_CLOUD_PROJECT"], dict(env)) as cloud:
-        cloud.start([get_graph(args.graph)])
+        cloud.start([get_graph(args.graph, os.environ)])
         floor = start_floor(env, hops)
         try:
-            runtime = build_runtime(Settings.from_env())
+            runtime = build_runtime(Settings.from_env(os.environ))
             seed_workspace(runtime.store, runtime.clock.now())
             counter = count_operations(runtime.store)  # type: ignore[arg-type]
             Origin(runtime, records)
@@ -552,7 +552,7 @@ def main() -> int:
     parser.add_argument("--records", type=Path, help="keep the raw records in this folder")
     args = parser.parse_args()
     args.concurrency = args.concurrency or args.emails
-    get_graph(args.graph)  # an unknown graph fails here, before the emulators start
+    get_graph(args.graph, os.environ)  # an unknown graph fails here, before the emulators start
 
     firestore = emulators.start_firestore()
     pubsub = emulators.start_pubsub()

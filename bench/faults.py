@@ -225,7 +225,7 @@ def count(dev: Dev, delivered: dict[str, str]) -> dict[str, Any]:
     state = dev.state
     mailbox, url = state["gmail"]["mailbox"], state["gmail"]["url"]
     os.environ.update(state["env"])  # the client libraries read the emulator hosts from here
-    store = make_store(Settings.from_env())
+    store = make_store(Settings.from_env(os.environ))
     try:
         claims = Claims(store)
         undecided, started = [], []

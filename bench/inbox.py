@@ -260,7 +260,9 @@ def firestore_store() -> Iterator[Any]:
 
     with emulators.start_firestore() as emulator:
         os.environ.update(emulator.env)
-        store = FirestoreCheckpointStore(project=f"inbox-bench-{uuid.uuid4().hex[:8]}")
+        store = FirestoreCheckpointStore.from_env(
+            os.environ, project=f"inbox-bench-{uuid.uuid4().hex[:8]}"
+        )
         try:
             yield store
         finally:

@@ -24,6 +24,7 @@ flat from the smallest burst to the largest.
 from __future__ import annotations
 
 import argparse
+import os
 import queue
 import sys
 import tempfile
@@ -101,6 +102,7 @@ def run_burst(
         store="sqlite",
         bus="inprocess",
         tasks="sqlite",
+        environ=dict(os.environ),
     )
     runtime = build_runtime(
         settings,
@@ -115,7 +117,7 @@ def run_burst(
     started: list[str] = []
     lock = threading.Lock()
     with GoogleApiDouble() as double:
-        reader = GoogleApiGmailReader(api_url=double.url)
+        reader = GoogleApiGmailReader(api_url=double.url, environ=os.environ)
         ingestor = Ingestor(runtime, reader, IngestOptions(backoff_base_s=0.05))
         MailboxRegistry(store).add(MAILBOX, clock.now())
         renew_watches(store, reader, clock, topic=TOPIC)
@@ -255,7 +257,9 @@ def open_store(kind: str) -> CheckpointStore:
     if kind == "firestore":
         from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-        return FirestoreCheckpointStore(project=f"burst-{uuid.uuid4().hex[:8]}")
+        return FirestoreCheckpointStore.from_env(
+            os.environ, project=f"burst-{uuid.uuid4().hex[:8]}"
+        )
     from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 
     return SqliteCheckpointStore(Path(tempfile.mkdtemp()) / "burst.db")

@@ -21,6 +21,7 @@ tools) so that both runtimes do the same work per step; only the runtime differs
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import sys
 import tempfile
@@ -66,6 +67,7 @@ def inboxflow_nodes() -> tuple[Any, Any]:
         store="sqlite",
         bus="inprocess",
         tasks="sqlite",
+        environ=dict(os.environ),
         workspace="store",
     )
     ports = build_ports(

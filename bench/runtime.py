@@ -23,6 +23,7 @@ runs on the same machine.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -68,7 +69,12 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as home:
         settings = Settings(
-            home=Path(home), project="bench", store="sqlite", bus="inprocess", tasks="sqlite"
+            home=Path(home),
+            project="bench",
+            store="sqlite",
+            bus="inprocess",
+            tasks="sqlite",
+            environ=dict(os.environ),
         )
         runtime = build_runtime(settings)
         store = runtime.store

@@ -15,20 +15,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from .header_patterns import HeaderPattern, UnsupportedPattern, compile_header_pattern
 from .mail.addresses import address_key_or_none, ascii_lower, same_address
-
-if TYPE_CHECKING:
-    from .engine.graph import Graph
 
 CONFIG_VARIABLE = "INBOXFLOW_CONFIG"
 CONFIG_NAME = "inboxflow.yaml"
@@ -42,6 +38,34 @@ DEFAULT_GRAPH = "pipeline"
 """Where an email goes when no rule matches."""
 
 _PACKAGE = Path(__file__).resolve().parent
+
+
+class ToolNames(Protocol):
+    """A graph's tool registry, as the config checks it."""
+
+    def names(self) -> list[str]:
+        """The tools' names."""
+        ...
+
+
+class GraphDeclaration(Protocol):
+    """What the config checks of a graph it names (``graph.Graph`` is one): the caller passes
+    the graphs, the config imports none."""
+
+    @property
+    def settings_model(self) -> type[BaseModel] | None:
+        """The model of ``graphs.NAME`` in the config, if the graph takes settings."""
+        ...
+
+    @property
+    def takes_profile(self) -> bool:
+        """Whether a rule routing to the graph must name an agent profile."""
+        ...
+
+    @property
+    def tools(self) -> ToolNames:
+        """The graph's tools (the tools a profile may name)."""
+        ...
 
 
 class ConfigError(ValueError):
@@ -485,10 +509,9 @@ class InboxflowConfig(_Strict):
         return sorted({DEFAULT_CHANNEL, *(entry.channel for entry in self.reviewers.values())})
 
 
-def config_path(environ: Mapping[str, str] | None = None) -> Path | None:
-    """The config file to read: ``INBOXFLOW_CONFIG``, else the project root's, else None."""
-    env = os.environ if environ is None else environ
-    explicit = env.get(CONFIG_VARIABLE, "").strip()
+def config_path(environ: Mapping[str, str]) -> Path | None:
+    """The config file to read: ``INBOXFLOW_CONFIG`` of ``environ``, else the project root's, else None."""
+    explicit = environ.get(CONFIG_VARIABLE, "").strip()
     if explicit:
         return Path(explicit)
     for root in (_PACKAGE.parent, _PACKAGE.parent.parent):
@@ -594,8 +617,8 @@ def read_config_text(target: Path) -> str:
 
 
 def load_config(
-    path: str | Path | None = None,
-    graphs: Mapping[str, Graph] | None = None,
+    path: str | Path | None,
+    graphs: Mapping[str, GraphDeclaration],
     environ: Mapping[str, str] | None = None,
     *,
     partial: bool = False,
@@ -604,8 +627,10 @@ def load_config(
 
     Args:
         path: the file; default :func:`config_path`. An explicit path must exist.
-        graphs: the graphs rules may name; default the graph registry.
-        environ: the environment (``INBOXFLOW_CONFIG``); default ``os.environ``.
+        graphs: the graphs rules may name (the caller's: the composition root passes the
+            graph registry, a node function its own graph).
+        environ: the environment the entry point read (``INBOXFLOW_CONFIG``); None: none,
+            the project root's file.
         partial: ``graphs`` is part of the deployment's (a node function's own
             graph): what names other graphs, and profile tools, are not checked
             (the CLI, ingest and the approval function check everything).
@@ -613,7 +638,7 @@ def load_config(
     Raises:
         ConfigError: the file is missing (when named), not YAML, or invalid.
     """
-    target = Path(path) if path is not None else config_path(environ)
+    target = Path(path) if path is not None else config_path(environ or {})
     if target is None:
         return InboxflowConfig()
     text = read_config_text(target)
@@ -625,7 +650,7 @@ def load_config(
 
 def parse_config(
     data: Any,
-    graphs: Mapping[str, Graph] | None = None,
+    graphs: Mapping[str, GraphDeclaration],
     source: str = CONFIG_NAME,
     *,
     partial: bool = False,
@@ -644,16 +669,15 @@ def parse_config(
     except ValidationError as exc:
         raise ConfigError(_describe(exc, data, source)) from None
     config._source = source
-    if graphs is None:
-        from .graphs import graph_registry
-
-        graphs = graph_registry()
     _check_references(config, graphs, source, partial)
     return config
 
 
 def _check_references(
-    config: InboxflowConfig, graphs: Mapping[str, Graph], source: str, partial: bool = False
+    config: InboxflowConfig,
+    graphs: Mapping[str, GraphDeclaration],
+    source: str,
+    partial: bool = False,
 ) -> None:
     for name, values in config.graphs.items():
         graph = graphs.get(name)
@@ -680,7 +704,7 @@ def _check_references(
         if name in seen_profiles:
             raise ConfigError(f"{source}: profiles[{index}]: duplicate profile name {name!r}")
         seen_profiles.add(name)
-    _check_profiles(config, graphs, source, partial)
+    _check_profiles(config, graphs, source, partial=partial)
     _check_reviewers(config, source)
     seen_mailboxes: dict[str, str] = {}
     for address in config.routing.mailboxes:
@@ -786,7 +810,11 @@ def _check_reviewers(config: InboxflowConfig, source: str) -> None:
 
 
 def _check_profiles(
-    config: InboxflowConfig, graphs: Mapping[str, Graph], source: str, partial: bool = False
+    config: InboxflowConfig,
+    graphs: Mapping[str, GraphDeclaration],
+    source: str,
+    *,
+    partial: bool,
 ) -> None:
     """Each profile's tools exist in a profile-taking graph (unless ``partial``); its prompt
     file is there (and read)."""

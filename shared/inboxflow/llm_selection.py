@@ -11,7 +11,6 @@ Importing this module does not import ``google.genai``; building a Gemini adapte
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -28,19 +27,19 @@ _announce_lock = threading.Lock()
 
 
 def gemini_settings(
-    environ: Mapping[str, str] | None = None, configured: Mapping[str, Any] | None = None
+    environ: Mapping[str, str], configured: Mapping[str, Any] | None = None
 ) -> GeminiSettings | None:
-    """The Gemini settings ``environ`` (default ``os.environ``) configures, or None.
+    """The Gemini settings ``environ`` (the entry point's environment) configures, or None.
 
     Args:
-        environ: the environment to read (default ``os.environ``).
+        environ: the environment to read (the entry point's).
         configured: ``gemini:`` of ``inboxflow.yaml`` by role (``GeminiConfig.by_role()``).
 
     Raises:
         ValueError: ``INBOXFLOW_LLM`` is not ``offline``/``gemini``, or it says
             ``gemini`` but no key or Vertex project is configured.
     """
-    env = os.environ if environ is None else environ
+    env = environ
     forced = (env.get("INBOXFLOW_LLM") or "").strip().lower()
     if forced not in ("", "offline", "gemini"):
         raise ValueError(f"INBOXFLOW_LLM={forced!r}: expected offline or gemini")
@@ -56,15 +55,15 @@ def gemini_settings(
 
 
 def choose_llm(
-    environ: Mapping[str, str] | None = None, configured: Mapping[str, Any] | None = None
+    environ: Mapping[str, str], configured: Mapping[str, Any] | None = None
 ) -> LanguageModel:
     """Gemini if configured, else the offline deterministic model; announced once per process.
 
     Args:
-        environ: the environment to read (default ``os.environ``).
+        environ: the environment to read (the entry point's).
         configured: ``gemini:`` of ``inboxflow.yaml`` by role.
     """
-    env = os.environ if environ is None else environ
+    env = environ
     settings = gemini_settings(env, configured)
     if settings is None:
         reason = (
@@ -84,15 +83,15 @@ def choose_llm(
 
 
 def choose_embedder(
-    environ: Mapping[str, str] | None = None, configured: Mapping[str, Any] | None = None
+    environ: Mapping[str, str], configured: Mapping[str, Any] | None = None
 ) -> Embedder | None:
     """The Gemini embedder if Gemini is configured, else None (use the offline embedder).
 
     Args:
-        environ: the environment to read (default ``os.environ``).
+        environ: the environment to read (the entry point's).
         configured: ``gemini:`` of ``inboxflow.yaml`` by role.
     """
-    env = os.environ if environ is None else environ
+    env = environ
     settings = gemini_settings(env, configured)
     if settings is None:
         _announce("embedder", logging.INFO, "Embeddings: offline (no Gemini configured)")

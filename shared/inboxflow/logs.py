@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -64,9 +63,8 @@ def fields_of(record: logging.LogRecord) -> dict[str, Any]:
     return fields
 
 
-def json_selected(env: Mapping[str, str] | None = None) -> bool:
+def json_selected(env: Mapping[str, str]) -> bool:
     """Whether lines should be JSON: ``INBOXFLOW_LOG_FORMAT``, else whether on Cloud Functions."""
-    env = os.environ if env is None else env
     chosen = env.get(FORMAT_VARIABLE, "").strip().lower()
     if chosen and chosen not in ("json", "text"):
         raise ValueError(f"{FORMAT_VARIABLE} must be json or text, not {chosen!r}")
@@ -78,12 +76,12 @@ class CloudLoggingFormatter(logging.Formatter):
 
     Args:
         project: the Google Cloud project the trace names live in
-            (default ``GOOGLE_CLOUD_PROJECT``); without one, no trace link.
+            (``GOOGLE_CLOUD_PROJECT``); without one, no trace link.
     """
 
     def __init__(self, project: str | None = None) -> None:
         super().__init__()
-        self.project = project if project is not None else os.environ.get("GOOGLE_CLOUD_PROJECT")
+        self.project = project
 
     def format(self, record: logging.LogRecord) -> str:
         from .telemetry import current_span_ids
@@ -152,7 +150,10 @@ def _severity(level: int) -> str:
 
 
 def configure(
-    as_json: bool | None = None, level: int = logging.INFO, stream: TextIO | None = None
+    as_json: bool | None = None,
+    level: int = logging.INFO,
+    stream: TextIO | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> logging.Handler:
     """Send every log line through one handler on the root logger, in the chosen format.
 
@@ -161,17 +162,21 @@ def configure(
     loggers (``redaction.redact_access_logs``).
 
     Args:
-        as_json: JSON lines (default: ``json_selected()``).
+        as_json: JSON lines (default: ``json_selected(environ)``).
         level: the root logger's level.
         stream: where lines go (default: stdout for JSON, which Cloud Functions
             collects, stderr for text).
+        environ: the environment the entry point read (the format, the project of trace
+            links); None: none.
 
     Returns:
         The installed handler.
     """
-    as_json = json_selected() if as_json is None else as_json
+    env = environ or {}
+    as_json = json_selected(env) if as_json is None else as_json
     handler = logging.StreamHandler(stream or (sys.stdout if as_json else sys.stderr))
-    handler.setFormatter(CloudLoggingFormatter() if as_json else TextFormatter())
+    project = env.get("GOOGLE_CLOUD_PROJECT")
+    handler.setFormatter(CloudLoggingFormatter(project) if as_json else TextFormatter())
     handler.inboxflow = True  # type: ignore[attr-defined]
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "inboxflow", False)]:
@@ -182,8 +187,10 @@ def configure(
     return handler
 
 
-def configure_for_function() -> None:
+def configure_for_function(environ: Mapping[str, str]) -> None:
     """What a function instance does once: ``configure()``, unless someone chose already.
+
+    ``environ`` is the environment the entry point read.
 
     On Cloud Functions, or with ``INBOXFLOW_LOG_FORMAT`` set, lines always go
     through ``configure()``. Otherwise a root logger that has handlers (the CLI
@@ -191,8 +198,8 @@ def configure_for_function() -> None:
     """
     root = logging.getLogger()
     others = [h for h in root.handlers if not getattr(h, "inboxflow", False)]
-    if os.environ.get("K_SERVICE") or os.environ.get(FORMAT_VARIABLE) or not others:
-        configure()
+    if environ.get("K_SERVICE") or environ.get(FORMAT_VARIABLE) or not others:
+        configure(environ=environ)
 
 
 __all__ = [

@@ -1,7 +1,8 @@
 """The composition root: every adapter a process uses, chosen in one place.
 
 ``build_runtime`` (node functions, the approval function, ingest, the CLI,
-tests and benches alike) reads ``Settings`` once and builds the typed
+tests and benches alike) takes the process's ``Configuration`` (built once by
+the entry point from the environment and ``inboxflow.yaml``) and builds the typed
 ``Ports``; any port can be given ready-made (a test's store, a fake clock, a
 Gmail double's workspace). No adapter is built anywhere else. Google client
 libraries are imported lazily, only for the adapters the settings select,
@@ -13,12 +14,12 @@ never reads mail no workspace adapter.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, SystemClock
+from .configuration import Configuration, served_graphs
 from .engine.runtime import Runtime, RuntimeOptions
 from .lazy import Lazy
 from .ports.bus import MessageBus
@@ -49,7 +50,7 @@ def make_store(settings: Settings) -> DocumentCheckpointStore:
     if settings.store == "firestore":
         from .adapters.firestore_store import FirestoreCheckpointStore
 
-        return FirestoreCheckpointStore(project=settings.project)
+        return FirestoreCheckpointStore.from_env(settings.environ, project=settings.project)
     from .adapters.sqlite_store import SqliteCheckpointStore
 
     return SqliteCheckpointStore(settings.sqlite_path)
@@ -100,8 +101,11 @@ def make_task_queue(settings: Settings, store: DocumentStore) -> TaskQueue:
             from .approvals.task_auth import local_task_token
 
             local_token = local_task_token(settings.home)
-        return CloudTasksQueue(
-            project=settings.project, location=settings.region, local_token=local_token
+        return CloudTasksQueue.from_env(
+            settings.environ,
+            project=settings.project,
+            location=settings.region,
+            local_token=local_token,
         )
     from .adapters.sqlite_tasks import SqliteTaskQueue
 
@@ -126,7 +130,7 @@ def make_workspace(
 
 
 def workspace_from_env(
-    store: DocumentStore, environ: Mapping[str, str] | None = None, clock: Any = None
+    store: DocumentStore, environ: Mapping[str, str], clock: Any = None
 ) -> Workspace:
     """The workspace adapter the environment selects (``make_workspace`` from ``Settings``).
 
@@ -138,12 +142,10 @@ def workspace_from_env(
 
     Args:
         store: the checkpoint store (contacts; the whole workspace for ``StoreWorkspace``).
-        environ: variables to read (default ``os.environ``).
+        environ: variables to read (the entry point's environment).
         clock: time source (anything with ``now()``).
     """
-    return make_workspace(
-        Settings.from_env(os.environ if environ is None else environ), store, clock
-    )
+    return make_workspace(Settings.from_env(environ), store, clock)
 
 
 def mailbox_scopes_for(
@@ -195,16 +197,18 @@ def make_notifier(
 
 
 def build_ports(
-    settings: Settings | None = None, *, clock: Clock | None = None, **given: Any
+    configuration: Configuration | Settings, *, clock: Clock | None = None, **given: Any
 ) -> Ports:
-    """Choose every adapter for ``settings`` (default: from the environment).
+    """Choose every adapter for ``configuration``.
 
     Each part is built on first use (a ``Lazy`` part) but the settings, the
     clock, the store and the config: a node that never asks a model never
     imports ``google.genai``, one that never reads mail no workspace adapter.
 
     Args:
-        settings: what to build; ``Settings.from_env()`` when omitted.
+        configuration: what to build (the entry point's ``Configuration``); a
+            ``Settings`` is completed with ``Configuration.of`` (``inboxflow.yaml``
+            read for it unless ``given`` has the ``config``).
         clock: the time source (default the system clock).
         **given: ready-made parts by ``Ports`` field name (``store``,
             ``workspace``, ``llm``, ...), used as given.
@@ -212,25 +216,14 @@ def build_ports(
     Raises:
         TypeError: a name in ``given`` is not a port.
     """
-    from .config import load_config
-    from .graph_settings import GraphSettings
-    from .graphs import NodeGraphs
-
     unknown = sorted(set(given) - PORT_NAMES)
     if unknown:
         raise TypeError(f"not ports: {unknown}; ports: {sorted(PORT_NAMES)}")
-    settings = settings or Settings.from_env()
+    if isinstance(configuration, Settings):
+        configuration = Configuration.of(configuration, given.get("config"))
+    settings = configuration.settings
+    config = configuration.config
     clock = clock or SystemClock()
-    config = given.get("config")
-    if config is None:
-        # A node function checks the config against its own graph only: the others stay unimported.
-        graphs = served_graphs(settings)
-        own = graphs.own if isinstance(graphs, NodeGraphs) else None
-        config = load_config(
-            graphs={own.name: own} if own is not None else graphs,
-            environ=settings.environ,
-            partial=own is not None,
-        )
     # ``is None``, not ``or``: an empty in-process bus is falsy (it has a length).
     store = given.get("store")
     store = make_store(settings) if store is None else store
@@ -249,7 +242,7 @@ def build_ports(
         workspace=Lazy(lambda: make_workspace(settings, store, clock, scopes)),
         tasks=Lazy(lambda: make_task_queue(settings, store)),
         notifier=Lazy(lambda: make_notifier(settings, ports.workspace, store, clock, ports.config)),
-        graph_settings=GraphSettings(config.graph_settings, settings.environ),
+        graph_settings=configuration.graph_settings,
         crm=Lazy(lambda: _choose_crm(settings)),
         drugs=Lazy(lambda: _embedded_drugs(store, clock)),
         quoting=Lazy(lambda: _choose_quoting(settings, store, clock)),
@@ -261,27 +254,30 @@ def build_ports(
 
 
 def build_runtime(
-    settings: Settings | None = None,
+    configuration: Configuration | Settings,
     clock: Clock | None = None,
     *,
     graphs: Mapping[str, Graph] | None = None,
     options: RuntimeOptions | None = None,
     **given: Any,
 ) -> Runtime:
-    """A runtime with its ports and approval service, for ``settings`` (default: the environment).
+    """A runtime with its ports and approval service, for ``configuration``.
 
     Args:
-        settings: what to build; ``Settings.from_env()`` when omitted.
+        configuration: what to build (the entry point's ``Configuration``, or ``Settings``
+            completed as in ``build_ports``).
         clock: the time source.
-        graphs: the graphs served (default the registry).
+        graphs: the graphs served (default the configuration's).
         options: runtime tunables (default: serve ``settings.node`` only, when set).
         **given: ports to use as given (see ``build_ports``).
     """
-    settings = settings or Settings.from_env()
-    served = graphs if graphs is not None else served_graphs(settings)
+    if isinstance(configuration, Settings):
+        configuration = Configuration.of(configuration, given.get("config"))
+    settings = configuration.settings
+    served = graphs if graphs is not None else configuration.graphs
     # Built on first use, from the parts and the graphs below (the closure reads ``ports``).
-    given.setdefault("approvals", Lazy(lambda: _approval_service(settings, ports, served)))
-    ports = build_ports(settings, clock=clock, **given)
+    given.setdefault("approvals", Lazy(lambda: _approval_service(configuration, ports, served)))
+    ports = build_ports(configuration, clock=clock, **given)
     return Runtime(
         graphs=served,
         ports=ports,
@@ -291,12 +287,11 @@ def build_runtime(
 
 
 def _approval_service(
-    settings: Settings, ports: Ports, graphs: Mapping[str, Graph]
+    configuration: Configuration, ports: Ports, graphs: Mapping[str, Graph]
 ) -> ApprovalService:
     """The approval service of a runtime: its decisions resume through the bus
     (``waits.publish_resume``), checked against the pause kinds ``graphs`` declare."""
     from .approvals.service import ApprovalService
-    from .approvals.settings import ApprovalConfig
     from .engine.waits import publish_resume
 
     return ApprovalService(
@@ -307,19 +302,10 @@ def _approval_service(
             ports.checkpoints, ports.bus, ports.clock, trace_id, decision
         ),
         clock=ports.clock,
-        config=ApprovalConfig.from_env(settings.environ),
+        config=configuration.approvals,
         settings=ports.config,
         graphs=graphs,
     )
-
-
-def served_graphs(settings: Settings) -> Mapping[str, Graph]:
-    """The graphs a process serves: a node function imports only its own graph's package."""
-    from .graphs import graph_registry, node_graphs
-
-    if settings.node is not None:
-        return node_graphs(settings.node, settings.environ)
-    return graph_registry(settings.environ)
 
 
 def is_inprocess_bus(bus: MessageBus) -> bool:
@@ -350,7 +336,7 @@ def _choose_embedder(settings: Settings, config: InboxflowConfig | None = None) 
 
 
 def default_embedder(
-    environ: Mapping[str, str] | None = None, configured: Mapping[str, Any] | None = None
+    environ: Mapping[str, str], configured: Mapping[str, Any] | None = None
 ) -> Embedder:
     """Gemini embeddings when configured (``llm_selection.choose_embedder``), else offline."""
     from .adapters.offline_embedder import OfflineEmbedder
@@ -390,7 +376,10 @@ def _knowledge_base_search(ports: Ports) -> WebSearch:
 def _google_gmail_reader(
     settings: Settings, scopes_for: Callable[[str], tuple[str, ...]]
 ) -> GmailReader:
-    from .adapters.google_api import mailbox_credentials
+    from .adapters.google_api import google_api_url, mailbox_credentials
     from .adapters.google_gmail_reader import GoogleApiGmailReader
 
-    return GoogleApiGmailReader(credentials=mailbox_credentials(settings.environ, scopes_for))
+    return GoogleApiGmailReader(
+        api_url=google_api_url(settings.environ),
+        credentials=mailbox_credentials(settings.environ, scopes_for),
+    )

@@ -25,7 +25,6 @@ Rules (first match wins):
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,10 +115,9 @@ class Settings:
     """The quoting API's base URL (``None``: ``INBOXFLOW_QUOTING_URL`` of ``environ``, if any)."""
     redelivery: RedeliveryPolicy | None = None
     """Set when the functions dead-letter by counting (the emulator); None: Pub/Sub does it."""
-    environ: Mapping[str, str] = field(
-        default_factory=lambda: dict(os.environ), repr=False, compare=False
-    )
-    """The variables the settings were read from; adapters that need more (credentials) read them here."""
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """The variables the settings were read from (the entry point's environment; empty when the
+    settings are built by hand); adapters that need more (credentials) get them from here."""
 
     def __post_init__(self) -> None:
         if self.workspace is None:
@@ -135,9 +133,9 @@ class Settings:
         return self.home / "inboxflow.db"
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Read settings from ``environ`` (default ``os.environ``)."""
-        env = os.environ if environ is None else environ
+    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+        """Read settings from ``environ`` (what the entry point read from the process)."""
+        env = environ
         in_cloud = bool(env.get("K_SERVICE"))
         store = _choice(env.get("INBOXFLOW_STORE"), ("sqlite", "firestore"), "INBOXFLOW_STORE") or (
             "firestore" if env.get("FIRESTORE_EMULATOR_HOST") or in_cloud else "sqlite"

@@ -19,8 +19,10 @@ Where spans go is ``INBOXFLOW_TRACING``:
 | ``jsonl:PATH`` | one JSON line per span appended to PATH (tests and ``inboxflow dev``) |
 | ``off``      | none, and nothing of OpenTelemetry is imported; default elsewhere |
 
-The SDK (~25 ms of imports) is imported on the first span of a process that
-traces, never by one that does not.
+The entry point reads it (``configure``: the functions' ``entry``, the CLI's
+``main``); a process whose entry point did not records no spans. The SDK (~25 ms
+of imports) is imported on the first span of a process that traces, never by
+one that does not.
 """
 
 from __future__ import annotations
@@ -50,15 +52,16 @@ _provider: TracerProvider | None = None
 _tracer: Tracer | None = None
 _exporter: SpanExporter | None = None
 _mode: str | None = None
+_chosen: tuple[str, str | None, str | None] = ("off", None, None)
+"""``(mode, service, project)`` the entry point configured: what the first span sets up."""
 
 
-def mode_from_env(env: Mapping[str, str] | None = None) -> str:
+def mode_from_env(env: Mapping[str, str]) -> str:
     """``INBOXFLOW_TRACING``, else ``gcp`` on Cloud Functions (``K_SERVICE``), else ``off``.
 
     Raises:
         ValueError: an unknown value (or ``jsonl:`` without a path).
     """
-    env = os.environ if env is None else env
     chosen = env.get(TRACING_VARIABLE, "").strip()
     if not chosen:
         return "gcp" if env.get("K_SERVICE") else "off"
@@ -70,19 +73,39 @@ def mode_from_env(env: Mapping[str, str] | None = None) -> str:
     return chosen
 
 
-def setup(mode: str | None = None, service: str | None = None) -> SpanExporter | None:
+def configure(environ: Mapping[str, str]) -> None:
+    """Where this process's spans go, from the environment its entry point read; set up on the
+    first span (``setup`` applies it now). Without it, a process records no spans.
+
+    Raises:
+        ValueError: ``INBOXFLOW_TRACING`` is not valid (see ``mode_from_env``).
+    """
+    global _chosen
+    _chosen = (
+        mode_from_env(environ),
+        environ.get("INBOXFLOW_NODE") or environ.get("K_SERVICE"),
+        environ.get("GOOGLE_CLOUD_PROJECT"),
+    )
+
+
+def setup(
+    mode: str | None = None, service: str | None = None, project: str | None = None
+) -> SpanExporter | None:
     """Choose where spans go for this process (again: the previous provider is shut down).
 
     Args:
-        mode: see the module table (default ``mode_from_env()``).
-        service: ``service.name`` of the spans (default: ``INBOXFLOW_NODE``,
-            ``K_SERVICE``, or ``inboxflow``).
+        mode: see the module table (default: the ``configure``d one, else ``off``).
+        service: ``service.name`` of the spans (default: the ``configure``d
+            ``INBOXFLOW_NODE`` or ``K_SERVICE``, else ``inboxflow``).
+        project: the Cloud Trace project of ``gcp`` (default: the ``configure``d
+            ``GOOGLE_CLOUD_PROJECT``).
 
     Returns:
         The exporter (``None`` when off): tests read ``memory`` spans from it.
     """
     global _provider, _tracer, _exporter, _mode
-    chosen = mode_from_env() if mode is None else mode
+    configured_mode, configured_service, configured_project = _chosen
+    chosen = configured_mode if mode is None else mode
     with _lock:
         if _provider is not None:
             _provider.shutdown()
@@ -95,13 +118,13 @@ def setup(mode: str | None = None, service: str | None = None) -> SpanExporter |
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 
         try:
-            exporter = _make_exporter(chosen)
+            exporter = _make_exporter(chosen, project or configured_project)
         except ImportError as exc:
             # Tracing must never stop a function: without its exporter, it runs untraced.
             log.error("tracing is off: %s=%s needs %s", TRACING_VARIABLE, chosen, exc.name)
             _mode = "off"
             return None
-        name = service or os.environ.get("INBOXFLOW_NODE") or os.environ.get("K_SERVICE")
+        name = service or configured_service
         # Resource(...), not Resource.create(...): the latter scans entry points (~15 ms).
         provider = TracerProvider(resource=Resource({"service.name": name or "inboxflow"}))
         # Cloud Trace gets batches (flushed at the end of each invocation, ``flush``);
@@ -113,12 +136,12 @@ def setup(mode: str | None = None, service: str | None = None) -> SpanExporter |
         return exporter
 
 
-def _make_exporter(mode: str) -> SpanExporter:
+def _make_exporter(mode: str, project: str | None) -> SpanExporter:
     kind, _, path = mode.partition(":")
     if kind == "gcp":
         from opentelemetry.exporter.cloud_trace import CloudTraceSpanExporter
 
-        return CloudTraceSpanExporter(project_id=os.environ.get("GOOGLE_CLOUD_PROJECT"))
+        return CloudTraceSpanExporter(project_id=project)
     if kind == "console":
         from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
@@ -390,6 +413,7 @@ __all__ = [
     "TRACING_VARIABLE",
     "CallSpans",
     "annotate",
+    "configure",
     "current_span_ids",
     "enabled",
     "exporter",

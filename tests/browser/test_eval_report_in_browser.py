@@ -6,6 +6,7 @@ Writes ``tests/artifacts/eval-report.png`` (the whole page at 1280 wide).
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -47,7 +48,9 @@ def report_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (folder / "cases.yaml").write_text(cases)
     dataset = load_eval_set(folder)
-    results = run_cases(dataset.cases, RunOptions(config=config_path(), judge=True), jobs=1)
+    results = run_cases(
+        dataset.cases, RunOptions(config=config_path(os.environ), judge=True), jobs=1
+    )
     document = build_report(dataset.cases, results, Gate(min_accuracy=0.9), dataset=str(folder))
     page = folder / "report.html"
     page.write_text(render_page(document), encoding="utf-8")

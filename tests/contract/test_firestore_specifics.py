@@ -6,6 +6,7 @@ hold for every adapter; these cases pin the Firestore adapters' own ways.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -38,7 +39,7 @@ def test_firestore_stores_expire_at_as_a_timestamp(firestore_env: Any) -> None:
 
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-    store = FirestoreCheckpointStore()
+    store = FirestoreCheckpointStore.from_env(os.environ)
     store.set("traces/ttl", {"expire_at": 1767225600.5, "matrix": [[1]]})
     raw = store.client.document("traces/ttl").get().to_dict()
     assert raw is not None
@@ -55,7 +56,8 @@ def test_firestore_exhausted_contention_is_retryable(firestore_env: Any) -> None
     from inboxflow.errors import Contention, RetryableError
 
     stores = [
-        FirestoreCheckpointStore(max_attempts=1, serialize_transactions=False) for _ in range(2)
+        FirestoreCheckpointStore.from_env(os.environ, max_attempts=1, serialize_transactions=False)
+        for _ in range(2)
     ]
     stores[0].set("counters/hot", {"n": 0})
     barrier = threading.Barrier(2)
@@ -103,7 +105,7 @@ def test_firestore_transfers_only_the_asked_fields_and_the_distance(
             yield snapshot
 
     monkeypatch.setattr(VectorQuery, "stream", recording)
-    index = FirestoreVectorIndex()
+    index = FirestoreVectorIndex.from_env(os.environ)
     try:
         index.upsert("kb", "a", angle(0), {"title": "a", "text": "body", "a.b": 1})
         index.nearest("kb", angle(0), limit=1)

@@ -3,6 +3,7 @@ on the Gmail double through the real googleapiclient."""
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -79,7 +80,7 @@ def _memory_world() -> Iterator[World]:
 def _google_world() -> Iterator[World]:
     with GoogleApiDouble() as double:
         yield World(
-            GoogleApiGmailReader(api_url=double.url, page_size=PAGE_SIZE),
+            GoogleApiGmailReader(api_url=double.url, page_size=PAGE_SIZE, environ=os.environ),
             deliver=lambda raw, labels: double.deliver(MAILBOX, raw, labels),
             relabel=lambda gmail_id, add, remove: (
                 double.gmail.modify(
@@ -230,7 +231,7 @@ def test_a_failed_fetch_is_retryable_and_the_next_fetch_works(world: World) -> N
 @pytest.fixture
 def google() -> Iterator[tuple[GoogleApiGmailReader, GoogleApiDouble]]:
     with GoogleApiDouble() as double:
-        yield GoogleApiGmailReader(api_url=double.url), double
+        yield GoogleApiGmailReader(api_url=double.url, environ=os.environ), double
 
 
 @pytest.mark.parametrize(
@@ -273,7 +274,9 @@ def test_no_answer_at_all_is_unavailable() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # closed again: nothing listens there
-    reader = GoogleApiGmailReader(api_url=f"http://127.0.0.1:{port}", timeout_s=2)
+    reader = GoogleApiGmailReader(
+        api_url=f"http://127.0.0.1:{port}", timeout_s=2, environ=os.environ
+    )
     with pytest.raises(GmailUnavailable, match="no answer") as raised:
         reader.list_history(MAILBOX, 1)
     assert raised.value.status == 0

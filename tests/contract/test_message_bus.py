@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -81,7 +82,7 @@ class PubSubHarness(BusHarness):
             PubSubBus,
         )
 
-        self.admin = PubSubAdmin()
+        self.admin = PubSubAdmin(os.environ["GOOGLE_CLOUD_PROJECT"])
         self.admin.ensure_topics(NODES)
         self.node_subscriptions = {}
         for graph, node in NODES:
@@ -93,7 +94,7 @@ class PubSubHarness(BusHarness):
             for topic in [dead_letter_topic_name(g, n) for g, n in NODES]
             + [SHARED_DEAD_LETTER_TOPIC]
         }
-        self.bus = PubSubBus()
+        self.bus = PubSubBus(os.environ["GOOGLE_CLOUD_PROJECT"])
 
     def _pull(self, subscriptions: dict[str, str], count: int) -> list[dict[str, Any]]:
         messages: list[dict[str, Any]] = []
@@ -204,7 +205,10 @@ def test_pubsub_failed_publish_is_retryable_and_key_resumes(pubsub_env: str) -> 
     """A publish that fails pauses its ordering key; the bus resumes it so a retry works."""
     from inboxflow.adapters.pubsub_bus import PubSubAdmin, PubSubBus
 
-    bus, admin = PubSubBus(timeout_s=10), PubSubAdmin()
+    bus, admin = (
+        PubSubBus(os.environ["GOOGLE_CLOUD_PROJECT"], timeout_s=10),
+        PubSubAdmin(os.environ["GOOGLE_CLOUD_PROJECT"]),
+    )
     try:
         with pytest.raises(RetryableError, match="did not accept"):
             bus.publish([_envelope("trace-r", 1)])  # the topic does not exist yet
@@ -225,7 +229,10 @@ def test_pubsub_bus_batches_briefly_and_a_hop_fan_out_arrives_in_order(pubsub_en
     publish), and one publish of several envelopes still arrives whole and in key order."""
     from inboxflow.adapters.pubsub_bus import PUBLISH_BATCH_LATENCY_S, PubSubAdmin, PubSubBus
 
-    bus, admin = PubSubBus(timeout_s=10), PubSubAdmin()
+    bus, admin = (
+        PubSubBus(os.environ["GOOGLE_CLOUD_PROJECT"], timeout_s=10),
+        PubSubAdmin(os.environ["GOOGLE_CLOUD_PROJECT"]),
+    )
     try:
         assert bus.publisher.batch_settings.max_latency == PUBLISH_BATCH_LATENCY_S <= 0.001
         admin.ensure_topics(NODES)
@@ -259,7 +266,7 @@ def test_pubsub_push_subscription_shape(pubsub_env: str) -> None:
     """``ensure_topics`` makes what Terraform makes: ordered push + dead-letter + retry policy."""
     from inboxflow.adapters.pubsub_bus import PubSubAdmin
 
-    admin = PubSubAdmin()
+    admin = PubSubAdmin(os.environ["GOOGLE_CLOUD_PROJECT"])
     try:
         admin.ensure_topics(
             NODES, {"pipeline.classify": "http://127.0.0.1:9/a"}, max_delivery_attempts=7
@@ -284,7 +291,7 @@ def test_pubsub_dead_letter_to_a_missing_topic_is_logged_not_raised(
 ) -> None:
     from inboxflow.adapters.pubsub_bus import PubSubBus
 
-    bus = PubSubBus(timeout_s=10)
+    bus = PubSubBus(os.environ["GOOGLE_CLOUD_PROJECT"], timeout_s=10)
     try:
         bus.dead_letter({"data": "e30="}, "payload is not an envelope", "pipeline.classify")
     finally:

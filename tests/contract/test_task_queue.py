@@ -8,6 +8,7 @@ itself makes the call (for ``http_request`` tasks it POSTs to the absolute URL;
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -91,7 +92,7 @@ def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[QueueHar
     request.getfixturevalue("tasks_env")
     from inboxflow.adapters.cloud_tasks import CloudTasksQueue
 
-    cloud_queue = CloudTasksQueue()
+    cloud_queue = CloudTasksQueue.from_env(os.environ)
     cloud_queue.ensure_queue()
     yield QueueHarness(cloud_queue)
     cloud_queue.close()
@@ -143,7 +144,7 @@ def test_cloud_task_request_shape(
     from inboxflow.adapters.cloud_tasks import CloudTasksQueue
 
     monkeypatch.setenv("INBOXFLOW_TASKS_SA", "tasks@inboxflow-local.iam.gserviceaccount.com")
-    queue = CloudTasksQueue()
+    queue = CloudTasksQueue.from_env(os.environ)
     queue.ensure_queue()
     run_at = time.time() + 600
     task = ScheduledTask(
@@ -165,7 +166,7 @@ def test_cloud_task_request_shape(
     assert stored.http_request.oidc_token.audience == "https://approve.example.com"
     assert stored.http_request.oidc_token.service_account_email.startswith("tasks@")
     # Another process (a new client) scheduling the same name while it is pending.
-    assert CloudTasksQueue().schedule(task) is False
+    assert CloudTasksQueue.from_env(os.environ).schedule(task) is False
     queue.close()
 
 
@@ -173,7 +174,7 @@ def test_cloud_task_request_shape(
 def test_cloud_tasks_refuses_more_than_30_days_ahead(tasks_env: str, receiver: Receiver) -> None:
     from inboxflow.adapters.cloud_tasks import CloudTasksQueue
 
-    queue = CloudTasksQueue()
+    queue = CloudTasksQueue.from_env(os.environ)
     with pytest.raises(ValueError, match="30 days"):
         queue.schedule(_task(receiver, "ap-6-deadline", time.time() + 31 * 86400))
     queue.close()

@@ -27,7 +27,7 @@ def _learn_in_the_cloud(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as patched:  # only this process, only while writing
         for name, value in json.loads((home / "dev.json").read_text())["env"].items():
             patched.setenv(name, value)
-        store = make_store(Settings.from_env())
+        store = make_store(Settings.from_env(os.environ))
         _write(store)
 
 

@@ -3,6 +3,7 @@ emulators (the production topology), with a runtime of this process on the same 
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,8 +43,8 @@ def graph_functions(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     with DevCloud(project, dict(env)) as cloud:
-        cloud.start([get_graph(graph)])
-        runtime = build_runtime(Settings.from_env())
+        cloud.start([get_graph(graph, os.environ)])
+        runtime = build_runtime(Settings.from_env(os.environ))
         try:
             yield cloud, runtime
         finally:

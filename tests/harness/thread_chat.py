@@ -3,6 +3,7 @@ emulator: customer replies in the thread, review emails and replies to them."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from email.utils import parseaddr
 from pathlib import Path
@@ -160,6 +161,6 @@ def chat_world(
         request.getfixturevalue("firestore_env")
         from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-        store = FirestoreCheckpointStore()
+        store = FirestoreCheckpointStore.from_env(os.environ)
     yield ChatWorld(tmp_path, store)
     store.close()

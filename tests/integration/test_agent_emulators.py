@@ -5,6 +5,7 @@ audit records read back from Firestore, and one run as separate function process
 from __future__ import annotations
 
 import json
+import os
 import time
 import uuid
 from collections import Counter
@@ -27,7 +28,7 @@ def firestore_store(firestore_emulator, monkeypatch):
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
     monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", firestore_emulator.address)
-    store = FirestoreCheckpointStore(project=f"agent-{uuid.uuid4().hex[:10]}")
+    store = FirestoreCheckpointStore.from_env(os.environ, project=f"agent-{uuid.uuid4().hex[:10]}")
     yield store
     store.close()
 

@@ -4,6 +4,7 @@ gcloud-tasks-emulator, the resume publish on Pub/Sub."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.emulator
 def _firestore_harness(tmp_path: Path) -> Harness:
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-    return Harness(tmp_path, store=FirestoreCheckpointStore())
+    return Harness(tmp_path, store=FirestoreCheckpointStore.from_env(os.environ))
 
 
 def test_approve_with_edit_on_firestore(firestore_env: object, tmp_path: Path) -> None:
@@ -88,7 +89,7 @@ def test_fifty_concurrent_decisions_on_firestore(firestore_env: object, tmp_path
 def test_deadline_task_on_the_cloud_tasks_emulator(tasks_env: str, tmp_path: Path) -> None:
     from inboxflow.adapters.cloud_tasks import CloudTasksQueue
 
-    queue = CloudTasksQueue()
+    queue = CloudTasksQueue.from_env(os.environ)
     queue.ensure_queue()
     clock = FakeClock(time.time())
     h = Harness(tmp_path, tasks=queue, bus=InProcessBus(clock=clock))
@@ -118,10 +119,12 @@ def test_resume_is_published_on_pubsub(pubsub_env: str, tmp_path: Path) -> None:
     trace_id = h.start()
     approval = h.approval_of(trace_id)
     links = h.links(approval.approval_id)
-    admin = PubSubAdmin()
+    admin = PubSubAdmin(os.environ["GOOGLE_CLOUD_PROJECT"])
     topic = topic_name("pipeline", "dispatch")
     admin.ensure_pull_subscription("dispatch-test", topic, ordered=True)
-    cloud = runtime_for(tmp_path, store=h.store, bus=PubSubBus(), clock=h.clock)
+    cloud = runtime_for(
+        tmp_path, store=h.store, bus=PubSubBus(os.environ["GOOGLE_CLOUD_PROJECT"]), clock=h.clock
+    )
     h.service.resume = cloud.resume
     edited = "Refund done. Maya"
     h.service.decide(approval.approval_id, links[0].token, "approve", {"draft": edited})
@@ -168,7 +171,7 @@ def test_decisions_through_separate_firestore_clients_record_one_and_draft_once(
             resumes.append((trace, dict(decision)))
 
     def instance(n: int) -> None:
-        store = FirestoreCheckpointStore(serialize_transactions=False)
+        store = FirestoreCheckpointStore.from_env(os.environ, serialize_transactions=False)
         service = ApprovalService(
             store=store,
             tasks=h.tasks,

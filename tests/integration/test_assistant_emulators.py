@@ -4,6 +4,7 @@ after the Gmail call, with the checkpoint store on Firestore."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
@@ -30,7 +31,7 @@ def project(firestore_emulator, monkeypatch):
 def _store(project):
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-    return FirestoreCheckpointStore(project=project)
+    return FirestoreCheckpointStore.from_env(os.environ, project=project)
 
 
 def test_concurrent_writers_on_separate_clients_lose_no_write(project):

@@ -15,6 +15,7 @@ removed -> every thread runs the node and the model/Gmail counts go red.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
@@ -86,7 +87,9 @@ class CountingModel(LanguageModel):
 def _firestore(project: str) -> Any:
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-    return FirestoreCheckpointStore(project=project, serialize_transactions=False)
+    return FirestoreCheckpointStore.from_env(
+        os.environ, project=project, serialize_transactions=False
+    )
 
 
 def all_at_once(workers: int, act: Callable[[int], Any]) -> list[Any]:

@@ -47,7 +47,7 @@ def test_a_message_a_node_never_takes_ends_in_its_dlq_and_dlq_list_dev_shows_it(
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    graph = get_graph("errand")
+    graph = get_graph("errand", os.environ)
     with DevCloud(project, dict(env)) as cloud:
         cloud.start([graph])
         assert cloud.env["INBOXFLOW_DEAD_LETTERING"] == "function"
@@ -62,7 +62,7 @@ def test_a_message_a_node_never_takes_ends_in_its_dlq_and_dlq_list_dev_shows_it(
         # A trace created at step 0 (its first envelope never published), then an envelope
         # for its step 2: "early" at every delivery, the node never takes it.
         clock = SystemClock()
-        runtime = build_runtime(Settings.from_env(), clock, bus=InProcessBus(clock=clock))
+        runtime = build_runtime(Settings.from_env(os.environ), clock, bus=InProcessBus(clock=clock))
         first = dict(graph.initial_state(EMAIL, StartContext(rule="errands")))
         trace_id = runtime.start("errand", first)
         bus = PubSubBus(project)

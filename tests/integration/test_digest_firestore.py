@@ -7,6 +7,8 @@ Mutation tried: the ``busy`` check of a live claim removed -> the race sends two
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
@@ -22,7 +24,7 @@ ANA = "ana@brightlane.io"
 def _store() -> object:
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-    return FirestoreCheckpointStore(serialize_transactions=False)
+    return FirestoreCheckpointStore.from_env(os.environ, serialize_transactions=False)
 
 
 def test_racing_instances_send_one_digest(firestore_env: object) -> None:

@@ -4,6 +4,7 @@ sessions in Firestore transactions, and a bulk decision through the same path as
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -20,7 +21,7 @@ ANA, BEN = REVIEWERS
 def test_the_inbox_on_firestore(firestore_env: object, tmp_path: Path) -> None:
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-    h = Harness(tmp_path, store=FirestoreCheckpointStore())
+    h = Harness(tmp_path, store=FirestoreCheckpointStore.from_env(os.environ))
     traces = [h.start() for _ in range(3)]
     ids = sorted((h.approval_of(t) for t in traces), key=lambda a: (a.deadline, a.approval_id))
     expected = [a.approval_id for a in ids]

@@ -4,6 +4,7 @@ ingest function process)."""
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from pathlib import Path
@@ -26,7 +27,7 @@ def firestore_store(firestore_emulator: Any, monkeypatch: pytest.MonkeyPatch) ->
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
     monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", firestore_emulator.address)
-    store = FirestoreCheckpointStore(project=f"ingest-{uuid.uuid4().hex[:10]}")
+    store = FirestoreCheckpointStore.from_env(os.environ, project=f"ingest-{uuid.uuid4().hex[:10]}")
     yield store
     store.close()
 
@@ -79,7 +80,7 @@ def test_mail_delivered_to_the_double_reaches_the_ingest_function_through_pubsub
         admin.ensure_topics([("pipeline", node) for node in get_graph("pipeline").nodes])
         admin.close()
         assert cloud.gmail_double is not None and cloud.mailbox is not None
-        store = FirestoreCheckpointStore(project=project)
+        store = FirestoreCheckpointStore.from_env(os.environ, project=project)
         count = 200
         began = time.monotonic()
         gmail_ids = [

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import time
 import urllib.request
 import uuid
@@ -57,7 +58,7 @@ def test_ingest_nodes_and_approval_make_one_trace(
         monkeypatch.setenv(name, value)
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-    store = FirestoreCheckpointStore(project=project)
+    store = FirestoreCheckpointStore.from_env(os.environ, project=project)
     seed_workspace(store, time.time())
     with DevCloud(project, dict(env), gmail=True, approve=True) as cloud:
         cloud.start([get_graph("pipeline")])

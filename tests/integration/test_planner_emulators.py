@@ -5,6 +5,7 @@ store (and the quotes) on Firestore under duplicate delivery, then as separate f
 from __future__ import annotations
 
 import json
+import os
 import time
 import uuid
 
@@ -43,7 +44,9 @@ def firestore_store(firestore_emulator, monkeypatch):
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
     monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", firestore_emulator.address)
-    store = FirestoreCheckpointStore(project=f"planner-{uuid.uuid4().hex[:10]}")
+    store = FirestoreCheckpointStore.from_env(
+        os.environ, project=f"planner-{uuid.uuid4().hex[:10]}"
+    )
     yield store
     store.close()
 

@@ -4,6 +4,7 @@ or, when Gmail gave the review email a Message-ID of its own, the Gmail thread t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -61,7 +62,7 @@ def open_gmail_world(
         )
         ingestor = Ingestor(
             runtime,
-            GoogleApiGmailReader(api_url=double.url),
+            GoogleApiGmailReader(api_url=double.url, environ=os.environ),
             IngestOptions(backoff_base_s=0.01),
             sleep=lambda s: None,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 
@@ -22,7 +23,9 @@ def firestore_store(firestore_emulator, monkeypatch):
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
     monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", firestore_emulator.address)
-    store = FirestoreCheckpointStore(project=f"support-{uuid.uuid4().hex[:10]}")
+    store = FirestoreCheckpointStore.from_env(
+        os.environ, project=f"support-{uuid.uuid4().hex[:10]}"
+    )
     yield store
     store.close()
 

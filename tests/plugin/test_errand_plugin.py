@@ -36,7 +36,7 @@ def plugin(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _first_state() -> dict:
-    graph = get_graph("errand")
+    graph = get_graph("errand", os.environ)
     return dict(graph.initial_state(EMAIL, StartContext(rule="errands")))
 
 
@@ -46,7 +46,7 @@ def _token(link: str) -> str:
 
 def test_the_registry_takes_a_graph_named_in_the_environment(plugin: None) -> None:
     built_in = {"pipeline", "agent", "assistant", "support", "planner"}
-    assert set(graph_registry()) == {*built_in, "errand"}
+    assert set(graph_registry(os.environ)) == {*built_in, "errand"}
     assert set(graph_registry({})) == built_in
     with pytest.raises(ValueError, match="cannot import"):
         graph_registry({"INBOXFLOW_GRAPHS": "tests.plugin.nowhere:X"})
@@ -55,7 +55,7 @@ def test_the_registry_takes_a_graph_named_in_the_environment(plugin: None) -> No
 
 
 def test_a_node_calls_only_the_tools_it_declares(plugin: None) -> None:
-    graph = get_graph("errand")
+    graph = get_graph("errand", os.environ)
     assert graph.node_tools("note").names() == ["label"]
     assert graph.node_tools("file").names() == []
 
@@ -121,7 +121,14 @@ def test_its_functions_get_their_own_topics_and_least_privilege(plugin: None) ->
 
 def test_inboxflow_traces_shows_its_traces(plugin: None, tmp_path: Path) -> None:
     runtime = build_runtime(
-        Settings(home=tmp_path, project="p", store="sqlite", bus="inprocess", tasks="sqlite")
+        Settings(
+            home=tmp_path,
+            project="p",
+            store="sqlite",
+            bus="inprocess",
+            tasks="sqlite",
+            environ=dict(os.environ),
+        )
     )
     trace_id = runtime.start("errand", _first_state())
     runtime.bus.drain()

@@ -92,9 +92,9 @@ def prose_problems(lines: list[str]) -> list[str]:
         for dotted in DOTTED.findall(line):
             parts = dotted.split(".")[1:]
             path = PACKAGE.joinpath(*parts)
-            if not (path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()):
-                if dotted != "inboxflow.yaml":
-                    problems.append(f"line {number}: no module {dotted}")
+            exists = path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+            if not exists and dotted != "inboxflow.yaml":
+                problems.append(f"line {number}: no module {dotted}")
     return problems
 
 

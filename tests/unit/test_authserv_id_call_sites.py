@@ -25,6 +25,7 @@ import pytest
 
 from inboxflow.config import InboxflowConfig, load_config
 from inboxflow.engine.graph import Step
+from inboxflow.graphs import graph_registry
 from inboxflow.graphs.agent.nodes.preprocess import preprocess
 from inboxflow.graphs.agent.state import AgentState, ProfileSnapshot
 from inboxflow.graphs.assistant.guards import impostor_money
@@ -65,7 +66,7 @@ def config(tmp_path: Path) -> InboxflowConfig:
         f"preprocessor: crisp, helpdesk: [{HELPDESK}]}}\n",
         encoding="utf-8",
     )
-    loaded = load_config(path)
+    loaded = load_config(path, graph_registry())
     assert loaded.authserv_id == CONFIGURED
     return loaded
 

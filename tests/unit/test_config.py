@@ -350,11 +350,11 @@ def test_the_path_comes_from_the_environment_else_the_project_root(tmp_path: Pat
         "routing: {rules: [{name: r, match: {all: true}, route: nope}]}"
     )
     with pytest.raises(ConfigError, match=r"rule 'r' \(routing.rules\[0\]\): unknown graph 'nope'"):
-        load_config(environ={CONFIG_VARIABLE: str(tmp_path / "x.yaml")})
+        load_config(None, graph_registry(), environ={CONFIG_VARIABLE: str(tmp_path / "x.yaml")})
 
 
 def test_the_shipped_file_validates_and_is_in_the_source_archive() -> None:
-    config = load_config(REPO_ROOT / "inboxflow.yaml")
+    config = load_config(REPO_ROOT / "inboxflow.yaml", graph_registry())
     assert [(r.name, r.route, r.profile) for r in config.routing.rules] == [
         ("pharmacy-crisp", "agent", "pharmacy")
     ]
@@ -417,4 +417,4 @@ def test_a_key_given_twice_is_an_error_not_a_silent_override(tmp_path) -> None:
         encoding="utf-8",
     )
     with pytest.raises(ConfigError, match=r"not valid YAML \(line 5\): duplicate key 'mailboxes'"):
-        load_config(path)
+        load_config(path, graph_registry())

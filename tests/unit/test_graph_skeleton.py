@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -187,8 +188,8 @@ def test_a_throwaway_graph_built_from_the_skeleton_runs_on_the_embedded_runtime(
 ) -> None:
     from inboxflow import entry
 
-    assert "tally" in graph_registry()
-    graph = get_graph("tally")
+    assert "tally" in graph_registry(os.environ)
+    graph = get_graph("tally", os.environ)
     assert graph.node_tools("tally").names() == ["count"]
     monkeypatch.setenv("INBOXFLOW_HOME", str(tmp_path / "home"))
     entry.reset()

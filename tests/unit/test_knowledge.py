@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 import types
@@ -345,7 +346,14 @@ def test_results_beyond_max_distance_are_dropped(tmp_path: Path):
 
 
 def test_the_sqlite_store_keeps_its_vector_index_in_the_same_file(tmp_path: Path):
-    settings = Settings(home=tmp_path, project="p", store="sqlite", bus="inprocess", tasks="sqlite")
+    settings = Settings(
+        home=tmp_path,
+        project="p",
+        store="sqlite",
+        bus="inprocess",
+        tasks="sqlite",
+        environ=dict(os.environ),
+    )
     store = SqliteCheckpointStore(settings.sqlite_path)
     index = make_vector_index(store)
     assert isinstance(index, SqliteVectorIndex) and index.path == settings.sqlite_path

@@ -9,6 +9,7 @@ import io
 import itertools
 import json
 import logging
+import os
 import re
 import threading
 import urllib.error
@@ -34,7 +35,7 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[io.StringIO, Any
     buffer = io.StringIO()
     root = logging.getLogger()
     level = root.level
-    handler = logs.configure(as_json=True, level=logging.DEBUG, stream=buffer)
+    handler = logs.configure(as_json=True, level=logging.DEBUG, stream=buffer, environ=os.environ)
     exporter = telemetry.setup("memory", service="test")
     try:
         yield buffer, exporter

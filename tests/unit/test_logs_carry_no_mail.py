@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import threading
 import urllib.parse
 import urllib.request
@@ -32,7 +33,7 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[io.StringIO, Any
     buffer = io.StringIO()
     root = logging.getLogger()
     level = root.level
-    handler = logs.configure(as_json=True, level=logging.DEBUG, stream=buffer)
+    handler = logs.configure(as_json=True, level=logging.DEBUG, stream=buffer, environ=os.environ)
     exporter = telemetry.setup("memory", service="test")
     try:
         yield buffer, exporter

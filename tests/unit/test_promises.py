@@ -11,6 +11,8 @@ code changed by hand, the test seen red, the change reverted):
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -108,14 +110,14 @@ def test_gemini_api_key_in_the_environment_sends_the_pipeline_to_gemini(
 ) -> None:
     """Mutation: the composition root choosing ``OfflineModel()`` whatever the environment -> red.
 
-    Nothing is patched: ``build_runtime(Settings.from_env())`` reads
+    Nothing is patched: ``build_runtime(Settings.from_env(os.environ))`` reads
     ``GEMINI_API_KEY`` and ``INBOXFLOW_GEMINI_BASE_URL`` the way a deployed
     function does. The double's answers carry ``MARK``, which the offline model
     never writes, so an offline run cannot pass for a Gemini run.
     """
     monkeypatch.setenv("INBOXFLOW_HOME", str(tmp_path))
     with gemini_double_environment(TaskOracle(mark=MARK)) as double:
-        runtime = services.build_runtime(Settings.from_env())
+        runtime = services.build_runtime(Settings.from_env(os.environ))
         trace_id = runtime.start("pipeline", {"email": _inquiry()})
         runtime.bus.drain()  # type: ignore[attr-defined]
 
@@ -165,6 +167,10 @@ def test_k_service_alone_selects_the_cloud_adapters(monkeypatch: pytest.MonkeyPa
         "CLOUD_TASKS_EMULATOR_HOST",
     ):
         monkeypatch.setenv(variable, "127.0.0.1:9")
+    # The adapters read the environment the settings carry (the Google libraries, the process's).
+    settings = dataclasses.replace(
+        settings, environ={**settings.environ, "CLOUD_TASKS_EMULATOR_HOST": "127.0.0.1:9"}
+    )
     from inboxflow.adapters.cloud_tasks import CloudTasksQueue
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
     from inboxflow.adapters.pubsub_bus import PubSubBus

@@ -142,11 +142,12 @@ def test_re2_is_imported_only_by_a_config_with_a_header_match() -> None:
     script = (
         "import sys\n"
         "from inboxflow.config import parse_config\n"
+        "from inboxflow.graphs import graph_registry\n"
         "rule = {'name': 'r', 'route': 'pipeline', 'match': {'subject_contains': 'x'}}\n"
-        "parse_config({'routing': {'rules': [rule]}})\n"
+        "parse_config({'routing': {'rules': [rule]}}, graph_registry())\n"
         "print('re2' in sys.modules)\n"
         "rule['match'] = {'header_match': {'X-Priority': '^1'}}\n"
-        "parse_config({'routing': {'rules': [rule]}})\n"
+        "parse_config({'routing': {'rules': [rule]}}, graph_registry())\n"
         "print('re2' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)

@@ -12,10 +12,9 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from google.api_core import exceptions as gexc
@@ -63,12 +62,12 @@ class CloudTasksQueue(TaskQueue):
     """Schedules ``ScheduledTask`` as Cloud Tasks HTTP tasks.
 
     Args:
-        project: default ``GOOGLE_CLOUD_PROJECT`` or ``inboxflow-local``.
-        location: default ``INBOXFLOW_REGION`` or ``us-central1``.
-        queue: default ``INBOXFLOW_TASKS_QUEUE`` or ``inboxflow-approvals``.
-        service_account: email the OIDC token is minted for (default
+        project: default ``inboxflow-local`` (``from_env``: ``GOOGLE_CLOUD_PROJECT``).
+        location: default ``us-central1`` (``from_env``: ``INBOXFLOW_REGION``).
+        queue: default ``inboxflow-approvals`` (``from_env``: ``INBOXFLOW_TASKS_QUEUE``).
+        service_account: email the OIDC token is minted for (``from_env``:
             ``INBOXFLOW_TASKS_SA``); without one, tasks carry no token.
-        emulator_host: ``host:port`` of gcloud-tasks-emulator (default
+        emulator_host: ``host:port`` of gcloud-tasks-emulator (``from_env``:
             ``CLOUD_TASKS_EMULATOR_HOST``).
         client: an existing client (overrides ``emulator_host``).
         local_token: sent as ``Authorization: Bearer`` by tasks without an OIDC token
@@ -86,17 +85,31 @@ class CloudTasksQueue(TaskQueue):
         client: tasks_v2.CloudTasksClient | None = None,
         local_token: str | None = None,
     ) -> None:
-        self.project = project or os.environ.get("GOOGLE_CLOUD_PROJECT") or "inboxflow-local"
-        self.location = location or os.environ.get("INBOXFLOW_REGION") or "us-central1"
-        self.queue = queue or os.environ.get("INBOXFLOW_TASKS_QUEUE") or "inboxflow-approvals"
-        self.service_account = service_account or os.environ.get("INBOXFLOW_TASKS_SA") or None
-        emulator_host = emulator_host or os.environ.get("CLOUD_TASKS_EMULATOR_HOST") or None
+        self.project = project or "inboxflow-local"
+        self.location = location or "us-central1"
+        self.queue = queue or "inboxflow-approvals"
+        self.service_account = service_account or None
+        emulator_host = emulator_host or None
         self.emulated = client is None and emulator_host is not None
         self.client = client or _client(emulator_host)
         self.queue_path = self.client.queue_path(self.project, self.location, self.queue)
         self.local_token = local_token
         self._created: set[str] = set()
         self._lock = threading.Lock()
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str], **options: Any) -> CloudTasksQueue:
+        """The queue ``environ`` (the entry point's environment) names, unless ``options`` do."""
+        for name, variable in (
+            ("project", "GOOGLE_CLOUD_PROJECT"),
+            ("location", "INBOXFLOW_REGION"),
+            ("queue", "INBOXFLOW_TASKS_QUEUE"),
+            ("service_account", "INBOXFLOW_TASKS_SA"),
+            ("emulator_host", "CLOUD_TASKS_EMULATOR_HOST"),
+        ):
+            if options.get(name) is None:
+                options[name] = environ.get(variable) or None
+        return cls(**options)
 
     def task_path(self, name: str) -> str:
         """``{queue_path}/tasks/{name}``."""

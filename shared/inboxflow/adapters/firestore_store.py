@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import os
 import random
 import threading
 import time
@@ -212,16 +211,17 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
     """Documents in Firestore (native mode), transactions with Firestore's retries.
 
     Args:
-        project: Google Cloud project (default ``GOOGLE_CLOUD_PROJECT`` or
-            ``inboxflow-local``).
-        database: database id (default ``INBOXFLOW_FIRESTORE_DATABASE`` or ``(default)``).
+        project: Google Cloud project (default ``inboxflow-local``; ``from_env``:
+            ``GOOGLE_CLOUD_PROJECT``).
+        database: database id (default ``(default)``; ``from_env``:
+            ``INBOXFLOW_FIRESTORE_DATABASE``).
         client: an existing client (then ``project`` and ``database`` are ignored).
         max_attempts: attempts of a transaction before ``Contention``. Each
             round is Firestore's own immediate retries (which keep the
             transaction's place in line), then a jittered backoff.
         serialize_transactions: run this instance's transactions one at a
-            time. Defaults to True against the emulator
-            (``FIRESTORE_EMULATOR_HOST``), whose lock manager makes concurrent
+            time (default off; ``from_env``: on against the emulator,
+            ``FIRESTORE_EMULATOR_HOST``), whose lock manager makes concurrent
             transactions on one document wait about 2 s and then abort all
             but one; production Firestore does not need it.
     """
@@ -237,14 +237,23 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         super().__init__()
         if client is None:
             client = firestore.Client(
-                project=project or os.environ.get("GOOGLE_CLOUD_PROJECT") or "inboxflow-local",
-                database=database or os.environ.get("INBOXFLOW_FIRESTORE_DATABASE") or "(default)",
+                project=project or "inboxflow-local", database=database or "(default)"
             )
         self.client = client
         self.max_attempts = max_attempts
-        if serialize_transactions is None:
-            serialize_transactions = bool(os.environ.get("FIRESTORE_EMULATOR_HOST"))
         self._serial = threading.RLock() if serialize_transactions else None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str], **options: Any) -> FirestoreCheckpointStore:
+        """The store ``environ`` (the entry point's environment) describes: its project,
+        database and the emulator's serialized transactions, unless ``options`` give them."""
+        if options.get("project") is None:
+            options["project"] = environ.get("GOOGLE_CLOUD_PROJECT")
+        if options.get("database") is None:
+            options["database"] = environ.get("INBOXFLOW_FIRESTORE_DATABASE")
+        if options.get("serialize_transactions") is None:
+            options["serialize_transactions"] = bool(environ.get("FIRESTORE_EMULATOR_HOST"))
+        return cls(**options)
 
     # --- the five primitives ---------------------------------------------------------
 

@@ -21,9 +21,8 @@ Only Firestore adapters import ``google.cloud.firestore``.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -75,8 +74,7 @@ class FirestoreVectorIndex(VectorIndex):
     """Vector documents in Firestore collections, searched with ``find_nearest``.
 
     Args:
-        project: Google Cloud project (default ``GOOGLE_CLOUD_PROJECT`` or ``inboxflow-local``).
-        database: database id (default ``INBOXFLOW_FIRESTORE_DATABASE`` or ``(default)``).
+        project, database: where the index is, as for ``FirestoreCheckpointStore``.
         client: an existing client, e.g. the checkpoint store's
             (``FirestoreCheckpointStore.client``); then ``project`` and ``database`` are ignored.
     """
@@ -90,10 +88,17 @@ class FirestoreVectorIndex(VectorIndex):
         self._owns_client = client is None
         if client is None:
             client = firestore.Client(
-                project=project or os.environ.get("GOOGLE_CLOUD_PROJECT") or "inboxflow-local",
-                database=database or os.environ.get("INBOXFLOW_FIRESTORE_DATABASE") or "(default)",
+                project=project or "inboxflow-local", database=database or "(default)"
             )
         self.client = client
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> FirestoreVectorIndex:
+        """The index in the project and database ``environ`` (the entry point's) names."""
+        return cls(
+            project=environ.get("GOOGLE_CLOUD_PROJECT"),
+            database=environ.get("INBOXFLOW_FIRESTORE_DATABASE"),
+        )
 
     def _document(self, doc: VectorDocument) -> dict[str, Any]:
         check_document(doc.doc_id, doc.vector, doc.fields)

@@ -30,7 +30,6 @@ ports keep their own error types.
 from __future__ import annotations
 
 import json
-import os
 import random
 import threading
 import time
@@ -48,10 +47,10 @@ RATE_LIMIT_REASONS = frozenset({"ratelimitexceeded", "userratelimitexceeded", "q
 MAX_BACKOFF_S = 30.0
 
 
-def google_api_url(environ: Mapping[str, str] | None = None) -> str | None:
-    """The local Google API double's base URL (``INBOXFLOW_GOOGLE_API_URL``), when one is set."""
-    env = os.environ if environ is None else environ
-    return env.get(GOOGLE_API_URL_ENV) or None
+def google_api_url(environ: Mapping[str, str]) -> str | None:
+    """The local Google API double's base URL (``INBOXFLOW_GOOGLE_API_URL`` of ``environ``),
+    when one is set."""
+    return environ.get(GOOGLE_API_URL_ENV) or None
 
 
 def mailbox_credentials(
@@ -218,12 +217,14 @@ class GoogleApiConnection:
 
     Args:
         api_url: base URL of the local double; None for Google's endpoints.
-        credentials: ``mailbox -> google.auth credentials``. Default: none against
-            the double, else ``credentials_from_env`` (the configured key, or
-            application default credentials), read when the first client is built.
+        credentials: ``mailbox -> google.auth credentials``. Default: a mailbox's own
+            token against the double (``own_credentials``), else ``credentials_from_env``
+            (the configured key, or application default credentials), both of ``environ``,
+            read when the first client is built.
         timeout_s: socket timeout of one HTTP call.
         num_retries: how often ``execute`` retries a retryable failure by default.
         sleep: how to wait between retries (tests pass a no-op).
+        environ: the entry point's environment, for the default ``credentials``.
     """
 
     def __init__(
@@ -234,14 +235,14 @@ class GoogleApiConnection:
         timeout_s: float = 30.0,
         num_retries: int = 0,
         sleep: Callable[[float], None] = time.sleep,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self.api_url = api_url.rstrip("/") if api_url else None
         if credentials is None:
             # Against the double, only a mailbox connected with its own token uses one.
+            env = environ or {}
             credentials = (
-                credentials_from_env(os.environ)
-                if self.api_url is None
-                else own_credentials(os.environ)
+                credentials_from_env(env) if self.api_url is None else own_credentials(env)
             )
         self.credentials = credentials
         self.timeout_s = timeout_s

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -100,16 +99,16 @@ def fetch_secret(version_name: str) -> str:
 
 
 def credentials_info(
-    environ: Mapping[str, str] | None = None, fetch: SecretFetcher | None = None
+    environ: Mapping[str, str], fetch: SecretFetcher | None = None
 ) -> dict[str, Any] | None:
-    """The credentials JSON the environment configures, or None when there is none.
+    """The credentials JSON ``environ`` (the entry point's environment) configures, or None.
 
     Raises:
         CredentialsError: the value is neither JSON nor a readable JSON file,
             its ``type`` is not ``service_account`` / ``keyless_delegation`` /
             ``authorized_user``, or a keyless delegation names no service account.
     """
-    env = os.environ if environ is None else environ
+    env = environ
     text = env.get("INBOXFLOW_GMAIL_CREDENTIALS", "").strip()
     source = "INBOXFLOW_GMAIL_CREDENTIALS"
     if not text and env.get("INBOXFLOW_GMAIL_CREDENTIALS_SECRET"):

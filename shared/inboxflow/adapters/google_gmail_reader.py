@@ -10,7 +10,7 @@ with its own backoff.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..ports.gmail_reader import (
@@ -41,13 +41,14 @@ class GoogleApiGmailReader:
     """Gmail v1 through the real client library.
 
     Args:
-        api_url: base URL of a Gmail API double (default ``INBOXFLOW_GOOGLE_API_URL``);
-            None means Google's endpoint with real credentials.
+        api_url: base URL of a Gmail API double (default ``INBOXFLOW_GOOGLE_API_URL``
+            of ``environ``); None means Google's endpoint with real credentials.
         credentials: ``address -> google.auth credentials`` for real mailboxes
-            (default: ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]``, else application
-            default credentials; none against the double).
+            (default: ``INBOXFLOW_GMAIL_CREDENTIALS[_SECRET]`` of ``environ``, else
+            application default credentials; a mailbox's own token against the double).
         timeout_s: socket timeout of each HTTP call.
         page_size: ``maxResults`` of ``history.list`` and ``messages.list``.
+        environ: the entry point's environment, for the defaults (None: none).
     """
 
     def __init__(
@@ -56,9 +57,14 @@ class GoogleApiGmailReader:
         credentials: CredentialsFactory | None = None,
         timeout_s: float = 30.0,
         page_size: int = 500,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
+        env = environ or {}
         self.api = GoogleApiConnection(
-            api_url if api_url is not None else google_api_url(), credentials, timeout_s=timeout_s
+            api_url if api_url is not None else google_api_url(env),
+            credentials,
+            timeout_s=timeout_s,
+            environ=env,
         )
         self.page_size = page_size
 

@@ -192,13 +192,14 @@ def _adc_http(method: str, url: str, body: Mapping[str, Any] | None) -> tuple[in
     return response.status_code, answer if isinstance(answer, dict) else {}
 
 
-def token_store(environ: Mapping[str, str] | None = None) -> TokenStore:
-    """The store ``INBOXFLOW_MAILBOX_TOKENS`` chooses (see the module).
+def token_store(environ: Mapping[str, str]) -> TokenStore:
+    """The store ``INBOXFLOW_MAILBOX_TOKENS`` of ``environ`` (the entry point's) chooses (see
+    the module).
 
     Raises:
         TokenStoreError: ``secret-manager`` without ``GOOGLE_CLOUD_PROJECT``.
     """
-    env = os.environ if environ is None else environ
+    env = environ
     choice = env.get(TOKENS_ENV, "").strip()
     if choice == SECRET_MANAGER:
         project = env.get("GOOGLE_CLOUD_PROJECT") or env.get("GCLOUD_PROJECT")

@@ -24,7 +24,6 @@ import binascii
 import contextlib
 import json
 import logging
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -58,7 +57,7 @@ MAX_ATTRIBUTE_KEY_BYTES = 256
 
 
 def _project(project: str | None) -> str:
-    return project or os.environ.get("GOOGLE_CLOUD_PROJECT") or "inboxflow-local"
+    return project or "inboxflow-local"
 
 
 def dead_letter_topic_for(node: str | None) -> str:
@@ -109,7 +108,7 @@ class PubSubBus(MessageBus):
     """Publishes envelopes to ``naming.topic_name(graph, node)`` with ``ordering_key = trace_id``.
 
     Args:
-        project: Google Cloud project (default ``GOOGLE_CLOUD_PROJECT`` or ``inboxflow-local``).
+        project: Google Cloud project (the settings' ``project``; default ``inboxflow-local``).
         publisher: an existing client; it must have message ordering enabled.
         timeout_s: how long ``publish`` waits for the server to accept each message.
     """
@@ -206,7 +205,7 @@ class PubSubAdmin:
     dead-letter policy.
 
     Args:
-        project: Google Cloud project (default ``GOOGLE_CLOUD_PROJECT`` or ``inboxflow-local``).
+        project: Google Cloud project (the settings' ``project``; default ``inboxflow-local``).
     """
 
     def __init__(self, project: str | None = None) -> None:

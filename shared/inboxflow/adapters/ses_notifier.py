@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -63,7 +62,8 @@ class SesNotifier(Notifier):
         sender: the verified identity emails come from (``sender`` of ``send`` is ignored:
             SES sends only as verified identities).
         clock: stamps ``sent_at``.
-        environ: where credentials and endpoint are read (default ``os.environ``).
+        environ: where credentials and endpoint are read (the entry point's environment;
+            None: none, boto3's own chain).
         client: a ready ``sesv2`` client (tests); default built on first send.
         attempts: tries per email when throttled or unavailable.
         sleep: waits between tries (tests pass a recorder).
@@ -86,7 +86,7 @@ class SesNotifier(Notifier):
         self.region = region
         self.sender = sender
         self.clock = clock
-        self.environ = os.environ if environ is None else environ
+        self.environ = environ or {}
         self._client = client
         self.attempts = max(1, attempts)
         self.sleep = sleep

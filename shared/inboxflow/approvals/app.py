@@ -25,7 +25,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -77,7 +77,12 @@ def _error_json(exc: ApprovalError) -> Response:
     return _json(body, exc.status)
 
 
-def handle_http(request: Request, service: ApprovalService, verify_task: Any = None) -> Response:
+def handle_http(
+    request: Request,
+    service: ApprovalService,
+    verify_task: Any = None,
+    environ: Mapping[str, str] | None = None,
+) -> Response:
     """Route one request of the approval function.
 
     Args:
@@ -87,6 +92,8 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
             ``/digest`` call is not from our queue or scheduler (the entry point passes
             ``task_auth.local_task_check``); default: OIDC where verification is on, else
             every call refused.
+        environ: the environment the entry point read, for the default ``verify_task``
+            (``oidc.verification_enabled``); None: none (verification off).
     """
     # Flask enforces these while reading, chunked bodies included (no Content-Length).
     request.max_content_length = MAX_BODY_BYTES
@@ -120,11 +127,11 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
 
             return _json(inbox_json(request, service))
         if parts == ["timeout"] and request.method == "POST":
-            (verify_task or _no_local_caller)(request)
+            (verify_task or _no_local_caller(environ or {}))(request)
             return _json(service.on_timeout(*_timeout_call(request)))
         if parts == ["digest"] and request.method == "POST":
             # The scheduler's identity is checked as the deadline tasks' is (the same invoker).
-            (verify_task or _no_local_caller)(request)
+            (verify_task or _no_local_caller(environ or {}))(request)
             return _json(_digest_sweep(service))
         if parts and parts[0] == "api":
             return _api(service, parts[1:], request)
@@ -158,13 +165,17 @@ def handle_http(request: Request, service: ApprovalService, verify_task: Any = N
     return _html(render_error(404, "Not found", "there is nothing here"), 404)
 
 
-def _no_local_caller(request: Request) -> None:
-    """The default task check: OIDC where verification is on; otherwise nobody (a caller of
-    ``handle_http`` that serves locally passes ``task_auth.local_task_check``)."""
-    if verification_enabled():
-        verify_task_oidc(request)
-        return
-    raise ApprovalError(401, "Unauthorized", "no task caller is configured here")
+def _no_local_caller(environ: Mapping[str, str]) -> Callable[[Request], None]:
+    """The default task check: OIDC where verification is on in ``environ``; otherwise nobody
+    (a caller of ``handle_http`` that serves locally passes ``task_auth.local_task_check``)."""
+
+    def check(request: Request) -> None:
+        if verification_enabled(environ):
+            verify_task_oidc(request, environ)
+            return
+        raise ApprovalError(401, "Unauthorized", "no task caller is configured here")
+
+    return check
 
 
 def _too_large(api: bool) -> Response:

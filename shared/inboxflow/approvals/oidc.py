@@ -15,7 +15,6 @@ as their ``Cache-Control`` allows; failing to fetch them is a 503.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
@@ -167,18 +166,19 @@ def certificate_cache(url: str) -> CertificateCache:
         return _cache
 
 
-def verification_enabled(environ: Mapping[str, str] | None = None) -> bool:
-    """``INBOXFLOW_TASKS_VERIFY`` when set, else on under Cloud Run (``K_SERVICE``)."""
-    env = os.environ if environ is None else environ
+def verification_enabled(environ: Mapping[str, str]) -> bool:
+    """``INBOXFLOW_TASKS_VERIFY`` when set, else on under Cloud Run (``K_SERVICE``), in the
+    environment the entry point read."""
+    env = environ
     setting = env.get("INBOXFLOW_TASKS_VERIFY")
     if setting:
         return setting.lower() in ("1", "true", "yes", "on")
     return bool(env.get("K_SERVICE"))
 
 
-def verifier_from_env(environ: Mapping[str, str] | None = None) -> TaskTokenVerifier:
+def verifier_from_env(environ: Mapping[str, str]) -> TaskTokenVerifier:
     """The verifier the settings describe (``INBOXFLOW_TASKS_CERTS_URL`` for tests)."""
-    env = os.environ if environ is None else environ
+    env = environ
     return TaskTokenVerifier(
         audience=env.get("INBOXFLOW_TASKS_AUDIENCE")
         or (env.get("INBOXFLOW_TASKS_URL") or "").rstrip("/")
@@ -188,15 +188,16 @@ def verifier_from_env(environ: Mapping[str, str] | None = None) -> TaskTokenVeri
     )
 
 
-def verify_task_oidc(request: Any) -> None:
-    """Check the Cloud Tasks OIDC token of a timeout call, when verification is on.
+def verify_task_oidc(request: Any, environ: Mapping[str, str]) -> None:
+    """Check the Cloud Tasks OIDC token of a timeout call, when verification is on in
+    ``environ`` (the entry point's environment: ``verification_enabled``, ``verifier_from_env``).
 
     Raises:
         ApprovalError: see ``TaskTokenVerifier.verify``.
     """
-    if not verification_enabled():
+    if not verification_enabled(environ):
         return
     header = request.headers.get("Authorization", "")
     scheme, _, value = header.partition(" ")
     bearer = value.strip() if scheme.lower() == "bearer" else None
-    verifier_from_env().verify(bearer or None)
+    verifier_from_env(environ).verify(bearer or None)

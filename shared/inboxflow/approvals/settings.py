@@ -1,8 +1,8 @@
-"""Where review links point and what the approval function accepts (from the environment)."""
+"""Where review links point and what the approval function accepts (from the environment the
+entry point read: ``configuration.Configuration.approvals``)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -35,12 +35,12 @@ class ApprovalConfig:
     iap_keys_url: str | None = None
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> ApprovalConfig:
+    def from_env(cls, environ: Mapping[str, str]) -> ApprovalConfig:
         """``INBOXFLOW_APPROVAL_URL``, ``INBOXFLOW_TASKS_AUDIENCE``, ``INBOXFLOW_TASKS_URL``,
         ``INBOXFLOW_MAX_EDIT_CHARS``,
         ``INBOXFLOW_API_KEY``, ``INBOXFLOW_NOTIFY_FROM``, ``INBOXFLOW_IAP_AUDIENCE``,
         ``INBOXFLOW_IAP_KEYS_URL``."""
-        env = os.environ if environ is None else environ
+        env = environ
         return cls(
             base_url=env.get("INBOXFLOW_APPROVAL_URL", cls.base_url).rstrip("/"),
             audience=env.get("INBOXFLOW_TASKS_AUDIENCE") or None,

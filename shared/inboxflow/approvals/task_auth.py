@@ -25,6 +25,7 @@ import hmac
 import os
 import secrets
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -71,17 +72,17 @@ def bearer_of(request: Any) -> str | None:
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
-def local_task_check(home: Path) -> Any:
+def local_task_check(home: Path, environ: Mapping[str, str]) -> Any:
     """``(request) -> None`` for ``handle_http``'s ``verify_task``: OIDC where verification is
-    on, else the home's local task token.
+    on (in ``environ``, the entry point's environment), else the home's local task token.
 
     Raises (from the check):
         ApprovalError: 401 without the token or with another; OIDC's statuses when on.
     """
 
     def check(request: Any) -> None:
-        if verification_enabled():
-            verify_task_oidc(request)
+        if verification_enabled(environ):
+            verify_task_oidc(request, environ)
             return
         presented = bearer_of(request)
         expected = local_task_token(home)
@@ -93,7 +94,7 @@ def local_task_check(home: Path) -> Any:
     return check
 
 
-def describe(home: Path, environ: Any = None) -> str:
+def describe(home: Path, environ: Mapping[str, str]) -> str:
     """How ``/timeout`` and ``/digest`` are authenticated here, in one line (``serve`` prints it)."""
     if verification_enabled(environ):
         return "/timeout and /digest: Google OIDC tokens of the tasks invoker"

@@ -428,7 +428,7 @@ class DevCloud:
         try:
             clock = SystemClock()
             MailboxRegistry(store).add(address, clock.now())
-            reader = GoogleApiGmailReader(api_url=self.gmail_double.url)
+            reader = GoogleApiGmailReader(api_url=self.gmail_double.url, environ=os.environ)
             summary = renew_watches(store, reader, clock, topic=self.gmail_topic)
         finally:
             store.close()

@@ -8,6 +8,7 @@ not per request.
 from __future__ import annotations
 
 import logging
+import os
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +24,15 @@ log = logging.getLogger("inboxflow.entry")
 
 @cache
 def runtime() -> Runtime:
-    """The instance's runtime, wired from the environment on first use."""
+    """The instance's runtime, wired on first use from its one ``Configuration``: the
+    process's environment (read here, once) and ``inboxflow.yaml``."""
+    from ..configuration import Configuration
     from ..services import build_runtime
 
-    configure_for_function()
-    return build_runtime()
+    environ = dict(os.environ)
+    configure_for_function(environ)
+    telemetry.configure(environ)
+    return build_runtime(Configuration.from_environ(environ))
 
 
 def reset() -> None:
@@ -104,7 +109,7 @@ def handle_approval_request(request: Any) -> Any:
 
     rt = runtime()
     try:
-        check = local_task_check(rt.ports.settings.home)
+        check = local_task_check(rt.ports.settings.home, rt.ports.settings.environ)
         response = handle_http(request, rt.ports.approvals, verify_task=check)
         _drain_inprocess(rt)
     finally:

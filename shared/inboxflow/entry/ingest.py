@@ -132,15 +132,16 @@ def renew_watch_http(request: Any = None) -> tuple[str, int, dict[str, str]]:
         ``(body, status, headers)``: 200 when every mailbox renewed, 500 when
         any failed (the others were still renewed), so Cloud Scheduler flags it.
     """
-    from ..ingest.watch import renew_watches
+    from ..ingest.watch import gmail_topic, renew_watches
 
     target = ingestor()
+    topic = gmail_topic(target.runtime.ports.settings.environ)
 
     def catch_up(address: str, history_id: int) -> None:
         target.ingest(GmailNotification(address, history_id))
         _drain_if_embedded(target)
 
-    summary = renew_watches(target.store, target.gmail, target.clock, catch_up=catch_up)
+    summary = renew_watches(target.store, target.gmail, target.clock, topic, catch_up=catch_up)
     status = 500 if summary["failed"] else 200
     if summary["failed"]:
         log.error("watch renewal failed for %d mailbox(es)", len(summary["failed"]))

@@ -39,7 +39,6 @@ other.
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Iterator, Mapping
 
 from ..engine.graph import Graph
@@ -80,8 +79,12 @@ def load_graph(reference: str) -> Graph:
 
 
 def graph_references(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The built-in graphs and those ``INBOXFLOW_GRAPHS`` adds."""
-    env = os.environ if environ is None else environ
+    """The built-in graphs and those ``INBOXFLOW_GRAPHS`` of ``environ`` adds.
+
+    ``environ`` is the environment the entry point read (``Settings.environ``); None: the
+    built-in graphs only.
+    """
+    env = environ or {}
     extra = tuple(ref.strip() for ref in env.get(PLUGINS_VARIABLE, "").split(",") if ref.strip())
     return BUILT_IN + extra
 
@@ -166,11 +169,11 @@ def node_graphs(node: str, environ: Mapping[str, str] | None = None) -> Mapping[
     return NodeGraphs(own, environ)
 
 
-def all_graphs() -> list[Graph]:
-    """Every declared graph."""
-    return list(graph_registry().values())
+def all_graphs(environ: Mapping[str, str] | None = None) -> list[Graph]:
+    """Every declared graph (those ``INBOXFLOW_GRAPHS`` of ``environ`` adds too)."""
+    return list(graph_registry(environ).values())
 
 
-def get_graph(name: str) -> Graph:
-    """The graph called ``name``; KeyError if there is none."""
-    return graph_registry()[name]
+def get_graph(name: str, environ: Mapping[str, str] | None = None) -> Graph:
+    """The graph called ``name`` (of ``graph_registry(environ)``); KeyError if there is none."""
+    return graph_registry(environ)[name]

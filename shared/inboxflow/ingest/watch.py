@@ -17,8 +17,7 @@ person (``inboxflow mailbox connect``).
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..clock import Clock
@@ -31,12 +30,13 @@ log = logging.getLogger("inboxflow.ingest.watch")
 TOPIC_ID = "inboxflow-gmail"
 
 
-def gmail_topic(environ: dict[str, str] | None = None) -> str:
+def gmail_topic(environ: Mapping[str, str]) -> str:
     """The topic Gmail publishes to: ``INBOXFLOW_GMAIL_TOPIC``, else ``inboxflow-gmail`` of the project.
 
-    A bare topic id is qualified with ``GOOGLE_CLOUD_PROJECT``.
+    A bare topic id is qualified with ``GOOGLE_CLOUD_PROJECT``. ``environ`` is the entry
+    point's environment.
     """
-    env = os.environ if environ is None else environ
+    env = environ
     topic = env.get("INBOXFLOW_GMAIL_TOPIC") or TOPIC_ID
     if topic.startswith("projects/"):
         return topic
@@ -48,7 +48,7 @@ def renew_watches(
     store: DocumentStore,
     gmail: GmailReader,
     clock: Clock,
-    topic: str | None = None,
+    topic: str,
     only: Callable[[str], bool] | None = None,
     catch_up: Callable[[str, int], Any] | None = None,
 ) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def renew_watches(
         store: holds ``mailboxes/``.
         gmail: the Gmail reader.
         clock: time source.
-        topic: full topic name (default ``gmail_topic()``).
+        topic: full topic name (``gmail_topic`` of the environment).
         only: renew only mailboxes whose address it accepts.
         catch_up: ``(address, history_id)``: ingest a mailbox whose watch had lapsed or
             whose cursor is behind its history.
@@ -67,7 +67,6 @@ def renew_watches(
         ``{"topic", "renewed": [{address, history_id, expiration_ms, cursor, lapsed}],
         "failed": [{address, error}], "disconnected": [address]}``.
     """
-    topic = topic or gmail_topic()
     registry = MailboxRegistry(store)
     renewed: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []

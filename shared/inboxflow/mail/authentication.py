@@ -35,7 +35,6 @@ passes, aligned, when the domain's SPF record includes ``_spf.google.com``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -82,9 +81,13 @@ class SenderCheck:
 def configured_authserv_id(
     config: InboxflowConfig | None = None, environ: Mapping[str, str] | None = None
 ) -> str:
-    """The authserv-id whose verdict counts: ``INBOXFLOW_AUTHSERV_ID``, else
-    ``authserv_id`` of ``inboxflow.yaml``, else ``mx.google.com``."""
-    env = os.environ if environ is None else environ
+    """The authserv-id whose verdict counts: ``INBOXFLOW_AUTHSERV_ID`` of ``environ``, else
+    ``authserv_id`` of ``inboxflow.yaml``, else ``mx.google.com``.
+
+    A deployment's config has the variable applied already (``configuration``), so the
+    call sites pass the config only.
+    """
+    env = environ or {}
     configured = config.authserv_id if config is not None else None
     return (env.get(AUTHSERV_ID_VARIABLE) or configured or DEFAULT_AUTHSERV_ID).strip().lower()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from datetime import date
@@ -70,7 +71,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Checkpoint
         request.getfixturevalue("firestore_env")
         from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-        opened = FirestoreCheckpointStore()
+        opened = FirestoreCheckpointStore.from_env(os.environ)
     yield opened
     opened.close()
 

@@ -80,10 +80,10 @@ def test_bad_settings_are_refused_with_the_variable_named(env, error):
 def test_inboxflow_yaml_takes_a_gemini_section(tmp_path):
     path = tmp_path / "inboxflow.yaml"
     path.write_text("gemini:\n  task: {model: gemini-3.6-flash, thinking_level: low}\n")
-    assert load_config(path).gemini.by_role()["task"] == {
+    assert load_config(path, graph_registry()).gemini.by_role()["task"] == {
         "model": "gemini-3.6-flash",
         "thinking_level": "low",
     }
     path.write_text("gemini:\n  task: {thinking_level: lots}\n")
     with pytest.raises(ConfigError, match="thinking_level"):
-        load_config(path)
+        load_config(path, graph_registry())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 
@@ -89,7 +90,7 @@ def test_inboxflow_llm_forces_a_choice():
 
 def test_choose_llm_reads_os_environ_by_default(monkeypatch):
     monkeypatch.setenv("GOOGLE_API_KEY", "k")
-    assert isinstance(choose_llm(), GeminiModel)
+    assert isinstance(choose_llm(os.environ), GeminiModel)
 
 
 def test_selecting_does_not_import_google_genai_until_gemini_is_built():

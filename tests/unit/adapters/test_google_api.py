@@ -4,6 +4,7 @@ same answers through both of its users (GoogleApiGmailReader, GoogleWorkspace) o
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -158,7 +159,7 @@ def test_both_adapters_treat_an_answer_alike(
     reason: str | None,
     kind: FailureKind,
 ) -> None:
-    reader = GoogleApiGmailReader(api_url=double.url)
+    reader = GoogleApiGmailReader(api_url=double.url, environ=os.environ)
     double.fail_next("messages.list", status, reason=reason, times=2)
     with pytest.raises(GmailError) as read:
         reader.list_messages(MAILBOX, ["INBOX"], "")
@@ -171,7 +172,7 @@ def test_both_adapters_treat_an_answer_alike(
 
 def test_reads_are_retried_on_retryable_answers_with_backoff(double: GoogleApiDouble) -> None:
     waits: list[float] = []
-    api = GoogleApiConnection(double.url, num_retries=3, sleep=waits.append)
+    api = GoogleApiConnection(double.url, num_retries=3, sleep=waits.append, environ=os.environ)
     errors = PortErrors(rate_limited=GmailError, unavailable=GmailError, permanent=GmailError)
     double.fail_next("getProfile", 408)
     double.fail_next("getProfile", 403, reason="quotaExceeded")

@@ -203,10 +203,12 @@ def test_boto3_is_imported_only_by_a_function_that_emails_an_ses_reviewer(tmp_pa
     )
     script = textwrap.dedent(
         """
+        import os
         import sys
         from inboxflow.ports.notifier import Notification
         from inboxflow.services import build_runtime
-        runtime = build_runtime()
+        from inboxflow.settings import Settings
+        runtime = build_runtime(Settings.from_env(os.environ))
         notifier = runtime.ports.approvals.notifier
         assert notifier.find("nothing") is None
         print("before", "boto3" in sys.modules)

@@ -11,6 +11,7 @@ as a duplicate, and a reply that lost was gone while its claim said ``resumed``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ def planner(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Runtime]
         request.getfixturevalue("firestore_env")
         from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-        store = FirestoreCheckpointStore()
+        store = FirestoreCheckpointStore.from_env(os.environ)
     yield build(tmp_path, store=store)
     store.close()
 

@@ -4,6 +4,7 @@ nothing."""
 
 from __future__ import annotations
 
+import os
 import stat
 import threading
 import urllib.error
@@ -131,10 +132,10 @@ def test_emulated_cloud_tasks_carry_the_token_and_real_ones_oidc() -> None:
     from inboxflow.ports.tasks import ScheduledTask
 
     task = ScheduledTask(name="t-2", url="http://x/timeout", payload={}, run_at=0)
-    emulated = CloudTasksQueue(emulator_host="127.0.0.1:1", local_token="tok")
+    emulated = CloudTasksQueue.from_env(os.environ, emulator_host="127.0.0.1:1", local_token="tok")
     assert emulated.build(task).http_request.headers["Authorization"] == "Bearer tok"
-    deployed = CloudTasksQueue(
-        emulator_host="127.0.0.1:1", service_account="sa@x.iam", local_token="tok"
+    deployed = CloudTasksQueue.from_env(
+        os.environ, emulator_host="127.0.0.1:1", service_account="sa@x.iam", local_token="tok"
     )
     request = deployed.build(task).http_request
     assert "Authorization" not in request.headers

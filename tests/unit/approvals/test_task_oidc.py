@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -134,7 +135,7 @@ def call(bearer: str | None) -> None:
     with app.test_request_context("/timeout", method="POST", headers=headers, json={}):
         from flask import request
 
-        verify_task_oidc(request)
+        verify_task_oidc(request, os.environ)
 
 
 def refused(bearer: str | None) -> ApprovalError:
@@ -228,7 +229,7 @@ def test_the_timeout_endpoint_answers_with_the_verifiers_status(
     def timeout() -> Any:
         from flask import request
 
-        return handle_http(request, h.service)  # the default verifier
+        return handle_http(request, h.service, environ=os.environ)  # the default verifier
 
     client = app.test_client()
     body = {"approval_id": approval.approval_id}

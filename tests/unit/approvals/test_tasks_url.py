@@ -8,6 +8,7 @@ off the reviewers' ``INBOXFLOW_APPROVAL_URL``; without it nothing changes.
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 from typing import Any
 
@@ -59,7 +60,8 @@ def test_tasks_call_and_are_minted_for_the_tasks_url() -> None:
     # The function verifies the same audience the tasks are minted for.
     assert oidc.verifier_from_env(environ).audience == RUN
     # ... and Cloud Tasks gets it on the token.
-    queue = CloudTasksQueue(  # an emulator address: a channel is opened lazily, never used here
+    queue = CloudTasksQueue.from_env(  # an emulator address: a channel is opened lazily, never used here
+        os.environ,
         project="p",
         location="europe-west1",
         queue="q",

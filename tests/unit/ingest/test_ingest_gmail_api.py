@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import queue
 import threading
 from pathlib import Path
@@ -44,7 +45,7 @@ def world(tmp_path: Path, double: GoogleApiDouble) -> World:
     w = World(tmp_path)
     w.ingestor = Ingestor(
         w.runtime,
-        GoogleApiGmailReader(api_url=double.url, page_size=3),
+        GoogleApiGmailReader(api_url=double.url, page_size=3, environ=os.environ),
         IngestOptions(backoff_base_s=0.01),
         sleep=w.sleeps.append,
     )
@@ -246,7 +247,9 @@ def test_a_burst_lists_the_history_once_however_many_notifications_come_at_once(
     """Gmail calls per message stay flat: one run lists, the others are stale or deferred."""
     world = World(tmp_path)
     world.ingestor = Ingestor(
-        world.runtime, GoogleApiGmailReader(api_url=double.url), IngestOptions(backoff_base_s=0.01)
+        world.runtime,
+        GoogleApiGmailReader(api_url=double.url, environ=os.environ),
+        IngestOptions(backoff_base_s=0.01),
     )
     world.registry.add(MAILBOX, world.clock.now())
     renew_watches(world.store, world.ingestor.gmail, world.clock, topic=TOPIC)

@@ -3,6 +3,8 @@ for by the topmost Authentication-Results of the configured receiving server, al
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from inboxflow.config import ConfigError, parse_config
@@ -146,14 +148,14 @@ def test_a_display_name_with_a_comma_is_still_one_address(from_line: str) -> Non
 def test_the_authserv_id_is_configured(monkeypatch: pytest.MonkeyPatch) -> None:
     raw = _eml(f"From: {MAYA}\r\n", gmail_pass(MAYA, "mx.brightlane.io"))
     monkeypatch.delenv(AUTHSERV_ID_VARIABLE, raising=False)
-    assert configured_authserv_id() == "mx.google.com" and _sender(raw) is None
+    assert configured_authserv_id(None, os.environ) == "mx.google.com" and _sender(raw) is None
     assert _sender(raw, "mx.brightlane.io") == MAYA
     config = parse_config({"authserv_id": "MX.Brightlane.io"}, {}, source="t.yaml")
     assert configured_authserv_id(config) == "mx.brightlane.io"
     with pytest.raises(ConfigError, match="authserv_id"):
         parse_config({"authserv_id": "mx.google.com; dmarc=pass"}, {}, source="t.yaml")
     monkeypatch.setenv(AUTHSERV_ID_VARIABLE, "mx.other.example")
-    assert configured_authserv_id(config) == "mx.other.example"
+    assert configured_authserv_id(config, os.environ) == "mx.other.example"
     assert _sender(raw) is None
 
 

@@ -7,6 +7,7 @@ crashed half-way is finished by the next run."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ def runtime(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Runtime]
         request.getfixturevalue("firestore_env")
         from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-        store = FirestoreCheckpointStore()
+        store = FirestoreCheckpointStore.from_env(os.environ)
     built = build(tmp_path, store)
     yield built
     store.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -86,5 +87,8 @@ def infra_export(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (where spans go is read here, as the functions' entry does)."""
+    from inboxflow import telemetry
+
+    telemetry.configure(os.environ)
     app()

@@ -31,7 +31,7 @@ def _runtime(home: Path, dev: bool = False) -> Runtime:
     from inboxflow.settings import Settings
 
     use_home(home, dev)
-    Settings.from_env()  # fail early on bad settings
+    Settings.from_env(os.environ)  # fail early on bad settings
     return runtime()
 
 
@@ -146,7 +146,7 @@ def serve(
         f"approval function on [bold]http://{host}:{port}[/bold] "
         f"(links from `inboxflow approvals`); Ctrl-C stops"
     )
-    console.print(describe(rt.ports.settings.home))
+    console.print(describe(rt.ports.settings.home, rt.ports.settings.environ))
     if not _loopback(host):
         console.print(
             f"[yellow]listening on {host}, not loopback only: anyone who reaches it can open "

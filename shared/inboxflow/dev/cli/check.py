@@ -20,11 +20,12 @@ def check() -> None:
     """
     from inboxflow.config import ConfigError, load_config
     from inboxflow.gemini_preflight import CheckResult, run_preflight
+    from inboxflow.graphs import graph_registry
     from inboxflow.llm_selection import gemini_settings
 
     console = cli_console()
     try:
-        config = load_config()
+        config = load_config(None, graph_registry(os.environ), os.environ)
         settings = gemini_settings(os.environ, config.gemini.by_role())
     except (ConfigError, ValueError) as exc:
         console.print(f"[red]FAIL[/] configuration: {escape(str(exc))}")

@@ -160,7 +160,7 @@ def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> N
     from inboxflow.dev.supervisor import Supervisor
     from inboxflow.graphs import all_graphs
 
-    project = Settings.from_env().project
+    project = Settings.from_env(os.environ).project
     logs = home / LOG_DIR
     shutil.rmtree(logs, ignore_errors=True)  # the previous run's
     started: list[emulators.Emulator] = []
@@ -190,9 +190,11 @@ def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> N
         if env.get("INBOXFLOW_TASKS") == "cloudtasks":
             from inboxflow.adapters.cloud_tasks import CloudTasksQueue
 
-            CloudTasksQueue(project=project).ensure_queue()  # the approval deadlines' queue
+            CloudTasksQueue.from_env(
+                os.environ, project=project
+            ).ensure_queue()  # the approval deadlines' queue
         _seed(project)
-        graphs = all_graphs()
+        graphs = all_graphs(os.environ)
         cloud = DevCloud(project, env, gmail=True, approve=True, log_dir=logs)
         count = sum(len(g.nodes) for g in graphs)
         with console.status(
@@ -252,7 +254,7 @@ def _seed(project: str) -> None:
     from inboxflow.services import make_store
     from inboxflow.workspace import seed_workspace
 
-    settings = Settings.from_env()
+    settings = Settings.from_env(os.environ)
     store = make_store(settings)
     seed_workspace(store, time.time())
     store.close()
@@ -303,7 +305,7 @@ def _reprovision(name: str, project: str, cloud: DevCloud) -> None:
     elif name == emulators.TASKS:
         from inboxflow.adapters.cloud_tasks import CloudTasksQueue
 
-        CloudTasksQueue(project=project).ensure_queue()
+        CloudTasksQueue.from_env(os.environ, project=project).ensure_queue()
 
 
 def _watch(console: Console, exit_after: float) -> None:
@@ -311,7 +313,7 @@ def _watch(console: Console, exit_after: float) -> None:
     from inboxflow.dev.cli.trace_watch import TraceWatcher
     from inboxflow.services import make_store
 
-    watcher = TraceWatcher(make_store(Settings.from_env()), console.print)
+    watcher = TraceWatcher(make_store(Settings.from_env(os.environ)), console.print)
     deadline = time.monotonic() + exit_after if exit_after else None
     while deadline is None or time.monotonic() < deadline:
         time.sleep(watcher.poll())
@@ -347,16 +349,16 @@ def send(
         mailbox, gmail_id = _deliver_to_gmail(console, state, file, email)
         if not wait:
             return
-        store = make_store(Settings.from_env())
+        store = make_store(Settings.from_env(os.environ))
         trace_id, decided = _ingested(console, store, mailbox, gmail_id, deadline, timeout)
     else:
         from inboxflow.config import ConfigError, load_config
         from inboxflow.routing import route
         from inboxflow.start import start_email_trace
 
-        runtime = build_runtime(Settings.from_env())
+        runtime = build_runtime(Settings.from_env(os.environ))
         try:
-            routing = load_config(graphs=runtime.graphs)
+            routing = load_config(None, graphs=runtime.graphs, environ=os.environ)
         except ConfigError as exc:
             console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
             raise typer.Exit(2) from None

@@ -9,6 +9,7 @@ what fails there is recorded (``inboxflow failures``).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -41,7 +42,7 @@ LIMIT = typer.Option(100, help="At most this many messages per subscription.")
 @contextmanager
 def _queues(home: Path, dev: bool) -> Iterator[DeadLetterQueues]:
     use_home(home, dev)
-    settings = Settings.from_env()
+    settings = Settings.from_env(os.environ)
     if settings.bus != "pubsub":
         typer.echo(
             "error: the embedded default has no Pub/Sub, so no dead-letter topics; what failed "
@@ -54,7 +55,7 @@ def _queues(home: Path, dev: bool) -> Iterator[DeadLetterQueues]:
     from inboxflow.adapters.pubsub_dead_letters import DeadLetterQueues, dead_letter_subscriptions
     from inboxflow.graphs import graph_registry
 
-    nodes = [(g.name, n) for g in graph_registry().values() for n in g.nodes]
+    nodes = [(g.name, n) for g in graph_registry(os.environ).values() for n in g.nodes]
     admin = PubSubAdmin(settings.project)
     try:
         yield DeadLetterQueues(admin, dead_letter_subscriptions(nodes))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,7 @@ def evaluate(
             _fail(f"no case of {folder} is labelled graph: {graph}")
     previous = _read_baseline(baseline) if baseline is not None else None
     try:
-        config = dataset.config or config_path()
+        config = dataset.config or config_path(os.environ)
     except ConfigError as exc:
         _fail(str(exc))
     options = RunOptions(model=model, judge=judge, config=config)  # type: ignore[arg-type]

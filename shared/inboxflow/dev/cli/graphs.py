@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import typer
@@ -62,7 +63,7 @@ def graphs(
 ) -> None:
     """Every graph: its nodes and routes, pause kinds (with their choices) and tools."""
     try:
-        registry = graph_registry()
+        registry = graph_registry(os.environ)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -39,10 +40,12 @@ def trace(
     """The step log of a trace: step, node, latency, state delta, errors; --at STEP for the full state."""
     console = cli_console()
     use_home(home, dev)
-    store = make_store(Settings.from_env())
+    store = make_store(Settings.from_env(os.environ))
     checkpoint = store.get_trace(trace_id)
     if checkpoint is None:
-        console.print(f"[red]no trace {trace_id}[/red] in {Settings.from_env().store} store")
+        console.print(
+            f"[red]no trace {trace_id}[/red] in {Settings.from_env(os.environ).store} store"
+        )
         raise typer.Exit(1)
     logs = store.step_logs(trace_id)
     if at is not None:
@@ -139,7 +142,7 @@ def traces(
 ) -> None:
     """Recent traces with their category, route and status; --stuck for the ones nothing runs."""
     use_home(home, dev)
-    store = make_store(Settings.from_env())
+    store = make_store(Settings.from_env(os.environ))
     if stuck:
         _stuck_traces(store, limit)
         return
@@ -157,7 +160,7 @@ def _stuck_traces(store: DocumentStore, limit: int) -> None:
     from inboxflow.graphs import graph_registry
     from inboxflow.stuck import stuck_traces
 
-    found = stuck_traces(store, graph_registry(), time.time(), limit)
+    found = stuck_traces(store, graph_registry(os.environ), time.time(), limit)
     table = Table(title=f"{len(found)} stuck traces", expand=True)
     for column in ("trace_id", "graph", "node", "step", "quiet", "node timeout", "lease"):
         table.add_column(column, overflow="fold")
@@ -187,7 +190,7 @@ def failures(
 ) -> None:
     """Acknowledged messages that were not valid envelopes for a live trace."""
     use_home(home, dev)
-    store = make_store(Settings.from_env())
+    store = make_store(Settings.from_env(os.environ))
     rows = store.list(FAILURES.name, order_by="at", descending=True, limit=limit)
     table = Table(title=f"{len(rows)} recorded failures", expand=True)
     for column in ("at (UTC)", "trace", "node", "reason"):

@@ -9,6 +9,7 @@ Embeddings come from Gemini when it is configured, else the offline embedder.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -39,7 +40,7 @@ def _knowledge_base(home: Path, dev: bool) -> Iterator[tuple[KnowledgeBase, str]
     from inboxflow.services import default_embedder, make_store, make_vector_index
 
     use_home(home, dev)
-    settings = Settings.from_env()
+    settings = Settings.from_env(os.environ)
     store = make_store(settings)
     vectors = make_vector_index(store)
     where = (
@@ -48,7 +49,7 @@ def _knowledge_base(home: Path, dev: bool) -> Iterator[tuple[KnowledgeBase, str]
         else f"Firestore (project {settings.project})"
     )
     try:
-        yield KnowledgeBase(default_embedder(), vectors), where
+        yield KnowledgeBase(default_embedder(os.environ), vectors), where
     finally:
         vectors.close()
         store.close()

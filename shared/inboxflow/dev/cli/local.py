@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
@@ -52,9 +53,14 @@ def embedded_runtime(home: Path | None = None) -> Runtime:
     from inboxflow.services import build_runtime
     from inboxflow.workspace import seed_workspace
 
-    env = Settings.from_env()
+    env = Settings.from_env(os.environ)
     settings = Settings(
-        home=home or env.home, project=env.project, store="sqlite", bus="inprocess", tasks="sqlite"
+        home=home or env.home,
+        project=env.project,
+        store="sqlite",
+        bus="inprocess",
+        tasks="sqlite",
+        environ=env.environ,
     )
     runtime = build_runtime(settings)
     seed_workspace(runtime.store, runtime.clock.now())
@@ -210,7 +216,7 @@ def show_json(runtime: Runtime, processed: list[Processed]) -> None:
 def load_routing(graphs: Mapping[str, Any]) -> InboxflowConfig:
     """``inboxflow.yaml``, or exit 2 with its one-line error on stderr."""
     try:
-        return load_config(graphs=graphs)
+        return load_config(None, graphs=graphs, environ=os.environ)
     except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -258,7 +264,7 @@ def demo(
     """Process the bundled sample inbox on the embedded default, routed by inboxflow.yaml."""
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     console = cli_console()
-    config = load_routing(graph_registry())
+    config = load_routing(graph_registry(os.environ))
     with llm_double(gemini_double):
         runtime = embedded_runtime(home)
         files = sample_inbox() + graph_samples(runtime.graphs)
@@ -340,7 +346,7 @@ def run(
     """Process your own .eml or JSON emails through a graph on the embedded default."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     console = cli_console(stderr=as_json)
-    config = load_routing(graph_registry())
+    config = load_routing(graph_registry(os.environ))
     with llm_double(gemini_double):
         runtime = embedded_runtime(home)
         decide = deciding(graph, profile, config, runtime.graphs)

@@ -36,7 +36,7 @@ def _store(home: Path, dev: bool) -> DocumentStore:
     from inboxflow.services import make_store
 
     use_home(home, dev)
-    return make_store(Settings.from_env())
+    return make_store(Settings.from_env(os.environ))
 
 
 @app.command("add")
@@ -53,8 +53,10 @@ def add(
     from inboxflow.ingest.mailboxes import MailboxRegistry
 
     console = cli_console()
-    if graph not in graph_registry():
-        console.print(f"[red]unknown graph {graph!r}[/red]: one of {', '.join(graph_registry())}")
+    if graph not in graph_registry(os.environ):
+        console.print(
+            f"[red]unknown graph {graph!r}[/red]: one of {', '.join(graph_registry(os.environ))}"
+        )
         raise typer.Exit(1)
     settings: dict[str, object] = {}
     if reviewer:
@@ -76,16 +78,19 @@ def add(
 def _gmail_reader(store: DocumentStore) -> Any:
     """The Gmail reader the renew_watch function has: each mailbox's credentials ask for the
     scopes its graphs need (``services.mailbox_scopes_for``), whatever their type."""
-    from inboxflow.adapters.google_api import mailbox_credentials
+    from inboxflow.adapters.google_api import google_api_url, mailbox_credentials
     from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
     from inboxflow.config import load_config
     from inboxflow.graphs import graph_registry
     from inboxflow.services import mailbox_scopes_for
 
-    settings = Settings.from_env()
-    config = load_config(graphs=graph_registry(settings.environ), environ=settings.environ)
+    settings = Settings.from_env(os.environ)
+    config = load_config(None, graphs=graph_registry(settings.environ), environ=settings.environ)
     scopes = mailbox_scopes_for(settings, store, config)
-    return GoogleApiGmailReader(credentials=mailbox_credentials(settings.environ, scopes))
+    return GoogleApiGmailReader(
+        api_url=google_api_url(settings.environ),
+        credentials=mailbox_credentials(settings.environ, scopes),
+    )
 
 
 def _start_watch(home: Path, dev: bool, address: str) -> bool:
@@ -94,13 +99,13 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
     from inboxflow.adapters.google_credentials import credentials_info
     from inboxflow.adapters.mailbox_tokens import token_store
     from inboxflow.clock import SystemClock
-    from inboxflow.ingest.watch import renew_watches
+    from inboxflow.ingest.watch import gmail_topic, renew_watches
 
     console = cli_console()
-    if not google_api_url():
+    if not google_api_url(os.environ):
         try:
-            connected = token_store().get(address) is not None
-            shared = credentials_info() is not None
+            connected = token_store(os.environ).get(address) is not None
+            shared = credentials_info(os.environ) is not None
         except Exception as exc:
             console.print(f"[yellow]watch not started[/yellow]: {exc}")
             return False
@@ -117,6 +122,7 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
             store,
             _gmail_reader(store),
             SystemClock(),
+            gmail_topic(os.environ),
             only=lambda a: a == address,
             catch_up=_publish_notification if os.environ.get("INBOXFLOW_BUS") == "pubsub" else None,
         )
@@ -149,7 +155,7 @@ def _publish_notification(address: str, history_id: int) -> None:
     from inboxflow.ingest.watch import gmail_topic
 
     message = GmailNotification(address, history_id).to_pubsub_message()
-    publish_data(gmail_topic(), base64.b64decode(message["data"]))
+    publish_data(gmail_topic(os.environ), base64.b64decode(message["data"]))
     cli_console().print(f"asked the ingest to catch {address} up (history {history_id})")
 
 
@@ -205,19 +211,24 @@ def connect(
         )
         raise typer.Exit(1)
     try:
-        graphs = graph_registry()
-        scopes = mailbox_scopes(mailbox.address, mailbox.graph, graphs, load_config(graphs=graphs))
+        graphs = graph_registry(os.environ)
+        scopes = mailbox_scopes(
+            mailbox.address,
+            mailbox.graph,
+            graphs,
+            load_config(None, graphs=graphs, environ=os.environ),
+        )
         connected = connect_mailbox(
             mailbox.address,
             secret_file,
             scopes,
-            token_store(),
+            token_store(os.environ),
             open_browser=browser,
             read_line=lambda prompt: typer.prompt(
                 prompt.rstrip(": "), default="", show_default=False
             ),
             say=lambda line: console.print(line, soft_wrap=True, highlight=False),
-            api_url=google_api_url(),
+            api_url=google_api_url(os.environ),
         )
         MailboxRegistry(store).record_connection(
             mailbox.address,
@@ -314,10 +325,10 @@ def _shared_credential() -> dict[str, object]:
     from inboxflow.adapters.google_api import google_api_url
     from inboxflow.adapters.google_credentials import SCOPES, credentials_info
 
-    if google_api_url():
+    if google_api_url(os.environ):
         return {"type": "none (local double)"}
     try:
-        info = credentials_info()
+        info = credentials_info(os.environ)
     except Exception as exc:
         return {"type": f"unreadable: {exc}"}
     if info is None:
@@ -334,7 +345,7 @@ def watch(
 ) -> None:
     """Call users.watch now (what the daily renew_watch function does)."""
     from inboxflow.clock import SystemClock
-    from inboxflow.ingest.watch import renew_watches
+    from inboxflow.ingest.watch import gmail_topic, renew_watches
 
     console = cli_console()
     store = _store(home, dev)
@@ -344,7 +355,7 @@ def watch(
             store,
             _gmail_reader(store),
             SystemClock(),
-            topic=topic,
+            topic=topic or gmail_topic(os.environ),
             only=(lambda a: a == wanted) if wanted else None,
             catch_up=_publish_notification if os.environ.get("INBOXFLOW_BUS") == "pubsub" else None,
         )

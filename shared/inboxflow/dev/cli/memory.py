@@ -8,6 +8,7 @@ environment says so, or (``--dev``) the emulated cloud running on ``--home``.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,7 +47,7 @@ def _each(
     from inboxflow.services import make_store
 
     use_home(home, dev)
-    store = make_store(Settings.from_env())
+    store = make_store(Settings.from_env(os.environ))
     try:
         preferences = PreferenceMemory(store, SystemClock())
         return [(name, act(preferences, name)) for name in names]

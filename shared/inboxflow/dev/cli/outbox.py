@@ -9,6 +9,7 @@ receipt (with SES's message id); Gmail's are in the sender's Sent folder.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -68,7 +69,7 @@ def outbox(
         )
         raise typer.Exit(2)
     use_home(home, dev)
-    store = make_store(Settings.from_env())
+    store = make_store(Settings.from_env(os.environ))
     try:
         messages = outbox_messages(store, channel=channel, to=to)
         counts = counts_line(store)

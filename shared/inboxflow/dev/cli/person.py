@@ -68,7 +68,7 @@ def person(
     use_home(home, dev)
     if project:
         os.environ.update(INBOXFLOW_STORE="firestore", GOOGLE_CLOUD_PROJECT=project)
-    store = make_store(Settings.from_env())
+    store = make_store(Settings.from_env(os.environ))
     try:
         vectors = make_vector_index(store)
         clock = SystemClock()

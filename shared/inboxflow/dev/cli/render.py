@@ -75,7 +75,7 @@ def summary_row(
         graphs: the graphs by name (default: the registry); a trace of a graph
             not among them shows no summary.
     """
-    registry = graph_registry() if graphs is None else graphs
+    registry = graph_registry(os.environ) if graphs is None else graphs
     graph = registry.get(checkpoint.graph)
     summary = graph.summary(checkpoint) if graph is not None else TraceSummary()
     route = checkpoint.route

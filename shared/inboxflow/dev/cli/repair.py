@@ -9,6 +9,7 @@ published).
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ WAIT_S = 120.0
 
 def _runtime(home: Path, dev: bool) -> Runtime:
     use_home(home, dev)
-    settings = Settings.from_env()
+    settings = Settings.from_env(os.environ)
     if settings.bus == "inprocess":
         from inboxflow.dev.cli.local import embedded_runtime
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -23,7 +24,7 @@ def route(
 ) -> None:
     """Print, per email, the rule that matched (and for ``forwarded_from`` the signal that named
     the address), the graph and profile, and why earlier rules did not."""
-    config = load_routing(graph_registry())
+    config = load_routing(graph_registry(os.environ))
     console = cli_console(highlight=False)
     console.print(
         f"rules: {escape(config.source or 'no inboxflow.yaml (every email to pipeline)')}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ def runs(
 ) -> None:
     """Agent runs: profile, status, turns, tool calls, the final message or the error."""
     use_home(home, dev)
-    store = make_store(Settings.from_env())
+    store = make_store(Settings.from_env(os.environ))
     found = agent_runs(store, profile, status, limit)
     if as_json:
         for doc in found:

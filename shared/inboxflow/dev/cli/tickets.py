@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import typer
@@ -33,7 +34,7 @@ def tickets(
     if status is not None and status not in STATUSES:
         raise typer.BadParameter(f"--status must be active or completed, not {status!r}")
     use_home(home, dev)
-    found = TicketStore(make_store(Settings.from_env())).list(customer, status)  # type: ignore[arg-type]
+    found = TicketStore(make_store(Settings.from_env(os.environ))).list(customer, status)  # type: ignore[arg-type]
     if as_json:
         for ticket in found:
             typer.echo(json.dumps(ticket.model_dump(), ensure_ascii=False))
@@ -61,7 +62,7 @@ def ticket(
 ) -> None:
     """One ticket: its conversation (both directions) and the traces that worked on it."""
     use_home(home, dev)
-    found = TicketStore(make_store(Settings.from_env())).find(ticket_id)
+    found = TicketStore(make_store(Settings.from_env(os.environ))).find(ticket_id)
     if found is None:
         typer.echo(f"no ticket {ticket_id}", err=True)
         raise typer.Exit(1)

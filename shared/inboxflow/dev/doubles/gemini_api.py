@@ -218,7 +218,7 @@ def known_tasks() -> list[LLMTask[Any]]:
     """Every ``LLMTask`` the deployed graphs define (found in their loaded modules)."""
     from inboxflow.graphs import graph_registry
 
-    for graph in graph_registry().values():
+    for graph in graph_registry(os.environ).values():
         graph.import_code()  # node modules load on first call; their tasks are needed now
     found: dict[str, LLMTask[Any]] = {}
     for name, module in list(sys.modules.items()):

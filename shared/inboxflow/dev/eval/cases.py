@@ -8,6 +8,7 @@ comparison strings, malformed decisions or ``never`` items.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -168,7 +169,7 @@ def _all_outcome_fields() -> set[str]:
     from inboxflow.graphs import graph_registry
     from inboxflow.outcomes import outcome_fields
 
-    return {name for names in outcome_fields(graph_registry()).values() for name in names}
+    return {name for names in outcome_fields(graph_registry(os.environ)).values() for name in names}
 
 
 def _case(raw: Any, index: int, root: Path, source: Path, known: set[str]) -> Case:

@@ -358,7 +358,7 @@ def _warm_worker() -> None:
     from inboxflow.graphs import graph_registry
 
     logging.disable(logging.WARNING)
-    for graph in graph_registry().values():
+    for graph in graph_registry(os.environ).values():
         graph.import_code()
     from inboxflow.mail import mime  # noqa: F401
 

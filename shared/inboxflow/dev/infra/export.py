@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -371,7 +372,7 @@ def _service_entries() -> dict[str, dict[str, Any]]:
 def _load_graphs() -> list[GraphLike]:
     from ...graphs import all_graphs  # imported late: the registry imports every node
 
-    return list(all_graphs())
+    return list(all_graphs(os.environ))
 
 
 def export_graph_tfvars(graphs: Iterable[GraphLike] | None = None) -> dict[str, Any]:

@@ -8,7 +8,6 @@ reads them once into ``ports.graph_settings`` (``pipeline_settings(ctx.ports)``)
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +54,7 @@ class PipelineSettings(BaseModel):
 
     @classmethod
     def from_env(
-        cls, environ: Mapping[str, str] | None = None, base: Mapping[str, Any] | None = None
+        cls, environ: Mapping[str, str], base: Mapping[str, Any] | None = None
     ) -> PipelineSettings:
         """``base`` (the ``inboxflow.yaml`` values), with what ``environ`` sets on top.
 
@@ -65,7 +64,7 @@ class PipelineSettings(BaseModel):
         Raises:
             ValueError: a value is not valid (the message names the variable).
         """
-        env = os.environ if environ is None else environ
+        env = environ
         values: dict[str, Any] = dict(base or {})
         readers: dict[str, tuple[str, Callable[[str], Any]]] = {
             "INBOXFLOW_REVIEWERS": ("reviewers", _addresses),

@@ -20,6 +20,7 @@ from inboxflow.config import (
 )
 from inboxflow.dev.infra import REPO_ROOT
 from inboxflow.dev.infra.archive import build_source_archive
+from inboxflow.graphs import graph_registry
 
 RULES = "routing:\n  rules:\n    - {name: vip, route: pipeline, match: {sender_domain: vip.test}}\n"
 
@@ -40,7 +41,8 @@ def test_the_archived_config_is_read_from_its_compiled_form_without_yaml(tmp_pat
     script = (
         "import sys\n"
         "from inboxflow.config import load_config\n"
-        f"config = load_config({str(tmp_path / 'inboxflow.yaml')!r})\n"
+        "from inboxflow.graphs import graph_registry\n"
+        f"config = load_config({str(tmp_path / 'inboxflow.yaml')!r}, graph_registry())\n"
         "print('yaml' in sys.modules)\n"
         "print(config.model_dump_json())\n"
     )
@@ -50,14 +52,14 @@ def test_the_archived_config_is_read_from_its_compiled_form_without_yaml(tmp_pat
     imported_yaml, dumped = done.stdout.splitlines()
     assert imported_yaml == "False"
     assert json.loads(dumped) == json.loads(
-        load_config(REPO_ROOT / "inboxflow.yaml").model_dump_json()
+        load_config(REPO_ROOT / "inboxflow.yaml", graph_registry()).model_dump_json()
     )
 
 
 def test_a_compiled_form_of_another_text_is_ignored(tmp_path: Path) -> None:
     stale = RULES.replace("vip.test", "old.test")
     path = _write(tmp_path, RULES, compiled_from=stale)
-    config = load_config(environ={CONFIG_VARIABLE: str(path)})
+    config = load_config(None, graph_registry(), environ={CONFIG_VARIABLE: str(path)})
     assert config.routing.rules[0].match.sender_domain == "vip.test"
 
 
@@ -67,7 +69,7 @@ def test_a_compiled_form_made_from_this_text_is_what_is_read(tmp_path: Path) -> 
     document = json.loads(compiled.read_text(encoding="utf-8"))
     document["config"]["routing"]["rules"][0]["match"]["sender_domain"] = "json.test"
     compiled.write_text(json.dumps(document), encoding="utf-8")
-    assert load_config(path).routing.rules[0].match.sender_domain == "json.test"
+    assert load_config(path, graph_registry()).routing.rules[0].match.sender_domain == "json.test"
 
 
 @pytest.mark.parametrize(

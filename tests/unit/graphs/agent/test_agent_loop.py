@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
 from inboxflow.config import load_config
 from inboxflow.errors import RetryableError
+from inboxflow.graphs import graph_registry
 from inboxflow.ports.llm import AgentTurn, LLMFailed, LLMUsage
 from inboxflow.schema import AGENT_RUNS, EMAIL_EVENTS, LLM_CALLS
 from tests.harness.agent import build, calls, reply_writes, sample, start, tool_results, use_profile
@@ -87,7 +89,9 @@ def test_reservation_made_in_one_run_is_found_by_check_in_the_next(tmp_path, mon
             else AgentTurn("checked")
         ),
     )
-    runtime.ports.config = load_config()  # a process reads inboxflow.yaml once: as if restarted
+    runtime.ports.config = load_config(
+        None, graph_registry(), os.environ
+    )  # a process reads inboxflow.yaml once: as if restarted
     second = start(runtime, sample("21"), "scripted")
     runtime.bus.drain()
     (found,) = tool_results(runtime.store.get_trace(second).state["messages"])

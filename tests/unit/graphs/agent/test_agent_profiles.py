@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from inboxflow.config import ConfigError, load_config
+from inboxflow.graphs import graph_registry
 from inboxflow.graphs.agent.profiles import UnknownProfile, snapshot
 from tests.harness.paths import ROOT
 
@@ -23,7 +24,8 @@ def test_defaults_and_the_prompt_relative_to_the_config(tmp_path):
         _write(
             tmp_path,
             "profiles:\n  - name: p\n    system_prompt_file: prompt.md\n    tools: [search_drugs]\n",
-        )
+        ),
+        graph_registry(),
     )
     (profile,) = config.profiles
     # No model or budget of its own: the `agent` Gemini role's (gemini_roles) answer.
@@ -73,13 +75,13 @@ def test_defaults_and_the_prompt_relative_to_the_config(tmp_path):
 def test_a_bad_profile_is_one_line_naming_it(tmp_path, profile, error):
     path = _write(tmp_path, f"profiles:\n  - {profile}\n")
     with pytest.raises(ConfigError) as caught:
-        load_config(path)
+        load_config(path, graph_registry())
     message = str(caught.value)
     assert error in message and "\n" not in message
 
 
 def test_the_shipped_config_routes_crisp_forwards_to_the_pharmacy_profile():
-    config = load_config(ROOT / "inboxflow.yaml")
+    config = load_config(ROOT / "inboxflow.yaml", graph_registry())
     (rule,) = [r for r in config.routing.rules if r.name == "pharmacy-crisp"]
     assert (rule.route, rule.profile, rule.match.forwarded_from) == (
         "agent",
@@ -93,4 +95,4 @@ def test_the_shipped_config_routes_crisp_forwards_to_the_pharmacy_profile():
 
 def test_a_trace_without_a_declared_profile_is_refused():
     with pytest.raises(UnknownProfile, match="got 'nope'; profiles: pharmacy"):
-        snapshot("nope", load_config(ROOT / "inboxflow.yaml"))
+        snapshot("nope", load_config(ROOT / "inboxflow.yaml", graph_registry()))

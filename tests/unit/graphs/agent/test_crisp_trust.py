@@ -14,6 +14,7 @@ import pytest
 
 from inboxflow.adapters.embedded_drugs import EmbeddedDrugs
 from inboxflow.config import ConfigError, InboxflowConfig, load_config
+from inboxflow.graphs import graph_registry
 from inboxflow.mail import email_from_eml
 from inboxflow.ports.llm import AgentTurn
 from inboxflow.routing import route
@@ -61,7 +62,7 @@ def _auto_forwarded(forwarder: str = HELPDESK) -> bytes:
 
 
 def test_the_project_routes_the_helpdesks_forwards_to_the_pharmacy_agent() -> None:
-    config = load_config(PROJECT_CONFIG)
+    config = load_config(PROJECT_CONFIG, graph_registry())
     genuine = route(sample("21"), config)
     assert (genuine.graph, genuine.profile) == ("agent", "pharmacy")
     # issue 37: Gmail's auto-forwarding keeps the patient's From and names the forwarder
@@ -94,7 +95,7 @@ def _routed_to_scripted(tmp_path: Path) -> InboxflowConfig:
         ]
     }
     path.write_text(json.dumps(config), encoding="utf-8")
-    return load_config(path)
+    return load_config(path, graph_registry())
 
 
 @pytest.mark.parametrize(
@@ -185,7 +186,7 @@ def test_a_crisp_profile_names_its_helpdesk(tmp_path: Path, profile: str, error:
     path = tmp_path / "inboxflow.yaml"
     path.write_text(f"profiles:\n  - {profile}\n", encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
-        load_config(path)
+        load_config(path, graph_registry())
     assert error in str(caught.value) and "\n" not in str(caught.value)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -253,7 +254,7 @@ def test_retrieve_on_firestore_uses_find_nearest_beside_the_store(firestore_env,
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
     from inboxflow.adapters.firestore_vectors import FirestoreVectorIndex
 
-    store = FirestoreCheckpointStore()
+    store = FirestoreCheckpointStore.from_env(os.environ)
     runtime = build(tmp_path, store=store)
     seed_knowledge(KnowledgeBase(OfflineEmbedder(), FirestoreVectorIndex(client=store.client)))
     first = run(runtime, "05-complaint-prompt-injection.json")
