@@ -6,9 +6,10 @@ tests and benches alike) reads ``Settings`` once and builds the typed
 Gmail double's workspace). No adapter is built anywhere else. Google client
 libraries are imported lazily, only for the adapters the settings select,
 and the model, the embedder, the task queue, the workspace, the vector
-index, the CRM and the reviewers' notifier are ``Lazy`` parts built on first
-use: a node that never asks a model never imports ``google.genai``, one that
-never reads mail no workspace adapter.
+index, the reviewers' notifier and the business services the served graphs
+declare (``Graph(services=...)``, built by ``SERVICE_FACTORIES``) are ``Lazy``
+parts built on first use: a node that never asks a model never imports
+``google.genai``, one that never reads mail no workspace adapter.
 """
 
 from __future__ import annotations
@@ -34,12 +35,13 @@ from .settings import Settings
 if TYPE_CHECKING:
     from .config import InboxflowConfig
     from .graph import Graph
-    from .ports.crm import CRM
-    from .ports.drugs import DrugCatalogue
+    from .graphs.agent.drugs import DrugCatalogue
+    from .graphs.agent.web_search import WebSearch
+    from .graphs.planner.quoting import QuotingService
+    from .graphs.support.crm import CRM
     from .ports.gmail_reader import GmailReader
-    from .ports.quoting import QuotingService
     from .ports.vectors import VectorIndex
-    from .ports.web_search import WebSearch
+    from .ports.wired import Service
     from .ports.workspace import Workspace
 
 
@@ -193,8 +195,39 @@ def make_notifier(
     return ChannelNotifier(config or InboxflowConfig(), build, store, gmail)
 
 
+SERVICE_FACTORIES: Mapping[str, Callable[[Ports], Any]] = {
+    "crm": lambda ports: _choose_crm(ports.settings),
+    "drugs": lambda ports: _embedded_drugs(ports.store, ports.clock),
+    "quoting": lambda ports: _choose_quoting(ports.settings, ports.store, ports.clock),
+    "web_search": lambda ports: _knowledge_base_search(ports),
+}
+"""How the root builds each business service a graph may declare (``Service.name``), from the
+other ports: the adapter is chosen here, never in the graph."""
+
+
+def declared_services(graphs: Mapping[str, Graph]) -> dict[str, Service[Any]]:
+    """The business services ``graphs`` declare, by name (a node function's: its own graph's).
+
+    Raises:
+        ValueError: two graphs declare one name with different protocols.
+    """
+    from .graphs import NodeGraphs
+
+    served = [graphs.own] if isinstance(graphs, NodeGraphs) else list(graphs.values())
+    found: dict[str, Service[Any]] = {}
+    for graph in served:
+        for service in graph.services:
+            if found.setdefault(service.name, service).protocol is not service.protocol:
+                raise ValueError(f"two graphs declare the {service.name} service differently")
+    return found
+
+
 def build_ports(
-    settings: Settings | None = None, *, clock: Clock | None = None, **given: Any
+    settings: Settings | None = None,
+    *,
+    clock: Clock | None = None,
+    graphs: Mapping[str, Graph] | None = None,
+    **given: Any,
 ) -> Ports:
     """Choose every adapter for ``settings`` (default: from the environment).
 
@@ -205,21 +238,28 @@ def build_ports(
     Args:
         settings: what to build; ``Settings.from_env()`` when omitted.
         clock: the time source (default the system clock).
-        **given: ready-made parts by ``Ports`` field name (``store``,
-            ``workspace``, ``llm``, ...), used as given.
+        graphs: the graphs served, whose business services are built (default
+            ``served_graphs(settings)``).
+        **given: ready-made parts by ``Ports`` field or service name (``store``,
+            ``workspace``, ``llm``, ``quoting``...), used as given.
 
     Raises:
-        TypeError: a name in ``given`` is not a port.
+        TypeError: a name in ``given`` is neither a port nor a service the graphs declare.
+        ValueError: a graph declares a service the root has no factory for, and none is given.
     """
     from .config import load_config
     from .graph_settings import GraphSettings
     from .graphs import NodeGraphs
 
-    unknown = sorted(set(given) - PORT_NAMES)
-    if unknown:
-        raise TypeError(f"not ports: {unknown}; ports: {sorted(PORT_NAMES)}")
     settings = settings or Settings.from_env()
     clock = clock or SystemClock()
+    declared = declared_services(served_graphs(settings) if graphs is None else graphs)
+    unknown = sorted(set(given) - PORT_NAMES - set(declared))
+    if unknown:
+        raise TypeError(f"not ports: {unknown}; ports: {sorted(PORT_NAMES)}")
+    unbuilt = sorted(set(declared) - set(SERVICE_FACTORIES) - set(given))
+    if unbuilt:
+        raise ValueError(f"no factory builds the declared services {unbuilt}")
     config = given.get("config")
     if config is None:
         # A node function checks the config against its own graph only: the others stay unimported.
@@ -249,14 +289,16 @@ def build_ports(
         tasks=Lazy(lambda: make_task_queue(settings, store)),
         notifier=Lazy(lambda: make_notifier(settings, ports.workspace, store, clock, ports.config)),
         graph_settings=GraphSettings(config.graph_settings, settings.environ),
-        crm=Lazy(lambda: _choose_crm(settings)),
-        drugs=Lazy(lambda: _embedded_drugs(store, clock)),
-        quoting=Lazy(lambda: _choose_quoting(settings, store, clock)),
-        web_search=Lazy(lambda: _knowledge_base_search(ports)),
         gmail_reader=Lazy(lambda: _google_gmail_reader(settings, scopes)),
+        services={
+            name: given[name]
+            if given.get(name) is not None
+            else Lazy(lambda build=SERVICE_FACTORIES[name]: build(ports))
+            for name in declared
+        },
     )
     for name, part in given.items():
-        if part is not None:
+        if part is not None and name in PORT_NAMES:
             setattr(ports, name, part)
     return ports
 
@@ -282,7 +324,7 @@ def build_runtime(
     from .approvals.settings import ApprovalConfig
 
     settings = settings or Settings.from_env()
-    ports = build_ports(settings, clock=clock, **given)
+    ports = build_ports(settings, clock=clock, graphs=graphs, **given)
     runtime = Runtime(
         graphs=graphs if graphs is not None else served_graphs(settings),
         ports=ports,
