@@ -6,11 +6,11 @@ built on its first read. Nodes see ``ctx.ports``: a view that lets a node read
 only the ports its ``Node(ports=...)`` declares (``UndeclaredPort`` otherwise),
 as ``uses_llm`` guards the model.
 
-A graph's business services (the planner's quoting service, the support desk's
-CRM...) are not ports: the graph declares each as a ``Service`` (its name and
+A graph's business services (what only that graph calls, an insurer's API or a
+catalogue) are not ports: the graph declares each as a ``Service`` (its name and
 protocol, in the graph's package) on ``Graph(services=...)`` and its nodes on
 ``Node(services=...)``; the root builds those the served graphs declare, and a
-node reads one as ``ctx.ports.service(QUOTING)``, typed as its protocol.
+node reads one as ``ctx.ports.service(DECLARED)``, typed as its protocol.
 """
 
 from __future__ import annotations
