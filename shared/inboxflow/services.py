@@ -222,6 +222,11 @@ def declared_services(graphs: Mapping[str, Graph]) -> dict[str, Service[Any]]:
     return found
 
 
+def _service_part(build: Callable[[Ports], Any], ports: Callable[[], Ports]) -> Lazy[Any]:
+    """A service built by ``build`` from the ports on its first read."""
+    return Lazy(lambda: build(ports()))
+
+
 def build_ports(
     settings: Settings | None = None,
     *,
@@ -293,7 +298,7 @@ def build_ports(
         services={
             name: given[name]
             if given.get(name) is not None
-            else Lazy(lambda build=SERVICE_FACTORIES[name]: build(ports))
+            else _service_part(SERVICE_FACTORIES[name], lambda: ports)
             for name in declared
         },
     )

@@ -45,6 +45,8 @@ T = TypeVar("T")
 class Service(Generic[T]):
     """A business service one graph declares: a name and the protocol its package defines.
 
+    Declared as ``Service[Protocol]("name", Protocol)`` (an abstract class is no ``type[T]``).
+
     The graph lists it on ``Graph(services=...)``, each node that reads it on
     ``Node(services=(name, ...))``; the composition root builds it by its name
     (``services.SERVICE_FACTORIES``), so a graph never names an adapter.
@@ -54,7 +56,7 @@ class Service(Generic[T]):
         protocol: what nodes read it as (``ctx.ports.service(declaration)``).
     """
 
-    def __init__(self, name: str, protocol: type[T]) -> None:
+    def __init__(self, name: str, protocol: type) -> None:
         self.name = name
         self.protocol = protocol
 

@@ -48,5 +48,5 @@ class DrugCatalogue(ABC):
         """Cancel the patient's active reservations of ``drug_name``: ``{cancelled: [ids]}``."""
 
 
-DRUGS = Service("drugs", DrugCatalogue)
+DRUGS = Service[DrugCatalogue]("drugs", DrugCatalogue)
 """The agent's declaration of the service (``Graph(services=...)``, ``ctx.ports.service``)."""

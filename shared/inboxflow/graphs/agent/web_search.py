@@ -20,5 +20,5 @@ class WebSearch(ABC):
         """Results for ``query``, best first: ``[{title, url, snippet}]``."""
 
 
-WEB_SEARCH = Service("web_search", WebSearch)
+WEB_SEARCH = Service[WebSearch]("web_search", WebSearch)
 """The agent's declaration of the service (``Graph(services=...)``, ``ctx.ports.service``)."""

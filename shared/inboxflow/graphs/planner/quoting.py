@@ -200,5 +200,5 @@ class QuotingService(ABC):
         """
 
 
-QUOTING = Service("quoting", QuotingService)
+QUOTING = Service[QuotingService]("quoting", QuotingService)
 """The planner's declaration of the service (``Graph(services=...)``, ``ctx.ports.service``)."""

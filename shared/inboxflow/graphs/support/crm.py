@@ -84,5 +84,5 @@ class CRM(ABC):
         """
 
 
-CUSTOMERS = Service("crm", CRM)
+CUSTOMERS = Service[CRM]("crm", CRM)
 """The support desk's declaration of the service (``Graph(services=...)``)."""
