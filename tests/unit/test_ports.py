@@ -14,10 +14,11 @@ from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.context import NodeContext
 from inboxflow.graph import END, Graph, Node, Step
 from inboxflow.graphs import graph_registry
+from inboxflow.graphs.planner.quoting import QUOTING
 from inboxflow.graphs.support.crm import CUSTOMERS
 from inboxflow.lazy import Lazy
 from inboxflow.ports.notifier import Notification
-from inboxflow.ports.wired import PORT_NAMES, UndeclaredPort
+from inboxflow.ports.wired import PORT_NAMES, Service, UndeclaredPort
 from inboxflow.services import build_ports, build_runtime, declared_services
 from inboxflow.settings import Settings
 from tests.harness.runtimes import runtime_for
@@ -173,3 +174,55 @@ def test_no_code_reaches_a_port_by_a_string_key() -> None:
         if LOCATOR.search(line)
     ]
     assert found == []
+
+
+def test_a_node_reading_a_service_its_graph_does_not_declare_is_refused() -> None:
+    node = Node("read", _reads_the_crm, routes=(END,), services=("crm",))
+    with pytest.raises(ValueError, match=r"read reads services \['crm'\] that the graph does not"):
+        Graph.build("crm_reader", "read", _Empty, [node])
+
+
+def test_a_service_named_as_a_port_is_refused() -> None:
+    store = Service[object]("store", object)
+    with pytest.raises(ValueError, match=r"services named as ports or twice: \['store'\]"):
+        Graph.build(
+            "x", "read", _Empty, [Node("read", _reads_the_crm, routes=(END,))], services=(store,)
+        )
+
+
+def test_the_root_builds_the_services_the_served_graphs_declare_only(tmp_path: Path) -> None:
+    graphs = {"crm_reader": _graph(("crm",))}
+    ports = build_ports(_settings(tmp_path), graphs=graphs)
+    assert isinstance(ports.service(CUSTOMERS), EmbeddedCRM)
+    with pytest.raises(KeyError, match="no served graph declares the quoting service"):
+        ports.service(QUOTING)
+    with pytest.raises(TypeError, match=r"not ports: \['quoting'\]"):
+        build_ports(_settings(tmp_path), graphs=graphs, quoting=object())
+
+
+def test_a_declared_service_without_a_factory_must_be_given(tmp_path: Path) -> None:
+    mine = Service[object]("mine", object)
+    graph = Graph.build(
+        "x", "read", _Empty, [Node("read", _reads_the_crm, routes=(END,))], services=(mine,)
+    )
+    with pytest.raises(ValueError, match=r"no factory builds the declared services \['mine'\]"):
+        build_ports(_settings(tmp_path), graphs={"x": graph})
+    given = object()
+    assert build_ports(_settings(tmp_path), graphs={"x": graph}, mine=given).service(mine) is given
+
+
+def test_a_service_swapped_in_is_what_nodes_read(tmp_path: Path) -> None:
+    ports = build_ports(_settings(tmp_path))
+    mine = EmbeddedCRM()
+    ports.set_service(CUSTOMERS, mine)
+    assert ports.only(("crm",), "support.intake").service(CUSTOMERS) is mine
+
+
+def test_a_node_function_builds_only_its_own_graphs_services(tmp_path: Path) -> None:
+    settings = Settings.from_env(
+        {"INBOXFLOW_HOME": str(tmp_path), "INBOXFLOW_NODE": "planner.tools"}
+    )
+    ports = build_ports(settings)
+    assert not ports.built("quoting")
+    with pytest.raises(KeyError, match="no served graph declares the crm service"):
+        ports.service(CUSTOMERS)
