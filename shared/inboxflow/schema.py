@@ -20,6 +20,7 @@ The order of ``COLLECTIONS`` is the order of the exported lists.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -578,6 +579,21 @@ MEMORY_HISTORY = Collection(
     ),
 )
 """Earlier versions of a memory document (the last few kept)."""
+GUEST_PREFIX = "guest_"
+
+
+def guest_customer_id(address: str) -> str:
+    """The ``customer_id`` of a sender the CRM does not know: ``guest_`` and a hash of ``address``.
+
+    The support desk files a guest's tickets under it; a person's data is found by it.
+
+    Args:
+        address: the sender's ``mail.addresses.address_key``.
+    """
+    digest = hashlib.sha256(address.strip().encode("utf-8")).hexdigest()[:12]
+    return f"{GUEST_PREFIX}{digest}"
+
+
 TICKETS = Collection(
     "tickets",
     retention=Retention(None, "support tickets"),

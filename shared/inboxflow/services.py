@@ -7,9 +7,10 @@ the entry point from the environment and ``inboxflow.yaml``) and builds the type
 Gmail double's workspace). No adapter is built anywhere else. Google client
 libraries are imported lazily, only for the adapters the settings select,
 and the model, the embedder, the task queue, the workspace, the vector
-index, the CRM and the reviewers' notifier are ``Lazy`` parts built on first
-use: a node that never asks a model never imports ``google.genai``, one that
-never reads mail no workspace adapter.
+index, the reviewers' notifier and the business services the served graphs
+declare (``Graph(services=...)``, built by ``SERVICE_FACTORIES``) are ``Lazy``
+parts built on first use: a node that never asks a model never imports
+``google.genai``, one that never reads mail no workspace adapter.
 """
 
 from __future__ import annotations
@@ -36,12 +37,13 @@ if TYPE_CHECKING:
     from .approvals.service import ApprovalService
     from .config import InboxflowConfig
     from .engine.graph import Graph
-    from .ports.crm import CRM
-    from .ports.drugs import DrugCatalogue
+    from .graphs.agent.drugs import DrugCatalogue
+    from .graphs.agent.web_search import WebSearch
+    from .graphs.planner.quoting import QuotingService
+    from .graphs.support.crm import CRM
     from .ports.gmail_reader import GmailReader
-    from .ports.quoting import QuotingService
     from .ports.vectors import VectorIndex
-    from .ports.web_search import WebSearch
+    from .ports.wired import Service
     from .ports.workspace import Workspace
 
 
@@ -196,8 +198,44 @@ def make_notifier(
     return ChannelNotifier(config or InboxflowConfig(), build, store, gmail)
 
 
+SERVICE_FACTORIES: Mapping[str, Callable[[Ports], Any]] = {
+    "crm": lambda ports: _choose_crm(ports.settings),
+    "drugs": lambda ports: _embedded_drugs(ports.store, ports.clock),
+    "quoting": lambda ports: _choose_quoting(ports.settings, ports.store, ports.clock),
+    "web_search": lambda ports: _knowledge_base_search(ports),
+}
+"""How the root builds each business service a graph may declare (``Service.name``), from the
+other ports: the adapter is chosen here, never in the graph."""
+
+
+def declared_services(graphs: Mapping[str, Graph]) -> dict[str, Service[Any]]:
+    """The business services ``graphs`` declare, by name (a node function's: its own graph's).
+
+    Raises:
+        ValueError: two graphs declare one name with different protocols.
+    """
+    from .graphs import NodeGraphs
+
+    served = [graphs.own] if isinstance(graphs, NodeGraphs) else list(graphs.values())
+    found: dict[str, Service[Any]] = {}
+    for graph in served:
+        for service in graph.services:
+            if found.setdefault(service.name, service).protocol is not service.protocol:
+                raise ValueError(f"two graphs declare the {service.name} service differently")
+    return found
+
+
+def _service_part(build: Callable[[Ports], Any], ports: Callable[[], Ports]) -> Lazy[Any]:
+    """A service built by ``build`` from the ports on its first read."""
+    return Lazy(lambda: build(ports()))
+
+
 def build_ports(
-    configuration: Configuration | Settings, *, clock: Clock | None = None, **given: Any
+    configuration: Configuration | Settings,
+    *,
+    clock: Clock | None = None,
+    graphs: Mapping[str, Graph] | None = None,
+    **given: Any,
 ) -> Ports:
     """Choose every adapter for ``configuration``.
 
@@ -210,20 +248,27 @@ def build_ports(
             ``Settings`` is completed with ``Configuration.of`` (``inboxflow.yaml``
             read for it unless ``given`` has the ``config``).
         clock: the time source (default the system clock).
-        **given: ready-made parts by ``Ports`` field name (``store``,
-            ``workspace``, ``llm``, ...), used as given.
+        graphs: the graphs served, whose business services are built (default
+            the configuration's).
+        **given: ready-made parts by ``Ports`` field or service name (``store``,
+            ``workspace``, ``llm``, ``quoting``...), used as given.
 
     Raises:
-        TypeError: a name in ``given`` is not a port.
+        TypeError: a name in ``given`` is neither a port nor a service the graphs declare.
+        ValueError: a graph declares a service the root has no factory for, and none is given.
     """
-    unknown = sorted(set(given) - PORT_NAMES)
-    if unknown:
-        raise TypeError(f"not ports: {unknown}; ports: {sorted(PORT_NAMES)}")
     if isinstance(configuration, Settings):
         configuration = Configuration.of(configuration, given.get("config"))
     settings = configuration.settings
     config = configuration.config
     clock = clock or SystemClock()
+    declared = declared_services(configuration.graphs if graphs is None else graphs)
+    unknown = sorted(set(given) - PORT_NAMES - set(declared))
+    if unknown:
+        raise TypeError(f"not ports: {unknown}; ports: {sorted(PORT_NAMES)}")
+    unbuilt = sorted(set(declared) - set(SERVICE_FACTORIES) - set(given))
+    if unbuilt:
+        raise ValueError(f"no factory builds the declared services {unbuilt}")
     # ``is None``, not ``or``: an empty in-process bus is falsy (it has a length).
     store = given.get("store")
     store = make_store(settings) if store is None else store
@@ -243,13 +288,16 @@ def build_ports(
         tasks=Lazy(lambda: make_task_queue(settings, store)),
         notifier=Lazy(lambda: make_notifier(settings, ports.workspace, store, clock, ports.config)),
         graph_settings=configuration.graph_settings,
-        crm=Lazy(lambda: _choose_crm(settings)),
-        drugs=Lazy(lambda: _embedded_drugs(store, clock)),
-        quoting=Lazy(lambda: _choose_quoting(settings, store, clock)),
-        web_search=Lazy(lambda: _knowledge_base_search(ports)),
         gmail_reader=Lazy(lambda: _google_gmail_reader(settings, scopes)),
+        services={
+            name: given[name]
+            if given.get(name) is not None
+            else _service_part(SERVICE_FACTORIES[name], lambda: ports)
+            for name in declared
+        },
     )
-    ports = Ports(**{**parts, **{name: part for name, part in given.items() if part is not None}})
+    ports_given = {n: p for n, p in given.items() if p is not None and n in PORT_NAMES}
+    ports = Ports(**{**parts, **ports_given})
     return ports
 
 
@@ -277,7 +325,7 @@ def build_runtime(
     served = graphs if graphs is not None else configuration.graphs
     # Built on first use, from the parts and the graphs below (the closure reads ``ports``).
     given.setdefault("approvals", Lazy(lambda: _approval_service(configuration, ports, served)))
-    ports = build_ports(configuration, clock=clock, **given)
+    ports = build_ports(configuration, clock=clock, graphs=served, **given)
     return Runtime(
         graphs=served,
         ports=ports,

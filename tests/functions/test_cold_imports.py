@@ -166,8 +166,8 @@ def test_a_node_function_imports_no_node_code_or_tools_before_its_first_event(no
 
 
 @pytest.mark.parametrize("node", [case for case in CASES if not case.startswith("planner.")])
-def test_only_the_planner_imports_the_quoting_port(node: str) -> None:
-    assert "inboxflow.ports.quoting" not in _modules(node)
+def test_only_the_planner_imports_the_quoting_service(node: str) -> None:
+    assert "inboxflow.graphs.planner.quoting" not in _modules(node)
 
 
 def test_the_cases_run_in_the_deployed_layout() -> None:

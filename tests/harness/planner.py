@@ -18,6 +18,7 @@ from inboxflow.clock import FakeClock
 from inboxflow.engine.runtime import Runtime
 from inboxflow.engine.waits import Approval
 from inboxflow.graphs.planner.graph import SAMPLES as SAMPLE_DIR
+from inboxflow.graphs.planner.quoting import Quote
 from inboxflow.graphs.planner.settings import PlannerSettings
 from inboxflow.ingest.claims import claim_path
 from inboxflow.ingest.mailboxes import MailboxRegistry
@@ -26,7 +27,6 @@ from inboxflow.ingest.sync import IngestOptions, Ingestor
 from inboxflow.mail import Email, load_email_file
 from inboxflow.mail_stamps import stamped_message_id
 from inboxflow.ports.checkpoint import CheckpointStore
-from inboxflow.ports.quoting import Quote
 from inboxflow.routing import RouteDecision
 from inboxflow.schema import TRACE_REPLIES
 from inboxflow.start import start_email_trace

@@ -18,6 +18,7 @@ from inboxflow.engine.runtime import Runtime
 from inboxflow.engine.tools import Tool
 from inboxflow.graphs import all_graphs
 from inboxflow.graphs.agent.offline import pharmacy_policy
+from inboxflow.graphs.planner.quoting import QUOTING
 from inboxflow.mail import Email, email_from_json
 from inboxflow.ports.checkpoint import CheckpointStore
 from inboxflow.ports.llm import AgentTurn
@@ -338,7 +339,7 @@ def test_planner_an_obedient_model_cannot_touch_another_customers_quote(tmp_path
     found = planner.checkpoint(runtime, second)
     assert found.status == "needs_review"
     assert "refused" in str(found.error) and quote_id in str(found.error)
-    ctx_quote = runtime.ports.quoting.get(quote_id)
+    ctx_quote = runtime.ports.service(QUOTING).get(quote_id)
     before = victim.state["quote_session"]
     assert (len(ctx_quote.drivers), len(ctx_quote.vehicles)) == (
         before["drivers"],

@@ -13,10 +13,13 @@ from inboxflow.adapters.embedded_crm import EmbeddedCRM
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.engine.context import NodeContext
 from inboxflow.engine.graph import END, Graph, Node, Step
+from inboxflow.graphs import graph_registry
+from inboxflow.graphs.planner.quoting import QUOTING
+from inboxflow.graphs.support.crm import CUSTOMERS
 from inboxflow.lazy import Lazy
 from inboxflow.ports.notifier import Notification
-from inboxflow.ports.wired import PORT_NAMES, UndeclaredPort
-from inboxflow.services import build_ports, build_runtime
+from inboxflow.ports.wired import PORT_NAMES, Service, UndeclaredPort
+from inboxflow.services import build_ports, build_runtime, declared_services
 from inboxflow.settings import Settings
 from tests.harness.runtimes import runtime_for
 
@@ -39,15 +42,15 @@ def test_the_workspace_vectors_and_crm_are_built_on_first_access_once(tmp_path: 
     workspace = ports.workspace
     assert isinstance(workspace, StoreWorkspace)
     assert ports.built("workspace") and ports.workspace is workspace
-    crm = ports.crm
-    assert isinstance(crm, EmbeddedCRM) and ports.crm is crm
+    crm = ports.service(CUSTOMERS)
+    assert isinstance(crm, EmbeddedCRM) and ports.service(CUSTOMERS) is crm
     assert ports.vectors is ports.vectors
 
 
 def test_a_part_given_is_used_as_given(tmp_path: Path) -> None:
     mine = EmbeddedCRM()
     ports = build_ports(_settings(tmp_path), crm=mine)
-    assert ports.crm is mine
+    assert ports.service(CUSTOMERS) is mine
 
 
 def test_replace_gives_a_copy_with_the_part_swapped_and_the_rest_shared(tmp_path: Path) -> None:
@@ -55,7 +58,7 @@ def test_replace_gives_a_copy_with_the_part_swapped_and_the_rest_shared(tmp_path
     crm = EmbeddedCRM()
     other = ports.replace(crm=crm)
 
-    assert other.crm is crm and ports.crm is not crm
+    assert other.service(CUSTOMERS) is crm and ports.service(CUSTOMERS) is not crm
     assert other.store is ports.store
     with pytest.raises(AttributeError, match="no such port: nonsense"):
         ports.replace(nonsense=1)
@@ -69,7 +72,7 @@ def test_a_name_that_is_not_a_port_is_refused(tmp_path: Path) -> None:
 def test_a_node_view_reads_only_what_the_node_declares(tmp_path: Path) -> None:
     ports = build_ports(_settings(tmp_path))
     view = ports.only(("crm",), "support.intake")
-    assert view.crm is ports.crm
+    assert view.service(CUSTOMERS) is ports.service(CUSTOMERS)
     assert view.store is ports.store and view.clock is ports.clock
     with pytest.raises(UndeclaredPort, match=r"node support\.intake reads the workspace port"):
         _ = view.workspace
@@ -104,11 +107,10 @@ def test_every_port_is_typed_and_named() -> None:
         "notifier",
         "approvals",
         "config",
-        "crm",
-        "drugs",
-        "quoting",
-        "web_search",
     } <= PORT_NAMES
+    # The graphs' business services are declared by their graphs, not ports (issue 40).
+    assert {"crm", "drugs", "quoting", "web_search"} <= set(declared_services(graph_registry()))
+    assert not {"crm", "drugs", "quoting", "web_search"} & PORT_NAMES
 
 
 class _Empty(BaseModel):
@@ -116,12 +118,19 @@ class _Empty(BaseModel):
 
 
 def _reads_the_crm(state: _Empty, ctx: NodeContext) -> Step:
-    return Step(update={"crm_found": ctx.ports.crm.find_by_email("x@y.test") is None}, goto=END)
+    return Step(
+        update={"crm_found": ctx.ports.service(CUSTOMERS).find_by_email("x@y.test") is None},
+        goto=END,
+    )
 
 
 def _graph(ports: tuple[str, ...]) -> Graph:
     return Graph.build(
-        "crm_reader", "read", _Empty, [Node("read", _reads_the_crm, routes=(END,), ports=ports)]
+        "crm_reader",
+        "read",
+        _Empty,
+        [Node("read", _reads_the_crm, routes=(END,), services=ports)],
+        services=(CUSTOMERS,),
     )
 
 
@@ -165,3 +174,55 @@ def test_no_code_reaches_a_port_by_a_string_key() -> None:
         if LOCATOR.search(line)
     ]
     assert found == []
+
+
+def test_a_node_reading_a_service_its_graph_does_not_declare_is_refused() -> None:
+    node = Node("read", _reads_the_crm, routes=(END,), services=("crm",))
+    with pytest.raises(ValueError, match=r"read reads services \['crm'\] that the graph does not"):
+        Graph.build("crm_reader", "read", _Empty, [node])
+
+
+def test_a_service_named_as_a_port_is_refused() -> None:
+    store = Service[object]("store", object)
+    with pytest.raises(ValueError, match=r"services named as ports or twice: \['store'\]"):
+        Graph.build(
+            "x", "read", _Empty, [Node("read", _reads_the_crm, routes=(END,))], services=(store,)
+        )
+
+
+def test_the_root_builds_the_services_the_served_graphs_declare_only(tmp_path: Path) -> None:
+    graphs = {"crm_reader": _graph(("crm",))}
+    ports = build_ports(_settings(tmp_path), graphs=graphs)
+    assert isinstance(ports.service(CUSTOMERS), EmbeddedCRM)
+    with pytest.raises(KeyError, match="no served graph declares the quoting service"):
+        ports.service(QUOTING)
+    with pytest.raises(TypeError, match=r"not ports: \['quoting'\]"):
+        build_ports(_settings(tmp_path), graphs=graphs, quoting=object())
+
+
+def test_a_declared_service_without_a_factory_must_be_given(tmp_path: Path) -> None:
+    mine = Service[object]("mine", object)
+    graph = Graph.build(
+        "x", "read", _Empty, [Node("read", _reads_the_crm, routes=(END,))], services=(mine,)
+    )
+    with pytest.raises(ValueError, match=r"no factory builds the declared services \['mine'\]"):
+        build_ports(_settings(tmp_path), graphs={"x": graph})
+    given = object()
+    assert build_ports(_settings(tmp_path), graphs={"x": graph}, mine=given).service(mine) is given
+
+
+def test_a_service_swapped_in_is_what_nodes_read(tmp_path: Path) -> None:
+    ports = build_ports(_settings(tmp_path))
+    mine = EmbeddedCRM()
+    ports.set_service(CUSTOMERS, mine)
+    assert ports.only(("crm",), "support.intake").service(CUSTOMERS) is mine
+
+
+def test_a_node_function_builds_only_its_own_graphs_services(tmp_path: Path) -> None:
+    settings = Settings.from_env(
+        {"INBOXFLOW_HOME": str(tmp_path), "INBOXFLOW_NODE": "planner.tools"}
+    )
+    ports = build_ports(settings)
+    assert not ports.built("quoting")
+    with pytest.raises(KeyError, match="no served graph declares the crm service"):
+        ports.service(CUSTOMERS)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..graphs.support.crm import CRM, Customer
 from ..mail.addresses import address_key_or_none
-from ..ports.crm import CRM, Customer
 
 _FIELDS = ("customer_id", "name", "email", "plan", "tenure_months", "seats", "region")
 _SAMPLES = (

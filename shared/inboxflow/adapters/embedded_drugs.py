@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ..clock import Clock, SystemClock
+from ..graphs.agent.drugs import DrugCatalogue
 from ..mail.addresses import address_key_or_none, ascii_lower
 from ..ports.documents import DocumentStore
-from ..ports.drugs import DrugCatalogue
 from ..schema import RESERVATIONS
 
 SAMPLE_CATALOGUE = (

@@ -7,7 +7,7 @@ at once). The record keeps the first result and a fingerprint of the request:
 the same key with another request is refused (``invalid_input``, field ``key``).
 
 Premiums are deterministic: ``premium_cents`` below is the whole formula.
-VINs are checked as North American VINs are (``ports.quoting.vin_problem``).
+VINs are checked as North American VINs are (``graphs.planner.quoting.vin_problem``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..clock import Clock
-from ..ports.documents import DocumentStore, Transaction
-from ..ports.quoting import (
+from ..graphs.planner.quoting import (
     Applicant,
     Driver,
     Quote,
@@ -36,6 +35,7 @@ from ..ports.quoting import (
     vin_check_digit,
     vin_problem,
 )
+from ..ports.documents import DocumentStore, Transaction
 from ..schema import QUOTE_KEYS, QUOTES
 
 RATE_VALID_DAYS = 30

@@ -2,7 +2,7 @@
 
 The service answers ``200 {"customers": [customer, ...]}`` (none or one; more
 is refused as ambiguous) or ``404`` for nobody; a customer has the fields of
-``ports.crm.Customer``. Each request has a timeout; connection errors,
+``graphs.support.crm.Customer``. Each request has a timeout; connection errors,
 timeouts, 429 and 5xx are tried again (``attempts`` in all, with backoff,
 ``Retry-After`` honoured up to ``max_backoff_s``), then ``CRMUnavailable``
 lets the runtime redeliver the step. 401/403, other 4xx and unreadable
@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping
 import requests
 from pydantic import ValidationError
 
+from ..graphs.support.crm import CRM, CRMError, CRMUnavailable, Customer
 from ..mail.addresses import address_key_or_none, same_address
-from ..ports.crm import CRM, CRMError, CRMUnavailable, Customer
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
-from ..ports.quoting import (
+from ..graphs.planner.quoting import (
     Applicant,
     Driver,
     Quote,

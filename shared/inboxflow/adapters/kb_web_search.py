@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..graphs.agent.web_search import WebSearch
 from ..knowledge import KnowledgeBase, excerpt
-from ..ports.web_search import WebSearch
 
 
 class KnowledgeBaseSearch(WebSearch):

@@ -27,6 +27,7 @@ from .tools import Tool, ToolRegistry
 if TYPE_CHECKING:
     from ..config import InboxflowConfig
     from ..ports.checkpoint import Checkpoint
+    from ..ports.wired import Service
     from .context import NodeContext
     from .guards import Guard
 
@@ -209,6 +210,8 @@ class Node:
         ports: the ports (``Ports`` fields) this node and its tools read beyond
             the store, the clock, the model and the graph settings; reading
             another fails the step (``UndeclaredPort``).
+        services: the business services (of those its graph declares) this node
+            and its tools read (``ctx.ports.service(...)``); reading another fails the step.
         guards: rules applied, in order, to every step the node proposes before
             it is routed (``guards.Guard``): what the graph promises whatever
             the model answers.
@@ -229,6 +232,7 @@ class Node:
     notifies: bool = False
     tools: tuple[str, ...] = ()
     ports: tuple[str, ...] = ()
+    services: tuple[str, ...] = ()
     guards: tuple[Guard, ...] = ()
 
     def __post_init__(self) -> None:
@@ -318,6 +322,9 @@ class Graph:
         queues_thread_replies: a customer's reply in the trace's Gmail thread that
             arrives while the trace is running (not waiting on ``customer_reply``)
             is queued for it (``reply_queue.py``) instead of starting a new trace.
+        services: the business services its nodes use (``ports.wired.Service``: a
+            name and the protocol the graph's package defines); the composition root
+            builds those of the graphs it serves.
     """
 
     name: str
@@ -335,10 +342,12 @@ class Graph:
     samples: Path | None = None
     takes_profile: bool = False
     queues_thread_replies: bool = False
+    services: tuple[Service[Any], ...] = ()
 
     def __post_init__(self) -> None:
         if self.entry not in self.nodes:
             raise ValueError(f"graph {self.name}: entry node {self.entry!r} is not declared")
+        self._check_services()
         for node in self.nodes.values():
             for target in node.routes:
                 if target != END and target not in self.nodes:
@@ -356,6 +365,22 @@ class Graph:
             self.tools.when_loaded(self._check_tools)
         else:
             self._check_tools(self.tools)
+
+    def _check_services(self) -> None:
+        """Services have their own names, and each node reads only services the graph declares."""
+        from ..ports.wired import PORT_NAMES
+
+        names = [service.name for service in self.services]
+        clash = sorted((set(names) & PORT_NAMES) | {n for n in names if names.count(n) > 1})
+        if clash:
+            raise ValueError(f"graph {self.name}: services named as ports or twice: {clash}")
+        for node in self.nodes.values():
+            unknown = sorted(set(node.services) - set(names))
+            if unknown:
+                raise ValueError(
+                    f"graph {self.name}: {node.name} reads services {unknown} "
+                    f"that the graph does not declare"
+                )
 
     def _check_tools(self, registry: ToolRegistry) -> None:
         """Every tool a node declares is in the graph's registry (checked when it is imported)."""

@@ -422,7 +422,7 @@ class Runtime:
             tools=graph.node_tools(node.name),
             journal=EffectJournal(self.documents, self.clock, self.fault),
             resume=envelope.resume,
-            ports=self.ports.only(node.ports, f"{graph.name}.{node.name}"),
+            ports=self.ports.only((*node.ports, *node.services), f"{graph.name}.{node.name}"),
             expire_at=expire_at,
             uses_llm=node.uses_llm,
             tool_calls=telemetry.CallSpans("tool"),

@@ -24,10 +24,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ports.crm import guest_customer
 from ..ports.documents import DocumentStore
 from ..ports.vectors import VectorIndex
-from ..schema import COLLECTIONS, Collection
+from ..schema import COLLECTIONS, Collection, guest_customer_id
 from .matching import Identifiers, matching_keys, values_at
 
 
@@ -117,7 +116,7 @@ class PersonFinder:
             ValueError: ``address`` is not an email address.
         """
         person = Identifiers(address)
-        person.add("customer_id", guest_customer(person.address).customer_id)
+        person.add("customer_id", guest_customer_id(person.address))
         listings: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         found: dict[str, Held] = {}
         top = [c for c in self.collections if c.parent is None and _personal(c)]

@@ -5,12 +5,18 @@ chooses each adapter from the settings; a field may hold a ``Lazy`` part,
 built on its first read. Nodes see ``ctx.ports``: a view that lets a node read
 only the ports its ``Node(ports=...)`` declares (``UndeclaredPort`` otherwise),
 as ``uses_llm`` guards the model.
+
+A graph's business services (what only that graph calls, an insurer's API or a
+catalogue) are not ports: the graph declares each as a ``Service`` (its name and
+protocol, in the graph's package) on ``Graph(services=...)`` and its nodes on
+``Node(services=...)``; the root builds those the served graphs declare, and a
+node reads one as ``ctx.ports.service(DECLARED)``, typed as its protocol.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ..errors import NodeFailed
@@ -24,20 +30,39 @@ if TYPE_CHECKING:
     from ..settings import Settings
     from .bus import MessageBus
     from .checkpoint import CheckpointStore, DocumentCheckpointStore
-    from .crm import CRM
     from .documents import DocumentStore
-    from .drugs import DrugCatalogue
     from .embeddings import Embedder
     from .gmail_reader import GmailReader
     from .llm import LanguageModel
     from .notifier import Notifier
-    from .quoting import QuotingService
     from .tasks import TaskQueue
     from .vectors import VectorIndex
-    from .web_search import WebSearch
     from .workspace import Workspace
 
 T = TypeVar("T")
+
+
+class Service(Generic[T]):
+    """A business service one graph declares: a name and the protocol its package defines.
+
+    Declared as ``Service[Protocol]("name", Protocol)`` (an abstract class is no ``type[T]``).
+
+    The graph lists it on ``Graph(services=...)``, each node that reads it on
+    ``Node(services=(name, ...))``; the composition root builds it by its name
+    (``services.SERVICE_FACTORIES``), so a graph never names an adapter.
+
+    Attributes:
+        name: the key the root builds it by, given by (``build_ports(name=...)``).
+        protocol: what nodes read it as (``ctx.ports.service(declaration)``).
+    """
+
+    def __init__(self, name: str, protocol: type) -> None:
+        self.name = name
+        self.protocol = protocol
+
+    def __repr__(self) -> str:
+        return f"Service({self.name!r}, {self.protocol.__name__})"
+
 
 OPEN_TO_EVERY_NODE = frozenset({"settings", "clock", "store", "llm", "graph_settings"})
 """Ports any node may read without declaring them (the model is guarded by ``uses_llm``)."""
@@ -88,11 +113,9 @@ class Ports:
         config: ``inboxflow.yaml`` (routing rules, profiles, graph settings), validated.
         graph_settings: each graph's settings, typed.
         approvals: the approval service (wired by ``build_runtime``).
-        crm: the support desk's customers.
-        drugs: the pharmacy's catalogue and reservations.
-        quoting: the insurance quoting service.
-        web_search: what the agent's ``web_search`` tool asks.
         gmail_reader: what ingest lists history and fetches messages with.
+
+    Beside them, the business services the served graphs declare (``service``).
     """
 
     settings: Port[Settings] = Port()
@@ -108,10 +131,6 @@ class Ports:
     config: Port[InboxflowConfig] = Port()
     graph_settings: Port[GraphSettings] = Port()
     approvals: Port[ApprovalService] = Port()
-    crm: Port[CRM] = Port()
-    drugs: Port[DrugCatalogue] = Port()
-    quoting: Port[QuotingService] = Port()
-    web_search: Port[WebSearch] = Port()
     gmail_reader: Port[GmailReader] = Port()
 
     def __init__(
@@ -129,13 +148,11 @@ class Ports:
         notifier: Notifier | Lazy[Notifier],
         config: InboxflowConfig | Lazy[InboxflowConfig],
         graph_settings: GraphSettings | Lazy[GraphSettings],
-        crm: CRM | Lazy[CRM],
-        drugs: DrugCatalogue | Lazy[DrugCatalogue],
-        quoting: QuotingService | Lazy[QuotingService],
-        web_search: WebSearch | Lazy[WebSearch],
         gmail_reader: GmailReader | Lazy[GmailReader],
         approvals: ApprovalService | Lazy[ApprovalService] | None = None,
+        services: Mapping[str, Any] | None = None,
     ) -> None:
+        """The ports, and ``services``: the declared business services by name (or ``Lazy``)."""
         self._parts: dict[str, Any] = {
             "settings": settings,
             "clock": clock,
@@ -149,13 +166,13 @@ class Ports:
             "notifier": notifier,
             "config": config,
             "graph_settings": graph_settings,
-            "crm": crm,
-            "drugs": drugs,
-            "quoting": quoting,
-            "web_search": web_search,
             "gmail_reader": gmail_reader,
             "approvals": approvals if approvals is not None else Lazy(_no_approvals),
         }
+        clash = sorted(set(self._parts) & set(services or ()))
+        if clash:
+            raise ValueError(f"services named as ports: {clash}")
+        self._parts.update(services or {})
         self._declared: frozenset[str] | None = None
         self._node = ""
 
@@ -178,6 +195,25 @@ class Ports:
         """The checkpoint port: the step protocol (traces, leases, commits, step logs)."""
         return self.store
 
+    def service(self, service: Service[T]) -> T:
+        """The business service ``service`` declares, built on first read, typed as its protocol.
+
+        Raises:
+            UndeclaredPort: a node's view, and the node does not declare it (``Node(services=...)``).
+            KeyError: no graph served here declares it (the root did not build it).
+        """
+        if service.name in PORT_NAMES:
+            raise KeyError(f"{service.name} is a port, not a service")
+        if service.name not in self._parts:
+            raise KeyError(f"no served graph declares the {service.name} service")
+        return self._read(service.name, "services")  # type: ignore[no-any-return]
+
+    def set_service(self, service: Service[T], part: T | Lazy[T]) -> None:
+        """Wire ``part`` as ``service`` in place of what the root built (as a port is assigned)."""
+        if service.name not in self._parts or service.name in PORT_NAMES:
+            raise KeyError(f"no served graph declares the {service.name} service")
+        self._parts[service.name] = part
+
     def only(self, declared: Iterable[str], node: str) -> Ports:
         """A view for ``node`` that reads only ``declared`` (and ``OPEN_TO_EVERY_NODE``).
 
@@ -194,11 +230,11 @@ class Ports:
         part = self._parts[name]
         return not isinstance(part, Lazy) or part.built
 
-    def _read(self, name: str) -> Any:
+    def _read(self, name: str, declaration: str = "ports") -> Any:
         if self._declared is not None and name not in self._declared:
             raise UndeclaredPort(
                 f"node {self._node} reads the {name} port but does not declare it: "
-                f"Node(..., ports=({name!r}, ...))"
+                f"Node(..., {declaration}=({name!r}, ...))"
             )
         part = self._parts[name]
         if isinstance(part, Lazy):

@@ -19,8 +19,8 @@ from inboxflow.adapters.embedded_quoting import (
 )
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
+from inboxflow.graphs.planner.quoting import Applicant, Driver, Quote, QuotingError, Vehicle
 from inboxflow.ports.checkpoint import CheckpointStore
-from inboxflow.ports.quoting import Applicant, Driver, Quote, QuotingError, Vehicle
 
 # FakeClock's default start, 1_800_000_000, is 2027-01-15 08:00 UTC.
 TODAY = date(2027, 1, 15)

@@ -12,7 +12,7 @@ from inboxflow.adapters.embedded_crm import SAMPLE_CUSTOMERS, EmbeddedCRM
 from inboxflow.adapters.http_crm import HttpCRM, choose_crm
 from inboxflow.dev.doubles.crm_api import CrmDouble, start_crm_double
 from inboxflow.errors import NodeFailed, RetryableError
-from inboxflow.ports.crm import CRMError, CRMUnavailable, Customer
+from inboxflow.graphs.support.crm import CUSTOMERS, CRMError, CRMUnavailable, Customer
 from tests.harness.support import build, email, run, tickets
 
 ACME = Customer(
@@ -115,7 +115,7 @@ def test_the_support_graph_looks_customers_up_in_the_http_crm(double, tmp_path, 
     monkeypatch.setenv("INBOXFLOW_CRM_URL", double.base_url)
     monkeypatch.setenv("INBOXFLOW_CRM_API_KEY", "crm-key")
     runtime = build(tmp_path)
-    assert isinstance(runtime.ports.crm, HttpCRM)
+    assert isinstance(runtime.ports.service(CUSTOMERS), HttpCRM)
     state = run(
         runtime,
         email(ACME.email, "Sync", "Our sync keeps failing with timeouts since this morning.", "a1"),

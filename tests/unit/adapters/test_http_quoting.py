@@ -12,7 +12,7 @@ import requests
 from inboxflow.adapters.http_quoting import HttpQuoting
 from inboxflow.clock import FakeClock
 from inboxflow.dev.doubles.quoting_api import QuotingApiDouble
-from inboxflow.ports.quoting import QuotingError
+from inboxflow.graphs.planner.quoting import QuotingError
 from tests.unit.adapters.test_embedded_quoting import GOOD_VIN, applicant, driver, vehicle
 
 API_KEY = "test-quoting-key"

@@ -13,12 +13,12 @@ from inboxflow.adapters.embedded_crm import EmbeddedCRM
 from inboxflow.graphs.assistant.offline import offline_triage
 from inboxflow.graphs.assistant.senders import lookalike
 from inboxflow.graphs.pipeline.senders import lookalike_reason
+from inboxflow.graphs.support.crm import Customer, guest_customer
 from inboxflow.graphs.support.senders import imitates
 from inboxflow.ingest.mailboxes import normalise_address
 from inboxflow.mail.addresses import address_key, address_key_or_none
 from inboxflow.mail.authentication import SenderCheck
 from inboxflow.mail.model import Address
-from inboxflow.ports.crm import Customer, guest_customer
 
 KELVIN = "\u212a"  # lowercases to an ASCII k
 KIM = "kim.lee@kelp.example"

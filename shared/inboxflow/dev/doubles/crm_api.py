@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from ...adapters.embedded_crm import SAMPLE_CUSTOMERS
-from ...ports.crm import Customer
+from ...graphs.support.crm import Customer
 from .serving import ThreadingServing
 
 

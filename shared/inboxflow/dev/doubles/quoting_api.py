@@ -1,6 +1,6 @@
 """A local HTTP double of a PPA quoting API, serving the embedded engine (``EmbeddedQuoting``).
 
-The REST API (JSON bodies; the shapes of ``inboxflow.ports.quoting``)::
+The REST API (JSON bodies; the shapes of ``inboxflow.graphs.planner.quoting``)::
 
     POST /v1/quotes                      Applicant        -> 201 QuoteSession
     POST /v1/quotes/{quote_id}/drivers   Driver           -> 200 Quote
@@ -40,8 +40,8 @@ from inboxflow.adapters.embedded_quoting import EmbeddedQuoting
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import Clock, SystemClock
 from inboxflow.dev.doubles.serving import WsgiServing, serve_until_interrupted
+from inboxflow.graphs.planner.quoting import Applicant, Driver, QuotingError, Vehicle
 from inboxflow.ports.documents import DocumentStore
-from inboxflow.ports.quoting import Applicant, Driver, QuotingError, Vehicle
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,10 @@ from pathlib import Path
 from ...engine.graph import END, Graph, Node, lazy
 from ...engine.guards import Guard
 from . import outcome
+from .drugs import DRUGS
 from .state import AgentState
 from .summary import initial_state, summary
+from .web_search import WEB_SEARCH
 
 NODES = "inboxflow.graphs.agent.nodes"
 TOOLS = (
@@ -62,7 +64,8 @@ AGENT = Graph.build(
         Node(
             "agent_tools",
             lazy(f"{NODES}.tools:agent_tools"),
-            ports=("config", "drugs", "web_search", "workspace"),
+            ports=("config", "workspace"),
+            services=(DRUGS.name, WEB_SEARCH.name),
             routes=("agent_turn", "finish"),
             uses_llm=True,
             uses_gmail=True,
@@ -88,4 +91,5 @@ AGENT = Graph.build(
     outcome_fields=outcome.FIELDS,
     samples=Path(__file__).resolve().parent / "samples" / "inbox",
     takes_profile=True,
+    services=(DRUGS, WEB_SEARCH),
 )

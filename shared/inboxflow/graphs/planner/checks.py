@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from ...ports.quoting import vin_problem
 from .dates import first_date
 from .folding import fold
 from .labels import STATE_NAMES, US_STATES
+from .quoting import vin_problem
 
 _ZIP = re.compile(r"^(\d{5})(?:-\d{4})?$")
 _LICENCE = re.compile(r"^[A-Z0-9]+(?:[ -][A-Z0-9]+)*$")

@@ -10,7 +10,7 @@
     planner --(finish)--> END
 
 The worked example is a personal auto (PPA) insurance quote through the
-quoting port (``ports/quoting.py``): open it, add the driver and the vehicle,
+quoting service (``quoting.py``): open it, add the driver and the vehicle,
 rate it, send the customer the summary; ask the customer for what is missing.
 """
 
@@ -24,6 +24,7 @@ from ...engine.graph import END, Graph, Node, StartContext, lazy
 from ...engine.guards import Guard
 from . import outcome
 from .pauses import AGENCY_REVIEW, CUSTOMER_REPLY
+from .quoting import QUOTING
 from .settings import PlannerSettings
 from .state import PlannerState
 from .summary import summary
@@ -87,7 +88,8 @@ PLANNER = Graph.build(
         Node(
             "tools",
             lazy(f"{NODES}.tools:tools"),
-            ports=("approvals", "quoting", "workspace"),
+            ports=("approvals", "workspace"),
+            services=(QUOTING.name,),
             routes=("planner",),
             uses_gmail=True,
             notifies=True,  # request_human_review tells the agency's reviewers
@@ -115,5 +117,6 @@ PLANNER = Graph.build(
     settings_model=PlannerSettings,
     samples=SAMPLES,
     queues_thread_replies=True,
+    services=(QUOTING,),
 )
 """The planner graph's declaration."""

@@ -3,7 +3,7 @@ or ``{"status": "error", "message": ..., "code": ..., "field": ..., "retryable":
 
 | tool                  | what it does                                                    |
 |-----------------------|-----------------------------------------------------------------|
-| quote_initiate        | opens a quote for the applicant (quoting port)                  |
+| quote_initiate        | opens a quote for the applicant (quoting service)               |
 | add_driver            | adds a driver to the quote                                      |
 | add_vehicle           | adds a vehicle (the service checks the VIN's check digit)       |
 | get_rate              | rates the quote (binding until ``valid_until``)                 |
@@ -35,9 +35,9 @@ from ...engine.tools import Binding, Tool, ToolRegistry
 from ...mail import Email, reply_subject
 from ...mail.loop_guard import refuse_recipient
 from ...notices import notify_once
-from ...ports.quoting import Applicant, Driver, QuotingError, Vehicle
 from ..kit import workspace_of
 from .extract import FIELD_LABELS
+from .quoting import QUOTING, Applicant, Driver, QuotingError, Vehicle
 
 if TYPE_CHECKING:
     from ...engine.context import NodeContext
@@ -119,14 +119,18 @@ class AddVehicleParams(Vehicle):
 
 def quote_initiate(params: Applicant, ctx: NodeContext) -> dict[str, Any]:
     """Open a quote for the applicant."""
-    return _quoting(ctx, "quote_initiate", lambda key: ctx.ports.quoting.initiate(params, key))
+    return _quoting(
+        ctx, "quote_initiate", lambda key: ctx.ports.service(QUOTING).initiate(params, key)
+    )
 
 
 def add_driver(params: AddDriverParams, ctx: NodeContext) -> dict[str, Any]:
     """Add a driver to the quote."""
     driver = Driver.model_validate(params.model_dump(exclude={"quote_id"}))
     return _quoting(
-        ctx, "add_driver", lambda key: ctx.ports.quoting.add_driver(params.quote_id, driver, key)
+        ctx,
+        "add_driver",
+        lambda key: ctx.ports.service(QUOTING).add_driver(params.quote_id, driver, key),
     )
 
 
@@ -134,13 +138,17 @@ def add_vehicle(params: AddVehicleParams, ctx: NodeContext) -> dict[str, Any]:
     """Add a vehicle to the quote."""
     vehicle = Vehicle.model_validate(params.model_dump(exclude={"quote_id"}))
     return _quoting(
-        ctx, "add_vehicle", lambda key: ctx.ports.quoting.add_vehicle(params.quote_id, vehicle, key)
+        ctx,
+        "add_vehicle",
+        lambda key: ctx.ports.service(QUOTING).add_vehicle(params.quote_id, vehicle, key),
     )
 
 
 def get_rate(params: QuoteRef, ctx: NodeContext) -> dict[str, Any]:
     """Rate the quote (binding)."""
-    return _quoting(ctx, "get_rate", lambda key: ctx.ports.quoting.rate(params.quote_id, key))
+    return _quoting(
+        ctx, "get_rate", lambda key: ctx.ports.service(QUOTING).rate(params.quote_id, key)
+    )
 
 
 # --- email to the customer ---------------------------------------------------------------
@@ -264,7 +272,7 @@ def prepare_final_summary(params: QuoteRef, ctx: NodeContext) -> dict[str, Any]:
     """Email the customer the rated quote (once)."""
     thread = _thread(ctx)
     try:
-        quote = ctx.ports.quoting.get(params.quote_id).model_dump(mode="json")
+        quote = ctx.ports.service(QUOTING).get(params.quote_id).model_dump(mode="json")
     except QuotingError as exc:
         return failure(exc.message, exc.code, exc.field, exc.retryable)
     if quote.get("rate") is None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from ...engine.graph import END, Graph, Node, lazy
 from ...engine.guards import Guard
 from . import outcome
+from .crm import CUSTOMERS
 from .pauses import APPROVE_SUPPORT_REPLY
 from .settings import SupportSettings
 from .state import SupportState
@@ -45,7 +46,8 @@ SUPPORT = Graph.build(
         Node(
             "intake",
             lazy(f"{NODES}.intake:intake"),
-            ports=("crm", "config"),  # config: the authserv-id whose verdict counts
+            ports=("config",),  # config: the authserv-id whose verdict counts
+            services=(CUSTOMERS.name,),
             routes=("translator",),
             uses_llm=True,
             timeout_s=60,
@@ -111,4 +113,5 @@ SUPPORT = Graph.build(
     settings_model=SupportSettings,
     tools="inboxflow.graphs.support.tools:SUPPORT_TOOLS",
     samples=Path(__file__).resolve().parent / "samples" / "inbox",
+    services=(CUSTOMERS,),
 )

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ...mail import Email
-from ...ports.crm import Customer
+from .crm import Customer
 from .matching import TicketMatch
 from .senders import SenderTrust
 from .tasks import Supervision, TriageResult

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...ports.crm import Plan
+from .crm import Plan
 from .signals import text_signals
 from .tasks import IssueType, Supervision, Urgency
 

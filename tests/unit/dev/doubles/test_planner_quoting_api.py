@@ -10,6 +10,7 @@ import json
 from inboxflow.adapters.http_quoting import HttpQuoting
 from inboxflow.clock import FakeClock
 from inboxflow.dev.doubles.quoting_api import QuotingApiDouble
+from inboxflow.graphs.planner.quoting import QUOTING
 from tests.harness.planner import (
     BAD_VIN,
     approve_all,
@@ -31,7 +32,7 @@ def _runtime(tmp_path, double):
         tmp_path,
         environ={"INBOXFLOW_QUOTING_URL": double.url, "INBOXFLOW_QUOTING_API_KEY": KEY},
     )
-    assert isinstance(runtime.ports.quoting, HttpQuoting)
+    assert isinstance(runtime.ports.service(QUOTING), HttpQuoting)
     return runtime
 
 

@@ -153,7 +153,7 @@ def test_llm_failure_after_retries_is_status_error_and_keeps_earlier_turns(
 
 
 def test_a_tool_raising_gives_an_error_result_and_the_loop_goes_on(tmp_path, monkeypatch):
-    from inboxflow.ports.drugs import DrugCatalogue
+    from inboxflow.graphs.agent.drugs import DrugCatalogue
 
     class Broken(DrugCatalogue):
         def search(self, query, limit=5):

@@ -22,8 +22,8 @@ from inboxflow.graphs.planner.extract import (
     missing,
 )
 from inboxflow.graphs.planner.labels import LABELS, STATE_NAMES
+from inboxflow.graphs.planner.quoting import vin_check_digit
 from inboxflow.graphs.planner.state import CustomerFacts, CustomerInfo, Message
-from inboxflow.ports.quoting import vin_check_digit
 
 TODAY = date(2026, 11, 27)
 LANGUAGES = ("en", "es", "fr", "de", "nl", "it", "pt", "pl", "cs")

@@ -21,9 +21,9 @@ from inboxflow.graphs.planner.extract import (
     read_message,
 )
 from inboxflow.graphs.planner.labels import CAR_MAKES, LABELS, STATE_NAMES
+from inboxflow.graphs.planner.quoting import vin_check_digit
 from inboxflow.graphs.planner.request_kind import request_kind
 from inboxflow.graphs.planner.state import CustomerInfo, Message
-from inboxflow.ports.quoting import vin_check_digit
 from tests.harness.planner import build, checkpoint, sample, start
 
 TODAY = date(2026, 11, 27)

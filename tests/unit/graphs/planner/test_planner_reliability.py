@@ -11,8 +11,8 @@ import pytest
 from inboxflow.adapters.embedded_quoting import EmbeddedQuoting
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
+from inboxflow.graphs.planner.quoting import QUOTING, QuotingError
 from inboxflow.graphs.planner.settings import PlannerSettings
-from inboxflow.ports.quoting import QuotingError
 from tests.harness.pipeline import StormBus
 from tests.harness.planner import (
     AGENCY,
@@ -213,8 +213,8 @@ class FlakyQuoting(EmbeddedQuoting):
 
 def test_a_transient_quoting_failure_is_retried(tmp_path):
     runtime = build(tmp_path)
-    runtime.ports.quoting = FlakyQuoting(
-        runtime.store, runtime.clock, method="add_driver", failures=2
+    runtime.ports.set_service(
+        QUOTING, FlakyQuoting(runtime.store, runtime.clock, method="add_driver", failures=2)
     )
     trace_id = start(runtime, sample("42"))
     assert pending(runtime, trace_id).payload["tool"] == "add_vehicle"
@@ -227,14 +227,14 @@ def test_a_transient_quoting_failure_is_retried(tmp_path):
 
 def test_a_quoting_service_that_stays_down_goes_to_human_review(tmp_path):
     runtime = build(tmp_path)
-    runtime.ports.quoting = FlakyQuoting(
-        runtime.store, runtime.clock, method="add_driver", failures=99
+    runtime.ports.set_service(
+        QUOTING, FlakyQuoting(runtime.store, runtime.clock, method="add_driver", failures=99)
     )
     trace_id = start(runtime, sample("42"))
     ended = checkpoint(runtime, trace_id)
     assert ended.status == "needs_review"
     assert "add_driver failed 3 times" in ended.error
-    assert runtime.ports.quoting.calls == 3
+    assert runtime.ports.service(QUOTING).calls == 3
     notices = [doc for _, doc in runtime.store.list("outbox") if doc.get("to") == AGENCY]
     assert len(notices) == 1
 

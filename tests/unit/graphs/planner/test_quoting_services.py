@@ -10,6 +10,7 @@ from inboxflow.adapters.embedded_quoting import EmbeddedQuoting
 from inboxflow.adapters.http_quoting import HttpQuoting
 from inboxflow.clock import FakeClock
 from inboxflow.dev.doubles.quoting_api import QuotingApiDouble
+from inboxflow.graphs.planner.quoting import QUOTING
 from inboxflow.services import build_ports
 from tests.harness.runtimes import embedded_settings
 from tests.unit.adapters.test_embedded_quoting import applicant
@@ -18,7 +19,7 @@ from tests.unit.adapters.test_embedded_quoting import applicant
 def test_without_a_quoting_url_the_embedded_service_is_wired(tmp_path: Path) -> None:
     ports = build_ports(embedded_settings(tmp_path))
     assert ports.settings.quoting_url is None
-    assert isinstance(ports.quoting, EmbeddedQuoting)
+    assert isinstance(ports.service(QUOTING), EmbeddedQuoting)
 
 
 def test_with_a_quoting_url_the_http_client_is_wired_and_reaches_the_api(tmp_path: Path) -> None:
@@ -26,7 +27,7 @@ def test_with_a_quoting_url_the_http_client_is_wired_and_reaches_the_api(tmp_pat
         environ = {"INBOXFLOW_QUOTING_URL": double.url, "INBOXFLOW_QUOTING_API_KEY": "k-secret"}
         ports = build_ports(embedded_settings(tmp_path, environ=environ))
         assert not ports.built("quoting")
-        quoting = ports.quoting
+        quoting = ports.service(QUOTING)
         assert isinstance(quoting, HttpQuoting)
         session = quoting.initiate(applicant(), key="k1")
         assert quoting.get(session.quote_id).applicant == applicant()
@@ -38,11 +39,12 @@ def test_the_http_client_is_imported_only_when_first_used(tmp_path: Path) -> Non
         "import sys\n"
         "from inboxflow.settings import Settings\n"
         "from inboxflow.services import build_ports\n"
+        "from inboxflow.graphs.planner.quoting import QUOTING\n"
         "settings = Settings.from_env({'INBOXFLOW_QUOTING_URL': 'http://127.0.0.1:9',"
         " 'INBOXFLOW_STORE': 'sqlite', 'INBOXFLOW_HOME': sys.argv[1]})\n"
         "ports = build_ports(settings)\n"
         "print('inboxflow.adapters.http_quoting' in sys.modules)\n"
-        "ports.quoting\n"
+        "ports.service(QUOTING)\n"
         "print('inboxflow.adapters.http_quoting' in sys.modules)\n"
     )
     result = subprocess.run(

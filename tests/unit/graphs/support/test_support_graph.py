@@ -9,10 +9,10 @@ import pytest
 from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
 from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.clock import FakeClock
+from inboxflow.graphs.support.crm import guest_customer
 from inboxflow.graphs.support.kb import kb_search
 from inboxflow.graphs.support.tickets import TicketStore
 from inboxflow.knowledge import knowledge_base_for
-from inboxflow.ports.crm import guest_customer
 from inboxflow.schema import OUTBOX
 from tests.harness.pipeline import StormBus
 from tests.harness.support import MAILBOX, build, email, run, sample, tickets

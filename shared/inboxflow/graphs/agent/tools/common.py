@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from ....engine.bindings import BindingRefused
 from ....engine.tools import Binding, Tool
 from ...kit import unreviewed_send_refusal, workspace_of
+from ..web_search import WEB_SEARCH
 from .view import view_of
 
 REQUESTER = "requester"
@@ -41,7 +42,7 @@ class WebSearchParams(BaseModel):
 
 def web_search(params: WebSearchParams, ctx: NodeContext) -> dict[str, Any]:
     """Search (offline: the knowledge base)."""
-    return {"results": ctx.ports.web_search.search(params.query)}
+    return {"results": ctx.ports.service(WEB_SEARCH).search(params.query)}
 
 
 class ReplyParams(BaseModel):

@@ -1,6 +1,6 @@
 """The pharmacy profile's own tools: ``search_drugs`` and ``manage_reservation``.
 
-Both use the drug port (``ctx.ports.drugs``; the composition root's default is
+Both use the drug service (``ctx.ports.service(DRUGS)``; the composition root's default is
 the embedded catalogue over the checkpoint store). A new reservation goes through the effect journal
 with an id derived from its key: a re-run step finds it instead of reserving twice.
 ``manage_reservation`` is bound to the person who asked: it acts on their
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from ....engine.tools import Binding, Tool
+from ..drugs import DRUGS
 from .common import REQUESTER
 from .view import view_of
 
@@ -30,7 +31,7 @@ class SearchDrugsParams(BaseModel):
 
 def search_drugs(params: SearchDrugsParams, ctx: NodeContext) -> dict[str, Any]:
     """Drugs matching the query with their stock per pharmacy."""
-    return {"drugs": ctx.ports.drugs.search(params.query, params.limit)}
+    return {"drugs": ctx.ports.service(DRUGS).search(params.query, params.limit)}
 
 
 class ReservationParams(BaseModel):
@@ -47,7 +48,7 @@ def manage_reservation(params: ReservationParams, ctx: NodeContext) -> dict[str,
     """Create, check or cancel the asking patient's reservation of a drug."""
     view = view_of(ctx)
     patient = ctx.bound_subject(REQUESTER)
-    drugs = ctx.ports.drugs
+    drugs = ctx.ports.service(DRUGS)
     if params.action == "check":
         return {"reservations": drugs.reservations(patient, params.drug_name)}
     if params.action == "cancel":

@@ -35,7 +35,7 @@ from ....errors import NodeFailed
 from ....mail import Email
 from ....mail.addresses import address_key_or_none
 from ....mail.authentication import configured_authserv_id
-from ....ports.crm import guest_customer
+from ..crm import CUSTOMERS, guest_customer
 from ..matching import continued_ticket, matcher_inputs, reply_ticket
 from ..senders import check_trust
 from ..state import SupportState, TicketRef
@@ -49,7 +49,7 @@ MESSAGE_CHARS = 8000
 def intake(state: SupportState, ctx: NodeContext) -> Step:
     """Find the customer and the ticket; record the message on it."""
     email = state.email
-    crm = ctx.ports.crm
+    crm = ctx.ports.service(CUSTOMERS)
     found = crm.find_by_email(email.sender.address)
     known = found is not None
     sender_key = address_key_or_none(email.sender.address) or email.sender.address

@@ -1,4 +1,4 @@
-"""The drug availability port: a catalogue of drugs, pharmacies and stock, and reservations.
+"""The pharmacy agent's drug service: a catalogue of drugs, pharmacies and stock, and reservations.
 
 Adapter: ``EmbeddedDrugs`` (``adapters/embedded_drugs.py``): a catalogue file
 (the sample ships in ``inboxflow/graphs/agent/samples/drugs.json``) and
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from typing import Any
+
+from ...ports.wired import Service
 
 
 class DrugCatalogue(ABC):
@@ -44,3 +46,7 @@ class DrugCatalogue(ABC):
     @abstractmethod
     def cancel(self, patient: str, drug_name: str) -> dict[str, Any]:
         """Cancel the patient's active reservations of ``drug_name``: ``{cancelled: [ids]}``."""
+
+
+DRUGS = Service[DrugCatalogue]("drugs", DrugCatalogue)
+"""The agent's declaration of the service (``Graph(services=...)``, ``ctx.ports.service``)."""

@@ -1,14 +1,19 @@
-"""The CRM port: who a customer is, looked up by their email address."""
+"""The support desk's CRM service: who a customer is, looked up by their email address.
+
+Adapters: ``EmbeddedCRM`` (``adapters/embedded_crm.py``, the sample customers) and
+``HttpCRM`` (``adapters/http_crm.py``, a REST CRM at ``INBOXFLOW_CRM_URL``).
+"""
 
 from __future__ import annotations
 
-import hashlib
 from abc import ABC, abstractmethod
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ..errors import NodeFailed, RetryableError
+from ...errors import NodeFailed, RetryableError
+from ...ports.wired import Service
+from ...schema import guest_customer_id
 
 Plan = Literal["free", "pro", "enterprise"]
 
@@ -35,14 +40,11 @@ class Customer(BaseModel):
     region: str
 
 
-GUEST_PREFIX = "guest_"
-
-
 def guest_customer(address: str, name: str | None = None) -> Customer:
     """A sender the CRM does not know, as a ``free``-plan prospect.
 
-    The id is ``guest_`` and a hash of ``address``, so every message from that address
-    lands on the same guest's tickets (and a look-alike's elsewhere).
+    The id is ``schema.guest_customer_id``: ``guest_`` and a hash of ``address``, so every
+    message from that address lands on the same guest's tickets (and a look-alike's elsewhere).
 
     Args:
         address: the sender's ``mail.addresses.address_key`` (the caller's: no port parses
@@ -50,9 +52,8 @@ def guest_customer(address: str, name: str | None = None) -> Customer:
         name: the sender's display name.
     """
     email = address.strip()
-    digest = hashlib.sha256(email.encode("utf-8")).hexdigest()[:12]
     return Customer(
-        customer_id=f"{GUEST_PREFIX}{digest}",
+        customer_id=guest_customer_id(email),
         name=(name or "").strip() or email,
         email=email,
         plan="free",
@@ -81,3 +82,7 @@ class CRM(ABC):
             CRMError: the CRM refused the request or its answer is unreadable.
             CRMUnavailable: the CRM stayed unavailable through the adapter's retries.
         """
+
+
+CUSTOMERS = Service[CRM]("crm", CRM)
+"""The support desk's declaration of the service (``Graph(services=...)``)."""

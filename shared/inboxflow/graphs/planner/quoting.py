@@ -1,6 +1,6 @@
-"""The quoting port: a personal auto (PPA) insurance quoting service.
+"""The planner's quoting service: a personal auto (PPA) insurance quoting service.
 
-The planner graph (``graphs/planner/``) builds a quote step by step: open a
+The planner graph builds a quote step by step: open a
 quote for an applicant, add drivers and vehicles, then rate it. Adapters:
 ``EmbeddedQuoting`` (``adapters/embedded_quoting.py``, the default: quotes as
 documents in the checkpoint store, deterministic premiums) and ``HttpQuoting``
@@ -21,6 +21,8 @@ from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from ...ports.wired import Service
 
 QuotingErrorCode = Literal[
     "invalid_input",  # a field is missing or malformed (``field`` names it)
@@ -196,3 +198,7 @@ class QuotingService(ABC):
         Raises:
             QuotingError: ``not_found`` or ``unavailable``.
         """
+
+
+QUOTING = Service[QuotingService]("quoting", QuotingService)
+"""The planner's declaration of the service (``Graph(services=...)``, ``ctx.ports.service``)."""
