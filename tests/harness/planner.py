@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
-from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.approvals.records import Approval
 from inboxflow.approvals.service import ApprovalService
 from inboxflow.clock import FakeClock
+from inboxflow.dev.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.graphs.planner.graph import SAMPLES as SAMPLE_DIR
 from inboxflow.graphs.planner.settings import PlannerSettings
 from inboxflow.ingest.claims import claim_path

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from inboxflow.personal.access import access_document
+from inboxflow.dev.personal.access import access_document
 from inboxflow.personal.erasure import END_REASON, Eraser, ErasureRecords, address_hash
 from inboxflow.personal.finder import Held, PersonFinder
 from inboxflow.runtime import Runtime

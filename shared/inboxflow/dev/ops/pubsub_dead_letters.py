@@ -26,10 +26,15 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
-from ..envelope import Envelope, decode_body
-from ..errors import BadEnvelope
-from ..naming import dead_letter_topic_name, topic_name
-from .pubsub_bus import GMAIL_TOPIC, INGEST_DEAD_LETTER_TOPIC, SHARED_DEAD_LETTER_TOPIC, PubSubAdmin
+from ...adapters.pubsub_bus import (
+    GMAIL_TOPIC,
+    INGEST_DEAD_LETTER_TOPIC,
+    SHARED_DEAD_LETTER_TOPIC,
+    PubSubAdmin,
+)
+from ...envelope import Envelope, decode_body
+from ...errors import BadEnvelope
+from ...naming import dead_letter_topic_name, topic_name
 
 SUBSCRIPTION_SUFFIX = "-sub"
 PULL_TIMEOUT_S = 10.0

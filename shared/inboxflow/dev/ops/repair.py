@@ -20,15 +20,15 @@ import logging
 import secrets
 from typing import Any
 
-from . import telemetry
-from .envelope import Envelope
-from .graph import END
-from .naming import step_path, trace_path
-from .ports.checkpoint import Checkpoint, StepLog, TraceLink
-from .ports.documents import Transaction
-from .runtime import Runtime, fold, frozen_fields
-from .schema import RETRIED
-from .stuck import stuck
+from ... import telemetry
+from ...envelope import Envelope
+from ...graph import END
+from ...naming import step_path, trace_path
+from ...ports.checkpoint import Checkpoint, StepLog, TraceLink
+from ...ports.documents import Transaction
+from ...runtime import Runtime, fold, frozen_fields
+from ...schema import RETRIED
+from ...stuck import stuck
 
 log = logging.getLogger("inboxflow.repair")
 
