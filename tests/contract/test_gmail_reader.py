@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from inboxflow.adapters.google_gmail_reader import GoogleApiGmailReader
-from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
+from inboxflow.dev.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.dev.doubles.google_api import GoogleApiDouble
 from inboxflow.errors import RetryableError
 from inboxflow.ports.gmail_reader import (

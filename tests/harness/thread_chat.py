@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
-from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.approvals.service import ApprovalService
 from inboxflow.clock import FakeClock
+from inboxflow.dev.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.engine.waits import Approval
 from inboxflow.ingest.claims import claim_path
 from inboxflow.ingest.mailboxes import MailboxRegistry

@@ -17,6 +17,7 @@ from inboxflow.dev.infra import archive
 from inboxflow.dev.infra import export as infra_export
 from inboxflow.dev.infra.archive import source_archive_members
 from inboxflow.naming import dead_letter_topic_name, function_name, topic_name
+from tests.infra.deployed_imports import entry_points, reachable
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = REPO_ROOT / "infra" / "graph.auto.tfvars.json"
@@ -371,3 +372,28 @@ def test_nothing_deployed_imports_the_development_tooling() -> None:
         if any(m == "inboxflow.dev" or m.startswith("inboxflow.dev.") for m in imported):
             offenders.append(name)
     assert offenders == []
+
+
+def _archived_modules() -> set[str]:
+    """The dotted names of the ``inboxflow`` modules in the source archive."""
+    names = set()
+    for name, _ in source_archive_members():
+        if name.startswith("inboxflow/") and name.endswith(".py"):
+            parts = name.removesuffix(".py").split("/")
+            names.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+def test_only_what_the_entry_points_load_is_deployed() -> None:
+    """No module under ``inboxflow/dev/`` is archived, and every archived module is loaded,
+    directly or through others, by ``functions/main.py`` or ``inboxflow/entry/`` (imports at
+    module level, in functions, under ``TYPE_CHECKING``, and the ``module:attribute`` strings
+    graphs and tasks import at run time). A module only the tooling or the tests use belongs
+    under ``inboxflow/dev/``."""
+    archived = _archived_modules()
+    assert "inboxflow.entry" in archived
+    assert not {m for m in archived if m == "inboxflow.dev" or m.startswith("inboxflow.dev.")}
+    deployed = reachable(entry_points())
+    assert "inboxflow.graphs.pipeline.nodes.classify" in deployed  # by a lazy(f"...") string
+    assert "inboxflow.graphs.pipeline.offline" in deployed  # by an offline_heuristic string
+    assert sorted(archived - deployed) == []

@@ -204,7 +204,7 @@ def test_every_step_delivered_by_four_workers_at_once_runs_once(
 def test_one_notification_delivered_to_four_ingest_workers_at_once_starts_each_mail_once(
     project: str, tmp_path: Any
 ) -> None:
-    from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
+    from inboxflow.dev.adapters.memory_gmail_reader import InMemoryGmailReader
     from inboxflow.ingest.claims import message_trace_id
     from inboxflow.ingest.mailboxes import MailboxRegistry
     from inboxflow.ingest.notification import GmailNotification

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.dev.eval.outcomes import COMMON_FIELDS, effect_label, recipients, trace_outcome
 from inboxflow.graphs import graph_registry
-from inboxflow.outcomes import COMMON_FIELDS, effect_label, recipients, trace_outcome
 from inboxflow.ports.checkpoint import Checkpoint, TraceRoute
 
 DOCUMENTED = {

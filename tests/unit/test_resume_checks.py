@@ -252,7 +252,7 @@ def test_a_reject_deadline_on_a_kind_without_a_stopping_choice_makes_the_trace_n
 def test_repair_neither_retries_nor_forks_a_paused_trace_and_leaves_it_waiting(
     tmp_path: Path,
 ) -> None:
-    from inboxflow.repair import RepairRefused, fork, retry
+    from inboxflow.dev.ops.repair import RepairRefused, fork, retry
     from tests.harness.toy_graph import make_runtime
 
     runtime, bus, _ = make_runtime(tmp_path)

@@ -14,11 +14,11 @@ from inboxflow.approvals.records import TOKEN_RETENTION_S
 from inboxflow.approvals.sessions import SESSION_RETENTION_S
 from inboxflow.approvals.sign_in import SIGN_IN_RETENTION_S
 from inboxflow.delivery_attempts import RETENTION_S as ATTEMPT_RETENTION_S
+from inboxflow.dev.personal.retention_table import PAGES, TABLE_END, TABLE_START
 from inboxflow.engine.runtime import RuntimeOptions
 from inboxflow.ingest.claims import Claims
 from inboxflow.ingest.sync import IngestOptions
 from inboxflow.mail_stamps import RETENTION_S as STAMP_RETENTION_S
-from inboxflow.personal.retention_table import PAGES, TABLE_END, TABLE_START
 from inboxflow.reply_queue import ReplyQueue
 from inboxflow.schema import (
     ANYWHERE,
@@ -102,7 +102,7 @@ def test_the_published_tables_are_the_schema_s(page: str, table) -> None:
     assert TABLE_START in text and TABLE_END in text, f"{page}: the table's markers are gone"
     published = text.split(TABLE_START, 1)[1].split(TABLE_END, 1)[0].strip()
     assert published == table(), (
-        f"{page} is out of date: paste `python -m inboxflow.personal.retention_table`"
+        f"{page} is out of date: paste `python -m inboxflow.dev.personal.retention_table`"
     )
 
 

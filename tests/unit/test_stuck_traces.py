@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
+from inboxflow.dev.ops.repair import RepairRefused, retry
 from inboxflow.ports.checkpoint import Lease
-from inboxflow.repair import RepairRefused, retry
 from inboxflow.stuck import GRACE_S, stuck, stuck_traces
 from tests.harness.toy_graph import OUTBOXES, make_runtime
 

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..adapters.memory_gmail_reader import InMemoryGmailReader
 from ..config import InboxflowConfig
 from ..engine.runtime import Runtime
 from ..ingest.claims import message_trace_id
@@ -29,6 +28,7 @@ from ..mail import Email
 from ..mail.loop_guard import auto_reply_block
 from ..routing import RouteDecision, route
 from ..start import start_email_trace
+from .adapters.memory_gmail_reader import InMemoryGmailReader
 
 Received = Literal[
     "started", "resumed", "queued", "review_reply", "blocked", "refused", "duplicate", "unreadable"

@@ -294,7 +294,7 @@ def no_summary(checkpoint: Checkpoint) -> TraceSummary:
 
 
 def no_outcome(checkpoint: Checkpoint) -> Mapping[str, Any]:
-    """The default ``outcome``: no field beyond the common ones (``inboxflow.outcomes``)."""
+    """The default ``outcome``: no field beyond the common ones (``inboxflow.dev.eval.outcomes``)."""
     return {}
 
 
@@ -314,7 +314,7 @@ class Graph:
         summary: the graph's view of a trace for the CLI table.
         outcome: the graph's judgment on a trace as the fields ``outcome_fields``
             names (``inboxflow eval`` compares them with labels); the fields every
-            graph has (status, route, what was sent...) come from ``inboxflow.outcomes``.
+            graph has (status, route, what was sent...) come from ``inboxflow.dev.eval.outcomes``.
         outcome_fields: the names ``outcome`` returns, documented in docs/evaluating.md.
         settings_model: the graph's settings (read from ``inboxflow.yaml``), if any.
         samples: folder of sample emails the demo runs through this graph, if any.

@@ -244,13 +244,10 @@ class Runtime:
             updated_at=now,
             expire_at=self._expire_at(now),
         )
-        inputs = sorted(frozen_fields(graph.state_model) & initial.keys())
-        start = StepLog(
-            step_name="__start__",
-            step_order=0,
-            output_delta={k: v for k, v in initial.items() if k not in inputs},
-            inputs_in_checkpoint=inputs,
-            started_at=now,
+        start = start_log(
+            graph,
+            initial,
+            at=now,
             routed_to=END if blocked else graph.entry,
             route=route,
             expire_at=checkpoint.expire_at,
@@ -753,6 +750,34 @@ _MISSING = object()
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+
+
+def start_log(
+    graph: Graph,
+    state: Mapping[str, Any],
+    *,
+    at: float,
+    routed_to: str,
+    route: TraceRoute | None,
+    expire_at: float | None,
+) -> StepLog:
+    """Step 0 of a new trace (``__start__``), whose first state is ``state``.
+
+    The state's frozen fields (``frozen_fields``) stay in the checkpoint only;
+    the others are the entry's output, so folding the log rebuilds the state.
+    ``Runtime.start`` and a fork (``dev/ops/repair.py``) write it alike.
+    """
+    inputs = sorted(frozen_fields(graph.state_model) & state.keys())
+    return StepLog(
+        step_name="__start__",
+        step_order=0,
+        output_delta={k: v for k, v in state.items() if k not in inputs},
+        inputs_in_checkpoint=inputs,
+        started_at=at,
+        routed_to=routed_to,
+        route=route,
+        expire_at=expire_at,
+    )
 
 
 def frozen_fields(model: type[BaseModel]) -> set[str]:

@@ -5,7 +5,7 @@
 mailbox address). Adapters translate the API's failures into the errors below
 so that ingestion decides retries in one place: ``GoogleApiGmailReader``
 (``adapters/google_gmail_reader.py``) and ``InMemoryGmailReader``
-(``adapters/memory_gmail_reader.py``).
+(``dev/adapters/memory_gmail_reader.py``, local runs and tests).
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ import pytest
 from pydantic import BaseModel, Field
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
-from inboxflow.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
+from inboxflow.dev.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.engine.context import NodeContext
 from inboxflow.engine.graph import END, Graph, Node, Pause, Step
 from inboxflow.engine.pause_kinds import Choice, PauseKind

@@ -14,7 +14,7 @@ import pytest
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.sqlite_vectors import SqliteVectorIndex
 from inboxflow.clock import FakeClock
-from inboxflow.personal.access import access_document
+from inboxflow.dev.personal.access import access_document
 from inboxflow.personal.erasure import Eraser
 from inboxflow.personal.finder import PersonFinder
 from inboxflow.personal.matching import ERASED

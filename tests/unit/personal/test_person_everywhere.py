@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from inboxflow.dev.personal.access import access_document
 from inboxflow.engine.runtime import Runtime
-from inboxflow.personal.access import access_document
 from inboxflow.personal.erasure import END_REASON, Eraser, ErasureRecords, address_hash
 from inboxflow.personal.finder import Held, PersonFinder
 from inboxflow.schema import TRACES

@@ -19,7 +19,7 @@ def check() -> None:
     With ``INBOXFLOW_LLM=offline`` there is nothing to check: says so and passes.
     """
     from inboxflow.config import ConfigError, load_config
-    from inboxflow.gemini_preflight import CheckResult, run_preflight
+    from inboxflow.dev.ops.gemini_preflight import CheckResult, run_preflight
     from inboxflow.graphs import graph_registry
     from inboxflow.llm_selection import gemini_settings
 

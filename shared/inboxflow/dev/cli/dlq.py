@@ -24,7 +24,7 @@ from inboxflow.dev.cli.render import cli_console
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
-    from inboxflow.adapters.pubsub_dead_letters import DeadLetter, DeadLetterQueues
+    from inboxflow.dev.ops.pubsub_dead_letters import DeadLetter, DeadLetterQueues
 
 app = typer.Typer(
     help="Dead-letter subscriptions: list, show and replay what the functions could not take.",
@@ -52,7 +52,7 @@ def _queues(home: Path, dev: bool) -> Iterator[DeadLetterQueues]:
         )
         raise typer.Exit(2)
     from inboxflow.adapters.pubsub_bus import PubSubAdmin
-    from inboxflow.adapters.pubsub_dead_letters import DeadLetterQueues, dead_letter_subscriptions
+    from inboxflow.dev.ops.pubsub_dead_letters import DeadLetterQueues, dead_letter_subscriptions
     from inboxflow.graphs import graph_registry
 
     nodes = [(g.name, n) for g in graph_registry(os.environ).values() for n in g.nodes]

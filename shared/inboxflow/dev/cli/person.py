@@ -54,8 +54,8 @@ def person(
 ) -> None:
     """Everything held about ADDRESS in every collection: --export it, --erase it."""
     from inboxflow.clock import SystemClock
+    from inboxflow.dev.personal.access import access_document
     from inboxflow.mail.addresses import address_key
-    from inboxflow.personal.access import access_document
     from inboxflow.personal.erasure import Eraser
     from inboxflow.personal.finder import PersonFinder
     from inboxflow.services import make_store, make_vector_index

@@ -74,7 +74,7 @@ def replay(
     fixed code from that step on. Its side effects are its own: a fork that sends
     mail sends it again.
     """
-    from inboxflow.repair import RepairRefused, fork
+    from inboxflow.dev.ops.repair import RepairRefused, fork
 
     console = cli_console()
     runtime = _runtime(home, dev)
@@ -95,8 +95,8 @@ def retry(
 ) -> None:
     """Run the failed step of a needs_review trace again (after the cause is fixed), or
     publish again the step of a stuck running trace (`inboxflow traces --stuck`)."""
-    from inboxflow.repair import RepairRefused
-    from inboxflow.repair import retry as retry_trace
+    from inboxflow.dev.ops.repair import RepairRefused
+    from inboxflow.dev.ops.repair import retry as retry_trace
 
     console = cli_console()
     runtime = _runtime(home, dev)

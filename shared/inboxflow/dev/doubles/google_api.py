@@ -49,57 +49,28 @@ NotifyCallback = Callable[[str, int], None]
 
 _ROUTES = Map(
     [
-        Rule("/gmail/v1/users/<user>/profile", methods=["GET"], endpoint="gmail.users.getProfile"),
-        Rule("/gmail/v1/users/<user>/watch", methods=["POST"], endpoint="gmail.users.watch"),
-        Rule("/gmail/v1/users/<user>/stop", methods=["POST"], endpoint="gmail.users.stop"),
-        Rule(
-            "/gmail/v1/users/<user>/messages",
-            methods=["GET"],
-            endpoint="gmail.users.messages.list",
-        ),
-        Rule(
-            "/gmail/v1/users/<user>/messages/send",
-            methods=["POST"],
-            endpoint="gmail.users.messages.send",
-        ),
-        Rule(
-            "/gmail/v1/users/<user>/messages/<message_id>",
-            methods=["GET"],
-            endpoint="gmail.users.messages.get",
-        ),
-        Rule(
-            "/gmail/v1/users/<user>/messages/<message_id>/modify",
-            methods=["POST"],
-            endpoint="gmail.users.messages.modify",
-        ),
-        Rule(
-            "/gmail/v1/users/<user>/drafts", methods=["POST"], endpoint="gmail.users.drafts.create"
-        ),
-        Rule("/gmail/v1/users/<user>/drafts", methods=["GET"], endpoint="gmail.users.drafts.list"),
-        Rule(
-            "/gmail/v1/users/<user>/drafts/<draft_id>",
-            methods=["GET"],
-            endpoint="gmail.users.drafts.get",
-        ),
-        Rule(
-            "/gmail/v1/users/<user>/history", methods=["GET"], endpoint="gmail.users.history.list"
-        ),
-        Rule(
-            "/calendar/v3/calendars/<calendar>/events",
-            methods=["GET"],
-            endpoint="calendar.events.list",
-        ),
-        Rule(
-            "/calendar/v3/calendars/<calendar>/events",
-            methods=["POST"],
-            endpoint="calendar.events.insert",
-        ),
-        Rule(
-            "/calendar/v3/calendars/<calendar>/events/<event_id>",
-            methods=["GET"],
-            endpoint="calendar.events.get",
-        ),
-        Rule("/calendar/v3/freeBusy", methods=["POST"], endpoint="calendar.freebusy.query"),
+        Rule(path, methods=[method], endpoint=endpoint)
+        for method, path, endpoint in (
+            ("GET", "/gmail/v1/users/<user>/profile", "gmail.users.getProfile"),
+            ("POST", "/gmail/v1/users/<user>/watch", "gmail.users.watch"),
+            ("POST", "/gmail/v1/users/<user>/stop", "gmail.users.stop"),
+            ("GET", "/gmail/v1/users/<user>/messages", "gmail.users.messages.list"),
+            ("POST", "/gmail/v1/users/<user>/messages/send", "gmail.users.messages.send"),
+            ("GET", "/gmail/v1/users/<user>/messages/<message_id>", "gmail.users.messages.get"),
+            (
+                "POST",
+                "/gmail/v1/users/<user>/messages/<message_id>/modify",
+                "gmail.users.messages.modify",
+            ),
+            ("POST", "/gmail/v1/users/<user>/drafts", "gmail.users.drafts.create"),
+            ("GET", "/gmail/v1/users/<user>/drafts", "gmail.users.drafts.list"),
+            ("GET", "/gmail/v1/users/<user>/drafts/<draft_id>", "gmail.users.drafts.get"),
+            ("GET", "/gmail/v1/users/<user>/history", "gmail.users.history.list"),
+            ("GET", "/calendar/v3/calendars/<calendar>/events", "calendar.events.list"),
+            ("POST", "/calendar/v3/calendars/<calendar>/events", "calendar.events.insert"),
+            ("GET", "/calendar/v3/calendars/<calendar>/events/<event_id>", "calendar.events.get"),
+            ("POST", "/calendar/v3/freeBusy", "calendar.freebusy.query"),
+        )
     ]
 )
 

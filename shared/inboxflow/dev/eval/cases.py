@@ -166,8 +166,8 @@ def load_eval_set(folder: str | Path, fields: Collection[str] | None = None) -> 
 
 
 def _all_outcome_fields() -> set[str]:
+    from inboxflow.dev.eval.outcomes import outcome_fields
     from inboxflow.graphs import graph_registry
-    from inboxflow.outcomes import outcome_fields
 
     return {name for names in outcome_fields(graph_registry(os.environ)).values() for name in names}
 

@@ -244,7 +244,7 @@ def _choice(wanted: str, kind: Any) -> str:
 
 
 def _score(case: Case, runtime: Any, result: CaseResult, options: RunOptions) -> None:
-    from inboxflow.outcomes import trace_outcome
+    from inboxflow.dev.eval.outcomes import trace_outcome
 
     store = runtime.store
     checkpoint = store.get_trace(result.trace_id) if result.trace_id else None
@@ -262,7 +262,7 @@ def _score(case: Case, runtime: Any, result: CaseResult, options: RunOptions) ->
 
 def _broken(never: Iterable[str], store: Any, graphs: Mapping[str, Any]) -> list[str]:
     """The ``never`` items that happened in any trace of the home."""
-    from inboxflow.outcomes import trace_outcome
+    from inboxflow.dev.eval.outcomes import trace_outcome
 
     never = list(never)
     if not never:
@@ -288,7 +288,7 @@ def _broken(never: Iterable[str], store: Any, graphs: Mapping[str, Any]) -> list
 
 def _reply(store: Any, checkpoint: Any) -> str | None:
     """The last message the trace wrote to someone, or the draft its pause holds."""
-    from inboxflow.outcomes import effects_of
+    from inboxflow.dev.eval.outcomes import effects_of
     from inboxflow.schema import MAILBOX_DRAFTS, MAILBOX_SENT
 
     keys = {effect.key for effect in effects_of(store, checkpoint.trace_id)}

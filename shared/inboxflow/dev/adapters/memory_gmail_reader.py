@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from ..ports.gmail_reader import (
+from ...ports.gmail_reader import (
     INBOX,
     AddedMessage,
     GmailError,

@@ -26,10 +26,15 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
-from ..envelope import Envelope, decode_body
-from ..errors import BadEnvelope
-from ..naming import dead_letter_topic_name, topic_name
-from .pubsub_bus import GMAIL_TOPIC, INGEST_DEAD_LETTER_TOPIC, SHARED_DEAD_LETTER_TOPIC, PubSubAdmin
+from ...adapters.pubsub_bus import (
+    GMAIL_TOPIC,
+    INGEST_DEAD_LETTER_TOPIC,
+    SHARED_DEAD_LETTER_TOPIC,
+    PubSubAdmin,
+)
+from ...envelope import Envelope, decode_body
+from ...errors import BadEnvelope
+from ...naming import dead_letter_topic_name, topic_name
 
 SUBSCRIPTION_SUFFIX = "-sub"
 PULL_TIMEOUT_S = 10.0
@@ -226,22 +231,20 @@ class DeadLetterQueues:
 
     def _ack(self, subscription: str, letters: list[DeadLetter]) -> None:
         if letters:
-            self.admin.subscriber.acknowledge(
-                request={
-                    "subscription": self.admin.subscription_path(subscription),
-                    "ack_ids": [m.ack_id for m in letters],
-                }
-            )
+            self.admin.subscriber.acknowledge(request=self._letters(subscription, letters))
 
     def _nack(self, subscription: str, letters: list[DeadLetter]) -> None:
         if letters:
             self.admin.subscriber.modify_ack_deadline(
-                request={
-                    "subscription": self.admin.subscription_path(subscription),
-                    "ack_ids": [m.ack_id for m in letters],
-                    "ack_deadline_seconds": 0,
-                }
+                request={**self._letters(subscription, letters), "ack_deadline_seconds": 0}
             )
+
+    def _letters(self, subscription: str, letters: list[DeadLetter]) -> dict[str, Any]:
+        """The request naming ``letters`` of ``subscription`` (to ack or to nack)."""
+        return {
+            "subscription": self.admin.subscription_path(subscription),
+            "ack_ids": [m.ack_id for m in letters],
+        }
 
 
 def _pubsub_attributes(attributes: dict[str, str]) -> dict[str, str]:

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from .adapters.gemini_roles import GENERATING_ROLES, retired_hint
-from .ports.llm import LLMFailed, LLMTask
+from ...adapters.gemini_roles import GENERATING_ROLES, retired_hint
+from ...ports.llm import LLMFailed, LLMTask
 
 if TYPE_CHECKING:
-    from .adapters.gemini_llm import GeminiModel, GeminiSettings
-    from .config import InboxflowConfig
+    from ...adapters.gemini_llm import GeminiModel, GeminiSettings
+    from ...config import InboxflowConfig
 
 
 class PreflightAnswer(BaseModel):
@@ -100,8 +100,8 @@ def run_preflight(
     Returns:
         Every result, in order.
     """
-    from .adapters.gemini_embedder import GeminiEmbedder
-    from .adapters.gemini_llm import GeminiModel, RetryPolicy
+    from ...adapters.gemini_embedder import GeminiEmbedder
+    from ...adapters.gemini_llm import GeminiModel, RetryPolicy
 
     results: list[CheckResult] = []
 
@@ -216,8 +216,8 @@ def _round_trip(model: GeminiModel, model_id: str) -> str:
     """A forced function call, then its result sent back with the call's signature."""
     from google.genai import types
 
-    from .adapters.gemini_chat import contents_of, declarations, read_turn
-    from .adapters.gemini_llm import request_options
+    from ...adapters.gemini_chat import contents_of, declarations, read_turn
+    from ...adapters.gemini_llm import request_options
 
     role = model.settings.role("agent")
     client = model.clients.for_role(role)

@@ -17,7 +17,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from ..schema import (
+from ...personal.finder import Held, Holdings
+from ...personal.matching import mentioning, without_others
+from ...schema import (
     APPROVALS,
     MAILBOX_DRAFTS,
     MAILBOX_SENT,
@@ -26,8 +28,6 @@ from ..schema import (
     TRACE_REPLIES,
     TRACES,
 )
-from .finder import Held, Holdings
-from .matching import mentioning, without_others
 
 STEP_FIELDS = ("step_name", "routed_to", "output_delta", "output_patch", "tool_calls", "guards")
 """What each step shows of itself in ``decisions``."""

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from email.utils import getaddresses
 from typing import TYPE_CHECKING, Any
 
-from .ports.checkpoint import Checkpoint
-from .ports.documents import DocumentStore
-from .schema import APPROVALS, EFFECTS, MAILBOX_DRAFTS, MAILBOX_SENT
+from ...ports.checkpoint import Checkpoint
+from ...ports.documents import DocumentStore
+from ...schema import APPROVALS, EFFECTS, MAILBOX_DRAFTS, MAILBOX_SENT
 
 if TYPE_CHECKING:
-    from .engine.graph import Graph
+    from ...engine.graph import Graph
 
 COMMON_FIELDS = (
     "graph",

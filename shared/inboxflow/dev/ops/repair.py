@@ -20,15 +20,15 @@ import logging
 import secrets
 from typing import Any
 
-from . import telemetry
-from .engine.graph import END
-from .engine.runtime import Runtime, fold, frozen_fields
-from .envelope import Envelope
-from .naming import step_path, trace_path
-from .ports.checkpoint import Checkpoint, StepLog, TraceLink
-from .ports.documents import Transaction
-from .schema import RETRIED
-from .stuck import stuck
+from ... import telemetry
+from ...engine.graph import END
+from ...engine.runtime import Runtime, fold, start_log
+from ...envelope import Envelope
+from ...naming import step_path, trace_path
+from ...ports.checkpoint import Checkpoint, TraceLink
+from ...ports.documents import Transaction
+from ...schema import RETRIED
+from ...stuck import stuck
 
 log = logging.getLogger("inboxflow.repair")
 
@@ -100,16 +100,8 @@ def fork(runtime: Runtime, trace_id: str, from_step: int) -> str:
         updated_at=now,
         expire_at=expire_at,
     )
-    inputs = sorted(frozen_fields(graph.state_model) & state.keys())
-    start = StepLog(
-        step_name="__start__",
-        step_order=0,
-        output_delta={k: v for k, v in state.items() if k not in inputs},
-        inputs_in_checkpoint=inputs,
-        started_at=now,
-        routed_to=target,
-        route=original.route,
-        expire_at=expire_at,
+    start = start_log(
+        graph, state, at=now, routed_to=target, route=original.route, expire_at=expire_at
     )
     if not store.create_trace(checkpoint, start):
         raise RepairRefused(f"trace id {fork_id} is taken; try again")
