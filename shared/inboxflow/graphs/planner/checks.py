@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import date
 
 from ...ports.quoting import vin_problem
+from .cues import STATE_NAMES, US_STATES
 from .dates import first_date
 from .folding import fold
-from .labels import STATE_NAMES, US_STATES
 
 _ZIP = re.compile(r"^(\d{5})(?:-\d{4})?$")
 _LICENCE = re.compile(r"^[A-Z0-9]+(?:[ -][A-Z0-9]+)*$")
