@@ -1,7 +1,7 @@
 """Finding cue words in mail of any language: what several graphs' offline models and guards share.
 
-A graph keeps its cue lists as data beside it (per language); this module only
-matches them. Text and cues are folded the same way (:func:`fold`): case-folded,
+A graph keeps its cue lists as data beside it (per language, read by
+:mod:`.word_data`); this module only matches them. Text and cues are folded the same way (:func:`fold`): case-folded,
 Latin diacritics dropped (``stížnost`` and ``stiznost`` are one cue), fullwidth
 forms and typographic quotes made plain. A cue matches at the start of a word
 and may run on to the end of it, so one stem covers a word's inflections
@@ -18,7 +18,6 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _LATIN_END = 0x250
@@ -127,26 +126,6 @@ def _alternative(key: str) -> str:
     return f"{start}({body})[\\w'-]*"
 
 
-def read_cue_lists(package: str, languages: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """Each language's cue lists: the data file ``<language>.toml`` of ``package``.
-
-    A graph keeps its lists as data, one TOML file per language beside the code that
-    reads them; this reads them the same way for every graph, in ``languages`` order.
-
-    Raises:
-        FileNotFoundError: a language has no file.
-        ValueError: a file is not valid TOML (``tomllib.TOMLDecodeError``).
-    """
-    import tomllib
-    from importlib import resources
-
-    folder = resources.files(package)
-    return {
-        language: tomllib.loads(folder.joinpath(f"{language}.toml").read_text("utf-8"))
-        for language in languages
-    }
-
-
 def cue_set(lists: Mapping[str, Mapping[str, float] | Iterable[str]]) -> CueSet:
     """A :class:`CueSet` of labelled lists: ``{label: {words: weight}}`` or ``{label: [words]}``."""
     cues: list[Cue] = []
@@ -158,4 +137,4 @@ def cue_set(lists: Mapping[str, Mapping[str, float] | Iterable[str]]) -> CueSet:
     return CueSet(cues)
 
 
-__all__ = ["Cue", "CueMatch", "CueSet", "cue_set", "fold", "fold_one_for_one", "read_cue_lists"]
+__all__ = ["Cue", "CueMatch", "CueSet", "cue_set", "fold", "fold_one_for_one"]

@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
-import pytest
-
 from inboxflow.graphs.cue_matching import (
     Cue,
     CueSet,
     cue_set,
     fold,
     fold_one_for_one,
-    read_cue_lists,
 )
 
 
@@ -60,36 +57,3 @@ def test_fold_one_for_one_keeps_every_offset():
     folded = fold_one_for_one(text)
     assert folded == "codigo ridicsky 3 dekuji"
     assert len(folded) == len(text)
-
-
-def test_cue_lists_are_read_from_each_languages_toml_in_order(tmp_path, monkeypatch):
-    package = tmp_path / "cue_lists_demo"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "en.toml").write_text(
-        'match = "words"\n[cues]\nrefund = ["refund*", "money back"]\n'
-    )
-    (package / "cs.toml").write_text('[cues]\nrefund = ["vratit penize"]\n')
-    monkeypatch.syspath_prepend(str(tmp_path))
-    lists = read_cue_lists("cue_lists_demo", ["cs", "en"])
-    assert list(lists) == ["cs", "en"]
-    assert lists["en"] == {"match": "words", "cues": {"refund": ["refund*", "money back"]}}
-    with pytest.raises(FileNotFoundError):
-        read_cue_lists("cue_lists_demo", ["de"])
-
-
-@pytest.mark.parametrize(
-    ("package", "kind"),
-    [
-        ("inboxflow.graphs.support.cues", "cues"),
-        ("inboxflow.graphs.pipeline.cues", "intents"),
-        ("inboxflow.graphs.agent.cues", "medical_advice"),
-    ],
-)
-def test_every_language_of_a_graphs_cue_files_is_read(package: str, kind: str) -> None:
-    import importlib
-
-    languages = importlib.import_module(package).LANGUAGES
-    lists = read_cue_lists(package, languages)
-    assert list(lists) == list(languages) == ["en", "cs", "de", "fr", "es", "ja"]
-    assert all(lists[language][kind] for language in languages)

@@ -1,53 +1,27 @@
 """Whether an email's sender may be someone it is not: a domain that imitates the owner's
 (``brightlane-io.com``, ``brlghtlane.io``, ``brightlane.co`` for ``brightlane.io``), or a
-``From`` our receiving server did not vouch for (``mail/authentication.py``)."""
+``From`` our receiving server did not vouch for (``mail/authentication.py``). The look-alike
+is told by :mod:`..lookalike`; not answering such a sender is the assistant's policy."""
 
 from __future__ import annotations
 
 from ...mail import Email
-from ...mail.addresses import ascii_lower, within_domain
+from ...mail.addresses import ascii_lower
 from ...mail.authentication import check_sender
+from ..lookalike import resemblance
 
-CONFUSABLE = str.maketrans({"0": "o", "1": "l", "i": "l", "3": "e", "5": "s", "$": "s"})
-"""Characters that pass for others in a domain (compared after this mapping)."""
-
-
-def _brand(domain: str) -> str:
-    """The domain without its last label, letters and digits only (``brightlane-io.com`` ->
-    ``brightlaneio``; ``mail.brightlane.io`` -> ``mailbrightlane``)."""
-    labels = domain.lower().split(".")
-    core = labels[:-1] if len(labels) > 1 else labels
-    return "".join(ch for ch in "".join(core) if ch.isalnum())
-
-
-def _skeleton(text: str) -> str:
-    return text.translate(CONFUSABLE).replace("rn", "m").replace("vv", "w")
-
-
-def _distance(a: str, b: str) -> int:
-    """Levenshtein distance (small strings)."""
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
+MAX_EDITS = 2
+"""A domain whose name is this many edits from the owner's or fewer imitates it."""
 
 
 def lookalike(sender_domain: str, owner_domain: str) -> bool:
-    """Whether ``sender_domain`` imitates ``owner_domain`` without being it (or a subdomain)."""
-    sender, owner = sender_domain.lower().strip("."), owner_domain.lower().strip(".")
-    if not sender or not owner or within_domain(sender_domain, owner_domain):
+    """Whether ``sender_domain`` imitates ``owner_domain`` without being it (or a subdomain):
+    it holds the owner's name or is two edits from it (``brightlane-io.com``, ``brightlane.co``)."""
+    resembles = resemblance(sender_domain, owner_domain)
+    if resembles is None:
         return False
-    theirs, ours = _skeleton(_brand(sender)), _skeleton(_brand(owner))
-    if len(ours) < 4:
-        return False
-    return (
-        ours in theirs
-        or _skeleton(owner.replace(".", "")) in theirs
-        or _distance(theirs, ours) <= 2
-    )
+    edits = resembles.name_edits
+    return resembles.holds_name or (edits is not None and edits <= MAX_EDITS)
 
 
 def unverified_reason(email: Email, owner: str, authserv_id: str) -> str | None:

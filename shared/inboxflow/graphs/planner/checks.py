@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from .cues import STATE_NAMES, US_STATES
 from .dates import first_date
 from .folding import fold
-from .labels import STATE_NAMES, US_STATES
 from .quoting import vin_problem
 
 _ZIP = re.compile(r"^(\d{5})(?:-\d{4})?$")

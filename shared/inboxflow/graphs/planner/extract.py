@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from .checks import checked, state_code
-from .dates import first_date
-from .folding import fold
-from .labels import (
+from .cues import (
     ACCIDENT_WORDS,
     CAR_MAKES,
     LABELS,
@@ -26,6 +24,8 @@ from .labels import (
     NONE_WORDS,
     STATE_NAMES,
 )
+from .dates import first_date
+from .folding import fold
 from .state import CustomerFacts, CustomerInfo, Message
 
 FIELD_LABELS: dict[str, str] = {
@@ -186,7 +186,7 @@ _YEAR = re.compile(r"(?<![A-Za-z0-9./\-])((?:19[5-9]|20\d)\d)(?![A-Za-z0-9]|[./\
 
 def _vehicle(line: str, folded: str, start: int = 0) -> tuple[int | None, str, str] | None:
     """(year, make, model) of a vehicle written on one line, its make from
-    :data:`.labels.CAR_MAKES`: ``Nissan Sentra SV 2016``, ``2018 Honda CR-V EX``, ``Škoda
+    :data:`.cues.CAR_MAKES`: ``Nissan Sentra SV 2016``, ``2018 Honda CR-V EX``, ``Škoda
     Octavia 1.5 TSI, 2019``. The model is the words after the make that start with a capital
     or a digit (its trim included), up to the year or a word in lower case; the year is the
     one before the make, else the first after it on the line. None without a make and model."""
@@ -368,7 +368,7 @@ def _labelled(
 
 
 def vehicles_named(text: str) -> list[tuple[str, str]]:
-    """Every (make, model) ``text`` names, each make from :data:`.labels.CAR_MAKES` with a
+    """Every (make, model) ``text`` names, each make from :data:`.cues.CAR_MAKES` with a
     model after it (``un Toyota Camry din 2023 ... vechiului Ford Fusion`` names two)."""
     named: list[tuple[str, str]] = []
     for line in text.splitlines():
@@ -482,7 +482,7 @@ def _sentences(reading: Reading, line: str, folded: str, asked: list[str], today
 def read_message(text: str, asked: Iterable[str] = (), today: date | None = None) -> Reading:
     """Every field one message states, each from its own line.
 
-    A labelled line (``Label: value``, labels of :data:`.labels.LABELS` in any case and
+    A labelled line (``Label: value``, labels of :data:`.cues.LABELS` in any case and
     without accents) gives its field from the rest of that line only; then each line is
     read for what it says in words (``born 3 March 1988``, ``licensed in Illinois since
     2009``, ``about 12k miles a year``, ``2018 Toyota Corolla``), which fills only the

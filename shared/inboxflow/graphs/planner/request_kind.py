@@ -1,7 +1,7 @@
 """What a customer's first email asks for, read from its intent: a quote, or something for the
 agency (a claim, a cover change, a cancellation, a billing question), or unclear.
 
-The reading composes a few parts (:data:`.labels.FRAMES`), not phrases learnt from mail:
+The reading composes a few parts (:data:`.cues.FRAMES`), not phrases learnt from mail:
 
 | kind          | when                                                                    |
 |---------------|-------------------------------------------------------------------------|
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+from .cues import FRAMES
 from .extract import fold, read_message, vehicles_named
-from .labels import FRAMES
 
 Kind = Literal["quote", "claim", "cover change", "cancellation", "billing", "unclear"]
 _QUOTE_FIELDS = 3

@@ -8,7 +8,8 @@
   known one by a confusable letter or two (``northwlnd`` for ``northwind``, ``paypa1``,
   ``rn`` for ``m``) or imitates the desk's own domain is not that customer. Known
   domains are the desk's mailbox and, through the CRM, the same address on each
-  confusable variant of the domain (a few lookups, only for unknown senders).
+  confusable variant of the domain (a few lookups, only for unknown senders); the
+  look-alikes are told by :mod:`..lookalike`.
 - **someone else's thread**: a message in the thread of another customer's ticket is
   not from that customer (intake finds the thread's tickets).
 
@@ -23,27 +24,9 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from ...mail import Email
-from ...mail.addresses import ascii_lower, domain_key_or_none
+from ...mail.addresses import ascii_lower
 from ...mail.authentication import HEADER, check_sender
-
-CONFUSABLES: tuple[tuple[str, str], ...] = (
-    ("rn", "m"),
-    ("m", "rn"),
-    ("vv", "w"),
-    ("w", "vv"),
-    ("l", "i"),
-    ("i", "l"),
-    ("1", "l"),
-    ("1", "i"),
-    ("0", "o"),
-    ("o", "0"),
-    ("3", "e"),
-    ("5", "s"),
-)
-"""Letters a look-alike domain swaps for each other (one swap per variant)."""
-_SKELETON = str.maketrans("l1035", "iioes")
-MAX_VARIANTS = 12
-"""At most this many CRM lookups for one unknown sender."""
+from ..lookalike import resemblance, variants
 
 
 class SenderTrust(BaseModel):
@@ -80,37 +63,11 @@ def domain_of(address: str) -> str:
     return ascii_lower(address.rpartition("@")[2].strip())
 
 
-def skeleton(domain: str) -> str:
-    """``domain`` with confusable letters mapped to one form (``northwlnd`` -> ``northwind``)."""
-    folded = domain.lower().replace("rn", "m").replace("vv", "w")
-    return folded.translate(_SKELETON)
-
-
-def variants(domain: str) -> list[str]:
-    """Domains one confusable swap away from ``domain`` (at most ``MAX_VARIANTS``)."""
-    name, dot, tld = domain.partition(".")
-    found: list[str] = []
-    for old, new in CONFUSABLES:
-        start = name.find(old)
-        while start != -1 and len(found) < MAX_VARIANTS:
-            candidate = name[:start] + new + name[start + len(old) :] + dot + tld
-            if candidate != domain and candidate not in found:
-                found.append(candidate)
-            start = name.find(old, start + 1)
-    return found[:MAX_VARIANTS]
-
-
 def imitates(domain: str, known: str) -> bool:
-    """Whether ``domain`` is a look-alike of ``known`` (not the same domain)."""
-    key = domain_key_or_none(domain)
-    if not domain or not known or (key is not None and key == domain_key_or_none(known)):
-        return False
-    if skeleton(domain) == skeleton(known):
-        return True
-    # brightlane-io.com for brightlane.io: the known name and suffix run together
-    squashed = "".join(ch for ch in domain if ch.isalnum())
-    known_squashed = "".join(ch for ch in known if ch.isalnum())
-    return squashed.startswith(known_squashed) and len(squashed) - len(known_squashed) <= 4
+    """Whether ``domain`` is a look-alike of ``known`` (not the same domain): it looks the same
+    (``northwlnd``) or runs the known name and suffix together (``brightlane-io.com``)."""
+    resembles = resemblance(domain, known)
+    return resembles is not None and (resembles.same_look or resembles.runs_on)
 
 
 def check_trust(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .. import cue_matching
-from ..cue_matching import read_cue_lists
+from ..word_data import read_cue_lists
 from .cues import LANGUAGES
 
 SIGNALS = (

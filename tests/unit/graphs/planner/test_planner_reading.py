@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from inboxflow.graphs.planner.cues import LABELS, STATE_NAMES
 from inboxflow.graphs.planner.dates import MONTHS, first_date
 from inboxflow.graphs.planner.extract import (
     FIELD_LABELS,
@@ -21,7 +22,6 @@ from inboxflow.graphs.planner.extract import (
     merged,
     missing,
 )
-from inboxflow.graphs.planner.labels import LABELS, STATE_NAMES
 from inboxflow.graphs.planner.quoting import vin_check_digit
 from inboxflow.graphs.planner.state import CustomerFacts, CustomerInfo, Message
 

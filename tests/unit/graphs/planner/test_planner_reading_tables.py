@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from inboxflow.graphs.planner.cues import CAR_MAKES, LABELS, STATE_NAMES
 from inboxflow.graphs.planner.extract import (
     FIELD_LABELS,
     REQUIRED_FIELDS,
@@ -20,7 +21,6 @@ from inboxflow.graphs.planner.extract import (
     missing,
     read_message,
 )
-from inboxflow.graphs.planner.labels import CAR_MAKES, LABELS, STATE_NAMES
 from inboxflow.graphs.planner.quoting import vin_check_digit
 from inboxflow.graphs.planner.request_kind import request_kind
 from inboxflow.graphs.planner.state import CustomerInfo, Message

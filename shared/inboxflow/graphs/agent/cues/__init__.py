@@ -10,7 +10,7 @@ Each language file holds, as plain data:
 
 A profile declares which of these it escalates (``escalate_on`` in ``inboxflow.yaml``);
 the ``escalation_cues`` guard (``guards.py``) applies them. Every language is searched in
-every message; the files are read by :func:`inboxflow.graphs.cue_matching.read_cue_lists`
+every message; the files are read by :func:`inboxflow.graphs.word_data.read_cue_lists`
 and matched by :mod:`inboxflow.graphs.cue_matching`.
 """
 
@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from ...cue_matching import Cue, CueSet, read_cue_lists
+from ...cue_matching import Cue, CueSet
+from ...word_data import read_cue_lists
 
 LANGUAGES = ("en", "cs", "de", "fr", "es", "ja")
 """The files of this package, each named by its language (ISO 639-1)."""

@@ -9,7 +9,7 @@ Each language file holds, as plain data:
 
 Every language is searched in every email (mail mixes languages, and detecting the
 language first would add a way to miss); the files are read by
-:func:`inboxflow.graphs.cue_matching.read_cue_lists` and matched by
+:func:`inboxflow.graphs.word_data.read_cue_lists` and matched by
 :mod:`inboxflow.graphs.cue_matching` (folded, stems, Japanese as substrings). A new
 language is a new file here and one entry in ``LANGUAGES``.
 """
@@ -19,7 +19,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ...cue_matching import Cue, CueSet, read_cue_lists
+from ...cue_matching import Cue, CueSet
+from ...word_data import read_cue_lists
 
 LANGUAGES = ("en", "cs", "de", "fr", "es", "ja")
 """The files of this package, each named by its language (ISO 639-1)."""
