@@ -242,13 +242,13 @@ def _decide(runtime: Runtime, trace_id: str) -> tuple[str, int | None]:
     if cp is None or cp.status != "waiting" or not approval_id:
         return trace_id, None
     approval = service.get(str(approval_id))
-    kind = service.kind(approval) if approval else None
+    kind = service.decisions.kind(approval) if approval else None
     choice = None
     if kind is not None and kind.waits_for == "reviewer":
         choice = kind.demo_choice or kind.choices[0].value
     if approval is None or choice is None or not approval.reviewers:
         return trace_id, None
-    service.decide_as(approval.approval_id, approval.reviewers[0], choice)
+    service.decisions.decide_as(approval.approval_id, approval.reviewers[0], choice)
     return trace_id, cp.step
 
 

@@ -138,7 +138,7 @@ def open_review_on_phone(
     does not scroll sideways.
     """
     (approval,) = [a for a in rt.ports.approvals.pending() if a.trace_id == trace_id]
-    link = rt.ports.approvals.issue_link(approval, reviewer)
+    link = rt.ports.approvals.tokens.issue_link(approval, reviewer)
     opened = open_page(375, 812)
     response = opened.page.goto(link)
     assert response is not None and response.status == 200

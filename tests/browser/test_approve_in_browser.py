@@ -58,7 +58,7 @@ def test_reviewer_edits_and_approves_in_chromium(
     rt.bus.drain()  # type: ignore[attr-defined]
     (approval,) = rt.ports.approvals.pending()
     assert approval.trace_id == trace_id
-    link = rt.ports.approvals.issue_link(approval, "ana@brightlane.io")
+    link = rt.ports.approvals.tokens.issue_link(approval, "ana@brightlane.io")
     assert link.startswith(approval_function)
 
     opened = open_page(375, 812)

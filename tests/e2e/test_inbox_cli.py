@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.approvals.grounds import Grounds
 from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.approvals.sign_in import SignIns
 from inboxflow.clock import SystemClock
@@ -35,7 +36,7 @@ def test_inbox_prints_a_single_use_sign_in_link_for_the_reviewer(tmp_path: Path)
     assert found.group(1) == "http://127.0.0.1:8088"
     store = SqliteCheckpointStore(home / "inboxflow.db")
     try:
-        sign_ins = SignIns(store, SystemClock(), ApprovalConfig())
+        sign_ins = SignIns(Grounds(store, SystemClock(), ApprovalConfig()))
         assert sign_ins.redeem(found.group(2)) == REVIEWER
     finally:
         store.close()

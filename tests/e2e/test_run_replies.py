@@ -40,7 +40,7 @@ def approve_pending(home: Path) -> list[str]:
     decided = []
     try:
         while pending := [a for a in service.pending() if a.reviewers]:
-            service.decide_as(pending[0].approval_id, pending[0].reviewers[0], "approve")
+            service.decisions.decide_as(pending[0].approval_id, pending[0].reviewers[0], "approve")
             runtime.bus.drain()
             decided.append(str(pending[0].payload.get("tool")))
     finally:

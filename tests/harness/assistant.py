@@ -46,7 +46,7 @@ def decide(
     """The owner decides the trace's pending pause (through the approval service); run on."""
     approval = pending(runtime, trace_id)
     service = runtime.ports.approvals
-    service.decide_as(approval.approval_id, OWNER, decision, edit, comment)
+    service.decisions.decide_as(approval.approval_id, OWNER, decision, edit, comment)
     runtime.bus.drain()
     return approval
 

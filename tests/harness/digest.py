@@ -11,6 +11,7 @@ from typing import Any
 
 from inboxflow.adapters.notifiers import OutboxNotifier
 from inboxflow.approvals.digests import DigestOutcome, Digests, FaultHook
+from inboxflow.approvals.grounds import Grounds
 from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.approvals.sign_in import SignIns
 from inboxflow.clock import FakeClock
@@ -79,13 +80,12 @@ class DigestWorld:
     ) -> Digests:
         """A ``Digests`` as one function instance would have it (its own store client)."""
         store = store or self.store
+        grounds = Grounds(store, self.clock, self.approval_config)
         return Digests(
-            store,
+            grounds,
             notifier or self.outbox(store),
-            SignIns(store, self.clock, self.approval_config).issue,
-            self.clock,
+            SignIns(grounds).issue,
             lambda: self.config,
-            self.approval_config,
             fault,
         )
 

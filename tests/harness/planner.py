@@ -118,7 +118,9 @@ def decide(
 ) -> Approval:
     """The agency decides the trace's pending review (approval service); run on."""
     approval = pending(runtime, trace_id)
-    runtime.ports.approvals.decide_as(approval.approval_id, AGENCY, decision, edit, comment)
+    runtime.ports.approvals.decisions.decide_as(
+        approval.approval_id, AGENCY, decision, edit, comment
+    )
     runtime.bus.drain()  # type: ignore[attr-defined]
     return approval
 
@@ -201,7 +203,9 @@ def fire_due_deadlines(runtime: Runtime) -> int:
     service = runtime.ports.approvals
 
     def timeout(task: Any) -> None:
-        service.on_timeout(str(task.payload["approval_id"]), int(task.payload.get("hop", 0)))
+        service.deadlines.on_timeout(
+            str(task.payload["approval_id"]), int(task.payload.get("hop", 0))
+        )
 
     fired: int = service.tasks.run_due(runtime.clock.now(), timeout)
     runtime.bus.drain()  # type: ignore[attr-defined]

@@ -129,7 +129,7 @@ class ChatWorld:
         trace_id, thread = self.start()
         self.bus.drain()
         approval = self.pending_approval(trace_id)
-        self.approvals.decide_as(approval.approval_id, "agent@agency.test", "approve")
+        self.approvals.decisions.decide_as(approval.approval_id, "agent@agency.test", "approve")
         self.bus.drain()
         assert self.trace(trace_id).pause["kind"] == "customer_reply"  # type: ignore[index]
         return trace_id, thread

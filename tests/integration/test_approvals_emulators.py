@@ -127,7 +127,7 @@ def test_resume_is_published_on_pubsub(pubsub_env: str, tmp_path: Path) -> None:
     )
     h.service.resume = cloud.resume
     edited = "Refund done. Maya"
-    h.service.decide(approval.approval_id, links[0].token, "approve", {"draft": edited})
+    h.service.decisions.decide(approval.approval_id, links[0].token, "approve", {"draft": edited})
     messages = admin.pull("dispatch-test", timeout_s=10)
     assert len(messages) == 1
     message = messages[0]
@@ -184,7 +184,9 @@ def test_decisions_through_separate_firestore_clients_record_one_and_draft_once(
         link = links[n % 2]
         barrier.wait()
         try:
-            service.decide(approval.approval_id, link.token, "approve" if n % 2 else "reject")
+            service.decisions.decide(
+                approval.approval_id, link.token, "approve" if n % 2 else "reject"
+            )
             outcome = "decided"
         except AlreadyDecided:
             outcome = "409"

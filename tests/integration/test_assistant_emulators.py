@@ -125,7 +125,7 @@ def test_the_assistant_as_separate_function_processes(
         assert checkpoint.status == "waiting", (checkpoint.status, checkpoint.error)
         approval = next(a for a in runtime.ports.approvals.pending() if a.trace_id == trace_id)
         assert approval.kind == "tool_review"
-        runtime.ports.approvals.decide_as(approval.approval_id, OWNER, "accept")
+        runtime.ports.approvals.decisions.decide_as(approval.approval_id, OWNER, "accept")
         checkpoint = _wait(runtime, trace_id, {"done", "failed", "needs_review"})
         assert checkpoint.status == "done", (
             checkpoint.status,

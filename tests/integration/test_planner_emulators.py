@@ -123,7 +123,7 @@ def test_the_scenarios_as_separate_function_processes(
         found = _paused_on(runtime, trace_id, "agency_review", 0)
         review = service.get(found.pause["approval_id"])
         assert review.payload["tool"] == "ask_customer"  # (1)
-        service.decide_as(review.approval_id, MAILBOX, "approve")
+        service.decisions.decide_as(review.approval_id, MAILBOX, "approve")
         found = _paused_on(runtime, trace_id, "customer_reply", found.step)
         assert found.state["awaiting_customer_reply"] is True
 
@@ -141,7 +141,9 @@ def test_the_scenarios_as_separate_function_processes(
         review = service.get(found.pause["approval_id"])
         assert review.payload["tool"] == "add_vehicle"
 
-        service.decide_as(review.approval_id, MAILBOX, "reject", comment="VIN is incorrect")  # (2)
+        service.decisions.decide_as(
+            review.approval_id, MAILBOX, "reject", comment="VIN is incorrect"
+        )  # (2)
         found = _paused_on(runtime, trace_id, "agency_review", found.step)
         review = service.get(found.pause["approval_id"])
         assert review.payload["tool"] == "ask_customer"

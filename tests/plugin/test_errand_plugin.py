@@ -83,14 +83,16 @@ def test_it_runs_pauses_with_its_own_kind_and_files_once_on_the_embedded_default
 
     service = runtime.ports.approvals
     approval = service.get(waiting.pause["approval_id"])
-    link = service.issue_link(approval, "owner@errands.test")
+    link = service.tokens.issue_link(approval, "owner@errands.test")
     page = app.get(urlsplit(link).path + "?" + urlsplit(link).query)
     assert page.status_code == 200
     html = page.get_data(as_text=True)
     assert "Confirm an errand" in html and "File it" in html and "Drop it" in html
     assert "Pick up the Keynes parcel" in html
 
-    service.decide(approval.approval_id, _token(link), "file", edit={"errand": "collect parcel"})
+    service.decisions.decide(
+        approval.approval_id, _token(link), "file", edit={"errand": "collect parcel"}
+    )
     runtime.bus.drain()
     done = runtime.store.get_trace(trace_id)
     assert done.status == "done", done.error
@@ -165,8 +167,8 @@ def test_it_runs_as_separate_functions_on_the_emulators(
         assert waiting.status == "waiting", waiting.error
         service = runtime.ports.approvals
         approval = service.get(waiting.pause["approval_id"])
-        link = service.issue_link(approval, "owner@errands.test")
-        service.decide(
+        link = service.tokens.issue_link(approval, "owner@errands.test")
+        service.decisions.decide(
             approval.approval_id, _token(link), "file", edit={"errand": "on the emulators"}
         )
         done = _wait(runtime, trace_id, lambda cp: cp.status not in ("running", "waiting"))

@@ -101,7 +101,9 @@ def _reviewed(chat: ChatWorld) -> tuple[str, str]:
     """A thread_chat trace past its review, waiting for the customer."""
     trace_id, thread = chat.start()
     chat.bus.drain()
-    chat.approvals.decide_as(chat.pending_approval(trace_id).approval_id, REVIEWER, "approve")
+    chat.approvals.decisions.decide_as(
+        chat.pending_approval(trace_id).approval_id, REVIEWER, "approve"
+    )
     chat.bus.drain()
     return trace_id, thread
 

@@ -128,7 +128,7 @@ def handle_http(
             return _json(inbox_json(request, service))
         if parts == ["timeout"] and request.method == "POST":
             (verify_task or _no_local_caller(environ or {}))(request)
-            return _json(service.on_timeout(*_timeout_call(request)))
+            return _json(service.deadlines.on_timeout(*_timeout_call(request)))
         if parts == ["digest"] and request.method == "POST":
             # The scheduler's identity is checked as the deadline tasks' is (the same invoker).
             (verify_task or _no_local_caller(environ or {}))(request)
@@ -136,7 +136,7 @@ def handle_http(
         if parts and parts[0] == "api":
             return _api(service, parts[1:], request)
     except AlreadyDecided as exc:
-        service.publish_resume(exc.approval)
+        service.decisions.publish_resume(exc.approval)
         if api:
             return _error_json(exc)
         return _html(render_decided(service.view(exc.approval, exc.approval.decided_by or "")), 409)
@@ -247,7 +247,7 @@ def _timeout_call(request: Request) -> tuple[str, int]:
 
 
 def _review_page(service: ApprovalService, approval_id: str, token: str | None) -> Response:
-    checked = service.check(approval_id, token)
+    checked = service.tokens.check(approval_id, token)
     view = service.view(checked.approval, checked.token.reviewer)
     if checked.approval.status != "pending":
         return _html(render_decided(view))
@@ -255,7 +255,7 @@ def _review_page(service: ApprovalService, approval_id: str, token: str | None) 
         render_review(
             view,
             form_action=f"/a/{approval_id}",
-            token=service.form_token(checked),
+            token=service.tokens.form_token(checked),
             max_edit_chars=service.config.max_edit_chars,
         )
     )
@@ -267,7 +267,7 @@ _FORM_CONTROLS = frozenset({"form", "decision", "comment"})
 def _decide_form(service: ApprovalService, approval_id: str, request: Request) -> Response:
     form = request.form
     edit = {name: form[name] for name in form if name not in _FORM_CONTROLS}
-    approval = service.decide(
+    approval = service.decisions.decide(
         approval_id,
         form.get("form"),
         form.get("decision", ""),
@@ -303,7 +303,7 @@ def _api(service: ApprovalService, parts: list[str], request: Request) -> Respon
         ]
         return _json({"pending": items})
     if len(parts) == 2 and parts[0] == "approvals" and request.method == "GET":
-        checked = service.check(parts[1], bearer)
+        checked = service.tokens.check(parts[1], bearer)
         return _json(_approval_json(service, checked.approval, checked.token.reviewer))
     if len(parts) == 3 and parts[0] == "approvals" and parts[2] == "decision":
         if request.method != "POST":
@@ -321,9 +321,11 @@ def _api(service: ApprovalService, parts: list[str], request: Request) -> Respon
         if _is_api_key(service, bearer):
             if not reviewer:
                 raise ApprovalError(400, "Bad request", "name the reviewer who decides")
-            approval = service.decide_as(parts[1], reviewer, decision, edit, body.get("comment"))
+            approval = service.decisions.decide_as(
+                parts[1], reviewer, decision, edit, body.get("comment")
+            )
         else:
-            approval = service.decide(
+            approval = service.decisions.decide(
                 parts[1], bearer, decision, edit, reviewer or None, body.get("comment")
             )
         return _json(_approval_json(service, approval, approval.decided_by or ""))

@@ -14,15 +14,14 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..clock import Clock
 from ..engine.effects import EffectJournal
 from ..engine.waits import TIMEOUT_REVIEWER, Approval, approval_path, read_approval
 from ..lazy import Lazy, as_lazy
-from ..ports.documents import DocumentStore, Transaction
+from ..ports.documents import Transaction
 from ..ports.tasks import ScheduledTask, TaskQueue
 from .decisions import Decisions
 from .errors import ApprovalError
-from .settings import ApprovalConfig
+from .grounds import Grounds, Part
 
 log = logging.getLogger(__name__)
 
@@ -30,36 +29,30 @@ MAX_SCHEDULE_AHEAD_S = 30 * 86400
 """Cloud Tasks schedules at most 30 days ahead; a longer wait re-schedules itself."""
 
 
-class Deadlines:
+class Deadlines(Part):
     """Schedule each round's deadline and apply the timeout policy when it fires.
 
     Args:
-        store: where approvals live.
+        grounds: the store (approvals), the clock, the config (the timeout endpoint and the tasks' audience).
         tasks: the queue that holds deadlines.
         journal: records the scheduling of a round as an effect (once per round).
         decisions: the kinds and the resume of a decided approval.
         announce: notifies the reviewers of a new round (after an escalation).
-        clock: time source.
-        config: the timeout endpoint and the tasks' audience.
     """
 
     def __init__(
         self,
-        store: DocumentStore,
+        grounds: Grounds,
         tasks: TaskQueue | Lazy[TaskQueue],
         journal: EffectJournal,
         decisions: Decisions,
         announce: Callable[[Approval], None],
-        clock: Clock,
-        config: ApprovalConfig,
     ) -> None:
-        self.store = store
+        super().__init__(grounds)
         self._tasks = as_lazy(tasks)
         self.journal = journal
         self.decisions = decisions
         self.announce = announce
-        self.clock = clock
-        self.config = config
 
     @property
     def tasks(self) -> TaskQueue:

@@ -16,7 +16,6 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..clock import Clock
 from ..engine.pause_kinds import MAX_COMMENT_CHARS, EditRejected, KindLookup, PauseKind
 from ..engine.waits import (
     Approval,
@@ -27,41 +26,35 @@ from ..engine.waits import (
     resume_of,
 )
 from ..errors import RejectedEnvelope
-from ..ports.documents import DocumentStore, Transaction
+from ..ports.documents import Transaction
 from ..schema import APPROVAL_TOKENS
 from .errors import AlreadyDecided, ApprovalError, invalid_link
-from .settings import ApprovalConfig
+from .grounds import Grounds, Part
 from .tokens import Tokens
 
 log = logging.getLogger(__name__)
 
 
-class Decisions:
+class Decisions(Part):
     """Record decisions (first decision wins) and publish the resume they make.
 
     Args:
-        store: where approvals and token records live.
+        grounds: the store (approvals and token records), the clock, the config (limits: the largest edit).
         tokens: verifies the reviewer's link or form token.
         resume: publishes the envelope that resumes a trace (``Runtime.resume``).
-        clock: time source.
-        config: limits (the largest edit).
         kinds: finds a pause's declared kind (``kind_lookup`` of the runtime's graphs).
     """
 
     def __init__(
         self,
-        store: DocumentStore,
+        grounds: Grounds,
         tokens: Tokens,
         resume: Callable[[str, Mapping[str, Any]], Any],
-        clock: Clock,
-        config: ApprovalConfig,
         kinds: KindLookup,
     ) -> None:
-        self.store = store
+        super().__init__(grounds)
         self.tokens = tokens
         self.resume = resume
-        self.clock = clock
-        self.config = config
         self.kinds = kinds
 
     def kind(self, approval: Approval) -> PauseKind:

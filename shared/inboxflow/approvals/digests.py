@@ -39,15 +39,14 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
-from ..clock import Clock
 from ..engine.waits import Approval
 from ..errors import RetryableError
 from ..lazy import Lazy, as_lazy
 from ..mail.addresses import address_key_or_none, ascii_lower
-from ..ports.documents import DocumentStore, Filter, Transaction
+from ..ports.documents import Filter, Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
 from ..schema import APPROVALS, REVIEWER_DIGESTS
-from .settings import ApprovalConfig
+from .grounds import Grounds, Part
 
 if TYPE_CHECKING:
     from ..config import DigestSchedule, InboxflowConfig
@@ -163,35 +162,29 @@ def counts_by_graph(approvals: Sequence[Approval]) -> dict[str, int]:
     return dict(sorted(counted.items(), key=lambda item: (-item[1], item[0])))
 
 
-class Digests:
+class Digests(Part):
     """Send each digest reviewer at most one digest per interval, exactly once.
 
     Args:
-        store: approvals and the digest records.
+        grounds: the store (approvals and the digest records), the clock, the config (the sender address, ``notify_from``).
         notifier: the reviewers' channels (``adapters.channels.ChannelNotifier``).
         sign_in: ``reviewer -> URL``: a single-use sign-in link to their inbox.
-        clock: time source.
         settings: ``inboxflow.yaml`` (``reviewers:`` modes and ``digest:`` schedules).
-        config: the sender address (``notify_from``).
         fault: fault injection (tests).
     """
 
     def __init__(
         self,
-        store: DocumentStore,
+        grounds: Grounds,
         notifier: Notifier | Lazy[Notifier],
         sign_in: Callable[[str], str],
-        clock: Clock,
         settings: Callable[[], InboxflowConfig],
-        config: ApprovalConfig,
         fault: FaultHook = _no_fault,
     ) -> None:
-        self.store = store
+        super().__init__(grounds)
         self._notifier = as_lazy(notifier)
         self.sign_in = sign_in
-        self.clock = clock
         self._settings = settings
-        self.config = config
         self.fault = fault
 
     @property

@@ -296,7 +296,7 @@ def _decide(
     approval = service.inbox.approval(session.reviewer, approval_id)
     form = request.form
     edit = {name: form[name] for name in form if name not in _FORM_CONTROLS}
-    service.decide_as(
+    service.decisions.decide_as(
         approval.approval_id,
         session.reviewer,
         form.get("decision", ""),
@@ -325,7 +325,7 @@ def _bulk(request: Request, service: ApprovalService, session: Session) -> Respo
             refused.append({"approval_id": approval_id[:80], "subject": "", "outcome": exc.message})
             continue
         subject = str(approval.context.get("subject", ""))
-        kind = service.kind(approval)
+        kind = service.decisions.kind(approval)
         choice = kind.styled(style)  # type: ignore[arg-type]
         if not kind.bulk_safe or choice is None:
             refused.append(
@@ -333,9 +333,9 @@ def _bulk(request: Request, service: ApprovalService, session: Session) -> Respo
             )
             continue
         try:
-            decided = service.decide_as(approval_id, session.reviewer, choice.value)
+            decided = service.decisions.decide_as(approval_id, session.reviewer, choice.value)
         except AlreadyDecided as exc:
-            service.publish_resume(exc.approval)
+            service.decisions.publish_resume(exc.approval)
             late.append(
                 {
                     "approval_id": approval_id,
@@ -360,7 +360,7 @@ def _bulk(request: Request, service: ApprovalService, session: Session) -> Respo
 
 
 def _row(service: ApprovalService, approval: Approval, now: float) -> dict[str, Any]:
-    kind = service.kind(approval)
+    kind = service.decisions.kind(approval)
     primary = kind.styled("primary")
     reasons = [str(r) for r in approval.context.get("reasons", [])]
     return {
@@ -381,13 +381,13 @@ def _row(service: ApprovalService, approval: Approval, now: float) -> dict[str, 
 
 
 def _title(service: ApprovalService, approval: Approval) -> str:
-    return service.kind(approval).title
+    return service.decisions.kind(approval).title
 
 
 def _outcome(service: ApprovalService, approval: Approval) -> str:
     if approval.status == "timed_out":
         return "Timed out"
-    choice = service.kind(approval).choice(approval.decision or "")
+    choice = service.decisions.kind(approval).choice(approval.decision or "")
     return choice.outcome[0] if choice is not None else str(approval.decision or approval.status)
 
 

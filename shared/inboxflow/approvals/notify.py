@@ -14,15 +14,14 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..clock import Clock
 from ..engine.effects import EffectJournal
 from ..engine.waits import Approval, approval_path
 from ..errors import RetryableError
 from ..lazy import Lazy, as_lazy
 from ..mail_stamps import stamp_for
-from ..ports.documents import DocumentStore, Transaction
+from ..ports.documents import Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
-from .settings import ApprovalConfig
+from .grounds import Grounds, Part
 from .tokens import Tokens
 
 if TYPE_CHECKING:
@@ -31,39 +30,33 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class Notifications:
+class Notifications(Part):
     """Tell reviewers of an approval, once per round and reviewer.
 
     Args:
-        store: where approvals and the review-mail records live.
+        grounds: the store (approvals and the review-mail records), the clock, the config (the sender address).
         notifier: sends reviewer emails.
         journal: makes each email an effect (sent once, found again after a crash).
         tokens: mints the review link each email carries.
         view: the page model of an approval as a reviewer sees it.
-        clock: time source.
-        config: the sender address.
         each: whether a reviewer gets an email per pause (``notify: each`` or ``both``);
             default: everyone.
     """
 
     def __init__(
         self,
-        store: DocumentStore,
+        grounds: Grounds,
         notifier: Notifier | Lazy[Notifier],
         journal: EffectJournal,
         tokens: Tokens,
         view: Callable[[Approval, str], ApprovalView],
-        clock: Clock,
-        config: ApprovalConfig,
         each: Callable[[str], bool] | None = None,
     ) -> None:
-        self.store = store
+        super().__init__(grounds)
         self._notifier = as_lazy(notifier)
         self.journal = journal
         self.tokens = tokens
         self.view = view
-        self.clock = clock
-        self.config = config
         self.each = each or (lambda reviewer: True)
 
     @property

@@ -18,7 +18,7 @@ first line that is exactly ``approve`` or ``accept`` (a full stop allowed) or
 the reviewer wrote: quoted parts of an HTML reply (blockquotes, Gmail's and
 Outlook's quote containers) are removed first (``mail/html_text.reply_text``),
 and a plain-text line starting ``>`` is a quote. The decision goes through
-``ApprovalService.decide_as``, the path every decision takes (first decision
+``Decisions.decide_as``, the path every decision takes (first decision
 wins, a decided approval answers 409), so a link click and a reply can never
 both decide. Anything else changes nothing and says why: not authenticated, not
 a reviewer of that approval, decided or past its deadline, or not understood;
@@ -237,7 +237,7 @@ def decide_by_reply(
             approvals, approval, reviewer, f"the reply does not start with {HOW_TO_ANSWER}"
         )
     wanted, comment = parsed
-    values = approvals.kind(approval).values
+    values = approvals.decisions.kind(approval).values
     names = APPROVING if wanted == "approve" else REJECTING
     choice = next((value for value in names if value in values), None)
     if choice is None:
@@ -248,7 +248,7 @@ def decide_by_reply(
             f"this review has no {wanted} choice (its choices: {', '.join(values)}): use the link",
         )
     try:
-        approvals.decide_as(approval_id, reviewer, choice, comment=comment)
+        approvals.decisions.decide_as(approval_id, reviewer, choice, comment=comment)
     except AlreadyDecided as exc:
         return _already(approvals, exc.approval)
     except ApprovalError as exc:
@@ -278,7 +278,7 @@ def _not_understood(
 def _already(approvals: ApprovalService, approval: Approval) -> ReplyDecision:
     """Decided before; its resume is published again in case the run that decided died first
     (``publish_resume`` does nothing once the resume is noted, and the runtime drops duplicates)."""
-    approvals.publish_resume(approval)
+    approvals.decisions.publish_resume(approval)
     who = approval.decided_by or "the deadline"
     return ReplyDecision(
         approval.approval_id,

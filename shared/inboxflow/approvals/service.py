@@ -7,6 +7,11 @@ the parts, each one job: ``tokens`` (links and form tokens), ``decisions``
 (first decision wins, the resume), ``notifications`` (reviewer emails) and
 ``deadlines`` (the deadline task and the timeout policy); the reviewer's
 inbox adds ``inbox`` (its queries), ``sign_ins`` and ``sessions``.
+
+Callers use the part that owns a step: ``service.tokens.check(...)``,
+``service.decisions.decide(...)``, ``service.deadlines.on_timeout(...)``; each
+signature lives once, on its part. The service itself holds only what spans
+parts: the wiring, ``after_pause`` (notify, schedule, digest) and the reads.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import Clock, SystemClock
 from ..engine.effects import EffectJournal
-from ..engine.pause_kinds import PauseKind, kind_lookup
+from ..engine.pause_kinds import kind_lookup
 from ..engine.waits import Approval, read_approval
 from ..lazy import Lazy
 from ..ports.documents import DocumentStore
@@ -25,13 +30,14 @@ from ..ports.tasks import TaskQueue
 from .deadlines import Deadlines
 from .decisions import Decisions
 from .digests import Digests
+from .grounds import Grounds
 from .inbox import Inbox
 from .notify import Notifications
 from .records import pending_approvals
 from .sessions import Sessions
 from .settings import ApprovalConfig
 from .sign_in import SignIns
-from .tokens import Checked, Tokens
+from .tokens import Tokens
 
 if TYPE_CHECKING:
     from ..config import InboxflowConfig
@@ -73,34 +79,19 @@ class ApprovalService:
         self.config = config or ApprovalConfig()
         self.settings = settings or InboxflowConfig()
         self.journal = EffectJournal(store, self.clock)
-        self.tokens = Tokens(store, self.clock, self.config)
+        grounds = Grounds(store, self.clock, self.config)
+        self.tokens = Tokens(grounds)
         self.graphs = graphs
-        self.decisions = Decisions(
-            store, self.tokens, resume, self.clock, self.config, kind_lookup(graphs)
-        )
+        self.decisions = Decisions(grounds, self.tokens, resume, kind_lookup(graphs))
         self.digests = Digests(
-            store,
-            notifier,
-            sign_in or self.sign_in_link,
-            self.clock,
-            lambda: self.settings,
-            self.config,
+            grounds, notifier, sign_in or self.sign_in_link, lambda: self.settings
         )
         self.notifications = Notifications(
-            store,
-            notifier,
-            self.journal,
-            self.tokens,
-            self.view,
-            self.clock,
-            self.config,
-            each=self.digests.wants_each,
+            grounds, notifier, self.journal, self.tokens, self.view, each=self.digests.wants_each
         )
-        self.deadlines = Deadlines(
-            store, tasks, self.journal, self.decisions, self.after_pause, self.clock, self.config
-        )
+        self.deadlines = Deadlines(grounds, tasks, self.journal, self.decisions, self.after_pause)
         self.inbox = Inbox(store, self.clock, lambda: sorted(graphs))
-        self.sign_ins = SignIns(store, self.clock, self.config)
+        self.sign_ins = SignIns(grounds)
         self.sessions = Sessions(store, self.clock)
 
     @property
@@ -155,62 +146,6 @@ class ApprovalService:
     def pending(self, reviewer: str | None = None) -> list[Approval]:
         """Pending approvals (for ``reviewer`` when given), soonest deadline first."""
         return pending_approvals(self.store, reviewer)
-
-    def kind(self, approval: Approval) -> PauseKind:
-        """The approval's declared kind (``Decisions.kind``)."""
-        return self.decisions.kind(approval)
-
-    def issue_link(self, approval: Approval, reviewer: str) -> str:
-        """Mint a review link for ``reviewer`` (``Tokens.issue_link``)."""
-        return self.tokens.issue_link(approval, reviewer)
-
-    def check(self, approval_id: str, token: str | None) -> Checked:
-        """Verify a link's token; changes nothing (``Tokens.check``)."""
-        return self.tokens.check(approval_id, token)
-
-    def form_token(self, checked: Checked) -> str:
-        """A short-lived token for the review page's form (``Tokens.form_token``)."""
-        return self.tokens.form_token(checked)
-
-    def check_form(self, approval_id: str, value: str | None) -> Checked:
-        """Verify a review page's form token (``Tokens.check_form``)."""
-        return self.tokens.check_form(approval_id, value)
-
-    def decide(
-        self,
-        approval_id: str,
-        token: str | None,
-        decision: str,
-        edit: Mapping[str, Any] | None = None,
-        claimed_reviewer: str | None = None,
-        comment: str | None = None,
-        *,
-        form: bool = False,
-    ) -> Approval:
-        """Record a reviewer's decision by link or form token (``Decisions.decide``)."""
-        return self.decisions.decide(
-            approval_id, token, decision, edit, claimed_reviewer, comment, form=form
-        )
-
-    def decide_as(
-        self,
-        approval_id: str,
-        reviewer: str,
-        decision: str,
-        edit: Mapping[str, Any] | None = None,
-        comment: str | None = None,
-    ) -> Approval:
-        """Record a named reviewer's decision (``Decisions.decide_as``)."""
-        return self.decisions.decide_as(approval_id, reviewer, decision, edit, comment)
-
-    def publish_resume(self, approval: Approval) -> Approval:
-        """Publish a decided approval's resume if it may not have been
-        (``Decisions.publish_resume``)."""
-        return self.decisions.publish_resume(approval)
-
-    def on_timeout(self, approval_id: str, hop: int = 0) -> dict[str, Any]:
-        """The deadline task fired (``Deadlines.on_timeout``)."""
-        return self.deadlines.on_timeout(approval_id, hop)
 
     def view(self, approval: Approval, reviewer: str) -> Any:
         """The page model of an approval as ``reviewer`` sees it."""

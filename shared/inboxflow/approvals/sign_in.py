@@ -13,12 +13,11 @@ from urllib.parse import quote
 
 from pydantic import BaseModel
 
-from ..clock import Clock
-from ..ports.documents import DocumentStore, Transaction
+from ..ports.documents import Transaction
 from ..schema import INBOX_SIGN_INS
 from .errors import ApprovalError
+from .grounds import Part
 from .records import store_new_token, token_hash
-from .settings import ApprovalConfig
 
 SIGN_IN_TTL_S = 10 * 60
 """How long a sign-in link is good for."""
@@ -44,19 +43,12 @@ def invalid_sign_in() -> ApprovalError:
     return ApprovalError(403, "Sign-in link not valid", INVALID_SIGN_IN)
 
 
-class SignIns:
+class SignIns(Part):
     """Issue and redeem single-use sign-in links to a reviewer's inbox.
 
     Args:
-        store: where sign-in records live.
-        clock: time source.
-        config: where links point.
+        grounds: the store (sign-in records), the clock, the config (where links point).
     """
-
-    def __init__(self, store: DocumentStore, clock: Clock, config: ApprovalConfig) -> None:
-        self.store = store
-        self.clock = clock
-        self.config = config
 
     def issue(self, reviewer: str) -> str:
         """A single-use, 10-minute sign-in link to the reviewer's inbox.

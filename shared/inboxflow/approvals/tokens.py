@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..clock import Clock
 from ..engine.waits import Approval, read_approval
-from ..ports.documents import DocumentStore
 from ..schema import APPROVAL_TOKENS
 from .errors import ApprovalError, invalid_link
+from .grounds import Part
 from .records import (
     FORM_TOKEN_TTL_S,
     TokenRecord,
@@ -25,7 +24,6 @@ from .records import (
     token_hash,
     token_record,
 )
-from .settings import ApprovalConfig
 
 MAX_TOKEN_CHARS = 128
 
@@ -39,19 +37,13 @@ class Checked:
     token_id: str
 
 
-class Tokens:
+class Tokens(Part):
     """Mint review links and verify links and form tokens.
 
     Args:
-        store: where approvals and token records live.
-        clock: time source.
-        config: where links point.
+        grounds: the store (approvals and token records), the clock, the config (where links
+            point).
     """
-
-    def __init__(self, store: DocumentStore, clock: Clock, config: ApprovalConfig) -> None:
-        self.store = store
-        self.clock = clock
-        self.config = config
 
     def issue_link(self, approval: Approval, reviewer: str) -> str:
         """Mint a token for ``reviewer`` (only its hash is stored) and return the review link."""

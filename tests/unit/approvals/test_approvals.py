@@ -616,7 +616,7 @@ def test_lost_resume_is_published_by_the_deadline_task(h: Harness) -> None:
     resume = h.service.resume
     h.service.resume = lambda *a: (_ for _ in ()).throw(ConnectionError("pubsub down"))  # type: ignore[assignment]
     with pytest.raises(ConnectionError):
-        h.service.decide(links[0].approval_id, links[0].token, "approve")
+        h.service.decisions.decide(links[0].approval_id, links[0].token, "approve")
     assert h.store.get_trace(trace_id).status == "waiting"  # type: ignore[union-attr]
     h.service.resume = resume  # type: ignore[method-assign]
     h.clock.advance(3600)
@@ -737,7 +737,7 @@ def test_issue_link_refuses_an_address_that_is_not_a_reviewer(h: Harness) -> Non
     before = h.store.list("approval_tokens")
     for outsider in ("mallory@evil.io", REVIEWERS[0].upper(), "", BACKUP):
         with pytest.raises(ApprovalError) as refused:
-            h.service.issue_link(approval, outsider)
+            h.service.tokens.issue_link(approval, outsider)
         assert refused.value.status == 403
     assert h.store.list("approval_tokens") == before
 

@@ -17,6 +17,7 @@ import pytest
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.approvals.digests import DIGEST_LEASE_S, digest_path
+from inboxflow.approvals.grounds import Grounds
 from inboxflow.approvals.sign_in import SignIns
 from inboxflow.clock import FakeClock
 from inboxflow.errors import RetryableError
@@ -67,7 +68,7 @@ def test_a_digest_counts_pending_approvals_per_graph_with_one_sign_in_link(
     assert len(re.findall(r'href="', html)) == 1
     [link] = URL.findall(text)
     assert SIGN_IN.fullmatch(link) and link == message["link"] and f'href="{link}"' in html
-    sign_ins = SignIns(store, w.clock, w.approval_config)
+    sign_ins = SignIns(Grounds(store, w.clock, w.approval_config))
     token = SIGN_IN.fullmatch(link).group(1)  # type: ignore[union-attr]
     assert sign_ins.redeem(token) == ANA
     # The stored copy keeps no credential.

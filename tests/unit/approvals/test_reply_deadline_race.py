@@ -77,7 +77,7 @@ def test_a_reply_that_the_deadline_beat_to_the_wait_is_queued_and_read(
     planner.clock.advance(3 * DAY)  # type: ignore[attr-defined]
 
     def deadline() -> None:
-        assert world.approvals.on_timeout(world.wait)["action"] == "rejected"  # no_reply
+        assert world.approvals.deadlines.on_timeout(world.wait)["action"] == "rejected"  # no_reply
         if deadline_ran:
             planner.bus.drain()  # type: ignore[attr-defined]
 
@@ -120,7 +120,10 @@ def test_a_reply_that_decided_the_wait_first_leaves_its_deadline_nothing_to_do(
     assert decided["applied_payload"]["email"]["gmail_id"] == reply_id
 
     planner.clock.advance(3 * DAY)  # type: ignore[attr-defined]
-    assert world.approvals.on_timeout(world.wait) == {"action": "none", "reason": "already reply"}
+    assert world.approvals.deadlines.on_timeout(world.wait) == {
+        "action": "none",
+        "reason": "already reply",
+    }
     assert len(planner.bus) == 1  # type: ignore[arg-type]  # nothing republished: it went out
     planner.bus.drain()  # type: ignore[attr-defined]
 
@@ -177,7 +180,7 @@ def test_a_reply_the_wait_gave_up_on_first_is_refused_and_recorded(
     def note_after_the_deadline(*args: Any, **kwargs: Any) -> None:
         monkeypatch.setattr(chat.ingestor.claims, "note", real_note)
         chat.clock.advance(25 * 3600)
-        assert chat.approvals.on_timeout(wait)["action"] == "needs_review"
+        assert chat.approvals.deadlines.on_timeout(wait)["action"] == "needs_review"
         real_note(*args, **kwargs)
 
     monkeypatch.setattr(chat.ingestor.claims, "note", note_after_the_deadline)

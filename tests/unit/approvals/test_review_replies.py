@@ -232,9 +232,11 @@ def test_a_crash_between_the_decision_and_its_resume_is_resumed_by_the_redeliver
 
 def test_a_reply_after_the_link_was_used_changes_nothing(sqlite_chat: ChatWorld) -> None:
     _, approval = _waiting_for_review(sqlite_chat)
-    link = sqlite_chat.approvals.issue_link(approval, "Lead@Agency.test")
+    link = sqlite_chat.approvals.tokens.issue_link(approval, "Lead@Agency.test")
     token = link.partition("?t=")[2]
-    sqlite_chat.approvals.decide(approval.approval_id, token, "reject", comment="Wrong car")
+    sqlite_chat.approvals.decisions.decide(
+        approval.approval_id, token, "reject", comment="Wrong car"
+    )
     gmail_id, _ = _reply(sqlite_chat, approval, 2, "approve")
     claim = sqlite_chat.claim(gmail_id)
     assert claim["review_outcome"] == "already_decided"
@@ -243,15 +245,17 @@ def test_a_reply_after_the_link_was_used_changes_nothing(sqlite_chat: ChatWorld)
     assert decided is not None and decided.decision == "reject"
     # ...and the other way round: a link used after the reply is refused (409).
     with pytest.raises(AlreadyDecided):
-        sqlite_chat.approvals.decide(approval.approval_id, token, "approve")
+        sqlite_chat.approvals.decisions.decide(approval.approval_id, token, "approve")
 
 
 def test_a_link_after_an_email_decision_is_refused(sqlite_chat: ChatWorld) -> None:
     _, approval = _waiting_for_review(sqlite_chat)
-    token = sqlite_chat.approvals.issue_link(approval, "agent@agency.test").partition("?t=")[2]
+    token = sqlite_chat.approvals.tokens.issue_link(approval, "agent@agency.test").partition("?t=")[
+        2
+    ]
     _reply(sqlite_chat, approval, 2, "approve")
     with pytest.raises(AlreadyDecided) as caught:
-        sqlite_chat.approvals.decide(approval.approval_id, token, "reject", comment="no")
+        sqlite_chat.approvals.decisions.decide(approval.approval_id, token, "reject", comment="no")
     assert caught.value.status == 409
 
 
@@ -394,8 +398,8 @@ def test_a_reply_the_receiving_server_did_not_authenticate_decides_nothing_and_i
     assert failure["trace_id"] == trace_id and approval.approval_id in failure["reason"]
     assert "not_authenticated" in failure["reason"] and "review link" in failure["reason"]
     # the reviewer can still decide by link
-    token = sqlite_chat.approvals.issue_link(approval, REVIEWER).partition("?t=")[2]
-    decided = sqlite_chat.approvals.decide(approval.approval_id, token, "approve")
+    token = sqlite_chat.approvals.tokens.issue_link(approval, REVIEWER).partition("?t=")[2]
+    decided = sqlite_chat.approvals.decisions.decide(approval.approval_id, token, "approve")
     assert decided.status == "decided" and decided.decided_by == REVIEWER
 
 

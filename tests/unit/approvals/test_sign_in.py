@@ -9,6 +9,7 @@ import pytest
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.approvals.errors import ApprovalError
+from inboxflow.approvals.grounds import Grounds
 from inboxflow.approvals.records import token_hash
 from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.approvals.sign_in import SIGN_IN_TTL_S, SignIns
@@ -19,7 +20,7 @@ from inboxflow.schema import INBOX_SIGN_INS
 @pytest.fixture
 def sign_ins(tmp_path: Path) -> SignIns:
     store = SqliteCheckpointStore(tmp_path / "inboxflow.db")
-    return SignIns(store, FakeClock(), ApprovalConfig(base_url="https://approvals.test"))
+    return SignIns(Grounds(store, FakeClock(), ApprovalConfig(base_url="https://approvals.test")))
 
 
 def token_of(link: str) -> str:

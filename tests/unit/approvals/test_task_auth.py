@@ -25,11 +25,11 @@ def approve_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any
     import functions_framework
 
     from inboxflow import entry
+    from inboxflow.approvals.deadlines import Deadlines
     from inboxflow.approvals.digests import Digests
-    from inboxflow.approvals.service import ApprovalService
 
     calls: list[str] = []
-    on_timeout = ApprovalService.on_timeout
+    on_timeout = Deadlines.on_timeout
     sweep = Digests.sweep
 
     def timeout_seen(self: Any, approval_id: str, hop: int = 0) -> Any:
@@ -40,7 +40,7 @@ def approve_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any
         calls.append("digest")
         return sweep(self, *args, **kwargs)
 
-    monkeypatch.setattr(ApprovalService, "on_timeout", timeout_seen)
+    monkeypatch.setattr(Deadlines, "on_timeout", timeout_seen)
     monkeypatch.setattr(Digests, "sweep", sweep_seen)
     monkeypatch.setenv("INBOXFLOW_HOME", str(tmp_path))
     monkeypatch.delenv("INBOXFLOW_TASKS_VERIFY", raising=False)

@@ -15,6 +15,7 @@ from typing import Any
 from inboxflow.adapters.cloud_tasks import CloudTasksQueue
 from inboxflow.approvals import oidc
 from inboxflow.approvals.deadlines import Deadlines
+from inboxflow.approvals.grounds import Grounds
 from inboxflow.approvals.settings import ApprovalConfig
 from inboxflow.ports.tasks import ScheduledTask
 
@@ -37,13 +38,15 @@ def _scheduled(environ: dict[str, str]) -> ScheduledTask:
     queue = RecordingQueue()
     clock = SimpleNamespace(now=lambda: 1_000.0)
     deadlines = Deadlines(
-        store=None,  # type: ignore[arg-type]
+        grounds=Grounds(
+            store=None,  # type: ignore[arg-type]
+            clock=clock,  # type: ignore[arg-type]
+            config=ApprovalConfig.from_env(environ),
+        ),
         tasks=queue,  # type: ignore[arg-type]
         journal=None,  # type: ignore[arg-type]
         decisions=None,  # type: ignore[arg-type]
         announce=lambda approval: None,
-        clock=clock,  # type: ignore[arg-type]
-        config=ApprovalConfig.from_env(environ),
     )
     approval: Any = SimpleNamespace(approval_id="ap-1", deadline=5_000.0)
     deadlines.schedule(approval, 0, 0)

@@ -119,7 +119,7 @@ def test_a_trace_that_pauses_for_the_customer_while_the_reply_is_queued_is_resum
     real_queue = chat.ingestor.replies.queue
 
     def queue_late(*args: Any, **kwargs: Any) -> bool:
-        chat.approvals.decide_as(approval.approval_id, "agent@agency.test", "approve")
+        chat.approvals.decisions.decide_as(approval.approval_id, "agent@agency.test", "approve")
         chat.bus.drain()  # the trace now waits on customer_reply
         return real_queue(*args, **kwargs)
 

@@ -185,7 +185,10 @@ def test_a_sent_resume_whose_deadline_fires_before_it_runs_is_only_republished(
     with pytest.raises(SimulatedCrash):
         chat.notify(history_id)
     chat.clock.advance(25 * 3600)  # the wait's deadline (needs_review) fires before the resume runs
-    assert chat.approvals.on_timeout(wait) == {"action": "none", "reason": "already reply"}
+    assert chat.approvals.deadlines.on_timeout(wait) == {
+        "action": "none",
+        "reason": "already reply",
+    }
     chat.bus.drain()  # the resume and its republished copy: one runs, the other is a duplicate
     done = chat.trace(trace_id)
     assert done.status == "done" and done.state["reply"]["gmail_id"] == reply

@@ -89,7 +89,7 @@ def pending_links(rt: Runtime, reviewer: str | None = None) -> list[dict[str, An
             {
                 "approval": approval,
                 "reviewer": who,
-                "link": service.issue_link(approval, who) if who else "",
+                "link": service.tokens.issue_link(approval, who) if who else "",
             }
         )
     return rows

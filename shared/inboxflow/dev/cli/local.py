@@ -159,10 +159,10 @@ def decide_demo_pauses(runtime: Runtime, trace_id: str, limit: int = 20) -> int:
         if checkpoint is None or checkpoint.status != "waiting" or not approval_id:
             return decided
         approval = service.get(str(approval_id))
-        choice = service.kind(approval).demo_choice if approval else None
+        choice = service.decisions.kind(approval).demo_choice if approval else None
         if approval is None or choice is None or not approval.reviewers:
             return decided
-        service.decide_as(approval.approval_id, approval.reviewers[0], choice)
+        service.decisions.decide_as(approval.approval_id, approval.reviewers[0], choice)
         bus.drain()
     return limit
 
@@ -304,7 +304,7 @@ def show_approvals(runtime: Runtime, trace_ids: list[str], console: Console) -> 
         return
     first = waiting[0]
     reviewer = first.reviewers[0]
-    link = service.issue_link(first, reviewer)
+    link = service.tokens.issue_link(first, reviewer)
     cli = "inboxflow" if shutil.which("inboxflow") else ".venv/bin/inboxflow"
     console.print(
         f"\n[bold]{len(waiting)} emails wait for a human decision[/bold] "
@@ -320,7 +320,7 @@ def show_approvals(runtime: Runtime, trace_ids: list[str], console: Console) -> 
 
 def _in_process_timeout(service: Any) -> Any:
     def run(task: Any) -> None:
-        service.on_timeout(
+        service.deadlines.on_timeout(
             str(task.payload.get("approval_id", "")), int(task.payload.get("hop", 0))
         )
 

@@ -217,10 +217,10 @@ def _decide(runtime: Any, decisions: list[Decision], result: CaseResult) -> None
             return
         approval = waiting[0]
         decision = decisions.pop(0)
-        kind = service.kind(service.get(str(approval["approval_id"])))
+        kind = service.decisions.kind(service.get(str(approval["approval_id"])))
         choice = _choice(decision.choice, kind)
         try:
-            service.decide_as(
+            service.decisions.decide_as(
                 str(approval["approval_id"]),
                 str(approval["reviewers"][0]),
                 choice,

@@ -170,7 +170,7 @@ def test_a_notify_that_times_out_is_not_learnt_as_the_owners_ignore(tmp_path):
         trace_id = start(runtime, _again("32", n))
         approval = pending(runtime, trace_id)
         runtime.clock.advance(8 * 24 * 3600)
-        runtime.ports.approvals.on_timeout(approval.approval_id)
+        runtime.ports.approvals.deadlines.on_timeout(approval.approval_id)
         runtime.bus.drain()
         assert state(runtime, trace_id)["status"] == "ignored"
     assert _read(runtime, "triage_preferences").version == 0

@@ -139,7 +139,9 @@ def test_a_strangers_reply_during_a_review_is_not_queued_nor_read(tmp_path: Path
     assert claim is not None and claim["state"] == "started"  # a trace of her own
     assert claim["trace_id"] != trace_id and report.started == [claim["trace_id"]]
 
-    runtime.ports.approvals.decide_as(pending(runtime, trace_id).approval_id, AGENCY, "approve")
+    runtime.ports.approvals.decisions.decide_as(
+        pending(runtime, trace_id).approval_id, AGENCY, "approve"
+    )
     runtime.bus.drain()  # type: ignore[attr-defined]
     after = state(runtime, trace_id)
     assert after["seen_reply_ids"] == [first_id]

@@ -226,7 +226,7 @@ def test_approve_runs_exactly_the_approved_inputs(tmp_path):
     runtime.bus.drain()
     assert checkpoint(runtime, trace_id).status == "waiting"
     assert state(runtime, trace_id)["quote_session"]["vehicles"] == 0
-    service.decide_as(review.approval_id, AGENCY, "approve")
+    service.decisions.decide_as(review.approval_id, AGENCY, "approve")
     runtime.bus.drain()
     assert state(runtime, trace_id)["quote_session"]["vehicles"] == 1
 

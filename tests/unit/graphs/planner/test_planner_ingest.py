@@ -92,7 +92,9 @@ def test_a_customer_reply_during_a_review_is_queued_and_read_at_the_next_step(tm
     assert report.queued == [trace_id] and report.started == [] and report.resumed == []
     assert state(runtime, trace_id)["seen_reply_ids"] == [first_id]  # not read yet
 
-    runtime.ports.approvals.decide_as(pending(runtime, trace_id).approval_id, AGENCY, "approve")
+    runtime.ports.approvals.decisions.decide_as(
+        pending(runtime, trace_id).approval_id, AGENCY, "approve"
+    )
     runtime.bus.drain()
     after = state(runtime, trace_id)
     assert after["seen_reply_ids"] == [first_id, reply_id]
