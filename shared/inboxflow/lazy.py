@@ -8,8 +8,9 @@ library (cold start matters).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -50,3 +51,25 @@ def as_lazy(value: T | Lazy[T]) -> Lazy[T]:
         return value
     built: Lazy[T] = Lazy(lambda: value)
     return built
+
+
+def import_reference(reference: str, what: str) -> Any:
+    """The object at ``module:attribute`` (``attribute`` may be dotted).
+
+    Raises:
+        ValueError: the reference is malformed, its module does not import, or it has no such attribute.
+    """
+    module_name, _, attribute = reference.strip().partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"{what} reference {reference!r}: expected module:attribute")
+    try:
+        found: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(
+            f"{what} reference {reference!r}: cannot import {module_name}: {exc}"
+        ) from exc
+    for name in attribute.split("."):
+        if not hasattr(found, name):
+            raise ValueError(f"{what} reference {reference!r}: {module_name} has no {attribute}")
+        found = getattr(found, name)
+    return found

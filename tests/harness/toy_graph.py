@@ -11,9 +11,10 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.engine.context import NodeContext
-from inboxflow.engine.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.graph import Graph, Node
 from inboxflow.engine.pause_kinds import APPROVE_REJECT
 from inboxflow.engine.runtime import Runtime
+from inboxflow.engine.step import END, Pause, Step
 from inboxflow.errors import RetryableError
 from inboxflow.ports.checkpoint import CheckpointStore
 from tests.harness.runtimes import runtime_for

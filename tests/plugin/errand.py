@@ -15,8 +15,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from inboxflow.engine.context import NodeContext
-from inboxflow.engine.graph import END, Graph, Node, Pause, StartContext, Step, TraceSummary
+from inboxflow.engine.graph import Graph, Node, StartContext, TraceSummary
 from inboxflow.engine.pause_kinds import Choice, EditableField, PauseKind
+from inboxflow.engine.step import END, Pause, Step
 from inboxflow.engine.tools import Tool, ToolRegistry
 from inboxflow.ports.checkpoint import Checkpoint
 

@@ -196,7 +196,8 @@ def _wait(runtime, trace_id: str, until, timeout_s: float = 90.0):
 def test_the_runtime_refuses_a_tool_the_node_does_not_declare(tmp_path: Path) -> None:
     from pydantic import BaseModel
 
-    from inboxflow.engine.graph import END, Graph, Node, Step
+    from inboxflow.engine.graph import Graph, Node
+    from inboxflow.engine.step import END, Step
     from tests.harness.runtimes import runtime_for
     from tests.plugin.errand import TOOLS
 

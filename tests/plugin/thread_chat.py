@@ -16,8 +16,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from inboxflow.engine.context import NodeContext
-from inboxflow.engine.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.graph import Graph, Node
 from inboxflow.engine.pause_kinds import Choice, PauseKind
+from inboxflow.engine.step import END, Pause, Step
 from inboxflow.mail import Email
 
 REVIEWERS = ("agent@agency.test", "Lead@Agency.test")

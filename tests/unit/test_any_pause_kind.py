@@ -17,8 +17,9 @@ import pytest
 from pydantic import BaseModel
 
 from inboxflow.engine.context import NodeContext
-from inboxflow.engine.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.graph import Graph, Node
 from inboxflow.engine.pause_kinds import Choice, EditableField, PauseKind
+from inboxflow.engine.step import END, Pause, Step
 from tests.harness.approval import Harness
 
 KIND = PauseKind(

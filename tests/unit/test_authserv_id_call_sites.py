@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from inboxflow.config import InboxflowConfig, load_config
-from inboxflow.engine.graph import Step
+from inboxflow.engine.step import Step
 from inboxflow.graphs import graph_registry
 from inboxflow.graphs.agent.nodes.preprocess import preprocess
 from inboxflow.graphs.agent.state import AgentState, ProfileSnapshot

@@ -18,7 +18,8 @@ from inboxflow.config import (
 )
 from inboxflow.dev.infra import REPO_ROOT
 from inboxflow.dev.infra.archive import source_archive_members
-from inboxflow.engine.graph import END, Graph, Node, Step
+from inboxflow.engine.graph import Graph, Node
+from inboxflow.engine.step import END, Step
 from inboxflow.graphs import graph_registry
 
 

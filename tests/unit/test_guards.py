@@ -14,9 +14,10 @@ from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.clock import FakeClock
 from inboxflow.dev.cli.inspect import trace as trace_command
 from inboxflow.engine.context import NodeContext
-from inboxflow.engine.graph import END, Graph, Node, Step
+from inboxflow.engine.graph import Graph, Node
 from inboxflow.engine.guards import Guard, Verdict
 from inboxflow.engine.runtime import Runtime
+from inboxflow.engine.step import END, Step
 from tests.harness.runtimes import runtime_for
 
 SENT: list[str] = []

@@ -10,17 +10,10 @@ import sys
 import pytest
 from pydantic import BaseModel
 
-from inboxflow.engine.graph import (
-    END,
-    Graph,
-    LazyNodeFunction,
-    LazyToolRegistry,
-    Node,
-    Step,
-    import_reference,
-    lazy,
-)
+from inboxflow.engine.graph import Graph, LazyNodeFunction, LazyToolRegistry, Node, lazy
+from inboxflow.engine.step import END, Step
 from inboxflow.graphs import graph_registry
+from inboxflow.lazy import import_reference
 
 
 class Empty(BaseModel):

@@ -12,7 +12,8 @@ from pydantic import BaseModel
 from inboxflow.adapters.embedded_crm import EmbeddedCRM
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.engine.context import NodeContext
-from inboxflow.engine.graph import END, Graph, Node, Step
+from inboxflow.engine.graph import Graph, Node
+from inboxflow.engine.step import END, Step
 from inboxflow.graphs import graph_registry
 from inboxflow.graphs.planner.quoting import QUOTING
 from inboxflow.graphs.support.crm import CUSTOMERS

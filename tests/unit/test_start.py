@@ -12,8 +12,9 @@ from pydantic import BaseModel
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
-from inboxflow.engine.graph import END, Graph, Node, StartContext, Step
+from inboxflow.engine.graph import Graph, Node, StartContext
 from inboxflow.engine.runtime import Runtime
+from inboxflow.engine.step import END, Step
 from inboxflow.errors import RejectedEnvelope
 from inboxflow.mail import Email, email_from_json
 from inboxflow.ports.checkpoint import TraceRoute

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from inboxflow.engine.context import NodeContext
-from inboxflow.engine.graph import END, Graph, Node, Step
+from inboxflow.engine.graph import Graph, Node
 from inboxflow.engine.runtime import MAX_STATE_BYTES
+from inboxflow.engine.step import END, Step
 from tests.harness.runtimes import runtime_for
 
 

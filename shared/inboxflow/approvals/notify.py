@@ -3,7 +3,7 @@
 Each email is an effect in the journal, keyed by round and reviewer, so a
 redelivered pause sends nothing twice; one reviewer's channel failing never
 keeps the others from hearing of it. Before an email is sent its Message-ID
-stamp is recorded (``replies.record_review_mail``), and once sent its Gmail
+stamp is recorded (``review_mails.record_review_mail``), and once sent its Gmail
 thread, so that a reviewer's reply leads back to the approval.
 """
 
@@ -102,7 +102,7 @@ class Notifications(Part):
             if sent.get("error"):
                 refused[reviewer] = str(sent["error"])
             elif sent.get("thread_id") and sent.get("mailbox"):
-                from .replies import record_review_thread  # mail parsing: not at a cold start
+                from .review_mails import record_review_thread
 
                 record_review_thread(
                     self.store,
@@ -118,7 +118,7 @@ class Notifications(Part):
 
     def _notify(self, approval: Approval, reviewer: str, key: str) -> dict[str, Any]:
         from .pages import render_notification
-        from .replies import record_review_mail
+        from .review_mails import record_review_mail
 
         link = self.tokens.issue_link(approval, reviewer)
         subject, text, html = render_notification(self.view(approval, reviewer), link=link)
@@ -166,7 +166,7 @@ class Notifications(Part):
         """
 
         def send(key: str) -> dict[str, Any]:
-            from .replies import record_review_mail
+            from .review_mails import record_review_mail
 
             subject, text, html = render(self.tokens.issue_link(approval, reviewer))
             stamp = stamp_for(self.store, key, self.clock.now())

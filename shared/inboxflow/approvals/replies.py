@@ -36,9 +36,8 @@ from ..mail import Email
 from ..mail.addresses import same_address
 from ..mail.authentication import check_sender
 from ..mail.html_text import reply_text
-from ..ports.documents import DocumentStore
-from ..schema import REVIEW_MAILS, REVIEW_THREADS
 from .errors import AlreadyDecided, ApprovalError
+from .review_mails import review_mail_of
 
 if TYPE_CHECKING:
     from ..engine.waits import Approval
@@ -46,7 +45,6 @@ if TYPE_CHECKING:
 
 APPROVING = ("approve", "accept")
 REJECTING = ("reject",)
-_OUR_MESSAGE_ID = re.compile(r"^inboxflow\.([0-9a-f]{32})@", re.IGNORECASE)
 _APPROVE = re.compile(r"(?:approve|accept)\.?", re.IGNORECASE)
 _REJECT = re.compile(r"reject\s*:\s*(.*)", re.IGNORECASE)
 HOW_TO_ANSWER = 'a first line that is exactly "approve" (or "accept") or "reject: <comment>"'
@@ -67,75 +65,6 @@ DECIDED_NOTHING: tuple[Outcome, ...] = (
     "refused",
 )
 """Outcomes recorded as refused replies (``failures``): the reviewer can still use the link."""
-
-
-def review_mail_path(stamp: str) -> str:
-    """Where the review email whose Message-ID carries ``stamp`` is recorded."""
-    return REVIEW_MAILS.path(stamp.strip().lower())
-
-
-def record_review_mail(
-    store: DocumentStore, approval: Approval, reviewer: str, stamp: str, now: float
-) -> None:
-    """Remember which approval and reviewer the email stamped ``stamp`` is for."""
-    store.set(
-        review_mail_path(stamp),
-        {
-            "approval_id": approval.approval_id,
-            "trace_id": approval.trace_id,
-            "reviewer": reviewer,
-            "round": approval.round,
-            "sent_at": now,
-            "expire_at": approval.expire_at,
-        },
-    )
-
-
-def review_thread_path(mailbox: str, thread_id: str) -> str:
-    """Where the review email sent from ``mailbox`` in Gmail thread ``thread_id`` is recorded."""
-    return REVIEW_THREADS.path(f"{mailbox.strip().lower()}:{thread_id}")
-
-
-def record_review_thread(
-    store: DocumentStore,
-    approval: Approval,
-    reviewer: str,
-    mailbox: str,
-    thread_id: str,
-    now: float,
-) -> None:
-    """Remember the Gmail thread the review email to ``reviewer`` was sent in (once)."""
-    store.create(
-        review_thread_path(mailbox, thread_id),
-        {
-            "approval_id": approval.approval_id,
-            "trace_id": approval.trace_id,
-            "reviewer": reviewer,
-            "round": approval.round,
-            "mailbox": mailbox.strip().lower(),
-            "thread_id": thread_id,
-            "sent_at": now,
-            "expire_at": approval.expire_at,
-        },
-    )
-
-
-def review_mail_of(store: DocumentStore, email: Email) -> dict[str, Any] | None:
-    """The review email ``email`` answers, or None.
-
-    By our Message-ID in its In-Reply-To/References first; Gmail may have given the
-    sent review email a Message-ID of its own, so then by the Gmail thread the reply
-    is in (the review email's thread in the mailbox that sent it).
-    """
-    for message_id in [email.in_reply_to or "", *reversed(email.references)]:
-        match = _OUR_MESSAGE_ID.match(message_id.strip().strip("<>"))
-        if match:
-            doc = store.get(REVIEW_MAILS.path(match.group(1).lower()))
-            if doc is not None:
-                return doc
-    if email.thread_id and email.mailbox:
-        return store.get(review_thread_path(email.mailbox, email.thread_id))
-    return None
 
 
 def parse_decision(text: str) -> tuple[str, str | None] | None:
@@ -293,10 +222,5 @@ __all__ = [
     "ReplyDecision",
     "decide_by_reply",
     "parse_decision",
-    "record_review_mail",
-    "record_review_thread",
     "reply_first_text",
-    "review_mail_of",
-    "review_mail_path",
-    "review_thread_path",
 ]

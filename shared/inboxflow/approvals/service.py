@@ -17,7 +17,7 @@ parts: the wiring, ``after_pause`` (notify, schedule, digest) and the reads.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..clock import Clock, SystemClock
 from ..engine.effects import EffectJournal
@@ -42,6 +42,7 @@ from .tokens import Tokens
 if TYPE_CHECKING:
     from ..config import InboxflowConfig
     from ..engine.graph import Graph
+    from ..ports.wired import Ports
 
 
 class ApprovalService:
@@ -152,3 +153,12 @@ class ApprovalService:
         from .pages import view_of
 
         return view_of(approval, self.decisions.kind(approval), reviewer)
+
+
+def approval_service(ports: Ports) -> ApprovalService:
+    """The approval service the root built into ``ports`` (``build_runtime``), as its type.
+
+    ``Ports.approvals`` promises only what the ports may know of it (``ports.wired.Approvals``);
+    the features and the tooling above the approvals package read it whole through this.
+    """
+    return cast("ApprovalService", ports.approvals)

@@ -12,16 +12,16 @@ node's module on its first call, and the tools only when a node uses them.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ..lazy import Lazy
+from ..lazy import Lazy, import_reference
 from .pause_kinds import PauseKind
+from .step import END, Step
 from .tools import Tool, ToolRegistry
 
 if TYPE_CHECKING:
@@ -31,76 +31,8 @@ if TYPE_CHECKING:
     from .context import NodeContext
     from .guards import Guard
 
-END = "__end__"
-"""Routing target that finishes the trace."""
-
-TimeoutPolicy = Literal["escalate", "reject", "needs_review"]
-
-
-@dataclass(frozen=True)
-class Pause:
-    """Stop the trace until a human (or a customer's reply) resumes it.
-
-    Attributes:
-        kind: what is being asked, e.g. ``approve_draft``; decides the choices offered.
-        payload: what the reviewer approves (the draft); its hash binds the decision.
-        resume_node: the node that runs with the decision.
-        reviewers: email addresses of the reviewers.
-        deadline_s: seconds from now until ``on_timeout`` applies.
-        on_timeout: ``escalate``, ``reject`` or ``needs_review``.
-        escalate_to: backup reviewers notified when ``on_timeout`` is ``escalate``.
-        context: what the reviewer needs to see to decide (the email, why it
-            waits); shown on the review page, not part of the approved payload.
-    """
-
-    kind: str
-    payload: dict[str, Any]
-    resume_node: str
-    reviewers: tuple[str, ...] = ()
-    deadline_s: float = 24 * 3600
-    on_timeout: TimeoutPolicy = "needs_review"
-    escalate_to: tuple[str, ...] = ()
-    context: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Step:
-    """What a node returns: a state update and where the trace goes next.
-
-    Attributes:
-        update: top-level state fields to replace.
-        goto: the next node's name, ``END``, or a ``Pause``.
-        status: final status when ``goto`` is ``END`` (``done`` or ``rejected``).
-    """
-
-    update: Mapping[str, Any] = field(default_factory=dict)
-    goto: str | Pause = END
-    status: Literal["done", "rejected"] = "done"
-
 
 NodeFn = Callable[[Any, "NodeContext"], Step]
-
-
-def import_reference(reference: str, what: str) -> Any:
-    """The object at ``module:attribute`` (``attribute`` may be dotted).
-
-    Raises:
-        ValueError: the reference is malformed, its module does not import, or it has no such attribute.
-    """
-    module_name, _, attribute = reference.strip().partition(":")
-    if not module_name or not attribute:
-        raise ValueError(f"{what} reference {reference!r}: expected module:attribute")
-    try:
-        found: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ValueError(
-            f"{what} reference {reference!r}: cannot import {module_name}: {exc}"
-        ) from exc
-    for name in attribute.split("."):
-        if not hasattr(found, name):
-            raise ValueError(f"{what} reference {reference!r}: {module_name} has no {attribute}")
-        found = getattr(found, name)
-    return found
 
 
 class LazyNodeFunction:

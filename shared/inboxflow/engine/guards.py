@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..lazy import Lazy
+from ..lazy import Lazy, import_reference
+from .step import Step
 
 if TYPE_CHECKING:
     from .context import NodeContext
-    from .graph import Step
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,6 @@ class Guard:
 
 
 def _import_check(name: str, reference: str) -> GuardCheck:
-    from .graph import import_reference
 
     check = import_reference(reference, f"guard {name}")
     if not callable(check):

@@ -52,8 +52,9 @@ from ..ports.wired import Ports
 from ..schema import FAILURES
 from .context import NodeContext
 from .effects import EffectJournal, FaultHook, _no_fault
-from .graph import END, Graph, Node, Pause, Step
+from .graph import Graph, Node
 from .guards import apply_guards
+from .step import END, Pause, Step
 from .waits import (
     Approval,
     approval_of_pause,

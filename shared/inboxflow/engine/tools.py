@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from .bindings import Binding
 
-if TYPE_CHECKING:
-    from .context import NodeContext
-
-ToolHandler = Callable[[Any, "NodeContext"], dict[str, Any]]
+ToolHandler = Callable[[Any, Any], dict[str, Any]]
+"""``(params, ctx) -> result``: ``ctx`` is the calling node's ``NodeContext`` (not named here:
+``context`` imports this module)."""
 
 
 @dataclass(frozen=True)

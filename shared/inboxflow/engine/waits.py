@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from ..mail import Email
     from ..ports.bus import MessageBus
     from ..ports.checkpoint import Checkpoint, CheckpointStore
-    from .graph import Graph, Pause
+    from .graph import Graph
+    from .step import Pause
 
 ApprovalStatus = Literal["pending", "decided", "timed_out"]
 

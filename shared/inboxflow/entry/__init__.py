@@ -13,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from .. import telemetry
+from ..approvals.service import approval_service
 from ..logs import configure_for_function
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def handle_approval_request(request: Any) -> Any:
     rt = runtime()
     try:
         check = local_task_check(rt.ports.settings.home, rt.ports.settings.environ)
-        response = handle_http(request, rt.ports.approvals, verify_task=check)
+        response = handle_http(request, approval_service(rt.ports), verify_task=check)
         _drain_inprocess(rt)
     finally:
         telemetry.flush()

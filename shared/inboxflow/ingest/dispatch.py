@@ -28,6 +28,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ..approvals.service import approval_service
 from ..config import InboxflowConfig
 from ..engine.runtime import Runtime
 from ..engine.waits import (
@@ -336,7 +337,7 @@ class Dispatcher:
         self, address: str, gmail_id: str, email: Email, report: IngestReport, facts: dict[str, Any]
     ) -> bool:
         """Decide the approval a reply to a review email answers; False if it answers none."""
-        approvals = self.runtime.ports.approvals
+        approvals = approval_service(self.runtime.ports)
         if not (email.in_reply_to or email.references):
             return False
         from ..approvals.replies import DECIDED_NOTHING, decide_by_reply

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from ..errors import NodeFailed
 from ..lazy import Lazy
 
 if TYPE_CHECKING:
-    from ..approvals.service import ApprovalService
     from ..clock import Clock
     from ..config import InboxflowConfig
     from ..graph_settings import GraphSettings
@@ -66,6 +65,18 @@ class Service(Generic[T]):
 
 OPEN_TO_EVERY_NODE = frozenset({"settings", "clock", "store", "llm", "graph_settings"})
 """Ports any node may read without declaring them (the model is guarded by ``uses_llm``)."""
+
+
+class Approvals(Protocol):
+    """What the ports promise of the approval service the root builds
+    (``inboxflow.approvals.service.ApprovalService``); ports know no feature, so no more."""
+
+    notifier: Notifier
+    """The reviewers' channels (graphs send their own notices through it too)."""
+
+    def after_pause(self, approval: Any) -> Any:
+        """Notify the reviewers of a committed pause and schedule its deadline."""
+        ...
 
 
 class UndeclaredPort(NodeFailed):
@@ -130,7 +141,7 @@ class Ports:
     notifier: Port[Notifier] = Port()
     config: Port[InboxflowConfig] = Port()
     graph_settings: Port[GraphSettings] = Port()
-    approvals: Port[ApprovalService] = Port()
+    approvals: Port[Approvals] = Port()
     gmail_reader: Port[GmailReader] = Port()
 
     def __init__(
@@ -149,7 +160,7 @@ class Ports:
         config: InboxflowConfig | Lazy[InboxflowConfig],
         graph_settings: GraphSettings | Lazy[GraphSettings],
         gmail_reader: GmailReader | Lazy[GmailReader],
-        approvals: ApprovalService | Lazy[ApprovalService] | None = None,
+        approvals: Approvals | Lazy[Approvals] | None = None,
         services: Mapping[str, Any] | None = None,
     ) -> None:
         """The ports, and ``services``: the declared business services by name (or ``Lazy``)."""
@@ -246,5 +257,5 @@ PORT_NAMES = frozenset(name for name, value in vars(Ports).items() if isinstance
 """The names a node may declare in ``Node(ports=...)``."""
 
 
-def _no_approvals() -> ApprovalService:
+def _no_approvals() -> Approvals:
     raise RuntimeError("no approval service wired: build the runtime with build_runtime")

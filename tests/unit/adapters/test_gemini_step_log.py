@@ -17,8 +17,9 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.dev.doubles.gemini_api import GeminiDouble, Reply, start_gemini_double
 from inboxflow.engine.context import NodeContext
-from inboxflow.engine.graph import END, Graph, Node, Step
+from inboxflow.engine.graph import Graph, Node
 from inboxflow.engine.runtime import Runtime
+from inboxflow.engine.step import END, Step
 from inboxflow.engine.tools import Tool, ToolRegistry
 from inboxflow.errors import RetryableError
 from inboxflow.graphs.pipeline.tasks import CLASSIFY_INTENT

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from inboxflow.approvals.errors import AlreadyDecided
-from inboxflow.approvals.replies import parse_decision, review_mail_path
+from inboxflow.approvals.replies import parse_decision
+from inboxflow.approvals.review_mails import review_mail_path
 from inboxflow.ingest.claims import message_trace_id
 from inboxflow.mail.html_text import reply_text
 from tests.harness.mail_auth import auth_line, gmail_fail, gmail_pass

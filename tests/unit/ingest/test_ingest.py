@@ -17,8 +17,9 @@ from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.dev.adapters.memory_gmail_reader import InMemoryGmailReader
 from inboxflow.engine.context import NodeContext
-from inboxflow.engine.graph import END, Graph, Node, Pause, Step
+from inboxflow.engine.graph import Graph, Node
 from inboxflow.engine.pause_kinds import Choice, PauseKind
+from inboxflow.engine.step import END, Pause, Step
 from inboxflow.errors import RetryableError
 from inboxflow.graphs import graph_registry
 from inboxflow.ingest.claims import Claim, Claims, message_trace_id

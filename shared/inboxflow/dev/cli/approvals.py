@@ -19,6 +19,8 @@ from inboxflow.dev.cli.options import dev_option, home_option, use_home
 from inboxflow.dev.cli.render import cli_console
 from inboxflow.engine.runtime import Runtime
 
+from ...approvals.service import approval_service
+
 DEFAULT_PORT = 8088
 
 
@@ -80,7 +82,7 @@ def pending_links(rt: Runtime, reviewer: str | None = None) -> list[dict[str, An
     """
     from inboxflow.approvals.service import ApprovalService
 
-    service: ApprovalService = rt.ports.approvals
+    service: ApprovalService = approval_service(rt.ports)
     rows = []
     for approval in service.pending(reviewer):
         candidates = approval.escalate_to if approval.round > 0 else approval.reviewers
@@ -217,7 +219,7 @@ def fire_due_tasks_in_background(
     (with ``bearer``: the local task token ``/timeout`` checks)."""
     from inboxflow.adapters.sqlite_tasks import SqliteTaskQueue, post_json
 
-    queue = rt.ports.approvals.tasks
+    queue = approval_service(rt.ports).tasks
     if not isinstance(queue, SqliteTaskQueue):
         return
 
@@ -236,13 +238,13 @@ def fire_due_tasks_in_background(
 
 def sweep_digests_in_background(rt: Runtime, stop: threading.Event, every_s: float = 60.0) -> None:
     """Send reviewers' digests when due (``POST /digest``'s sweep), as Cloud Scheduler would."""
-    if not rt.ports.approvals.settings.digest_reviewers():
+    if not approval_service(rt.ports).settings.digest_reviewers():
         return
 
     def loop() -> None:
         while not stop.wait(every_s):
             try:
-                rt.ports.approvals.digests.sweep()
+                approval_service(rt.ports).digests.sweep()
             except Exception:
                 logging.getLogger(__name__).exception("sending digests failed")
 

@@ -10,7 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from inboxflow.dev.cli.render import cli_console
-from inboxflow.engine.graph import END, Graph, Node
+from inboxflow.engine.graph import Graph, Node
+from inboxflow.engine.step import END
 from inboxflow.graphs import graph_registry
 
 

@@ -12,6 +12,8 @@ from inboxflow.dev.cli.approvals import _runtime, base_url_option, point_links
 from inboxflow.dev.cli.options import dev_option, home_option
 from inboxflow.dev.cli.render import cli_console
 
+from ...approvals.service import approval_service
+
 
 def inbox(
     reviewer: str = typer.Argument(..., help="The reviewer, as approvals list them (an address)."),
@@ -33,7 +35,7 @@ def inbox(
     if not reviewer or any(character.isspace() for character in reviewer):
         raise typer.BadParameter("a reviewer is an address or a name without spaces")
     point_links(home, dev, base_url)
-    service = _runtime(home).ports.approvals
+    service = approval_service(_runtime(home).ports)
     waiting = len(service.pending(reviewer))
     link = service.sign_in_link(reviewer)
     console = cli_console()
@@ -57,7 +59,7 @@ def digest(
     """Reviewers' digests (`notify: digest` or `both` in inboxflow.yaml): when the last went out;
     with --now, send those due (the daily summary, approvals held back by the interval)."""
     point_links(home, dev, base_url)
-    service = _runtime(home).ports.approvals
+    service = approval_service(_runtime(home).ports)
     console = cli_console()
     reviewers = service.settings.digest_reviewers()
     if not reviewers:

@@ -28,6 +28,8 @@ from inboxflow.mail import Email
 from inboxflow.routing import RouteDecision, explicit, route
 from inboxflow.settings import Settings
 
+from ...approvals.service import approval_service
+
 SAMPLE_SUFFIXES = (".eml", ".json")
 
 
@@ -150,7 +152,7 @@ def process(
 
 def decide_demo_pauses(runtime: Runtime, trace_id: str, limit: int = 20) -> int:
     """Decide the trace's pauses whose kind declares a ``demo_choice``; how many were decided."""
-    service = runtime.ports.approvals
+    service = approval_service(runtime.ports)
     bus = runtime.bus
     assert isinstance(bus, InProcessBus)
     for decided in range(limit):
@@ -289,7 +291,7 @@ def show_approvals(runtime: Runtime, trace_ids: list[str], console: Console) -> 
     """Fire due deadlines, then print a review link for the first email waiting for a human."""
     from inboxflow.adapters.sqlite_tasks import SqliteTaskQueue
 
-    service = runtime.ports.approvals
+    service = approval_service(runtime.ports)
     queue = service.tasks  # the embedded queue: ``inboxflow run`` serves no Cloud Tasks
     fired = (
         queue.run_due(runtime.clock.now(), _in_process_timeout(service))

@@ -12,7 +12,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from inboxflow.engine.graph import END, Graph, TraceSummary
+from inboxflow.engine.graph import Graph, TraceSummary
+from inboxflow.engine.step import END
 from inboxflow.graphs import graph_registry
 from inboxflow.ports.checkpoint import Checkpoint, CheckpointStore, StepLog, TraceRoute
 

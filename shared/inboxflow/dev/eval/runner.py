@@ -23,6 +23,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Literal
 
+from ...approvals.service import approval_service
 from ...schema import TRACES
 from .cases import Case, Decision
 from .checks import FieldCheck, check
@@ -201,7 +202,7 @@ def _decide(runtime: Any, decisions: list[Decision], result: CaseResult) -> None
     from inboxflow.approvals.errors import ApprovalError
     from inboxflow.schema import APPROVALS
 
-    service = runtime.ports.approvals
+    service = approval_service(runtime.ports)
     while decisions:
         pending = sorted(
             (
@@ -217,7 +218,10 @@ def _decide(runtime: Any, decisions: list[Decision], result: CaseResult) -> None
             return
         approval = waiting[0]
         decision = decisions.pop(0)
-        kind = service.decisions.kind(service.get(str(approval["approval_id"])))
+        current = service.get(str(approval["approval_id"]))
+        if current is None:
+            raise RuntimeError(f"approval {approval['approval_id']} vanished while waiting")
+        kind = service.decisions.kind(current)
         choice = _choice(decision.choice, kind)
         try:
             service.decisions.decide_as(

@@ -21,8 +21,8 @@ import secrets
 from typing import Any
 
 from ... import telemetry
-from ...engine.graph import END
 from ...engine.runtime import Runtime, fold, start_log
+from ...engine.step import END
 from ...envelope import Envelope
 from ...naming import step_path, trace_path
 from ...ports.checkpoint import Checkpoint, TraceLink

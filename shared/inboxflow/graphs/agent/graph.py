@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...engine.graph import END, Graph, Node, lazy
+from ...engine.graph import Graph, Node, lazy
 from ...engine.guards import Guard
+from ...engine.step import END
 from . import outcome
 from .drugs import DRUGS
 from .state import AgentState

@@ -13,8 +13,8 @@ profile's reviewers, and the trace waits in ``needs_review``.
 from __future__ import annotations
 
 from ...engine.context import NodeContext
-from ...engine.graph import Step
 from ...engine.guards import Verdict
+from ...engine.step import Step
 from .cues import cues
 from .state import AgentState
 

@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...engine.graph import END, Graph, Node, StartContext, lazy
+from ...engine.graph import Graph, Node, StartContext, lazy
 from ...engine.guards import Guard
+from ...engine.step import END
 from . import outcome
 from .pauses import NOTIFY_KIND, TOOL_REVIEW_KIND
 from .settings import AssistantSettings

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...engine.graph import Step
 from ...engine.guards import Verdict
+from ...engine.step import Step
 from ...mail import Email
 from ...mail.authentication import configured_authserv_id
 from .reading import money_request, new_text, thanks_only

@@ -17,8 +17,9 @@ Each node is one Cloud Function; sizing below is per function.
 
 from __future__ import annotations
 
-from ...engine.graph import END, Graph, Node, lazy
+from ...engine.graph import Graph, Node, lazy
 from ...engine.guards import Guard
+from ...engine.step import END
 from . import outcome
 from .pauses import APPROVE_DRAFT_KIND
 from .settings import PipelineSettings

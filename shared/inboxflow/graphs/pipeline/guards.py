@@ -20,8 +20,8 @@ import re
 from typing import Any
 
 from ...engine.context import NodeContext
-from ...engine.graph import END, Step
 from ...engine.guards import Verdict
+from ...engine.step import END, Step
 from ...mail import Email, bare_subject, strip_quoted
 from ...mail.addresses import same_address
 from ...mail.quoting import TRIMMED_MARKER

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ...engine.graph import TimeoutPolicy
+from ...engine.step import TimeoutPolicy
 
 if TYPE_CHECKING:
     from ...ports.wired import Ports

@@ -20,8 +20,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...engine.graph import END, Graph, Node, StartContext, lazy
+from ...engine.graph import Graph, Node, StartContext, lazy
 from ...engine.guards import Guard
+from ...engine.step import END
 from . import outcome
 from .pauses import AGENCY_REVIEW, CUSTOMER_REPLY
 from .quoting import QUOTING

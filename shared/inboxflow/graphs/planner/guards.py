@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...engine.graph import Step
 from ...engine.guards import Verdict
+from ...engine.step import Step
 from .request_kind import not_a_quote
 from .state import PlannedTool, PlannerState
 

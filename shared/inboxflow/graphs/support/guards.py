@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from ...engine.graph import Step
 from ...engine.guards import Verdict
+from ...engine.step import Step
 from .signals import SIGNALS, Hit, find_cues
 from .state import SupportState
 from .tasks import IssueType, Supervision, TriageResult

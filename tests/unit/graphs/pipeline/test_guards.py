@@ -14,7 +14,7 @@ import pytest
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.clock import FakeClock
 from inboxflow.dev.cli.inspect import trace as trace_command
-from inboxflow.engine.graph import END, Step
+from inboxflow.engine.step import END, Step
 from inboxflow.graphs.pipeline import guards, initial_state
 from inboxflow.graphs.pipeline import offline as pipeline_offline
 from inboxflow.graphs.pipeline.graph import PIPELINE

@@ -13,8 +13,8 @@ from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
-from inboxflow.engine.graph import END
 from inboxflow.engine.runtime import Runtime
+from inboxflow.engine.step import END
 from inboxflow.graphs.pipeline import initial_state
 from inboxflow.graphs.pipeline.graph import PIPELINE
 from inboxflow.graphs.pipeline.settings import PipelineSettings

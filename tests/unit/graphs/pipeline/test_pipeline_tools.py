@@ -15,7 +15,7 @@ from inboxflow.adapters.store_workspace import StoreWorkspace
 from inboxflow.clock import FakeClock
 from inboxflow.engine.context import NodeContext
 from inboxflow.engine.effects import EffectJournal
-from inboxflow.engine.graph import END
+from inboxflow.engine.step import END
 from inboxflow.engine.tools import ToolRegistry
 from inboxflow.graphs.pipeline.nodes.dispatch import dispatch
 from inboxflow.graphs.pipeline.settings import PipelineSettings

@@ -14,7 +14,7 @@ through the effect journal. ``error`` and ``max_iterations`` end
 from __future__ import annotations
 
 from ....engine.context import NodeContext
-from ....engine.graph import END, Step
+from ....engine.step import END, Step
 from ....errors import NodeFailed
 from ....mail import Email
 from ....notices import notify_once

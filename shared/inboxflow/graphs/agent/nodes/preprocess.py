@@ -14,7 +14,7 @@ patient address, two, no message...) never reaches the model: the run ends
 from __future__ import annotations
 
 from ....engine.context import NodeContext
-from ....engine.graph import Step
+from ....engine.step import Step
 from ....mail import Email
 from ....mail.authentication import configured_authserv_id
 from ..preprocess import PREPROCESSORS, crisp, first_message

@@ -27,7 +27,7 @@ from typing import Any
 
 from ....engine.bindings import BindingRefused, Bound, bound_addresses
 from ....engine.context import NodeContext
-from ....engine.graph import Step
+from ....engine.step import Step
 from ....mail import Email
 from ....mail.forwarded import auto_forwarded_by
 from ..state import AgentState, ToolLogEntry

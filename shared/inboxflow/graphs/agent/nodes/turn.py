@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from ....engine.context import NodeContext
-from ....engine.graph import Step
+from ....engine.step import Step
 from ....errors import NodeFailed, RetryableError
 from ....ports.llm import AgentTurn, ChatSettings, LLMFailed, LLMUsage
 from ..audit import record_llm_call

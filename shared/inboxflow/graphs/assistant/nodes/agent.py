@@ -32,7 +32,7 @@ from typing import Any
 
 from ....engine.bindings import with_approved
 from ....engine.context import NodeContext
-from ....engine.graph import END, Pause, Step
+from ....engine.step import END, Pause, Step
 from ....errors import RetryableError
 from ....memory import PreferenceMemory
 from ....ports.llm import ChatSettings, LLMFailed

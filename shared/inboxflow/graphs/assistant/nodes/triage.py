@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from ....engine.context import NodeContext
-from ....engine.graph import END, Pause, Step
+from ....engine.step import END, Pause, Step
 from ....memory import PreferenceMemory
 from ..learning import learn
 from ..pauses import pause_context

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from ....engine.context import NodeContext
-from ....engine.graph import END, Step
+from ....engine.step import END, Step
 from ....mail import prompt_fields
 from ..settings import AUTO_DISPATCH_CONFIDENCE
 from ..state import Classification, PipelineState

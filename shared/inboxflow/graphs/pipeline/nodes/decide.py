@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from ....engine.context import NodeContext
-from ....engine.graph import Step
+from ....engine.step import Step
 from ....errors import NodeFailed
 from ....mail import prompt_fields, reply_subject
 from ..settings import pipeline_settings

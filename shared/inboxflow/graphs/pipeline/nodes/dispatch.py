@@ -43,7 +43,7 @@ from pydantic import ValidationError
 
 from ....engine.bindings import BindingRefused, with_approved
 from ....engine.context import NodeContext
-from ....engine.graph import END, Step
+from ....engine.step import END, Step
 from ....errors import NodeFailed
 from ....mail.loop_guard import refuse_recipient
 from ...kit import unreviewed_send_refusal

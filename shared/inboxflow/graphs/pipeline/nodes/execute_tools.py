@@ -17,7 +17,7 @@ dispatch, through the effect journal.
 from __future__ import annotations
 
 from ....engine.context import NodeContext
-from ....engine.graph import Step
+from ....engine.step import Step
 from ..state import CalendarAvailability, Context, PipelineState, ToolCall, ToolResult
 
 

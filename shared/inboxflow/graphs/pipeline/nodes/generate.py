@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ....engine.context import NodeContext
-from ....engine.graph import Step
+from ....engine.step import Step
 from ....errors import NodeFailed
 from ....mail import bare_subject, prompt_fields, reply_subject
 from ....workspace import business_day

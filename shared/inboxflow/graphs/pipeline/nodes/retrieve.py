@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from ....engine.context import NodeContext
-from ....engine.graph import Step
+from ....engine.step import Step
 from ....errors import RetryableError
 from ....knowledge import Retrieval, excerpt, knowledge_base_for
 from ....mail import bare_subject, strip_quoted

@@ -22,7 +22,7 @@ says what approving does (a Gmail draft, or a sent reply with ``auto_send``).
 from __future__ import annotations
 
 from ....engine.context import NodeContext
-from ....engine.graph import Pause, Step
+from ....engine.step import Pause, Step
 from ....errors import NodeFailed
 from ...kit import unreviewed_send_refusal
 from ..pauses import APPROVE_DRAFT_KIND, SAVES_DRAFT, SENDS

@@ -32,7 +32,7 @@ import json
 from functools import cache
 
 from ....engine.context import NodeContext
-from ....engine.graph import END, Step
+from ....engine.step import END, Step
 from ....mail import Email
 from ....mail.addresses import same_address
 from ....ports.checkpoint import Checkpoint

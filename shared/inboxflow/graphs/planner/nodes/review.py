@@ -20,7 +20,7 @@ import json
 from typing import Any
 
 from ....engine.context import NodeContext
-from ....engine.graph import Pause, Step
+from ....engine.step import Pause, Step
 from ....errors import NodeFailed
 from ..pauses import AGENCY_REVIEW
 from ..review_policy import review_reasons

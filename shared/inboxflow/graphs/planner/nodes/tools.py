@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from ....engine.bindings import Bound, bound_addresses
 from ....engine.context import NodeContext
-from ....engine.graph import Step
+from ....engine.step import Step
 from ....errors import NodeFailed
 from ..conversation import thread_of
 from ..settings import planner_settings

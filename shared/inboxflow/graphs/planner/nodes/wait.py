@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from ....engine.context import NodeContext
-from ....engine.graph import Pause, Step
+from ....engine.step import Pause, Step
 from ....engine.waits import approval_id_for, approval_path
 from ....errors import NodeFailed
 from ....mail import reply_subject

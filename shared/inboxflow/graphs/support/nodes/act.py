@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ....engine.context import NodeContext
-from ....engine.graph import END, Pause, Step
+from ....engine.step import END, Pause, Step
 from ....errors import NodeFailed
 from ....mail.loop_guard import refuse_recipient
 from ....notices import notify_once

@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 
 from ....engine.context import NodeContext
-from ....engine.graph import NodeFn, Step
+from ....engine.graph import NodeFn
+from ....engine.step import Step
 from ....errors import NodeFailed
 from ....knowledge import knowledge_base_for
 from ..kb import kb_search

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from ....engine.context import NodeContext
-from ....engine.graph import Step
+from ....engine.step import Step
 from ....errors import NodeFailed
 from ....mail import Email
 from ....mail.addresses import address_key_or_none
