@@ -11,6 +11,7 @@ conformance suite takes the saver under test from its caller.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,7 +57,7 @@ def _firestore_stores(request: pytest.FixtureRequest, tmp_path: Path) -> Callabl
     request.getfixturevalue("firestore_env")
     from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 
-    return FirestoreCheckpointStore
+    return lambda: FirestoreCheckpointStore.from_env(os.environ)
 
 
 def _beside(stores: Callable[[], DocumentCheckpointStore]) -> Callable[[], VectorIndex]:
