@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..approvals.service import approval_service
@@ -59,6 +60,42 @@ from .mailboxes import Mailbox
 from .report import IngestReport
 
 log = logging.getLogger("inboxflow.ingest")
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A claimed, parsed message being dispatched, and what its claim records of it.
+
+    Args:
+        mailbox: the mailbox it arrived in.
+        raw: Gmail's copy of it (ids, thread, arrival time).
+        email: the parsed message.
+        trace_id: the id of the trace it starts, if it starts one (derived from the message).
+        report: the run's report, counting what became of it.
+        facts: what every finish of its claim records (sender, subject).
+        address: the mailbox's address.
+        gmail_id: Gmail's id of the message.
+        thread_id: Gmail's id of its thread.
+    """
+
+    mailbox: Mailbox
+    raw: RawMessage
+    email: Email
+    trace_id: str
+    report: IngestReport
+    facts: dict[str, Any]
+    address: str
+    gmail_id: str
+    thread_id: str
+
+    @classmethod
+    def of(
+        cls, mailbox: Mailbox, raw: RawMessage, email: Email, trace_id: str, report: IngestReport
+    ) -> Taken:
+        """The message as ``Dispatcher.take`` is given it, with what derives from it."""
+        facts = {"sender": email.sender.address, "subject": email.subject[:200]}
+        ids = (mailbox.address, raw.gmail_id, raw.thread_id)
+        return cls(mailbox, raw, email, trace_id, report, facts, *ids)
 
 
 class Dispatcher:
@@ -102,29 +139,21 @@ class Dispatcher:
         self, mailbox: Mailbox, raw: RawMessage, email: Email, trace_id: str, report: IngestReport
     ) -> None:
         """A claimed, parsed message: skip our own, block what loop protection forbids, else act."""
-        address, gmail_id = mailbox.address, raw.gmail_id
-        facts = {"sender": email.sender.address, "subject": email.subject[:200]}
+        taken = Taken.of(mailbox, raw, email, trace_id, report)
         if is_own_message(email):
-            self.finish(address, gmail_id, "own", report, **facts)
+            self._finish(taken, "own")
             return
         blocked = auto_reply_block(email)
         if blocked:
-            log.info("not answering %s in %s: %s", gmail_id, address, blocked)
-            self.finish(address, gmail_id, "blocked", report, reason=blocked, **facts)
+            log.info("not answering %s in %s: %s", taken.gmail_id, taken.address, blocked)
+            self._finish(taken, "blocked", reason=blocked)
             return
-        self._start_or_resume(mailbox, raw, email, trace_id, report, facts)
+        self._start_or_resume(taken)
 
-    def _start_or_resume(
-        self,
-        mailbox: Mailbox,
-        raw: RawMessage,
-        email: Email,
-        trace_id: str,
-        report: IngestReport,
-        facts: dict[str, Any],
-    ) -> None:
-        address, gmail_id, thread_id = mailbox.address, raw.gmail_id, raw.thread_id
-        if self._review_reply(address, gmail_id, email, report, facts):
+    def _start_or_resume(self, taken: Taken) -> None:
+        address, gmail_id, thread_id = taken.address, taken.gmail_id, taken.thread_id
+        email = taken.email
+        if self._review_reply(taken):
             return
         # Only a party of the thread joins it (``threads.py``); anyone else starts their own.
         outside = self.threads.outsider(address, thread_id, email.sender.address)
@@ -142,16 +171,15 @@ class Dispatcher:
             address, gmail_id, {**decision, "thread_id": thread_id}, self.clock.now()
         )
         taken_by = claim.get("resume_trace_id") or claim.get("queue_trace_id")
-        if claim["action"] in ("resume", "queue") and self._not_the_customer(
-            address, gmail_id, email, str(taken_by), report, facts
-        ):
+        if claim["action"] in ("resume", "queue") and self._not_the_customer(taken, str(taken_by)):
             return
         if claim["action"] == "queue":
-            self._queue_reply(address, raw, email, str(claim["queue_trace_id"]), report, facts)
+            self._queue_reply(taken, str(claim["queue_trace_id"]))
             return
         if claim["action"] == "resume":
-            self._resume_with_reply(address, raw, email, claim, report, facts)
+            self._resume_with_reply(taken, claim)
             return
+        mailbox, trace_id = taken.mailbox, taken.trace_id
         routed = (
             self.router(email, mailbox)
             if self.router is not None
@@ -165,39 +193,32 @@ class Dispatcher:
         except PermanentError as exc:
             reason = f"message {gmail_id} of {address} cannot start a trace: {exc}"
             self.failures.record(reason, mailbox=address)
-            self.finish(address, gmail_id, "unreadable", report, reason=str(exc), **facts)
+            self._finish(taken, "unreadable", reason=str(exc))
             return
         if outside:
             log.info("message %s of %s starts its own trace: %s", gmail_id, address, outside)
         else:
             parties = thread_parties(email.model_dump(mode="json"))
             self.threads.record(address, thread_id, trace_id, self.clock.now(), parties)
-        self.finish(address, gmail_id, "started", report, **facts)
-        report.started.append(trace_id)
+        self._finish(taken, "started")
+        taken.report.started.append(trace_id)
 
-    def _not_the_customer(
-        self,
-        address: str,
-        gmail_id: str,
-        email: Email,
-        trace_id: str,
-        report: IngestReport,
-        facts: dict[str, Any],
-    ) -> bool:
+    def _not_the_customer(self, taken: Taken, trace_id: str) -> bool:
         """Refuse (record, never read) a reply in a trace's thread that is not the customer's own.
 
-        The customer is the sender of the email that started the trace; the reply must
-        come from that address, authenticated (``mail/authentication.py``). Anyone else
-        writing in the thread (a stranger, a forged reply reusing the thread's first
-        Message-ID, a spoofed customer) resumes nothing, is queued nowhere, and is
+        The customer is the sender of the email that started the trace ``trace_id``; the
+        reply must come from that address, authenticated (``mail/authentication.py``).
+        Anyone else writing in the thread (a stranger, a forged reply reusing the thread's
+        first Message-ID, a spoofed customer) resumes nothing, is queued nowhere, and is
         recorded in ``failures`` against the trace (``inboxflow trace`` shows it).
 
         Returns:
             True when the reply was refused (the claim is finished).
         """
+        address, gmail_id = taken.address, taken.gmail_id
         checkpoint = self.checkpoints.get_trace(trace_id)
         customer = customer_of(checkpoint.state) if checkpoint is not None else None
-        checked = check_sender(email, self.authserv_id)
+        checked = check_sender(taken.email, self.authserv_id)
         if customer is not None and checked.is_sender(customer):
             return False
         if checked.address is None:
@@ -212,20 +233,10 @@ class Dispatcher:
         )
         self.failures.record(reason, mailbox=address, trace_id=trace_id, gmail_id=gmail_id)
         log.warning("customer reply refused: %s", reason)
-        self.finish(
-            address, gmail_id, "refused", report, trace_id=trace_id, reason=f"it {why}", **facts
-        )
+        self._finish(taken, "refused", trace_id=trace_id, reason=f"it {why}")
         return True
 
-    def _resume_with_reply(
-        self,
-        address: str,
-        raw: RawMessage,
-        email: Email,
-        claim: dict[str, Any],
-        report: IngestReport,
-        facts: dict[str, Any],
-    ) -> None:
+    def _resume_with_reply(self, taken: Taken, claim: dict[str, Any]) -> None:
         """Resume the customer wait the claim names with the reply; if that wait is over, keep the reply.
 
         The reply decides the wait's approval before its resume is published
@@ -246,8 +257,8 @@ class Dispatcher:
         recorded and nothing queued, as the run that died would have left it.
         """
         trace_id, step = str(claim["resume_trace_id"]), int(claim["resume_step"])
-        gmail_id = raw.gmail_id
-        resume = customer_reply_resume(email, trace_id, step)
+        address, gmail_id = taken.address, taken.gmail_id
+        resume = customer_reply_resume(taken.email, trace_id, step)
         checkpoint = self.checkpoints.get_trace(trace_id)
         try:
             if checkpoint is None:
@@ -259,8 +270,7 @@ class Dispatcher:
             except ResumeRefused:
                 if self._resumed_before(claim, resume, checkpoint, step):
                     log.info("reply %s in %s resumed trace %s before", gmail_id, address, trace_id)
-                    self.finish(address, gmail_id, "resumed", report, trace_id=trace_id, **facts)
-                    report.resumed.append(trace_id)
+                    self._resumed(taken, trace_id)
                     return
                 raise
             self.claims.note(address, gmail_id, self.clock.now(), resume_sent=_sent(resume))
@@ -281,21 +291,17 @@ class Dispatcher:
             if latest is not None and self.replies.queues(latest):
                 # As a reply arriving now: queued, and it resumes the wait the trace is in now.
                 self._queue_reply(
-                    address, raw, email, trace_id, report, {**facts, "reason": str(exc)}
+                    replace(taken, facts={**taken.facts, "reason": str(exc)}), trace_id
                 )
                 return
-            self.finish(
-                address,
-                gmail_id,
-                "refused",
-                report,
-                trace_id=trace_id,
-                reason=str(exc),
-                **facts,
-            )
+            self._finish(taken, "refused", trace_id=trace_id, reason=str(exc))
             return
-        self.finish(address, gmail_id, "resumed", report, trace_id=trace_id, **facts)
-        report.resumed.append(trace_id)
+        self._resumed(taken, trace_id)
+
+    def _resumed(self, taken: Taken, trace_id: str) -> None:
+        """Finish the claim ``resumed``: the reply resumed the wait of ``trace_id``."""
+        self._finish(taken, "resumed", trace_id=trace_id)
+        taken.report.resumed.append(trace_id)
 
     def _answer_wait(self, trace_id: str, resume: dict[str, Any]) -> None:
         """Decide the wait's approval with this reply (first decision wins), then publish it.
@@ -333,10 +339,9 @@ class Dispatcher:
         doc = self.store.get(approval_path(str(resume["approval_id"])))
         return doc is not None and answered_by(Approval.model_validate(doc), resume)
 
-    def _review_reply(
-        self, address: str, gmail_id: str, email: Email, report: IngestReport, facts: dict[str, Any]
-    ) -> bool:
+    def _review_reply(self, taken: Taken) -> bool:
         """Decide the approval a reply to a review email answers; False if it answers none."""
+        address, gmail_id, email = taken.address, taken.gmail_id, taken.email
         approvals = approval_service(self.runtime.ports)
         if not (email.in_reply_to or email.references):
             return False
@@ -358,27 +363,20 @@ class Dispatcher:
                 trace_id=approval.trace_id if approval is not None else "",
                 gmail_id=gmail_id,
             )
-        self.finish(address, gmail_id, "review_reply", report, **outcome.record(), **facts)
-        report.review_replies.append(outcome.approval_id)
+        self._finish(taken, "review_reply", **outcome.record())
+        taken.report.review_replies.append(outcome.approval_id)
         return True
 
-    def _queue_reply(
-        self,
-        address: str,
-        raw: RawMessage,
-        email: Email,
-        trace_id: str,
-        report: IngestReport,
-        facts: dict[str, Any],
-    ) -> None:
-        """Queue a reply on its busy trace (once, however often it is delivered)."""
+    def _queue_reply(self, taken: Taken, trace_id: str) -> None:
+        """Queue a reply on its busy trace ``trace_id`` (once, however often it is delivered)."""
+        raw, email = taken.raw, taken.email
         now = self.clock.now()
         received = raw.internal_date_ms / 1000 if raw.internal_date_ms else now
         self.replies.queue(trace_id, email, received, now)
         # The trace may have paused for the customer since it was found busy: then the
         # queued reply could wait unread until the deadline, so it resumes the wait too
         # (the resume names the queued reply; the graph reads each gmail_id once).
-        waiting = self.threads.waiting_for_reply(address, raw.thread_id)
+        waiting = self.threads.waiting_for_reply(taken.address, taken.thread_id)
         if waiting is not None and waiting.trace_id == trace_id:
             # Answered meanwhile (its deadline, another reply): that resume runs the wait, which
             # reads the queue; or the trace moved on: the reply stays queued for its next step.
@@ -386,8 +384,12 @@ class Dispatcher:
                 self._answer_wait(
                     trace_id, customer_reply_resume(email, trace_id, waiting.step, queued=True)
                 )
-        self.finish(address, raw.gmail_id, "queued", report, trace_id=trace_id, **facts)
-        report.queued.append(trace_id)
+        self._finish(taken, "queued", trace_id=trace_id)
+        taken.report.queued.append(trace_id)
+
+    def _finish(self, taken: Taken, state: ClaimState, **fields: Any) -> None:
+        """Finish the claim of the message being dispatched, with ``fields`` and its facts."""
+        self.finish(taken.address, taken.gmail_id, state, taken.report, **fields, **taken.facts)
 
     def finish(
         self,
