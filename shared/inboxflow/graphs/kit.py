@@ -1,4 +1,5 @@
-"""What several graphs share: reaching the workspace and who an email's action tools are bound to.
+"""What several graphs share: reaching the workspace, who an email's action tools are bound to,
+and the pause kind in which a person approves, edits or rejects a reply.
 
 A graph imports this module, never another graph. Keep it small: a helper
 belongs here only once two graphs use it.
@@ -6,10 +7,11 @@ belongs here only once two graphs use it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..engine.bindings import Bound, bound_addresses, relay_refusal
+from ..engine.pause_kinds import Choice, EditableField, PauseKind
 from ..engine.tools import Binding
 from ..mail import Email
 from ..mail.authentication import check_sender, configured_authserv_id
@@ -75,3 +77,59 @@ def bound_to(email: Email) -> Bound:
         PEOPLE_ON_THE_EMAIL.subject: people,
         MESSAGE_ANSWERED.subject: tuple(i for i in (email.message_id, email.gmail_id) if i),
     }
+
+
+def reply_approval_kind(
+    name: str,
+    title: str,
+    *,
+    message_field: str,
+    approve_label: str,
+    approved: str,
+    approved_detail: str,
+    rejected_detail: str,
+    description: str,
+    notification: str,
+    recipient_editable: bool = False,
+    defaults: Mapping[str, str] | None = None,
+) -> PauseKind:
+    """A pause kind in which a reviewer approves (with their edits) or rejects a reply.
+
+    Args:
+        name: the kind's name.
+        title: the review page's heading.
+        message_field: the payload field holding the reply's text (label "Message").
+        approve_label: the approve button's text.
+        approved: what approving does, after "Approved" and a dash in the result's headline.
+        approved_detail: the result page's text after approving.
+        rejected_detail: the result page's text after rejecting.
+        description: one line for ``inboxflow graphs``.
+        notification: the reviewer email's subject.
+        recipient_editable: whether the reviewer may edit the recipient (field ``to``).
+        defaults: values for the ``{name}`` fields of the labels and outcomes.
+    """
+    recipient = (EditableField("to", "To", "address", max_chars=320, required=True),)
+    return PauseKind(
+        name,
+        title,
+        (
+            Choice(
+                "approve",
+                approve_label,
+                "primary",
+                (f"Approved \N{EN DASH} {approved}", approved_detail),
+                applies_edit=True,
+            ),
+            Choice("reject", "Reject", "danger", ("Rejected", rejected_detail)),
+        ),
+        editable=(
+            *(recipient if recipient_editable else ()),
+            EditableField("subject", "Subject", "line", max_chars=998, required=True),
+            EditableField(message_field, "Message", "text", max_chars=20_000, required=True),
+        ),
+        description=description,
+        defaults=dict(defaults or {}),
+        notification=notification,
+        payload_title="The reply",
+        bulk_safe=True,
+    )

@@ -12,6 +12,7 @@ Both turn ``respond`` into ``notify``: the owner sees the email and may still an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...engine.guards import Verdict
@@ -26,38 +27,43 @@ if TYPE_CHECKING:
     from ...engine.context import NodeContext
 
 
-def _to_notify(step: Step, reasoning: str) -> Step:
-    return Step(
-        update={**step.update, "classification": "notify", "reasoning": reasoning},
-        goto="triage_notify",
+def _cue_against_respond(
+    state: AssistantState, step: Step, find: Callable[[str], str | None]
+) -> str | None:
+    """The cue ``find`` sees in the email's new text when the model said respond, else None."""
+    if step.update.get("classification") != "respond":
+        return None
+    return find(
+        new_text(str(state.email.get("subject", "")), str(state.email.get("body_text", "")))
     )
 
 
-def _text(state: AssistantState) -> str:
-    return new_text(str(state.email.get("subject", "")), str(state.email.get("body_text", "")))
+def _notify_instead(step: Step, reason: str) -> Verdict:
+    """The verdict that turns the model's respond into notify, for ``reason``."""
+    notify = Step(
+        update={**step.update, "classification": "notify", "reasoning": reason},
+        goto="triage_notify",
+    )
+    return Verdict(notify, f"{reason} (the model said respond)")
 
 
 def impostor_money(state: AssistantState, step: Step, ctx: NodeContext) -> Verdict | None:
     """A request for money from a sender who may be someone else reaches the owner, unanswered."""
-    if step.update.get("classification") != "respond":
-        return None
-    cue = money_request(_text(state))
+    cue = _cue_against_respond(state, step, money_request)
     if cue is None:
         return None
     email = Email.model_validate(state.email)
     why = unverified_reason(email, state.mailbox, configured_authserv_id(ctx.ports.config))
     if why is None:
         return None
-    reason = f'money request ("{cue}") and {why}: notify the owner, no reply'
-    return Verdict(_to_notify(step, reason), f"{reason} (the model said respond)")
+    return _notify_instead(step, f'money request ("{cue}") and {why}: notify the owner, no reply')
 
 
 def thanks_not_answered(state: AssistantState, step: Step, ctx: NodeContext) -> Verdict | None:
     """A thank-you that asks for nothing is shown to the owner, not answered."""
-    if step.update.get("classification") != "respond":
-        return None
-    cue = thanks_only(_text(state))
+    cue = _cue_against_respond(state, step, thanks_only)
     if cue is None:
         return None
-    reason = f'a thank-you ("{cue}") that asks nothing: notify the owner, no reply'
-    return Verdict(_to_notify(step, reason), f"{reason} (the model said respond)")
+    return _notify_instead(
+        step, f'a thank-you ("{cue}") that asks nothing: notify the owner, no reply'
+    )

@@ -51,6 +51,14 @@ def _proposed(step: Step) -> Classification | None:
     return classification if isinstance(classification, Classification) else None
 
 
+def _unflagged(step: Step, flag: str) -> Classification | None:
+    """The classification ``step`` proposes when it goes on (not to END) without ``flag``."""
+    classification = _proposed(step)
+    if classification is None or step.goto == END or flag in classification.flags:
+        return None
+    return classification
+
+
 def _flagged(step: Step, classification: Classification, flag: str, **changes: Any) -> Step:
     flags = (
         [*classification.flags, flag] if flag not in classification.flags else classification.flags
@@ -80,8 +88,8 @@ def complaint_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verd
 
 def lookalike_sender(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
     """A look-alike sender is not the party it imitates: nothing goes out without a person."""
-    classification = _proposed(step)
-    if classification is None or step.goto == END or LOOKALIKE_FLAG in classification.flags:
+    classification = _unflagged(step, LOOKALIKE_FLAG)
+    if classification is None:
         return None
     email = state.email
     own_name = next((a.name for a in email.to if same_address(a.address, email.mailbox)), "")
@@ -96,8 +104,8 @@ def lookalike_sender(state: PipelineState, step: Step, ctx: NodeContext) -> Verd
 
 def forwarded_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
     """A forwarded message asks for someone else: a person checks who the reply is for."""
-    classification = _proposed(step)
-    if classification is None or step.goto == END or FORWARDED_FLAG in classification.flags:
+    classification = _unflagged(step, FORWARDED_FLAG)
+    if classification is None:
         return None
     email = state.email
     if email.forwarded:

@@ -8,7 +8,7 @@ defaults below describe the default, a Gmail draft.
 
 from __future__ import annotations
 
-from ...engine.pause_kinds import Choice, EditableField, PauseKind
+from ..kit import reply_approval_kind
 
 SAVES_DRAFT = {
     "on_approve": "save as draft",
@@ -26,32 +26,16 @@ SENDS = {
 }
 """What approving does with ``auto_send`` on."""
 
-APPROVE_DRAFT_KIND = PauseKind(
+APPROVE_DRAFT_KIND = reply_approval_kind(
     "approve_draft",
     "Approve a reply",
-    (
-        Choice(
-            "approve",
-            "Approve and {on_approve}",
-            "primary",
-            ("Approved \N{EN DASH} {approved}", "{approved_detail}"),
-            applies_edit=True,
-        ),
-        Choice(
-            "reject",
-            "Reject",
-            "danger",
-            ("Rejected", "Nothing is sent. The email stays in the inbox."),
-        ),
-    ),
-    editable=(
-        EditableField("to", "To", "address", max_chars=320, required=True),
-        EditableField("subject", "Subject", "line", max_chars=998, required=True),
-        EditableField("draft", "Message", "text", max_chars=20_000, required=True),
-    ),
+    message_field="draft",
+    approve_label="Approve and {on_approve}",
+    approved="{approved}",
+    approved_detail="{approved_detail}",
+    rejected_detail="Nothing is sent. The email stays in the inbox.",
     description="approve / edit / reject the drafted reply before dispatch",
-    defaults=SAVES_DRAFT,
     notification="Approve reply to {sender}: {subject}",
-    payload_title="The reply",
-    bulk_safe=True,
+    recipient_editable=True,
+    defaults=SAVES_DRAFT,
 )
