@@ -65,4 +65,16 @@ def read_cue_lists(package: str, languages: Iterable[str]) -> dict[str, dict[str
     return {language: read_word_data(package, language) for language in languages}
 
 
-__all__ = ["WordDataError", "read_cue_lists", "read_word_data"]
+def cue_languages(package: str) -> frozenset[str]:
+    """The languages ``package`` has a language file for (``en.toml`` -> ``en``): what the
+    offline model can read (the safety screen hands other mail to a person)."""
+    from importlib import resources
+
+    return frozenset(
+        entry.name.removesuffix(".toml")
+        for entry in resources.files(package).iterdir()
+        if entry.name.endswith(".toml") and len(entry.name) == len("xx.toml")
+    )
+
+
+__all__ = ["WordDataError", "cue_languages", "read_cue_lists", "read_word_data"]

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...knowledge import excerpt
-from .language import UNKNOWN
+from ..language import UNKNOWN
 from .tasks import (
     ExtractedInfo,
     IssueType,

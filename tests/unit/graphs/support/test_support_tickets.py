@@ -9,7 +9,7 @@ import pytest
 
 from inboxflow.adapters.embedded_crm import SAMPLE_CUSTOMERS, EmbeddedCRM
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
-from inboxflow.graphs.support.language import detect_language
+from inboxflow.graphs.language import detect_language
 from inboxflow.graphs.support.matching import continued_ticket, matcher_inputs
 from inboxflow.graphs.support.offline import match_offline
 from inboxflow.graphs.support.tasks import TRANSLATE, TicketMatch

@@ -21,8 +21,8 @@ from ....engine.graph import NodeFn
 from ....engine.step import Step
 from ....errors import NodeFailed
 from ....knowledge import knowledge_base_for
+from ...language import detect_language
 from ..kb import kb_search
-from ..language import detect_language
 from ..signals import text_signals
 from ..state import SupportState, TranslationResult
 from ..tasks import SPECIALIST, SUPERVISE, TRANSLATE, ExtractedInfo, IssueType, TriageResult

@@ -1,5 +1,5 @@
-"""Which language a customer writes in (``langdetect``, offline); the translation task is
-``tasks.TRANSLATE``.
+"""Which language an email is written in (``langdetect``, offline): the support desk's
+translator and the safety screen (:mod:`.screen`) ask it.
 
 Detection is local and deterministic (the detector's seed is fixed). Text
 counts as English when English is among the detector's candidates with at
