@@ -22,11 +22,15 @@ person too.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..engine.guards import Verdict
+from ..engine.step import Step
 from ..errors import NodeFailed, RetryableError
+from ..mail import Email
 from ..ports.llm import LLMTask, offline_heuristic
 
 if TYPE_CHECKING:
@@ -249,6 +253,26 @@ def screen_email(
     )
 
 
+def screened(
+    step: Step,
+    ctx: NodeContext,
+    email: Email,
+    cue_languages: Iterable[str],
+    kept: ScreenReport | None = None,
+) -> Verdict | None:
+    """The guard that screens the email at a graph's first node and keeps the report on the
+    trace (the step's ``screen`` update): every graph's ``safety_screen`` guard.
+
+    It always fires when it screens, so ``inboxflow trace`` shows what the screen found (or
+    why it could not read the email); the graph's floors read ``state.screen`` later. A trace
+    that already holds a report (``kept``: the first node ran again) is not screened twice.
+    """
+    if kept is not None:
+        return None
+    report = screen_email(ctx, email.sender.address, email.subject, email.body_text, cue_languages)
+    return Verdict(replace(step, update={**step.update, "screen": report}), report.explain())
+
+
 def _model(ctx: NodeContext) -> str:
     calls = [c for c in ctx.llm_calls if c.get("task") == SCREEN.name]
     return str(calls[-1].get("model", "")) if calls else ""
@@ -264,4 +288,5 @@ __all__ = [
     "ScreenReport",
     "screen_email",
     "screen_offline",
+    "screened",
 ]

@@ -20,9 +20,11 @@ from pydantic import BaseModel
 
 from ...engine.guards import Verdict
 from ...engine.step import Step
+from ..screen import FLOORS, screened
+from ..word_data import cue_languages
 from .signals import SIGNALS, Hit, find_cues
 from .state import SupportState
-from .tasks import IssueType, Supervision, TriageResult
+from .tasks import IssueType, Supervision, TriageResult, Urgency
 from .urgency import enforce_rules, escalation_rule, floor_urgency, raise_to, signal_issue_type
 
 if TYPE_CHECKING:
@@ -42,6 +44,40 @@ M = TypeVar("M", bound=BaseModel)
 
 NEVER_ALONE = frozenset({"security", "outage", "data_loss", "billing_error"})
 """Signals a reply never answers without a person."""
+
+SCREEN_ESCALATES: dict[str, Urgency] = {
+    "security_incident": "critical",
+    "data_loss": "critical",
+    "legal_threat": "high",
+    "harm": "high",
+}
+"""Screen findings that send the ticket to a person at once, and the least urgency of each."""
+
+
+def safety_screen(state: SupportState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """Intake's guard: the safety screen reads the customer's email once (:mod:`..screen`)."""
+    languages = cue_languages(f"{__package__}.cues")
+    return screened(step, ctx, state.email, languages, state.screen)
+
+
+def screen_floor(state: SupportState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """A security incident or data loss the screen found is critical and escalated; a legal
+    threat or harm is escalated at least high, whatever the supervisor answered."""
+    proposed = _proposed(step, "supervision", Supervision)
+    report = state.screen
+    if proposed is None or report is None:
+        return None
+    finding = report.first(SCREEN_ESCALATES)
+    if finding is None:
+        return None
+    urgency = raise_to(proposed.urgency, SCREEN_ESCALATES[finding.kind])
+    if step.goto == "escalate" and proposed.requires_escalation and urgency == proposed.urgency:
+        return None
+    supervision = proposed.model_copy(update={"urgency": urgency, "requires_escalation": True})
+    changes = f"urgency {proposed.urgency} -> {urgency}; " if urgency != proposed.urgency else ""
+    reason = f"{changes}{step.goto} -> escalate ({FLOORS[finding.kind]}); {report.explain(SCREEN_ESCALATES)}"
+    update = {**step.update, "supervision": supervision}
+    return Verdict(replace(step, update=update, goto="escalate"), reason)
 
 
 def _proposed(step: Step, field: str, model: type[M]) -> M | None:
@@ -159,6 +195,9 @@ def review_reasons(
     for signal in sorted(signals):
         hit = cues.get(signal)
         reasons.append(f"a {signal} signal: {hit}" if hit else f"a {signal} signal (the model)")
+    screen = state.screen
+    if screen is not None and (screen.needs_person or screen.findings):
+        reasons.append(screen.explain())
     if state.sender is not None:
         reasons.extend(state.sender.concerns())
     if state.ticket is not None and state.ticket.how == "reopened":
@@ -194,5 +233,7 @@ __all__ = [
     "message_texts",
     "reply_needs_person",
     "review_reasons",
+    "safety_screen",
+    "screen_floor",
     "urgency_rules",
 ]

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ...mail import Email
+from ..screen import ScreenReport
 from .crm import Customer
 from .matching import TicketMatch
 from .senders import SenderTrust
@@ -87,3 +88,5 @@ class SupportState(BaseModel):
     (cosine similarity, best chunk), recorded by the node, never by the model."""
     review_reasons: list[str] = Field(default_factory=list)
     """Why a person must approve the reply before it goes out (the ``reply_needs_person`` guard)."""
+    screen: ScreenReport | None = None
+    """What the safety screen found in the email (intake's ``safety_screen`` guard)."""
