@@ -256,7 +256,7 @@ def screen_email(
 def screened(
     step: Step,
     ctx: NodeContext,
-    email: Email,
+    mail: Email | Mapping[str, str],
     cue_languages: Iterable[str],
     kept: ScreenReport | None = None,
 ) -> Verdict | None:
@@ -264,13 +264,31 @@ def screened(
     trace (the step's ``screen`` update): every graph's ``safety_screen`` guard.
 
     It always fires when it screens, so ``inboxflow trace`` shows what the screen found (or
-    why it could not read the email); the graph's floors read ``state.screen`` later. A trace
-    that already holds a report (``kept``: the first node ran again) is not screened twice.
+    why it could not read the email); the graph's floors read it with :func:`screen_of`. A
+    trace that already holds a report (``kept``: the first node ran again) is not screened
+    twice.
+
+    Args:
+        mail: the email, or what the graph reads as the message (``sender``, ``subject``,
+            ``text``: the patient's words in a helpdesk notification).
     """
     if kept is not None:
         return None
-    report = screen_email(ctx, email.sender.address, email.subject, email.body_text, cue_languages)
+    if isinstance(mail, Email):
+        mail = {"sender": mail.sender.address, "subject": mail.subject, "text": mail.body_text}
+    report = screen_email(ctx, mail["sender"], mail["subject"], mail["text"], cue_languages)
     return Verdict(replace(step, update={**step.update, "screen": report}), report.explain())
+
+
+def screen_of(kept: ScreenReport | None, step: Step) -> ScreenReport | None:
+    """The screen's report for a guard: the trace's, or the one this step's screen just made
+    (a floor on the first node runs after the screen, on the same step)."""
+    if kept is not None:
+        return kept
+    proposed = step.update.get("screen")
+    if proposed is None or isinstance(proposed, ScreenReport):
+        return proposed
+    return ScreenReport.model_validate(proposed)
 
 
 def _model(ctx: NodeContext) -> str:
@@ -287,6 +305,7 @@ __all__ = [
     "ScreenAnswer",
     "ScreenReport",
     "screen_email",
+    "screen_of",
     "screen_offline",
     "screened",
 ]

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..screen import ScreenReport
+
 RunStatus = Literal["running", "completed", "max_iterations", "error", "escalated"]
 
 
@@ -80,6 +82,7 @@ class AgentState(BaseModel):
         escalation: why the agent escalated (``escalated``).
         tool_log: every tool call, in order.
         reply: the reply written (draft or sent), once per trace.
+        screen: what the safety screen found in the inquiry (``preprocess``'s guard).
     """
 
     schema_version: int = 1
@@ -96,3 +99,4 @@ class AgentState(BaseModel):
     escalation: str | None = None
     tool_log: list[ToolLogEntry] = Field(default_factory=list)
     reply: dict[str, Any] | None = None
+    screen: ScreenReport | None = None

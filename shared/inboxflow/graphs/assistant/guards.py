@@ -6,8 +6,12 @@
 |                        |               | look-alike or unauthenticated sender: the owner is told |
 |                        |               | (notify), no reply is started                           |
 | ``thanks_not_answered``| triage_router | a thank-you that asks nothing is not answered (notify)  |
+| ``safety_screen``      | triage_router | the safety screen (:mod:`..screen`) reads the email once |
+| ``screen_floor``       | triage_router | what the screen found (or could not read) is never      |
+|                        |               | ignored; an impostor or harm is never answered: notify  |
 
-Both turn ``respond`` into ``notify``: the owner sees the email and may still answer it.
+Each turns ``respond`` (or ``ignore``) into ``notify``: the owner sees the email and may
+still answer it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from ...engine.guards import Verdict
 from ...engine.step import Step
 from ...mail import Email
 from ...mail.authentication import configured_authserv_id
+from ..screen import FLOORS, screen_of, screened
+from ..word_data import cue_languages
 from .reading import money_request, new_text, thanks_only
 from .senders import unverified_reason
 from .state import AssistantState
@@ -39,12 +45,38 @@ def _cue_against_respond(
 
 
 def _notify_instead(step: Step, reason: str) -> Verdict:
-    """The verdict that turns the model's respond into notify, for ``reason``."""
+    """The verdict that turns the model's respond (or ignore) into notify, for ``reason``."""
+    said = step.update.get("classification")
+    kept = {key: value for key, value in step.update.items() if key != "status"}
     notify = Step(
-        update={**step.update, "classification": "notify", "reasoning": reason},
+        update={**kept, "classification": "notify", "reasoning": reason},
         goto="triage_notify",
     )
-    return Verdict(notify, f"{reason} (the model said respond)")
+    return Verdict(notify, f"{reason} (the model said {said})")
+
+
+NEVER_ANSWERED = ("fraud", "harm")
+"""Screen findings the assistant never starts a reply to: the owner is told (notify)."""
+
+
+def safety_screen(state: AssistantState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """The screen reads the email once, apart from the triage's own prompt."""
+    email = Email.model_validate(state.email)
+    return screened(step, ctx, email, cue_languages(f"{__package__}.cues"), state.screen)
+
+
+def screen_floor(state: AssistantState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """An email the screen found risky, or could not read, is never ignored; an impostor or a
+    threat of harm is never answered: the owner is told (notify)."""
+    report = screen_of(state.screen, step)
+    said = step.update.get("classification")
+    if report is None or said == "notify" or not (report.needs_person or report.findings):
+        return None
+    finding = report.first(NEVER_ANSWERED)
+    if said == "respond" and finding is None:
+        return None  # a reply starts, and the owner reviews every tool it would use
+    floor = FLOORS[finding.kind] if finding is not None else "the owner sees it"
+    return _notify_instead(step, f"{report.explain()}: {floor}")
 
 
 def impostor_money(state: AssistantState, step: Step, ctx: NodeContext) -> Verdict | None:

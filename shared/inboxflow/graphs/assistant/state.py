@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..screen import ScreenReport
+
 Classification = Literal["ignore", "notify", "respond"]
 RunStatus = Literal["running", "ignored", "completed", "stopped", "max_iterations", "error"]
 
@@ -36,6 +38,7 @@ class AssistantState(BaseModel):
         tool_log: every tool call and its decision.
         marked_read: the mark_as_read result, once.
         memory_updates: ``namespace@version`` of each memory change this run made.
+        screen: what the safety screen found in the email (``triage_router``'s guard).
     """
 
     schema_version: int = 1
@@ -52,3 +55,4 @@ class AssistantState(BaseModel):
     tool_log: list[ToolLogEntry] = Field(default_factory=list)
     marked_read: dict[str, Any] | None = None
     memory_updates: list[str] = Field(default_factory=list)
+    screen: ScreenReport | None = None

@@ -9,6 +9,8 @@ the review node pauses every flagged draft for a person (docs/architecture.md §
 | ``complaint_review`` | a complaint cue (``cues/<lang>.toml`` ``complaint``) in an email the model did not call a complaint, or would end unanswered | flags ``complaint_cues``: reviewed, empathetic, never sent on its own |
 | ``lookalike_sender`` | the sender imitates the mailbox's organisation or spells a name with look-alike characters (``senders.py``) | flags ``lookalike_sender``: reviewed |
 | ``forwarded_review`` | the email forwards someone else's message            | flags ``forwarded``: a person checks who is answered |
+| ``safety_screen``    | always, once: the safety screen (:mod:`..screen`) reads the email | keeps its report on the trace |
+| ``screen_review``    | the screen found a risk, or could not read the email | flags ``screen``: reviewed (an impostor the model ends as spam stays ended) |
 
 A guard never lowers a judgment: a confident spam end stays an end unless a
 complaint cue says a customer may be waiting for an answer.
@@ -25,12 +27,15 @@ from ...engine.step import END, Step
 from ...mail import Email, bare_subject, strip_quoted
 from ...mail.addresses import same_address
 from ...mail.quoting import TRIMMED_MARKER
+from ..screen import screen_of, screened
+from ..word_data import cue_languages
 from .cues import complaint_cues
 from .senders import lookalike_reason
 from .state import COMPLAINT_FLAG, Classification, PipelineState
 
 LOOKALIKE_FLAG = "lookalike_sender"
 FORWARDED_FLAG = "forwarded"
+SCREEN_FLAG = "screen"
 
 _FORWARD_SUBJECT = re.compile(r"^\s*(fwd?|fw|wg|tr|rv|enc|転送)\s*[:\uff1a]", re.IGNORECASE)
 _FORWARD_MARKER = re.compile(
@@ -122,11 +127,40 @@ def forwarded_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verd
     )
 
 
+def safety_screen(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """The screen reads the email once, apart from classify's own prompt."""
+    languages = cue_languages(f"{__package__}.cues")
+    return screened(step, ctx, state.email, languages, state.screen)
+
+
+def screen_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """What the screen found, or could not read, is drafted for a person, never sent alone;
+    an impostor the model ends as spam stays ended (nothing answers the sender)."""
+    report = screen_of(state.screen, step)
+    classification = _proposed(step)
+    if report is None or classification is None or SCREEN_FLAG in classification.flags:
+        return None
+    if not (report.needs_person or report.findings):
+        return None
+    if step.goto == END and not report.needs_person and report.kinds <= {"fraud"}:
+        return None
+    was = f"{classification.category} at {classification.confidence:.2f}"
+    if step.goto == END:
+        was += " (would end unanswered)"
+    return Verdict(
+        _flagged(step, classification, SCREEN_FLAG, needs_reply=True),
+        f"{report.explain()}: {was} -> reviewed by a person",
+    )
+
+
 __all__ = [
     "FORWARDED_FLAG",
     "LOOKALIKE_FLAG",
+    "SCREEN_FLAG",
     "complaint_review",
     "email_text",
     "forwarded_review",
     "lookalike_sender",
+    "safety_screen",
+    "screen_review",
 ]

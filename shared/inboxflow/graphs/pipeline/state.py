@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ...mail import Email
+from ..screen import ScreenReport
 
 SCHEMA_VERSION = 1
 
@@ -194,6 +195,8 @@ class PipelineState(BaseModel):
     dispatch: DispatchResult | None = None
     end_reason: str | None = None
     """Why the trace ended without a reply: confident spam, no reply needed, a refused recipient."""
+    screen: ScreenReport | None = None
+    """What the safety screen found in the email (classify's ``safety_screen`` guard)."""
 
 
 __all__ = [

@@ -2,9 +2,11 @@
 
 | guard                 | node    | rule                                                        |
 |-----------------------|---------|-------------------------------------------------------------|
+| ``safety_screen``     | planner | the safety screen (:mod:`..screen`) reads the first email   |
 | ``not_a_quote``       | planner | a claim, a cover change, a cancellation or a billing        |
 |                       |         | question goes to the agency (``request_human_review``) with |
-|                       |         | the reason, never a questionnaire (:mod:`.request_kind`)    |
+|                       |         | the reason, never a questionnaire (:mod:`.request_kind`);   |
+|                       |         | so does anything the screen found, or mail it could not read|
 """
 
 from __future__ import annotations
@@ -13,11 +15,32 @@ from typing import TYPE_CHECKING
 
 from ...engine.guards import Verdict
 from ...engine.step import Step
+from ..screen import ScreenReport, screen_of, screened
+from .cues import FRAME_LANGUAGES
 from .request_kind import not_a_quote
 from .state import PlannedTool, PlannerState
 
 if TYPE_CHECKING:
     from ...engine.context import NodeContext
+
+
+def safety_screen(state: PlannerState, step: Step, ctx: NodeContext) -> Verdict | None:
+    """The planner's first step: the safety screen reads the customer's first email once."""
+    email = state.email
+    read = {
+        "sender": str((email.get("sender") or {}).get("address", "")),
+        "subject": str(email.get("subject", "")),
+        "text": str(email.get("body_text", "")),
+    }
+    return screened(step, ctx, read, FRAME_LANGUAGES, state.screen)
+
+
+def _screen_reason(report: ScreenReport | None) -> str | None:
+    """Why the screen sends the request to the agency (anything found, or mail it could not
+    read: the offline planner reads only what its frames cover), or None."""
+    if report is None or not (report.needs_person or report.findings):
+        return None
+    return report.explain()
 
 
 def not_a_quote_goes_to_the_agency(
@@ -33,9 +56,13 @@ def not_a_quote_goes_to_the_agency(
         return None
     first = next((m for m in state.messages if m.role == "customer"), None)
     cue = not_a_quote(first.content) if first is not None else None
-    if cue is None:
+    screen = _screen_reason(screen_of(state.screen, step))
+    if cue is not None:
+        reason = f"not a quote request ({cue}): the agency takes it"
+    elif screen is not None:
+        reason = f"{screen}: the agency takes it"
+    else:
         return None
-    reason = f"not a quote request ({cue}): the agency takes it"
     plan = PlannedTool(tool_name="request_human_review", args={"reason": reason})
     update: dict[str, object] = {
         **step.update,

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..screen import ScreenReport
+
 ToolName = Literal[
     "quote_initiate",
     "add_driver",
@@ -145,3 +147,5 @@ class PlannerState(BaseModel):
     awaiting_customer_reply: bool = False
     seen_reply_ids: list[str] = Field(default_factory=list)
     end_reason: str | None = None
+    screen: ScreenReport | None = None
+    """What the safety screen found in the first email (the planner node's ``safety_screen``)."""

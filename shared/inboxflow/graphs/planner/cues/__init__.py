@@ -68,6 +68,10 @@ an ``incident_event`` (a past event: "was stolen", "aufgefahren") or an ``incide
 with something ``recently`` or a ``report`` of it ("einen Schaden melden"), a ``change`` of
 who or what is covered, a ``cancel``, a ``billing`` matter, a ``switch`` of insurer (what is
 cancelled elsewhere is no cancellation with us), and a ``quote`` asked for."""
+FRAME_LANGUAGES: frozenset[str] = frozenset(
+    language for languages in FRAMES.values() for language in languages
+)
+"""The languages the planner reads a request's intent in (the safety screen's offline reach)."""
 
 CAR_MAKES: tuple[str, ...] = tuple(read_word_data(__name__, "car_makes")["car_makes"])
 """The car makes commonly sold in the US and the EU (folded, lower case): data, not cues. A
