@@ -37,10 +37,13 @@ class Verdict:
         step: the step that replaces the node's (its ``goto`` must be one of the node's routes).
         reason: one line for the step log and ``inboxflow trace``, e.g.
             ``security signal "password was changed": urgency low -> critical``.
+        quiet: the step only gains a record and no judgment changed (the safety screen
+            found nothing): it is taken, but the guard is not listed as having fired.
     """
 
     step: Step
     reason: str
+    quiet: bool = False
 
 
 GuardCheck = Callable[[Any, "Step", "NodeContext"], "Verdict | None"]
@@ -93,7 +96,8 @@ def apply_guards(
     """Run ``guards`` in order over the proposed ``step``; each sees the step the last one left.
 
     Returns:
-        The step to take, and ``[{"guard": name, "reason": why}]`` for every guard that fired.
+        The step to take, and ``[{"guard": name, "reason": why}]`` for every guard that fired
+        (a ``quiet`` verdict is taken but not listed).
     """
     fired: list[dict[str, str]] = []
     for guard in guards:
@@ -101,7 +105,8 @@ def apply_guards(
         if verdict is None:
             continue
         step = verdict.step
-        fired.append({"guard": guard.name, "reason": verdict.reason})
+        if not verdict.quiet:
+            fired.append({"guard": guard.name, "reason": verdict.reason})
     return step, fired
 
 

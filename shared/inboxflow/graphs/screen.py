@@ -197,16 +197,18 @@ def screen_offline(inputs: Mapping[str, Any]) -> ScreenAnswer:
     """The offline model's screen: no meaning, only whether the cue lists can read the email.
 
     ``inputs["cue_languages"]`` (comma-separated) are the languages the graph has cue lists
-    for; mail in another language, or with no letters, is not ``readable``.
+    for; mail in another language, or with no letters, is not ``readable``. Without that
+    input (the prompt alone, as the Gemini double's task oracle reads it) every language is.
     """
     from .language import UNKNOWN, detect_language
 
     text = f"{inputs.get('subject', '')}\n{inputs.get('text', '')}"
     language = detect_language(text)
-    languages = {code for code in str(inputs.get("cue_languages", "")).split(",") if code}
-    return ScreenAnswer(
-        findings=[], language=language, readable=language != UNKNOWN and language in languages
+    listed = inputs.get("cue_languages")
+    readable = language != UNKNOWN and (
+        listed is None or language in {code for code in str(listed).split(",") if code}
     )
+    return ScreenAnswer(findings=[], language=language, readable=readable)
 
 
 def screen_email(
@@ -263,8 +265,9 @@ def screened(
     """The guard that screens the email at a graph's first node and keeps the report on the
     trace (the step's ``screen`` update): every graph's ``safety_screen`` guard.
 
-    It always fires when it screens, so ``inboxflow trace`` shows what the screen found (or
-    why it could not read the email); the graph's floors read it with :func:`screen_of`. A
+    It fires when the screen found something or could not read the email, so ``inboxflow
+    trace`` shows it beside the guards that acted on it; a report of nothing found is kept
+    quietly (``Verdict.quiet``). The graph's floors read it with :func:`screen_of`. A
     trace that already holds a report (``kept``: the first node ran again) is not screened
     twice.
 
@@ -277,7 +280,9 @@ def screened(
     if isinstance(mail, Email):
         mail = {"sender": mail.sender.address, "subject": mail.subject, "text": mail.body_text}
     report = screen_email(ctx, mail["sender"], mail["subject"], mail["text"], cue_languages)
-    return Verdict(replace(step, update={**step.update, "screen": report}), report.explain())
+    quiet = not (report.needs_person or report.findings)
+    update = {**step.update, "screen": report}
+    return Verdict(replace(step, update=update), report.explain(), quiet=quiet)
 
 
 def screen_of(kept: ScreenReport | None, step: Step) -> ScreenReport | None:

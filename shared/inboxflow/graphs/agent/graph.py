@@ -49,8 +49,10 @@ AGENT = Graph.build(
             lazy(f"{NODES}.preprocess:preprocess"),
             ports=("config",),
             routes=("agent_turn", "finish"),
+            uses_llm=True,  # the safety screen
             memory_mb=256,
             timeout_s=30,
+            guards=(Guard("safety_screen", "inboxflow.graphs.agent.guards:safety_screen"),),
             description="The profile's preprocessor (default, crisp): the agent's first message.",
         ),
         Node(

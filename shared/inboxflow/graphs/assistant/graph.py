@@ -52,8 +52,10 @@ ASSISTANT = Graph.build(
             uses_llm=True,
             memory_mb=256,
             guards=(
+                Guard("safety_screen", f"{PACKAGE}.guards:safety_screen"),
                 Guard("impostor_money", f"{PACKAGE}.guards:impostor_money"),
                 Guard("thanks_not_answered", f"{PACKAGE}.guards:thanks_not_answered"),
+                Guard("screen_floor", f"{PACKAGE}.guards:screen_floor"),
             ),
             description="Triage with the owner's preferences: ignore, notify or respond.",
         ),

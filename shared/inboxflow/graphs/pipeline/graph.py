@@ -49,9 +49,11 @@ PIPELINE = Graph.build(
                 "messages with nothing to answer end here."
             ),
             guards=(
+                Guard("safety_screen", f"{GUARDS}:safety_screen"),
                 Guard("complaint_review", f"{GUARDS}:complaint_review"),
                 Guard("lookalike_sender", f"{GUARDS}:lookalike_sender"),
                 Guard("forwarded_review", f"{GUARDS}:forwarded_review"),
+                Guard("screen_review", f"{GUARDS}:screen_review"),
             ),
         ),
         Node(

@@ -75,7 +75,10 @@ PLANNER = Graph.build(
             routes=("tools", "agency_review", "wait_customer", END),
             uses_llm=True,
             timeout_s=120,
-            guards=(Guard("not_a_quote", f"{PACKAGE}.guards:not_a_quote_goes_to_the_agency"),),
+            guards=(
+                Guard("safety_screen", f"{PACKAGE}.guards:safety_screen"),
+                Guard("not_a_quote", f"{PACKAGE}.guards:not_a_quote_goes_to_the_agency"),
+            ),
             description="Read the state (agency feedback first); plan the next action; review policy.",
         ),
         Node(

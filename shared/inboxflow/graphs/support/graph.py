@@ -53,6 +53,7 @@ SUPPORT = Graph.build(
             uses_llm=True,
             timeout_s=60,
             tools=("open_ticket",),
+            guards=(Guard("safety_screen", f"{GUARDS}:safety_screen"),),
             description="Customer from the CRM; the ticket (thread, matcher, or a new one).",
         ),
         Node(
@@ -71,6 +72,7 @@ SUPPORT = Graph.build(
             guards=(
                 Guard("urgency_rules", f"{GUARDS}:urgency_rules"),
                 Guard("escalate_at_once", f"{GUARDS}:escalate_at_once"),
+                Guard("screen_floor", f"{GUARDS}:screen_floor"),
             ),
             description="Urgency, type, escalation; the seed's urgency rules over the model.",
         ),

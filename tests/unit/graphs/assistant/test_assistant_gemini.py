@@ -63,10 +63,12 @@ def test_the_edited_sign_off_is_what_gemini_is_told_next_time(runtime, double):
     )
     double.script(
         Reply(),  # triage: the task oracle answers
+        Reply(),  # the safety screen: the task oracle answers (nothing found)
         FunctionCallReply.of(write),
         Reply(),  # the memory update: the task oracle answers
         FunctionCallReply.of(("Done", {"done": True})),
         Reply(),  # the next email's triage
+        Reply(),  # its safety screen
         FunctionCallReply.of(write),
     )
     first = start(runtime, sample("34"))

@@ -42,7 +42,8 @@ def test_a_full_quote_with_the_planner_on_gemini(tmp_path):
     [summary] = sent(runtime, trace_id)
     assert "Premium:" in summary["body"]
     calls = [c for log in runtime.store.step_logs(trace_id) for c in log.llm_calls]
-    assert {c["task"] for c in calls} == {"planner_next_action"}
+    assert [c["task"] for c in calls].count("screen") == 1  # the first email, once
+    assert {c["task"] for c in calls} == {"planner_next_action", "screen"}
     assert all(c["model"] != "offline-heuristics" for c in calls)
 
 
