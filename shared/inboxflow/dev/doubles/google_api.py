@@ -25,9 +25,8 @@ import json
 import logging
 import re
 import threading
-import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,7 +41,7 @@ from inboxflow.dev.doubles.errors import ApiError
 from inboxflow.dev.doubles.gmail_api import GmailState, Notification, b64url_decode, render_message
 from inboxflow.dev.doubles.oauth_api import PATHS as OAUTH_PATHS
 from inboxflow.dev.doubles.oauth_api import OAuthDouble
-from inboxflow.dev.doubles.serving import WsgiServing, serve_until_interrupted
+from inboxflow.dev.doubles.serving import WsgiServing, clock_reader, serve_until_interrupted
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +181,7 @@ class GoogleApiDouble(WsgiServing):
     thread_name = "google-api-double"
 
     def __init__(self, clock: Any = None, oauth: OAuthDouble | None = None) -> None:
-        self._clock = clock
+        self._now = clock_reader(clock)
         self.oauth = oauth
         self._lock = threading.RLock()
         self._pending: list[Notification] = []
@@ -202,14 +201,8 @@ class GoogleApiDouble(WsgiServing):
         with self._lock:
             return Counter(method for method, _ in self.calls)
 
-    def _now(self) -> float:
-        return float(self._clock.now()) if self._clock is not None else time.time()
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
-        response = self._respond(Request(environ))
-        return response(environ, start_response)  # type: ignore[no-any-return]
-
-    def _respond(self, request: Request) -> Response:
+    def respond(self, request: Request) -> Response:
+        """Answer one request to the Gmail or Calendar API (or OAuth's, when served)."""
         if self.oauth is not None and request.path in OAUTH_PATHS:
             return self.oauth.respond(request)
         adapter = _ROUTES.bind_to_environ(request.environ)
