@@ -86,7 +86,9 @@ class DocumentStore(ABC):
         limit: int | None = None,
     ) -> list[tuple[str, dict[str, Any]]]:
         """Documents directly in ``collection`` as ``(document_id, doc)`` pairs."""
-        return self.select(Listing(collection.strip("/"), tuple(where), order_by, descending, limit))
+        return self.select(
+            Listing(collection.strip("/"), tuple(where), order_by, descending, limit)
+        )
 
     @abstractmethod
     def select(self, listing: Listing) -> list[tuple[str, dict[str, Any]]]:
