@@ -12,6 +12,7 @@ implement on the same database.
 
 from __future__ import annotations
 
+import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -91,7 +92,7 @@ class DocumentStore(ABC):
         )
 
     @abstractmethod
-    def select(self, listing: Listing) -> list[tuple[str, dict[str, Any]]]:
+    def select(self, listing: Listing) -> builtins.list[tuple[str, dict[str, Any]]]:
         """What ``list`` returns for ``listing``: the adapter's query."""
 
     def count(self, collection: str, where: Iterable[Filter] = ()) -> int:
