@@ -39,13 +39,12 @@ def gemini_settings(
         ValueError: ``INBOXFLOW_LLM`` is not ``offline``/``gemini``, or it says
             ``gemini`` but no key or Vertex project is configured.
     """
-    env = environ
-    forced = (env.get("INBOXFLOW_LLM") or "").strip().lower()
+    forced = _forced(environ)
     if forced not in ("", "offline", "gemini"):
         raise ValueError(f"INBOXFLOW_LLM={forced!r}: expected offline or gemini")
     if forced == "offline":
         return None
-    settings = GeminiSettings.from_env(env, configured)
+    settings = GeminiSettings.from_env(environ, configured)
     if settings is None and forced == "gemini":
         raise ValueError(
             "INBOXFLOW_LLM=gemini but neither GEMINI_API_KEY/GOOGLE_API_KEY nor "
@@ -63,16 +62,15 @@ def choose_llm(
         environ: the environment to read (the entry point's).
         configured: ``gemini:`` of ``inboxflow.yaml`` by role.
     """
-    env = environ
-    settings = gemini_settings(env, configured)
+    settings = gemini_settings(environ, configured)
     if settings is None:
         reason = (
             "INBOXFLOW_LLM=offline"
-            if (env.get("INBOXFLOW_LLM") or "").strip().lower() == "offline"
+            if _forced(environ) == "offline"
             else "no GEMINI_API_KEY / Vertex settings"
         )
         # A deployed function without Gemini answers with heuristics: worth a warning.
-        level = logging.WARNING if env.get("K_SERVICE") else logging.INFO
+        level = logging.WARNING if environ.get("K_SERVICE") else logging.INFO
         _announce("llm", level, f"LLM: offline deterministic model ({reason})")
         return OfflineModel()
     from .adapters.gemini_llm import GeminiModel
@@ -87,12 +85,9 @@ def choose_embedder(
 ) -> Embedder | None:
     """The Gemini embedder if Gemini is configured, else None (use the offline embedder).
 
-    Args:
-        environ: the environment to read (the entry point's).
-        configured: ``gemini:`` of ``inboxflow.yaml`` by role.
+    Arguments as for ``choose_llm``.
     """
-    env = environ
-    settings = gemini_settings(env, configured)
+    settings = gemini_settings(environ, configured)
     if settings is None:
         _announce("embedder", logging.INFO, "Embeddings: offline (no Gemini configured)")
         return None
@@ -105,6 +100,11 @@ def choose_embedder(
         "embedder", logging.INFO, f"Embeddings: {embedder.model}{where} ({settings.describe()})"
     )
     return embedder
+
+
+def _forced(environ: Mapping[str, str]) -> str:
+    """What ``INBOXFLOW_LLM`` forces (``offline``, ``gemini``), or ``""``."""
+    return (environ.get("INBOXFLOW_LLM") or "").strip().lower()
 
 
 def _announce(what: str, level: int, message: str) -> None:

@@ -145,6 +145,17 @@ def test_refuses_what_it_cannot_store(index: VectorIndex) -> None:
     assert index.documents("kb") == []
 
 
+def test_upsert_many_checks_every_document_before_writing_any(index: VectorIndex) -> None:
+    good, bad = VectorDocument("good", angle(0), {}), VectorDocument("bad", [], {})
+    with pytest.raises(ValueError):
+        index.upsert_many("kb", iter([good, bad]))
+    assert index.documents("kb") == []
+    index.upsert("kb", "a", angle(0), {"title": "a"})
+    with pytest.raises(ValueError):
+        index.replace_fields("kb", "a", {"embedding": "mine"})
+    assert index.documents("kb") == [("a", {"title": "a"})]
+
+
 def test_upsert_many_and_another_connection_sees_the_writes(make_index: IndexFactory) -> None:
     writer, reader = make_index(), make_index()
     rng = random.Random(7)

@@ -388,7 +388,7 @@ def test_a_store_without_vectors_says_so():
         def set(self, path, doc):
             return None
 
-        def list(self, collection, where=(), order_by=None, descending=False, limit=None):
+        def select(self, listing):
             return []
 
         def run_transaction(self, fn):

@@ -15,7 +15,6 @@ else the outbox.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from ..config import Delivery, InboxflowConfig, check_webhook_url, webhook_format
 from ..ports.documents import DocumentStore
 from ..ports.notifier import Notification, NotificationRefused, Notifier
+from .built_per_key import BuiltPerKey
 from .notifiers import OutboxNotifier, find_copy, outbox_messages
 
 DELIVERY_ENV = "INBOXFLOW_NOTIFY_DELIVERY"
@@ -60,18 +60,13 @@ class ChannelNotifier(Notifier):
         gmail: Notifier | None = None,
     ) -> None:
         self.config = config
-        self.build = build
         self.store = store
         self.gmail = gmail
-        self._adapters: dict[Delivery, Notifier] = {}
-        self._lock = threading.Lock()
+        self._adapters: BuiltPerKey[Delivery, Notifier] = BuiltPerKey(build)
 
     def adapter(self, delivery: Delivery) -> Notifier:
         """The adapter of ``delivery`` (built now if needed)."""
-        with self._lock:
-            if delivery not in self._adapters:
-                self._adapters[delivery] = self.build(delivery)
-            return self._adapters[delivery]
+        return self._adapters.get(delivery)
 
     def send(self, note: Notification) -> dict[str, Any]:
         delivery = self.config.delivery(note.to)

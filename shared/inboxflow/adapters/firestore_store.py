@@ -38,7 +38,7 @@ from google.cloud.firestore_v1.field_path import FieldPath
 from ..errors import Contention, RetryableError
 from ..naming import step_path, trace_path
 from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, LeaseRequest, StepLog
-from ..ports.documents import DocumentExists, Filter
+from ..ports.documents import DocumentExists, Filter, Listing
 from ..schema import TTL_FIELD
 
 T = TypeVar("T")
@@ -277,18 +277,17 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         with translated(f"set {path}"):
             self.client.document(path).set(encoded)
 
-    def list(
-        self,
-        collection: str,
-        where: Iterable[Filter] = (),
-        order_by: str | None = None,
-        descending: bool = False,
-        limit: int | None = None,
-    ) -> list[tuple[str, dict[str, Any]]]:
+    def _query(self, collection: str, where: Iterable[Filter]) -> Any:
+        """The query of the documents of ``collection`` that pass ``where``."""
         query: Any = self.client.collection(collection.strip("/"))
         for field, op, value in where:
             operand = _encode_operand(field, op, value)
             query = query.where(filter=FieldFilter(field_path(field), op, operand))
+        return query
+
+    def select(self, listing: Listing) -> list[tuple[str, dict[str, Any]]]:
+        query = self._query(listing.collection, listing.where)
+        order_by, descending, limit = listing.order_by, listing.descending, listing.limit
         direction = firestore.Query.DESCENDING if descending else firestore.Query.ASCENDING
         if order_by is not None:
             query = query.order_by(field_path(order_by), direction=direction)
@@ -296,7 +295,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         reverse_ids = order_by is None and descending
         if limit is not None and not reverse_ids:
             query = query.limit(limit)
-        with translated(f"query {collection}"):
+        with translated(f"query {listing.collection}"):
             rows = [(snap.id, decode_document(snap.to_dict() or {})) for snap in query.stream()]
         if reverse_ids:
             rows = rows[::-1][:limit]
@@ -304,10 +303,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
 
     def count(self, collection: str, where: Iterable[Filter] = ()) -> int:
         # an aggregation query: one read per 1,000 index entries counted, no documents
-        query: Any = self.client.collection(collection.strip("/"))
-        for field, op, value in where:
-            operand = _encode_operand(field, op, value)
-            query = query.where(filter=FieldFilter(field_path(field), op, operand))
+        query = self._query(collection, where)
         with translated(f"count {collection}"):
             results = query.count(alias="n").get()
         return int(results[0][0].value) if results and results[0] else 0

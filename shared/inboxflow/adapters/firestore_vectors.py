@@ -22,7 +22,7 @@ Only Firestore adapters import ``google.cloud.firestore``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -39,8 +39,6 @@ from ..ports.vectors import (
     Neighbor,
     VectorDocument,
     VectorIndex,
-    check_document,
-    check_field_names,
 )
 from .firestore_store import decode_value, encode_value, field_path, translated
 
@@ -101,19 +99,17 @@ class FirestoreVectorIndex(VectorIndex):
         )
 
     def _document(self, doc: VectorDocument) -> dict[str, Any]:
-        check_document(doc.doc_id, doc.vector, doc.fields)
         body: dict[str, Any] = encode_value(doc.fields)
         body[EMBEDDING_FIELD] = Vector([float(x) for x in doc.vector])
         return body
 
-    def upsert(
-        self, collection: str, doc_id: str, vector: Sequence[float], fields: dict[str, Any]
-    ) -> None:
-        body = self._document(VectorDocument(doc_id, vector, fields))
+    def _upsert(self, collection: str, document: VectorDocument) -> None:
+        body = self._document(document)
+        doc_id = document.doc_id
         with translated(f"upsert {collection}/{doc_id}"):
             self.client.collection(collection).document(encode_doc_id(doc_id)).set(body)
 
-    def upsert_many(self, collection: str, documents: Iterable[VectorDocument]) -> int:
+    def _upsert_many(self, collection: str, documents: list[VectorDocument]) -> int:
         ref = self.client.collection(collection)
         pending = [(encode_doc_id(doc.doc_id), self._document(doc)) for doc in documents]
         for start in range(0, len(pending), BATCH_SIZE):
@@ -128,8 +124,7 @@ class FirestoreVectorIndex(VectorIndex):
         with translated(f"delete {collection}/{doc_id}"):
             self.client.collection(collection).document(encode_doc_id(doc_id)).delete()
 
-    def replace_fields(self, collection: str, doc_id: str, fields: dict[str, Any]) -> bool:
-        check_field_names(doc_id, fields)
+    def _replace_fields(self, collection: str, doc_id: str, fields: dict[str, Any]) -> bool:
         ref = self.client.collection(collection).document(encode_doc_id(doc_id))
 
         @firestore.transactional

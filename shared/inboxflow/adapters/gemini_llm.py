@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -40,6 +39,7 @@ from ..ports.llm import (
     LLMUsage,
     Out,
 )
+from .built_per_key import BuiltPerKey
 from .gemini_roles import (
     DEFAULTS,
     DEVELOPER_API_VERSION,
@@ -212,18 +212,15 @@ class ClientPool:
         self.settings = settings
         self.credentials = credentials
         self.given = client
-        self._clients: dict[str, Any] = {}
-        self._lock = threading.Lock()
+        self._clients: BuiltPerKey[str, Any] = BuiltPerKey(
+            lambda location: make_client(self.settings, self.credentials, location or None)
+        )
 
     def for_role(self, role: RoleSettings) -> Any:
         """The client that reaches ``role``'s location."""
         if self.given is not None:
             return self.given
-        key = (role.location or "") if self.settings.mode == "vertex" else ""
-        with self._lock:
-            if key not in self._clients:
-                self._clients[key] = make_client(self.settings, self.credentials, key or None)
-            return self._clients[key]
+        return self._clients.get((role.location or "") if self.settings.mode == "vertex" else "")
 
 
 # --- retries -----------------------------------------------------------------------------------

@@ -73,18 +73,14 @@ class GoogleApiGmailReader:
     def list_history(
         self, mailbox: str, start_history_id: int, page_token: str | None = None
     ) -> HistoryPage:
-        request = (
-            self._users(mailbox)
-            .history()
-            .list(
-                userId=mailbox,
-                startHistoryId=str(start_history_id),
-                historyTypes=["messageAdded"],
-                pageToken=page_token,
-                maxResults=self.page_size,
-            )
+        body = self._page(
+            mailbox,
+            "history",
+            page_token,
+            GMAIL_ERRORS.with_not_found(HistoryExpired),
+            startHistoryId=str(start_history_id),
+            historyTypes=["messageAdded"],
         )
-        body = self.api.execute(request, GMAIL_ERRORS.with_not_found(HistoryExpired))
         added = [
             _added(item.get("message") or {})
             for record in body.get("history") or []
@@ -99,18 +95,9 @@ class GoogleApiGmailReader:
     def list_messages(
         self, mailbox: str, label_ids: Sequence[str], query: str, page_token: str | None = None
     ) -> MessagePage:
-        request = (
-            self._users(mailbox)
-            .messages()
-            .list(
-                userId=mailbox,
-                labelIds=list(label_ids),
-                q=query,
-                pageToken=page_token,
-                maxResults=self.page_size,
-            )
+        body = self._page(
+            mailbox, "messages", page_token, GMAIL_ERRORS, labelIds=list(label_ids), q=query
         )
-        body = self.api.execute(request, GMAIL_ERRORS)
         rows = [_added(m) for m in body.get("messages") or []]
         return MessagePage(
             messages=[r for r in rows if r.gmail_id],
@@ -148,6 +135,15 @@ class GoogleApiGmailReader:
 
     def _users(self, mailbox: str) -> Any:
         return self.api.service("gmail", "v1", mailbox).users()
+
+    def _page(
+        self, mailbox: str, listed: str, page_token: str | None, errors: PortErrors, **query: Any
+    ) -> Any:
+        """One page (``page_size`` at most) of ``users.{listed}.list`` of ``mailbox``."""
+        request = getattr(self._users(mailbox), listed)().list(
+            userId=mailbox, pageToken=page_token, maxResults=self.page_size, **query
+        )
+        return self.api.execute(request, errors)
 
 
 def _added(message: dict[str, Any]) -> AddedMessage:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import requests
 from pydantic import ValidationError
@@ -33,6 +34,7 @@ KEY_VARIABLE = "INBOXFLOW_CRM_API_KEY"
 TIMEOUT_VARIABLE = "INBOXFLOW_CRM_TIMEOUT_S"
 
 
+@dataclass(eq=False)
 class HttpCRM(CRM):
     """Customers from a REST CRM.
 
@@ -47,29 +49,21 @@ class HttpCRM(CRM):
         session: the HTTP session (one is made when omitted).
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str | None = None,
-        timeout_s: float = 5.0,
-        attempts: int = 3,
-        backoff_s: float = 0.2,
-        max_backoff_s: float = 5.0,
-        sleep: Callable[[float], None] = time.sleep,
-        session: requests.Session | None = None,
-    ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"{URL_VARIABLE}: {base_url!r} is not an http(s) URL")
-        if attempts < 1 or timeout_s <= 0:
+    base_url: str
+    api_key: str | None = field(default=None, repr=False)
+    timeout_s: float = 5.0
+    attempts: int = 3
+    backoff_s: float = 0.2
+    max_backoff_s: float = 5.0
+    sleep: Callable[[float], None] = time.sleep
+    session: requests.Session = field(default_factory=requests.Session)
+
+    def __post_init__(self) -> None:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"{URL_VARIABLE}: {self.base_url!r} is not an http(s) URL")
+        if self.attempts < 1 or self.timeout_s <= 0:
             raise ValueError("the CRM needs at least one attempt and a positive timeout")
-        self.base_url = base_url.rstrip("/")
-        self.api_key = api_key
-        self.timeout_s = timeout_s
-        self.attempts = attempts
-        self.backoff_s = backoff_s
-        self.max_backoff_s = max_backoff_s
-        self.sleep = sleep
-        self.session = session or requests.Session()
+        self.base_url = self.base_url.rstrip("/")
 
     def find_by_email(self, address: str) -> Customer | None:
         email = address_key_or_none(address)

@@ -33,7 +33,7 @@ from pydantic import BaseModel
 
 from ..naming import step_path, trace_path
 from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, LeaseRequest, StepLog
-from ..ports.documents import DocumentExists, Filter
+from ..ports.documents import DocumentExists, Filter, Listing
 from ..schema import COLLECTIONS, Collection
 from . import sqlite_wal
 
@@ -98,15 +98,11 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
-def _query_sql(
-    collection: str,
-    where: list[Filter],
-    order_by: str | None,
-    descending: bool,
-    limit: int | None,
-) -> tuple[str, list[Any], bool] | None:
-    """``(sql, parameters, exact)`` for ``list``, or None when SQL cannot narrow it
+def _query_sql(listing: Listing) -> tuple[str, list[Any], bool] | None:
+    """``(sql, parameters, exact)`` for ``listing``, or None when SQL cannot narrow it
     (``exact``: every filter is in the SQL, and so is the LIMIT)."""
+    collection, where, order_by = listing.collection, listing.where, listing.order_by
+    descending, limit = listing.descending, listing.limit
     if not _NAME.match(collection) or (order_by is not None and not _NAME.match(order_by)):
         return None
     # the collection is a literal (a name, checked above) so that partial indexes apply
@@ -278,16 +274,9 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
                 (parent, doc_id, _encode(doc)),
             )
 
-    def list(
-        self,
-        collection: str,
-        where: Iterable[Filter] = (),
-        order_by: str | None = None,
-        descending: bool = False,
-        limit: int | None = None,
-    ) -> list[tuple[str, dict[str, Any]]]:
-        where = list(where)
-        query = _query_sql(collection.strip("/"), where, order_by, descending, limit)
+    def select(self, listing: Listing) -> list[tuple[str, dict[str, Any]]]:
+        where, order_by, limit = listing.where, listing.order_by, listing.limit
+        query = _query_sql(listing)
         if query is not None:
             sql, parameters, _ = query
             try:
@@ -300,20 +289,20 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
                 return [(doc_id, doc) for doc_id, doc in docs if matches(doc, where)][:limit]
         with self._lock:
             rows = self._conn.execute(
-                "SELECT id, body FROM docs WHERE parent=? ORDER BY id", (collection.strip("/"),)
+                "SELECT id, body FROM docs WHERE parent=? ORDER BY id", (listing.collection,)
             ).fetchall()
         docs = [(doc_id, _decode(body)) for doc_id, body in rows]
         docs = [(doc_id, doc) for doc_id, doc in docs if matches(doc, where)]
         if order_by is not None:
             docs = [(doc_id, doc) for doc_id, doc in docs if order_by in doc]
-            docs.sort(key=lambda item: item[1][order_by], reverse=descending)
-        elif descending:
+            docs.sort(key=lambda item: item[1][order_by], reverse=listing.descending)
+        elif listing.descending:
             docs.reverse()
         return docs[:limit] if limit is not None else docs
 
     def count(self, collection: str, where: Iterable[Filter] = ()) -> int:
-        where = list(where)
-        query = _query_sql(collection.strip("/"), where, None, False, None)
+        listing = Listing(collection.strip("/"), tuple(where))
+        query = _query_sql(listing)
         if query is not None and query[2]:
             sql, parameters, _ = query
             counting = "SELECT count(*)" + sql.removeprefix("SELECT id, body").removesuffix(
@@ -325,7 +314,7 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
                 return int(row[0])
             except sqlite3.OperationalError:
                 pass  # a body SQLite's JSON cannot read: count in Python
-        return super().count(collection, where)
+        return super().count(collection, listing.where)
 
     def run_transaction(self, fn: Callable[[Any], T]) -> T:
         with self._lock:

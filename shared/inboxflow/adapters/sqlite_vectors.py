@@ -34,8 +34,6 @@ from ..ports.vectors import (
     Neighbor,
     VectorDocument,
     VectorIndex,
-    check_document,
-    check_field_names,
 )
 from . import sqlite_wal
 from .sqlite_store import connect, matches
@@ -236,15 +234,9 @@ class SqliteVectorIndex(VectorIndex):
 
     # --- writes ----------------------------------------------------------------------
 
-    def upsert(
-        self, collection: str, doc_id: str, vector: Sequence[float], fields: dict[str, Any]
-    ) -> None:
-        self.upsert_many(collection, [VectorDocument(doc_id, vector, fields)])
-
-    def upsert_many(self, collection: str, documents: Iterable[VectorDocument]) -> int:
+    def _upsert_many(self, collection: str, documents: list[VectorDocument]) -> int:
         rows: list[tuple[str, array[float], dict[str, Any], str]] = []
         for doc in documents:
-            check_document(doc.doc_id, doc.vector, doc.fields)
             encoded = json.dumps(doc.fields, separators=(",", ":"), ensure_ascii=False)
             # Stored fields read back as JSON would: tuples become lists, and so on.
             rows.append((doc.doc_id, normalised(doc.vector), json.loads(encoded), encoded))
@@ -274,8 +266,7 @@ class SqliteVectorIndex(VectorIndex):
 
         self._write(collection, write)
 
-    def replace_fields(self, collection: str, doc_id: str, fields: dict[str, Any]) -> bool:
-        check_field_names(doc_id, fields)
+    def _replace_fields(self, collection: str, doc_id: str, fields: dict[str, Any]) -> bool:
         encoded = json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
         replaced = False
 

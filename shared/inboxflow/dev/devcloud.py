@@ -63,20 +63,12 @@ def functions_source() -> Path:
 
 
 @dataclass
-class FunctionServer:
-    """A functions-framework process serving one node."""
+class ServerProcess:
+    """A local server process: leader of its own process group, its output in a file."""
 
-    node_id: str
     port: int
     process: subprocess.Popen[bytes]
     log_path: Path
-    target: str = "run_node"
-    signature: str = "cloudevent"
-
-    @property
-    def url(self) -> str:
-        """Where Pub/Sub pushes."""
-        return f"http://127.0.0.1:{self.port}/"
 
     def log_tail(self, lines: int = 30) -> str:
         """The end of the server's output."""
@@ -95,6 +87,20 @@ class FunctionServer:
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(self.process.pid, signal.SIGKILL)
+
+
+@dataclass
+class FunctionServer(ServerProcess):
+    """A functions-framework process serving one node."""
+
+    node_id: str
+    target: str = "run_node"
+    signature: str = "cloudevent"
+
+    @property
+    def url(self) -> str:
+        """Where Pub/Sub pushes."""
+        return f"http://127.0.0.1:{self.port}/"
 
 
 def _ready(port: int, method: str = "POST", path: str = "/") -> bool:
@@ -160,7 +166,7 @@ def start_function(
             start_new_session=True,
         )
     process_groups.record(process)
-    server = FunctionServer(node, port, process, log_path, target, signature)
+    server = FunctionServer(port, process, log_path, node, target, signature)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -187,25 +193,13 @@ def _start_on_port(start: Callable[[], T], attempts: int = 10) -> T:
 
 
 @dataclass
-class GmailDouble:
+class GmailDouble(ServerProcess):
     """The Gmail double process (``dev.gmail``)."""
-
-    port: int
-    process: subprocess.Popen[bytes]
-    log_path: Path
 
     @property
     def url(self) -> str:
         """Base URL (``INBOXFLOW_GOOGLE_API_URL``)."""
         return f"http://127.0.0.1:{self.port}"
-
-    def log_tail(self, lines: int = 30) -> str:
-        """The end of the process's output."""
-        return FunctionServer("gmail", self.port, self.process, self.log_path).log_tail(lines)
-
-    def stop(self) -> None:
-        """Stop the process group."""
-        FunctionServer("gmail", self.port, self.process, self.log_path).stop()
 
 
 def start_gmail_double(

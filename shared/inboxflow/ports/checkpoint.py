@@ -136,43 +136,6 @@ class StepLog(_Record):
     expire_at: float | None = None
 
 
-def leased(
-    doc: dict[str, Any] | None,
-    trace_id: str,
-    step: int,
-    owner: str,
-    now: float,
-    ttl_s: float,
-    admit: Callable[[Checkpoint | None], None] | None = None,
-) -> Checkpoint:
-    """Decide a lease on the checkpoint ``doc`` just read, and record it in ``doc``.
-
-    ``CheckpointStore.take_lease`` writes ``doc`` back in its transaction; an
-    adapter with a cheaper conditional write may write it back its own way.
-
-    Raises:
-        StepMoved: the checkpoint is no longer at ``step`` (someone committed it).
-        LeaseHeld: another owner holds a live lease on this step.
-        Exception: whatever ``admit`` raises.
-    """
-    checkpoint = Checkpoint.model_validate(doc) if doc is not None else None
-    if admit is not None:
-        admit(checkpoint)
-    if checkpoint is None or doc is None:
-        raise StepMoved(f"trace {trace_id} does not exist")
-    if checkpoint.step != step:
-        raise StepMoved(f"trace {trace_id} is at step {checkpoint.step}, not {step}", checkpoint)
-    held = checkpoint.lease
-    if held and held.step == step and held.owner != owner and held.expires_at > now:
-        raise LeaseHeld(
-            f"step {step} of trace {trace_id} is leased by {held.owner} for "
-            f"{held.expires_at - now:.1f}s more"
-        )
-    checkpoint.lease = Lease(step=step, owner=owner, expires_at=now + ttl_s)
-    doc["lease"] = checkpoint.lease.model_dump()
-    return checkpoint
-
-
 class CheckpointStore(ABC):
     """The step protocol's persistence: traces, leases, one-transaction commits, step logs."""
 
@@ -187,7 +150,6 @@ class CheckpointStore(ABC):
         Returns False if the trace already exists.
         """
 
-    @abstractmethod
     def take_lease(
         self,
         trace_id: str,
@@ -206,6 +168,11 @@ class CheckpointStore(ABC):
             StepMoved: the checkpoint is no longer at ``step`` (someone committed it).
             LeaseHeld: another owner holds a live lease on this step.
         """
+        return self.grant_lease(LeaseRequest(trace_id, step, owner, now, ttl_s, admit))
+
+    @abstractmethod
+    def grant_lease(self, request: LeaseRequest) -> Checkpoint:
+        """``take_lease``: lease ``request.step`` for ``request.owner`` (its rules)."""
 
     @abstractmethod
     def release_lease(self, trace_id: str, step: int, owner: str) -> None:
@@ -241,7 +208,7 @@ class CheckpointStore(ABC):
 
 @dataclass(frozen=True)
 class LeaseRequest:
-    """A ``take_lease`` call, as an adapter's lease write (``_write_lease``) sees it."""
+    """A ``take_lease`` call, as the store's ``grant_lease`` sees it."""
 
     trace_id: str
     step: int
@@ -256,9 +223,35 @@ class LeaseRequest:
         return self.trace_id, self.step, self.owner
 
     def grant(self, doc: dict[str, Any] | None) -> Checkpoint:
-        """Decide the lease on the checkpoint ``doc`` just read and record it in ``doc``
-        (``leased``)."""
-        return leased(doc, self.trace_id, self.step, self.owner, self.now, self.ttl_s, self.admit)
+        """Decide the lease on the checkpoint ``doc`` just read, and record it in ``doc``.
+
+        The store writes ``doc`` back in its transaction; an adapter with a cheaper
+        conditional write may write it back its own way.
+
+        Raises:
+            StepMoved: the checkpoint is no longer at ``step`` (someone committed it).
+            LeaseHeld: another owner holds a live lease on this step.
+            Exception: whatever ``admit`` raises.
+        """
+        trace_id, step, owner, now = self.trace_id, self.step, self.owner, self.now
+        checkpoint = Checkpoint.model_validate(doc) if doc is not None else None
+        if self.admit is not None:
+            self.admit(checkpoint)
+        if checkpoint is None or doc is None:
+            raise StepMoved(f"trace {trace_id} does not exist")
+        if checkpoint.step != step:
+            raise StepMoved(
+                f"trace {trace_id} is at step {checkpoint.step}, not {step}", checkpoint
+            )
+        held = checkpoint.lease
+        if held and held.step == step and held.owner != owner and held.expires_at > now:
+            raise LeaseHeld(
+                f"step {step} of trace {trace_id} is leased by {held.owner} for "
+                f"{held.expires_at - now:.1f}s more"
+            )
+        checkpoint.lease = Lease(step=step, owner=owner, expires_at=now + self.ttl_s)
+        doc["lease"] = checkpoint.lease.model_dump()
+        return checkpoint
 
 
 class DocumentCheckpointStore(DocumentStore, CheckpointStore):
@@ -294,16 +287,7 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
             return False
         return True
 
-    def take_lease(
-        self,
-        trace_id: str,
-        step: int,
-        owner: str,
-        now: float,
-        ttl_s: float,
-        admit: Callable[[Checkpoint | None], None] | None = None,
-    ) -> Checkpoint:
-        request = LeaseRequest(trace_id, step, owner, now, ttl_s, admit)
+    def grant_lease(self, request: LeaseRequest) -> Checkpoint:
         checkpoint, mark = self._write_lease(request)
         if mark is not None:
             self._lease_marks[request.key] = mark

@@ -2,23 +2,41 @@
 
 Documents are JSON-compatible dicts. Paths alternate collection and document
 ids, Firestore style: ``tickets/{ticket_id}``, ``traces/{trace_id}/steps/{n}``.
-Adapters implement five primitives (``get``, ``create``, ``set``, ``list``,
-``run_transaction``). The features keep their records here through typed
-repositories (``TicketStore``, ``PreferenceMemory``, ``Claims``...); the step
-protocol has its own, narrower port (``ports/checkpoint.py``), which the
-SQLite and Firestore adapters implement on the same database.
+Adapters implement five primitives (``get``, ``create``, ``set``, ``select``
+(what ``list`` asks, as a ``Listing``), ``run_transaction``). The features keep
+their records here through typed repositories (``TicketStore``,
+``PreferenceMemory``, ``Claims``...); the step protocol has its own, narrower
+port (``ports/checkpoint.py``), which the SQLite and Firestore adapters
+implement on the same database.
 """
 
 from __future__ import annotations
 
+import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
 T = TypeVar("T")
 
 Operator = Literal["==", "!=", "<", "<=", ">", ">=", "in", "array_contains"]
 Filter = tuple[str, Operator, Any]
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One ``DocumentStore.list`` call as the adapters answer it.
+
+    ``collection`` is without its outer slashes and ``where`` a tuple (so that an
+    adapter can go over it twice).
+    """
+
+    collection: str
+    where: tuple[Filter, ...] = ()
+    order_by: str | None = None
+    descending: bool = False
+    limit: int | None = None
 
 
 class DocumentExists(Exception):
@@ -60,7 +78,6 @@ class DocumentStore(ABC):
     def set(self, path: str, doc: dict[str, Any]) -> None:
         """Blind write of a whole document."""
 
-    @abstractmethod
     def list(
         self,
         collection: str,
@@ -70,6 +87,13 @@ class DocumentStore(ABC):
         limit: int | None = None,
     ) -> list[tuple[str, dict[str, Any]]]:
         """Documents directly in ``collection`` as ``(document_id, doc)`` pairs."""
+        return self.select(
+            Listing(collection.strip("/"), tuple(where), order_by, descending, limit)
+        )
+
+    @abstractmethod
+    def select(self, listing: Listing) -> builtins.list[tuple[str, dict[str, Any]]]:
+        """What ``list`` returns for ``listing``: the adapter's query."""
 
     def count(self, collection: str, where: Iterable[Filter] = ()) -> int:
         """How many documents ``list(collection, where)`` would return.

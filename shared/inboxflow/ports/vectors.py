@@ -121,7 +121,6 @@ class NearestQuery:
 class VectorIndex(ABC):
     """Documents with a vector each, in named collections, searched by cosine distance."""
 
-    @abstractmethod
     def upsert(
         self, collection: str, doc_id: str, vector: Sequence[float], fields: dict[str, Any]
     ) -> None:
@@ -130,6 +129,13 @@ class VectorIndex(ABC):
         Raises:
             ValueError: see ``check_document``.
         """
+        document = VectorDocument(doc_id, vector, fields)
+        check_document(doc_id, vector, fields)
+        self._upsert(collection, document)
+
+    def _upsert(self, collection: str, document: VectorDocument) -> None:
+        """``upsert`` of a checked document: by default a batch of one."""
+        self._upsert_many(collection, [document])
 
     def nearest(
         self,
@@ -173,13 +179,18 @@ class VectorIndex(ABC):
     def delete(self, collection: str, doc_id: str) -> None:
         """Remove a document (no error if absent)."""
 
-    @abstractmethod
     def replace_fields(self, collection: str, doc_id: str, fields: dict[str, Any]) -> bool:
         """Replace a document's fields, keeping its vector (a redaction); False if absent.
 
         Raises:
-            ValueError: a reserved field name (``check_document``).
+            ValueError: a reserved field name (``check_field_names``).
         """
+        check_field_names(doc_id, fields)
+        return self._replace_fields(collection, doc_id, fields)
+
+    @abstractmethod
+    def _replace_fields(self, collection: str, doc_id: str, fields: dict[str, Any]) -> bool:
+        """``replace_fields`` with the field names checked."""
 
     @abstractmethod
     def documents(
@@ -188,12 +199,19 @@ class VectorIndex(ABC):
         """Every document of a collection as ``(doc_id, fields)``, by id (for listings)."""
 
     def upsert_many(self, collection: str, documents: Iterable[VectorDocument]) -> int:
-        """Upsert several documents; adapters batch the writes. Returns how many."""
-        count = 0
-        for doc in documents:
-            self.upsert(collection, doc.doc_id, doc.vector, doc.fields)
-            count += 1
-        return count
+        """Upsert several documents, all checked before any is written. Returns how many.
+
+        Raises:
+            ValueError: see ``check_document``.
+        """
+        checked = list(documents)
+        for doc in checked:
+            check_document(doc.doc_id, doc.vector, doc.fields)
+        return self._upsert_many(collection, checked)
+
+    @abstractmethod
+    def _upsert_many(self, collection: str, documents: list[VectorDocument]) -> int:
+        """``upsert_many`` of checked documents: write them (adapters batch the writes)."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

@@ -140,3 +140,13 @@ def test_a_crm_that_folds_unicode_case_does_not_make_a_look_alike_the_customer()
             ["\u212aim@acme-rockets.example"],
             ["kim@acme-rockets.example"],
         ]
+
+
+def test_settings_are_checked_and_the_key_stays_out_of_the_repr():
+    crm = HttpCRM("https://crm.example.com/api/", "secret-key")
+    assert crm.base_url == "https://crm.example.com/api"
+    assert "secret-key" not in repr(crm)
+    with pytest.raises(ValueError, match="at least one attempt"):
+        HttpCRM("https://crm.example.com", attempts=0)
+    with pytest.raises(ValueError, match="positive timeout"):
+        HttpCRM("https://crm.example.com", timeout_s=0)

@@ -14,6 +14,7 @@ import pytest
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.errors import StepMoved
 from inboxflow.ports.checkpoint import Checkpoint, StepLog
+from inboxflow.ports.documents import Listing
 
 
 def _checkpoint(state: dict | None = None) -> Checkpoint:
@@ -198,8 +199,8 @@ def test_an_inbox_query_is_an_index_range(tmp_path: Path) -> None:
     from inboxflow.adapters.sqlite_store import _query_sql
 
     store = SqliteCheckpointStore(tmp_path / "store.sqlite")
-    where = [("may_decide", "array_contains", "ana"), ("status", "==", "pending")]
-    query = _query_sql("approvals", where, "deadline", False, 50)
+    where = (("may_decide", "array_contains", "ana"), ("status", "==", "pending"))
+    query = _query_sql(Listing("approvals", where, "deadline", False, 50))
     assert query is not None
     plan = " ".join(
         str(row[3]) for row in store._conn.execute("EXPLAIN QUERY PLAN " + query[0], query[1])

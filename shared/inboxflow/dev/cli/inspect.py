@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.options import dev_option, home_option, home_store
 from inboxflow.dev.cli.render import (
     STATUS_STYLE,
     cli_console,
@@ -22,7 +22,6 @@ from inboxflow.dev.cli.render import (
 from inboxflow.engine.runtime import fold
 from inboxflow.ports.documents import DocumentStore, Filter
 from inboxflow.schema import FAILURES, TRACES
-from inboxflow.services import make_store
 from inboxflow.settings import Settings
 
 
@@ -39,8 +38,7 @@ def trace(
 ) -> None:
     """The step log of a trace: step, node, latency, state delta, errors; --at STEP for the full state."""
     console = cli_console()
-    use_home(home, dev)
-    store = make_store(Settings.from_env(os.environ))
+    store = home_store(home, dev)
     checkpoint = store.get_trace(trace_id)
     if checkpoint is None:
         console.print(
@@ -141,8 +139,7 @@ def traces(
     home: Path = home_option(),
 ) -> None:
     """Recent traces with their category, route and status; --stuck for the ones nothing runs."""
-    use_home(home, dev)
-    store = make_store(Settings.from_env(os.environ))
+    store = home_store(home, dev)
     if stuck:
         _stuck_traces(store, limit)
         return
@@ -189,8 +186,7 @@ def failures(
     home: Path = home_option(),
 ) -> None:
     """Acknowledged messages that were not valid envelopes for a live trace."""
-    use_home(home, dev)
-    store = make_store(Settings.from_env(os.environ))
+    store = home_store(home, dev)
     rows = store.list(FAILURES.name, order_by="at", descending=True, limit=limit)
     table = Table(title=f"{len(rows)} recorded failures", expand=True)
     for column in ("at (UTC)", "trace", "node", "reason"):

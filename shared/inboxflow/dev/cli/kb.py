@@ -25,7 +25,7 @@ from inboxflow.dev.cli.render import cli_console
 from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
-    from inboxflow.knowledge import KnowledgeBase
+    from inboxflow.knowledge import KbDocument, KnowledgeBase
 
 app = typer.Typer(help="The knowledge base the retrieve node searches.", no_args_is_help=True)
 
@@ -61,6 +61,31 @@ def _when(epoch_s: float | None) -> str:
     return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%d %H:%M")
 
 
+def _documents_table(title: str, documents: list[KbDocument], *, with_added: bool) -> Table:
+    """One row per document: name, title, category, chunks, characters (and when added)."""
+    table = Table(title=title)
+    table.add_column("document", no_wrap=True)
+    table.add_column("title")
+    table.add_column("category")
+    table.add_column("chunks", justify="right")
+    table.add_column("chars", justify="right")
+    if with_added:
+        table.add_column("added", no_wrap=True)
+    for doc in documents:
+        added = (_when(doc.added_at),) if with_added else ()
+        row = (Text(doc.source), Text(doc.title), Text(doc.category or "-"))
+        table.add_row(*row, str(doc.chunks), str(doc.chars), *added)
+    return table
+
+
+def _no_document(source: str) -> typer.Exit:
+    """Say there is no document ``source``; the exit to raise (status 1)."""
+    cli_console().print(Text(f"no document named {source!r}", style="red"))
+    return typer.Exit(1)
+
+
+SOURCE = typer.Argument(..., help="Document name as listed (the file name).")
+
 CATEGORY_HELP = (
     "The documents' category (billing, technical, general...: the support specialist "
     "that searches them); default: each file's front matter (category: ...), else none."
@@ -86,21 +111,8 @@ def add(
         except (ValueError, UnicodeDecodeError) as exc:
             console.print(Text(str(exc), style="red"))
             raise typer.Exit(2) from exc
-        table = Table(title=f"added to the knowledge base ({where}, {kb.embedder.name})")
-        table.add_column("document", no_wrap=True)
-        table.add_column("title")
-        table.add_column("category")
-        table.add_column("chunks", justify="right")
-        table.add_column("chars", justify="right")
-        for doc in added:
-            table.add_row(
-                Text(doc.source),
-                Text(doc.title),
-                Text(doc.category or "-"),
-                str(doc.chunks),
-                str(doc.chars),
-            )
-        console.print(table)
+        title = f"added to the knowledge base ({where}, {kb.embedder.name})"
+        console.print(_documents_table(title, added, with_added=False))
 
 
 @app.command("seed")
@@ -122,23 +134,7 @@ def list_documents(home: Path = HOME, dev: bool = DEV) -> None:
             f"the knowledge base is empty ({where}); add files with: inboxflow kb add FILE..."
         )
         return
-    table = Table(title=f"knowledge base ({where})")
-    table.add_column("document", no_wrap=True)
-    table.add_column("title")
-    table.add_column("category")
-    table.add_column("chunks", justify="right")
-    table.add_column("chars", justify="right")
-    table.add_column("added", no_wrap=True)
-    for doc in documents:
-        table.add_row(
-            Text(doc.source),
-            Text(doc.title),
-            Text(doc.category or "-"),
-            str(doc.chunks),
-            str(doc.chars),
-            _when(doc.added_at),
-        )
-    console.print(table)
+    console.print(_documents_table(f"knowledge base ({where})", documents, with_added=True))
 
 
 @app.command("search")
@@ -180,7 +176,7 @@ def search(
 
 @app.command("category")
 def set_category(
-    source: str = typer.Argument(..., help="Document name as listed (the file name)."),
+    source: str = SOURCE,
     category: str | None = typer.Argument(
         None, help="The new category ('' for none); omitted: show the current one."
     ),
@@ -193,15 +189,13 @@ def set_category(
         if category is None:
             found = [d for d in kb.documents() if d.source == source]
             if not found:
-                console.print(Text(f"no document named {source!r}", style="red"))
-                raise typer.Exit(1)
+                raise _no_document(source)
             typer.echo(f"{source}: {found[0].category or '(none)'}")
             return
         try:
             doc = kb.set_category(source, category)
         except KeyError:
-            console.print(Text(f"no document named {source!r}", style="red"))
-            raise typer.Exit(1) from None
+            raise _no_document(source) from None
         except ValueError as exc:
             console.print(Text(str(exc), style="red"))
             raise typer.Exit(2) from exc
@@ -210,7 +204,7 @@ def set_category(
 
 @app.command("remove")
 def remove(
-    source: str = typer.Argument(..., help="Document name as listed (the file name)."),
+    source: str = SOURCE,
     home: Path = HOME,
     dev: bool = DEV,
 ) -> None:
@@ -218,6 +212,5 @@ def remove(
     with _knowledge_base(home, dev) as (kb, _):
         removed = kb.remove_document(source)
     if not removed:
-        cli_console().print(Text(f"no document named {source!r}", style="red"))
-        raise typer.Exit(1)
+        raise _no_document(source)
     cli_console().print(f"removed {source} ({removed} chunks)")

@@ -18,7 +18,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.options import dev_option, home_option, home_store
 from inboxflow.dev.cli.render import cli_console
 from inboxflow.mail.addresses import address_key_or_none, ascii_lower
 from inboxflow.ports.documents import DocumentStore
@@ -30,13 +30,6 @@ app = typer.Typer(
 
 DEV = dev_option()
 HOME = home_option()
-
-
-def _store(home: Path, dev: bool) -> DocumentStore:
-    from inboxflow.services import make_store
-
-    use_home(home, dev)
-    return make_store(Settings.from_env(os.environ))
 
 
 @app.command("add")
@@ -63,7 +56,7 @@ def add(
         settings["reviewers"] = [address_key_or_none(r) or ascii_lower(r.strip()) for r in reviewer]
     if auto_send is not None:
         settings["auto_send"] = auto_send
-    store = _store(home, dev)
+    store = home_store(home, dev)
     try:
         mailbox = MailboxRegistry(store).add(address, time.time(), graph, settings or None)
     except ValueError as exc:
@@ -116,7 +109,7 @@ def _start_watch(home: Path, dev: bool, address: str) -> bool:
                 "(a personal account), or set INBOXFLOW_GMAIL_CREDENTIALS (Workspace delegation)"
             )
             return False
-    store = _store(home, dev)
+    store = home_store(home, dev)
     try:
         summary = renew_watches(
             store,
@@ -184,7 +177,7 @@ def connect(
     from inboxflow.mailbox_scopes import mailbox_scopes
 
     console = cli_console()
-    store = _store(home, dev)
+    store = home_store(home, dev)
     secret_file = client_secret or (
         Path(os.environ["INBOXFLOW_OAUTH_CLIENT"])
         if os.environ.get("INBOXFLOW_OAUTH_CLIENT")
@@ -261,7 +254,7 @@ def list_mailboxes(dev: bool = DEV, home: Path = HOME) -> None:
     """Every registered mailbox: credential, scopes, watch, last notification, health."""
     from inboxflow.ingest.mailboxes import MailboxRegistry
 
-    store = _store(home, dev)
+    store = home_store(home, dev)
     try:
         mailboxes = MailboxRegistry(store).mailboxes()
     finally:
@@ -348,7 +341,7 @@ def watch(
     from inboxflow.ingest.watch import gmail_topic, renew_watches
 
     console = cli_console()
-    store = _store(home, dev)
+    store = home_store(home, dev)
     wanted = (address_key_or_none(address) or ascii_lower(address.strip())) if address else None
     try:
         summary = renew_watches(

@@ -8,7 +8,6 @@ environment says so, or (``--dev``) the emulated cloud running on ``--home``.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,9 +17,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.options import dev_option, home_option, home_store
 from inboxflow.dev.cli.render import cli_console
-from inboxflow.settings import Settings
 
 if TYPE_CHECKING:
     from inboxflow.memory import PreferenceMemory
@@ -44,10 +42,8 @@ def _each(
     """``act`` on each namespace of ``names`` of the configured store's memory, in order."""
     from inboxflow.clock import SystemClock
     from inboxflow.memory import PreferenceMemory
-    from inboxflow.services import make_store
 
-    use_home(home, dev)
-    store = make_store(Settings.from_env(os.environ))
+    store = home_store(home, dev)
     try:
         preferences = PreferenceMemory(store, SystemClock())
         return [(name, act(preferences, name)) for name in names]

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from inboxflow.ports.checkpoint import DocumentCheckpointStore
 
 HOME_VARIABLE = "INBOXFLOW_HOME"
 DEFAULT_HOME = Path(".inboxflow")
@@ -45,3 +48,12 @@ def use_home(home: Path, dev: bool = False) -> None:
         from inboxflow.dev.cli.running import use_dev_env
 
         use_dev_env(home)
+
+
+def home_store(home: Path, dev: bool = False) -> DocumentCheckpointStore:
+    """The configured store of ``home`` (``use_home``), opened; the caller closes it."""
+    from inboxflow.services import make_store
+    from inboxflow.settings import Settings
+
+    use_home(home, dev)
+    return make_store(Settings.from_env(os.environ))

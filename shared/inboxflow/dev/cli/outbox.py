@@ -9,7 +9,6 @@ receipt (with SES's message id); Gmail's are in the sender's Sent folder.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +18,7 @@ import typer
 from rich.table import Table
 
 from inboxflow.config import CHANNELS
-from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.options import dev_option, home_option, home_store
 from inboxflow.dev.cli.render import cli_console
 
 if TYPE_CHECKING:
@@ -60,16 +59,13 @@ def outbox(
 ) -> None:
     """List the reviewer notifications sent, per channel (review links redacted)."""
     from inboxflow.adapters.notifiers import outbox_messages
-    from inboxflow.services import make_store
-    from inboxflow.settings import Settings
 
     if channel is not None and channel not in CHANNELS:
         typer.echo(
             f"error: unknown channel {channel!r} (channels: {', '.join(CHANNELS)})", err=True
         )
         raise typer.Exit(2)
-    use_home(home, dev)
-    store = make_store(Settings.from_env(os.environ))
+    store = home_store(home, dev)
     try:
         messages = outbox_messages(store, channel=channel, to=to)
         counts = counts_line(store)

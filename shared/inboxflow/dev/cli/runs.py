@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -11,12 +10,10 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.options import dev_option, home_option, home_store
 from inboxflow.dev.cli.render import cli_console
 from inboxflow.ports.documents import Filter
 from inboxflow.schema import AGENT_RUNS
-from inboxflow.services import make_store
-from inboxflow.settings import Settings
 
 
 def agent_runs(
@@ -44,8 +41,7 @@ def runs(
     home: Path = home_option(),
 ) -> None:
     """Agent runs: profile, status, turns, tool calls, the final message or the error."""
-    use_home(home, dev)
-    store = make_store(Settings.from_env(os.environ))
+    store = home_store(home, dev)
     found = agent_runs(store, profile, status, limit)
     if as_json:
         for doc in found:

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.cli.options import dev_option, home_option, home_store
 from inboxflow.dev.cli.render import cli_console
 from inboxflow.graphs.support.tickets import TicketStore
-from inboxflow.services import make_store
-from inboxflow.settings import Settings
 
 STATUSES = ("active", "completed")
 
@@ -33,8 +30,7 @@ def tickets(
     """
     if status is not None and status not in STATUSES:
         raise typer.BadParameter(f"--status must be active or completed, not {status!r}")
-    use_home(home, dev)
-    found = TicketStore(make_store(Settings.from_env(os.environ))).list(customer, status)  # type: ignore[arg-type]
+    found = TicketStore(home_store(home, dev)).list(customer, status)  # type: ignore[arg-type]
     if as_json:
         for ticket in found:
             typer.echo(json.dumps(ticket.model_dump(), ensure_ascii=False))
@@ -61,8 +57,7 @@ def ticket(
     home: Path = home_option(),
 ) -> None:
     """One ticket: its conversation (both directions) and the traces that worked on it."""
-    use_home(home, dev)
-    found = TicketStore(make_store(Settings.from_env(os.environ))).find(ticket_id)
+    found = TicketStore(home_store(home, dev)).find(ticket_id)
     if found is None:
         typer.echo(f"no ticket {ticket_id}", err=True)
         raise typer.Exit(1)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from inboxflow.dev.doubles.errors import ApiError
+from inboxflow.dev.doubles.errors import ApiError, owner_key
 
 EVENT_ID = re.compile(r"[a-v0-9]{5,1024}")
 """Client-chosen event ids: base32hex characters, 5 to 1024 of them."""
@@ -63,13 +63,8 @@ class CalendarState:
 
     def calendar(self, calendar_id: str) -> dict[str, dict[str, Any]]:
         """The events of ``calendar_id`` by id (created on first use)."""
-        key = calendar_id.strip().lower()
-        if key == "primary":
-            raise ApiError(
-                400,
-                "The double serves several calendars: name the calendar (the mailbox address).",
-                "invalid",
-            )
+        refusal = "The double serves several calendars: name the calendar (the mailbox address)."
+        key = owner_key(calendar_id, "primary", refusal, "invalid")
         return self.calendars.setdefault(key, {})
 
     def put(

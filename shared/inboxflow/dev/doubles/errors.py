@@ -54,3 +54,15 @@ class ApiError(Exception):
 
 
 __all__ = ["ApiError"]
+
+
+def owner_key(name: str, alias: str, refusal: str, reason: str) -> str:
+    """``name`` of a mailbox or calendar as a key (trimmed, lower case).
+
+    The doubles serve several owners at once, so Google's alias of the caller's own
+    (``me``, ``primary``) names none: it is refused with a 400 saying ``refusal``.
+    """
+    key = name.strip().lower()
+    if key == alias:
+        raise ApiError(400, refusal, reason)
+    return key

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from email.message import EmailMessage
 from typing import Any
 
-from inboxflow.dev.doubles.errors import ApiError
+from inboxflow.dev.doubles.errors import ApiError, owner_key
 
 SYSTEM_LABELS = (
     "INBOX",
@@ -132,13 +132,10 @@ class GmailState:
 
     def mailbox(self, user_id: str) -> Mailbox:
         """The mailbox of ``user_id`` (created on first use: every user of the domain exists)."""
-        address = user_id.strip().lower()
-        if address == "me":
-            raise ApiError(
-                400,
-                "The double serves several mailboxes: use the mailbox address as userId, not 'me'.",
-                "invalidArgument",
-            )
+        refusal = (
+            "The double serves several mailboxes: use the mailbox address as userId, not 'me'."
+        )
+        address = owner_key(user_id, "me", refusal, "invalidArgument")
         if "@" not in address:
             raise ApiError(400, f"Invalid userId {user_id!r}", "invalidArgument")
         if address not in self.mailboxes:

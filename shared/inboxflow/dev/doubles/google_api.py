@@ -23,10 +23,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import threading
-import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,36 +41,76 @@ from inboxflow.dev.doubles.errors import ApiError
 from inboxflow.dev.doubles.gmail_api import GmailState, Notification, b64url_decode, render_message
 from inboxflow.dev.doubles.oauth_api import PATHS as OAUTH_PATHS
 from inboxflow.dev.doubles.oauth_api import OAuthDouble
-from inboxflow.dev.doubles.serving import WsgiServing, serve_until_interrupted
+from inboxflow.dev.doubles.serving import WsgiServing, clock_reader, serve_until_interrupted
 
 log = logging.getLogger(__name__)
 
 NotifyCallback = Callable[[str, int], None]
 
+
+@dataclass(frozen=True)
+class _Endpoint:
+    """One method the double serves: its route, and the state method that answers it.
+
+    The handler of ``GmailState`` (``gmail.*``) or ``CalendarState`` (``calendar.*``)
+    takes the path's parameters in order, then the query's arguments (``args``), the
+    JSON body (``body``) or nothing more.
+    """
+
+    verb: str
+    path: str
+    method: str
+    handler: str
+    takes: str = ""
+
+    @property
+    def path_params(self) -> list[str]:
+        """The names of the path's ``<parameters>``, in order."""
+        return re.findall(r"<(\w+)>", self.path)
+
+
+_GMAIL = "/gmail/v1/users/<user>"
+_CALENDAR = "/calendar/v3/calendars/<calendar>"
+_ENDPOINTS = {
+    endpoint.method: endpoint
+    for endpoint in (
+        _Endpoint("GET", f"{_GMAIL}/profile", "gmail.users.getProfile", "get_profile"),
+        _Endpoint("POST", f"{_GMAIL}/watch", "gmail.users.watch", "watch", "body"),
+        _Endpoint("POST", f"{_GMAIL}/stop", "gmail.users.stop", "stop"),
+        _Endpoint(
+            "GET", f"{_GMAIL}/messages", "gmail.users.messages.list", "list_messages", "args"
+        ),
+        _Endpoint("POST", f"{_GMAIL}/messages/send", "gmail.users.messages.send", "send", "body"),
+        _Endpoint(
+            "GET",
+            f"{_GMAIL}/messages/<message_id>",
+            "gmail.users.messages.get",
+            "get_message",
+            "args",
+        ),
+        _Endpoint(
+            "POST",
+            f"{_GMAIL}/messages/<message_id>/modify",
+            "gmail.users.messages.modify",
+            "modify",
+            "body",
+        ),
+        _Endpoint("POST", f"{_GMAIL}/drafts", "gmail.users.drafts.create", "create_draft", "body"),
+        _Endpoint("GET", f"{_GMAIL}/drafts", "gmail.users.drafts.list", "list_drafts", "args"),
+        _Endpoint(
+            "GET", f"{_GMAIL}/drafts/<draft_id>", "gmail.users.drafts.get", "get_draft", "args"
+        ),
+        _Endpoint("GET", f"{_GMAIL}/history", "gmail.users.history.list", "list_history", "args"),
+        _Endpoint("GET", f"{_CALENDAR}/events", "calendar.events.list", "list", "args"),
+        _Endpoint("POST", f"{_CALENDAR}/events", "calendar.events.insert", "insert", "body"),
+        _Endpoint("GET", f"{_CALENDAR}/events/<event_id>", "calendar.events.get", "get"),
+        _Endpoint("POST", "/calendar/v3/freeBusy", "calendar.freebusy.query", "free_busy", "body"),
+    )
+}
 _ROUTES = Map(
     [
-        Rule(path, methods=[method], endpoint=endpoint)
-        for method, path, endpoint in (
-            ("GET", "/gmail/v1/users/<user>/profile", "gmail.users.getProfile"),
-            ("POST", "/gmail/v1/users/<user>/watch", "gmail.users.watch"),
-            ("POST", "/gmail/v1/users/<user>/stop", "gmail.users.stop"),
-            ("GET", "/gmail/v1/users/<user>/messages", "gmail.users.messages.list"),
-            ("POST", "/gmail/v1/users/<user>/messages/send", "gmail.users.messages.send"),
-            ("GET", "/gmail/v1/users/<user>/messages/<message_id>", "gmail.users.messages.get"),
-            (
-                "POST",
-                "/gmail/v1/users/<user>/messages/<message_id>/modify",
-                "gmail.users.messages.modify",
-            ),
-            ("POST", "/gmail/v1/users/<user>/drafts", "gmail.users.drafts.create"),
-            ("GET", "/gmail/v1/users/<user>/drafts", "gmail.users.drafts.list"),
-            ("GET", "/gmail/v1/users/<user>/drafts/<draft_id>", "gmail.users.drafts.get"),
-            ("GET", "/gmail/v1/users/<user>/history", "gmail.users.history.list"),
-            ("GET", "/calendar/v3/calendars/<calendar>/events", "calendar.events.list"),
-            ("POST", "/calendar/v3/calendars/<calendar>/events", "calendar.events.insert"),
-            ("GET", "/calendar/v3/calendars/<calendar>/events/<event_id>", "calendar.events.get"),
-            ("POST", "/calendar/v3/freeBusy", "calendar.freebusy.query"),
-        )
+        Rule(endpoint.path, methods=[endpoint.verb], endpoint=endpoint.method)
+        for endpoint in _ENDPOINTS.values()
     ]
 )
 
@@ -141,7 +181,7 @@ class GoogleApiDouble(WsgiServing):
     thread_name = "google-api-double"
 
     def __init__(self, clock: Any = None, oauth: OAuthDouble | None = None) -> None:
-        self._clock = clock
+        self._now = clock_reader(clock)
         self.oauth = oauth
         self._lock = threading.RLock()
         self._pending: list[Notification] = []
@@ -161,14 +201,8 @@ class GoogleApiDouble(WsgiServing):
         with self._lock:
             return Counter(method for method, _ in self.calls)
 
-    def _now(self) -> float:
-        return float(self._clock.now()) if self._clock is not None else time.time()
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
-        response = self._respond(Request(environ))
-        return response(environ, start_response)  # type: ignore[no-any-return]
-
-    def _respond(self, request: Request) -> Response:
+    def respond(self, request: Request) -> Response:
+        """Answer one request to the Gmail or Calendar API (or OAuth's, when served)."""
         if self.oauth is not None and request.path in OAUTH_PATHS:
             return self.oauth.respond(request)
         adapter = _ROUTES.bind_to_environ(request.environ)
@@ -239,39 +273,11 @@ class GoogleApiDouble(WsgiServing):
     def _dispatch(
         self, method: str, params: Mapping[str, Any], args: dict[str, list[str]], body: Any
     ) -> Any:
-        gmail, calendar = self.gmail, self.calendar
-        user = params.get("user", "")
-        if method == "gmail.users.getProfile":
-            return gmail.get_profile(user)
-        if method == "gmail.users.watch":
-            return gmail.watch(user, body)
-        if method == "gmail.users.stop":
-            return gmail.stop(user)
-        if method == "gmail.users.messages.list":
-            return gmail.list_messages(user, args)
-        if method == "gmail.users.messages.get":
-            return gmail.get_message(user, params["message_id"], args)
-        if method == "gmail.users.messages.send":
-            return gmail.send(user, body)
-        if method == "gmail.users.messages.modify":
-            return gmail.modify(user, params["message_id"], body)
-        if method == "gmail.users.drafts.create":
-            return gmail.create_draft(user, body)
-        if method == "gmail.users.drafts.list":
-            return gmail.list_drafts(user, args)
-        if method == "gmail.users.drafts.get":
-            return gmail.get_draft(user, params["draft_id"], args)
-        if method == "gmail.users.history.list":
-            return gmail.list_history(user, args)
-        if method == "calendar.events.list":
-            return calendar.list(params["calendar"], args)
-        if method == "calendar.events.insert":
-            return calendar.insert(params["calendar"], body)
-        if method == "calendar.events.get":
-            return calendar.get(params["calendar"], params["event_id"])
-        if method == "calendar.freebusy.query":
-            return calendar.free_busy(body)
-        raise ApiError(404, f"Unknown method {method}", "notFound")  # pragma: no cover
+        endpoint = _ENDPOINTS[method]
+        state = self.gmail if method.startswith("gmail.") else self.calendar
+        given = [params[name] for name in endpoint.path_params]
+        given += {"args": [args], "body": [body], "": []}[endpoint.takes]
+        return getattr(state, endpoint.handler)(*given)
 
     # --- faults and notifications ------------------------------------------------------
 

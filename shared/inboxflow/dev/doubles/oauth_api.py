@@ -46,7 +46,6 @@ import html
 import json
 import secrets
 import threading
-import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -55,7 +54,7 @@ from urllib.parse import urlencode, urlsplit
 
 from werkzeug.wrappers import Request, Response
 
-from inboxflow.dev.doubles.serving import WsgiServing
+from inboxflow.dev.doubles.serving import WsgiServing, clock_reader
 
 AUTH_PATH = "/o/oauth2/auth"
 APPROVE_PATH = "/o/oauth2/approve"
@@ -136,7 +135,7 @@ class OAuthDouble(WsgiServing):
     thread_name = "oauth-double"
 
     def __init__(self, clock: Any = None) -> None:
-        self._clock = clock
+        self._now = clock_reader(clock)
         self._lock = threading.RLock()
         self._clients: dict[str, _Client] = {}
         self._pending: dict[str, _Pending] = {}
@@ -230,13 +229,6 @@ class OAuthDouble(WsgiServing):
             return [g for g in self._grants.values() if g.account == account]
 
     # --- WSGI ----------------------------------------------------------------------------
-
-    def _now(self) -> float:
-        return float(self._clock.now()) if self._clock is not None else time.time()
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
-        response = self.respond(Request(environ))
-        return response(environ, start_response)  # type: ignore[no-any-return]
 
     def respond(self, request: Request) -> Response:
         """Answer one request to one of ``PATHS`` (404 for any other)."""

@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol, Self
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+from werkzeug.wrappers import Request, Response
 
 log = logging.getLogger(__name__)
+
+
+def clock_reader(clock: Any) -> Callable[[], float]:
+    """The time of ``clock`` (anything with ``now()``), or the wall clock when None."""
+    if clock is None:
+        return time.time
+    return lambda: float(clock.now())
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -48,9 +58,10 @@ def serve_until_interrupted(double: _Stoppable, *banner: str) -> None:
 
 
 class WsgiServing:
-    """``start``/``stop``/``url`` for a double that is a WSGI callable (``__call__``).
+    """``start``/``stop``/``url`` for a double that is a WSGI app.
 
-    Subclasses set ``thread_name``. Use as a context manager (``with Double() as d:``)
+    Subclasses set ``thread_name`` and answer requests in ``respond`` (or are
+    WSGI callables of their own: ``__call__``). Use as a context manager (``with Double() as d:``)
     or call ``start()`` / ``stop()``; ``url`` is ``http://127.0.0.1:PORT``.
     """
 
@@ -90,6 +101,14 @@ class WsgiServing:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        response = self.respond(Request(environ))
+        return response(environ, start_response)  # type: ignore[no-any-return]
+
+    def respond(self, request: Request) -> Response:
+        """The answer to one request."""
+        raise NotImplementedError(f"{type(self).__name__} answers no request")
 
 
 class ThreadingServing:

@@ -21,10 +21,13 @@ def print_report(document: Mapping[str, Any], console: Console) -> None:
     _graphs(document, console)
     _confusion(document, console)
     _calibration(document, console)
-    _judge(document, console)
-    _failures(document, console)
-    _safety(document, console)
-    _baseline(document, console)
+    if judge := document.get("judge"):
+        _judge(judge, console)
+    if failures := document["failures"]:
+        _failures(failures, console)
+    _safety(document["safety"], console)
+    if baseline := document.get("baseline"):
+        _baseline(baseline, console)
     verdict = document["exit"]
     if verdict["code"]:
         for reason in verdict["reasons"]:
@@ -113,10 +116,7 @@ def _calibration(document: Mapping[str, Any], console: Console) -> None:
         console.print(f"  all graphs: {_bands(document['calibration'])}")
 
 
-def _judge(document: Mapping[str, Any], console: Console) -> None:
-    judge = document.get("judge")
-    if not judge:
-        return
+def _judge(judge: Mapping[str, Any], console: Console) -> None:
     console.print(
         f"Judge: {judge['scored']} replies scored, mean {judge['mean_score']}, "
         f"{judge['passed']} at or above {judge['pass_score']}"
@@ -128,10 +128,7 @@ def _short(value: Any) -> str:
     return escape(text if len(text) <= 120 else text[:117] + "…")
 
 
-def _failures(document: Mapping[str, Any], console: Console) -> None:
-    failures = document["failures"]
-    if not failures:
-        return
+def _failures(failures: list[Mapping[str, Any]], console: Console) -> None:
     console.print(
         f"\n[bold]{len(failures)} failing case(s)[/bold] (inspect with `inboxflow trace`):"
     )
@@ -153,8 +150,7 @@ def _failures(document: Mapping[str, Any], console: Console) -> None:
             console.print(f"    note: {escape(note)}")
 
 
-def _safety(document: Mapping[str, Any], console: Console) -> None:
-    safety = document["safety"]
+def _safety(safety: Mapping[str, Any], console: Console) -> None:
     if not safety["violations"]:
         console.print("\n[bold green]Safety:[/bold green] no violation")
         return
@@ -169,10 +165,7 @@ def _safety(document: Mapping[str, Any], console: Console) -> None:
         )
 
 
-def _baseline(document: Mapping[str, Any], console: Console) -> None:
-    baseline = document.get("baseline")
-    if not baseline:
-        return
+def _baseline(baseline: Mapping[str, Any], console: Console) -> None:
     console.print(
         f"\nAgainst {escape(str(baseline['file']))}: accuracy {_pct(baseline['accuracy_before'])}"
         f" -> {_pct(baseline['accuracy_after'])}"

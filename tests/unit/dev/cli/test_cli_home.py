@@ -71,3 +71,14 @@ def test_tickets_ticket_and_runs_read_the_store_under_home(home: Path) -> None:
     assert runs.exit_code == 0, runs.output
     assert [json.loads(line)["run_id"] for line in runs.output.splitlines()] == ["run-1"]
     assert not (home.parent / ".inboxflow").exists()
+
+
+def test_home_store_opens_the_store_under_home(home: Path) -> None:
+    from inboxflow.dev.cli.options import home_store
+
+    store = home_store(home)
+    try:
+        assert [doc_id for doc_id, _ in store.list(AGENT_RUNS.name)] == ["run-1"]
+    finally:
+        store.close()
+    assert not (home.parent / ".inboxflow").exists()
