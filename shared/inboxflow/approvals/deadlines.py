@@ -154,15 +154,7 @@ class Deadlines(Part):
             current = Approval.model_validate(tx.get(approval_path(approval.approval_id)))
             if current.status != "pending":
                 return None
-            decided = current.model_copy(
-                update={
-                    "status": "decided",
-                    "decision": stop,
-                    "decided_by": TIMEOUT_REVIEWER,
-                    "decided_at": now,
-                    "timed_out_at": now,
-                }
-            )
+            decided = current.decided(stop, TIMEOUT_REVIEWER, now, timed_out_at=now)
             tx.set(approval_path(current.approval_id), decided.model_dump())
             return decided
 
