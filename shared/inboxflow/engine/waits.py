@@ -119,7 +119,7 @@ class Approval(BaseModel):
         """The step number of the envelope that resumes the trace."""
         return self.step + 1
 
-    def decided(self, decision: str | None, by: str, at: float, **more: Any) -> Approval:
+    def decided(self, decision: str | None, by: str | None, at: float, **more: Any) -> Approval:
         """This approval decided: ``decision`` by ``by`` at ``at`` (and ``more`` fields set)."""
         update = {"status": "decided", "decision": decision, "decided_by": by, "decided_at": at}
         return self.model_copy(update={**update, **more})
