@@ -9,9 +9,10 @@ constructor takes only what is its own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, TypeVar
 
 from ..clock import Clock
+from ..engine.members import Member
 from ..lazy import Lazy, as_lazy
 from ..ports.documents import DocumentStore
 from .settings import ApprovalConfig
@@ -44,34 +45,16 @@ class Part:
         self.config = grounds.config
 
 
-class LazyMember(Generic[T]):
+class LazyMember(Member[T]):
     """A part's member built on first use: a port whose adapter is imported only then.
 
     Reading it builds the value (``Lazy.get``); assigning it takes the value or a
     ``Lazy`` of it (the constructor's argument, or a double a test swaps in).
-
-    Args:
-        doc: what the member is (its docstring).
     """
 
-    def __init__(self, doc: str) -> None:
-        self.__doc__ = doc
-        self._slot = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._slot = f"_{name}"
-
-    @overload
-    def __get__(self, part: None, owner: type) -> LazyMember[T]: ...
-
-    @overload
-    def __get__(self, part: object, owner: type | None = None) -> T: ...
-
-    def __get__(self, part: object | None, owner: Any = None) -> T | LazyMember[T]:
-        if part is None:
-            return self
-        built: Lazy[T] = getattr(part, self._slot)
+    def read(self, part: Any) -> T:
+        built: Lazy[T] = getattr(part, f"_{self.name}")
         return built.get()
 
-    def __set__(self, part: object, value: T | Lazy[T]) -> None:
-        setattr(part, self._slot, as_lazy(value))
+    def write(self, part: Any, value: Any) -> None:
+        setattr(part, f"_{self.name}", as_lazy(value))

@@ -17,7 +17,7 @@ import traceback
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar, overload
+from typing import Any, Literal, TypeVar
 
 import pydantic_core
 from pydantic import BaseModel, ValidationError
@@ -54,6 +54,7 @@ from .context import NodeContext
 from .effects import EffectJournal, FaultHook, _no_fault
 from .graph import Graph, Node
 from .guards import apply_guards
+from .members import Member
 from .step import END, Pause, Step
 from .waits import (
     Approval,
@@ -136,7 +137,7 @@ class _Move:
     approval: Approval | None = None
 
 
-class _PortOf(Generic[T]):
+class _PortOf(Member[T]):
     """A ``Runtime`` member that is the port of the same name (``runtime.ports.<name>``).
 
     Args:
@@ -145,26 +146,14 @@ class _PortOf(Generic[T]):
     """
 
     def __init__(self, doc: str, settable: bool = False) -> None:
-        self.__doc__ = doc
+        super().__init__(doc)
         self.settable = settable
-        self.name = ""
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, runtime: None, owner: type) -> _PortOf[T]: ...
-
-    @overload
-    def __get__(self, runtime: Runtime, owner: type | None = None) -> T: ...
-
-    def __get__(self, runtime: Runtime | None, owner: Any = None) -> T | _PortOf[T]:
-        if runtime is None:
-            return self
+    def read(self, runtime: Runtime) -> T:
         port: T = getattr(runtime.ports, self.name)
         return port
 
-    def __set__(self, runtime: Runtime, port: T) -> None:
+    def write(self, runtime: Runtime, port: Any) -> None:
         if not self.settable:
             raise AttributeError(f"Runtime.{self.name} is the port; replace it in runtime.ports")
         setattr(runtime.ports, self.name, port)
