@@ -84,12 +84,7 @@ def decode_body(body: bytes) -> Envelope:
         raise BadEnvelope(
             f"payload of {len(body)} bytes exceeds the {MAX_ENVELOPE_BYTES} byte envelope limit"
         )
-    try:
-        parsed = json.loads(body)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise BadEnvelope(f"payload is not JSON: {exc}") from None
-    if not isinstance(parsed, dict):
-        raise BadEnvelope(f"payload is JSON {type(parsed).__name__}, expected an object")
+    parsed = json_object(body, "payload")
     try:
         return Envelope.model_validate(parsed)
     except ValidationError as exc:
@@ -98,6 +93,23 @@ def decode_body(body: bytes) -> Envelope:
             for err in exc.errors()
         )
         raise BadEnvelope(f"payload is not an envelope: {problems}") from None
+
+
+def json_object(
+    body: bytes, what: str, error: Callable[[str], Exception] = BadEnvelope
+) -> dict[str, Any]:
+    """``body`` parsed as a JSON object (a message body: an envelope, a Gmail notification).
+
+    Raises:
+        ``error(reason)``: ``body`` is not JSON, or JSON but not an object (``what`` names it).
+    """
+    try:
+        parsed = json.loads(body)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise error(f"{what} is not JSON: {exc}") from None
+    if not isinstance(parsed, dict):
+        raise error(f"{what} is JSON {type(parsed).__name__}, expected an object")
+    return parsed
 
 
 def pubsub_data(

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inboxflow.envelope import Envelope, decode_pubsub_message
+from inboxflow.envelope import Envelope, decode_pubsub_message, json_object
 from inboxflow.errors import BadEnvelope
 
 
@@ -79,3 +79,13 @@ def test_decoder_returns_an_envelope_or_raises_bad_envelope(message):
     assert isinstance(envelope, Envelope)
     assert envelope.step >= 0
     assert decode_pubsub_message(envelope.to_pubsub_message()) == envelope
+
+
+def test_json_object_parses_an_object_and_says_what_is_not_one_with_the_error_given():
+    assert json_object(b'{"a": 1}', "payload") == {"a": 1}
+    with pytest.raises(BadEnvelope, match="payload is not JSON"):
+        json_object(b"{nope", "payload")
+    with pytest.raises(BadEnvelope, match="payload is JSON list, expected an object"):
+        json_object(b"[1]", "payload")
+    with pytest.raises(KeyError, match="notification is not JSON"):
+        json_object(b"\xff", "notification", KeyError)

@@ -344,3 +344,16 @@ def test_a_state_too_large_for_a_checkpoint_is_refused_with_a_clear_error(tmp_pa
     ):
         runtime.start("toy", {"text": "x" * (10 * 1024 * 1024)})
     assert runtime.store.list("traces") == []
+
+
+def test_the_runtime_s_ports_are_its_ports_members_and_only_the_model_may_be_replaced(tmp_path):
+    runtime, bus, _ = make_runtime(tmp_path)
+    ports = runtime.ports
+    assert runtime.bus is bus is ports.bus and runtime.clock is ports.clock
+    assert runtime.store is ports.store and runtime.documents is ports.documents
+    assert runtime.checkpoints is ports.checkpoints
+    model = object()
+    runtime.llm = model  # type: ignore[assignment]
+    assert ports.llm is model and runtime.llm is model
+    with pytest.raises(AttributeError, match=r"Runtime\.clock is the port"):
+        runtime.clock = ports.clock

@@ -16,12 +16,12 @@ from typing import Any
 
 from ..engine.effects import EffectJournal
 from ..engine.waits import TIMEOUT_REVIEWER, Approval, approval_path, read_approval
-from ..lazy import Lazy, as_lazy
+from ..lazy import Lazy
 from ..ports.documents import Transaction
 from ..ports.tasks import ScheduledTask, TaskQueue
 from .decisions import Decisions
 from .errors import ApprovalError
-from .grounds import Grounds, Part
+from .grounds import Grounds, LazyMember, Part
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,8 @@ class Deadlines(Part):
         announce: notifies the reviewers of a new round (after an escalation).
     """
 
+    tasks = LazyMember[TaskQueue]("The queue that holds deadlines (built on first use).")
+
     def __init__(
         self,
         grounds: Grounds,
@@ -49,15 +51,10 @@ class Deadlines(Part):
         announce: Callable[[Approval], None],
     ) -> None:
         super().__init__(grounds)
-        self._tasks = as_lazy(tasks)
+        self.tasks = tasks
         self.journal = journal
         self.decisions = decisions
         self.announce = announce
-
-    @property
-    def tasks(self) -> TaskQueue:
-        """The queue that holds deadlines (built on first use)."""
-        return self._tasks.get()
 
     def schedule_round(self, approval: Approval) -> None:
         """Schedule the deadline of the approval's current round, once (a journaled effect)."""
@@ -154,15 +151,7 @@ class Deadlines(Part):
             current = Approval.model_validate(tx.get(approval_path(approval.approval_id)))
             if current.status != "pending":
                 return None
-            decided = current.model_copy(
-                update={
-                    "status": "decided",
-                    "decision": stop,
-                    "decided_by": TIMEOUT_REVIEWER,
-                    "decided_at": now,
-                    "timed_out_at": now,
-                }
-            )
+            decided = current.decided(stop, TIMEOUT_REVIEWER, now, timed_out_at=now)
             tx.set(approval_path(current.approval_id), decided.model_dump())
             return decided
 

@@ -152,17 +152,14 @@ class Decisions(Part):
             current = Approval.model_validate(doc)
             if current.status != "pending" or tdoc.get("used_at") is not None:
                 raise AlreadyDecided(current)
-            decided = current.model_copy(
-                update={
-                    "status": "decided",
-                    "decision": decision,
-                    "decided_by": reviewer,
-                    "decided_at": now,
-                    "comment": note,
-                    "edited": applied is not None and applied != current.payload,
-                    "applied_payload": applied,
-                    "applied_payload_hash": applied_hash,
-                }
+            decided = current.decided(
+                decision,
+                reviewer,
+                now,
+                comment=note,
+                edited=applied is not None and applied != current.payload,
+                applied_payload=applied,
+                applied_payload_hash=applied_hash,
             )
             tx.set(approval_path(approval_id), decided.model_dump())
             if tpath:

@@ -41,12 +41,12 @@ from pydantic import BaseModel, Field
 
 from ..engine.waits import Approval
 from ..errors import RetryableError
-from ..lazy import Lazy, as_lazy
+from ..lazy import Lazy
 from ..mail.addresses import address_key_or_none, ascii_lower
 from ..ports.documents import Filter, Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
 from ..schema import APPROVALS, REVIEWER_DIGESTS
-from .grounds import Grounds, Part
+from .grounds import Grounds, LazyMember, Part
 
 if TYPE_CHECKING:
     from ..config import DigestSchedule, InboxflowConfig
@@ -173,6 +173,8 @@ class Digests(Part):
         fault: fault injection (tests).
     """
 
+    notifier = LazyMember[Notifier]("The reviewers' channels (built on first use).")
+
     def __init__(
         self,
         grounds: Grounds,
@@ -182,19 +184,10 @@ class Digests(Part):
         fault: FaultHook = _no_fault,
     ) -> None:
         super().__init__(grounds)
-        self._notifier = as_lazy(notifier)
+        self.notifier = notifier
         self.sign_in = sign_in
         self._settings = settings
         self.fault = fault
-
-    @property
-    def notifier(self) -> Notifier:
-        """The reviewers' channels (built on first use)."""
-        return self._notifier.get()
-
-    @notifier.setter
-    def notifier(self, notifier: Notifier) -> None:
-        self._notifier = as_lazy(notifier)
 
     @property
     def settings(self) -> InboxflowConfig:

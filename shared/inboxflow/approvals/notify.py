@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 from ..engine.effects import EffectJournal
 from ..engine.waits import Approval, approval_path
 from ..errors import RetryableError
-from ..lazy import Lazy, as_lazy
+from ..lazy import Lazy
 from ..mail_stamps import stamp_for
 from ..ports.documents import Transaction
 from ..ports.notifier import Notification, NotificationRefused, Notifier
-from .grounds import Grounds, Part
+from .grounds import Grounds, LazyMember, Part
 from .tokens import Tokens
 
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ class Notifications(Part):
             default: everyone.
     """
 
+    notifier = LazyMember[Notifier]("What reviewers are notified through (built on first use).")
+
     def __init__(
         self,
         grounds: Grounds,
@@ -53,20 +55,11 @@ class Notifications(Part):
         each: Callable[[str], bool] | None = None,
     ) -> None:
         super().__init__(grounds)
-        self._notifier = as_lazy(notifier)
+        self.notifier = notifier
         self.journal = journal
         self.tokens = tokens
         self.view = view
         self.each = each or (lambda reviewer: True)
-
-    @property
-    def notifier(self) -> Notifier:
-        """What reviewers are notified through (built on first use)."""
-        return self._notifier.get()
-
-    @notifier.setter
-    def notifier(self, notifier: Notifier) -> None:
-        self._notifier = as_lazy(notifier)
 
     def notify_round(self, current: Approval) -> RetryableError | None:
         """Notify the reviewers of the approval's current round (each once).

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inboxflow.dev import process_groups
+from inboxflow.repeating import Repeating
 
 if TYPE_CHECKING:
     from inboxflow.dev.devcloud import DevCloud
@@ -108,8 +109,7 @@ class Supervisor:
         self.log_dir = log_dir
         self.states: dict[str, ProcessState] = {}
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._checking: Repeating | None = None
         for emulator in emulators:
             self._track(
                 f"{emulator.name} emulator", "emulator", emulator.process.pid, emulator.port
@@ -236,22 +236,19 @@ class Supervisor:
     def start(self, interval_s: float = 0.5) -> None:
         """Supervise in a daemon thread until ``stop``."""
         self.write()
+        self._checking = Repeating(self._check_or_say, interval_s, "dev-supervisor")
+        self._checking.start()
 
-        def loop() -> None:
-            while not self._stop.wait(interval_s):
-                try:
-                    self.check()
-                except Exception as exc:  # never let one bad pass end supervision
-                    self.say(f"[red]supervisor: {type(exc).__name__}: {exc}[/red]")
-
-        self._thread = threading.Thread(target=loop, name="dev-supervisor", daemon=True)
-        self._thread.start()
+    def _check_or_say(self) -> None:
+        try:
+            self.check()
+        except Exception as exc:  # never let one bad pass end supervision
+            self.say(f"[red]supervisor: {type(exc).__name__}: {exc}[/red]")
 
     def stop(self) -> None:
         """Stop supervising (before the processes are stopped) and remove the status file."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=120)
+        if self._checking is not None:
+            self._checking.stop(timeout_s=120)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
 

@@ -9,6 +9,7 @@ returns the recorded result instead of acting again.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..clock import Clock
@@ -23,6 +24,7 @@ def _no_fault(point: str) -> None:
     return None
 
 
+@dataclass(eq=False)
 class EffectJournal:
     """Wraps side effects so that a re-run never repeats one (rule 3).
 
@@ -30,12 +32,16 @@ class EffectJournal:
     effect and ``done`` with its result after. A re-run returns the recorded
     result; a ``started`` without ``done`` is reconciled (the effect looks for
     the trace of itself, e.g. the ``X-Inboxflow-Trace`` header) before acting again.
+
+    Args:
+        store: where ``effects/`` live.
+        clock: time source.
+        fault: fault injection (tests).
     """
 
-    def __init__(self, store: DocumentStore, clock: Clock, fault: FaultHook = _no_fault) -> None:
-        self.store = store
-        self.clock = clock
-        self.fault = fault
+    store: DocumentStore
+    clock: Clock
+    fault: FaultHook = _no_fault
 
     def run(
         self,

@@ -17,7 +17,7 @@ import traceback
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import pydantic_core
 from pydantic import BaseModel, ValidationError
@@ -54,6 +54,7 @@ from .context import NodeContext
 from .effects import EffectJournal, FaultHook, _no_fault
 from .graph import Graph, Node
 from .guards import apply_guards
+from .members import Member
 from .step import END, Pause, Step
 from .waits import (
     Approval,
@@ -67,6 +68,7 @@ from .waits import (
 )
 
 log = logging.getLogger("inboxflow.runtime")
+T = TypeVar("T")
 
 Outcome = Literal["ran", "duplicate", "failed", "rejected"]
 MAX_RAW_FAILURE_BYTES = 16 * 1024
@@ -135,6 +137,28 @@ class _Move:
     approval: Approval | None = None
 
 
+class _PortOf(Member[T]):
+    """A ``Runtime`` member that is the port of the same name (``runtime.ports.<name>``).
+
+    Args:
+        doc: what the port is (the member's docstring).
+        settable: whether assigning the member replaces the port (a test's double).
+    """
+
+    def __init__(self, doc: str, settable: bool = False) -> None:
+        super().__init__(doc)
+        self.settable = settable
+
+    def read(self, runtime: Runtime) -> T:
+        port: T = getattr(runtime.ports, self.name)
+        return port
+
+    def write(self, runtime: Runtime, port: Any) -> None:
+        if not self.settable:
+            raise AttributeError(f"Runtime.{self.name} is the port; replace it in runtime.ports")
+        setattr(runtime.ports, self.name, port)
+
+
 @dataclass
 class Runtime:
     """Runs graph nodes under the step protocol."""
@@ -157,39 +181,16 @@ class Runtime:
         # delivers by push subscription to each node's function (infra/), a no-op here.
         self.ports.bus.subscribe(self.handle_message)
 
-    @property
-    def store(self) -> DocumentCheckpointStore:
-        """The database (both ports): for tools and tests that read traces and records alike."""
-        return self.ports.store
-
-    @property
-    def checkpoints(self) -> CheckpointStore:
-        """The checkpoint port: the step protocol."""
-        return self.ports.checkpoints
-
-    @property
-    def documents(self) -> DocumentStore:
-        """The documents port: the features' records (approvals, failures, effects)."""
-        return self.ports.documents
-
-    @property
-    def bus(self) -> MessageBus:
-        """The message bus."""
-        return self.ports.bus
-
-    @property
-    def clock(self) -> Clock:
-        """The time source."""
-        return self.ports.clock
-
-    @property
-    def llm(self) -> LanguageModel:
-        """The language model (built now if it was not)."""
-        return self.ports.llm
-
-    @llm.setter
-    def llm(self, llm: LanguageModel) -> None:
-        self.ports.llm = llm
+    store = _PortOf[DocumentCheckpointStore](
+        "The database (both ports): for tools and tests that read traces and records alike."
+    )
+    checkpoints = _PortOf[CheckpointStore]("The checkpoint port: the step protocol.")
+    documents = _PortOf[DocumentStore](
+        "The documents port: the features' records (approvals, failures, effects)."
+    )
+    bus = _PortOf[MessageBus]("The message bus.")
+    clock = _PortOf[Clock]("The time source.")
+    llm = _PortOf[LanguageModel]("The language model (built now if it was not).", settable=True)
 
     # --- starting traces ---------------------------------------------------------
 

@@ -119,6 +119,11 @@ class Approval(BaseModel):
         """The step number of the envelope that resumes the trace."""
         return self.step + 1
 
+    def decided(self, decision: str | None, by: str | None, at: float, **more: Any) -> Approval:
+        """This approval decided: ``decision`` by ``by`` at ``at`` (and ``more`` fields set)."""
+        update = {"status": "decided", "decision": decision, "decided_by": by, "decided_at": at}
+        return self.model_copy(update={**update, **more})
+
 
 TIMEOUT_REVIEWER = "deadline"
 """Who ``decided_by`` names when the deadline decided."""
@@ -435,15 +440,12 @@ def answer_customer_wait(store: DocumentStore, resume: Mapping[str, Any], now: f
             return current
         if current.status != "pending":
             raise AnsweredFirst(f"{what} refused: {answered_first(current)}", current)
-        decided = current.model_copy(
-            update={
-                "status": "decided",
-                "decision": resume.get("decision"),
-                "decided_by": who,
-                "decided_at": now,
-                "applied_payload": dict(resume.get("payload") or {}),
-                "applied_payload_hash": resume.get("payload_hash"),
-            }
+        decided = current.decided(
+            resume.get("decision"),
+            who,
+            now,
+            applied_payload=dict(resume.get("payload") or {}),
+            applied_payload_hash=resume.get("payload_hash"),
         )
         tx.set(approval_path(approval_id), decided.model_dump())
         return decided

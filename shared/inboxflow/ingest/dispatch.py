@@ -98,6 +98,7 @@ class Taken:
         return cls(mailbox, raw, email, trace_id, report, facts, *ids)
 
 
+@dataclass(eq=False)
 class Dispatcher:
     """Carries out a claimed message: starts, resumes or queues its trace, or refuses it.
 
@@ -112,28 +113,19 @@ class Dispatcher:
         router: decides the route of a message that starts a trace, in place of the rules.
     """
 
-    def __init__(
-        self,
-        runtime: Runtime,
-        claims: Claims,
-        threads: ThreadResolver,
-        replies: ReplyQueue,
-        failures: FailureLog,
-        config: InboxflowConfig,
-        authserv_id: str | None,
-        router: Callable[[Email, Mailbox], RouteDecision] | None = None,
-    ) -> None:
-        self.runtime = runtime
-        self.store = runtime.documents
-        self.checkpoints = runtime.checkpoints
-        self.clock = runtime.clock
-        self.claims = claims
-        self.threads = threads
-        self.replies = replies
-        self.failures = failures
-        self.config = config
-        self.authserv_id = authserv_id
-        self.router = router
+    runtime: Runtime
+    claims: Claims
+    threads: ThreadResolver
+    replies: ReplyQueue
+    failures: FailureLog
+    config: InboxflowConfig
+    authserv_id: str | None
+    router: Callable[[Email, Mailbox], RouteDecision] | None = None
+
+    def __post_init__(self) -> None:
+        self.store = self.runtime.documents
+        self.checkpoints = self.runtime.checkpoints
+        self.clock = self.runtime.clock
 
     def take(
         self, mailbox: Mailbox, raw: RawMessage, email: Email, trace_id: str, report: IngestReport

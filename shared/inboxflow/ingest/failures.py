@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from ..clock import Clock
@@ -19,6 +20,7 @@ FUNCTION = "ingest"
 MAX_RAW_FAILURE_BYTES = 16 * 1024
 
 
+@dataclass(eq=False)
 class FailureLog:
     """Records what ingestion acknowledged without carrying it out.
 
@@ -28,10 +30,9 @@ class FailureLog:
         retention_s: how long a record is kept.
     """
 
-    def __init__(self, store: DocumentStore, clock: Clock, retention_s: float) -> None:
-        self.store = store
-        self.clock = clock
-        self.retention_s = retention_s
+    store: DocumentStore
+    clock: Clock
+    retention_s: float
 
     def record(
         self,

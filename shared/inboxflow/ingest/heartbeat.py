@@ -20,6 +20,7 @@ from collections.abc import Callable, Hashable
 from types import TracebackType
 
 from ..clock import Clock
+from ..repeating import Repeating
 
 log = logging.getLogger("inboxflow.ingest")
 
@@ -42,9 +43,8 @@ class Heartbeat:
         self.max_hold_s = max_hold_s
         self._held: dict[Hashable, Renew] = {}
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._began = clock.now()
+        self._beating = Repeating(self.beat, every_s, "ingest-heartbeat")
 
     def hold(self, key: Hashable, renew: Renew) -> None:
         """Renew ``key``'s lease with ``renew`` until it is dropped."""
@@ -81,8 +81,7 @@ class Heartbeat:
             return len(self._held)
 
     def __enter__(self) -> Heartbeat:
-        self._thread = threading.Thread(target=self._run, name="ingest-heartbeat", daemon=True)
-        self._thread.start()
+        self._beating.start()
         return self
 
     def __exit__(
@@ -91,10 +90,4 @@ class Heartbeat:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.every_s):
-            self.beat()
+        self._beating.stop()

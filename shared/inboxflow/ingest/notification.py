@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..envelope import pubsub_data
+from ..envelope import json_object, pubsub_data
 from ..mail.addresses import address_key_or_none, ascii_lower
 
 MAX_NOTIFICATION_BYTES = 4096
@@ -45,12 +45,7 @@ def decode_notification(message: Any) -> GmailNotification:
         BadNotification: no data, not base64, not JSON, or fields missing or wrong.
     """
     body = pubsub_data(message, MAX_NOTIFICATION_BYTES, BadNotification)
-    try:
-        parsed = json.loads(body)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise BadNotification(f"notification is not JSON: {exc}") from None
-    if not isinstance(parsed, dict):
-        raise BadNotification(f"notification is JSON {type(parsed).__name__}, expected an object")
+    parsed = json_object(body, "notification", BadNotification)
     address = parsed.get("emailAddress")
     if not isinstance(address, str) or "@" not in address:
         raise BadNotification(f"notification has no usable emailAddress: {address!r}")

@@ -13,6 +13,8 @@ the address it imitates.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import idna
 
 _ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -63,12 +65,17 @@ def domain_key(domain: str) -> str:
         raise ValueError(f"not a domain IDNA 2008 allows: {domain!r} ({error})") from None
 
 
-def address_key_or_none(address: str | None) -> str | None:
-    """``address_key(address)``, or None where it is not an address."""
+def _key_or_none(key: Callable[[str], str], value: str | None) -> str | None:
+    """``key(value)``, or None where ``key`` refuses it (``ValueError``) or it is None."""
     try:
-        return address_key(address or "")
+        return key(value or "")
     except ValueError:
         return None
+
+
+def address_key_or_none(address: str | None) -> str | None:
+    """``address_key(address)``, or None where it is not an address."""
+    return _key_or_none(address_key, address)
 
 
 def same_address(first: str | None, second: str | None) -> bool:
@@ -79,10 +86,7 @@ def same_address(first: str | None, second: str | None) -> bool:
 
 def domain_key_or_none(domain: str | None) -> str | None:
     """``domain_key(domain)``, or None where it is not a domain IDNA 2008 allows."""
-    try:
-        return domain_key(domain or "")
-    except ValueError:
-        return None
+    return _key_or_none(domain_key, domain)
 
 
 def within_domain(domain: str | None, parent: str | None) -> bool:

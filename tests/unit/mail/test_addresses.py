@@ -97,3 +97,10 @@ def test_a_domain_is_within_itself_and_its_parents_only() -> None:
     assert not within_domain("badexample.org", "example.org")
     assert not within_domain("\u212aelp.com", "kelp.com")  # the Kelvin sign
     assert domain_key_or_none("\uff4belp.com") is None and not within_domain("", "")
+
+
+def test_the_or_none_keys_give_none_for_none_and_for_what_their_key_refuses() -> None:
+    assert address_key_or_none(None) is None and address_key_or_none("not an address") is None
+    assert domain_key_or_none(None) is None and domain_key_or_none("a..b") is None
+    assert address_key_or_none(" <Kim.Lee@Example.COM> ") == "kim.lee@example.com"
+    assert domain_key_or_none("Bücher.DE.") == "xn--bcher-kva.de"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from .cases import Case
@@ -234,10 +234,7 @@ def _result(case: Case, result: CaseResult, graph: str) -> dict[str, Any]:
         "trace_id": result.trace_id,
         "actions": result.actions,
         "outcome": result.outcome,
-        "checks": [
-            {"field": c.field, "expected": c.expected, "actual": c.actual, "ok": c.ok}
-            for c in result.checks
-        ],
+        "checks": [asdict(check) for check in result.checks],
         "never_broken": result.never_broken,
         "judge": result.judge,
         "seconds": result.seconds,
