@@ -9,7 +9,9 @@ step, and every guard that fired is recorded in the step's log
 
 A guard reads the state the node ran on, the step it proposed and the node's
 context (the email, the graph's settings); it decides from that alone: no
-model call, no I/O beyond what the context offers. A guard that fails fails the
+model call, no I/O beyond what the context offers. The one exception is the safety
+screen (``graphs/screen.py``), which asks the model its own question through the
+context, once per trace, and fails safe. A guard that fails fails the
 step (the trace needs review): a broken rule never lets the proposal through
 unchecked.
 
