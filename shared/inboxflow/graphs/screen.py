@@ -75,13 +75,13 @@ class Finding(BaseModel):
 
     Attributes:
         kind: what it is (:data:`KINDS`).
-        quote: the words of the email that show it, as written (at most 200 characters).
+        quote: the words of the email that show it, as written (at most 400 characters).
         language: ISO 639-1 code of the words quoted.
     """
 
     kind: Kind
-    quote: str = Field(max_length=200)
-    language: str = Field(max_length=8)
+    quote: str = Field(max_length=400)
+    language: str
 
 
 class ScreenAnswer(BaseModel):
@@ -95,7 +95,7 @@ class ScreenAnswer(BaseModel):
     """
 
     findings: list[Finding] = Field(default_factory=list, max_length=12)
-    language: str = Field(default="und", max_length=8)
+    language: str = "und"
     readable: bool = True
 
 

@@ -145,6 +145,7 @@ def test_unavailable_gemini_fails_after_its_retries(double):
 def test_the_pharmacy_loop_on_gemini_through_the_double(double, tmp_path):
     patient = "jana.novakova@seznam.cz"
     double.script(
+        Reply(),  # the safety screen at preprocess: the task oracle answers (nothing found)
         FunctionCallReply.of(
             ("search_drugs", {"query": "Paralen 500"}),
             ("manage_reservation", {"action": "check", "drug_name": "Paralen 500"}),

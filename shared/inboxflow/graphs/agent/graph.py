@@ -51,7 +51,7 @@ AGENT = Graph.build(
             routes=("agent_turn", "finish"),
             uses_llm=True,  # the safety screen
             memory_mb=256,
-            timeout_s=30,
+            timeout_s=60,  # the task role's deadline (55 s, all attempts)
             guards=(Guard("safety_screen", "inboxflow.graphs.agent.guards:safety_screen"),),
             description="The profile's preprocessor (default, crisp): the agent's first message.",
         ),
