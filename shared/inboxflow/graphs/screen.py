@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -46,16 +46,7 @@ Kind = Literal[
     "cover_change",
     "harm",
 ]
-KINDS: tuple[Kind, ...] = (
-    "security_incident",
-    "data_loss",
-    "legal_threat",
-    "complaint",
-    "medical",
-    "fraud",
-    "cover_change",
-    "harm",
-)
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 FLOORS: Mapping[Kind, str] = {
     "security_incident": "critical urgency, escalated to a person at once",
