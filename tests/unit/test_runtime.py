@@ -335,6 +335,36 @@ def test_object_fields_changed_in_part_are_stored_as_patches_and_fold_back():
     assert fold(logs) == after
 
 
+def test_a_list_that_only_grew_stores_its_new_items_and_folds_back():
+    from inboxflow.engine.runtime import _delta
+    from inboxflow.ports.checkpoint import StepLog
+
+    turns = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    states = [{"messages": turns[:1], "tags": ["a", "b"]}]
+    states.append({"messages": turns, "tags": ["a", "b"]})
+    states.append({"messages": [*turns, {"role": "user", "content": "more"}], "tags": ["b"]})
+    states.append({"messages": [], "tags": ["b"]})
+    logs = [StepLog(step_name="__start__", step_order=0, output_delta=states[0], started_at=0)]
+    for order, (before, after) in enumerate(zip(states, states[1:]), start=1):
+        delta, patch, removed = _delta(before, after)
+        logs.append(
+            StepLog(
+                step_name="n",
+                step_order=order,
+                output_delta=delta,
+                output_patch=patch,
+                removed=removed,
+                started_at=0,
+            )
+        )
+    assert logs[1].output_patch == {"messages": {"append": [turns[1]]}}
+    assert logs[2].output_patch == {"messages": {"append": [{"role": "user", "content": "more"}]}}
+    assert logs[2].output_delta == {"tags": ["b"]}  # shrunk: replaced, never patched
+    assert logs[3].output_delta == {"messages": []} and not logs[3].output_patch
+    for order, state in enumerate(states):
+        assert fold(logs, upto=order) == state
+
+
 def test_a_state_too_large_for_a_checkpoint_is_refused_with_a_clear_error(tmp_path):
     from inboxflow.engine.runtime import StateTooLarge
 

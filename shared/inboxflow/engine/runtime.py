@@ -728,13 +728,19 @@ def _fields(checkpoint: Checkpoint) -> dict[str, Any]:
 def _delta(
     before: Mapping[str, Any], after: Mapping[str, Any]
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[str]]:
-    """What a step changed: replaced fields, object fields patched in part, removed fields."""
+    """What a step changed: replaced fields, object fields patched in part (``set``/``unset``),
+    list fields that only grew (``append``: an agent's conversation stores each turn once,
+    so a trace's stored bytes grow linearly with its turns), removed fields."""
     delta: dict[str, Any] = {}
     patch: dict[str, dict[str, Any]] = {}
     for key, value in after.items():
         old = before.get(key, _MISSING)
         if old == value:
             continue
+        if isinstance(old, list) and isinstance(value, list) and 0 < len(old) < len(value):
+            if value[: len(old)] == old:
+                patch[key] = {"append": value[len(old) :]}
+                continue
         if isinstance(old, dict) and isinstance(value, dict):
             changed = {k: v for k, v in value.items() if k not in old or old[k] != v}
             unset = [k for k in old if k not in value]
@@ -806,6 +812,9 @@ def fold(
             break
         state.update(entry.output_delta)
         for key, change in entry.output_patch.items():
+            if "append" in change:
+                state[key] = [*(state.get(key) or []), *change["append"]]
+                continue
             merged = {**(state.get(key) or {}), **change.get("set", {})}
             for sub in change.get("unset", ()):
                 merged.pop(sub, None)

@@ -116,7 +116,8 @@ class StepLog(_Record):
     output_delta: dict[str, Any] = Field(default_factory=dict)
     """Top-level state fields replaced by the step."""
     output_patch: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    """Object fields changed in part: ``{field: {"set": {key: value}, "unset": [key]}}``."""
+    """Fields changed in part: an object's ``{field: {"set": {key: value}, "unset": [key]}}``,
+    a list that only grew ``{field: {"append": [items]}}``."""
     removed: list[str] = Field(default_factory=list)
     inputs_in_checkpoint: list[str] = Field(default_factory=list)
     """Entry 0 only: frozen input fields not repeated here; fold takes them from the checkpoint."""

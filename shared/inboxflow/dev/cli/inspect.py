@@ -92,6 +92,8 @@ def trace(
         ]
         delta = {**entry.output_delta, **{k: "<removed>" for k in entry.removed}}
         for field_name, change in entry.output_patch.items():
+            if "append" in change:
+                delta[f"{field_name} +{len(change['append'])}"] = change["append"]
             delta.update({f"{field_name}.{k}": v for k, v in change.get("set", {}).items()})
             delta.update({f"{field_name}.{k}": "<removed>" for k in change.get("unset", ())})
         table.add_row(
