@@ -75,7 +75,9 @@ def measure(turns: int, home: Path) -> tuple[int, int]:
     trace_id = runtime.start("conversation", {"turns": turns, "messages": first})
     runtime.bus.drain()  # type: ignore[attr-defined]
     logs = runtime.store.step_logs(trace_id)
-    state = runtime.store.get_trace(trace_id).state
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint is not None
+    state = checkpoint.state
     stored = rewritten = 0
     for log in logs:
         changes = {"delta": log.output_delta, "patch": log.output_patch}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import itertools
 
 import pytest
 
@@ -345,7 +346,7 @@ def test_a_list_that_only_grew_stores_its_new_items_and_folds_back():
     states.append({"messages": [*turns, {"role": "user", "content": "more"}], "tags": ["b"]})
     states.append({"messages": [], "tags": ["b"]})
     logs = [StepLog(step_name="__start__", step_order=0, output_delta=states[0], started_at=0)]
-    for order, (before, after) in enumerate(zip(states, states[1:]), start=1):
+    for order, (before, after) in enumerate(itertools.pairwise(states), start=1):
         delta, patch, removed = _delta(before, after)
         logs.append(
             StepLog(

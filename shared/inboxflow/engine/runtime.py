@@ -737,10 +737,9 @@ def _delta(
         old = before.get(key, _MISSING)
         if old == value:
             continue
-        if isinstance(old, list) and isinstance(value, list) and 0 < len(old) < len(value):
-            if value[: len(old)] == old:
-                patch[key] = {"append": value[len(old) :]}
-                continue
+        if _grew(old, value):
+            patch[key] = {"append": value[len(old) :]}
+            continue
         if isinstance(old, dict) and isinstance(value, dict):
             changed = {k: v for k, v in value.items() if k not in old or old[k] != v}
             unset = [k for k in old if k not in value]
@@ -753,6 +752,13 @@ def _delta(
 
 
 _MISSING = object()
+
+
+def _grew(old: Any, value: Any) -> bool:
+    """``value`` is the list ``old`` with items added at its end."""
+    if not (isinstance(old, list) and isinstance(value, list)):
+        return False
+    return 0 < len(old) < len(value) and value[: len(old)] == old
 
 
 def _first_error(exc: ValidationError) -> str:
