@@ -15,6 +15,7 @@ words.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -33,7 +34,7 @@ def fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold().translate(_QUOTES)
     if text.isascii():
         return text
-    return "".join(_fold_char(ch) if ord(ch) < _LATIN_END else ch for ch in text)
+    return text.translate(_latin_marks())
 
 
 def fold_one_for_one(text: str) -> str:
@@ -51,6 +52,17 @@ def _fold_char(ch: str) -> str:
     if ch.isascii():
         return ch
     return "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+
+
+@functools.cache
+def _latin_marks() -> dict[int, str]:
+    """Each Latin letter below ``_LATIN_END`` that :func:`fold` changes, to what it becomes (one
+    ``str.translate`` instead of a Python call per character)."""
+    return {
+        code: _fold_char(chr(code))
+        for code in range(0x80, _LATIN_END)
+        if _fold_char(chr(code)) != chr(code)
+    }
 
 
 def _unspaced_script(text: str) -> bool:
@@ -155,7 +167,7 @@ _Entry = tuple[int, int, bool, bool]
 """A cue in the automaton: its order (longest first), its length with single spaces, whether
 it starts only at a word's start, whether it runs on to the end of the word."""
 
-_SPACES = re.compile(r"\s+")
+_SPACE_RUNS = re.compile(r"\s\s+")
 _WORD_TAIL = re.compile(r"[\w'-]*")
 
 
@@ -198,11 +210,13 @@ def _in_text(haystack: str, spaced: str, spans: list[tuple[int, int]]) -> list[s
     runs: list[int] = []  # where, in ``spaced``, several whitespace characters became one space
     shifts: list[int] = []  # how far ``haystack`` is ahead of ``spaced`` after each such run
     shift = 0
-    for run in _SPACES.finditer(haystack):
-        if run.end() - run.start() > 1:
-            runs.append(run.start() - shift)
-            shift += run.end() - run.start() - 1
-            shifts.append(shift)
+    last = spans[-1][1]
+    for run in _SPACE_RUNS.finditer(haystack):
+        if run.start() - shift >= last:
+            break
+        runs.append(run.start() - shift)
+        shift += run.end() - run.start() - 1
+        shifts.append(shift)
 
     def original(position: int) -> int:
         before = bisect.bisect_left(runs, position)

@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inboxflow.graphs.cue_matching import (
+    _LATIN_END,
+    _QUOTES,
     Cue,
     CueMatch,
     CueSet,
+    _fold_char,
     _unspaced_script,
     cue_set,
     fold,
@@ -117,3 +121,20 @@ def test_a_match_hides_the_cues_inside_it_and_keeps_the_whitespace_it_spans():
     expected = [("charged twice", "charged\n\ntwice"), ("refund", "refunded"), ("*fund", "fund")]
     for found in (CueSet(cues).find(text), reference_find(cues, text)):
         assert [(m.cue.words, m.text) for m in found] == expected
+
+
+@settings(max_examples=2000, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=0x3100)))
+def test_fold_drops_latin_marks_as_it_did_one_character_at_a_time(text):
+    assert fold(text) == reference_fold(text)
+
+
+def test_fold_drops_the_marks_of_every_latin_letter_as_it_did():
+    every = "".join(map(chr, range(_LATIN_END)))
+    assert fold(every) == reference_fold(every)
+
+
+def reference_fold(text: str) -> str:
+    """:func:`fold` before the translation table: a Python call per character."""
+    plain = unicodedata.normalize("NFKC", text).casefold().translate(_QUOTES)
+    return "".join(_fold_char(ch) if ord(ch) < _LATIN_END else ch for ch in plain)
