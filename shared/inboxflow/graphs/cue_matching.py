@@ -195,7 +195,8 @@ def _single_spaced(text: str) -> str:
     if not inner:
         return " " if text else ""
     lead = " " if text[0].isspace() else ""
-    return lead + inner + " " if text[-1].isspace() else lead + inner
+    trail = " " if text[-1].isspace() else ""
+    return lead + inner + trail
 
 
 def _is_word(char: str) -> bool:
