@@ -3,7 +3,14 @@
 Pushes N emails (default 300) through the email pipeline with the offline model
 and prints emails/s, mean ms per hop and stored bytes per email.
 
-    .venv/bin/python bench/runtime.py [--emails 300] [--body-bytes 2048] [--warmup 10]
+    .venv/bin/python bench/runtime.py [--emails 300] [--body-bytes 2048] [--warmup 10] [--gate]
+
+``--profile`` prints cProfile's 30 heaviest functions (cumulative) of the timed emails alone,
+without the imports and warm-up a whole-process profile mixes in.
+
+``--gate`` (CI, ``.ci/run``) exits 1 when the node code's mean time per hop is more than
+``GATE_RATIO`` times the runtime's own time per hop, both measured in this run: a ratio of two
+figures of one process, which a loaded or slower machine moves together, unlike a time limit.
 
 ``--warmup`` emails run first and are not counted: the figures are per hop in a
 warm process (first-use imports and caches are cold start, measured by
@@ -23,7 +30,9 @@ runs on the same machine.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import statistics
 import sys
 import tempfile
@@ -41,6 +50,9 @@ from inboxflow.workspace import seed_workspace
 
 ANCHOR_MS_PER_STEP = 4.0
 ANCHOR_BYTES_PER_EMAIL = 80_800
+GATE_RATIO = 2.0
+"""The most node code per hop may cost, in runtime per hop (issue 42: the node code had become
+15 times slower, 13.4 ms against 0.99 ms, and nothing failed)."""
 
 
 def make_emails(count: int, body_bytes: int) -> list[dict]:
@@ -65,6 +77,14 @@ def main() -> int:
     parser.add_argument("--emails", type=int, default=300)
     parser.add_argument("--body-bytes", type=int, default=2048)
     parser.add_argument("--warmup", type=int, default=10, help="emails run first, not counted")
+    parser.add_argument(
+        "--profile", action="store_true", help="profile the timed emails (cumulative time)"
+    )
+    parser.add_argument(
+        "--gate",
+        action="store_true",
+        help=f"exit 1 when node code per hop is more than {GATE_RATIO:g}x the runtime's per hop",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as home:
@@ -87,10 +107,17 @@ def main() -> int:
         emails = emails[args.warmup :]
         baseline = store.stored_bytes("traces") + store.stored_bytes("effects")
 
+        profile = cProfile.Profile() if args.profile else None
         started, cpu_started = time.perf_counter(), time.process_time()
+        if profile:
+            profile.enable()
         trace_ids = [runtime.start("pipeline", {"email": email}) for email in emails]
         runtime.bus.drain()
+        if profile:
+            profile.disable()
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+        if profile:
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
 
         statuses = Counter(store.get_trace(t).status for t in trace_ids)
         logs = [entry for t in trace_ids for entry in store.step_logs(t) if entry.step_order > 0]
@@ -107,8 +134,9 @@ def main() -> int:
     print(f"hops              {hops} ({hops / args.emails:.2f} per email)")
     print(f"throughput        {args.emails / elapsed:.1f} emails/s ({elapsed:.2f} s)")
     node_mean = statistics.mean(node_ms)
+    runtime_ms = ms_per_hop - node_mean
     print(
-        f"mean per hop      {ms_per_hop:.3f} ms = runtime {ms_per_hop - node_mean:.3f} ms + node code "
+        f"mean per hop      {ms_per_hop:.3f} ms = runtime {runtime_ms:.3f} ms + node code "
         f"{node_mean:.3f} ms (target <= {ANCHOR_MS_PER_STEP / 2:.2f} ms; this machine's anchor: "
         f"bench/langgraph_anchor.py)"
     )
@@ -119,7 +147,20 @@ def main() -> int:
     )
     ok = ms_per_hop <= ANCHOR_MS_PER_STEP / 2 and bytes_per_email <= ANCHOR_BYTES_PER_EMAIL / 4
     print("targets           " + ("met" if ok else "NOT met"))
+    if args.gate:
+        return gate(node_mean, runtime_ms)
     return 0
+
+
+def gate(node_ms: float, runtime_ms: float) -> int:
+    """0 when the node code per hop is at most ``GATE_RATIO`` times the runtime's, else 1."""
+    ratio = node_ms / runtime_ms if runtime_ms > 0 else float("inf")
+    passed = ratio <= GATE_RATIO
+    print(
+        f"gate              {'passed' if passed else 'FAILED'}: node code {node_ms:.3f} ms per hop / "
+        f"runtime {runtime_ms:.3f} ms per hop = {ratio:.2f}x (at most {GATE_RATIO:g}x)"
+    )
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":

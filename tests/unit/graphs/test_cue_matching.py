@@ -3,9 +3,20 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from inboxflow.graphs.cue_matching import (
+    _LATIN_END,
+    _QUOTES,
     Cue,
+    CueMatch,
     CueSet,
+    _fold_char,
+    _unspaced_script,
     cue_set,
     fold,
     fold_one_for_one,
@@ -57,3 +68,73 @@ def test_fold_one_for_one_keeps_every_offset():
     folded = fold_one_for_one(text)
     assert folded == "codigo ridicsky 3 dekuji"
     assert len(folded) == len(text)
+
+
+def reference_find(cues: list[Cue], text: str, *, folded: bool = False) -> list[CueMatch]:
+    """The matcher before the automaton, kept as the reference: one ``re`` alternation of every
+    cue, longest first, a look-behind for a word's start and a tail to the word's end."""
+    by_words: dict[str, Cue] = {}
+    for cue in cues:
+        key = fold(cue.words.strip())
+        if key.lstrip("*") and key not in by_words:
+            by_words[key] = cue
+    ordered = sorted(by_words.items(), key=lambda item: len(item[0].lstrip("*")), reverse=True)
+    alternatives = []
+    for key, _ in ordered:
+        words = key.lstrip("*")
+        body = r"\s+".join(re.escape(part) for part in words.split())
+        start = "" if key.startswith("*") else r"(?<!\w)"
+        alternatives.append(f"({body})" if _unspaced_script(words) else f"{start}({body})[\\w'-]*")
+    pattern = re.compile("|".join(alternatives) or r"(?!x)x")
+    seen: set[int] = set()
+    found: list[CueMatch] = []
+    for match in pattern.finditer(text if folded else fold(text)):
+        index = (match.lastindex or 1) - 1
+        if index not in seen:
+            seen.add(index)
+            found.append(CueMatch(ordered[index][1], match.group(0).strip()))
+    return found
+
+
+# Letters that fold (É, ß, a fullwidth A, the typographic quote), word joiners (- ' _), every kind
+# of whitespace, digits, Japanese, and the * of a cue that may start inside a word.
+_ALPHABET = "abAÉeéßＡ’'-_ 1\n\t\xa0返金ダ*."
+_cue_words = st.text(alphabet=_ALPHABET, min_size=1, max_size=6)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    cues=st.lists(
+        st.builds(Cue, _cue_words, st.sampled_from([1.0, 2.5]), st.sampled_from(["en", "ja"])),
+        max_size=8,
+    ),
+    text=st.text(alphabet=_ALPHABET, max_size=40),
+    folded=st.booleans(),
+)
+def test_the_automaton_finds_what_the_regular_expression_found(cues, text, folded):
+    assert CueSet(cues).find(text, folded=folded) == reference_find(cues, text, folded=folded)
+
+
+def test_a_match_hides_the_cues_inside_it_and_keeps_the_whitespace_it_spans():
+    cues = [Cue("charged twice"), Cue("twice"), Cue("*fund"), Cue("refund")]
+    text = "we were charged\n\ntwice, refunded, xrefund"
+    expected = [("charged twice", "charged\n\ntwice"), ("refund", "refunded"), ("*fund", "fund")]
+    for found in (CueSet(cues).find(text), reference_find(cues, text)):
+        assert [(m.cue.words, m.text) for m in found] == expected
+
+
+@settings(max_examples=2000, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=0x3100)))
+def test_fold_drops_latin_marks_as_it_did_one_character_at_a_time(text):
+    assert fold(text) == reference_fold(text)
+
+
+def test_fold_drops_the_marks_of_every_latin_letter_as_it_did():
+    every = "".join(map(chr, range(_LATIN_END)))
+    assert fold(every) == reference_fold(every)
+
+
+def reference_fold(text: str) -> str:
+    """:func:`fold` before the translation table: a Python call per character."""
+    plain = unicodedata.normalize("NFKC", text).casefold().translate(_QUOTES)
+    return "".join(_fold_char(ch) if ord(ch) < _LATIN_END else ch for ch in plain)
