@@ -10,7 +10,7 @@ the review node pauses every flagged draft for a person (docs/architecture.md §
 | ``lookalike_sender`` | the sender imitates the mailbox's organisation or spells a name with look-alike characters (``senders.py``) | flags ``lookalike_sender``: reviewed |
 | ``forwarded_review`` | the email forwards someone else's message            | flags ``forwarded``: a person checks who is answered |
 | ``safety_screen``    | always, once: the safety screen (:mod:`..screen`) reads the email | keeps its report on the trace |
-| ``screen_review``    | the screen found a risk, or could not read the email | flags ``screen``: reviewed (an impostor the model ends as spam stays ended) |
+| ``screen_review``    | the screen found a risk, or could not read the email | flags ``screen``: reviewed, even what the model ends as spam |
 
 A guard never lowers a judgment: a confident spam end stays an end unless a
 complaint cue says a customer may be waiting for an answer.
@@ -135,14 +135,13 @@ def safety_screen(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict
 
 def screen_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
     """What the screen found, or could not read, is drafted for a person, never sent alone;
-    an impostor the model ends as spam stays ended (nothing answers the sender)."""
+    an impostor the model would end as spam too (a person learns of it: a changed bank
+    account ends in a payment otherwise)."""
     report = screen_of(state.screen, step)
     classification = _proposed(step)
     if report is None or classification is None or SCREEN_FLAG in classification.flags:
         return None
     if not (report.needs_person or report.findings):
-        return None
-    if step.goto == END and not report.needs_person and report.kinds <= {"fraud"}:
         return None
     was = f"{classification.category} at {classification.confidence:.2f}"
     if step.goto == END:
