@@ -17,8 +17,10 @@ What is priced, per email:
   request per delivery; vCPU-seconds and GiB-seconds of each node's measured
   handler time rounded up to 100 ms, at the vCPU Cloud Run gives the node's
   declared memory.
-- LLM tokens: priced separately (the offline model spends none; with Gemini,
-  ``llm_calls`` of the step logs carry the token counts).
+- LLM tokens: ``--tokens tokens.json`` (``bench/tokens.py --json``) prices each
+  graph's measured tokens per email at its models' prices (``GEMINI_TOKEN_PRICES``);
+  ``--llm-tokens IN OUT`` prices a fixed count at the ``llm_*_token`` prices; neither:
+  none (the offline model spends none).
 
 Free tiers are left out (this is the marginal cost once past them). Every
 price carries its source in ``PRICE_TABLE``, checked on ``CHECKED_ON`` with

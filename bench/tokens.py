@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cost import llm_price  # noqa: E402
+from cost import llm_price
 
 TOKENIZER = "estimate: characters / 4 (google-genai's local tokenizer needs a download)"
 
@@ -55,7 +55,14 @@ def common_prefix(texts: Sequence[str]) -> str:
     """The longest leading text every one of ``texts`` shares ("" for none)."""
     if not texts:
         return ""
-    return os.path.commonprefix(list(texts))
+    first, length = texts[0], len(texts[0])
+    for text in texts[1:]:
+        length = min(length, len(text))
+        for index in range(length):
+            if text[index] != first[index]:
+                length = index
+                break
+    return first[:length]
 
 
 def _text(content: Mapping[str, Any] | None) -> str:
