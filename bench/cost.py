@@ -17,8 +17,10 @@ What is priced, per email:
   request per delivery; vCPU-seconds and GiB-seconds of each node's measured
   handler time rounded up to 100 ms, at the vCPU Cloud Run gives the node's
   declared memory.
-- LLM tokens: priced separately (the offline model spends none; with Gemini,
-  ``llm_calls`` of the step logs carry the token counts).
+- LLM tokens: ``--tokens tokens.json`` (``bench/tokens.py --json``) prices each
+  graph's measured tokens per email at its models' prices (``GEMINI_TOKEN_PRICES``);
+  ``--llm-tokens IN OUT`` prices a fixed count at the ``llm_*_token`` prices; neither:
+  none (the offline model spends none).
 
 Free tiers are left out (this is the marginal cost once past them). Every
 price carries its source in ``PRICE_TABLE``, checked on ``CHECKED_ON`` with
@@ -102,6 +104,45 @@ PRICE_TABLE: dict[str, Price] = {
         "third-party",
     ),
 }
+# Per-model token prices (Gemini API paid tier, standard, text) for the models
+# adapters/gemini_roles.py defaults to; output includes thinking tokens.
+GEMINI_TOKEN_PRICES: dict[str, tuple[Price, Price]] = {
+    # task role (TASK_MODEL). No stored page gave gemini-3.5-flash-lite's price: the figure
+    # is gemini-3.1-flash-lite's (vercel.com/ai-gateway/models/gemini-3.1-flash-lite,
+    # docs.apiyi.com/models/gemini-3-1-flash-lite), the Flash-Lite it replaces.
+    "gemini-3.5-flash-lite": (
+        Price(
+            0.25 / 1_000_000,
+            "input token",
+            "https://ai.google.dev/gemini-api/docs/pricing",
+            "unverified",
+        ),
+        Price(
+            1.50 / 1_000_000,
+            "output token",
+            "https://ai.google.dev/gemini-api/docs/pricing",
+            "unverified",
+        ),
+    ),
+    # assistant and agent roles (CHAT_MODEL).
+    "gemini-3.8-flash": (
+        Price(
+            0.75 / 1_000_000,
+            "input token",
+            "https://vercel.com/ai-gateway/models/gemini-3.8-flash",
+            "third-party",
+        ),
+        Price(
+            3.75 / 1_000_000,
+            "output token",
+            "https://vercel.com/ai-gateway/models/gemini-3.8-flash",
+            "third-party",
+        ),
+    ),
+}
+for _model, (_in, _out) in GEMINI_TOKEN_PRICES.items():
+    PRICE_TABLE[f"{_model} input"] = _in
+    PRICE_TABLE[f"{_model} output"] = _out
 PRICES: dict[str, float] = {name: price.usd for name, price in PRICE_TABLE.items()}
 PUBSUB_MIN_BYTES = 1000
 RUN_GRANULARITY_S = 0.1
@@ -119,6 +160,24 @@ VCPU_FOR_MEMORY_MB = (
     (8192, 2.0),
     (16384, 4.0),
 )
+
+
+def llm_price(model: str, input_tokens: float, output_tokens: float) -> float:
+    """USD for ``input_tokens`` and ``output_tokens`` of ``model`` (output includes thinking);
+    a model not in ``GEMINI_TOKEN_PRICES`` is priced as ``llm_input_token``/``llm_output_token``."""
+    prices = GEMINI_TOKEN_PRICES.get(model)
+    per_in = prices[0].usd if prices else PRICES["llm_input_token"]
+    per_out = prices[1].usd if prices else PRICES["llm_output_token"]
+    return input_tokens * per_in + output_tokens * per_out
+
+
+def tokens_usd_per_email(tokens: dict[str, Any], graph: str) -> float | None:
+    """USD per email of ``graph``'s LLM tokens from ``bench/tokens.py --json`` output (None:
+    the graph was not measured)."""
+    for measured in tokens.get("graphs", []):
+        if measured["graph"] == graph:
+            return float(measured["usd_per_1000"]) / 1000
+    return None
 
 
 def vcpu_for(memory_mb: int) -> float:
@@ -202,12 +261,21 @@ def main() -> int:
         help="price every hop's function time at this many ms instead of the measured medians "
         "(the emulators on a loaded machine are slower than Firestore and Pub/Sub)",
     )
+    parser.add_argument(
+        "--tokens",
+        type=Path,
+        help="bench/tokens.py --json output: price each graph's LLM tokens per email from it",
+    )
     args = parser.parse_args()
+    tokens = json.loads(args.tokens.read_text()) if args.tokens else None
     print_prices()
     totals = []
     for path in args.figures:
         figures = json.loads(path.read_text())
         items = cost_per_email(figures, tuple(args.llm_tokens), args.handler_ms)
+        measured = tokens_usd_per_email(tokens, figures["graph"]) if tokens else None
+        if measured is not None:
+            items["llm tokens"] = measured
         ops = figures["firestore_per_email"]
         print(
             f"\n{figures['graph']}: {figures['emails']} emails measured, "
@@ -226,17 +294,22 @@ def main() -> int:
             f"  {'total before LLM':22} ${before_llm * 1000:8.4f} per 1,000 emails "
             f"({verdict} the ${GOAL_PER_1000} goal)"
         )
-        if any(args.llm_tokens):
+        if any(args.llm_tokens) or measured is not None:
             print(f"  {'total':22} ${sum(items.values()) * 1000:8.4f} per 1,000 emails")
         totals.append((figures, items, before_llm))
     if len(totals) > 1:
-        print("\n| graph | hops | reads | writes | $ per 1,000 emails before LLM |")
-        print("|---|---:|---:|---:|---:|")
-        for figures, _, before_llm in totals:
+        print(
+            "\n| graph | hops | reads | writes | $ per 1,000 emails before LLM "
+            "| LLM tokens | total |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for figures, items, before_llm in totals:
             ops = figures["firestore_per_email"]
+            llm = items["llm tokens"]
             print(
                 f"| {figures['graph']} | {figures['hops_per_email']:.1f} | {ops['reads']:.1f} | "
-                f"{ops['writes']:.1f} | {before_llm * 1000:.3f} |"
+                f"{ops['writes']:.1f} | {before_llm * 1000:.3f} | {llm * 1000:.3f} | "
+                f"{(before_llm + llm) * 1000:.3f} |"
             )
     return 0
 
