@@ -19,7 +19,8 @@ from inboxflow.adapters.offline_llm import OfflineModel
 from inboxflow.dev.doubles.gemini_api import known_tasks, start_gemini_double
 from inboxflow.ports.llm import LanguageModel, LLMTask, LLMUsage, Out
 
-PIPELINE_TASKS = {"classify_intent", "decide_tools", "generate_response"}
+PIPELINE_TASKS = {"classify_intent", "decide_tools", "generate_response", "screen"}
+"""The pipeline's tasks, and the safety screen every graph runs at its first node."""
 
 Call = tuple[LLMTask[Any], dict[str, Any]]
 
