@@ -191,7 +191,10 @@ def test_every_step_delivered_by_four_workers_at_once_runs_once(
     for node in nodes:  # one worker ran it, the others found it done
         assert outcomes[node] == ["duplicate"] * (WORKERS - 1) + ["ran"], (node, outcomes)
     # The node bodies ran once each, counted outside our store.
-    assert model.calls == Counter({"classify_intent": 1, "decide_tools": 1, "generate_response": 1})
+    # classify's safety screen is a model call of its step: once too.
+    assert model.calls == Counter(
+        {"classify_intent": 1, "screen": 1, "decide_tools": 1, "generate_response": 1}
+    )
     creates = [call for call in gmail.calls if call[0] == "gmail.users.drafts.create"]
     assert len(creates) == 1
     assert len(gmail.drafts(MAILBOX)) == 1
