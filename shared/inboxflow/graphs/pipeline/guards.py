@@ -64,6 +64,12 @@ def _unflagged(step: Step, flag: str) -> Classification | None:
     return classification
 
 
+def _was(classification: Classification, step: Step) -> str:
+    """What the model proposed, for a guard's reason."""
+    was = f"{classification.category} at {classification.confidence:.2f}"
+    return was + " (would end unanswered)" if step.goto == END else was
+
+
 def _flagged(step: Step, classification: Classification, flag: str, **changes: Any) -> Step:
     flags = (
         [*classification.flags, flag] if flag not in classification.flags else classification.flags
@@ -82,9 +88,7 @@ def complaint_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verd
     if not found:
         return None
     cue = found[0]
-    was = f"{classification.category} at {classification.confidence:.2f}"
-    if step.goto == END:
-        was += " (would end unanswered)"
+    was = _was(classification, step)
     return Verdict(
         _flagged(step, classification, COMPLAINT_FLAG, needs_reply=True),
         f'complaint cue "{cue.text}" ({cue.cue.label}): {was} -> reviewed by a person',
@@ -143,9 +147,7 @@ def screen_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict
         return None
     if not (report.needs_person or report.findings):
         return None
-    was = f"{classification.category} at {classification.confidence:.2f}"
-    if step.goto == END:
-        was += " (would end unanswered)"
+    was = _was(classification, step)
     return Verdict(
         _flagged(step, classification, SCREEN_FLAG, needs_reply=True),
         f"{report.explain()}: {was} -> reviewed by a person",
