@@ -15,6 +15,10 @@ from typing import Any
 from .engine.context import NodeContext
 from .ports.notifier import Notification, NotificationRefused, Notifier
 
+HAND_OFF = "hand_off"
+"""Marks a journaled notice's result: a person was handed the email (``inboxflow eval``'s
+``reviewed`` counts it when the channel took it)."""
+
 
 def notify_once(
     ctx: NodeContext,
@@ -45,12 +49,14 @@ def notify_once(
 
         def send(key: str, to: str = reviewer) -> dict[str, Any]:
             try:
-                return dict(notifier.send(Notification(to, subject, text, page, key, sender)))
+                sent = dict(notifier.send(Notification(to, subject, text, page, key, sender)))
             except NotificationRefused as exc:  # journaled: final; the others are still told
-                return {"to": to, "error": str(exc)}
+                return {"to": to, "error": str(exc), HAND_OFF: True}
+            return {**sent, HAND_OFF: True}
 
         def find(key: str) -> dict[str, Any] | None:
-            return notifier.find(key, sender)
+            found = notifier.find(key, sender)
+            return None if found is None else {**found, HAND_OFF: True}
 
         if not ctx.effect(effect.format(index=index), send, find).get("error"):
             told.append(reviewer)

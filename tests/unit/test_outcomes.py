@@ -7,9 +7,13 @@ from __future__ import annotations
 import pytest
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+from inboxflow.clock import FakeClock
 from inboxflow.dev.eval.outcomes import COMMON_FIELDS, effect_label, recipients, trace_outcome
+from inboxflow.engine.effects import EffectJournal
 from inboxflow.graphs import graph_registry
+from inboxflow.notices import notify_once
 from inboxflow.ports.checkpoint import Checkpoint, TraceRoute
+from inboxflow.ports.notifier import NotificationRefused
 
 DOCUMENTED = {
     "pipeline": ("category", "confidence", "tools", "tone"),
@@ -56,3 +60,62 @@ def test_recipients_and_effect_labels():
         "escalation_notice",
         "open_ticket",
     ]
+
+
+class _Notifier:
+    """Takes every notice but to ``refuses``; finds nothing (no crash to reconcile here)."""
+
+    def __init__(self, refuses: str = "") -> None:
+        self.refuses = refuses
+
+    def send(self, note):
+        if note.to == self.refuses:
+            raise NotificationRefused("ses", f"{note.to} is not a verified recipient")
+        return {"to": note.to, "id": f"n-{note.to}"}
+
+    def find(self, trace_key, sender=None):
+        return None
+
+
+class _Context:
+    """What ``notify_once`` uses of a node's context: its effect journal at one step."""
+
+    def __init__(self, journal: EffectJournal, trace_id: str) -> None:
+        self.journal, self.trace_id = journal, trace_id
+
+    def effect(self, name, perform, reconcile=None):
+        return self.journal.run(self.trace_id, 1, name, perform, reconcile)
+
+
+@pytest.mark.parametrize(
+    ("told", "refuses", "reviewed"),
+    [
+        (["agency@x.example"], "", True),  # handed to a person: reviewed
+        (["agency@x.example"], "agency@x.example", False),  # the channel refused it: nobody saw
+        ([], "", False),  # no notice at all
+    ],
+)
+def test_a_notice_that_hands_the_email_to_a_person_counts_as_reviewed(
+    tmp_path, told, refuses, reviewed
+):
+    store = SqliteCheckpointStore(tmp_path / "db.sqlite")
+    try:
+        journal = EffectJournal(store, FakeClock(1.0))
+        journal.run("t1", 1, "open_ticket", lambda key: {"ticket": "T-1"})  # not a hand-off
+        notify_once(_Context(journal, "t1"), _Notifier(refuses), told, "s", "x", "notice_{index}")
+        ended = Checkpoint(
+            trace_id="t1",
+            graph="planner",
+            status="needs_review",
+            step=2,
+            node="__end__",
+            state={},
+            created_at=1.0,
+            updated_at=1.0,
+            expire_at=2.0,
+        )
+        outcome = trace_outcome(store, graph_registry(), ended)
+    finally:
+        store.close()
+    assert outcome["reviewed"] is reviewed
+    assert sorted(outcome["wrote"]) == sorted(["open_ticket", *(["notice"] if told else [])])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from email.utils import getaddresses
 from typing import TYPE_CHECKING, Any
 
+from ...notices import HAND_OFF
 from ...ports.checkpoint import Checkpoint
 from ...ports.documents import DocumentStore
 from ...schema import APPROVALS, EFFECTS, MAILBOX_DRAFTS, MAILBOX_SENT
@@ -40,7 +41,9 @@ COMMON_FIELDS = (
 - ``status`` of the trace; ``end_reason``: why it ended (loop protection, the graph's reason,
   or the error);
 - ``loop_protected``: loop protection stopped the email (or refused its reply's recipient);
-- ``reviewed``: a person was asked to decide at least once (a customer's wait does not count);
+- ``reviewed``: a person was asked to decide at least once, or was handed the email by a notice
+  their channel took (an escalation, a queue assignment, the planner's human review:
+  ``notices.notify_once``); a customer's wait does not count;
 - ``sent``, ``drafted``: the recipients of the mail the trace sent, or left as drafts (from the
   effect journal: the messages its effects wrote), lowercased and sorted;
 - ``wrote``: the names of the other effects the trace had outside itself (a ticket opened, an
@@ -126,6 +129,7 @@ def trace_outcome(
     )
     pause_steps = {int(doc.get("step", -1)) for doc in approvals}
     effects = effects_of(store, checkpoint.trace_id)
+    reviewed = reviewed or any(_handed_off(effect) for effect in effects)
     outside = [
         effect
         for effect in effects
@@ -153,6 +157,12 @@ def trace_outcome(
         for name in graph.outcome_fields:
             fields[name] = own.get(name)
     return fields
+
+
+def _handed_off(effect: Effect) -> bool:
+    """Whether the effect is a notice that handed the email to a person (and was taken)."""
+    result = effect.doc.get("result") or {}
+    return bool(result.get(HAND_OFF)) and not result.get("error")
 
 
 def outcome_fields(graphs: Mapping[str, Graph]) -> dict[str, tuple[str, ...]]:
