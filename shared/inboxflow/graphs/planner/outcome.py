@@ -9,7 +9,8 @@ from ...ports.checkpoint import Checkpoint
 FIELDS = ("action", "asked", "quote")
 """``action``: the last action planned (a tool name: ``ask_customer``, ``get_rate``,
 ``prepare_final_summary``...; the one waiting for review, if any, else the last one run);
-``asked``: the fields the last question sent to the customer asked for; ``quote``:
+``asked``: the fields the last question asked for (as ``action``: the question waiting for
+the agency's review, if any, else the last one sent to the customer); ``quote``:
 ``none`` (not opened), ``open``, ``rated`` or ``sent`` (the summary reached the customer)."""
 
 
@@ -27,8 +28,10 @@ def outcome(checkpoint: Checkpoint) -> dict[str, Any]:
         quote = "rated"
     else:
         quote = "open"
+    sent = list((state.get("agent_scratchpad") or {}).get("asked") or [])
+    waiting = planned.get("args") if planned.get("tool_name") == "ask_customer" else None
     return {
         "action": planned.get("tool_name") or last.get("tool"),
-        "asked": list((state.get("agent_scratchpad") or {}).get("asked") or []),
+        "asked": list((waiting or {}).get("fields") or []) if waiting is not None else sent,
         "quote": quote,
     }
