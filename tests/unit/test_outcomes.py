@@ -8,12 +8,20 @@ import pytest
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
-from inboxflow.dev.eval.outcomes import COMMON_FIELDS, effect_label, recipients, trace_outcome
+from inboxflow.dev.eval.outcomes import (
+    COMMON_FIELDS,
+    effect_label,
+    greeting_and_sign_off,
+    last_reply,
+    recipients,
+    trace_outcome,
+)
 from inboxflow.engine.effects import EffectJournal
 from inboxflow.graphs import graph_registry
 from inboxflow.notices import notify_once
 from inboxflow.ports.checkpoint import Checkpoint, TraceRoute
 from inboxflow.ports.notifier import NotificationRefused
+from inboxflow.schema import MAILBOX_DRAFTS, MAILBOX_SENT
 
 DOCUMENTED = {
     "pipeline": ("category", "confidence", "tools", "tone"),
@@ -119,3 +127,34 @@ def test_a_notice_that_hands_the_email_to_a_person_counts_as_reviewed(
         store.close()
     assert outcome["reviewed"] is reviewed
     assert sorted(outcome["wrote"]) == sorted(["open_ticket", *(["notice"] if told else [])])
+
+
+@pytest.mark.parametrize(
+    ("body", "greeting", "sign_off"),
+    [
+        ("Hi Dana,\n\nThanks for writing.\n\nBest regards,\nAlex", "Hi Dana,", "Best regards"),
+        ("Hello,\nSee you then.\nCheers,\n\nMia\nBrightlane", "Hello,", "Cheers"),
+        ("Dana, thanks.\nNo closing here", "Dana, thanks.", None),  # the greeting is no closing
+        ("", None, None),
+        (None, None, None),
+    ],
+)
+def test_a_replys_greeting_and_sign_off(body, greeting, sign_off):
+    assert greeting_and_sign_off(body) == (greeting, sign_off)
+
+
+def test_the_last_reply_written_is_the_one_read(tmp_path):
+    store = SqliteCheckpointStore(tmp_path / "db.sqlite")
+    try:
+        for doc_id, at, body in (("a", 2.0, "Hi,\nNew,\nX"), ("b", 1.0, "Hi,\nOld,\nX")):
+            store.set(
+                f"{MAILBOX_DRAFTS.name}/{doc_id}",
+                {"trace_key": "t:1:d", "created_at": at, "body": body},
+            )
+        store.set(
+            f"{MAILBOX_SENT.name}/c", {"trace_key": "other:1:s", "created_at": 9.0, "body": "no"}
+        )
+        assert last_reply(store, ["t:1:d"]) == "Hi,\nNew,\nX"
+        assert last_reply(store, ["nobody"]) is None
+    finally:
+        store.close()

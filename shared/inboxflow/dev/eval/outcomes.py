@@ -34,6 +34,8 @@ COMMON_FIELDS = (
     "sent",
     "drafted",
     "wrote",
+    "greeting",
+    "sign_off",
 )
 """The outcome fields of every graph:
 
@@ -48,7 +50,10 @@ COMMON_FIELDS = (
   effect journal: the messages its effects wrote), lowercased and sorted;
 - ``wrote``: the names of the other effects the trace had outside itself (a ticket opened, an
   escalation notice, a reservation, a calendar event...), an index suffix dropped; the
-  notification and deadline of a reviewer's pause are ``reviewed``, not ``wrote``.
+  notification and deadline of a reviewer's pause are ``reviewed``, not ``wrote``;
+- ``greeting``, ``sign_off``: of the last reply the trace wrote (sent or drafted), its first
+  line and its closing (the last line ending in a comma, without it: ``Best regards``); None
+  without a reply or a closing. What a reviewer's edit teaches is seen here in the next draft.
 """
 
 APPROVAL_EFFECTS = ("notify-", "deadline-")
@@ -94,6 +99,29 @@ def written_messages(store: DocumentStore, keys: Iterable[str]) -> dict[str, lis
     return {field: sorted(addresses) for field, addresses in found.items()}
 
 
+def last_reply(store: DocumentStore, keys: Iterable[str]) -> str | None:
+    """The body of the last message (sent or drafted) stamped with one of ``keys``, or None."""
+    wanted = set(keys)
+    written = [
+        doc
+        for collection in (MAILBOX_SENT, MAILBOX_DRAFTS)
+        for _, doc in store.list(collection.name)
+        if doc.get("trace_key") in wanted
+    ]
+    if not written:
+        return None
+    return str(max(written, key=lambda doc: float(doc.get("created_at") or 0)).get("body") or "")
+
+
+def greeting_and_sign_off(body: str | None) -> tuple[str | None, str | None]:
+    """A reply's first line and its closing (the last line ending in a comma, without it)."""
+    lines = [line.strip() for line in (body or "").splitlines() if line.strip()]
+    if not lines:
+        return None, None
+    closings = [line[:-1].strip() for line in lines[1:] if line.endswith(",")]
+    return lines[0], (closings[-1] if closings else None)
+
+
 def recipients(value: Any) -> list[str]:
     """The addresses of a ``to`` value (a string of one or more addresses, or a list)."""
     items = value if isinstance(value, list) else [value]
@@ -135,7 +163,9 @@ def trace_outcome(
         for effect in effects
         if not (effect.step in pause_steps and effect.name.startswith(APPROVAL_EFFECTS))
     ]
-    messages = written_messages(store, [effect.key for effect in effects])
+    keys = [effect.key for effect in effects]
+    messages = written_messages(store, keys)
+    greeting, sign_off = greeting_and_sign_off(last_reply(store, keys))
     blocked = route.blocked if route is not None else None
     fields: dict[str, Any] = {
         "graph": checkpoint.graph,
@@ -148,6 +178,8 @@ def trace_outcome(
         "sent": messages["sent"],
         "drafted": messages["drafted"],
         "wrote": list(dict.fromkeys(effect_label(effect.name) for effect in outside)),
+        "greeting": greeting,
+        "sign_off": sign_off,
     }
     own = dict(graph.outcome(checkpoint)) if graph is not None else {}
     reason = own.pop("end_reason", None)
