@@ -108,6 +108,22 @@ class ScreenReport(BaseModel):
     language: str = "und"
     model: str = ""
     reason: str = ""
+    emails: int = 1
+    """How many of the conversation's inbound emails it covers (a trace a customer's reply
+    resumes screens the reply too: :meth:`joined`)."""
+
+    def joined(self, later: ScreenReport) -> ScreenReport:
+        """This report with a later email's: every finding kept, the worse status (a reply the
+        screen could not read still goes to a person), one more email covered."""
+        worse = self if self.needs_person else later
+        return ScreenReport(
+            status=worse.status,
+            findings=[*self.findings, *later.findings],
+            language=self.language,
+            model=later.model or self.model,
+            reason=worse.reason,
+            emails=self.emails + 1,
+        )
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -252,6 +268,7 @@ def screened(
     mail: Email | Mapping[str, str],
     cue_languages: Iterable[str],
     kept: ScreenReport | None = None,
+    emails: int = 1,
 ) -> Verdict | None:
     """The guard that screens the email at a graph's first node and keeps the report on the
     trace (the step's ``screen`` update): every graph's ``safety_screen`` guard.
@@ -259,30 +276,35 @@ def screened(
     It fires when the screen found something or could not read the email, so ``inboxflow
     trace`` shows it beside the guards that acted on it; a report of nothing found is kept
     quietly (``Verdict.quiet``). The graph's floors read it with :func:`screen_of`. A
-    trace that already holds a report (``kept``: the first node ran again) is not screened
-    twice.
+    trace that already holds a report covering its ``emails`` (``kept``: the first node ran
+    again) is not screened twice; one a customer's reply resumed screens the reply and joins
+    the reports (no finding is ever dropped).
 
     Args:
         mail: the email, or what the graph reads as the message (``sender``, ``subject``,
-            ``text``: the patient's words in a helpdesk notification).
+            ``text``: the patient's words in a helpdesk notification; a customer's reply).
+        emails: the inbound emails the trace holds now (the report must cover them all).
     """
-    if kept is not None:
+    if kept is not None and kept.emails >= emails:
         return None
     if isinstance(mail, Email):
         mail = {"sender": mail.sender.address, "subject": mail.subject, "text": mail.body_text}
     report = screen_email(ctx, mail["sender"], mail["subject"], mail["text"], cue_languages)
+    if kept is not None:
+        report = kept.joined(report)
     quiet = not (report.needs_person or report.findings)
     update = {**step.update, "screen": report}
     return Verdict(replace(step, update=update), report.explain(), quiet=quiet)
 
 
 def screen_of(kept: ScreenReport | None, step: Step) -> ScreenReport | None:
-    """The screen's report for a guard: the trace's, or the one this step's screen just made
-    (a floor on the first node runs after the screen, on the same step)."""
-    if kept is not None:
-        return kept
+    """The screen's report for a guard: the one this step's screen just made (a floor on the
+    first node runs after the screen, on the same step; a reply's report is joined to the
+    trace's), else the trace's."""
     proposed = step.update.get("screen")
-    if proposed is None or isinstance(proposed, ScreenReport):
+    if proposed is None:
+        return kept
+    if isinstance(proposed, ScreenReport):
         return proposed
     return ScreenReport.model_validate(proposed)
 

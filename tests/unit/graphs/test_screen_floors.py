@@ -193,3 +193,49 @@ def test_agent_medical_finding_goes_to_the_pharmacist(tmp_path):
     assert holds(run(tmp_path / "a", eml, floor, ["medical"]))
     missed = run(tmp_path / "b", eml, floor, [])
     assert missed.outcome["escalated"] is False
+
+
+class ScreensReplies(Scripted):
+    """The screen finds ``kinds`` only in a customer's reply (the planner screens a reply with
+    the subject ``(a reply)``), nothing in the first email."""
+
+    def __init__(self, kinds: list[str]) -> None:
+        super().__init__([], {})
+        self.kinds = kinds
+        self.screened: list[str] = []
+
+    def __call__(self, call: GenerateCall) -> Mapping[str, Any] | BaseModel:
+        if call.system.strip() == SCREEN.system.strip():
+            reply = "Subject: (a reply)" in call.prompt
+            self.screened.append("reply" if reply else "first")
+            found = self.kinds if reply else []
+            kinds = [{"kind": k, "quote": "the words", "language": "nl"} for k in found]
+            return {"findings": kinds, "language": "nl", "readable": True}
+        return super().__call__(call)
+
+
+@pytest.mark.parametrize(
+    ("kinds", "action"), [(["cover_change"], "request_human_review"), ([], "ask_customer")]
+)
+def test_planner_screens_the_customers_reply_too(tmp_path, kinds, action):
+    """A claim the customer writes in a reply to the planner's question goes to the agency as
+    one in the first email does; without it the planner asks for what is still missing."""
+    reading = REPO / "evals/reading/mail"
+    (tmp_path / "mail").mkdir()
+    names = []
+    for part in (1, 2):
+        name = f"mail/conv-{part}.eml"
+        source = reading / f"conv-nl-dob-then-vin-missing-{part}.eml"
+        (tmp_path / name).write_bytes(source.read_bytes())
+        names.append(name)
+    case = {"id": "case", "mail": names, "decide": ["approve"], "expect": {"action": action}}
+    (tmp_path / "cases.yaml").write_text(yaml.safe_dump({"cases": [case]}), encoding="utf-8")
+    responder = ScreensReplies(kinds)
+    with start_gemini_double(responder=responder) as double:
+        options = RunOptions(
+            model="gemini", config=REPO / "inboxflow.yaml", environ=double_environment(double)
+        )
+        (result,) = run_cases(load_eval_set(tmp_path).cases, options, jobs=1)
+    assert result.error is None, result.notes
+    assert responder.screened == ["first", "reply"]  # each email once, however often it loops
+    assert result.passed, result.checks

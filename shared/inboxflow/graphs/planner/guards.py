@@ -25,14 +25,18 @@ if TYPE_CHECKING:
 
 
 def safety_screen(state: PlannerState, step: Step, ctx: NodeContext) -> Verdict | None:
-    """The planner's first step: the safety screen reads the customer's first email once."""
+    """The safety screen reads each of the customer's emails once: the first when the trace
+    starts, then each reply that resumes it (the reports joined: a claim in a reply goes to the
+    agency as one in the first email does)."""
     email = state.email
-    read = {
-        "sender": str((email.get("sender") or {}).get("address", "")),
-        "subject": str(email.get("subject", "")),
-        "text": str(email.get("body_text", "")),
-    }
-    return screened(step, ctx, read, FRAME_LANGUAGES, state.screen)
+    sender = str((email.get("sender") or {}).get("address", ""))
+    customer = [m for m in state.messages if m.role == "customer"]
+    if state.screen is None or len(customer) <= 1:
+        text = str(email.get("body_text", ""))
+        read = {"sender": sender, "subject": str(email.get("subject", "")), "text": text}
+    else:
+        read = {"sender": sender, "subject": "(a reply)", "text": customer[-1].content}
+    return screened(step, ctx, read, FRAME_LANGUAGES, state.screen, max(1, len(customer)))
 
 
 def _screen_reason(report: ScreenReport | None) -> str | None:
@@ -48,14 +52,17 @@ def not_a_quote_goes_to_the_agency(
 ) -> Verdict | None:
     """Before a quote is opened, a first email that is a claim, a cover change, a cancellation
     or a billing question is handed to the agency: whatever the model planned (ask for the
-    quote's fields, open the quote, wait, finish)."""
-    if state.quote_session is not None or not state.messages:
+    quote's fields, open the quote, wait, finish). So is an email the safety screen has just
+    found a risk in (or could not read), a customer's reply included, quote or no quote."""
+    before_quote = state.quote_session is None and bool(state.messages)
+    just_screened = step.update.get("screen") is not None
+    if not (before_quote or just_screened):
         return None
     planned = step.update.get("planned_tool_inputs")
     if isinstance(planned, PlannedTool) and planned.tool_name == "request_human_review":
         return None
     first = next((m for m in state.messages if m.role == "customer"), None)
-    cue = not_a_quote(first.content) if first is not None else None
+    cue = not_a_quote(first.content) if first is not None and before_quote else None
     screen = _screen_reason(screen_of(state.screen, step))
     if cue is not None:
         reason = f"not a quote request ({cue}): the agency takes it"
