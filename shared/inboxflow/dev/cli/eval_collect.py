@@ -19,7 +19,9 @@ PROJECT = typer.Option(
 
 
 def collect(
-    out: Path = typer.Argument(..., help="The data set's folder (cases.yaml, mail/, collected.json)."),
+    out: Path = typer.Argument(
+        ..., help="The data set's folder (cases.yaml, mail/, collected.json)."
+    ),
     since: str = typer.Option("30d", help="Decisions of this last span: 30d, 12h, 90m."),
     graph: str | None = typer.Option(None, help="Only this graph's decisions."),
     mailbox: str | None = typer.Option(None, help="Only decisions on mail to this mailbox."),

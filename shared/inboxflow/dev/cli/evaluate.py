@@ -101,8 +101,9 @@ def evaluate(
     with tempfile.TemporaryDirectory(prefix="inboxflow-eval-profile-") as scratch:
         if profile is not None:
             config = _forced(config, profile, Path(scratch))
-        document = _run(dataset, folder, config, model, judge, jobs, baseline, previous,
-                        min_accuracy, console)
+        document = _run(
+            dataset, folder, config, model, judge, jobs, baseline, previous, min_accuracy, console
+        )
     document["routing"] = str(routing) if routing else None
     if profile is not None:
         document["profile"] = profile

@@ -277,7 +277,10 @@ def _mail(email: Email, pseudonyms: Pseudonyms, keep_text: bool) -> dict[str, An
     """The email in the JSON format ``inboxflow run`` takes, pseudonymised."""
 
     def party(address: Any) -> dict[str, str]:
-        return {"address": pseudonyms.address(address.address), "name": pseudonyms.name(address.name)}
+        return {
+            "address": pseudonyms.address(address.address),
+            "name": pseudonyms.name(address.name),
+        }
 
     headers = {"message-id": f"<{pseudonyms.message_id(email.message_id)}>"}
     for name in MESSAGE_ID_HEADERS:

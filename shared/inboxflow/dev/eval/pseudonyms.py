@@ -106,7 +106,10 @@ class Pseudonyms:
         if len(word) <= 1:
             return word
         digest = bytes.fromhex(self._hash("name", word.casefold(), 12))
-        syllables = (_CONSONANTS[a % len(_CONSONANTS)] + _VOWELS[b % len(_VOWELS)] for a, b in zip(digest[::2], digest[1::2], strict=True))
+        syllables = (
+            _CONSONANTS[a % len(_CONSONANTS)] + _VOWELS[b % len(_VOWELS)]
+            for a, b in zip(digest[::2], digest[1::2], strict=True)
+        )
         return "".join(syllables).capitalize()
 
     def message_id(self, message_id: str) -> str:

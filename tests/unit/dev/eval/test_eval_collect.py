@@ -139,7 +139,11 @@ def test_collected_decisions_reproduce_as_labels_and_approvals_stay_as_they_were
     assert dict(rejected.expect) == {"graph": "planner"}
 
     results = run_cases(dataset.cases, OPTIONS, jobs=1)
-    failing = {r.case_id: (r.error, [c for c in r.checks if not c.ok], r.never_broken) for r in results if not r.passed}
+    failing = {
+        r.case_id: (r.error, [c for c in r.checks if not c.ok], r.never_broken)
+        for r in results
+        if not r.passed
+    }
     assert failing == {}
 
     records = {doc_id: doc for doc_id, doc in live.runtime.store.list(EVAL_COLLECTED.name)}
@@ -156,7 +160,9 @@ def test_addresses_and_names_are_pseudonyms_of_the_deployments_key(
     assert collect(live, first, "--keep-text").exit_code == 0
     assert collect(live, second).exit_code == 0
     key = live.runtime.store.get(KEY_DOCUMENT)["key"]
-    originals = [load_email_file(MAIL / name) for name in ("missing-details.eml", "answer-2-reply.eml")]
+    originals = [
+        load_email_file(MAIL / name) for name in ("missing-details.eml", "answer-2-reply.eml")
+    ]
     for folder in (first, second):
         written = "\n".join(p.read_text() for p in sorted(folder.rglob("*")) if p.is_file())
         assert key not in written  # the key stays in the deployment
