@@ -13,9 +13,8 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -29,7 +28,7 @@ RUN = "run"
 class _RunByDefault(TyperGroup):
     """``inboxflow eval DIR ...``: anything but a subcommand's name goes to ``run``."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
             args = [RUN, *args]
         return super().parse_args(ctx, args)
@@ -175,7 +174,7 @@ def _forced(config: Path | None, profile: str, scratch: Path) -> Path:
         _fail(f"--profile {profile}: {exc}")
 
 
-def _fail(message: str) -> Any:
+def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
 

@@ -32,7 +32,7 @@ PSEUDONYM_TLD = "example"
 _ADDRESS = re.compile(r"[\w.+'-]+@[\w-]+(?:\.[\w-]+)+")
 _CONSONANTS = "bdfgklmnprstvz"
 _VOWELS = "aeiou"
-_NAME_WORD = re.compile(r"[^\W\d_][^\W\d_'’-]+")
+_NAME_WORD = re.compile(r"[^\W\d_][^\W\d_'\u2019-]+")
 
 
 def pseudonym_key(store: DocumentStore, now: float) -> bytes:
