@@ -6,6 +6,7 @@ erased person's are never collected; ``--check`` finds the cases of a person era
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -234,3 +235,33 @@ def test_check_names_the_cases_of_a_person_erased_after_collection(
     sidecar = json.loads((out / "collected.json").read_text())
     flagged = [line.split(":")[0] for line in checked.output.splitlines()[:-1]]
     assert len(flagged) == 1 and flagged[0] in sidecar["cases"]
+
+
+READ_BY_COLLECT = ("approvals", "traces", "effects", "mailbox_sent", "mailbox_drafts")
+
+
+@pytest.mark.emulator
+def test_collect_on_firestore_writes_the_same_set_through_the_same_port(
+    live: Live, tmp_path: Path, firestore_env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The live home's records copied into the Firestore emulator (the key too) collect into
+    the same data set with ``--project`` as with ``--home``."""
+    from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
+    from inboxflow.schema import PSEUDONYM_KEYS
+
+    monkeypatch.setenv("INBOXFLOW_STORE", "sqlite")  # the emulator's variables would pick it
+    embedded = tmp_path / "embedded"
+    assert collect(live, embedded, "--keep-text").exit_code == 0
+    firestore = FirestoreCheckpointStore.from_env(os.environ)
+    for name in (*READ_BY_COLLECT, PSEUDONYM_KEYS.name):
+        for doc_id, doc in live.runtime.store.list(name):
+            firestore.set(f"{name}/{doc_id}", doc)
+    cloud = tmp_path / "cloud"
+    result = collect(live, cloud, "--keep-text", "--project", os.environ["GOOGLE_CLOUD_PROJECT"])
+    assert result.exit_code == 0, result.output
+    assert os.environ["INBOXFLOW_STORE"] == "firestore"  # what --project chose
+    assert (cloud / "cases.yaml").read_text() == (embedded / "cases.yaml").read_text()
+    for path in (embedded / "mail").iterdir():
+        assert (cloud / "mail" / path.name).read_text() == path.read_text()
+    assert len(firestore.list(EVAL_COLLECTED.name)) == 4
+    firestore.close()
