@@ -75,7 +75,10 @@ def collect(
             keep_text=keep_text,
             mail_in_store=settings.workspace == "store",
         )
-        result = collect_set(store, graph_registry(os.environ), out, options, now)
+        try:
+            result = collect_set(store, graph_registry(os.environ), out, options, now)
+        except ValueError as exc:
+            _fail(str(exc))
     finally:
         store.close()
     skipped = ", ".join(f"{n} ({why})" for why, n in result.skipped.items())

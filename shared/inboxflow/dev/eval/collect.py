@@ -125,10 +125,16 @@ def collect(
     Args:
         store: the deployment's store (embedded, emulated or Firestore).
         graphs: the graphs by name (their pause kinds and outcome fields).
-        out: the data set's folder (created; its ``mail/`` and ``cases.yaml`` replaced).
+        out: the data set's folder (created; a set collected before is replaced).
         options: what to collect.
         now: the collection time.
+
+    Raises:
+        ValueError: ``out`` holds a data set that was not collected (written by hand):
+            nothing is written.
     """
+    if (out / "cases.yaml").exists() and not (out / SIDECAR).exists():
+        raise ValueError(f"{out} holds a data set that was not collected: give another folder")
     collection = Collection()
     traces = []
     listed = _Listed(store)

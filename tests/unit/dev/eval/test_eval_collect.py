@@ -185,6 +185,18 @@ def test_addresses_and_names_are_pseudonyms_of_the_deployments_key(
     assert any(message_id in thread for message_id in ids)
 
 
+def test_a_hand_written_data_set_is_never_overwritten(live: Live, tmp_path: Path) -> None:
+    written = tmp_path / "mine"
+    (written / "mail").mkdir(parents=True)
+    (written / "cases.yaml").write_text("cases: []\n")
+    (written / "mail" / "keep.json").write_text("{}")
+    result = collect(live, written)
+    assert result.exit_code == 2 and "was not collected" in result.output
+    assert (written / "mail" / "keep.json").exists()
+    again = tmp_path / "again"
+    assert collect(live, again).exit_code == 0 and collect(live, again).exit_code == 0
+
+
 def test_the_same_address_gets_the_same_pseudonym_under_one_key_only() -> None:
     one, same, other = Pseudonyms(b"k" * 32), Pseudonyms(b"k" * 32), Pseudonyms(b"x" * 32)
     address = "Lena.Fischer@nordwerk-studio.de"
