@@ -158,7 +158,8 @@ def collect(
         for index, email in enumerate(trace.emails):
             name = f"mail/{case_id}-{index + 1}.json"
             document = _mail(email, pseudonyms, options.keep_text)
-            (out / name).write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+            text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+            (out / name).write_text(text, encoding="utf-8")
             files.append(name)
         cases.append(_case(case_id, files, trace, graphs, pseudonyms, options))
         collection.cases[case_id] = [a.approval_id for a in trace.reviewed]
