@@ -43,8 +43,9 @@ def collect(
     person was erased since. The format: docs/evaluating.md.
     """
     from inboxflow.clock import SystemClock
-    from inboxflow.dev.eval.collect import CollectOptions, check_collected
+    from inboxflow.dev.eval.collect import CollectOptions
     from inboxflow.dev.eval.collect import collect as collect_set
+    from inboxflow.dev.eval.collected_records import check_collected
     from inboxflow.graphs import graph_registry
     from inboxflow.services import make_store
     from inboxflow.settings import Settings

@@ -20,7 +20,7 @@ Collect reads approvals, traces and effects and writes two things in the store: 
 pseudonym key on first use, and one ``eval_collected/{approval_id}`` record per
 approval it used (what the reviewer inbox shows, and what ``check_collected`` reads).
 It never changes an approval. ``collected.json`` in the data set lists each case's
-approval ids.
+approval ids (``collected_records``). The mail is written by ``collected_mail``.
 """
 
 from __future__ import annotations
@@ -35,36 +35,19 @@ from typing import Any
 
 from ...engine.waits import TIMEOUT_REVIEWER, Approval
 from ...mail import Email
-from ...personal.erasure import ErasureRecords, address_hash
+from ...personal.erasure import ErasureRecords
 from ...ports.checkpoint import DocumentCheckpointStore
 from ...ports.documents import DocumentStore, Filter
-from ...schema import APPROVALS, EFFECTS, ERASURES, EVAL_COLLECTED, MAILBOX_DRAFTS, MAILBOX_SENT
+from ...schema import APPROVALS, EFFECTS, MAILBOX_DRAFTS, MAILBOX_SENT
+from .collected_mail import mail_json, parties
+from .collected_records import SIDECAR, record_collected
 from .pseudonyms import Pseudonyms, pseudonym_key
 
-SIDECAR = "collected.json"
-WITHHELD = "[body withheld: collected without --keep-text]"
 TIMEOUT_DECIDERS = frozenset({TIMEOUT_REVIEWER, "timeout", None})
 """``decided_by`` of a decision nobody took (the deadline's), as ``learning.py`` reads it too."""
 NOT_LABELS = frozenset({"confidence"})
 """Outcome fields that are scores of the model, not what the reviewer decided."""
 MAIL_EFFECTS = ("sent", "drafted")
-KEPT_HEADERS = (
-    "reply-to",
-    "authentication-results",
-    "auto-submitted",
-    "precedence",
-    "list-id",
-    "list-unsubscribe",
-    "x-auto-response-suppress",
-    "x-priority",
-    "importance",
-    "content-language",
-    "x-forwarded-for",
-    "x-forwarded-to",
-    "resent-from",
-)
-"""Headers a graph or routing reads, kept (addresses in them pseudonymised); the rest go."""
-MESSAGE_ID_HEADERS = ("in-reply-to", "references")
 
 
 @dataclass(frozen=True)
@@ -145,7 +128,7 @@ def collect(
     pseudonyms = Pseudonyms(pseudonym_key(store, now), _team(traces, options))
     for trace in traces:
         for email in trace.emails:
-            for party in _parties(email):
+            for party in parties(email):
                 pseudonyms.register(party.address, party.name)
     mail_dir = out / "mail"
     if mail_dir.is_dir():
@@ -157,13 +140,14 @@ def collect(
         files = []
         for index, email in enumerate(trace.emails):
             name = f"mail/{case_id}-{index + 1}.json"
-            document = _mail(email, pseudonyms, options.keep_text)
+            document = mail_json(email, pseudonyms, options.keep_text)
             text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
             (out / name).write_text(text, encoding="utf-8")
             files.append(name)
         cases.append(_case(case_id, files, trace, graphs, pseudonyms, options))
         collection.cases[case_id] = [a.approval_id for a in trace.reviewed]
-        _record(store, trace, case_id, out, now)
+        people = _people(trace.emails, trace.reviewed)
+        record_collected(store, trace.reviewed, trace.graph, people, case_id, out, now)
     _write_cases(out, cases)
     sidecar = {"collected_at": _iso(now), "cases": collection.cases}
     (out / SIDECAR).write_text(json.dumps(sidecar, indent=1) + "\n", encoding="utf-8")
@@ -250,13 +234,9 @@ def _emails(
     return emails
 
 
-def _parties(email: Email) -> list[Any]:
-    return [email.sender, *email.to, *email.cc, *([email.writer] if email.writer else [])]
-
-
 def _people(emails: Iterable[Email], reviewed: Iterable[Approval]) -> set[str]:
     """Every address of the case: the mail's parties and the reviewers who decided."""
-    people = {party.address.lower() for email in emails for party in _parties(email)}
+    people = {party.address.lower() for email in emails for party in parties(email)}
     people.update(a.decided_by.lower() for a in reviewed if a.decided_by)
     return people
 
@@ -278,42 +258,6 @@ def _team(traces: Iterable[_Trace], options: CollectOptions) -> set[str]:
     if options.mailbox:
         team.add(options.mailbox.lower())
     return team
-
-
-def _mail(email: Email, pseudonyms: Pseudonyms, keep_text: bool) -> dict[str, Any]:
-    """The email in the JSON format ``inboxflow run`` takes, pseudonymised."""
-
-    def party(address: Any) -> dict[str, str]:
-        return {
-            "address": pseudonyms.address(address.address),
-            "name": pseudonyms.name(address.name),
-        }
-
-    headers = {"message-id": f"<{pseudonyms.message_id(email.message_id)}>"}
-    for name in MESSAGE_ID_HEADERS:
-        ids = [
-            *([email.in_reply_to] if name == "in-reply-to" and email.in_reply_to else []),
-            *(email.references if name == "references" else []),
-        ]
-        if not ids and email.headers.get(name):
-            ids = [part for part in email.headers[name].split() if part.strip("<>")]
-        if ids:
-            headers[name] = " ".join(f"<{pseudonyms.message_id(one)}>" for one in ids)
-    for name in KEPT_HEADERS:
-        if email.headers.get(name):
-            headers[name] = pseudonyms.text(email.headers[name])
-    body = pseudonyms.text(email.body_text) if keep_text else WITHHELD
-    return {
-        "message_id": pseudonyms.message_id(email.message_id),
-        "mailbox": email.mailbox,
-        "from": party(email.sender),
-        "to": [party(a) for a in email.to],
-        "cc": [party(a) for a in email.cc],
-        "subject": pseudonyms.text(email.subject),
-        "date": email.received_at.isoformat(),
-        "headers": headers,
-        "body": body,
-    }
 
 
 def _case(
@@ -411,36 +355,6 @@ def _decision(approval: Approval, graph: Any, pseudonyms: Pseudonyms) -> Any:
     return decision
 
 
-def _record(store: DocumentStore, trace: _Trace, case_id: str, out: Path, now: float) -> None:
-    people = sorted(
-        address_hash(address)
-        for address in _people(trace.emails, trace.reviewed)
-        if _is_address(address)
-    )
-    for approval in trace.reviewed:
-        store.set(
-            EVAL_COLLECTED.path(approval.approval_id),
-            {
-                "approval_id": approval.approval_id,
-                "trace_id": trace.trace_id,
-                "graph": trace.graph,
-                "decided_at": approval.decided_at,
-                "collected_at": now,
-                "case_id": case_id,
-                "dataset": out.name,
-                "people": people,
-            },
-        )
-
-
-def _is_address(address: str) -> bool:
-    try:
-        address_hash(address)
-    except ValueError:
-        return False
-    return True
-
-
 def _write_cases(out: Path, cases: list[dict[str, Any]]) -> None:
     import yaml
 
@@ -454,37 +368,6 @@ def _write_cases(out: Path, cases: list[dict[str, Any]]) -> None:
 
 def _iso(when: float) -> str:
     return datetime.fromtimestamp(when, UTC).isoformat()
-
-
-# --- checking a collected set against the erasure records ---------------------------------------
-
-
-def check_collected(store: DocumentStore, out: Path) -> list[str]:
-    """The cases of ``out`` that must go: a person of theirs was erased since (their erasure
-    record exists, or the erasure deleted the collection record with the trace).
-
-    Raises:
-        ValueError: ``out`` has no readable ``collected.json``.
-    """
-    try:
-        sidecar = json.loads((out / SIDECAR).read_text(encoding="utf-8"))
-        cases = dict(sidecar["cases"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{out / SIDECAR}: not a collected data set's record: {exc}") from None
-    problems = []
-    for case_id, approval_ids in cases.items():
-        for approval_id in approval_ids:
-            record = store.get(EVAL_COLLECTED.path(str(approval_id)))
-            if record is None:
-                problems.append(
-                    f"{case_id}: approval {approval_id} has no collection record "
-                    "(erased with its trace, or collected elsewhere): remove the case"
-                )
-                break
-            if any(store.get(ERASURES.path(str(h))) for h in record.get("people") or []):
-                problems.append(f"{case_id}: a person of this case was erased: remove the case")
-                break
-    return problems
 
 
 # --- reading the store once -------------------------------------------------------------------------
