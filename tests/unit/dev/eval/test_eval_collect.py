@@ -158,9 +158,11 @@ def test_addresses_and_names_are_pseudonyms_of_the_deployments_key(
     live: Live, tmp_path: Path
 ) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
-    assert collect(live, first, "--keep-text").exit_code == 0
-    assert collect(live, second).exit_code == 0
+    outputs = [collect(live, first, "--keep-text"), collect(live, second, "--since", "400d")]
+    assert [result.exit_code for result in outputs] == [0, 0]
     key = live.runtime.store.get(KEY_DOCUMENT)["key"]
+    assert not any(key in result.output for result in outputs)  # never printed
+    assert collect(live, tmp_path / "third", "--since", "3 weeks").exit_code == 2
     originals = [
         load_email_file(MAIL / name) for name in ("missing-details.eml", "answer-2-reply.eml")
     ]
