@@ -723,6 +723,26 @@ ERASURES = Collection(
 )
 """``personal.erasure``: one record per erased address, by the address's SHA-256."""
 
+# --- evaluation data sets collected from decisions (``inboxflow eval collect``) ---------
+
+PSEUDONYM_KEYS = Collection(
+    "pseudonym_keys",
+    retention=Retention(None, "the key that pseudonymises collected eval cases (never exported)"),
+    personal=NO_PERSONAL_DATA,
+)
+"""``dev.eval.pseudonyms``: the deployment's HMAC key for collected cases' pseudonyms."""
+EVAL_COLLECTED = Collection(
+    "eval_collected",
+    retention=Retention(None, "which decisions went into a collected data set"),
+    personal=PersonalData(
+        fields=("people",),
+        found_by=_key("trace_id", "trace_id"),
+    ),
+)
+"""``dev.eval.collect``: one per collected approval (``approval_id``, ``trace_id``,
+``decided_at``, ``collected_at``, ``case_id``, ``people``: the SHA-256 of each address
+the case holds, as erasure records name them); the reviewer inbox's history reads it."""
+
 COLLECTIONS: tuple[Collection, ...] = (
     TRACES,
     STEPS,
@@ -763,6 +783,8 @@ COLLECTIONS: tuple[Collection, ...] = (
     MAILBOX_SENT,
     MAILBOX_READ,
     ERASURES,
+    PSEUDONYM_KEYS,
+    EVAL_COLLECTED,
 )
 
 

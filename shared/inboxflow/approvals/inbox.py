@@ -11,6 +11,12 @@ in memory: Firestore has no substring index.
 
 A reviewer sees only approvals that list them (reviewers or escalate_to);
 ``approval`` refuses every other id with the same 404 as a missing one.
+
+The history also says what each decision taught (``lessons``: the preference-memory
+changes whose source is the resumed step, ``{trace_id}:{step + 1}``, in any mailbox and
+namespace: one listing of the small ``memory`` collection, then one read per change) and
+whether ``inboxflow eval collect`` took it into a data set (``collected``: one query on
+``eval_collected`` by ``decided_at``).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Any
 from ..clock import Clock
 from ..engine.waits import Approval, read_approval
 from ..ports.documents import DocumentStore, Filter
-from ..schema import APPROVALS
+from ..schema import APPROVALS, EVAL_COLLECTED, MEMORY, MEMORY_HISTORY
 from .errors import ApprovalError
 
 PAGE_SIZE = 50
@@ -91,6 +97,25 @@ class InboxPage:
 
     items: list[Approval]
     next_after: tuple[float, str] | None = None
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A preference-memory change a decision made (``memory.PreferenceMemory``'s history).
+
+    Attributes:
+        mailbox: whose memory.
+        namespace: ``response_preferences``, ``triage_preferences``...
+        version: the version the change made.
+        why: what the change said about itself.
+        changed: the preferences it changed, with their new values.
+    """
+
+    mailbox: str
+    namespace: str
+    version: int
+    why: str
+    changed: dict[str, Any]
 
 
 def not_found() -> ApprovalError:
@@ -183,6 +208,47 @@ class Inbox:
         )
         decided = [_approval(row) for row in rows]
         return [a for a in decided if a.decided_by == reviewer] if mine else decided
+
+    def lessons(self, approvals: Iterable[Approval]) -> dict[str, list[Lesson]]:
+        """What each decision taught, by approval id (decisions that taught nothing left out)."""
+        wanted = {f"{a.trace_id}:{a.resume_step}": a.approval_id for a in approvals}
+        taught: dict[str, list[Lesson]] = {}
+        if not wanted:
+            return taught
+        for doc_id, doc in self.store.list(MEMORY.name):
+            for applied in doc.get("sources") or []:
+                approval_id = wanted.get(str(applied.get("source")))
+                if approval_id is None:
+                    continue
+                version = int(applied.get("version") or 0)
+                entry = self.store.get(
+                    f"{MEMORY.name}/{doc_id}/{MEMORY_HISTORY.name}/{version:06d}"
+                )
+                if entry is None:  # older than the history keeps
+                    continue
+                before, after = entry.get("before") or {}, entry.get("after") or {}
+                taught.setdefault(approval_id, []).append(
+                    Lesson(
+                        mailbox=str(doc.get("mailbox", "")),
+                        namespace=str(doc.get("namespace", "")),
+                        version=version,
+                        why=str(entry.get("why", "")),
+                        changed={k: v for k, v in after.items() if before.get(k) != v},
+                    )
+                )
+        return taught
+
+    def collected(self, approvals: Iterable[Approval]) -> dict[str, float]:
+        """When ``inboxflow eval collect`` last took each decision into a data set, by approval id."""
+        decided = {a.approval_id: a.decided_at for a in approvals if a.decided_at is not None}
+        if not decided:
+            return {}
+        since: list[Filter] = [("decided_at", ">=", min(decided.values()))]
+        return {
+            str(doc["approval_id"]): float(doc.get("collected_at") or 0)
+            for _, doc in self.store.list(EVAL_COLLECTED.name, since)
+            if doc.get("approval_id") in decided
+        }
 
     def approval(self, reviewer: str, approval_id: str) -> Approval:
         """An approval ``reviewer`` may see.

@@ -24,6 +24,7 @@ with the keyboard script carry a per-response CSP nonce.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -37,7 +38,7 @@ from ..engine.waits import Approval
 from .errors import AlreadyDecided, ApprovalError
 from .http_headers import SECURITY_HEADERS
 from .iap import IAP_HEADER, iap_verifier
-from .inbox import InboxFilter
+from .inbox import InboxFilter, Lesson
 from .pages import render_inbox_page, render_review
 from .service import ApprovalService
 from .sessions import SESSION_TTL_S, Session, sign_in_required
@@ -47,6 +48,8 @@ PLAIN_COOKIE = "inboxflow-inbox"
 """Over plain http to another host than this machine a browser refuses ``Secure`` (and so
 ``__Host-``) cookies: the embedded default on a LAN address uses this name."""
 MAX_BULK = 100
+LESSON_CHARS = 160
+"""A changed preference's value is cut to this many characters in the history."""
 _LOOPBACK = ("localhost", "127.0.0.1", "::1")
 _FORM_CONTROLS = frozenset({"form", "decision", "comment"})
 
@@ -254,8 +257,11 @@ def _list_page(request: Request, service: ApprovalService, session: Session) -> 
 
 def _history_page(request: Request, service: ApprovalService, session: Session) -> Response:
     mine = request.args.get("mine") == "1"
+    approvals = service.inbox.history(session.reviewer, mine=mine)
+    lessons = service.inbox.lessons(approvals)
+    collected = service.inbox.collected(approvals)
     rows = []
-    for approval in service.inbox.history(session.reviewer, mine=mine):
+    for approval in approvals:
         rows.append(
             {
                 "subject": str(approval.context.get("subject", "")),
@@ -268,9 +274,26 @@ def _history_page(request: Request, service: ApprovalService, session: Session) 
                 "decided_iso": _iso(approval.decided_at),
                 "edited": approval.edited,
                 "comment": approval.comment,
+                "lessons": [_lesson(lesson) for lesson in lessons.get(approval.approval_id, [])],
+                "collected_at": collected.get(approval.approval_id),
+                "collected_iso": _iso(collected.get(approval.approval_id)),
             }
         )
     return _signed_in_page("inbox_history.html", service, session, items=rows, mine=mine, days=30)
+
+
+def _lesson(lesson: Lesson) -> dict[str, Any]:
+    """A memory change as the history shows it: where, why, each changed preference in short."""
+    changes = []
+    for name, value in lesson.changed.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        changes.append((name, text if len(text) <= LESSON_CHARS else text[:LESSON_CHARS] + "…"))
+    return {
+        "where": f"{lesson.namespace} of {lesson.mailbox}",
+        "version": lesson.version,
+        "why": lesson.why,
+        "changes": changes,
+    }
 
 
 def _review_page(service: ApprovalService, session: Session, approval_id: str) -> Response:

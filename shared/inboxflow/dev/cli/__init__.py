@@ -40,7 +40,6 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "demo": local.demo,
     "run": local.run,
     "route": route.route,
-    "eval": evaluate.evaluate,
     "graphs": graphs.graphs,
     "trace": inspect.trace,
     "traces": inspect.traces,
@@ -63,6 +62,7 @@ COMMANDS: dict[str, Callable[..., Any]] = {
 for command_name, command in COMMANDS.items():
     app.command(command_name)(command)
 
+app.add_typer(evaluate.app, name="eval")
 app.add_typer(kb.app, name="kb")
 app.add_typer(mailbox.app, name="mailbox")
 app.add_typer(memory.app, name="memory")

@@ -125,7 +125,7 @@ def run_case(case: Case, options: RunOptions) -> CaseResult:
     with tempfile.TemporaryDirectory(prefix="inboxflow-eval-") as home:
         runtime = None
         try:
-            runtime = _runtime(Path(home), options)
+            runtime = case_runtime(Path(home), options)
             _play(case, runtime, result)
             _score(case, runtime, result, options)
         except Exception as exc:
@@ -133,12 +133,14 @@ def run_case(case: Case, options: RunOptions) -> CaseResult:
             result.notes.append(traceback.format_exc(limit=6))
         finally:
             if runtime is not None:
-                _close(runtime)
+                close_runtime(runtime)
     result.seconds = round(time.perf_counter() - started, 3)
     return result
 
 
-def _runtime(home: Path, options: RunOptions) -> Any:
+def case_runtime(home: Path, options: RunOptions) -> Any:
+    """An embedded runtime on ``home`` as a case runs on: SQLite, the in-process bus, the
+    embedded workspace with the sample CRM, knowledge base and calendar, the fixed clock."""
     from inboxflow.clock import FakeClock
     from inboxflow.knowledge import knowledge_base_for, seed_knowledge
     from inboxflow.services import build_runtime
@@ -160,7 +162,7 @@ def _runtime(home: Path, options: RunOptions) -> Any:
     return runtime
 
 
-def _close(runtime: Any) -> None:
+def close_runtime(runtime: Any) -> None:
     """Close the home's SQLite connections (the vector index has its own) before it is removed."""
     vectors = runtime.ports.vectors if runtime.ports.built("vectors") else None
     if vectors is not None and hasattr(vectors, "close"):

@@ -16,8 +16,8 @@ from inboxflow.dev.cli import app
 from inboxflow.graphs.support.tickets import TicketStore
 from inboxflow.schema import AGENT_RUNS
 
-READ_NO_STORE = {"route", "graphs", "infra export", "eval", "check"}
-"""Commands that read no store, so no home: files and code, ``eval`` (a fresh home per
+READ_NO_STORE = {"route", "graphs", "infra export", "eval run", "check"}
+"""Commands that read no store, so no home: files and code, ``eval run`` (a fresh home per
 case), ``check`` (the Gemini API only)."""
 
 
