@@ -87,11 +87,12 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
 }
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+"""One character: a pattern that is one class is scanned for in C (a run of them is not)."""
 
 
-def _without_marks(run: re.Match[str]) -> str:
-    return "".join(ch for ch in run.group() if not unicodedata.combining(ch))
+def _unless_mark(char: re.Match[str]) -> str:
+    return "" if unicodedata.combining(char.group()) else char.group()
 
 
 def _fold(text: str) -> str:
@@ -100,8 +101,8 @@ def _fold(text: str) -> str:
     if lowered.isascii():  # nothing to decompose
         return lowered
     decomposed = unicodedata.normalize("NFKD", lowered)
-    # Combining marks are never ASCII: only the runs of other characters are looked at.
-    return _NON_ASCII.sub(_without_marks, decomposed)
+    # Combining marks are never ASCII: only the other characters are looked at.
+    return _NON_ASCII.sub(_unless_mark, decomposed)
 
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
