@@ -233,6 +233,25 @@ def cost_per_email(
     }
 
 
+def print_writes(figures: dict[str, Any]) -> None:
+    """The writes per email by collection (``bench/emulated.py`` measures them), and those of
+    the embedded adapters' own records: the bench's stand-ins for Cloud Tasks, the reviewers'
+    mail channel and the Gmail mailbox, which a deployment's real services do not make."""
+    from firestore_ops import EMBEDDED_RECORDS
+
+    found = figures.get("firestore_writes_by_collection_per_email")
+    if not found:
+        return
+    print("  writes by collection: " + ", ".join(f"{c} {n:.1f}" for c, n in found.items()))
+    embedded = sum(n for c, n in found.items() if c.split("/")[0] in EMBEDDED_RECORDS)
+    if embedded:
+        print(
+            f"  {'':22} of which {embedded:.1f} to the embedded adapters' own records "
+            f"(${embedded * PRICES['firestore_write'] * 1000:.4f} per 1,000 emails; "
+            "not Firestore writes with Cloud Tasks, a mail channel and Gmail)"
+        )
+
+
 def print_prices() -> None:
     """The price table with each price's source and how it was checked."""
     print(
@@ -296,6 +315,7 @@ def main() -> int:
         )
         if any(args.llm_tokens) or measured is not None:
             print(f"  {'total':22} ${sum(items.values()) * 1000:8.4f} per 1,000 emails")
+        print_writes(figures)
         totals.append((figures, items, before_llm))
     if len(totals) > 1:
         print(

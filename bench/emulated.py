@@ -50,7 +50,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from firestore_ops import KINDS, OperationCounter, count_operations, exempt_fields, index_entries
+from firestore_ops import (
+    EMBEDDED_RECORDS,
+    KINDS,
+    OperationCounter,
+    count_operations,
+    exempt_fields,
+    index_entries,
+    writes_by_collection,
+)
 from inboxflow.dev import emulators
 from inboxflow.dev.devcloud import DevCloud, FunctionServer, start_function
 from inboxflow.engine.runtime import Runtime
@@ -426,6 +434,14 @@ def report(
             "  of which the decisions (approval function, this process): "
             + ", ".join(f"{k} {resumes[k] / emails:.1f}" for k in KINDS)
         )
+    by_collection = {c: n / emails for c, n in writes_by_collection(dict(total)).items()}
+    print(
+        "  writes by collection: "
+        + ", ".join(
+            f"{c} {n:.1f}" + (" (embedded adapter)" if c.split("/")[0] in EMBEDDED_RECORDS else "")
+            for c, n in by_collection.items()
+        )
+    )
     print(
         f"stored per email: {stored_delta['docs'] / emails:.1f} documents, "
         f"{stored_delta['bytes'] / emails / 1024:.1f} KB (JSON size); single-field index entries: "
@@ -442,6 +458,7 @@ def report(
         "transactional": args.transactional,
         "firestore_per_email": per_email_ops,
         "firestore_decisions_per_email": {k: resumes[k] / emails for k in KINDS},
+        "firestore_writes_by_collection_per_email": by_collection,
         "decisions_per_email": decisions / emails,
         "final_status": dict(statuses),
         "hops_per_email": len(ran) / emails,

@@ -11,8 +11,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from inboxflow.adapters.offline_embedder import OfflineEmbedder, features, stem
+from inboxflow.adapters.offline_embedder import (
+    _CONCEPT_PATTERNS,
+    CONCEPTS,
+    OfflineEmbedder,
+    _fold,
+    concept_counts,
+    features,
+    stem,
+)
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.adapters.sqlite_vectors import SqliteVectorIndex, dot
 from inboxflow.knowledge import (
@@ -29,6 +39,7 @@ from inboxflow.knowledge import (
 from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.ports.documents import DocumentStore
 from inboxflow.ports.embeddings import EMBEDDING_DIMENSIONS, Embedder, EmbeddingPurpose
+from inboxflow.ports.vectors import check_document
 from inboxflow.schema import EMAIL_VECTORS, KB_CHUNKS
 from inboxflow.services import default_embedder, make_vector_index
 from inboxflow.settings import Settings
@@ -110,6 +121,45 @@ def test_features_fold_accents_stem_and_map_concepts():
     assert "w:the" not in features("the of and")
     assert stem("charges") == "charg" and stem("rolling") == "roll" and stem("sso") == "sso"
     assert features("") == {"empty": 1.0}
+
+
+def test_folding_drops_marks_only_and_keeps_other_characters():
+    assert _fold("Café Léveillé — naïve 日本") == "cafe leveille — naive 日本"
+    assert _fold("ASCII Only") == "ascii only"
+
+
+def _findall_counts(folded: str) -> dict[str, int]:
+    """What concept_counts stands for: each concept pattern's findall, tried everywhere."""
+    counts = {concept: len(pattern.findall(folded)) for pattern, concept in _CONCEPT_PATTERNS}
+    return {concept: n for concept, n in counts.items() if n}
+
+
+_PIECES = [
+    *sorted({_fold(p) for phrases in CONCEPTS.values() for p in phrases}),
+    *(" ", "  ", "s", "es", "ed", "ing", "x", "-", ".", "un", "re", "\n", "é"),
+]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_concept_counts_are_the_patterns_findall_counts(text: str) -> None:
+    assert concept_counts(text) == _findall_counts(text)
+
+
+def test_concept_counts_go_past_each_match_as_findall_does() -> None:
+    # "seat" inside "licence seat" is not counted again; "doubled" is no "double" + suffix.
+    text = "licence seat seat: charged twice, twice twice and doubled; refunds reimbursements"
+    assert concept_counts(text) == _findall_counts(text)
+    assert concept_counts(text) == {"refund": 2, "charge": 1, "duplicate": 3, "plan": 1, "seat": 2}
+    assert concept_counts("prepaid recharge") == {}  # no word starts with a phrase
+
+
+def test_a_vector_with_nan_or_infinity_is_refused_and_a_large_finite_one_is_not() -> None:
+    check_document("a", [1e308, 1e308, -1e308], {})  # its sum overflows; each is finite
+    for odd in (math.nan, math.inf, -math.inf):
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            check_document("a", [0.5, odd, 0.5], {})
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        check_document("a", [math.inf, -math.inf], {})  # the sum is NaN
 
 
 # --- chunking ------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Deadlines: the task that fires when an approval's round ends, and the timeout policy.
 
-Each round of an approval gets one Cloud Tasks task (``{approval_id}-d{round}``);
+Each round of an approval gets one Cloud Tasks task (``{approval_id}-d{round}``: the queue
+refuses a second task of a name, so scheduling it again is harmless and needs no journal);
 a wait longer than Cloud Tasks schedules ahead re-schedules itself in hops. When
 it fires on a pending approval the pause's ``on_timeout`` policy applies:
 escalate (a second round with its own notifications), reject (the kind's stopping
@@ -14,7 +15,6 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..engine.effects import EffectJournal
 from ..engine.waits import TIMEOUT_REVIEWER, Approval, approval_path, read_approval
 from ..lazy import Lazy
 from ..ports.documents import Transaction
@@ -35,7 +35,6 @@ class Deadlines(Part):
     Args:
         grounds: the store (approvals), the clock, the config (the timeout endpoint and the tasks' audience).
         tasks: the queue that holds deadlines.
-        journal: records the scheduling of a round as an effect (once per round).
         decisions: the kinds and the resume of a decided approval.
         announce: notifies the reviewers of a new round (after an escalation).
     """
@@ -46,26 +45,26 @@ class Deadlines(Part):
         self,
         grounds: Grounds,
         tasks: TaskQueue | Lazy[TaskQueue],
-        journal: EffectJournal,
         decisions: Decisions,
         announce: Callable[[Approval], None],
     ) -> None:
         super().__init__(grounds)
         self.tasks = tasks
-        self.journal = journal
         self.decisions = decisions
         self.announce = announce
 
     def schedule_round(self, approval: Approval) -> None:
-        """Schedule the deadline of the approval's current round, once (a journaled effect)."""
-        self.journal.run(
-            approval.trace_id,
-            approval.step,
-            f"deadline-{approval.round}",
-            lambda key: self.schedule(approval, approval.round, 0),
-            None,
-            expire_at=approval.expire_at,
-        )
+        """Schedule the deadline of the approval's current round, once.
+
+        The task's name is the approval's and the round's, and ``TaskQueue.schedule`` refuses
+        a second task of that name: a redelivered pause schedules nothing twice. No effect
+        record is kept (it was two writes and a read per pause for what the name already
+        guarantees). Cloud Tasks frees a name about an hour after its task ran: a pause
+        redelivered later than that on a still pending approval (a wait of over 30 days, in
+        hops) schedules a second task, which is harmless, as the timeout policy applies once,
+        in a transaction, to a pending approval of its round.
+        """
+        self.schedule(approval, approval.round, 0)
 
     def schedule(self, approval: Approval, round_: int, hop: int) -> dict[str, Any]:
         """Schedule the deadline task of round ``round_`` (hop ``hop`` of a wait over 30 days)."""

@@ -90,7 +90,7 @@ class ApprovalService:
         self.notifications = Notifications(
             grounds, notifier, self.journal, self.tokens, self.view, each=self.digests.wants_each
         )
-        self.deadlines = Deadlines(grounds, tasks, self.journal, self.decisions, self.after_pause)
+        self.deadlines = Deadlines(grounds, tasks, self.decisions, self.after_pause)
         self.inbox = Inbox(store, self.clock, lambda: sorted(graphs))
         self.sign_ins = SignIns(grounds)
         self.sessions = Sessions(store, self.clock)
@@ -122,8 +122,9 @@ class ApprovalService:
     def after_pause(self, approval: Approval) -> None:
         """Notify the reviewers of the current round and schedule its deadline, once each.
 
-        Safe to call again (a redelivery of the pausing step): each email and
-        the task are effects, recorded in the journal and reconciled by key. The
+        Safe to call again (a redelivery of the pausing step): each email is an
+        effect, recorded in the journal and reconciled by key; the deadline task is
+        named after the approval's round, which the queue takes once. The
         round's reviewers who take digests get theirs if one is due
         (``Digests.on_pause``; each digest is claimed once on the reviewer's record).
         """

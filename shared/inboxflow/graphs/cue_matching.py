@@ -114,7 +114,8 @@ class CueSet:
         # Longest first: "charged twice" is tried before "charge"; a tie keeps the list's order.
         ordered = sorted(by_words.items(), key=lambda item: len(item[0].lstrip("*")), reverse=True)
         self._cues = [cue for _, cue in ordered]
-        self._automaton = _automaton([key for key, _ in ordered])
+        self._keys = [key for key, _ in ordered]
+        self._automaton = _automaton(self._keys)
 
     def __len__(self) -> int:
         return len(self._cues)
@@ -130,18 +131,13 @@ class CueSet:
             return []
         haystack = text if folded else fold(text)
         spaced = _single_spaced(haystack)
-        # Where each cue may start: the first cue in order wins a place.
         starts: dict[int, _Entry] = {}
         for last, entries in self._automaton.iter(spaced):
-            for entry in entries:
-                order, length, at_word_start, _ = entry
-                start = last + 1 - length
-                if at_word_start and start and _is_word(spaced[start - 1]):
-                    continue
-                held = starts.get(start)
-                if held is None or order < held[0]:
-                    starts[start] = entry
-                break
+            _claim(starts, spaced, last, entries)
+        return self._matches(haystack, spaced, starts)
+
+    def _matches(self, haystack: str, spaced: str, starts: dict[int, _Entry]) -> list[CueMatch]:
+        """The cues found, left to right, from where each may start (see :func:`_claim`)."""
         seen: set[int] = set()
         orders: list[int] = []
         spans: list[tuple[int, int]] = []
@@ -163,6 +159,52 @@ class CueSet:
         ]
 
 
+class CueSets:
+    """Several named :class:`CueSet` read in one pass over a text.
+
+    :meth:`find` gives for each set what its own :meth:`CueSet.find` gives, reading the text
+    once for all of them (one automaton of every set's words) instead of once per set.
+
+    Args:
+        sets: the cue sets by name.
+    """
+
+    def __init__(self, sets: Mapping[str, CueSet]) -> None:
+        self._sets = dict(sets)
+        listed: dict[str, list[tuple[int, tuple[_Entry, ...]]]] = {}
+        for index, cues in enumerate(self._sets.values()):
+            for body, entries in _entries(cues._keys).items():
+                listed.setdefault(body, []).append((index, entries))
+        self._automaton: ahocorasick.Automaton | None = None
+        if listed:
+            self._automaton = ahocorasick.Automaton()
+            for body, per_set in listed.items():
+                self._automaton.add_word(body, tuple(per_set))
+            self._automaton.make_automaton()
+
+    def __getitem__(self, name: str) -> CueSet:
+        return self._sets[name]
+
+    def find(self, text: str, *, folded: bool = False) -> dict[str, list[CueMatch]]:
+        """Per set, in the sets' order, the distinct cues in ``text`` (:meth:`CueSet.find`).
+
+        Args:
+            text: the text to search.
+            folded: ``text`` is already :func:`fold`-ed.
+        """
+        starts: list[dict[int, _Entry]] = [{} for _ in self._sets]
+        haystack = text if folded else fold(text)
+        spaced = _single_spaced(haystack)
+        if self._automaton is not None:
+            for last, per_set in self._automaton.iter(spaced):
+                for index, entries in per_set:
+                    _claim(starts[index], spaced, last, entries)
+        return {
+            name: cues._matches(haystack, spaced, found) if found else []
+            for (name, cues), found in zip(self._sets.items(), starts, strict=True)
+        }
+
+
 _Entry = tuple[int, int, bool, bool]
 """A cue in the automaton: its order (longest first), its length with single spaces, whether
 it starts only at a word's start, whether it runs on to the end of the word."""
@@ -171,10 +213,8 @@ _SPACE_RUNS = re.compile(r"\s\s+")
 _WORD_TAIL = re.compile(r"[\w'-]*")
 
 
-def _automaton(keys: list[str]) -> ahocorasick.Automaton | None:
+def _entries(keys: list[str]) -> dict[str, tuple[_Entry, ...]]:
     """The cues' words, spaces single, each to its entries (several cues share ``*x`` and ``x``)."""
-    if not keys:
-        return None
     entries: dict[str, list[_Entry]] = {}
     for order, key in enumerate(keys):
         words = key.lstrip("*")
@@ -182,11 +222,32 @@ def _automaton(keys: list[str]) -> ahocorasick.Automaton | None:
         unspaced = _unspaced_script(words)
         at_word_start = not key.startswith("*") and not unspaced
         entries.setdefault(body, []).append((order, len(body), at_word_start, not unspaced))
+    return {body: tuple(listed) for body, listed in entries.items()}
+
+
+def _automaton(keys: list[str]) -> ahocorasick.Automaton | None:
+    """One automaton of the cues' words (see :func:`_entries`), or None without cues."""
+    if not keys:
+        return None
     automaton = ahocorasick.Automaton()
-    for body, listed in entries.items():
-        automaton.add_word(body, tuple(listed))
+    for body, listed in _entries(keys).items():
+        automaton.add_word(body, listed)
     automaton.make_automaton()
     return automaton
+
+
+def _claim(starts: dict[int, _Entry], spaced: str, last: int, entries: tuple[_Entry, ...]) -> None:
+    """Words found ending at ``last``: the first of their cues that may start there claims the
+    place, unless a cue earlier in order holds it."""
+    for entry in entries:
+        order, length, at_word_start, _ = entry
+        start = last + 1 - length
+        if at_word_start and start and _is_word(spaced[start - 1]):
+            continue
+        held = starts.get(start)
+        if held is None or order < held[0]:
+            starts[start] = entry
+        break
 
 
 def _single_spaced(text: str) -> str:
@@ -237,4 +298,4 @@ def cue_set(lists: Mapping[str, Mapping[str, float] | Iterable[str]]) -> CueSet:
     return CueSet(cues)
 
 
-__all__ = ["Cue", "CueMatch", "CueSet", "cue_set", "fold", "fold_one_for_one"]
+__all__ = ["Cue", "CueMatch", "CueSet", "CueSets", "cue_set", "fold", "fold_one_for_one"]

@@ -22,6 +22,7 @@ in ``pyproject.toml``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -65,9 +66,11 @@ def read_cue_lists(package: str, languages: Iterable[str]) -> dict[str, dict[str
     return {language: read_word_data(package, language) for language in languages}
 
 
+@functools.cache
 def cue_languages(package: str) -> frozenset[str]:
     """The languages ``package`` has a language file for (``en.toml`` -> ``en``): what the
-    offline model can read (the safety screen hands other mail to a person)."""
+    offline model can read (the safety screen hands other mail to a person). Listed once per
+    package and process (the safety screen asks for every email)."""
     from importlib import resources
 
     return frozenset(

@@ -13,12 +13,16 @@ the address it imitates.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import idna
 
 _ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _FORBIDDEN = frozenset('<>()[]\\,;:"')
+_SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
+"""What ``str.isspace`` calls whitespace (``\\s`` of a ``str`` pattern is the same set) and the
+ASCII control characters."""
 
 
 def ascii_lower(text: str) -> str:
@@ -40,7 +44,7 @@ def address_key(address: str) -> str:
         not at
         or not local
         or "." not in domain
-        or any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in value)
+        or _SPACE_OR_CONTROL.search(value)
         or _FORBIDDEN.intersection(domain)
         or "@" in local.strip('"')
     ):

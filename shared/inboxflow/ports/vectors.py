@@ -67,7 +67,8 @@ def check_document(doc_id: str, vector: Sequence[float], fields: dict[str, Any])
         raise ValueError("a vector document needs a non-empty id")
     if not vector:
         raise ValueError(f"document {doc_id!r}: empty vector")
-    if not all(math.isfinite(x) for x in vector):
+    # A NaN or an infinity makes the sum one (so does an overflow, then each is looked at).
+    if not math.isfinite(sum(vector)) and not all(math.isfinite(x) for x in vector):
         raise ValueError(f"document {doc_id!r}: the vector holds NaN or infinity")
     check_field_names(doc_id, fields)
 

@@ -95,6 +95,20 @@ def test_pause_commits_an_approval_and_notifies_each_reviewer_once(h: Harness) -
     assert len(h.tasks.pending()) == 1  # type: ignore[attr-defined]
 
 
+def test_the_deadline_is_scheduled_once_by_its_name_without_an_effect_record(
+    h: Harness,
+) -> None:
+    """The task's name is the approval's round: the queue refuses it a second time, so the
+    deadline needs no journal entry (two writes and a read per pause)."""
+    trace_id, _ = _paused(h)
+    approval = h.approval_of(trace_id)
+    for _ in range(2):  # the pausing step redelivered twice
+        h.service.after_pause(approval)
+    assert [t.name for t in h.tasks.pending()] == [f"{approval.approval_id}-d0"]  # type: ignore[attr-defined]
+    assert [key for key, _ in h.store.list("effects") if ":deadline-" in key] == []
+    assert h.service.deadlines.tasks.schedule(h.tasks.pending()[0]) is False  # type: ignore[attr-defined]
+
+
 def test_notification_lost_in_a_crash_is_sent_on_redelivery(h: Harness) -> None:
     calls = {"n": 0}
     send = h.outbox.send

@@ -44,7 +44,6 @@ def _scheduled(environ: dict[str, str]) -> ScheduledTask:
             config=ApprovalConfig.from_env(environ),
         ),
         tasks=queue,  # type: ignore[arg-type]
-        journal=None,  # type: ignore[arg-type]
         decisions=None,  # type: ignore[arg-type]
         announce=lambda approval: None,
     )

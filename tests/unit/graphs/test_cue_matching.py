@@ -15,6 +15,7 @@ from inboxflow.graphs.cue_matching import (
     Cue,
     CueMatch,
     CueSet,
+    CueSets,
     _fold_char,
     _unspaced_script,
     cue_set,
@@ -113,6 +114,35 @@ _cue_words = st.text(alphabet=_ALPHABET, min_size=1, max_size=6)
 )
 def test_the_automaton_finds_what_the_regular_expression_found(cues, text, folded):
     assert CueSet(cues).find(text, folded=folded) == reference_find(cues, text, folded=folded)
+
+
+_cue_lists = st.lists(
+    st.builds(Cue, _cue_words, st.sampled_from([1.0, 2.5]), st.sampled_from(["en", "ja"])),
+    max_size=6,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    lists=st.lists(_cue_lists, min_size=1, max_size=4),
+    text=st.text(alphabet=_ALPHABET, max_size=40),
+    folded=st.booleans(),
+)
+def test_cue_sets_find_in_one_read_what_each_set_finds(lists, text, folded):
+    sets = {f"set{i}": CueSet(cues) for i, cues in enumerate(lists)}
+    found = CueSets(sets).find(text, folded=folded)
+    assert list(found) == list(sets)
+    assert found == {name: cues.find(text, folded=folded) for name, cues in sets.items()}
+
+
+def test_cue_sets_keep_each_sets_own_order_and_hiding():
+    # "charged twice" hides "twice" in its own set only; the other set finds its "twice".
+    first = CueSet([Cue("charged twice"), Cue("charge")])
+    second = CueSet([Cue("twice", label="second"), Cue("charged", label="second")])
+    found = CueSets({"first": first, "second": second}).find("Charged  twice today")
+    assert [m.text for m in found["first"]] == ["charged  twice"]
+    assert [m.text for m in found["second"]] == ["charged", "twice"]
+    assert CueSets({"empty": CueSet([])}).find("anything") == {"empty": []}
 
 
 def test_a_match_hides_the_cues_inside_it_and_keeps_the_whitespace_it_spans():

@@ -4,8 +4,17 @@ for the pipeline, the assistant and the support desk (each graph's policy is tes
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from inboxflow.graphs.lookalike import MAX_VARIANTS, disguised_word, resemblance, skeleton, variants
+from inboxflow.graphs.lookalike import (
+    MAX_VARIANTS,
+    _distance,
+    disguised_word,
+    resemblance,
+    skeleton,
+    variants,
+)
 
 
 @pytest.mark.parametrize(
@@ -48,3 +57,29 @@ def test_variants_are_one_swap_away_in_the_tables_order() -> None:
         "n0rthw1nd.example",
     ]
     assert len(variants("oooooooooooooo.example")) == MAX_VARIANTS
+
+
+def _reference_distance(a: str, b: str) -> int:
+    """Levenshtein distance cell by cell (what ``_distance`` computed before it went a column
+    at a time)."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="abcl1iéx", max_size=14), st.text(alphabet="abcl1iéx", max_size=14))
+def test_the_edit_distance_is_levenshteins(a: str, b: str) -> None:
+    assert _distance(a, b) == _reference_distance(a, b)
+    assert _distance("brightlane", "brlghtlane") == 1 and _distance("kitten", "sitting") == 3
+
+
+def test_a_resemblance_is_asked_once_per_pair() -> None:
+    resemblance.cache_clear()
+    first = resemblance("brightlane-io.com", "brightlane.io")
+    assert resemblance("brightlane-io.com", "brightlane.io") is first
+    assert resemblance.cache_info().hits == 1

@@ -133,3 +133,13 @@ def test_a_look_alike_patient_sees_no_reservation_of_the_patient(tmp_path) -> No
     assert [r["reservation_id"] for r in drugs.reservations(KIM)] == [made["reservation_id"]]
     assert drugs.reservations(f"{KELVIN}im.lee@kelp.example") == []
     store.close()
+
+
+def test_every_whitespace_and_control_character_makes_no_address() -> None:
+    refused = [chr(c) for c in range(0x3100) if chr(c).isspace() or c < 0x20 or c == 0x7F]
+    assert "\u3000" in refused and "\x85" in refused and "\u2028" in refused
+    for char in refused:
+        with pytest.raises(ValueError):
+            address_key(f"kim{char}lee@example.com")
+    for char in ("\u200b", "é", "_", "\u00ad"):  # not whitespace: the address is kept
+        assert address_key(f"kim{char}lee@example.com") == f"kim{char}lee@example.com"

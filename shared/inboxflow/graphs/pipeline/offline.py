@@ -10,6 +10,7 @@ category from the context it is given.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -19,7 +20,7 @@ from typing import Any
 from ...mail import bare_subject, strip_quoted
 from ...mail.addresses import same_address
 from ...mail.quoting import REPLY_PREFIX, TRIMMED_MARKER
-from ..cue_matching import fold
+from ..cue_matching import CueMatch, CueSets, fold
 from .cues import intent_cues, meeting_time_cues
 from .senders import lookalike_reason
 from .state import CATEGORIES
@@ -39,9 +40,43 @@ COURTESY_WEIGHT = 1.0
 LOOKALIKE_WEIGHT = 3.0
 """Spam evidence of a sender imitating the mailbox's organisation or a known name."""
 
+_DIGIT = re.compile(r"\d")
+
+
+def _from_a_digit(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """``pattern.search(text)`` for a pattern every match of which starts with a digit: tried
+    only where a digit is (``re`` would try every position; ``\\b`` and look-behinds still see
+    the character before)."""
+    for digit in _DIGIT.finditer(text):
+        found = pattern.match(text, digit.start())
+        if found:
+            return found
+    return None
+
+
 _CLOCK_TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}[:h]\d{2}\b|\d{1,2}時")
 _DURATION_MINUTES = re.compile(r"(?<!\d)(\d{2,3})\s?[- ]?(?:min|minut|分)")
 """A length in minutes in any of the languages ("45 minutes", "45 Minuten", "45 minut", "45分")."""
+
+_INJECTION_WORDS = (
+    "ignore ",
+    "disregard ",
+    "system prompt",
+    "developer message",
+    "you are now",
+    "new instructions",
+    "mail as",
+    "message as",
+    "ticket as",
+    "autosend",
+    "auto-send",
+    "send it ",
+    "send this ",
+    "send the reply ",
+    "confidence",
+)
+"""Words each alternative of :data:`INJECTION` spells out (one of them is in every match): a
+text without any of them is not searched."""
 
 INJECTION = re.compile(
     r"ignore (?:all |any |the |your )?(?:previous|prior|above|earlier|preceding|your)\s+"
@@ -65,7 +100,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?\n])")
 
 def cut_injections(text: str) -> tuple[str, list[str]]:
     """Drop every sentence that tries to instruct the model; return what was cut."""
-    if not INJECTION.search(text):
+    if not any(word in text for word in _INJECTION_WORDS) or not INJECTION.search(text):
         # A match inside a sentence is a match in the text (a sentence ends after ".!?" or a
         # line end, so its word boundaries are the text's): nothing to cut.
         return text, []
@@ -107,17 +142,33 @@ def is_courtesy(text: str) -> bool:
         True only when nothing in the text calls for an answer (no phrase of an
         answerable category either): a reply is the safe default.
     """
+    # The cheap tests first: a long text or a question is no courtesy message.
     return (
-        bool(COURTESY.search(text))
-        and "?" not in text
-        and not REQUEST.search(text)
+        "?" not in text
         and len(text.split()) <= COURTESY_MAX_WORDS
-        and not any(
-            cues.find(text, folded=True)
-            for category, cues in intent_cues().items()
-            if category != "other"
-        )
+        and bool(COURTESY.search(text))
+        and not REQUEST.search(text)
+        and not any(_cues_in(text)[category] for category in intent_cues() if category != "other")
     )
+
+
+_TIMES = "time:"
+"""Prefix of the meeting-time cue sets' names in :func:`_text_cues`."""
+
+
+@functools.cache
+def _text_cues() -> CueSets:
+    """The intent cues by category and the meeting-time cues (``time:weekday``...): one read
+    of a text for all of them."""
+    times = {f"{_TIMES}{kind}": cues for kind, cues in meeting_time_cues().items()}
+    return CueSets({**intent_cues(), **times})
+
+
+@functools.lru_cache(maxsize=4)
+def _cues_in(folded: str) -> dict[str, list[CueMatch]]:
+    """What :func:`_text_cues` finds in a folded text (the classifier and :func:`is_courtesy`
+    ask about the same text: read once)."""
+    return _text_cues().find(folded, folded=True)
 
 
 def _meeting_time_evidence(text: str, add: Any) -> None:
@@ -125,20 +176,20 @@ def _meeting_time_evidence(text: str, add: Any) -> None:
 
     "Confirm the PO number before Friday" names a day as a deadline, not a meeting.
     """
-    times = meeting_time_cues()
-    days = sorted({m.cue.label for m in times["weekday"].find(text, folded=True)})
-    days += [m.text for m in times["when"].find(text, folded=True)]
+    found = _cues_in(text)
+    days = sorted({m.cue.label for m in found[f"{_TIMES}weekday"]})
+    days += [m.text for m in found[f"{_TIMES}when"]]
     if days:
         add(
             "meeting_request",
             min(1.5, 1.0 + 0.5 * (len(days) - 1)),
             f"day named: {', '.join(days)}",
         )
-    clock = _CLOCK_TIME.search(text)
+    clock = _from_a_digit(_CLOCK_TIME, text)
     if clock:
         add("meeting_request", 1.0, f'time named: "{clock.group(0)}"')
-    length = _DURATION_MINUTES.search(text) or next(
-        (m for m in [*times["duration"].find(text, folded=True)][:1]), None
+    length = _from_a_digit(_DURATION_MINUTES, text) or next(
+        iter(found[f"{_TIMES}duration"][:1]), None
     )
     if length is not None:
         shown = length.group(0) if isinstance(length, re.Match) else length.text
@@ -182,19 +233,19 @@ def _header_evidence(headers: Mapping[str, str], subject: str, sender: str, add:
 def extract_meeting_hints(text: str) -> dict[str, Any]:
     """Duration, weekdays and part of day a meeting request asks for (used by decide)."""
     folded = _normalise(text)
-    times = meeting_time_cues()
-    named = {m.cue.label for m in times["weekday"].find(folded, folded=True)}
+    found = _cues_in(folded)
+    named = {m.cue.label for m in found[f"{_TIMES}weekday"]}
     weekdays = [
         day for day in ("monday", "tuesday", "wednesday", "thursday", "friday") if day in named
     ]
     minutes: int | None = None
-    number = _DURATION_MINUTES.search(folded)
+    number = _from_a_digit(_DURATION_MINUTES, folded)
     if number:
         minutes = int(number.group(1))
     else:
-        spoken = times["duration"].find(folded, folded=True)
+        spoken = found[f"{_TIMES}duration"]
         minutes = int(spoken[0].cue.weight) if spoken else None
-    parts = {m.cue.label for m in times["part_of_day"].find(folded, folded=True)}
+    parts = {m.cue.label for m in found[f"{_TIMES}part_of_day"]}
     part = next(iter(parts)) if len(parts) == 1 else "any"
     return {"duration_minutes": minutes, "preferred_weekdays": weekdays, "part_of_day": part}
 
@@ -223,8 +274,9 @@ def classify_offline(inputs: Mapping[str, Any]) -> IntentAnswer:
         scores[category] += weight
         evidence.append((weight, category, why))
 
-    for category, cues in intent_cues().items():
-        for match in cues.find(new_text, folded=True):
+    found = _cues_in(new_text)
+    for category in intent_cues():
+        for match in found[category]:
             add(category, match.cue.weight, f'"{match.text}" ({match.cue.label})')
     if scores["meeting_request"] > 0:
         _meeting_time_evidence(new_text, add)

@@ -10,6 +10,8 @@ names the imitation (told by :mod:`..lookalike`), or None; the classifier counts
 
 from __future__ import annotations
 
+import functools
+
 from ...mail.addresses import within_domain
 from ..cue_matching import fold
 from ..lookalike import disguised_word, resemblance
@@ -19,10 +21,14 @@ def _domain(address: str) -> str:
     return address.rpartition("@")[2].strip().lower().rstrip(".")
 
 
+@functools.lru_cache(maxsize=1024)
 def lookalike_reason(
     sender_address: str, sender_name: str, mailbox: str, mailbox_name: str = ""
 ) -> str | None:
     """Why the sender imitates the mailbox's organisation or a name it misspells, or None.
+
+    Kept for the last 1,024 questions (strings in, a string out): the classifier and the
+    ``lookalike_sender`` guard ask the same one of each email.
 
     Args:
         sender_address: the From address.

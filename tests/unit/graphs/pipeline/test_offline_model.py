@@ -6,8 +6,11 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inboxflow.adapters.offline_llm import OfflineModel
+from inboxflow.graphs.pipeline import offline as pipeline_offline
 from inboxflow.graphs.pipeline.nodes.classify import no_reply_needed
 from inboxflow.graphs.pipeline.nodes.generate import TONES
 from inboxflow.graphs.pipeline.offline import (
@@ -408,3 +411,18 @@ def test_generate_prompt_renders_every_placeholder():
     prompt = GENERATE_RESPONSE.render(generate_inputs("inquiry"))
     assert "$" not in prompt.replace("$29", "")
     assert "Tone: professional" in prompt
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.one_of(
+        st.from_regex(pipeline_offline._CLOCK_TIME),
+        st.from_regex(pipeline_offline._DURATION_MINUTES),
+        st.text(alphabet="0123456789 :hapm時分minut-x\n", max_size=30),
+    )
+)
+def test_a_time_is_searched_from_the_digits_as_re_would_search_everywhere(text: str) -> None:
+    for pattern in (pipeline_offline._CLOCK_TIME, pipeline_offline._DURATION_MINUTES):
+        everywhere = pattern.search(text)
+        from_digits = pipeline_offline._from_a_digit(pattern, text)
+        assert (everywhere and everywhere.span()) == (from_digits and from_digits.span())
