@@ -51,7 +51,7 @@ def notify_once(
             try:
                 sent = dict(notifier.send(Notification(to, subject, text, page, key, sender)))
             except NotificationRefused as exc:  # journaled: final; the others are still told
-                return {"to": to, "error": str(exc), HAND_OFF: True}
+                return {"to": to, "error": str(exc)}
             return {**sent, HAND_OFF: True}
 
         def find(key: str) -> dict[str, Any] | None:
