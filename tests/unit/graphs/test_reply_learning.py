@@ -1,0 +1,153 @@
+"""Every graph's drafts learn from a reviewer's edit or rejection (graphs/reply_learning.py):
+decided through the approval service on the embedded default and the offline model, the
+edited greeting and sign-off appear in the next draft, a comment becomes a note, the
+deadline teaches nothing, a re-run step learns once; a preference never passes a guard
+or a binding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inboxflow.adapters.inprocess_bus import InProcessBus, SimulatedCrash
+from inboxflow.clock import FakeClock
+from inboxflow.engine.runtime import Runtime
+from inboxflow.engine.waits import Approval
+from inboxflow.graphs.pipeline import initial_state
+from inboxflow.mail import load_email_file, sample_inbox_dir
+from inboxflow.memory import PreferenceMemory
+from tests.harness.pipeline import build as build_pipeline
+
+MAYA = "maya.chen@brightlane.io"
+
+
+def _pending(runtime: Runtime, trace_id: str) -> Approval:
+    (approval,) = [a for a in runtime.ports.approvals.pending() if a.trace_id == trace_id]
+    return approval
+
+
+def _decide(
+    runtime: Runtime,
+    trace_id: str,
+    reviewer: str,
+    decision: str,
+    edit: dict[str, str] | None = None,
+    comment: str | None = None,
+) -> None:
+    """A reviewer decides the trace's pending pause through the approval service; run on."""
+    approval = _pending(runtime, trace_id)
+    runtime.ports.approvals.decisions.decide_as(
+        approval.approval_id, reviewer, decision, edit, comment
+    )
+    runtime.bus.drain()
+
+
+def _state(runtime: Runtime, trace_id: str) -> dict[str, Any]:
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint is not None
+    return checkpoint.state
+
+
+def _memory(runtime: Runtime, mailbox: str):
+    return PreferenceMemory(runtime.store, runtime.clock).read(mailbox, "response_preferences")
+
+
+def _resigned(body: str, greeting: str, sign_off: str) -> str:
+    paragraphs = body.split("\n\n")
+    return "\n\n".join([greeting, *paragraphs[1:-1], sign_off])
+
+
+# --- the pipeline ------------------------------------------------------------------------------
+
+
+def _run(runtime: Runtime, name: str, n: int = 0) -> str:
+    email = load_email_file(sample_inbox_dir() / name)
+    if n:
+        email = email.model_copy(
+            update={"message_id": f"<again-{n}@test>", "thread_id": f"thread-again-{n}"}
+        )
+    trace_id = runtime.start("pipeline", initial_state(email))
+    runtime.bus.drain()
+    return trace_id
+
+
+@pytest.fixture
+def pipeline(tmp_path: Path) -> Runtime:
+    return build_pipeline(tmp_path)
+
+
+def test_an_edited_greeting_and_sign_off_appear_in_the_next_pipeline_draft(pipeline):
+    first = _run(pipeline, "04-complaint-double-charge.eml")
+    draft = _pending(pipeline, first).payload["draft"]
+    edited = _resigned(draft, "Dear Sofia,", "Warm wishes,\nMaya")
+    _decide(pipeline, first, MAYA, "approve", {"draft": edited})
+    assert _state(pipeline, first)["dispatch"]["learned"] == ["response_preferences@1"]
+    memory = _memory(pipeline, MAYA)
+    assert (memory.profile["greeting"], memory.profile["sign_off"]) == (
+        "Dear {first_name},",
+        "Warm wishes,\nMaya",
+    )
+
+    second = _run(pipeline, "10-ambiguous-hotel-group.eml")
+    body = _pending(pipeline, second).payload["draft"]
+    assert body.startswith("Dear ") and body.endswith("\n\nWarm wishes,\nMaya")
+    assert "Hi " not in body.split("\n\n")[0]
+
+
+def test_a_rejection_with_a_comment_becomes_a_note(pipeline):
+    trace_id = _run(pipeline, "09-seo-cold-pitch.json")
+    _decide(pipeline, trace_id, MAYA, "reject", comment="never promise a call back")
+    assert _state(pipeline, trace_id)["dispatch"]["learned"] == ["response_preferences@1"]
+    assert _memory(pipeline, MAYA).profile["notes"] == ["never: never promise a call back"]
+
+
+def test_an_unedited_approval_teaches_nothing(pipeline):
+    trace_id = _run(pipeline, "10-ambiguous-hotel-group.eml")
+    _decide(pipeline, trace_id, MAYA, "approve")
+    assert _state(pipeline, trace_id)["dispatch"]["learned"] == []
+    assert _memory(pipeline, MAYA).version == 0
+
+
+def test_a_deadline_decision_teaches_nothing(pipeline):
+    trace_id = _run(pipeline, "10-ambiguous-hotel-group.eml")
+    approval = _pending(pipeline, trace_id)
+    pipeline.clock.advance(2 * 24 * 3600)
+    pipeline.ports.approvals.deadlines.on_timeout(approval.approval_id)
+    pipeline.bus.drain()
+    assert _memory(pipeline, MAYA).version == 0
+    assert pipeline.store.get_trace(trace_id).status != "waiting"
+
+
+def test_a_decision_the_deadline_took_teaches_nothing_even_with_a_comment(pipeline):
+    trace_id = _run(pipeline, "09-seo-cold-pitch.json")
+    decision = {"decision": "reject", "payload": None, "reviewer": "deadline", "comment": "late"}
+    pipeline.resume(trace_id, decision)
+    pipeline.bus.drain()
+    assert _state(pipeline, trace_id)["dispatch"]["status"] == "rejected"
+    assert _memory(pipeline, MAYA).version == 0
+
+
+def test_a_re_run_of_the_resumed_step_changes_memory_once(tmp_path):
+    bus = InProcessBus(clock=FakeClock(), max_attempts=10, min_backoff_s=120, max_backoff_s=300)
+    runtime = build_pipeline(tmp_path, bus=bus)
+    crashes: list[str] = []
+
+    def fault(point: str) -> None:
+        if point == "before_commit:dispatch" and not crashes:
+            crashes.append(point)
+            raise SimulatedCrash(point)
+
+    trace_id = _run(runtime, "04-complaint-double-charge.eml")
+    approval = _pending(runtime, trace_id)
+    runtime.fault = fault
+    edited = _resigned(approval.payload["draft"], "Dear Sofia,", "Warm wishes,\nMaya")
+    _decide(runtime, trace_id, MAYA, "approve", {"draft": edited})
+    assert crashes == ["before_commit:dispatch"]
+    assert runtime.store.get_trace(trace_id).status == "done"
+    memory = _memory(runtime, MAYA)
+    history = PreferenceMemory(runtime.store, runtime.clock).history(MAYA, "response_preferences")
+    assert memory.version == 1
+    assert [h["source"] for h in history] == [f"{trace_id}:{approval.step + 1}"]
+    assert _state(runtime, trace_id)["dispatch"]["learned"] == ["response_preferences@1"]
