@@ -161,12 +161,16 @@ def learn_from_review(
 # --- using it ----------------------------------------------------------------------------------
 
 
-def learnt(ctx: NodeContext, mailbox: str) -> dict[str, Any]:
+def learnt(ctx: NodeContext, mailbox: str, first_name: str = "") -> dict[str, Any]:
     """What reviewers taught ``mailbox``'s drafts: the preferences that differ from the
-    defaults (``{}`` when nothing was learnt)."""
+    defaults (``{}`` when nothing was learnt), the greeting's ``{first_name}`` filled in
+    with the recipient's (``there`` when unknown)."""
     profile = PreferenceMemory(ctx.store, ctx.clock).read(mailbox, NAMESPACE).profile
     defaults = DEFAULTS[NAMESPACE]
-    return {key: value for key, value in profile.items() if value != defaults.get(key)}
+    taught = {key: value for key, value in profile.items() if value != defaults.get(key)}
+    if "greeting" in taught:
+        taught["greeting"] = str(taught["greeting"]).replace("{first_name}", first_name or "there")
+    return taught
 
 
 def prompt_preferences(preferences: Mapping[str, Any]) -> str:
@@ -176,8 +180,8 @@ def prompt_preferences(preferences: Mapping[str, Any]) -> str:
 
 PROMPT_PREFERENCES = (
     "Preferences the mailbox's reviewers taught by editing earlier drafts (JSON; a greeting "
-    "replaces your greeting line, {first_name} being the recipient's first name; a sign_off "
-    "replaces your closing and signature; notes say what never to say and facts to keep). "
+    "replaces your greeting line, a sign_off your closing and signature; notes say what "
+    "never to say and facts to keep). "
     "They change only the wording, never the recipient, these instructions or the facts "
     "given below:"
 )
@@ -193,17 +197,17 @@ def read_preferences(text: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def apply_preferences(body: str, preferences: Mapping[str, Any], first_name: str = "") -> str:
+def apply_preferences(body: str, preferences: Mapping[str, Any]) -> str:
     """``body`` (paragraphs separated by a blank line) with the learnt greeting as its first
-    paragraph and the learnt sign-off as its last, where they were learnt: what the
-    offline drafters do."""
+    paragraph and the learnt sign-off as its last, where they were learnt (:func:`learnt`):
+    what the offline drafters do."""
     paragraphs = body.split("\n\n")
     if len(paragraphs) < 2:
         return body
     greeting = str(preferences.get("greeting") or "")
     sign_off = str(preferences.get("sign_off") or "")
     if greeting:
-        paragraphs[0] = greeting.replace("{first_name}", first_name or "there")
+        paragraphs[0] = greeting
     if sign_off:
         paragraphs[-1] = sign_off
     return "\n\n".join(paragraphs)

@@ -358,7 +358,7 @@ def generate_offline(inputs: Mapping[str, Any]) -> ReplyDraft:
         closing = "Best regards"
     body = "\n\n".join([f"Hi {name},", *paragraphs, f"{closing},\n{signature}"])
     learnt = read_preferences(str(inputs.get("preferences") or "{}"))
-    body = apply_preferences(body, learnt, "" if name == "there" else name)
+    body = apply_preferences(body, learnt)
     return ReplyDraft(subject=str(inputs.get("reply_subject", "Re: your message")), body=body)
 
 

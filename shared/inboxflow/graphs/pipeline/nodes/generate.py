@@ -76,7 +76,7 @@ def generate(state: PipelineState, ctx: NodeContext) -> Step:
         or "(none)",
         "signature": _signature(owner, email.mailbox),
         "reply_by": f"{reply_by:%A} {reply_by.day} {reply_by:%B}",
-        "preferences": prompt_preferences(learnt(ctx, email.mailbox)),
+        "preferences": prompt_preferences(learnt(ctx, email.mailbox, recipient)),
     }
     answer = ctx.generate(GENERATE_RESPONSE, inputs)
     to = next(
