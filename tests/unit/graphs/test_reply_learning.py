@@ -19,6 +19,12 @@ from inboxflow.graphs.pipeline import initial_state
 from inboxflow.mail import load_email_file, sample_inbox_dir
 from inboxflow.memory import PreferenceMemory
 from tests.harness.pipeline import build as build_pipeline
+from tests.harness.planner import build as build_planner
+from tests.harness.planner import decide as planner_decide
+from tests.harness.planner import pending as planner_pending
+from tests.harness.planner import sample as planner_sample
+from tests.harness.planner import sent as planner_sent
+from tests.harness.planner import start as start_planner
 from tests.harness.support import MAILBOX as SUPPORT_MAILBOX
 from tests.harness.support import build as build_support
 from tests.harness.support import run as run_support
@@ -231,3 +237,46 @@ def test_a_rejected_support_reply_s_comment_becomes_a_note_and_guards_still_hold
     ]
     again = run_support(support, support_sample("02").model_copy(update={"message_id": "<x@t>"}))
     assert again["status"] == "waiting"  # the guard's review still holds
+
+
+# --- the planner -------------------------------------------------------------------------------
+
+
+def test_an_edited_greeting_and_sign_off_appear_in_the_next_planner_email(tmp_path):
+    runtime = build_planner(tmp_path)
+    trace_id = start_planner(runtime, planner_sample("41"))
+    review = planner_pending(runtime, trace_id)
+    assert review.payload["tool"] == "ask_customer"
+    shown = review.payload["draft"]
+    assert shown.startswith("Hi Jordan,\n\n")
+    edited = _resigned(shown, "Hello Jordan,", "Kind regards,\nThe Brightlane agency")
+    planner_decide(runtime, trace_id, "edit", {"draft": edited})
+    assert _state(runtime, trace_id)["memory_updates"] == ["response_preferences@1"]
+    mailbox = _state(runtime, trace_id)["email"]["mailbox"]
+    memory = _memory(runtime, mailbox)
+    assert memory.profile["greeting"] == "Hello {first_name},"
+
+    again = planner_pending(runtime, trace_id)  # replanned from the edit: reviewed again
+    assert again.payload["tool"] == "ask_customer"
+    assert again.payload["draft"].startswith("Hello Jordan,\n\n")
+    planner_decide(runtime, trace_id, "approve")
+    [question] = planner_sent(runtime, trace_id)
+    assert question["body"].startswith("Hello Jordan,\n\n")
+    assert question["body"].endswith("\n\nKind regards,\nThe Brightlane agency")
+    assert question["to"] == "jordan.rivera@example.com"  # the binding, whatever was learnt
+
+
+def test_a_rejected_planner_email_s_comment_becomes_a_note_a_tool_plan_teaches_nothing(tmp_path):
+    runtime = build_planner(tmp_path)
+    trace_id = start_planner(runtime, planner_sample("42"))
+    assert planner_pending(runtime, trace_id).payload["tool"] == "add_vehicle"
+    assert "draft" not in planner_pending(runtime, trace_id).payload
+    planner_decide(runtime, trace_id, "reject", comment="VIN is incorrect")
+    mailbox = _state(runtime, trace_id)["email"]["mailbox"]
+    assert _memory(runtime, mailbox).version == 0  # no email was drafted: nothing to learn
+
+    assert planner_pending(runtime, trace_id).payload["tool"] == "ask_customer"
+    planner_decide(runtime, trace_id, "reject", comment="VIN is incorrect: never ask twice")
+    assert _memory(runtime, mailbox).profile["notes"] == [
+        "never: VIN is incorrect: never ask twice"
+    ]
