@@ -6,6 +6,7 @@ or a binding."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -280,3 +281,30 @@ def test_a_rejected_planner_email_s_comment_becomes_a_note_a_tool_plan_teaches_n
     assert _memory(runtime, mailbox).profile["notes"] == [
         "never: VIN is incorrect: never ask twice"
     ]
+
+
+# --- inboxflow memory ----------------------------------------------------------------------------
+
+
+def test_memory_show_history_and_reset_work_for_a_pipeline_mailbox(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
+    from inboxflow.dev.cli import memory as memory_cli
+
+    monkeypatch.delenv("INBOXFLOW_CONFIG", raising=False)
+    runtime = build_pipeline(tmp_path, store=SqliteCheckpointStore(tmp_path / "inboxflow.db"))
+    trace_id = _run(runtime, "09-seo-cold-pitch.json")
+    step = _pending(runtime, trace_id).step + 1
+    _decide(runtime, trace_id, MAYA, "reject", comment="no sales talk")
+
+    def cli(*args: str) -> str:
+        result = CliRunner().invoke(memory_cli.app, [*args, "--home", str(tmp_path)])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    shown = json.loads(cli("show", MAYA, "response_preferences", "--json"))
+    assert (shown["version"], shown["profile"]["notes"]) == (1, ["never: no sales talk"])
+    assert f"{trace_id}:{step}" in cli("history", MAYA, "response_preferences")
+    assert "reset (version 2)" in cli("reset", MAYA, "response_preferences", "--yes")
+    assert _memory(runtime, MAYA).profile["notes"] == []
