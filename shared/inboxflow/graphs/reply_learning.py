@@ -132,28 +132,24 @@ def learn(
 
 
 def learn_from_review(
-    ctx: NodeContext,
-    mailbox: str,
-    event: str,
-    before: str,
-    after: str | None = None,
-    comment: str | None = None,
-    first_name: str = "",
+    ctx: NodeContext, mailbox: str, event: str, before: str, after: str | None = None, **said: Any
 ) -> list[str]:
     """Learn from a reviewer's decision on a drafted reply (the draft's text ``before``, the
-    edited text ``after`` or None, the decision's ``comment``).
+    edited text ``after`` or None).
 
-    An unedited approval without a comment teaches nothing (and asks no model).
+    ``said``: ``comment`` (the decision's) and ``first_name`` (the recipient's, whom the
+    greeting names). An unedited approval without a comment teaches nothing (and asks no
+    model).
     """
     edited = after is not None and after.strip() != before.strip()
-    note = (comment or "").strip()
+    note = str(said.get("comment") or "").strip()
     if not edited and not note:
         return []
     details = {
         "before": {"content": before},
         "after": {"content": after if edited else before},
         "comment": note,
-        "first_name": first_name,
+        "first_name": str(said.get("first_name") or ""),
     }
     return learn(ctx, mailbox, NAMESPACE, RESPONSE_UPDATE_TASK, event, details)
 

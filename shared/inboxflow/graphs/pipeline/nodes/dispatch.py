@@ -82,15 +82,9 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         raise NodeFailed("dispatch reached without an auto-dispatch verdict or an approval")
     edited = (to, subject, body) != (draft.to, draft.subject, draft.body)
     refused = refuse_recipient(to, state.email)
+    decided = {"approved_by": approved_by, "edited": edited, "learned": learned}
     if refused:
-        result = DispatchResult(
-            status="refused",
-            to=to,
-            subject=subject,
-            approved_by=approved_by,
-            edited=edited,
-            learned=learned,
-        )
+        result = DispatchResult(status="refused", to=to, subject=subject, **decided)
         update = {"dispatch": result, "end_reason": f"not sent (loop protection): {refused}"}
         return Step(update=update, goto=END, status="rejected")
 
@@ -160,9 +154,7 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         message_id=outcome.get("id"),
         to=to,
         subject=subject,
-        approved_by=approved_by,
-        edited=edited,
-        learned=learned,
+        **decided,
     )
     return Step(update={"dispatch": result}, goto=END)
 
@@ -177,8 +169,8 @@ def _learn(state: PipelineState, ctx: NodeContext, event: str, body: str | None)
         event,
         state.draft.body,
         body,
-        ctx.resume.get("comment"),
-        recipient_name(state),
+        comment=ctx.resume.get("comment"),
+        first_name=recipient_name(state),
     )
 
 

@@ -106,8 +106,8 @@ def _learn(state: PlannerState, ctx: NodeContext, decision: str) -> list[str]:
         f"agency_review:{decision}",
         shown,
         str(edited) if edited else None,
-        ctx.resume.get("comment"),
-        thread_of(state).first_name,
+        comment=ctx.resume.get("comment"),
+        first_name=thread_of(state).first_name,
     )
 
 
