@@ -22,16 +22,20 @@ learnt sends a reply elsewhere or past a review.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from ..errors import Contention, NodeFailed
 from ..memory import DEFAULTS, Memory, PreferenceMemory
 from ..ports.llm import LLMTask, offline_heuristic
 
 if TYPE_CHECKING:
     from ..engine.context import NodeContext
+
+log = logging.getLogger(__name__)
 
 NAMESPACE = "response_preferences"
 """The namespace drafted replies learn into."""
@@ -106,7 +110,9 @@ def learn(
     if the resumed step changed it, else ``[]``.
 
     The source is ``"{trace_id}:{step}"``: the step re-run changes nothing twice. A decision
-    the deadline took teaches nothing.
+    the deadline took teaches nothing. A model that cannot answer (or a memory that keeps
+    changing) loses the lesson, never the decision: the node goes on (a transient error
+    is left to the runtime's retries).
     """
     if taught_by_deadline(ctx.resume):
         return []
@@ -126,7 +132,11 @@ def learn(
 
     source = f"{ctx.trace_id}:{ctx.step}"
     preferences = PreferenceMemory(ctx.store, ctx.clock)
-    preferences.update(mailbox, namespace, change, source)
+    try:
+        preferences.update(mailbox, namespace, change, source)
+    except (NodeFailed, Contention) as exc:  # the decision stands; only the lesson is lost
+        log.warning("%s: %s not learnt from %s: %s", ctx.trace_id, namespace, event, exc)
+        return []
     version = preferences.source_version(mailbox, namespace, source)
     return [] if version is None else [f"{namespace}@{version}"]
 

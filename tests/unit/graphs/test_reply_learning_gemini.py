@@ -125,3 +125,31 @@ def test_an_edit_is_learnt_by_gemini_and_the_next_prompt_carries_it(runtime, rev
     assert '"notes": ["never: promise a refund date"]' in rest.split("\n")[1]
     body = _pending(runtime, second).payload["draft"]  # the oracle drafts from that prompt
     assert body.startswith("Dear ") and body.endswith("\n\nWarm wishes,\nMaya")
+
+
+class Confused(Reviewer):
+    """A model whose memory updates never fit the schema."""
+
+    def __call__(self, call: GenerateCall) -> Any:
+        if call.system.strip() == RESPONSE_UPDATE_TASK.system:
+            self.updates.append(call)
+            return {"profile": "whatever", "changed": "maybe"}
+        return super().__call__(call)
+
+
+@pytest.mark.parametrize("reviewer", [Confused()], ids=["confused"])
+def test_a_model_that_cannot_learn_loses_the_lesson_never_the_reply(runtime, reviewer):
+    trace_id = _run(runtime, "04-complaint-double-charge.eml")
+    approval = _pending(runtime, trace_id)
+    edited = approval.payload["draft"].rsplit("\n\n", 1)[0] + "\n\nWarm wishes,\nMaya"
+    runtime.ports.approvals.decisions.decide_as(
+        approval.approval_id, MAYA, "approve", {"draft": edited}, None
+    )
+    runtime.bus.drain()  # type: ignore[attr-defined]
+    assert reviewer.updates  # it was asked (and its schema retries too)
+    checkpoint = runtime.store.get_trace(trace_id)
+    assert checkpoint is not None and checkpoint.status == "done"
+    result = checkpoint.state["dispatch"]
+    assert (result["status"], result["edited"], result["learned"]) == ("drafted", True, [])
+    memory = PreferenceMemory(runtime.store, runtime.clock).read(MAYA, "response_preferences")
+    assert memory.version == 0

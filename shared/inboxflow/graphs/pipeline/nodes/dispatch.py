@@ -77,7 +77,7 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         if decision != "approve":
             raise NodeFailed(f"approve_draft expects decision approve or reject, not {decision!r}")
         to, subject, body = _edited(ctx.resume.get("payload"), to, subject, body)
-        learned = _learn(state, ctx, "approve_draft:edited", body)
+        learned = _learn(state, ctx, "approve_draft:approved", body)
     elif not (state.review and state.review.auto_dispatch):
         raise NodeFailed("dispatch reached without an auto-dispatch verdict or an approval")
     edited = (to, subject, body) != (draft.to, draft.subject, draft.body)

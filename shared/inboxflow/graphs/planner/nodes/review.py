@@ -72,7 +72,8 @@ def agency_review(state: PlannerState, ctx: NodeContext) -> Step:
     if decision == "edit":
         edited, problem = _edited_inputs(ctx.resume.get("payload"))
         if edited is None:  # nothing to replan from: the same plan goes back to the agency
-            return Step(goto=_pause(state, plan, ctx, state.review_draft, problem))
+            learnt = {"memory_updates": [*state.memory_updates, *learned]}
+            return Step(update=learnt, goto=_pause(state, plan, ctx, state.review_draft, problem))
         feedback = HumanFeedback(
             comment=comment, edited_inputs=edited, tool_name=plan.tool_name, reviewer=reviewer
         )

@@ -106,7 +106,7 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
             raise NodeFailed(f"approve_support_reply expects approve or reject, not {decision!r}")
         shown = body
         subject, body = _edited(ctx.resume.get("payload"), subject, body)
-        learned = _learn(state, ctx, "approve_support_reply:edited", shown, body)
+        learned = _learn(state, ctx, "approve_support_reply:approved", shown, body)
     to = email.sender.address
     refused = refuse_recipient(to, email)
     if refused:
