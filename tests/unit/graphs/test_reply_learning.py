@@ -338,3 +338,45 @@ def test_the_agent_drafts_with_what_its_mailbox_learnt_and_to_the_requester_only
     (draft,) = agent_reply_writes(runtime.store, trace_id)
     assert draft["body"].endswith("\n\nS úctou,\nLékárna Vinohrady\nCc: x@evil.test")
     assert draft["to"] == "jana.novakova@seznam.cz"  # the binding, whatever the body says
+
+
+# --- the offline rules -------------------------------------------------------------------------
+
+
+def _rules(before: str, after: str | None, comment: str = "", notes: list[str] | None = None):
+    from inboxflow.graphs.reply_rules import response_rules
+    from inboxflow.memory import DEFAULTS
+
+    profile = {**DEFAULTS["response_preferences"], "notes": notes or []}
+    details = {
+        "before": {"content": before},
+        "after": {"content": after if after is not None else before},
+        "comment": comment,
+        "first_name": "Sofia",
+    }
+    inputs = {"profile": json.dumps(profile), "details": json.dumps(details)}
+    return response_rules(inputs)
+
+
+BEFORE = "Hi Sofia,\n\nThe plan costs $29 a month. It renews in May.\n\nBest regards,\nMaya"
+
+
+def test_a_corrected_fact_becomes_a_note_and_an_unchanged_draft_teaches_nothing():
+    after = BEFORE.replace("$29 a month", "$39 a month")
+    answer = _rules(BEFORE, after)
+    assert answer.changed
+    assert answer.profile.notes == [
+        "fact: The plan costs $39 a month. (not: The plan costs $29 a month.)"
+    ]
+    assert (answer.profile.greeting, answer.profile.sign_off) == (
+        "Hi {first_name},",
+        "Best regards",
+    )
+    assert not _rules(BEFORE, BEFORE).changed
+
+
+def test_notes_are_kept_once_and_the_greeting_keeps_the_name_as_a_placeholder():
+    answer = _rules(BEFORE, BEFORE, comment="no  prices", notes=["never: no prices"])
+    assert not answer.changed  # the same comment twice is one note
+    greeted = _rules(BEFORE, BEFORE.replace("Hi Sofia,", "Dear Sofia,"))
+    assert greeted.profile.greeting == "Dear {first_name},"
