@@ -82,7 +82,7 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         raise NodeFailed("dispatch reached without an auto-dispatch verdict or an approval")
     edited = (to, subject, body) != (draft.to, draft.subject, draft.body)
     refused = refuse_recipient(to, state.email)
-    decided = {"approved_by": approved_by, "edited": edited, "learned": learned}
+    decided: dict[str, Any] = {"approved_by": approved_by, "edited": edited, "learned": learned}
     if refused:
         result = DispatchResult(status="refused", to=to, subject=subject, **decided)
         update = {"dispatch": result, "end_reason": f"not sent (loop protection): {refused}"}
