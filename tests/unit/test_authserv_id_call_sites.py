@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from inboxflow.clock import FakeClock
 from inboxflow.config import InboxflowConfig, load_config
 from inboxflow.engine.step import Step
 from inboxflow.graphs import graph_registry
@@ -85,8 +86,10 @@ def _notification(server: str) -> Email:
 
 
 def _ctx(config: InboxflowConfig) -> Any:
-    """A node context with only what these nodes and guards read of it: the config port."""
-    return SimpleNamespace(ports=SimpleNamespace(config=config))
+    """A node context with only what these nodes and guards read of it: the config port (and
+    an empty store: the agent's preprocess reads the mailbox's learnt reply preferences)."""
+    empty = SimpleNamespace(get=lambda path: None)
+    return SimpleNamespace(ports=SimpleNamespace(config=config), store=empty, clock=FakeClock())
 
 
 # --- routing ----------------------------------------------------------------------------------

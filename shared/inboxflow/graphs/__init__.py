@@ -32,8 +32,9 @@ importing all its node code leaves ``offline.py`` unloaded. A module of domain
 logic that is neither a task nor a heuristic keeps a name saying what it is
 beside the skeleton (``review_policy.py``, ``urgency.py``, ``matching.py``,
 ``tickets.py``, ``learning.py``). What several graphs share lives in
-:mod:`inboxflow.graphs.kit`, never in another graph: graphs do not import each
-other.
+:mod:`inboxflow.graphs.kit` (or a module beside it named for what it is:
+:mod:`inboxflow.graphs.reply_learning`, how every graph's drafts learn from
+reviewers), never in another graph: graphs do not import each other.
 """
 
 from __future__ import annotations

@@ -95,6 +95,9 @@ def reply_approval_kind(
 ) -> PauseKind:
     """A pause kind in which a reviewer approves (with their edits) or rejects a reply.
 
+    Either decision may carry a comment: what the drafts learn from it
+    (:mod:`.reply_learning`), with the edit.
+
     Args:
         name: the kind's name.
         title: the review page's heading.
@@ -119,8 +122,17 @@ def reply_approval_kind(
                 "primary",
                 (f"Approved \N{EN DASH} {approved}", approved_detail),
                 applies_edit=True,
+                comment="optional",
+                comment_label="Note for future drafts (optional)",
             ),
-            Choice("reject", "Reject", "danger", ("Rejected", rejected_detail)),
+            Choice(
+                "reject",
+                "Reject",
+                "danger",
+                ("Rejected", rejected_detail),
+                comment="optional",
+                comment_label="What is wrong (future drafts never say it; optional)",
+            ),
         ),
         editable=(
             *(recipient if recipient_editable else ()),

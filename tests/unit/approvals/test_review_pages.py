@@ -176,7 +176,7 @@ def test_review_page_textarea_holds_the_draft_exactly() -> None:
     html = render_review(hostile_view(), form_action=ACTION, token=TOKEN, max_edit_chars=5000)
 
     document = Document(html)
-    assert document.textareas == [HOSTILE_DRAFT]
+    assert document.textareas == [HOSTILE_DRAFT, ""]  # the draft, then the empty comment box
     inputs = {attrs.get("name"): attrs for attrs in document.tags("input")}
     assert inputs["to"]["value"] == '"><script>alert(7)</script>'
     assert inputs["subject"]["value"] == "Re: <x>"
@@ -194,10 +194,10 @@ def test_review_page_form_posts_token_decision_and_edit() -> None:
     # text, not type=email: browsers would refuse "Name <address>", which the server accepts
     assert inputs["to"]["type"] == "text" and inputs["to"]["inputmode"] == "email"
     assert inputs["subject"]["maxlength"] == "998"
-    (textarea,) = document.tags("textarea")
-    assert textarea["name"] == "draft"
+    textarea, comment = document.tags("textarea")  # the comment: what the drafts learn
+    assert (textarea["name"], comment["name"]) == ("draft", "comment")
     assert textarea["maxlength"] == "1234"
-    assert document.textareas == ["Hi Jordan,\nSorry!"]
+    assert document.textareas == ["Hi Jordan,\nSorry!", ""]
     buttons = document.tags("button")
     assert [(b["name"], b["value"], b["type"]) for b in buttons] == [
         ("decision", "approve", "submit"),
@@ -241,8 +241,14 @@ def test_choices_that_take_a_comment_get_a_comment_box() -> None:
     text = " ".join(document.all_text.split())
     assert "Instruction" in text and "Ignore (required)" in text
     # without such a choice, no comment box
+    quiet = PauseKind(
+        "quiet",
+        "Approve a reply",
+        (Choice("approve", "Approve", "primary", applies_edit=True), Choice("reject", "Reject")),
+        editable=APPROVE_DRAFT_KIND.editable,
+    )
     plain = Document(
-        render_review(make_view(), form_action=ACTION, token=TOKEN, max_edit_chars=100)
+        render_review(make_view(quiet), form_action=ACTION, token=TOKEN, max_edit_chars=100)
     )
     assert [attrs["name"] for attrs in plain.tags("textarea")] == ["draft"]
 
@@ -279,7 +285,8 @@ def test_read_only_draft_has_no_edit_fields() -> None:
         render_review(make_view(editable=()), form_action=ACTION, token=TOKEN, max_edit_chars=100)
     )
 
-    assert document.tags("textarea") == []
+    # only the decision's comment box (the reply kinds take one), no field of the draft
+    assert [attrs["name"] for attrs in document.tags("textarea")] == ["comment"]
     assert {attrs.get("name") for attrs in document.tags("input")} == {"form"}
     assert "Hi Jordan,\nSorry!" in document.all_text
 
@@ -345,7 +352,7 @@ def test_invisible_and_bidi_characters_are_shown_not_dropped() -> None:
     document = Document(html)
     assert "Invoice⟨U+202E⟩gnp.exe⟨U+0000⟩⟨U+001B⟩[31m" in document.all_text
     assert "a⟨U+2066⟩b@example.com" in document.all_text
-    assert document.textareas == ["Hi⟨U+200B⟩ there"]
+    assert document.textareas == ["Hi⟨U+200B⟩ there", ""]
     text = " ".join(document.all_text.split())
     assert "contains invisible or direction-changing characters" in text
     subject, body, _ = render_notification(view, link=LINK)

@@ -16,12 +16,16 @@ DECLARED_DRAFT = PauseKind(
             "primary",
             ("Approved \N{EN DASH} {approved}", "{approved_detail}"),
             applies_edit=True,
+            comment="optional",
+            comment_label="Note for future drafts (optional)",
         ),
         Choice(
             "reject",
             "Reject",
             "danger",
             ("Rejected", "Nothing is sent. The email stays in the inbox."),
+            comment="optional",
+            comment_label="What is wrong (future drafts never say it; optional)",
         ),
     ),
     editable=(
@@ -35,7 +39,8 @@ DECLARED_DRAFT = PauseKind(
     payload_title="The reply",
     bulk_safe=True,
 )
-"""The pipeline's kind as it was declared before the builder."""
+"""The pipeline's kind as it was declared before the builder (with the comments the drafts
+learn from, graphs/reply_learning.py)."""
 
 DECLARED_SUPPORT_REPLY = PauseKind(
     "approve_support_reply",
@@ -47,12 +52,16 @@ DECLARED_SUPPORT_REPLY = PauseKind(
             "primary",
             ("Approved \N{EN DASH} the reply goes out", "The reply below is written once."),
             applies_edit=True,
+            comment="optional",
+            comment_label="Note for future drafts (optional)",
         ),
         Choice(
             "reject",
             "Reject",
             "danger",
             ("Rejected", "Nothing is sent. The ticket stays active for the support team."),
+            comment="optional",
+            comment_label="What is wrong (future drafts never say it; optional)",
         ),
     ),
     editable=(

@@ -1,4 +1,8 @@
-"""``inboxflow memory``: what the assistant has learnt of a mailbox owner, and why.
+"""``inboxflow memory``: what every graph has learnt of a mailbox's preferences, and why.
+
+The assistant learns every namespace from its owner; the pipeline, the support desk
+and the planner learn ``response_preferences`` from reviewers' edits and rejections of
+their drafts (``graphs/reply_learning.py``): the same memory, per mailbox.
 
 The memory lives in the configured store: the embedded SQLite file under
 ``--home`` (default ``INBOXFLOW_HOME`` or ``.inboxflow``), Firestore when the
@@ -24,7 +28,9 @@ if TYPE_CHECKING:
     from inboxflow.memory import PreferenceMemory
 
 app = typer.Typer(
-    help="The assistant's memory of each mailbox owner's preferences.", no_args_is_help=True
+    help="What the graphs learnt of each mailbox's preferences (the assistant from its owner; "
+    "every graph's drafts from reviewers' edits and rejections).",
+    no_args_is_help=True,
 )
 
 T = TypeVar("T")
@@ -32,7 +38,7 @@ T = TypeVar("T")
 HOME = home_option()
 DEV = dev_option()
 NAMESPACE_HELP = "triage_preferences, response_preferences or cal_preferences (default: all)."
-MAILBOX = typer.Argument(..., help="The mailbox (its owner's address).")
+MAILBOX = typer.Argument(..., help="The mailbox (its address), whichever graph serves it.")
 NAMESPACE = typer.Argument(None, help=NAMESPACE_HELP)
 
 

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...ports.llm import AgentTurn, ChatMessage, ToolCall
+from ..reply_learning import PROMPT_PREFERENCES, apply_preferences, read_preferences
 
 _PATIENT = re.compile(r"[(<]([^()<>\s]+@[^()<>\s]+)[)>]")
 _SUBJECT = re.compile(r"^Subject: (.*)$", re.MULTILINE)
@@ -119,9 +120,16 @@ def pharmacy_policy(messages: list[ChatMessage], tools: list[dict[str, Any]]) ->
             if named is not None:
                 args["pharmacy_id"] = named["pharmacy_id"]
             return _turn(messages, ("manage_reservation", args))
-    reply = _reply_body(drug, reserved, czech, wants)
+    reply = apply_preferences(_reply_body(drug, reserved, czech, wants), _taught(messages))
     re_subject = subject if subject.lower().startswith("re:") else f"Re: {subject}"
     return _turn(messages, ("create_draft", {"to": patient, "subject": re_subject, "body": reply}))
+
+
+def _taught(messages: list[ChatMessage]) -> dict[str, Any]:
+    """The preferences the system prompt carries (:mod:`..reply_learning`), ``{}`` if none."""
+    system = next((str(m.get("content") or "") for m in messages if m.get("role") == "system"), "")
+    _, found, after = system.partition(PROMPT_PREFERENCES + "\n")
+    return read_preferences(after.split("\n", 1)[0]) if found else {}
 
 
 def _drug_words(text: str) -> str:

@@ -10,22 +10,22 @@ sign-off or greeting, the edited meeting length or start time.
 | notify:ignore      | triage_preferences    | 1st time: noted; 2nd time for the sender: ignore them |
 | notify:respond     | triage_preferences    | the sender is answered from now on                     |
 | draft_ignored      | triage_preferences    | the sender is notified, not answered                   |
-| write_email edited | response_preferences  | the edited greeting / sign-off is kept                 |
+| write_email edited | response_preferences  | the edited greeting / sign-off is kept (every graph's  |
+|                    |                       | rules: :mod:`..reply_rules`)                           |
 | meeting edited     | cal_preferences       | the edited length / start time is kept                 |
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from ...engine.context import NodeContext
-from ...memory import Memory, PreferenceMemory
+from ..reply_learning import learn as learn_into
 from .state import AssistantState
 from .tasks import UPDATE_TASKS
 
-TIMEOUT_REVIEWERS = frozenset({"deadline", "timeout", None})
+__all__ = ["first_name", "learn"]
 
 
 def learn(
@@ -37,31 +37,13 @@ def learn(
 ) -> list[str]:
     """Update ``namespace`` from the owner's decision; ``["namespace@version"]`` if it changed.
 
-    A decision the deadline took (nobody decided) teaches nothing.
+    A decision the deadline took (nobody decided) teaches nothing (:func:`..reply_learning.learn`).
     """
-    if ctx.resume is not None and ctx.resume.get("reviewer") in TIMEOUT_REVIEWERS:
-        return []
+    if namespace == "response_preferences" and ctx.resume is not None:
+        details = {**details, "comment": str(ctx.resume.get("comment") or "")}
     sender = state.email["sender"]["address"]
     full = {"sender": sender, "first_name": first_name(state.email), **details}
-
-    def change(memory: Memory) -> tuple[dict[str, Any], str] | None:
-        answer = ctx.generate(
-            UPDATE_TASKS[namespace],
-            {
-                "profile": json.dumps(memory.profile, sort_keys=True),
-                "event": event,
-                "details": json.dumps(full, sort_keys=True, default=str),
-            },
-        )
-        if not answer.changed:
-            return None
-        return answer.profile.model_dump(), str(answer.why)
-
-    source = f"{ctx.trace_id}:{ctx.step}"
-    preferences = PreferenceMemory(ctx.store, ctx.clock)
-    preferences.update(state.mailbox, namespace, change, source)
-    version = preferences.source_version(state.mailbox, namespace, source)
-    return [] if version is None else [f"{namespace}@{version}"]
+    return learn_into(ctx, state.mailbox, namespace, UPDATE_TASKS[namespace], event, full)
 
 
 def first_name(email: Mapping[str, Any]) -> str:

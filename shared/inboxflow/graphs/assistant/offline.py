@@ -4,7 +4,8 @@
 that asks nothing and a sales pitch (notify), FYIs, requests (the cue lists of
 :mod:`.cues`, in en, cs, de, fr, es, ja). The memory updates apply rules: the sender and
 the choice, the edited sign-off or greeting, the edited meeting length or start
-time. The response agent's script (``assistant_policy``) plays plausible turns
+time (the response preferences' rules are every graph's: :mod:`..reply_rules`).
+The response agent's script (``assistant_policy``) plays plausible turns
 with no key; it reads what a real model would: the system message (today, the owner's
 response and calendar preferences as JSON) and the conversation. A request for a
 meeting (:func:`.reading.meeting_request`): check the calendar on the day asked for
@@ -31,8 +32,6 @@ from .reading import asks, cold_pitch, meeting_request, new_text, thanks_only
 from .tasks import (
     CalProfile,
     CalUpdate,
-    ResponseProfile,
-    ResponseUpdate,
     Triage,
     TriageProfile,
     TriageUpdate,
@@ -140,28 +139,6 @@ def triage_rules(inputs: Mapping[str, Any]) -> TriageUpdate:
     else:
         return TriageUpdate(profile=profile, changed=False, why=f"{event}: nothing to learn")
     return TriageUpdate(profile=p, changed=p != profile, why=why)
-
-
-def _paragraphs(text: str) -> list[str]:
-    return [block.strip() for block in text.replace("\r\n", "\n").split("\n\n") if block.strip()]
-
-
-def response_rules(inputs: Mapping[str, Any]) -> ResponseUpdate:
-    profile = ResponseProfile.model_validate(json.loads(inputs["profile"]))
-    details = json.loads(inputs["details"])
-    before = _paragraphs(str(details["before"].get("content", "")))
-    after = _paragraphs(str(details["after"].get("content", "")))
-    p, changes = profile.model_copy(deep=True), []
-    if before and after and before[-1] != after[-1] and len(after[-1]) <= 80:
-        p.sign_off = after[-1]
-        changes.append(f"sign-off is now {after[-1]!r}")
-    if len(after) > 1 and before and before[0] != after[0] and len(after[0]) <= 60:
-        first_name = str(details.get("first_name") or "")
-        greeting = after[0].replace(first_name, "{first_name}") if first_name else after[0]
-        p.greeting = greeting
-        changes.append(f"greeting is now {greeting!r}")
-    why = "; ".join(changes) or "the edit shows no greeting or sign-off preference"
-    return ResponseUpdate(profile=p, changed=p != profile, why=why)
 
 
 def cal_rules(inputs: Mapping[str, Any]) -> CalUpdate:
@@ -303,4 +280,4 @@ def _free_at(free: list[str], start: str, duration: int) -> bool:
     )
 
 
-__all__ = ["assistant_policy", "cal_rules", "offline_triage", "response_rules", "triage_rules"]
+__all__ = ["assistant_policy", "cal_rules", "offline_triage", "triage_rules"]

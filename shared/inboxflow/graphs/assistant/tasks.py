@@ -5,10 +5,12 @@
 | ``triage_email``              | triage_router               | ``Triage``         |
 | ``update_triage_preferences`` | triage_notify, tool_review  | ``TriageUpdate``   |
 | ``update_response_preferences`` | tool_review               | ``ResponseUpdate`` |
+|                               | (every graph's drafts: :mod:`..reply_learning`) |  |
 | ``update_cal_preferences``    | tool_review                 | ``CalUpdate``      |
 | the response agent's turns    | llm_call                    | tool calls (``ASSISTANT_TOOLS``) |
 
-The offline model plays each task with its heuristic in :mod:`.offline`
+The response update is every graph's (:mod:`inboxflow.graphs.reply_learning`, its rules in
+:mod:`inboxflow.graphs.reply_rules`). The offline model plays each task with its heuristic in :mod:`.offline`
 (``task.offline``, ``ChatSettings.offline``), imported on the first offline
 call only: a deployment on Gemini never loads the heuristics.
 """
@@ -20,6 +22,11 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from ...ports.llm import LLMTask, offline_heuristic
+from ..reply_learning import (
+    RESPONSE_UPDATE_TASK,
+    UPDATE_SYSTEM,
+    update_template,
+)
 
 # --- triage_email ------------------------------------------------------------------------------
 
@@ -66,15 +73,6 @@ class TriageProfile(BaseModel):
     notes: list[str]
 
 
-class ResponseProfile(BaseModel):
-    """``response_preferences``."""
-
-    greeting: str
-    sign_off: str
-    tone: str
-    notes: list[str]
-
-
 class CalProfile(BaseModel):
     """``cal_preferences``."""
 
@@ -91,14 +89,6 @@ class TriageUpdate(BaseModel):
     why: str
 
 
-class ResponseUpdate(BaseModel):
-    """The updated response profile, whether it changed, why."""
-
-    profile: ResponseProfile
-    changed: bool
-    why: str
-
-
 class CalUpdate(BaseModel):
     """The updated calendar profile, whether it changed, why."""
 
@@ -110,48 +100,30 @@ class CalUpdate(BaseModel):
 _offline_triage_update = offline_heuristic(f"{__package__}.offline:triage_rules")
 
 
-_offline_response_update = offline_heuristic(f"{__package__}.offline:response_rules")
-
-
 _offline_cal_update = offline_heuristic(f"{__package__}.offline:cal_rules")
 
-
-def _template(namespace: str) -> str:
-    return (
-        f"Current {namespace} (JSON): $profile\n\nWhat the owner did: $event\n"
-        "Details (JSON): $details\n\nReturn the whole profile, updated only where this "
-        "feedback supports a change, whether it changed, and why."
-    )
-
-
-_SYSTEM = (
-    "You keep an email assistant's memory of its owner's preferences. Change only what "
-    "the owner's decision clearly supports; keep everything else exactly as it is."
-)
 
 TRIAGE_UPDATE_TASK = LLMTask(
     "update_triage_preferences",
     TriageUpdate,
-    _template("triage_preferences"),
+    update_template("triage_preferences"),
     _offline_triage_update,
-    _SYSTEM,
-)
-RESPONSE_UPDATE_TASK = LLMTask(
-    "update_response_preferences",
-    ResponseUpdate,
-    _template("response_preferences"),
-    _offline_response_update,
-    _SYSTEM,
+    UPDATE_SYSTEM,
 )
 CAL_UPDATE_TASK = LLMTask(
-    "update_cal_preferences", CalUpdate, _template("cal_preferences"), _offline_cal_update, _SYSTEM
+    "update_cal_preferences",
+    CalUpdate,
+    update_template("cal_preferences"),
+    _offline_cal_update,
+    UPDATE_SYSTEM,
 )
 UPDATE_TASKS: dict[str, LLMTask[Any]] = {
     "triage_preferences": TRIAGE_UPDATE_TASK,
     "response_preferences": RESPONSE_UPDATE_TASK,
     "cal_preferences": CAL_UPDATE_TASK,
 }
-"""The memory update task of each namespace (module-level each, so the Gemini double finds them)."""
+"""The memory update task of each namespace (module-level each, so the Gemini double finds them;
+``RESPONSE_UPDATE_TASK`` is every graph's, from :mod:`..reply_learning`)."""
 
 
 # --- the response agent's turns ----------------------------------------------------------------

@@ -114,6 +114,7 @@ PIPELINE = Graph.build(
             ports=("config", "workspace"),
             routes=(END,),
             uses_gmail=True,
+            uses_llm=True,  # a reviewer's edit or comment teaches the drafts (reply_learning)
             tools=ACTION_TOOLS,
             memory_mb=256,
             timeout_s=60,

@@ -21,6 +21,7 @@ from ...mail import bare_subject, strip_quoted
 from ...mail.addresses import same_address
 from ...mail.quoting import REPLY_PREFIX, TRIMMED_MARKER
 from ..cue_matching import CueMatch, CueSets, fold
+from ..reply_learning import apply_preferences, read_preferences
 from .cues import intent_cues, meeting_time_cues
 from .senders import lookalike_reason
 from .state import CATEGORIES
@@ -369,7 +370,8 @@ def decide_offline(inputs: Mapping[str, Any]) -> ToolDecision:
 
 
 def generate_offline(inputs: Mapping[str, Any]) -> ReplyDraft:
-    """A templated reply per category that uses the context it is given."""
+    """A templated reply per category that uses the context it is given; the greeting and
+    sign-off the reviewers taught (``preferences``) replace the template's."""
     category = str(inputs.get("category", "other"))
     name = str(inputs.get("recipient_name") or "there")
     topic = str(inputs.get("topic", "your message"))
@@ -407,6 +409,8 @@ def generate_offline(inputs: Mapping[str, Any]) -> ReplyDraft:
         ]
         closing = "Best regards"
     body = "\n\n".join([f"Hi {name},", *paragraphs, f"{closing},\n{signature}"])
+    learnt = read_preferences(str(inputs.get("preferences") or "{}"))
+    body = apply_preferences(body, learnt)
     return ReplyDraft(subject=str(inputs.get("reply_subject", "Re: your message")), body=body)
 
 

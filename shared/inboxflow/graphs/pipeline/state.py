@@ -177,6 +177,8 @@ class DispatchResult(BaseModel):
     subject: str | None = None
     approved_by: str | None = None
     edited: bool = False
+    learned: list[str] = Field(default_factory=list)
+    """What the reviewer's edit or rejection taught the mailbox's drafts (``namespace@version``)."""
 
 
 class PipelineState(BaseModel):

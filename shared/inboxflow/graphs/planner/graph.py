@@ -86,6 +86,7 @@ PLANNER = Graph.build(
             lazy(f"{NODES}.review:agency_review"),
             routes=("agency_review", "tools", "planner"),
             pauses=True,
+            uses_llm=True,  # an edited email or a comment teaches the drafts (reply_learning)
             memory_mb=256,
             description="The agency approves, edits or rejects the planned action.",
         ),

@@ -1,5 +1,9 @@
 """The planner's pause kinds: ``agency_review`` (the agency decides on a plan) and
-``customer_reply`` (the customer answers in the thread; ingest resumes it)."""
+``customer_reply`` (the customer answers in the thread; ingest resumes it).
+
+A plan that emails the customer (``ask_customer``) shows the email as a ``draft`` field:
+the agency's edit of it (greeting, sign-off, facts) or its comment teaches the drafts
+(:mod:`..reply_learning`); the email itself is always written from the inputs."""
 
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ AGENCY_REVIEW = PauseKind(
     ),
     editable=(
         EditableField("inputs", "Planned inputs (JSON)", "text", max_chars=8000, required=True),
+        EditableField("draft", "The email to the customer", "text", max_chars=20_000),
     ),
     description="approve / edit the inputs / reject with a comment the planner's next action",
     defaults={"tool": "action"},

@@ -144,6 +144,11 @@ class PlannerState(BaseModel):
     agent_scratchpad: Scratchpad = Field(default_factory=Scratchpad)
     human_feedback: HumanFeedback | None = None
     requires_agency_review: bool = False
+    review_draft: str | None = None
+    """The email the pending agency review shows (an ``ask_customer`` plan's), what its edit
+    is compared with."""
+    memory_updates: list[str] = Field(default_factory=list)
+    """What the agency's decisions taught the mailbox's drafts (``namespace@version``)."""
     awaiting_customer_reply: bool = False
     seen_reply_ids: list[str] = Field(default_factory=list)
     end_reason: str | None = None

@@ -11,6 +11,7 @@ or ``{"status": "error", "message": ..., "code": ..., "field": ..., "retryable":
 | prepare_final_summary | emails the customer the rated quote                             |
 | request_human_review  | tells the agency's reviewers; the trace then ends needs_review  |
 
+The emails greet and sign off as the agency's edits taught (:mod:`..reply_learning`).
 Every write happens once per trace step: quoting calls take the effect
 journal's key as their idempotency key, emails are stamped with it and
 found again by it after a crash (``ctx.effect``).
@@ -36,6 +37,7 @@ from ...mail import Email, reply_subject
 from ...mail.loop_guard import refuse_recipient
 from ...notices import notify_once
 from ..kit import workspace_of
+from ..reply_learning import apply_preferences, learnt
 from .extract import FIELD_LABELS
 from .quoting import QUOTING, Applicant, Driver, QuotingError, Vehicle
 
@@ -222,10 +224,17 @@ def _send(ctx: NodeContext, name: str, subject: str, body: str) -> dict[str, Any
     return success(sent)
 
 
+def question_draft(ctx: NodeContext, thread: Thread, params: AskCustomerParams) -> str:
+    """The question email as it goes out: :func:`question_text` with the greeting and
+    sign-off the agency's edits taught (:mod:`..reply_learning`)."""
+    body = question_text(thread.first_name, params.fields, params.reason, thread.email.mailbox)
+    return apply_preferences(body, learnt(ctx, thread.email.mailbox, thread.first_name))
+
+
 def ask_customer(params: AskCustomerParams, ctx: NodeContext) -> dict[str, Any]:
     """Email the customer, in their thread, for the missing fields (once)."""
     thread = _thread(ctx)
-    body = question_text(thread.first_name, params.fields, params.reason, thread.email.mailbox)
+    body = question_draft(ctx, thread, params)
     result = _send(ctx, "ask_customer", reply_subject(thread.email.subject), body)
     if result["status"] == "success":
         result["data"]["fields"] = params.fields
@@ -278,6 +287,7 @@ def prepare_final_summary(params: QuoteRef, ctx: NodeContext) -> dict[str, Any]:
     if quote.get("rate") is None:
         return failure(f"quote {params.quote_id} is not rated yet", "not_ratable")
     body = summary_text(thread.first_name, quote, thread.email.mailbox)
+    body = apply_preferences(body, learnt(ctx, thread.email.mailbox, thread.first_name))
     subject = reply_subject(thread.email.subject)
     result = _send(ctx, "final_summary", subject, body)
     if result["status"] == "success":

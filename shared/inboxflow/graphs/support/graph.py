@@ -103,6 +103,7 @@ SUPPORT = Graph.build(
             routes=("act", END),
             pauses=True,
             uses_gmail=True,
+            uses_llm=True,  # a reviewer's edit or comment teaches the drafts (reply_learning)
             memory_mb=256,
             tools=("reply_to_customer",),
             description="Reply (approval policy, exactly once), notify on call, or queue.",

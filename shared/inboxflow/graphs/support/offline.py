@@ -22,6 +22,7 @@ from typing import Any
 
 from ...knowledge import excerpt
 from ..language import UNKNOWN
+from ..reply_learning import apply_preferences, read_preferences
 from .tasks import (
     ExtractedInfo,
     IssueType,
@@ -219,6 +220,7 @@ def specialist_offline(inputs: Mapping[str, Any]) -> TriageResult:
         "If this does not answer your question, reply to this email and we will help further."
         "\n\nBest regards,\nSupport"
     )
+    body = apply_preferences(body, read_preferences(str(inputs.get("preferences") or "{}")))
     relevance = float(articles[0].get("relevance", 0.0))
     reasoning = f"answered from {sources[0]} (relevance {relevance:.2f})"
     confidence = answer_confidence(relevance)

@@ -56,6 +56,8 @@ class ActResult(BaseModel):
         notified: the reviewers told about an escalation or an assignment.
         queue: the specialist queue a ``route_specialist`` assigned the ticket to.
         approved_by: the reviewer who approved the reply, if one did.
+        learned: what the reviewer's edit or rejection taught the mailbox's drafts
+            (``namespace@version``).
     """
 
     action: str
@@ -63,6 +65,7 @@ class ActResult(BaseModel):
     message_id: str | None = None
     notified: list[str] = Field(default_factory=list)
     approved_by: str | None = None
+    learned: list[str] = Field(default_factory=list)
     queue: str | None = None
 
 

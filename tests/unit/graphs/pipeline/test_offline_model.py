@@ -342,6 +342,7 @@ def generate_inputs(category: str, **extra: str) -> dict[str, str]:
         "saved_replies": "(none)",
         "signature": "Maya Chen\nCustomer Success Lead, Brightlane Analytics",
         "reply_by": "Monday 18 January",
+        "preferences": "{}",
         **extra,
     }
 

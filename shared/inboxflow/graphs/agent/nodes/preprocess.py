@@ -6,6 +6,8 @@
 | outputs | inquiry, messages (system, user); status, escalation     |
 | routes  | -> agent_turn ; -> finish (a notification it cannot read) |
 
+The system prompt is the profile's, then the greeting, sign-off and notes the
+mailbox's reviewers taught by editing drafts (:mod:`...reply_learning`), if any.
 A Crisp notification from the helpdesk that cannot be read (``Inquiry.unread``: no
 patient address, two, no message...) never reaches the model: the run ends
 ``escalated`` with the reason and ``finish`` tells the profile's reviewers.
@@ -17,6 +19,7 @@ from ....engine.context import NodeContext
 from ....engine.step import Step
 from ....mail import Email
 from ....mail.authentication import configured_authserv_id
+from ...reply_learning import PROMPT_PREFERENCES, learnt, prompt_preferences
 from ..preprocess import PREPROCESSORS, crisp, first_message
 from ..state import AgentState
 
@@ -29,8 +32,12 @@ def preprocess(state: AgentState, ctx: NodeContext) -> Step:
         inquiry = crisp(email, state.profile.helpdesk, configured_authserv_id(config))
     else:
         inquiry = PREPROCESSORS[state.profile.preprocessor](email)
+    system = state.profile.system_prompt
+    taught = learnt(ctx, email.mailbox)
+    if taught:  # after the profile's fixed prompt: its cached prefix stays the same
+        system = f"{system}\n\n{PROMPT_PREFERENCES}\n{prompt_preferences(taught)}"
     messages = [
-        {"role": "system", "content": state.profile.system_prompt},
+        {"role": "system", "content": system},
         {"role": "user", "content": first_message(inquiry)},
     ]
     if inquiry.unread is not None:

@@ -3,15 +3,17 @@
 | node     | dispatch                                                                 |
 |----------|--------------------------------------------------------------------------|
 | inputs   | draft, review, planned_actions, ``ctx.resume`` (a reviewer's decision)   |
-| outputs  | dispatch {status, action, message_id, to, subject, approved_by, edited}, |
-|          | end_reason when nothing was written                                      |
-| LLM task | none                                                                     |
+| outputs  | dispatch {status, action, message_id, to, subject, approved_by, edited,  |
+|          | learned}, end_reason when nothing was written                            |
+| LLM task | ``update_response_preferences`` (a reviewer's edit or comment only)      |
 | routes   | -> END (done); a rejected draft or a refused recipient -> END (rejected) |
 
 Reached directly from review (auto-dispatch) or by resuming a paused trace
 with ``{"decision": "approve" | "reject", "payload": edited payload or None,
 "reviewer": ...}``. An approval dispatches the edited payload when there is
-one, else the original draft. The action is a Gmail draft unless the
+one, else the original draft. A reviewer's edit of the message or comment
+(approve or reject) teaches the mailbox's drafts (:mod:`...reply_learning`:
+greeting, sign-off, notes; never by the deadline, once per step). The action is a Gmail draft unless the
 settings ask for auto-send (never for a complaint), in the mailbox the email
 arrived in and in its thread (In-Reply-To and References from the email's
 Message-ID). It runs through the effect journal under the name
@@ -47,9 +49,11 @@ from ....engine.step import END, Step
 from ....errors import NodeFailed
 from ....mail.loop_guard import refuse_recipient
 from ...kit import unreviewed_send_refusal
+from ...reply_learning import learn_from_review
 from ..settings import pipeline_settings
 from ..state import DispatchResult, PipelineState
 from ..tools import bound_to, workspace_of
+from .generate import recipient_name
 
 
 def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
@@ -59,26 +63,28 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         raise NodeFailed("dispatch needs a draft")
     to, subject, body = draft.to, draft.subject, draft.body
     approved_by: str | None = None
+    learned: list[str] = []
     if ctx.resume is not None:
         decision = str(ctx.resume.get("decision", ""))
         reviewer = ctx.resume.get("reviewer")
         approved_by = str(reviewer) if reviewer else None
         if decision == "reject":
+            learned = _learn(state, ctx, "approve_draft:rejected", None)
             result = DispatchResult(
-                status="rejected", to=to, subject=subject, approved_by=approved_by
+                status="rejected", to=to, subject=subject, approved_by=approved_by, learned=learned
             )
             return Step(update={"dispatch": result}, goto=END, status="rejected")
         if decision != "approve":
             raise NodeFailed(f"approve_draft expects decision approve or reject, not {decision!r}")
         to, subject, body = _edited(ctx.resume.get("payload"), to, subject, body)
+        learned = _learn(state, ctx, "approve_draft:approved", body)
     elif not (state.review and state.review.auto_dispatch):
         raise NodeFailed("dispatch reached without an auto-dispatch verdict or an approval")
     edited = (to, subject, body) != (draft.to, draft.subject, draft.body)
     refused = refuse_recipient(to, state.email)
+    decided: dict[str, Any] = {"approved_by": approved_by, "edited": edited, "learned": learned}
     if refused:
-        result = DispatchResult(
-            status="refused", to=to, subject=subject, approved_by=approved_by, edited=edited
-        )
+        result = DispatchResult(status="refused", to=to, subject=subject, **decided)
         update = {"dispatch": result, "end_reason": f"not sent (loop protection): {refused}"}
         return Step(update=update, goto=END, status="rejected")
 
@@ -148,10 +154,24 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
         message_id=outcome.get("id"),
         to=to,
         subject=subject,
-        approved_by=approved_by,
-        edited=edited,
+        **decided,
     )
     return Step(update={"dispatch": result}, goto=END)
+
+
+def _learn(state: PipelineState, ctx: NodeContext, event: str, body: str | None) -> list[str]:
+    """What the reviewer's edited ``body`` (None: rejected) and comment teach the mailbox's
+    drafts (:func:`~inboxflow.graphs.reply_learning.learn_from_review`)."""
+    assert state.draft is not None and ctx.resume is not None
+    return learn_from_review(
+        ctx,
+        state.email.mailbox,
+        event,
+        state.draft.body,
+        body,
+        comment=ctx.resume.get("comment"),
+        first_name=recipient_name(state),
+    )
 
 
 REPLY_TOOLS = frozenset({"create_draft", "send_email"})

@@ -10,7 +10,10 @@
 Tone by category: professional for inquiries, meeting requests and the
 rest, empathetic for complaints, friendly for follow-ups. The draft uses the
 context: the contact's name and company, the free calendar slots for a
-meeting, the saved reply that answers an inquiry, the owner's signature.
+meeting, the saved reply that answers an inquiry, the owner's signature; and
+the greeting, sign-off and notes the mailbox's reviewers taught by editing
+earlier drafts (:mod:`...reply_learning`; the review that follows judges the
+draft with them applied).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ....engine.step import Step
 from ....errors import NodeFailed
 from ....mail import bare_subject, prompt_fields, reply_subject
 from ....workspace import business_day
+from ...reply_learning import learnt, prompt_preferences
 from ..state import Draft, PipelineState, Tone
 from ..tasks import GENERATE_RESPONSE
 
@@ -46,9 +50,9 @@ def generate(state: PipelineState, ctx: NodeContext) -> Step:
     context = state.context
     category = state.classification.category
     tone = TONES["complaint" if state.classification.is_complaint else category]
-    contact = context.contact if context else None
     owner = context.owner if context else None
-    recipient = _first_name(str((contact or {}).get("name", ""))) or email.sender.first_name
+    recipient = recipient_name(state)
+    contact = context.contact if context else None
     slots = context.calendar.slots if context and context.calendar else []
     today = datetime.fromtimestamp(ctx.clock.now(), UTC).date()
     reply_by = business_day(today, 1)
@@ -72,6 +76,7 @@ def generate(state: PipelineState, ctx: NodeContext) -> Step:
         or "(none)",
         "signature": _signature(owner, email.mailbox),
         "reply_by": f"{reply_by:%A} {reply_by.day} {reply_by:%B}",
+        "preferences": prompt_preferences(learnt(ctx, email.mailbox, recipient)),
     }
     answer = ctx.generate(GENERATE_RESPONSE, inputs)
     to = next(
@@ -82,6 +87,12 @@ def generate(state: PipelineState, ctx: NodeContext) -> Step:
         to=to, subject=answer.subject or inputs["reply_subject"], body=answer.body, tone=tone
     )
     return Step(update={"draft": draft}, goto="review")
+
+
+def recipient_name(state: PipelineState) -> str:
+    """Whom the reply greets: the contact's first name, else the sender's (``""``: unknown)."""
+    contact = state.context.contact if state.context else None
+    return _first_name(str((contact or {}).get("name", ""))) or state.email.sender.first_name
 
 
 def _first_name(name: str) -> str:
@@ -100,4 +111,4 @@ def _signature(owner: Mapping[str, Any] | None, mailbox: str) -> str:
     return f"The {domain.capitalize()} team"
 
 
-__all__ = ["TONES", "generate"]
+__all__ = ["TONES", "generate", "recipient_name"]

@@ -3,8 +3,9 @@
 | node     | act                                                                      |
 |----------|--------------------------------------------------------------------------|
 | inputs   | triage, ticket, email, ``ctx.resume`` (a reviewer's decision)            |
-| outputs  | act {action, status, message_id, notified, approved_by}; end_reason      |
-| LLM task | none                                                                     |
+| outputs  | act {action, status, message_id, notified, approved_by, learned};        |
+|          | end_reason                                                               |
+| LLM task | ``update_response_preferences`` (a reviewer's edit or comment only)      |
 | routes   | -> END; a reply that is not confident or is critical ->                  |
 |          | Pause(approve_support_reply, resume_node=act)                            |
 
@@ -14,7 +15,8 @@
   a demand, a complaint, a problem signal, a doubtful sender, no relevant
   article) and, with ``auto_send``, the sender is authenticated or one the
   mailbox has already written to (the no-relay rule, ``bindings.relay_refusal``);
-  otherwise a reviewer approves, edits or rejects it. The reply is
+  otherwise a reviewer approves, edits or rejects it (an edit of the reply or a
+  comment teaches the mailbox's drafts: :mod:`...reply_learning`). The reply is
   written once through the effect journal (a Gmail draft, or sent with
   ``auto_send``), in the email's thread, by the ``reply_to_customer`` tool,
   bound to the sender; loop protection has the last word.
@@ -40,6 +42,7 @@ from ....errors import NodeFailed
 from ....mail.loop_guard import refuse_recipient
 from ....notices import notify_once
 from ...kit import unreviewed_send_refusal
+from ...reply_learning import learn_from_review
 from ..pauses import APPROVE_SUPPORT_REPLY
 from ..settings import support_settings
 from ..state import ActResult, SupportState
@@ -73,6 +76,7 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
         {"subject": subject, "reply": triage.suggested_response}
     )
     subject, body, approved_by = reply["subject"], reply["reply"], None
+    learned: list[str] = []
     if ctx.resume is None:
         reasons = []
         if triage.urgency == "critical":
@@ -92,16 +96,23 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
         reviewer = ctx.resume.get("reviewer")
         approved_by = str(reviewer) if reviewer else None
         if decision == "reject":
-            result = ActResult(action="auto_respond", status="rejected", approved_by=approved_by)
+            learned = _learn(state, ctx, "approve_support_reply:rejected", body, None)
+            result = ActResult(
+                action="auto_respond", status="rejected", approved_by=approved_by, learned=learned
+            )
             tickets.save(ticket.model_copy(update={"working": {"rejected_reply": body}}))
             return Step(update={"act": result}, goto=END, status="rejected")
         if decision != "approve":
             raise NodeFailed(f"approve_support_reply expects approve or reject, not {decision!r}")
+        shown = body
         subject, body = _edited(ctx.resume.get("payload"), subject, body)
+        learned = _learn(state, ctx, "approve_support_reply:approved", shown, body)
     to = email.sender.address
     refused = refuse_recipient(to, email)
     if refused:
-        result = ActResult(action="auto_respond", status="rejected", approved_by=approved_by)
+        result = ActResult(
+            action="auto_respond", status="rejected", approved_by=approved_by, learned=learned
+        )
         update = {"act": result, "end_reason": f"not sent (loop protection): {refused}"}
         return Step(update=update, goto=END, status="rejected")
     tool_ctx = replace(ctx, subject=email, bound=bound_to(email, ref.customer_id))
@@ -123,8 +134,22 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
         status="sent" if settings.auto_send else "drafted",
         message_id=message_id,
         approved_by=approved_by,
+        learned=learned,
     )
     return Step(update={"act": result}, goto=END)
+
+
+def _learn(
+    state: SupportState, ctx: NodeContext, event: str, shown: str, body: str | None
+) -> list[str]:
+    """What the reviewer's edited ``body`` (None: rejected) and comment teach the mailbox's
+    drafts (:func:`~inboxflow.graphs.reply_learning.learn_from_review`)."""
+    assert ctx.resume is not None
+    email = state.email
+    comment = ctx.resume.get("comment")
+    return learn_from_review(
+        ctx, email.mailbox, event, shown, body, comment=comment, first_name=email.sender.first_name
+    )
 
 
 def _review_pause(

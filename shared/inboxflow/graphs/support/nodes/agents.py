@@ -8,7 +8,8 @@
 |             |                                |              | + the urgency rules | billing /  |
 |             |                                |              |                     | technical /|
 |             |                                |              |                     | general    |
-| billing ... | supervision, translation, KB   | triage       | support_specialist  | act        |
+| billing ... | supervision, translation, KB,  | triage       | support_specialist  | act        |
+|             | the learnt reply preferences   |              |                     |            |
 | escalate    | supervision                    | triage       | none                | act        |
 """
 
@@ -22,6 +23,7 @@ from ....engine.step import Step
 from ....errors import NodeFailed
 from ....knowledge import knowledge_base_for
 from ...language import detect_language
+from ...reply_learning import learnt, prompt_preferences
 from ..kb import kb_search
 from ..signals import text_signals
 from ..state import SupportState, TranslationResult
@@ -106,6 +108,9 @@ def specialist_node(category: IssueType) -> NodeFn:
                 "signals": json.dumps(supervision.signals),
                 "articles": json.dumps(articles, ensure_ascii=False),
                 "text": text,
+                "preferences": prompt_preferences(
+                    learnt(ctx, state.email.mailbox, state.email.sender.first_name)
+                ),
             },
         )
         # The supervisor's urgency (with the seed's rules) is the ticket's, whatever it says.
