@@ -8,7 +8,7 @@ returns the recorded result instead of acting again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,8 +51,13 @@ class EffectJournal:
         perform: Callable[[str], dict[str, Any]],
         reconcile: Callable[[str], dict[str, Any] | None] | None = None,
         expire_at: float | None = None,
+        intent: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Perform the effect once. ``perform`` and ``reconcile`` get the effect key."""
+        """Perform the effect once. ``perform`` and ``reconcile`` get the effect key.
+
+        ``intent`` (the tool call that asked the effect) is what a shadow's journal
+        (``engine/shadow.HeldJournal``) records instead of performing; this one ignores it.
+        """
         path = effect_path(trace_id, step, name)
         key = path.removeprefix(f"{EFFECTS.name}/")
         entry = self.store.get(path)
@@ -71,7 +76,7 @@ class EffectJournal:
                 "expire_at": expire_at,
             }
             if not self.store.create(path, entry):
-                return self.run(trace_id, step, name, perform, reconcile, expire_at)
+                return self.run(trace_id, step, name, perform, reconcile, expire_at, intent)
         else:
             entry["attempts"] = int(entry.get("attempts", 1)) + 1
             self.store.set(path, entry)
