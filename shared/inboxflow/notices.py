@@ -52,6 +52,7 @@ def notify_once(
         def find(key: str) -> dict[str, Any] | None:
             return notifier.find(key, sender)
 
-        if not ctx.effect(effect.format(index=index), send, find).get("error"):
+        intent = {"action": "notify", "to": reviewer, "subject": subject}
+        if not ctx.effect(effect.format(index=index), send, find, intent).get("error"):
             told.append(reviewer)
     return told

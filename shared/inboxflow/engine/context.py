@@ -59,11 +59,14 @@ class NodeContext:
         perform: Callable[[str], dict[str, Any]],
         reconcile: Callable[[str], dict[str, Any] | None] | None = None,
         intent: Mapping[str, Any] | None = None,
+        store_only: bool = False,
     ) -> dict[str, Any]:
         """Run a side effect through the journal (exactly once per trace step and name).
 
         ``intent`` says what the effect does, for a shadow's journal to record instead
-        (default: the tool call running, ``acting``).
+        (default: the tool call running, ``acting``). ``store_only``: ``perform`` writes
+        only through ``self.store`` (a ticket opened), so a shadow performs it against
+        its held store and goes on with its result (``engine/shadow.py``).
         """
         return self.journal.run(
             self.trace_id,
@@ -73,6 +76,7 @@ class NodeContext:
             reconcile,
             self.expire_at,
             intent or self.acting,
+            store_only,
         )
 
     def _handle(self, name: str, params: BaseModel) -> dict[str, Any]:

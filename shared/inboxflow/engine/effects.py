@@ -52,11 +52,14 @@ class EffectJournal:
         reconcile: Callable[[str], dict[str, Any] | None] | None = None,
         expire_at: float | None = None,
         intent: Mapping[str, Any] | None = None,
+        store_only: bool = False,
     ) -> dict[str, Any]:
         """Perform the effect once. ``perform`` and ``reconcile`` get the effect key.
 
         ``intent`` (the tool call that asked the effect) is what a shadow's journal
-        (``engine/shadow.HeldJournal``) records instead of performing; this one ignores it.
+        (``engine/shadow.HeldJournal``) records instead of performing, and ``store_only``
+        (``perform`` writes only through the node's store) lets it perform against its
+        held store; this journal ignores both.
         """
         path = effect_path(trace_id, step, name)
         key = path.removeprefix(f"{EFFECTS.name}/")
@@ -76,7 +79,9 @@ class EffectJournal:
                 "expire_at": expire_at,
             }
             if not self.store.create(path, entry):
-                return self.run(trace_id, step, name, perform, reconcile, expire_at, intent)
+                return self.run(
+                    trace_id, step, name, perform, reconcile, expire_at, intent, store_only
+                )
         else:
             entry["attempts"] = int(entry.get("attempts", 1)) + 1
             self.store.set(path, entry)

@@ -410,14 +410,21 @@ class Runtime:
         """Rules 2-5 for one admitted delivery: run the node, route, commit, then publish."""
         now = self.clock.now()
         expire_at = self._expire_at(now)
-        ctx = self._context(graph, node, envelope, expire_at, checkpoint.shadow)
+        shadow_of = checkpoint.shadow_of if checkpoint.shadow else None
+        ctx = self._context(graph, node, envelope, expire_at, checkpoint.shadow, shadow_of)
         ran = self._run_node(graph, node, checkpoint.state, ctx, now)
         move = self._route(graph, node, envelope, ran, now, expire_at, checkpoint.shadow)
         self._commit(graph, node, envelope, checkpoint, owner, ctx, ran, move, expire_at)
         return "ran"
 
     def _context(
-        self, graph: Graph, node: Node, envelope: Envelope, expire_at: float, shadow: bool = False
+        self,
+        graph: Graph,
+        node: Node,
+        envelope: Envelope,
+        expire_at: float,
+        shadow: bool = False,
+        shadow_of: str | None = None,
     ) -> NodeContext:
         """What the node sees: its address, the ports it declares, the journal.
 
@@ -430,7 +437,7 @@ class Runtime:
         if shadow:
             journal = HeldJournal(self.documents, self.clock, self.fault)
             store = HeldDocuments(
-                self.documents, journal, envelope.trace_id, envelope.step, expire_at
+                self.documents, journal, envelope.trace_id, envelope.step, expire_at, shadow_of
             )
             if self.shadow_llm is not None:
                 ports = ports.replace(llm=self.shadow_llm)

@@ -71,9 +71,22 @@ class HeldJournal(EffectJournal):
         reconcile: Callable[[str], dict[str, Any] | None] | None = None,
         expire_at: float | None = None,
         intent: Mapping[str, Any] | None = None,
+        store_only: bool = False,
     ) -> dict[str, Any]:
-        """Record the effect as held (once) and return ``held_result``; nothing is performed."""
-        return self.hold(trace_id, step, name, dict(intent or {"effect": name}), expire_at)
+        """Record the effect as held (once) and return ``held_result``; nothing is performed.
+
+        A ``store_only`` effect is performed (its writes go to the node's held store,
+        ``HeldDocuments``) and its result kept with the held entry, so the node goes on
+        as it would have.
+        """
+        would = dict(intent or {"effect": name})
+        if not store_only:
+            return self.hold(trace_id, step, name, would, expire_at)
+        entry = self.store.get(effect_path(trace_id, step, name))
+        if entry is not None:
+            return dict(entry.get("result") or held_result(name))
+        result = perform(effect_path(trace_id, step, name).removeprefix(f"{EFFECTS.name}/"))
+        return self.hold(trace_id, step, name, would, expire_at, result={**result, "held": True})
 
     def hold(
         self,
@@ -84,7 +97,11 @@ class HeldJournal(EffectJournal):
         expire_at: float | None,
         **fields: Any,
     ) -> dict[str, Any]:
-        """Create the held entry ``name`` of the step (first one wins) and return its result."""
+        """Create the held entry ``name`` of the step (first one wins) and return its result.
+
+        ``fields`` are set on the entry (``result``: what the node gets instead of
+        ``held_result``).
+        """
         path = effect_path(trace_id, step, name)
         entry = {
             "status": HELD,
@@ -112,12 +129,19 @@ class HeldDocuments(DocumentStore):
     at intake is there at its next node, and nowhere else. Listings (``list``) read
     the real store only.
 
+    The live trace runs at the same time, and what it writes must not change what
+    the shadow sees (a ticket the live trace opened in the thread would make the
+    shadow continue it): a document naming an effect key of the live trace (a
+    top-level value starting ``{live_trace_id}:``, as ``opened_by`` or ``trace_key``
+    do) reads as absent.
+
     Args:
         base: the real store (read, and where the journal lives).
         journal: the shadow's held journal.
         trace_id: the shadow trace.
         step: the step running.
         expire_at: the journal entries' expiry.
+        live_trace_id: the live trace the shadow runs beside (None: hide nothing).
     """
 
     base: DocumentStore
@@ -125,6 +149,7 @@ class HeldDocuments(DocumentStore):
     trace_id: str
     step: int
     expire_at: float | None = None
+    live_trace_id: str | None = None
     _written: dict[str, dict[str, Any] | None] = field(default_factory=dict, init=False)
     _count: int = field(default=0, init=False)
 
@@ -140,7 +165,8 @@ class HeldDocuments(DocumentStore):
             _, latest = max(earlier, key=lambda item: (item[1].get("step", 0), item[0]))
             would = latest.get("would") or {}
             return None if would.get("op") == "delete" else dict(would.get("doc") or {})
-        return self.base.get(path)
+        doc = self.base.get(path)
+        return None if doc is None or self._live_wrote(doc) else doc
 
     def create(self, path: str, doc: dict[str, Any]) -> bool:
         """Held: False when the document exists (really or held), else held as created."""
@@ -154,8 +180,8 @@ class HeldDocuments(DocumentStore):
         self._hold("set", path, doc)
 
     def select(self, listing: Listing) -> builtins.list[tuple[str, dict[str, Any]]]:
-        """The real store's answer (held writes are not listed)."""
-        return self.base.select(listing)
+        """The real store's answer, less the live trace's writes (held writes are not listed)."""
+        return [(key, doc) for key, doc in self.base.select(listing) if not self._live_wrote(doc)]
 
     def run_transaction(self, fn: Callable[[Transaction], T]) -> T:
         """Run ``fn`` on a transaction whose reads are ``get`` and whose writes are held."""
@@ -164,6 +190,13 @@ class HeldDocuments(DocumentStore):
         for op, path, doc in transaction.writes:
             self._hold(op, path, doc)
         return result
+
+    def _live_wrote(self, doc: Mapping[str, Any]) -> bool:
+        """Whether ``doc`` names an effect key of the live trace (it is the live trace's write)."""
+        if self.live_trace_id is None:
+            return False
+        mark = f"{self.live_trace_id}:"
+        return any(isinstance(value, str) and value.startswith(mark) for value in doc.values())
 
     def _hold(self, op: str, path: str, doc: dict[str, Any] | None) -> None:
         self._written[path] = None if op == "delete" else dict(doc or {})
