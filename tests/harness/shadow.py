@@ -79,7 +79,7 @@ def world(
     home.mkdir(parents=True, exist_ok=True)
     bus = bus if bus is not None else InProcessBus(clock=FakeClock())
     clock = bus.clock
-    store = SqliteCheckpointStore(home / "shadow.db")
+    store = SqliteCheckpointStore(home / "inboxflow.db")
     seed_workspace(store, clock.now())
     runtime = runtime_for(
         home,
