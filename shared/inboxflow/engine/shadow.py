@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from ..naming import effect_path
 from ..ports.documents import DocumentStore, Listing, Transaction
 from ..schema import EFFECTS
-from .effects import EffectJournal
+from .effects import EffectCall, EffectJournal
 from .step import Pause
 from .waits import jsonable
 
@@ -62,31 +62,21 @@ class HeldJournal(EffectJournal):
     same result; ``perform`` and ``reconcile`` are never called.
     """
 
-    def run(
-        self,
-        trace_id: str,
-        step: int,
-        name: str,
-        perform: Callable[[str], dict[str, Any]],
-        reconcile: Callable[[str], dict[str, Any] | None] | None = None,
-        expire_at: float | None = None,
-        intent: Mapping[str, Any] | None = None,
-        store_only: bool = False,
-    ) -> dict[str, Any]:
+    def once(self, call: EffectCall) -> dict[str, Any]:
         """Record the effect as held (once) and return ``held_result``; nothing is performed.
 
         A ``store_only`` effect is performed (its writes go to the node's held store,
         ``HeldDocuments``) and its result kept with the held entry, so the node goes on
         as it would have.
         """
-        would = dict(intent or {"effect": name})
-        if not store_only:
-            return self.hold(trace_id, step, name, would, expire_at)
-        entry = self.store.get(effect_path(trace_id, step, name))
+        would = dict(call.intent or {"effect": call.name})
+        if not call.store_only:
+            return self.hold(call.trace_id, call.step, call.name, would, call.expire_at)
+        entry = self.store.get(call.path)
         if entry is not None:
-            return dict(entry.get("result") or held_result(name))
-        result = perform(effect_path(trace_id, step, name).removeprefix(f"{EFFECTS.name}/"))
-        return self.hold(trace_id, step, name, would, expire_at, result={**result, "held": True})
+            return dict(entry.get("result") or held_result(call.name))
+        result = {**call.perform(call.key), "held": True}
+        return self.hold(call.trace_id, call.step, call.name, would, call.expire_at, result=result)
 
     def hold(
         self,
