@@ -410,8 +410,7 @@ class Runtime:
         """Rules 2-5 for one admitted delivery: run the node, route, commit, then publish."""
         now = self.clock.now()
         expire_at = self._expire_at(now)
-        shadow_of = checkpoint.shadow_of if checkpoint.shadow else None
-        ctx = self._context(graph, node, envelope, expire_at, checkpoint.shadow, shadow_of)
+        ctx = self._context(graph, node, envelope, expire_at, checkpoint)
         ran = self._run_node(graph, node, checkpoint.state, ctx, now)
         move = self._route(graph, node, envelope, ran, now, expire_at, checkpoint.shadow)
         self._commit(graph, node, envelope, checkpoint, owner, ctx, ran, move, expire_at)
@@ -423,21 +422,25 @@ class Runtime:
         node: Node,
         envelope: Envelope,
         expire_at: float,
-        shadow: bool = False,
-        shadow_of: str | None = None,
+        checkpoint: Checkpoint | None = None,
     ) -> NodeContext:
         """What the node sees: its address, the ports it declares, the journal.
 
-        A shadow trace's node sees a held journal, a store whose writes are held and
-        the shadow's model (``engine/shadow.py``); nothing else differs.
+        A shadow trace's (``checkpoint.shadow``) node sees a held journal, a store whose
+        writes are held and the shadow's model (``engine/shadow.py``); nothing else differs.
         """
         journal = EffectJournal(self.documents, self.clock, self.fault)
         store: DocumentStore = self.documents
         ports = self.ports
-        if shadow:
+        if checkpoint is not None and checkpoint.shadow:
             journal = HeldJournal(self.documents, self.clock, self.fault)
             store = HeldDocuments(
-                self.documents, journal, envelope.trace_id, envelope.step, expire_at, shadow_of
+                self.documents,
+                journal,
+                envelope.trace_id,
+                envelope.step,
+                expire_at,
+                checkpoint.shadow_of,
             )
             if self.shadow_llm is not None:
                 ports = ports.replace(llm=self.shadow_llm)

@@ -35,7 +35,7 @@ from ...engine.waits import TIMEOUT_REVIEWER, Approval, payload_hash
 from ...ports.checkpoint import Checkpoint, CheckpointStore, StepLog
 from ...ports.documents import DocumentStore
 from ...schema import APPROVALS, TRACES
-from .outcomes import APPROVAL_EFFECTS, effect_label, effects_of
+from .outcomes import APPROVAL_EFFECTS, Effect, effect_label, effects_of
 
 if TYPE_CHECKING:
     from ...engine.graph import Graph
@@ -205,6 +205,9 @@ def shadow_report(
     """
     price = price if price is not None else checkout_prices()
     shadow_cost, live_cost = Cost(), Cost()
+    journal: dict[str, list[Effect]] = {}
+    for effect in effects_of(store):  # read once: a live trace's entries name it only in their ids
+        journal.setdefault(effect.trace_id, []).append(effect)
     cases = []
     for _, doc in sorted(
         store.list(TRACES.name, where=[("shadow", "==", True)]),
@@ -213,12 +216,11 @@ def shadow_report(
         shadow = Checkpoint.model_validate(doc)
         if since is not None and shadow.created_at < since:
             continue
-        shadow_logs = checkpoints.step_logs(shadow.trace_id)
-        shadow_cost.add(shadow_logs, price)
+        shadow_cost.add(checkpoints.step_logs(shadow.trace_id), price)
         live = checkpoints.get_trace(shadow.shadow_of or "")
         if live is not None:
             live_cost.add(checkpoints.step_logs(live.trace_id), price)
-        cases.append(_case(store, checkpoints, graphs, shadow, shadow_logs, live))
+        cases.append(_case(store, checkpoints, graphs, journal, shadow, live))
     return ShadowReport(cases, shadow_cost, live_cost, price is not None)
 
 
@@ -239,16 +241,16 @@ def _case(
     store: DocumentStore,
     checkpoints: CheckpointStore,
     graphs: Mapping[str, Graph],
+    journal: Mapping[str, Sequence[Effect]],
     shadow: Checkpoint,
-    shadow_logs: Sequence[StepLog],
     live: Checkpoint | None,
 ) -> ShadowCase:
     graph = graphs.get(shadow.graph)
-    shadow_side = _shadow_side(store, graph, shadow)
+    shadow_side = _shadow_side(journal.get(shadow.trace_id, ()), graph, shadow)
     if live is None:
         return ShadowCase(shadow.graph, None, shadow_side, {"live": {"live": None, "shadow": "-"}})
     approval = _first_approval(store, graph, live.trace_id)
-    live_side = _live_side(store, checkpoints, graph, live, approval)
+    live_side = _live_side(journal.get(live.trace_id, ()), checkpoints, graph, live, approval)
     ours, theirs = live_side.compared(), shadow_side.compared()
     differs = {
         name: {"live": ours.get(name), "shadow": theirs.get(name)}
@@ -259,38 +261,37 @@ def _case(
     return ShadowCase(shadow.graph, live_side, shadow_side, differs, reviewer, agrees)
 
 
-def _shadow_side(store: DocumentStore, graph: Graph | None, shadow: Checkpoint) -> Side:
+def _shadow_side(effects: Sequence[Effect], graph: Graph | None, shadow: Checkpoint) -> Side:
     pause = shadow.pause or {}
     asked = pause.get("kind") if pause.get("held") else None
-    effects = tuple(
-        effect_label(effect.name)
-        for effect in effects_of(store, shadow.trace_id)
+    held = [
+        effect
+        for effect in effects
         if effect.doc.get("status") == HELD and not _HELD_WRITE.match(effect.name)
-    )
+    ]
     return Side(
         shadow.trace_id,
         f"ask:{asked}" if asked else shadow.status,
-        effects,
+        _labels(held),
         _fields(graph, shadow),
         pause.get("payload") if asked else None,
     )
 
 
 def _live_side(
-    store: DocumentStore,
+    effects: Sequence[Effect],
     checkpoints: CheckpointStore,
     graph: Graph | None,
     live: Checkpoint,
     approval: Approval | None,
 ) -> Side:
     if approval is None:
-        effects = [effect for effect in effects_of(store, live.trace_id)]
         return Side(live.trace_id, live.status, _labels(effects), _fields(graph, live))
     step = approval.step
     state = fold(checkpoints.step_logs(live.trace_id), upto=step, checkpoint_state=live.state)
-    effects = [
+    before = [
         effect
-        for effect in effects_of(store, live.trace_id)
+        for effect in effects
         if effect.step < step
         or (effect.step == step and not effect.name.startswith(APPROVAL_EFFECTS))
     ]
@@ -298,13 +299,13 @@ def _live_side(
     return Side(
         live.trace_id,
         f"ask:{approval.kind}",
-        _labels(effects),
+        _labels(before),
         _fields(graph, at_pause),
         approval.payload,
     )
 
 
-def _labels(effects: Sequence[Any]) -> tuple[str, ...]:
+def _labels(effects: Sequence[Effect]) -> tuple[str, ...]:
     return tuple(effect_label(effect.name) for effect in effects)
 
 
