@@ -290,3 +290,22 @@ def _clock() -> Any:
     from inboxflow.clock import FakeClock
 
     return FakeClock()
+
+
+def test_a_shadow_is_no_email_and_its_needs_review_no_alert(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    w = world(tmp_path, OFFLINE)
+    with caplog.at_level("INFO"):
+        live = w.start("planner", samples("planner", 2)[1])
+    shadow = w.store.get_trace(shadow_trace_id(live))
+    assert shadow is not None and shadow.status == "needs_review"  # the quote session is held
+    started = [r for r in caplog.records if r.getMessage() == "trace started"]
+    assert [r.trace_id for r in started] == [live]  # type: ignore[attr-defined]
+    outcomes = [
+        (r.getMessage().split()[1], getattr(r, "outcome", None))
+        for r in caplog.records
+        if getattr(r, "outcome", None)
+    ]
+    assert (shadow.trace_id, "shadow:needs_review") in outcomes
+    assert not [o for t, o in outcomes if t == shadow.trace_id and not o.startswith("shadow:")]

@@ -270,6 +270,8 @@ class Runtime:
             return trace_id
         if blocked:
             log.info("trace blocked: %s", route.blocked if route else "", extra=_fields(checkpoint))
+        elif shadow_of is not None:  # not an email: the emails-per-minute metric skips it
+            log.info("shadow trace started", extra={"trace_id": trace_id, "graph": graph.name})
         else:
             # The dashboard's emails-per-minute metric counts this exact message (infra/monitoring.tf).
             log.info("trace started", extra={"trace_id": trace_id, "graph": graph.name})
@@ -602,11 +604,14 @@ class Runtime:
             else None
         )
         self.checkpoints.commit_step(new_checkpoint, owner, entry, creates)
+        # A shadow's status changes are not the deployment's (no needs_review alert of
+        # infra/monitoring.tf): their outcome reads ``shadow:{status}``.
+        shown = "shadow:" if checkpoint.shadow else ""
         telemetry.step_committed(
             trace_id,
             node.name,
             k,
-            (checkpoint.status, move.status),
+            (f"{shown}{checkpoint.status}", f"{shown}{move.status}"),
             ran.attempt,
             ran.latency_ms,
             ran.error,
