@@ -126,3 +126,24 @@ def test_a_shadow_on_the_emulated_cloud_writes_nothing_outside_its_traces(
         docs = store.list(collection.name)
         assert "-shadow" not in json.dumps(docs, default=str), collection.name
     store.close()
+
+
+def test_held_writes_read_back_on_firestore(firestore_emulator: Any, monkeypatch: Any) -> None:
+    """The held store's read-back (a query on the journal by trace and path) on Firestore."""
+    from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
+    from inboxflow.clock import FakeClock
+    from inboxflow.engine.shadow import HeldDocuments, HeldJournal
+
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", firestore_emulator.address)
+    store = FirestoreCheckpointStore.from_env(os.environ, project=f"held-{uuid.uuid4().hex[:10]}")
+    store.set("tickets/c1:T1", {"ticket_id": "T1", "opened_by": "L1:1:open_ticket"})
+    journal = HeldJournal(store, FakeClock())
+    intake = HeldDocuments(store, journal, "L1-shadow", 1, None, "L1")
+    assert intake.get("tickets/c1:T1") is None and intake.list("tickets") == []
+    assert intake.create("tickets/c1:T2", {"ticket_id": "T2", "status": "active"})
+    intake.set("tickets/c1:T2", {"ticket_id": "T2", "status": "escalated"})
+    later = HeldDocuments(store, journal, "L1-shadow", 3, None, "L1")
+    assert later.get("tickets/c1:T2") == {"ticket_id": "T2", "status": "escalated"}
+    assert store.get("tickets/c1:T2") is None
+    assert [key for key, _ in store.list("tickets")] == ["c1:T1"]
+    store.close()

@@ -152,7 +152,7 @@ class HeldDocuments(DocumentStore):
             EFFECTS.name, where=[("trace_id", "==", self.trace_id), ("held_path", "==", path)]
         )
         if earlier:
-            _, latest = max(earlier, key=lambda item: (item[1].get("step", 0), item[0]))
+            _, latest = max(earlier, key=_held_order)
             would = latest.get("would") or {}
             return None if would.get("op") == "delete" else dict(would.get("doc") or {})
         doc = self.base.get(path)
@@ -194,6 +194,12 @@ class HeldDocuments(DocumentStore):
         self._count += 1
         would = {"op": op, "path": path} | ({} if doc is None else {"doc": doc})
         self.journal.hold(self.trace_id, self.step, name, would, self.expire_at, held_path=path)
+
+
+def _held_order(item: tuple[str, Mapping[str, Any]]) -> tuple[int, int]:
+    """Where a held write comes among a trace's: its step, then its ``write-{n}`` number."""
+    doc = item[1]
+    return int(doc.get("step", 0)), int(str(doc.get("name", "write-0")).rpartition("-")[2] or 0)
 
 
 class _HeldTransaction:
