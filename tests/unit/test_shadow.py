@@ -314,3 +314,16 @@ def test_a_shadow_is_no_email_and_its_needs_review_no_alert(
     ]
     assert (shadow.trace_id, "shadow:needs_review") in outcomes
     assert not [o for t, o in outcomes if t == shadow.trace_id and not o.startswith("shadow:")]
+
+
+def test_a_fork_of_a_shadow_is_a_shadow(tmp_path: Path) -> None:
+    from inboxflow.dev.ops.repair import fork
+
+    w = world(tmp_path, OFFLINE)
+    live = w.start("pipeline", samples("pipeline", 1)[0])
+    forked = fork(w.runtime, shadow_trace_id(live), 2)
+    w.bus.drain()
+    checkpoint = w.store.get_trace(forked)
+    assert checkpoint is not None and checkpoint.shadow and checkpoint.shadow_of == live
+    effects = _effects_of(w, forked)
+    assert effects and all(doc["status"] == HELD for _, doc in effects)
