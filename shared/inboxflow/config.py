@@ -409,6 +409,66 @@ class GeminiConfig(_Strict):
         }
 
 
+SHADOW_MODELS = ("offline", "gemini")
+"""What ``shadow.model`` may name: the offline model, or Gemini (per role: ``shadow.gemini``)."""
+
+
+class ShadowConfig(_Strict):
+    """``shadow:``: a model or an agent profile run beside the live graph, every effect held.
+
+    A share of new traces (``share``, chosen from the message's id, so a redelivery
+    chooses alike) gets a shadow trace (``engine/shadow.py``): the same graph on the
+    same email, with ``model`` (or ``gemini``'s per-role models) and, on a graph that
+    takes a profile, ``profile`` in place of the routed one. It writes nothing outside
+    its trace; ``inboxflow eval shadow`` compares it with the live trace.
+
+    Attributes:
+        share: the share of new traces shadowed, above 0 and at most 1.
+        model: ``offline`` or ``gemini`` (None: the live model, or ``gemini`` when
+            ``gemini`` is given).
+        gemini: each Gemini role's settings for the shadow, as ``gemini:`` (over it).
+        profile: the agent profile a shadow of a profile-taking graph runs with.
+        graphs: the graphs shadowed (empty: every graph the shadow changes).
+    """
+
+    share: float = Field(gt=0.0, le=1.0)
+    model: Literal["offline", "gemini"] | None = None
+    gemini: GeminiConfig | None = None
+    profile: str | None = Field(default=None, min_length=1)
+    graphs: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _names_something(self) -> ShadowConfig:
+        if self.model is None and self.gemini is None and self.profile is None:
+            raise ValueError("name a model (offline, gemini), gemini: roles or a profile")
+        if self.model == "offline" and self.gemini is not None:
+            raise ValueError("gemini: roles are for model gemini, not offline")
+        return self
+
+    @property
+    def changes_model(self) -> bool:
+        """Whether the shadow asks another model than the live one."""
+        return self.model is not None or self.gemini is not None
+
+    def model_choice(self) -> str:
+        """``offline`` or ``gemini``: what the shadow's model is (``gemini`` roles imply gemini)."""
+        return self.model or "gemini"
+
+    def takes(self, message_key: str) -> bool:
+        """Whether the email keyed ``message_key`` (its Message-ID) is in the shadowed share.
+
+        A hash of the key, not a random draw: the same email chooses alike every time.
+        """
+        digest = hashlib.sha256(f"inboxflow-shadow:{message_key}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") < self.share * 2**64
+
+    def covers(self, graph: str, takes_profile: bool) -> bool:
+        """Whether a trace of ``graph`` gets a shadow (it is listed, and the shadow changes it)."""
+        if self.graphs and graph not in self.graphs:
+            return False
+        return self.changes_model or (takes_profile and self.profile is not None)
+
+
 class InboxflowConfig(_Strict):
     """The whole of ``inboxflow.yaml``.
 
@@ -420,6 +480,7 @@ class InboxflowConfig(_Strict):
         channels: settings shared by a channel's reviewers (``ses``: region, sender).
         digest: when digests go out, for reviewers with ``notify: digest`` or ``both``.
         gemini: each Gemini role's model, location, limits and thinking.
+        shadow: a model or profile run in shadow on a share of live mail (None: none).
         authserv_id: the receiving server whose Authentication-Results verdict
             authenticates a sender (default ``mx.google.com``, Gmail;
             ``INBOXFLOW_AUTHSERV_ID`` overrides it): ``mail/authentication.py``.
@@ -432,6 +493,7 @@ class InboxflowConfig(_Strict):
     channels: Channels = Field(default_factory=Channels)
     digest: DigestSchedule = Field(default_factory=DigestSchedule)
     gemini: GeminiConfig = Field(default_factory=GeminiConfig)
+    shadow: ShadowConfig | None = None
     authserv_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9.-]{1,253}$")
 
     _source: str | None = PrivateAttr(default=None)
@@ -706,6 +768,7 @@ def _check_references(
         seen_profiles.add(name)
     _check_profiles(config, graphs, source, partial=partial)
     _check_reviewers(config, source)
+    _check_shadow(config, graphs, source, partial)
     seen_mailboxes: dict[str, str] = {}
     for address in config.routing.mailboxes:
         key = address.strip().lower()
@@ -748,6 +811,25 @@ def _check_references(
                 f"{prefix}: unknown profile {rule.profile!r}; profiles: "
                 f"{', '.join(profiles) or '(none declared)'}"
             )
+
+
+def _check_shadow(
+    config: InboxflowConfig, graphs: Mapping[str, GraphDeclaration], source: str, partial: bool
+) -> None:
+    shadow = config.shadow
+    if shadow is None:
+        return
+    for index, name in enumerate(shadow.graphs):
+        if name not in graphs and not partial:
+            raise ConfigError(
+                f"{source}: shadow.graphs[{index}]: unknown graph {name!r}; "
+                f"graphs: {', '.join(sorted(graphs))}"
+            )
+    if shadow.profile is not None and shadow.profile not in config.profile_names():
+        raise ConfigError(
+            f"{source}: shadow.profile: unknown profile {shadow.profile!r}; profiles: "
+            f"{', '.join(config.profile_names()) or '(none declared)'}"
+        )
 
 
 _EVERY_CHANNEL_KEYS = {"channel", "notify", "digest"}

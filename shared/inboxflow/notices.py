@@ -58,6 +58,7 @@ def notify_once(
             found = notifier.find(key, sender)
             return None if found is None else {**found, HAND_OFF: True}
 
-        if not ctx.effect(effect.format(index=index), send, find).get("error"):
+        intent = {"action": "notify", "to": reviewer, "subject": subject}
+        if not ctx.effect(effect.format(index=index), send, find, intent).get("error"):
             told.append(reviewer)
     return told

@@ -288,6 +288,7 @@ TRACES = Collection(
         "traceparent",
         "forked_from",
         "forks",
+        "shadow_of",
     ),
     retention=Retention(
         _TRACE_DAYS, f"{_AFTER_LAST_STEP}; a waiting one at least 7 days past its deadline"
@@ -358,8 +359,9 @@ EFFECTS = Collection(
     "effects",
     ttl_field=TTL_FIELD,
     retention=Retention(_TRACE_DAYS, "after the step that ran the effect"),
+    # a shadow's held effects keep what they would have done (``would``: a tool's arguments)
     personal=PersonalData(
-        fields=("result",), found_by=_key("trace_id", DOCUMENT_ID), mentioned_in=_MENTIONS
+        fields=("result", "would"), found_by=_key("trace_id", DOCUMENT_ID), mentioned_in=_MENTIONS
     ),
 )
 FAILURES = Collection(

@@ -331,6 +331,7 @@ def build_runtime(
         ports=ports,
         options=options or RuntimeOptions(only_node=settings.node),
         on_pause=lambda approval: ports.approvals.after_pause(approval),
+        shadow_llm=_shadow_llm(settings, configuration.config),
     )
 
 
@@ -360,6 +361,24 @@ def is_inprocess_bus(bus: MessageBus) -> bool:
     """Whether ``bus`` is the embedded in-process bus (without importing it when it is not)."""
     module = sys.modules.get("inboxflow.adapters.inprocess_bus")
     return module is not None and isinstance(bus, module.InProcessBus)
+
+
+def _shadow_llm(settings: Settings, config: InboxflowConfig) -> Lazy[LanguageModel] | None:
+    """The model of ``shadow:`` (built on first use), or None when the shadow keeps the live one."""
+    shadow = config.shadow
+    if shadow is None or not shadow.changes_model:
+        return None
+    roles = config.gemini.by_role()
+    if shadow.gemini is not None:
+        roles = {role: {**roles[role], **own} for role, own in shadow.gemini.by_role().items()}
+    environ = {**settings.environ, "INBOXFLOW_LLM": shadow.model_choice()}
+
+    def build() -> LanguageModel:
+        from .llm_selection import choose_llm
+
+        return choose_llm(environ, roles)
+
+    return Lazy(build)
 
 
 def _choose_llm(settings: Settings, config: InboxflowConfig | None = None) -> LanguageModel:

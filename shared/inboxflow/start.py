@@ -15,14 +15,19 @@ Mail from an erased address (``inboxflow person --erase``) received before
 its erasure is a replay of erased mail (a redelivered notification, a
 re-run inbox): it starts nothing and stores nothing (``ErasedMailReplayed``).
 Mail received after the erasure is a new email and starts as any other.
+
+With ``shadow:`` in inboxflow.yaml, a share of the traces started here get a
+shadow trace beside them (``engine/shadow.py``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, replace
 
-from .engine.graph import StartContext
+from .engine.graph import Graph, StartContext
 from .engine.runtime import Runtime
+from .engine.shadow import shadow_trace_id
 from .errors import RejectedEnvelope
 from .mail import Email
 from .mail.loop_guard import auto_reply_block
@@ -31,6 +36,7 @@ from .ports.checkpoint import TraceRoute
 from .routing import RouteDecision
 
 BLOCKED_PREFIX = "loop protection: "
+log = logging.getLogger("inboxflow.start")
 
 
 class ErasedMailReplayed(RejectedEnvelope):
@@ -95,4 +101,41 @@ def start_email_trace(
         outside_thread=outside_thread,
     )
     started = runtime.start(graph.name, state, trace_id=trace_id, route=record)
+    if blocked is None:
+        _start_shadow(runtime, graph, email, start, record, started)
     return StartedTrace(started, decision, blocked)
+
+
+def _start_shadow(
+    runtime: Runtime,
+    graph: Graph,
+    email: Email,
+    start: StartContext,
+    route: TraceRoute,
+    live_trace_id: str,
+) -> str | None:
+    """Start the shadow of trace ``live_trace_id`` when ``shadow:`` takes this email.
+
+    Chosen from the email's Message-ID (else the live trace's id), so a redelivery
+    chooses alike, and started under an id derived from the live one, so it starts
+    once. A profile-taking graph's shadow runs the shadow's profile, when it names one.
+    A shadow that cannot start is logged and costs the live trace nothing.
+    """
+    shadow = runtime.ports.config.shadow
+    if shadow is None or not shadow.covers(graph.name, graph.takes_profile):
+        return None
+    if not shadow.takes(email.message_id or live_trace_id):
+        return None
+    profile = shadow.profile if graph.takes_profile and shadow.profile else route.profile
+    try:
+        state = graph.initial_state(email.model_dump(mode="json"), replace(start, profile=profile))
+        return runtime.start(
+            graph.name,
+            state,
+            trace_id=shadow_trace_id(live_trace_id),
+            route=route.model_copy(update={"profile": profile}),
+            shadow_of=live_trace_id,
+        )
+    except Exception:
+        log.exception("the shadow of trace %s did not start", live_trace_id)
+        return None

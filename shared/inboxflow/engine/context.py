@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..clock import Clock
 from ..errors import NodeFailed, RetryableError
@@ -45,6 +45,8 @@ class NodeContext:
     the agent's view, the planner's thread): each graph's tools check its type."""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
+    acting: dict[str, Any] | None = None
+    """The tool call running (name and arguments): what its effects are for (``effect``'s intent)."""
 
     @property
     def llm(self) -> LanguageModel:
@@ -56,9 +58,35 @@ class NodeContext:
         name: str,
         perform: Callable[[str], dict[str, Any]],
         reconcile: Callable[[str], dict[str, Any] | None] | None = None,
+        intent: Mapping[str, Any] | None = None,
+        store_only: bool = False,
     ) -> dict[str, Any]:
-        """Run a side effect through the journal (exactly once per trace step and name)."""
-        return self.journal.run(self.trace_id, self.step, name, perform, reconcile, self.expire_at)
+        """Run a side effect through the journal (exactly once per trace step and name).
+
+        ``intent`` says what the effect does, for a shadow's journal to record instead
+        (default: the tool call running, ``acting``). ``store_only``: ``perform`` writes
+        only through ``self.store`` (a ticket opened), so a shadow performs it against
+        its held store and goes on with its result (``engine/shadow.py``).
+        """
+        return self.journal.run(
+            self.trace_id,
+            self.step,
+            name,
+            perform,
+            reconcile,
+            self.expire_at,
+            intent or self.acting,
+            store_only,
+        )
+
+    def _handle(self, name: str, params: BaseModel) -> dict[str, Any]:
+        """Run tool ``name``'s handler, its call being what the effects it asks are for."""
+        outer = self.acting
+        self.acting = {"tool": name, "arguments": params.model_dump(mode="json")}
+        try:
+            return self.tools.get(name).handler(params, self)
+        finally:
+            self.acting = outer
 
     def generate(self, task: LLMTask[Out], inputs: Mapping[str, Any]) -> Out:
         """Ask the model for ``task``; the call is recorded on the step (``llm_calls``).
@@ -168,7 +196,7 @@ class NodeContext:
         started = time.perf_counter()
         params = self.tools.parse(name, dict(arguments))
         self.check_binding(name, params)
-        result = self.tools.get(name).handler(params, self)
+        result = self._handle(name, params)
         self.tool_calls.append(
             {
                 "name": name,
@@ -197,7 +225,7 @@ class NodeContext:
             try:
                 params = self.tools.parse(name, dict(arguments))
                 self.check_binding(name, params)
-                result = self.tools.get(name).handler(params, self)
+                result = self._handle(name, params)
             except BindingRefused:
                 raise
             except ValidationError as exc:

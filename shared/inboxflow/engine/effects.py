@@ -8,7 +8,7 @@ returns the recorded result instead of acting again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,30 @@ FaultHook = Callable[[str], None]
 
 def _no_fault(point: str) -> None:
     return None
+
+
+@dataclass(frozen=True)
+class EffectCall:
+    """One effect a step asks of the journal (``EffectJournal.run``'s arguments)."""
+
+    trace_id: str
+    step: int
+    name: str
+    perform: Callable[[str], dict[str, Any]]
+    reconcile: Callable[[str], dict[str, Any] | None] | None = None
+    expire_at: float | None = None
+    intent: Mapping[str, Any] | None = None
+    store_only: bool = False
+
+    @property
+    def path(self) -> str:
+        """Its journal entry: ``effects/{trace_id}:{step}:{name}``."""
+        return effect_path(self.trace_id, self.step, self.name)
+
+    @property
+    def key(self) -> str:
+        """Its effect key (what ``perform`` and ``reconcile`` get): the entry's id."""
+        return self.path.removeprefix(f"{EFFECTS.name}/")
 
 
 @dataclass(eq=False)
@@ -51,15 +75,27 @@ class EffectJournal:
         perform: Callable[[str], dict[str, Any]],
         reconcile: Callable[[str], dict[str, Any] | None] | None = None,
         expire_at: float | None = None,
+        intent: Mapping[str, Any] | None = None,
+        store_only: bool = False,
     ) -> dict[str, Any]:
-        """Perform the effect once. ``perform`` and ``reconcile`` get the effect key."""
-        path = effect_path(trace_id, step, name)
-        key = path.removeprefix(f"{EFFECTS.name}/")
+        """Perform the effect once. ``perform`` and ``reconcile`` get the effect key.
+
+        ``intent`` (the tool call that asked the effect) is what a shadow's journal
+        (``engine/shadow.HeldJournal``) records instead of performing, and ``store_only``
+        (``perform`` writes only through the node's store) lets it perform against its
+        held store; this journal ignores both.
+        """
+        call = EffectCall(trace_id, step, name, perform, reconcile, expire_at, intent, store_only)
+        return self.once(call)
+
+    def once(self, call: EffectCall) -> dict[str, Any]:
+        """What ``run`` does with its arguments: perform ``call`` unless it was done."""
+        path, key = call.path, call.key
         entry = self.store.get(path)
         if entry is not None and entry.get("status") == "done":
             return dict(entry.get("result") or {})
-        if entry is not None and reconcile is not None:
-            found = reconcile(key)
+        if entry is not None and call.reconcile is not None:
+            found = call.reconcile(key)
             if found is not None:
                 self._finish(path, entry, found, reconciled=True)
                 return found
@@ -68,15 +104,15 @@ class EffectJournal:
                 "status": "started",
                 "started_at": self.clock.now(),
                 "attempts": 1,
-                "expire_at": expire_at,
+                "expire_at": call.expire_at,
             }
             if not self.store.create(path, entry):
-                return self.run(trace_id, step, name, perform, reconcile, expire_at)
+                return self.once(call)
         else:
             entry["attempts"] = int(entry.get("attempts", 1)) + 1
             self.store.set(path, entry)
-        result = perform(key)
-        self.fault(f"after_effect:{name}")
+        result = call.perform(key)
+        self.fault(f"after_effect:{call.name}")
         self._finish(path, entry, result, reconciled=False)
         return result
 

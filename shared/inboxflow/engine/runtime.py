@@ -35,6 +35,7 @@ from ..errors import (
     RetryableError,
     StepMoved,
 )
+from ..lazy import Lazy
 from ..naming import node_id, step_path
 from ..ports.bus import MessageBus
 from ..ports.checkpoint import (
@@ -55,6 +56,7 @@ from .effects import EffectJournal, FaultHook, _no_fault
 from .graph import Graph, Node
 from .guards import apply_guards
 from .members import Member
+from .shadow import HeldDocuments, HeldJournal, held_pause
 from .step import END, Pause, Step
 from .waits import (
     Approval,
@@ -173,6 +175,8 @@ class Runtime:
     """Called after a pause commits (and again on a redelivery of that step, until it
     succeeds): notifies the reviewers and schedules the deadline (``ApprovalService.after_pause``)."""
     owner_prefix: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    shadow_llm: LanguageModel | Lazy[LanguageModel] | None = None
+    """The model shadow traces ask (``shadow:`` of inboxflow.yaml; None: the live one)."""
     _handoffs: dict[tuple[str, int], str] = field(default_factory=dict, init=False, repr=False)
     """Lease owners handed over by commits, by ``(trace_id, step)`` (see ``_handoff``)."""
 
@@ -200,6 +204,7 @@ class Runtime:
         state: BaseModel | Mapping[str, Any],
         trace_id: str | None = None,
         route: TraceRoute | None = None,
+        shadow_of: str | None = None,
     ) -> str:
         """Create a trace at its entry node and publish its first envelope.
 
@@ -214,6 +219,8 @@ class Runtime:
                 recorded on the checkpoint and the step-0 log entry. With
                 ``route.blocked`` set (loop protection), the trace is created
                 ``done`` with that reason and no node ever runs.
+            shadow_of: the live trace this one shadows: its effects are held and its
+                pauses ask nobody (``engine/shadow.py``).
         """
         graph = self._graph(graph_name)
         trace_id = trace_id or secrets.token_hex(8)
@@ -242,6 +249,8 @@ class Runtime:
             next=[] if blocked else [envelope.model_dump(exclude_none=True)],
             route=route,
             traceparent=traceparent,
+            shadow=shadow_of is not None,
+            shadow_of=shadow_of,
             created_at=now,
             updated_at=now,
             expire_at=self._expire_at(now),
@@ -261,6 +270,8 @@ class Runtime:
             return trace_id
         if blocked:
             log.info("trace blocked: %s", route.blocked if route else "", extra=_fields(checkpoint))
+        elif shadow_of is not None:  # not an email: the emails-per-minute metric skips it
+            log.info("shadow trace started", extra={"trace_id": trace_id, "graph": graph.name})
         else:
             # The dashboard's emails-per-minute metric counts this exact message (infra/monitoring.tf).
             log.info("trace started", extra={"trace_id": trace_id, "graph": graph.name})
@@ -401,27 +412,51 @@ class Runtime:
         """Rules 2-5 for one admitted delivery: run the node, route, commit, then publish."""
         now = self.clock.now()
         expire_at = self._expire_at(now)
-        ctx = self._context(graph, node, envelope, expire_at)
+        ctx = self._context(graph, node, envelope, expire_at, checkpoint)
         ran = self._run_node(graph, node, checkpoint.state, ctx, now)
-        move = self._route(graph, node, envelope, ran, now, expire_at)
+        move = self._route(graph, node, envelope, ran, now, expire_at, checkpoint.shadow)
         self._commit(graph, node, envelope, checkpoint, owner, ctx, ran, move, expire_at)
         return "ran"
 
     def _context(
-        self, graph: Graph, node: Node, envelope: Envelope, expire_at: float
+        self,
+        graph: Graph,
+        node: Node,
+        envelope: Envelope,
+        expire_at: float,
+        checkpoint: Checkpoint | None = None,
     ) -> NodeContext:
-        """What the node sees: its address, the ports it declares, the journal."""
+        """What the node sees: its address, the ports it declares, the journal.
+
+        A shadow trace's (``checkpoint.shadow``) node sees a held journal, a store whose
+        writes are held and the shadow's model (``engine/shadow.py``); nothing else differs.
+        """
+        journal = EffectJournal(self.documents, self.clock, self.fault)
+        store: DocumentStore = self.documents
+        ports = self.ports
+        if checkpoint is not None and checkpoint.shadow:
+            journal = HeldJournal(self.documents, self.clock, self.fault)
+            store = HeldDocuments(
+                self.documents,
+                journal,
+                envelope.trace_id,
+                envelope.step,
+                expire_at,
+                checkpoint.shadow_of,
+            )
+            if self.shadow_llm is not None:
+                ports = ports.replace(llm=self.shadow_llm)
         return NodeContext(
             trace_id=envelope.trace_id,
             graph=graph.name,
             node=node.name,
             step=envelope.step,
             clock=self.clock,
-            store=self.documents,
+            store=store,
             tools=graph.node_tools(node.name),
-            journal=EffectJournal(self.documents, self.clock, self.fault),
+            journal=journal,
             resume=envelope.resume,
-            ports=self.ports.only((*node.ports, *node.services), f"{graph.name}.{node.name}"),
+            ports=ports.only((*node.ports, *node.services), f"{graph.name}.{node.name}"),
             expire_at=expire_at,
             uses_llm=node.uses_llm,
             tool_calls=telemetry.CallSpans("tool"),
@@ -471,12 +506,20 @@ class Runtime:
         ran: _NodeRun,
         now: float,
         expire_at: float,
+        shadow: bool = False,
     ) -> _Move:
-        """Where the trace goes after the step: review, a pause, the end, or the next node."""
+        """Where the trace goes after the step: review, a pause, the end, or the next node.
+
+        A shadow trace's pause ends it ``done`` with what it would have asked, and no
+        approval: nobody is notified, no deadline is scheduled (``shadow.held_pause``).
+        """
         trace_id, k = envelope.trace_id, envelope.step
         result = ran.result
         if result is None:
             return _Move("needs_review", node.name, None)
+        if isinstance(result.goto, Pause) and shadow:
+            held = held_pause(result.goto, now)
+            return _Move("done", node.name, f"pause:{result.goto.kind}", pause=held)
         if isinstance(result.goto, Pause):
             approval = approval_of_pause(result.goto, graph, trace_id, k, now, expire_at)
             return _Move(
@@ -561,11 +604,14 @@ class Runtime:
             else None
         )
         self.checkpoints.commit_step(new_checkpoint, owner, entry, creates)
+        # A shadow's status changes are not the deployment's (no needs_review alert of
+        # infra/monitoring.tf): their outcome reads ``shadow:{status}``.
+        shown = "shadow:" if checkpoint.shadow else ""
         telemetry.step_committed(
             trace_id,
             node.name,
             k,
-            (checkpoint.status, move.status),
+            (f"{shown}{checkpoint.status}", f"{shown}{move.status}"),
             ran.attempt,
             ran.latency_ms,
             ran.error,

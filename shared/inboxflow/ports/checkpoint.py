@@ -96,6 +96,10 @@ class Checkpoint(_Record):
     """Set on a fork: the trace and step it started from."""
     forks: list[TraceLink] = Field(default_factory=list)
     """Set on an original: the forks made of it (their trace ids and starting steps)."""
+    shadow: bool = False
+    """A shadow trace: its effects are held, its pauses ask nobody (``engine/shadow.py``)."""
+    shadow_of: str | None = None
+    """Set on a shadow trace: the live trace it runs beside."""
     created_at: float
     updated_at: float
     expire_at: float

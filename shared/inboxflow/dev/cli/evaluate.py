@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 import typer
 from typer.core import TyperGroup
 
-from inboxflow.dev.cli import eval_collect
+from inboxflow.dev.cli import eval_collect, eval_shadow
 from inboxflow.dev.cli.render import cli_console
 
 RUN = "run"
@@ -215,6 +215,7 @@ app = typer.Typer(
 SUBCOMMANDS: dict[str, Callable[..., Any]] = {
     RUN: evaluate,
     "collect": eval_collect.collect,
+    "shadow": eval_shadow.shadow_report,
 }
 """``inboxflow eval``'s subcommands: a new one is one line here (its code in its own module)."""
 for subcommand_name, subcommand in SUBCOMMANDS.items():

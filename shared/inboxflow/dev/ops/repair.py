@@ -96,6 +96,8 @@ def fork(runtime: Runtime, trace_id: str, from_step: int) -> str:
         route=original.route,
         traceparent=traceparent,
         forked_from=link,
+        shadow=original.shadow,  # a shadow's fork holds its effects too
+        shadow_of=original.shadow_of,
         created_at=now,
         updated_at=now,
         expire_at=expire_at,

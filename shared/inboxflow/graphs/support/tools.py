@@ -80,6 +80,7 @@ def open_ticket(params: OpenTicketParams, ctx: NodeContext) -> dict[str, Any]:
             ).ticket_id
         },
         opened,
+        store_only=True,
     )
 
 

@@ -144,6 +144,7 @@ def dispatch(state: PipelineState, ctx: NodeContext) -> Step:
             or {}
         ),
         lambda key: receipt(workspace.find_by_trace_key(key)),
+        intent={"action": "send_reply" if send else "create_draft", "to": to, "subject": subject},
     )
     for action in state.planned_actions:
         if action.name not in REPLY_TOOLS:
