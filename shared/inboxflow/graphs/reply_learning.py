@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -85,12 +86,66 @@ RESPONSE_UPDATE_TASK = LLMTask(
     offline_heuristic(f"{__package__}.reply_rules:response_rules"),
     UPDATE_SYSTEM
     + " An edit shows the draft before and after the reviewer's change: keep its greeting "
-    "line and sign-off; a comment is a note of what never to say; a corrected fact is a note.",
+    "line (the recipient's first name written {first_name}, no other part of their name) "
+    "and sign-off; a comment is a note of what never to say; a corrected fact is a note.",
 )
 """``update_response_preferences``: every graph's drafts learn through it."""
 
 
 # --- learning ----------------------------------------------------------------------------------
+
+WORD = re.compile(r"((?:[^\W\d_]|[\u0300-\u036f])+)")
+"""A run of letters (with their combining accents): the unit a name is compared by."""
+
+
+def name_words(details: Mapping[str, Any]) -> set[str]:
+    """The recipient's name as words (casefolded): their display name and first name."""
+    named = f"{details.get('name') or ''} {details.get('first_name') or ''}"
+    return {word.casefold() for word in WORD.findall(named) if len(word) > 1}
+
+
+def without_name(line: str, first_name: str, names: set[str]) -> str | None:
+    """The greeting to learn from ``line``: the recipient's first name as ``{first_name}``, the
+    rest of their name left out; None when it names them by another part of their name only."""
+    parts, named, other = WORD.split(line), False, False
+    kept: list[str] = []
+    for index, part in enumerate(parts):
+        if index % 2 and part.casefold() in names:
+            if not named and first_name and part.casefold() == first_name.casefold():
+                kept.append("{first_name}")
+                named = True
+            else:
+                other = True
+            continue
+        kept.append(part)
+    if other and not named:
+        return None
+    text = re.sub(r"\s+([,!.:;])", r"\1", re.sub(r"[ \t]{2,}", " ", "".join(kept)))
+    return text.strip()
+
+
+def unnamed(note: str, names: set[str]) -> str:
+    """``note`` with the recipient's name written ``[name]``."""
+    return WORD.sub(lambda m: "[name]" if m.group(1).casefold() in names else m.group(1), note)
+
+
+def settled(
+    profile: Mapping[str, Any], before: Mapping[str, Any], details: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A new response profile (the offline rules' or the model's) as memory keeps it: the
+    recipient's first name in the greeting as ``{first_name}`` and the rest of their name left
+    out (a greeting naming them otherwise keeps the one ``before``), their name in notes as
+    ``[name]``. One customer's name never reaches another customer's draft."""
+    names = name_words(details)
+    kept = dict(profile)
+    if not names:
+        return kept
+    greeting = without_name(
+        str(kept.get("greeting", "")), str(details.get("first_name") or ""), names
+    )
+    kept["greeting"] = greeting if greeting is not None else before.get("greeting", "")
+    kept["notes"] = [unnamed(str(note), names) for note in kept.get("notes") or []]
+    return kept
 
 
 def taught_by_deadline(resume: Mapping[str, Any] | None) -> bool:
@@ -105,6 +160,7 @@ def learn(
     task: LLMTask[Any],
     event: str,
     details: Mapping[str, Any],
+    settle: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] = lambda new, old: new,
 ) -> list[str]:
     """Update ``namespace`` of ``mailbox`` through ``task`` from a decision; ``["namespace@version"]``
     if the resumed step changed it, else ``[]``.
@@ -128,7 +184,7 @@ def learn(
         )
         if not answer.changed:
             return None
-        return answer.profile.model_dump(), str(answer.why)
+        return settle(answer.profile.model_dump(), memory.profile), str(answer.why)
 
     source = f"{ctx.trace_id}:{ctx.step}"
     preferences = PreferenceMemory(ctx.store, ctx.clock)
@@ -147,9 +203,9 @@ def learn_from_review(
     """Learn from a reviewer's decision on a drafted reply (the draft's text ``before``, the
     edited text ``after`` or None).
 
-    ``said``: ``comment`` (the decision's) and ``first_name`` (the recipient's, whom the
-    greeting names). An unedited approval without a comment teaches nothing (and asks no
-    model).
+    ``said``: ``comment`` (the decision's), ``first_name`` and ``name`` (the recipient's, whom
+    the greeting names: a learnt greeting keeps only ``{first_name}``). An unedited approval
+    without a comment teaches nothing (and asks no model).
     """
     edited = after is not None and after.strip() != before.strip()
     note = str(said.get("comment") or "").strip()
@@ -160,8 +216,17 @@ def learn_from_review(
         "after": {"content": after if edited else before},
         "comment": note,
         "first_name": str(said.get("first_name") or ""),
+        "name": str(said.get("name") or ""),
     }
-    return learn(ctx, mailbox, NAMESPACE, RESPONSE_UPDATE_TASK, event, details)
+    return learn(
+        ctx,
+        mailbox,
+        NAMESPACE,
+        RESPONSE_UPDATE_TASK,
+        event,
+        details,
+        lambda new, old: settled(new, old, details),
+    )
 
 
 # --- using it ----------------------------------------------------------------------------------

@@ -2,9 +2,12 @@
 imported on the first offline call only.
 
 - the first paragraph edited (60 characters or fewer, with more paragraphs after it): the
-  greeting, the recipient's first name kept as ``{first_name}``;
+  greeting, the recipient's first name kept as ``{first_name}`` and the rest of their name
+  left out; a greeting that names them otherwise (``Dear Ms Keller,``) is not learnt: one
+  customer's name never reaches another's draft;
 - the last paragraph edited (80 characters or fewer): the sign-off;
-- the decision's comment: a note ``never: <comment>``;
+- the decision's comment: a note ``never: <comment>`` (the recipient's name in a note is
+  written ``[name]``);
 - a sentence between them replaced by another (a fact corrected): a note
   ``fact: <new> (not: <old>)``, at most ``FACTS_PER_EDIT`` per edit.
 
@@ -19,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .reply_learning import ResponseProfile, ResponseUpdate
+from .reply_learning import ResponseProfile, ResponseUpdate, name_words, unnamed, without_name
 
 NOTES_KEEP = 20
 FACTS_PER_EDIT = 3
@@ -58,17 +61,21 @@ def response_rules(inputs: Mapping[str, Any]) -> ResponseUpdate:
     if before and after and before[-1] != after[-1] and len(after[-1]) <= 80:
         p.sign_off = after[-1]
         changes.append(f"sign-off is now {after[-1]!r}")
+    names = name_words(details)
     if len(after) > 1 and before and before[0] != after[0] and len(after[0]) <= 60:
-        first_name = str(details.get("first_name") or "")
-        greeting = after[0].replace(first_name, "{first_name}") if first_name else after[0]
-        p.greeting = greeting
-        changes.append(f"greeting is now {greeting!r}")
+        greeting = without_name(after[0], str(details.get("first_name") or ""), names)
+        if greeting is None:
+            changes.append("the greeting names the recipient: not learnt")
+        else:
+            p.greeting = greeting
+            changes.append(f"greeting is now {greeting!r}")
     notes = []
     comment = " ".join(str(details.get("comment") or "").split())
     if comment:
         notes.append(f"never: {comment}"[:NOTE_CHARS])
     if len(before) > 2 and len(after) > 2:
         notes += _corrected(before, after)
+    notes = [unnamed(note, names) for note in notes]
     fresh = [note for note in dict.fromkeys(notes) if note not in p.notes]
     if fresh:
         p.notes = [*p.notes, *fresh][-NOTES_KEEP:]

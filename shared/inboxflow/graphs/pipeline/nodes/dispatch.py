@@ -172,6 +172,7 @@ def _learn(state: PipelineState, ctx: NodeContext, event: str, body: str | None)
         body,
         comment=ctx.resume.get("comment"),
         first_name=recipient_name(state),
+        name=state.email.sender.name,
     )
 
 

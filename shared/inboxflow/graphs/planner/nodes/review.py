@@ -109,6 +109,7 @@ def _learn(state: PlannerState, ctx: NodeContext, decision: str) -> list[str]:
         str(edited) if edited else None,
         comment=ctx.resume.get("comment"),
         first_name=thread_of(state).first_name,
+        name=str((state.email.get("sender") or {}).get("name") or ""),
     )
 
 

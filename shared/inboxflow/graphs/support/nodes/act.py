@@ -148,7 +148,14 @@ def _learn(
     email = state.email
     comment = ctx.resume.get("comment")
     return learn_from_review(
-        ctx, email.mailbox, event, shown, body, comment=comment, first_name=email.sender.first_name
+        ctx,
+        email.mailbox,
+        event,
+        shown,
+        body,
+        comment=comment,
+        first_name=email.sender.first_name,
+        name=email.sender.name,
     )
 
 
