@@ -91,7 +91,7 @@ class _Context:
     def __init__(self, journal: EffectJournal, trace_id: str) -> None:
         self.journal, self.trace_id = journal, trace_id
 
-    def effect(self, name, perform, reconcile=None):
+    def effect(self, name, perform, reconcile=None, intent=None):
         return self.journal.run(self.trace_id, 1, name, perform, reconcile)
 
 
