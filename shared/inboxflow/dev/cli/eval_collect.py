@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import NoReturn
 
 import typer
 
 from inboxflow.dev.cli.options import dev_option, home_option, use_home
+from inboxflow.dev.eval.spans import parse_since
 
-SINCE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([dhm])\s*$")
-UNIT_S = {"d": 86400.0, "h": 3600.0, "m": 60.0}
 PROJECT = typer.Option(
     None, "--project", help="Read Firestore in this Google Cloud project (not the embedded store)."
 )
@@ -50,9 +48,10 @@ def collect(
     from inboxflow.services import make_store
     from inboxflow.settings import Settings
 
-    span = SINCE.match(since)
-    if span is None:
-        _fail(f"--since {since!r}: expected a number and d, h or m (30d, 12h)")
+    try:
+        span_s = parse_since(since)
+    except ValueError as exc:
+        _fail(f"--since {exc}")
     use_home(home, dev)
     if project:
         os.environ.update(INBOXFLOW_STORE="firestore", GOOGLE_CLOUD_PROJECT=project)
@@ -70,7 +69,7 @@ def collect(
             raise typer.Exit(1 if problems else 0)
         now = SystemClock().now()
         options = CollectOptions(
-            since=now - float(span.group(1)) * UNIT_S[span.group(2)],
+            since=now - span_s,
             graph=graph,
             mailbox=mailbox,
             keep_text=keep_text,

@@ -32,8 +32,8 @@ def shadow_report(
     project: str | None = PROJECT,
 ) -> None:
     """Compare the shadow's traces with the live graph's and the reviewers' decisions; its cost."""
-    from inboxflow.dev.eval.shadow import parse_since
     from inboxflow.dev.eval.shadow import shadow_report as report_of
+    from inboxflow.dev.eval.spans import parse_since
     from inboxflow.graphs import graph_registry
 
     try:

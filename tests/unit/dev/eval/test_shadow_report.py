@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from inboxflow.config import ShadowConfig
 from inboxflow.dev.cli import app
-from inboxflow.dev.eval.shadow import Cost, checkout_prices, parse_since, shadow_report
+from inboxflow.dev.eval.shadow import Cost, checkout_prices, shadow_report
+from inboxflow.dev.eval.spans import parse_since
 from inboxflow.engine.shadow import shadow_trace_id
 from inboxflow.ports.checkpoint import StepLog
 from tests.harness.shadow import World, samples, world
