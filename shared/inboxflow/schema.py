@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 TTL_FIELD = "expire_at"
 """The timestamp a TTL policy deletes documents by (``adapters.firestore_store`` writes it)."""
@@ -82,14 +82,8 @@ DOCUMENT_ID = "__id__"
 ANYWHERE = "*"
 """A ``PersonKey.field`` naming every string anywhere in the document (and its id)."""
 
-KEY_KINDS: tuple[KeyKind, ...] = (
-    "address",
-    "customer_id",
-    "trace_id",
-    "quote_id",
-    "message_id",
-    "mail_text",
-)
+KEY_KINDS: tuple[KeyKind, ...] = get_args(KeyKind)
+"""``KeyKind``'s names, in its order."""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Role = Literal["task", "assistant", "agent", "embedding"]
 ROLES: tuple[Role, ...] = ("task", "assistant", "agent", "embedding")
@@ -53,17 +53,6 @@ EMBEDDING_MODEL = "gemini-embedding-001"
 EMBEDDING_LOCATION = "us-central1"
 """Vertex serves embedding models in regions, not at ``global``."""
 
-CURRENT_MODELS: tuple[str, ...] = (
-    "gemini-3.8-flash",
-    "gemini-3.6-flash",
-    "gemini-3.5-flash",
-    "gemini-3.5-flash-lite",
-    "gemini-3.1-flash-lite",
-    "gemini-3.1-pro-preview",
-    "gemini-2.5-flash-lite",
-    "gemini-embedding-001",
-)
-"""Text and embedding models the Gemini API serves (deprecations page, 2026-11)."""
 RETIRED_MODELS: dict[str, str] = {
     "gemini-2.5-flash": "gemini-3.5-flash-lite",
     "gemini-2.5-pro": "gemini-3.8-flash",
@@ -79,7 +68,7 @@ RETIRED_MODELS: dict[str, str] = {
 """Shut-down model IDs and Google's recommended replacement."""
 
 ThinkingLevel = Literal["minimal", "low", "medium", "high"]
-THINKING_LEVELS: tuple[str, ...] = ("minimal", "low", "medium", "high")
+THINKING_LEVELS: tuple[str, ...] = get_args(ThinkingLevel)
 
 
 @dataclass(frozen=True)
@@ -233,7 +222,6 @@ def retired_hint(model: str) -> str | None:
 
 __all__ = [
     "CHAT_MODEL",
-    "CURRENT_MODELS",
     "DEFAULTS",
     "DEVELOPER_API_VERSION",
     "EMBEDDING_LOCATION",
