@@ -70,13 +70,16 @@ def _was(classification: Classification, step: Step) -> str:
     return was + " (would end unanswered)" if step.goto == END else was
 
 
-def _flagged(step: Step, classification: Classification, flag: str, **changes: Any) -> Step:
+def _to_person(
+    step: Step, classification: Classification, flag: str, reason: str, **changes: Any
+) -> Verdict:
+    """The step goes on to ``retrieve`` with ``flag`` added (review pauses the draft), and why."""
     flags = (
         [*classification.flags, flag] if flag not in classification.flags else classification.flags
     )
     update = {key: value for key, value in step.update.items() if key != "end_reason"}
     update["classification"] = classification.model_copy(update={"flags": flags, **changes})
-    return Step(update=update, goto="retrieve")
+    return Verdict(Step(update=update, goto="retrieve"), f"{reason} -> reviewed by a person")
 
 
 def complaint_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
@@ -89,10 +92,8 @@ def complaint_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verd
         return None
     cue = found[0]
     was = _was(classification, step)
-    return Verdict(
-        _flagged(step, classification, COMPLAINT_FLAG, needs_reply=True),
-        f'complaint cue "{cue.text}" ({cue.cue.label}): {was} -> reviewed by a person',
-    )
+    reason = f'complaint cue "{cue.text}" ({cue.cue.label}): {was}'
+    return _to_person(step, classification, COMPLAINT_FLAG, reason, needs_reply=True)
 
 
 def lookalike_sender(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
@@ -102,13 +103,11 @@ def lookalike_sender(state: PipelineState, step: Step, ctx: NodeContext) -> Verd
         return None
     email = state.email
     own_name = next((a.name for a in email.to if same_address(a.address, email.mailbox)), "")
-    reason = lookalike_reason(email.sender.address, email.sender.name, email.mailbox, own_name)
-    if reason is None:
+    found = lookalike_reason(email.sender.address, email.sender.name, email.mailbox, own_name)
+    if found is None:
         return None
-    return Verdict(
-        _flagged(step, classification, LOOKALIKE_FLAG),
-        f"look-alike sender ({reason}): {classification.category} -> reviewed by a person",
-    )
+    reason = f"look-alike sender ({found}): {classification.category}"
+    return _to_person(step, classification, LOOKALIKE_FLAG, reason)
 
 
 def forwarded_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
@@ -125,10 +124,8 @@ def forwarded_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verd
         why = "a forwarded message in the body"
     else:
         return None
-    return Verdict(
-        _flagged(step, classification, FORWARDED_FLAG),
-        f"forwarded ({why}): the sender is not the person asking -> reviewed by a person",
-    )
+    reason = f"forwarded ({why}): the sender is not the person asking"
+    return _to_person(step, classification, FORWARDED_FLAG, reason)
 
 
 def safety_screen(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict | None:
@@ -148,10 +145,8 @@ def screen_review(state: PipelineState, step: Step, ctx: NodeContext) -> Verdict
     if not (report.needs_person or report.findings):
         return None
     was = _was(classification, step)
-    return Verdict(
-        _flagged(step, classification, SCREEN_FLAG, needs_reply=True),
-        f"{report.explain()}: {was} -> reviewed by a person",
-    )
+    reason = f"{report.explain()}: {was}"
+    return _to_person(step, classification, SCREEN_FLAG, reason, needs_reply=True)
 
 
 __all__ = [
