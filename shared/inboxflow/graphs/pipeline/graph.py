@@ -12,7 +12,8 @@
                   +--(otherwise)--> Pause(approve_draft) ... resume --> dispatch -> END
 
 dispatch writes nothing to a recipient loop protection forbids: END (rejected).
-Each node is one Cloud Function; sizing below is per function.
+Each node is one Cloud Function; sizing below is per function (``Node``'s defaults,
+512 MB and 60 s, where a node names none).
 """
 
 from __future__ import annotations
@@ -42,8 +43,6 @@ PIPELINE = Graph.build(
             lazy(f"{NODES}.classify:classify"),
             routes=("retrieve", END),
             uses_llm=True,
-            memory_mb=512,
-            timeout_s=60,
             description=(
                 "Classify with a calibrated confidence; confident spam and courtesy "
                 "messages with nothing to answer end here."
@@ -73,8 +72,6 @@ PIPELINE = Graph.build(
             lazy(f"{NODES}.decide:decide"),
             routes=("execute_tools", "generate"),
             uses_llm=True,
-            memory_mb=512,
-            timeout_s=60,
             description="Choose the tools by the tool rules.",
         ),
         Node(
@@ -85,7 +82,6 @@ PIPELINE = Graph.build(
             uses_gmail=True,
             tools=READ_TOOLS + ACTION_TOOLS,
             memory_mb=256,
-            timeout_s=60,
             description="Run the read tools; plan the action tools.",
         ),
         Node(
@@ -93,7 +89,6 @@ PIPELINE = Graph.build(
             lazy(f"{NODES}.generate:generate"),
             routes=("review",),
             uses_llm=True,
-            memory_mb=512,
             timeout_s=120,
             description="Write the reply in the category's tone.",
         ),
@@ -117,7 +112,6 @@ PIPELINE = Graph.build(
             uses_llm=True,  # a reviewer's edit or comment teaches the drafts (reply_learning)
             tools=ACTION_TOOLS,
             memory_mb=256,
-            timeout_s=60,
             max_instances=10,
             description=(
                 "Create the draft (or send) exactly once through the effect journal; "
