@@ -65,14 +65,11 @@ Answer with JSON: {"ticket_id": the ticket id or null, "confidence": "high" | "m
 """
 
 
-_match_offline = offline_heuristic(f"{__package__}.offline:match_offline")
-
-
 MATCH_TICKET: LLMTask[TicketMatch] = LLMTask(
     "support_match_ticket",
     TicketMatch,
     MATCH_TEMPLATE,
-    _match_offline,
+    offline_heuristic(f"{__package__}.offline:match_offline"),
     "You route customer messages to their open support tickets.",
 )
 
@@ -106,14 +103,11 @@ Answer with JSON: {"text": the English translation, "translated": true, "note": 
 """
 
 
-_translate_offline = offline_heuristic(f"{__package__}.offline:translate_offline")
-
-
 TRANSLATE: LLMTask[Translation] = LLMTask(
     "support_translate",
     Translation,
     TRANSLATE_TEMPLATE,
-    _translate_offline,
+    offline_heuristic(f"{__package__}.offline:translate_offline"),
     "You translate customer support messages into English, faithfully.",
 )
 
@@ -154,14 +148,11 @@ Answer with JSON: {"urgency": "critical" | "high" | "medium" | "low", "issue_typ
 """
 
 
-_supervise_offline = offline_heuristic(f"{__package__}.offline:supervise_offline")
-
-
 SUPERVISE: LLMTask[Supervision] = LLMTask(
     "support_supervise",
     Supervision,
     SUPERVISE_TEMPLATE,
-    _supervise_offline,
+    offline_heuristic(f"{__package__}.offline:supervise_offline"),
     "You triage customer support tickets.",
 )
 
@@ -232,13 +223,10 @@ $preferences
 (:mod:`..reply_learning`): they shape the suggested_response's wording only."""
 
 
-_specialist_offline = offline_heuristic(f"{__package__}.offline:specialist_offline")
-
-
 SPECIALIST: LLMTask[TriageResult] = LLMTask(
     "support_specialist",
     TriageResult,
     SPECIALIST_TEMPLATE,
-    _specialist_offline,
+    offline_heuristic(f"{__package__}.offline:specialist_offline"),
     "You are a careful customer support specialist.",
 )
