@@ -26,6 +26,7 @@ refuses any other call and the trace ends ``needs_review``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,7 @@ from ...notices import notify_once
 from ..kit import workspace_of
 from ..reply_learning import apply_preferences, learnt
 from .extract import FIELD_LABELS
-from .quoting import QUOTING, Applicant, Driver, QuotingError, Vehicle
+from .quoting import QUOTING, Applicant, Driver, QuotingError, QuotingService, Vehicle
 
 if TYPE_CHECKING:
     from ...engine.context import NodeContext
@@ -91,9 +92,16 @@ def failure(
     }
 
 
-def _quoting(ctx: NodeContext, name: str, call: Any) -> dict[str, Any]:
+def _quoting(
+    ctx: NodeContext, name: str, call: Callable[[QuotingService, str], BaseModel]
+) -> dict[str, Any]:
+    """``call`` on the quoting service once (the journal's key is its idempotency key)."""
+
+    def once(key: str) -> dict[str, Any]:
+        return call(ctx.ports.service(QUOTING), key).model_dump(mode="json")
+
     try:
-        return success(ctx.effect(name, lambda key: call(key).model_dump(mode="json")))
+        return success(ctx.effect(name, once))
     except QuotingError as exc:
         return failure(exc.message, exc.code, exc.field, exc.retryable)
 
@@ -121,18 +129,14 @@ class AddVehicleParams(Vehicle):
 
 def quote_initiate(params: Applicant, ctx: NodeContext) -> dict[str, Any]:
     """Open a quote for the applicant."""
-    return _quoting(
-        ctx, "quote_initiate", lambda key: ctx.ports.service(QUOTING).initiate(params, key)
-    )
+    return _quoting(ctx, "quote_initiate", lambda quoting, key: quoting.initiate(params, key))
 
 
 def add_driver(params: AddDriverParams, ctx: NodeContext) -> dict[str, Any]:
     """Add a driver to the quote."""
     driver = Driver.model_validate(params.model_dump(exclude={"quote_id"}))
     return _quoting(
-        ctx,
-        "add_driver",
-        lambda key: ctx.ports.service(QUOTING).add_driver(params.quote_id, driver, key),
+        ctx, "add_driver", lambda quoting, key: quoting.add_driver(params.quote_id, driver, key)
     )
 
 
@@ -140,17 +144,13 @@ def add_vehicle(params: AddVehicleParams, ctx: NodeContext) -> dict[str, Any]:
     """Add a vehicle to the quote."""
     vehicle = Vehicle.model_validate(params.model_dump(exclude={"quote_id"}))
     return _quoting(
-        ctx,
-        "add_vehicle",
-        lambda key: ctx.ports.service(QUOTING).add_vehicle(params.quote_id, vehicle, key),
+        ctx, "add_vehicle", lambda quoting, key: quoting.add_vehicle(params.quote_id, vehicle, key)
     )
 
 
 def get_rate(params: QuoteRef, ctx: NodeContext) -> dict[str, Any]:
     """Rate the quote (binding)."""
-    return _quoting(
-        ctx, "get_rate", lambda key: ctx.ports.service(QUOTING).rate(params.quote_id, key)
-    )
+    return _quoting(ctx, "get_rate", lambda quoting, key: quoting.rate(params.quote_id, key))
 
 
 # --- email to the customer ---------------------------------------------------------------
