@@ -206,7 +206,7 @@ def _not_understood(
 
 def _already(approvals: ApprovalService, approval: Approval) -> ReplyDecision:
     """Decided before; its resume is published again in case the run that decided died first
-    (``publish_resume`` does nothing once the resume is noted, and the runtime drops duplicates)."""
+    (``publish_resume`` publishes only while the trace waits on the approval, and the runtime drops duplicates)."""
     approvals.decisions.publish_resume(approval)
     who = approval.decided_by or "the deadline"
     return ReplyDecision(
