@@ -14,6 +14,7 @@ import pytest
 from inboxflow.approvals.errors import AlreadyDecided
 from inboxflow.approvals.replies import parse_decision
 from inboxflow.approvals.review_mails import review_mail_path
+from inboxflow.mail_stamps import stamped
 from inboxflow.ingest.claims import message_trace_id
 from inboxflow.mail.html_text import reply_text
 from tests.harness.mail_auth import auth_line, gmail_fail, gmail_pass
@@ -273,9 +274,26 @@ def test_the_review_email_is_recorded_before_it_is_sent(sqlite_chat: ChatWorld) 
     stamps = [doc["stamp"] for _, doc in sqlite_chat.store.list("outbox")]
     assert len(stamps) == 2  # one per reviewer
     for stamp in stamps:
-        doc = sqlite_chat.store.get(review_mail_path(stamp))
+        doc = stamped(sqlite_chat.store, stamp)
         assert doc is not None and doc["approval_id"] == approval.approval_id
-        assert doc["reviewer"] in approval.reviewers
+    # one document per review email: the stamp's own, no second record beside it
+    assert sqlite_chat.store.list("review_mails") == []
+
+
+def test_a_reply_to_a_review_email_recorded_before_the_stamp_held_it_still_decides(
+    chat: ChatWorld,
+) -> None:
+    """Review emails sent before a stamp's document carried the approval were recorded in
+    ``review_mails/{stamp}``: a reply to one still leads back to its approval."""
+    trace_id, approval = _waiting_for_review(chat)
+    for path, doc in chat.store.list("mail_stamps"):
+        if doc.get("approval_id"):
+            chat.store.set(f"mail_stamps/{path}", {k: v for k, v in doc.items() if k != "approval_id"})
+            chat.store.set(review_mail_path(doc["stamp"]), {"approval_id": approval.approval_id})
+    _, report = _reply(chat, approval, 2, "approve")
+    assert report.review_replies == [approval.approval_id]
+    decided = chat.approvals.get(approval.approval_id)
+    assert decided is not None and decided.decision == "approve"
 
 
 @pytest.mark.parametrize(
