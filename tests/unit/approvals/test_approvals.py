@@ -14,8 +14,8 @@ import pytest
 
 from inboxflow.approvals.records import FORM_TOKEN_TTL_S, token_hash
 from inboxflow.engine.waits import payload_hash, resume_of
-from inboxflow.errors import RejectedEnvelope
 from inboxflow.envelope import Envelope
+from inboxflow.errors import RejectedEnvelope
 from inboxflow.graphs.pipeline.settings import PipelineSettings
 from tests.harness.approval import BACKUP, REVIEWERS, Harness, Link, sample
 from tests.harness.pipeline import mailbox_writes
@@ -678,7 +678,9 @@ def _writes(h: Harness, monkeypatch: pytest.MonkeyPatch) -> list[str]:
         written.append(path)
         put(path, doc)
 
-    monkeypatch.setattr(h.store, "run_transaction", lambda fn: run_transaction(lambda tx: fn(Spy(tx))))
+    monkeypatch.setattr(
+        h.store, "run_transaction", lambda fn: run_transaction(lambda tx: fn(Spy(tx)))
+    )
     monkeypatch.setattr(h.store, "set", put_spied)
     return written
 

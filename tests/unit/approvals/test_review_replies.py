@@ -14,9 +14,9 @@ import pytest
 from inboxflow.approvals.errors import AlreadyDecided
 from inboxflow.approvals.replies import parse_decision
 from inboxflow.approvals.review_mails import review_mail_path
-from inboxflow.mail_stamps import stamped
 from inboxflow.ingest.claims import message_trace_id
 from inboxflow.mail.html_text import reply_text
+from inboxflow.mail_stamps import stamped
 from tests.harness.mail_auth import auth_line, gmail_fail, gmail_pass
 from tests.harness.thread_chat import MAILBOX, PASS, ChatWorld, chat_world, eml
 
@@ -285,10 +285,12 @@ def test_a_reply_to_a_review_email_recorded_before_the_stamp_held_it_still_decid
 ) -> None:
     """Review emails sent before a stamp's document carried the approval were recorded in
     ``review_mails/{stamp}``: a reply to one still leads back to its approval."""
-    trace_id, approval = _waiting_for_review(chat)
+    _, approval = _waiting_for_review(chat)
     for path, doc in chat.store.list("mail_stamps"):
         if doc.get("approval_id"):
-            chat.store.set(f"mail_stamps/{path}", {k: v for k, v in doc.items() if k != "approval_id"})
+            chat.store.set(
+                f"mail_stamps/{path}", {k: v for k, v in doc.items() if k != "approval_id"}
+            )
             chat.store.set(review_mail_path(doc["stamp"]), {"approval_id": approval.approval_id})
     _, report = _reply(chat, approval, 2, "approve")
     assert report.review_replies == [approval.approval_id]
