@@ -22,6 +22,18 @@ What is priced, per email:
   ``--llm-tokens IN OUT`` prices a fixed count at the ``llm_*_token`` prices; neither:
   none (the offline model spends none).
 
+Two totals per graph. **As measured**: every Firestore write the bench counted,
+the embedded adapters' own records included (``firestore_ops.EMBEDDED_RECORDS``:
+the bench's stand-ins for Cloud Tasks, the reviewers' mail channel and Gmail
+write them to Firestore). **Deployed**: those records' writes, stored bytes and
+TTL deletes taken out and what the deployment's real services charge put in
+their place: each deadline task two Cloud Tasks operations (its creation, its
+push delivery: a decision deletes no task, so every task is delivered) and the
+approval function's request at its deadline (``/timeout``: one request, the
+function time, two reads); the Gmail and Calendar APIs (reviewer mail, the
+mailbox's sent, read and calendar records) charge nothing per call (quota only),
+and neither does a chat webhook (Amazon SES would: $0.10 per 1,000 emails).
+
 Free tiers are left out (this is the marginal cost once past them). Every
 price carries its source in ``PRICE_TABLE``, checked on ``CHECKED_ON`` with
 the ``search`` tool over stored copies of the pages: ``google`` means Google's
@@ -69,6 +81,14 @@ PRICE_TABLE: dict[str, Price] = {
         "third-party",
     ),
     "firestore_delete": Price(0.01 / 100_000, "document delete", FIRESTORE, "unverified"),
+    # A billable operation is an API call or a push delivery attempt (per 32 KB); first
+    # million a month free. Google's page (the French copy showed the table).
+    "cloud_tasks_operation": Price(
+        0.40 / 1_000_000,
+        "billable operation",
+        "https://cloud.google.com/tasks/docs/pricing",
+        "google",
+    ),
     "firestore_gib_month": Price(0.15, "GiB-month stored", FIRESTORE, "unverified"),
     # Pub/Sub throughput: publish and delivery each, at least 1000 bytes per publish, push or
     # pull request; a message's volume is its data, attributes, 20 bytes of timestamp and id.
@@ -147,6 +167,10 @@ PRICES: dict[str, float] = {name: price.usd for name, price in PRICE_TABLE.items
 PUBSUB_MIN_BYTES = 1000
 RUN_GRANULARITY_S = 0.1
 RETENTION_DAYS = 30
+TASK_OPERATIONS = 2
+"""Cloud Tasks operations per deadline task: its creation and its push delivery."""
+DEADLINE_READS = 2
+"""What ``/timeout`` reads at a deadline: the approval, and the trace when it was decided."""
 GOAL_PER_1000 = 0.05
 
 # Cloud Run functions: the vCPU that comes with a memory size (google:
@@ -224,13 +248,55 @@ def cost_per_email(
         "firestore reads": ops["reads"] * PRICES["firestore_read"],
         "firestore writes": ops["writes"] * PRICES["firestore_write"],
         "firestore TTL deletes": figures["stored_docs_per_email"] * PRICES["firestore_delete"],
-        "firestore storage": stored / 2**30 * PRICES["firestore_gib_month"] * RETENTION_DAYS / 30,
+        "firestore storage": storage_usd(stored),
         "pub/sub": 2 * messages * message_bytes / 2**40 * PRICES["pubsub_tib"],
         "function requests": (figures["deliveries_per_email"] + decisions) * PRICES["run_request"],
         "function compute": compute,
         "llm tokens": llm_tokens[0] * PRICES["llm_input_token"]
         + llm_tokens[1] * PRICES["llm_output_token"],
     }
+
+
+def storage_usd(stored_bytes: float) -> float:
+    """USD of ``stored_bytes`` (documents and index entries) kept for the retention period."""
+    return stored_bytes / 2**30 * PRICES["firestore_gib_month"] * RETENTION_DAYS / 30
+
+
+def embedded_writes(figures: dict[str, Any]) -> tuple[float, float]:
+    """Writes per email to the embedded adapters' own records, and of them to ``tasks``."""
+    from firestore_ops import EMBEDDED_RECORDS
+
+    found = figures.get("firestore_writes_by_collection_per_email") or {}
+    embedded = sum(n for c, n in found.items() if c.split("/")[0] in EMBEDDED_RECORDS)
+    return embedded, float(found.get("tasks", 0.0))
+
+
+def deployed_per_email(
+    figures: dict[str, Any], items: dict[str, float], handler_ms: float | None = None
+) -> dict[str, float]:
+    """``items`` (``cost_per_email``) as a deployment pays them: the embedded adapters'
+    records' writes, bytes and TTL deletes out; Cloud Tasks' operations and each deadline
+    task's delivery to the approval function in (the module's docstring says why)."""
+    embedded, tasks = embedded_writes(figures)
+    stored = figures.get("embedded_stored_bytes_per_email", 0.0) + figures.get(
+        "embedded_index_bytes_exempt_per_email", 0.0
+    )
+    seconds = billed_seconds(100.0 if handler_ms is None else handler_ms) * tasks
+    delivery = tasks * (PRICES["run_request"] + DEADLINE_READS * PRICES["firestore_read"])
+    delivery += seconds * (
+        vcpu_for(256) * PRICES["run_vcpu_second"] + 256 / 1024 * PRICES["run_gib_second"]
+    )
+    out = dict(items)
+    out["firestore writes"] -= embedded * PRICES["firestore_write"]
+    out["firestore TTL deletes"] -= (
+        figures.get("embedded_stored_docs_per_email", 0.0) * PRICES["firestore_delete"]
+    )
+    out["firestore storage"] -= storage_usd(stored)
+    llm = out.pop("llm tokens")
+    out["cloud tasks"] = tasks * TASK_OPERATIONS * PRICES["cloud_tasks_operation"]
+    out["deadline deliveries"] = delivery
+    out["llm tokens"] = llm
+    return out
 
 
 def print_writes(figures: dict[str, Any]) -> None:
@@ -316,19 +382,33 @@ def main() -> int:
         if any(args.llm_tokens) or measured is not None:
             print(f"  {'total':22} ${sum(items.values()) * 1000:8.4f} per 1,000 emails")
         print_writes(figures)
-        totals.append((figures, items, before_llm))
+        deployed = deployed_per_email(figures, items, args.handler_ms)
+        deployed_before = sum(v for k, v in deployed.items() if k != "llm tokens")
+        changed = [k for k in deployed if deployed[k] != items.get(k)]
+        verdict = "within" if deployed_before * 1000 <= GOAL_PER_1000 else "above"
+        print(
+            "  deployed (the embedded adapters' records priced as Cloud Tasks and the Gmail API): "
+            + ", ".join(f"{k} ${deployed[k] * 1000:.4f}" for k in changed)
+        )
+        print(
+            f"  {'total before LLM, deployed':22} ${deployed_before * 1000:8.4f} per 1,000 emails "
+            f"({verdict} the ${GOAL_PER_1000} goal)"
+        )
+        totals.append((figures, items, before_llm, deployed_before))
     if len(totals) > 1:
         print(
-            "\n| graph | hops | reads | writes | $ per 1,000 emails before LLM "
-            "| LLM tokens | total |"
+            "\n| graph | hops | reads | writes (deployed) | $ per 1,000 emails before LLM "
+            "| deployed | LLM tokens | total |"
         )
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        for figures, items, before_llm in totals:
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for figures, items, before_llm, deployed_before in totals:
             ops = figures["firestore_per_email"]
             llm = items["llm tokens"]
+            ours = ops["writes"] - embedded_writes(figures)[0]
             print(
                 f"| {figures['graph']} | {figures['hops_per_email']:.1f} | {ops['reads']:.1f} | "
-                f"{ops['writes']:.1f} | {before_llm * 1000:.3f} | {llm * 1000:.3f} | "
+                f"{ops['writes']:.1f} ({ours:.1f}) | {before_llm * 1000:.3f} | "
+                f"{deployed_before * 1000:.3f} | {llm * 1000:.3f} | "
                 f"{(before_llm + llm) * 1000:.3f} |"
             )
     return 0

@@ -104,27 +104,51 @@ def stored(client: Any) -> dict[str, int]:
     approximation of Firestore's own size formula) and their single-field index entries under
     automatic indexing, without and with ``infra/firestore.tf``'s exemptions."""
     totals = dict.fromkeys(
-        ("docs", "bytes", "entries", "entry_bytes", "entries_x", "entry_bytes_x"), 0
+        (
+            "docs",
+            "bytes",
+            "entries",
+            "entry_bytes",
+            "entries_x",
+            "entry_bytes_x",
+            "embedded_docs",
+            "embedded_bytes",
+            "embedded_entry_bytes_x",
+        ),
+        0,
     )
+
+    by_group: dict[str, list[int]] = {}
 
     def walk(collections: Any) -> None:
         for collection in collections:
             exempt = exempt_fields(collection.id)
+            embedded = collection.id in EMBEDDED_RECORDS
             for ref in collection.list_documents():
                 snapshot = ref.get()
                 if snapshot.exists:
                     fields = snapshot.to_dict()
+                    size = len(ref.path) + 32 + len(json.dumps(fields, default=str))
                     totals["docs"] += 1
-                    totals["bytes"] += len(ref.path) + 32 + len(json.dumps(fields, default=str))
-                    count, size = index_entries(ref.path, fields)
+                    totals["bytes"] += size
+                    count, entry_bytes = index_entries(ref.path, fields)
                     totals["entries"] += count
-                    totals["entry_bytes"] += size
-                    count, size = index_entries(ref.path, fields, exempt)
+                    totals["entry_bytes"] += entry_bytes
+                    count, entry_bytes = index_entries(ref.path, fields, exempt)
                     totals["entries_x"] += count
-                    totals["entry_bytes_x"] += size
+                    totals["entry_bytes_x"] += entry_bytes
+                    group = by_group.setdefault(collection.id, [0, 0, 0])
+                    group[0] += 1
+                    group[1] += size
+                    group[2] += entry_bytes
+                    if embedded:  # the bench's stand-ins (EMBEDDED_RECORDS): not stored deployed
+                        totals["embedded_docs"] += 1
+                        totals["embedded_bytes"] += size
+                        totals["embedded_entry_bytes_x"] += entry_bytes
                 walk(ref.collections())
 
     walk(client.collections())
+    totals["by_group"] = by_group  # type: ignore[assignment]
     return totals
 
 
@@ -449,6 +473,15 @@ def report(
         f" under automatic indexing, {stored_delta['entries_x'] / emails:.0f} "
         f"({stored_delta['entry_bytes_x'] / emails / 1024:.1f} KB) with infra/'s exemptions"
     )
+    groups = sorted(stored_delta["by_group"].items(), key=lambda item: -item[1][1] - item[1][2])  # type: ignore[union-attr]
+    print(
+        "  stored by collection group (documents, KB, index KB with infra/'s exemptions): "
+        + ", ".join(
+            f"{name} {d / emails:.1f} / {b / emails / 1024:.1f} / {i / emails / 1024:.1f}"
+            for name, (d, b, i) in groups
+            if d
+        )
+    )
     origin = [r for r in rows if r["kind"] == "origin" and "trace_id" in r]
     published = sum(h.get("published", 0) for h in deliveries) + len(origin)
     published_bytes = sum(h.get("published_bytes", 0) for h in deliveries)
@@ -476,6 +509,14 @@ def report(
         "index_bytes_per_email": stored_delta["entry_bytes"] / emails,
         "index_entries_exempt_per_email": stored_delta["entries_x"] / emails,
         "index_bytes_exempt_per_email": stored_delta["entry_bytes_x"] / emails,
+        "stored_by_group_per_email": {
+            name: {"docs": d / emails, "bytes": b / emails, "index_bytes_exempt": i / emails}
+            for name, (d, b, i) in stored_delta["by_group"].items()  # type: ignore[union-attr]
+            if d
+        },
+        "embedded_stored_docs_per_email": stored_delta["embedded_docs"] / emails,
+        "embedded_stored_bytes_per_email": stored_delta["embedded_bytes"] / emails,
+        "embedded_index_bytes_exempt_per_email": stored_delta["embedded_entry_bytes_x"] / emails,
         "node_handler_ms_p50": {
             node: statistics.median(h["handler_ms"] for h in ran if h["node"] == node)
             for node in by_node
@@ -549,7 +590,13 @@ def run(args: argparse.Namespace, env: dict[str, str], records: Path) -> dict[st
         finally:
             for server in floor:
                 server.stop()
+    groups_after = stored_after.pop("by_group")
+    groups_before = stored_before.pop("by_group", {})
     delta = {key: stored_after[key] - stored_before[key] for key in stored_after}
+    delta["by_group"] = {  # type: ignore[assignment]
+        name: [a - b for a, b in zip(counts, groups_before.get(name, [0, 0, 0]), strict=True)]
+        for name, counts in groups_after.items()
+    }
     print(f"uptime: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return report(_records(records), rounds, args, delta)
 

@@ -13,7 +13,10 @@ the round or the reviewer.
   header being there (``mail/loop_guard.py``); a crashed send finds its message
   again by its value (``find_by_trace_key`` of the Gmail adapter).
 - ``Message-ID: <inboxflow.{stamp}@{domain}>``: a reply to a review email leads
-  back to it through ``review_mails/{stamp}`` (``approvals/replies.py``).
+  back to it through the stamp's own document, which a review email's stamp is
+  drawn with the approval's id in (``about``; ``approvals/review_mails.py``,
+  ``approvals/replies.py``): one document per review email, found by its key
+  or by its stamp.
 
 A stamp is drawn before the message is sent (create-only, so two runs of one
 effect agree on it) and read back, never drawn again, when the effect is
@@ -26,6 +29,7 @@ import hashlib
 import re
 import secrets
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from .ports.documents import DocumentStore
@@ -42,13 +46,21 @@ def stamp_path(trace_key: str) -> str:
     return MAIL_STAMPS.path(hashlib.sha256(trace_key.encode("utf-8")).hexdigest()[:32])
 
 
-def stamp_for(store: DocumentStore, trace_key: str, now: float | None = None) -> str:
+def stamp_for(
+    store: DocumentStore,
+    trace_key: str,
+    now: float | None = None,
+    about: Mapping[str, Any] | None = None,
+) -> str:
     """The stamp of the write with effect key ``trace_key``, drawn the first time (32 hex digits).
 
     Args:
         store: where stamps are kept.
         trace_key: the effect journal's key of the write.
         now: the time of the first draw (default: the wall clock).
+        about: fields kept with the stamp when it is drawn (a review email's approval id),
+            read back by ``stamped``; the effect key fixes them, so a later run of the
+            same effect, which finds the stamp drawn, has nothing else to add.
     """
     path = stamp_path(trace_key)
     found = store.get(path)
@@ -57,6 +69,7 @@ def stamp_for(store: DocumentStore, trace_key: str, now: float | None = None) ->
     at = time.time() if now is None else now
     stamp = secrets.token_hex(16)
     doc: dict[str, Any] = {
+        **(about or {}),
         "trace_key": trace_key,
         "trace_id": trace_key.partition(":")[0],
         "stamp": stamp,
@@ -77,13 +90,19 @@ def stamp_of(store: DocumentStore, trace_key: str) -> str | None:
     return None if found is None else str(found["stamp"])
 
 
-def trace_key_of(store: DocumentStore, stamp: str) -> str | None:
-    """The effect key a stamp was drawn for (which trace wrote a message), or None."""
+def stamped(store: DocumentStore, stamp: str) -> dict[str, Any] | None:
+    """The document of a stamp (its effect key, trace and ``about`` fields), or None."""
     stamp = stamp.strip().lower()
     if not _STAMP.fullmatch(stamp):
         return None
     rows = store.list(MAIL_STAMPS.name, where=[("stamp", "==", stamp)], limit=1)
-    return str(rows[0][1]["trace_key"]) if rows else None
+    return rows[0][1] if rows else None
+
+
+def trace_key_of(store: DocumentStore, stamp: str) -> str | None:
+    """The effect key a stamp was drawn for (which trace wrote a message), or None."""
+    found = stamped(store, stamp)
+    return None if found is None else str(found["trace_key"])
 
 
 def stamped_message_id(stamp: str, domain: str = DEFAULT_DOMAIN) -> str:
@@ -97,6 +116,7 @@ __all__ = [
     "stamp_for",
     "stamp_of",
     "stamp_path",
+    "stamped",
     "stamped_message_id",
     "trace_key_of",
 ]

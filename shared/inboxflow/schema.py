@@ -324,6 +324,7 @@ STEPS = Collection(
         "worker",
         "routed_to",
         "route",
+        "guards",
     ),
     retention=Retention(_TRACE_DAYS, _AFTER_LAST_STEP),
     personal=PersonalData(
@@ -352,6 +353,8 @@ RETRIED = Collection(
 EFFECTS = Collection(
     "effects",
     ttl_field=TTL_FIELD,
+    # read by key; a shadow's held effects by trace_id and held_path (engine/shadow.py)
+    index_exemptions=("result", "would", "started_at", "done_at", "attempts", "reconciled"),
     retention=Retention(_TRACE_DAYS, "after the step that ran the effect"),
     # a shadow's held effects keep what they would have done (``would``: a tool's arguments)
     personal=PersonalData(
@@ -411,7 +414,25 @@ APPROVALS = Collection(
             serves="a reviewer's inbox history: may_decide array-contains R, decided since T",
         ),
     ),
-    index_exemptions=("payload", "applied_payload", "context"),
+    # queried by trace_id, reviewers, may_decide, status, deadline, graph, kind, mailbox,
+    # decided_at (the indexes above): nothing else of an approval is filtered or ordered on
+    index_exemptions=(
+        "payload",
+        "applied_payload",
+        "context",
+        "payload_hash",
+        "applied_payload_hash",
+        "comment",
+        "notify_errors",
+        "escalate_to",
+        "window_s",
+        "on_timeout",
+        "round",
+        "resume_node",
+        "edited",
+        "resumed_at",
+        "timed_out_at",
+    ),
     retention=Retention(_TRACE_DAYS, "as its trace, and at least 7 days past its deadline"),
     personal=PersonalData(
         fields=("payload", "applied_payload", "context", "decision", "reviewers"),
@@ -422,6 +443,7 @@ APPROVALS = Collection(
 APPROVAL_TOKENS = Collection(
     "approval_tokens",
     ttl_field=TTL_FIELD,
+    index_exemptions=("form_key", "expires_at", "used_at"),  # read by the token's hash
     retention=Retention(7, "after the approval's deadline (`TOKEN_RETENTION_S`)"),
     personal=PersonalData(fields=("reviewer",), found_by=_key("trace_id", "approval_id")),
 )
@@ -525,12 +547,15 @@ REVIEW_THREADS = Collection(
 MAIL_STAMPS = Collection(
     "mail_stamps",
     ttl_field=TTL_FIELD,
+    # read by the effect key's hash, or queried by stamp (a reply, a crashed send)
+    index_exemptions=("approval_id",),
     retention=Retention(90, "after the message was written (`mail_stamps.RETENTION_S`)"),
     personal=PersonalData(fields=("trace_key",), found_by=_key("trace_id", "trace_id")),
 )
 QUOTE_KEYS = Collection(
     "quote_keys",
     ttl_field=TTL_FIELD,
+    index_exemptions=("result", "fingerprint"),  # read by the key's hash
     retention=Retention(90, "after the quoting call (`KEY_RETENTION_S`)"),
     personal=PersonalData(
         fields=("result",),

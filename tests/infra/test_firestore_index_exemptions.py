@@ -83,6 +83,21 @@ def test_the_step_protocol_fields_written_every_hop_are_exempt() -> None:
     } <= exempt
 
 
+def test_what_each_email_stores_that_no_query_reads_is_exempt() -> None:
+    """Issue 42: the index entries an email leaves are stored 30 days; these fields are written
+    for every email that pauses or runs an effect and no query reads them."""
+    exempt = {(item["collection"], item["field"]) for item in infra_export.INDEX_EXEMPTIONS}
+    assert {
+        ("effects", "result"),
+        ("approvals", "payload_hash"),
+        ("approvals", "notify_errors"),
+        ("approval_tokens", "form_key"),
+        ("quote_keys", "result"),
+        ("mail_stamps", "approval_id"),
+        ("steps", "guards"),
+    } <= exempt
+
+
 def test_terraform_turns_every_exemption_s_indexes_off(infra) -> None:
     field = infra.root.resource("google_firestore_field", "not_indexed").body
     assert "var.firestore_index_exemptions" in field["for_each"]

@@ -57,7 +57,8 @@ def test_the_inbox_on_firestore(firestore_env: object, tmp_path: Path) -> None:
         "/inbox/bulk", data={"form": form.group(1), "decision": "approve", "ids": expected}
     )
     assert response.get_data(as_text=True).count('data-result="done"') == 3
-    assert all(h.service.get(i).resumed_at for i in expected)  # type: ignore[union-attr]
+    resumed = [h.store.get_trace(h.service.get(i).trace_id) for i in expected]  # type: ignore[union-attr]
+    assert all(cp is not None and cp.status != "waiting" for cp in resumed)
     history = h.client.get("/inbox/history?mine=1").get_data(as_text=True)
     assert history.count("data-history") == 3
     assert h.service.inbox.counts(ANA) == {}

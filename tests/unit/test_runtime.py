@@ -10,7 +10,7 @@ import pytest
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.engine.runtime import fold
 from inboxflow.envelope import Envelope
-from inboxflow.errors import EarlyArrival, LeaseHeld
+from inboxflow.errors import EarlyArrival, LeaseHeld, RejectedEnvelope
 from tests.harness.toy_graph import ToyState, make_runtime
 
 
@@ -305,7 +305,19 @@ def test_a_resume_for_another_pause_of_the_trace_is_refused(tmp_path):
     bus.drain()
     waiting = runtime.store.get_trace(trace_id)
     earlier = f"{trace_id}-{waiting.step - 2}"  # the id a pause one step earlier would have had
-    runtime.resume(trace_id, {"decision": "approve", "approval_id": earlier})
+    decision = {"decision": "approve", "approval_id": earlier}
+    with pytest.raises(RejectedEnvelope, match="waits on"):  # not even published
+        runtime.resume(trace_id, decision)
+    assert len(bus) == 0
+    resume = Envelope(  # as a replayed dead letter comes: the runtime refuses it at delivery
+        trace_id=trace_id,
+        graph=waiting.graph,
+        node=waiting.node,
+        step=waiting.step,
+        sent_at=0.0,
+        resume=decision,
+    )
+    bus.publish([resume])
     bus.drain()
     ((_, failure),) = runtime.store.list("failures")
     assert earlier in failure["reason"] and "waits on" in failure["reason"]

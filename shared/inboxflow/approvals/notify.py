@@ -3,8 +3,8 @@
 Each email is an effect in the journal, keyed by round and reviewer, so a
 redelivered pause sends nothing twice; one reviewer's channel failing never
 keeps the others from hearing of it. Before an email is sent its Message-ID
-stamp is recorded (``review_mails.record_review_mail``), and once sent its Gmail
-thread, so that a reviewer's reply leads back to the approval.
+stamp is drawn with the approval's id (``review_mails.review_mail_fields``), and once
+sent its Gmail thread is recorded, so that a reviewer's reply leads back to the approval.
 """
 
 from __future__ import annotations
@@ -111,14 +111,14 @@ class Notifications(Part):
 
     def _notify(self, approval: Approval, reviewer: str, key: str) -> dict[str, Any]:
         from .pages import render_notification
-        from .review_mails import record_review_mail
+        from .review_mails import review_mail_fields
 
         link = self.tokens.issue_link(approval, reviewer)
         subject, text, html = render_notification(self.view(approval, reviewer), link=link)
         # Before sending, so that a reply (``approvals/replies.py``) always finds it: the
-        # stamp is the random one the message's Message-ID will carry (``mail_stamps.py``).
-        stamp = stamp_for(self.store, key, self.clock.now())
-        record_review_mail(self.store, approval, reviewer, stamp, self.clock.now())
+        # stamp is the random one the message's Message-ID will carry (``mail_stamps.py``),
+        # drawn with the approval it is for.
+        stamp_for(self.store, key, self.clock.now(), about=review_mail_fields(approval))
         try:
             receipt = self.notifier.send(
                 Notification(reviewer, subject, text, html, key, self._sender(approval), link)
@@ -159,11 +159,10 @@ class Notifications(Part):
         """
 
         def send(key: str) -> dict[str, Any]:
-            from .review_mails import record_review_mail
+            from .review_mails import review_mail_fields
 
             subject, text, html = render(self.tokens.issue_link(approval, reviewer))
-            stamp = stamp_for(self.store, key, self.clock.now())
-            record_review_mail(self.store, approval, reviewer, stamp, self.clock.now())
+            stamp_for(self.store, key, self.clock.now(), about=review_mail_fields(approval))
             try:
                 receipt = self.notifier.send(
                     Notification(reviewer, subject, text, html, key, self._sender(approval))

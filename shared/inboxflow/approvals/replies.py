@@ -1,8 +1,8 @@
 """Review decisions by email: a reviewer answers the review email instead of clicking.
 
-When a reviewer email is sent, ``record_review_mail`` keeps
-``review_mails/{stamp}``: the stamp is the random one in the email's Message-ID
-(``<inboxflow.{stamp}@domain>``, drawn once per effect key: ``mail_stamps.py``;
+When a reviewer email is sent, its stamp is drawn with the approval's id
+(``review_mails.review_mail_fields``): the stamp is the random one in the email's
+Message-ID (``<inboxflow.{stamp}@domain>``, drawn once per effect key: ``mail_stamps.py``;
 nothing a customer sees lets them derive it), so a reply, whose
 ``In-Reply-To``/``References`` carry that id, leads back to the approval and the
 reviewer it was sent to. Gmail may replace our Message-ID on a sent message;
@@ -206,7 +206,7 @@ def _not_understood(
 
 def _already(approvals: ApprovalService, approval: Approval) -> ReplyDecision:
     """Decided before; its resume is published again in case the run that decided died first
-    (``publish_resume`` does nothing once the resume is noted, and the runtime drops duplicates)."""
+    (``publish_resume`` publishes only while the trace waits on the approval, and the runtime drops duplicates)."""
     approvals.decisions.publish_resume(approval)
     who = approval.decided_by or "the deadline"
     return ReplyDecision(

@@ -1,8 +1,11 @@
 """The review emails we sent, by stamp and by Gmail thread: where a reviewer's reply leads back.
 
-When a reviewer email is sent, ``record_review_mail`` keeps ``review_mails/{stamp}``:
-the stamp is the random one in the email's Message-ID (``<inboxflow.{stamp}@domain>``,
-``mail_stamps.py``). Gmail may replace our Message-ID on a sent message; then the
+A reviewer email's stamp (the random one in its Message-ID,
+``<inboxflow.{stamp}@domain>``, ``mail_stamps.py``) is drawn, before it is sent,
+with the approval's id in the stamp's document (``review_mail_fields``): that one
+document is how the email is stamped, found again after a crash, and answered. Before
+it was a second document, ``review_mails/{stamp}``, written per email (one write more);
+those of emails sent before are still read. Gmail may replace our Message-ID on a sent message; then the
 Gmail thread is what leads back (``review_threads/{mailbox}:{thread_id}``,
 ``record_review_thread``). ``review_mail_of`` finds the review email a reply answers;
 ``replies.py`` decides by it.
@@ -13,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..mail_stamps import stamped
 from ..schema import REVIEW_MAILS, REVIEW_THREADS
 
 if TYPE_CHECKING:
@@ -28,21 +32,10 @@ def review_mail_path(stamp: str) -> str:
     return REVIEW_MAILS.path(stamp.strip().lower())
 
 
-def record_review_mail(
-    store: DocumentStore, approval: Approval, reviewer: str, stamp: str, now: float
-) -> None:
-    """Remember which approval and reviewer the email stamped ``stamp`` is for."""
-    store.set(
-        review_mail_path(stamp),
-        {
-            "approval_id": approval.approval_id,
-            "trace_id": approval.trace_id,
-            "reviewer": reviewer,
-            "round": approval.round,
-            "sent_at": now,
-            "expire_at": approval.expire_at,
-        },
-    )
+def review_mail_fields(approval: Approval) -> dict[str, Any]:
+    """What a review email's stamp is drawn with (``mail_stamps.stamp_for(about=...)``): the
+    approval a reply to it answers (who may decide is the approval's to say)."""
+    return {"approval_id": approval.approval_id}
 
 
 def review_thread_path(mailbox: str, thread_id: str) -> str:
@@ -84,7 +77,10 @@ def review_mail_of(store: DocumentStore, email: Email) -> dict[str, Any] | None:
     for message_id in [email.in_reply_to or "", *reversed(email.references)]:
         match = _OUR_MESSAGE_ID.match(message_id.strip().strip("<>"))
         if match:
-            doc = store.get(REVIEW_MAILS.path(match.group(1).lower()))
+            stamp = match.group(1).lower()
+            doc = stamped(store, stamp)
+            if doc is None or not doc.get("approval_id"):  # a customer's mail, or sent before
+                doc = store.get(REVIEW_MAILS.path(stamp))
             if doc is not None:
                 return doc
     if email.thread_id and email.mailbox:

@@ -13,7 +13,9 @@ here, in the order it happens:
    (``check_resume``, ``resume_checked``) and carry the hash of what was
    approved (``check_decision``, ``payload_hash``).
 3. **Resuming.** A decided approval's resume is rebuilt from the record every
-   time it is published (``resume_of``) and noted once (``note_resumed``).
+   time it is published (``resume_of``), and published only while the trace still
+   waits on that approval (``publish_resume``): the trace itself says whether the
+   resume still has to go out, so nothing notes that it went.
 4. **The customer wait.** A ``customer_reply`` pause is answered by the
    customer of the trace (``customer_of``) with their reply
    (``customer_reply_resume``), which takes the approval first-decision-wins
@@ -94,6 +96,8 @@ class Approval(BaseModel):
     applied_payload: dict[str, Any] | None = None
     applied_payload_hash: str | None = None
     resumed_at: float | None = None
+    """Unused since the trace itself tells whether a resume must still be published
+    (``publish_resume``); kept so older records and a node closing its own wait validate."""
     timed_out_at: float | None = None
     created_at: float
     expire_at: float
@@ -317,12 +321,26 @@ def publish_resume(
     the node the trace waits at, and the runtime checks it there (``resume_checked``,
     ``check_decision``) before the node runs.
 
+    A decision naming its approval (``resume_of``) is published only while the trace
+    waits on that very approval: once the trace has moved past the pause (its resume
+    ran), republishing it would be refused at delivery anyway. This read of the
+    checkpoint is how any later touch of a decided approval tells whether its resume
+    may not have gone out (a crash between the decision and the publish): no record
+    notes the publish. While the resume is on its way, a touch publishes it again and
+    the runtime drops the second delivery as a duplicate (§5, rule 1).
+
     Raises:
-        RejectedEnvelope: the trace is not waiting.
+        RejectedEnvelope: the trace is not waiting, or not on the approval ``decision`` names.
     """
     checkpoint = checkpoints.get_trace(trace_id)
     if checkpoint is None or checkpoint.status != "waiting":
         raise RejectedEnvelope(f"trace {trace_id} is not waiting")
+    waits_on = (checkpoint.pause or {}).get("approval_id")
+    answers = decision.get("approval_id")
+    if answers is not None and waits_on != answers:
+        raise RejectedEnvelope(
+            f"trace {trace_id} no longer waits on approval {answers} (it waits on {waits_on})"
+        )
     with telemetry.span(
         f"resume {checkpoint.graph}.{checkpoint.node}",
         parent=checkpoint.traceparent,
@@ -342,18 +360,6 @@ def publish_resume(
         )
     bus.publish([envelope])
     return envelope
-
-
-def note_resumed(store: DocumentStore, approval: Approval, now: float) -> Approval:
-    """Record that the decided approval's resume was published (the first time counts)."""
-
-    def note(tx: Transaction) -> Approval:
-        doc = tx.get(approval_path(approval.approval_id)) or approval.model_dump()
-        doc["resumed_at"] = doc.get("resumed_at") or now
-        tx.set(approval_path(approval.approval_id), doc)
-        return Approval.model_validate(doc)
-
-    return store.run_transaction(note)
 
 
 # --- the customer wait ---------------------------------------------------------------------------

@@ -41,7 +41,6 @@ from ..engine.waits import (
     check_resume,
     customer_of,
     customer_reply_resume,
-    note_resumed,
     resume_of,
 )
 from ..errors import PermanentError, RejectedEnvelope
@@ -301,7 +300,8 @@ class Dispatcher:
         The reply and the wait's deadline (or another reply) race for the same step:
         whichever decides ``approvals/{approval_id}`` first is the one resume published
         for it. A deadline that comes later only republishes this resume, rebuilt from
-        the record (``resume_of``); a resume already noted published is not sent again.
+        the record (``resume_of``). A redelivered reply whose wait is still waiting
+        publishes its resume again (the runtime drops a duplicate).
 
         Raises:
             AnsweredFirst: the deadline or another reply decided the wait first; nothing
@@ -309,9 +309,7 @@ class Dispatcher:
             RejectedEnvelope: the trace no longer waits; nothing is published.
         """
         approval = answer_customer_wait(self.store, resume, self.clock.now())
-        if approval.resumed_at is None:
-            self.runtime.resume(trace_id, resume_of(approval))
-            note_resumed(self.store, approval, self.clock.now())
+        self.runtime.resume(trace_id, resume_of(approval))
 
     def _resumed_before(
         self, claim: dict[str, Any], resume: dict[str, Any], checkpoint: Checkpoint, step: int

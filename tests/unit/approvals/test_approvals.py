@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from inboxflow.approvals.records import FORM_TOKEN_TTL_S, token_hash
-from inboxflow.engine.waits import payload_hash
+from inboxflow.engine.waits import payload_hash, resume_of
 from inboxflow.envelope import Envelope
+from inboxflow.errors import RejectedEnvelope
 from inboxflow.graphs.pipeline.settings import PipelineSettings
 from tests.harness.approval import BACKUP, REVIEWERS, Harness, Link, sample
 from tests.harness.pipeline import mailbox_writes
@@ -531,7 +532,22 @@ def test_a_resume_that_does_not_match_the_approved_payload_is_refused(h: Harness
         "payload": None,
         "payload_hash": approval.payload_hash,
     }
-    h.runtime.resume(trace_id, wrong_approval)
+    with pytest.raises(RejectedEnvelope):  # not even published: the trace waits on another
+        h.runtime.resume(trace_id, wrong_approval)
+    waiting = h.store.get_trace(trace_id)
+    assert waiting is not None
+    h.runtime.bus.publish(  # as a replayed dead letter would come: the runtime refuses it too
+        [
+            Envelope(
+                trace_id=trace_id,
+                graph=waiting.graph,
+                node=waiting.node,
+                step=waiting.step,
+                sent_at=h.clock.now(),
+                resume=wrong_approval,
+            )
+        ]
+    )
     h.drain()
     checkpoint = h.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.status == "waiting"
@@ -637,6 +653,72 @@ def test_lost_resume_is_published_by_the_deadline_task(h: Harness) -> None:
     h.run_due_tasks()
     assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
     assert len(mailbox_writes(h.store, trace_id)) == 1
+
+
+# --- resuming: the trace says whether a resume must still go out ----------------------
+
+
+def _writes(h: Harness, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the store writes from now on (directly or in a transaction)."""
+    written: list[str] = []
+    run_transaction, put = h.store.run_transaction, h.store.set
+
+    class Spy:
+        def __init__(self, tx: Any) -> None:
+            self._tx = tx
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._tx, name)
+
+        def set(self, path: str, doc: dict[str, Any]) -> None:
+            written.append(path)
+            self._tx.set(path, doc)
+
+    def put_spied(path: str, doc: dict[str, Any]) -> None:
+        written.append(path)
+        put(path, doc)
+
+    monkeypatch.setattr(
+        h.store, "run_transaction", lambda fn: run_transaction(lambda tx: fn(Spy(tx)))
+    )
+    monkeypatch.setattr(h.store, "set", put_spied)
+    return written
+
+
+def test_a_decision_writes_its_approval_once_and_nothing_notes_the_resume(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trace_id, links = _paused(h)
+    written = _writes(h, monkeypatch)
+    h.service.decisions.decide(links[0].approval_id, links[0].token, "approve")
+    assert written.count(f"approvals/{links[0].approval_id}") == 1  # no resumed_at write
+    h.drain()
+    assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
+
+
+def test_a_touch_republishes_the_resume_only_while_the_trace_waits_on_its_approval(
+    h: Harness,
+) -> None:
+    trace_id, links = _paused(h)
+    bus = h.runtime.bus
+    decided = h.service.decisions.decide(links[0].approval_id, links[0].token, "approve")
+    assert len(bus) == 1  # type: ignore[arg-type]
+    h.service.decisions.publish_resume(decided)  # a touch while the resume is on its way
+    assert len(bus) == 2  # type: ignore[arg-type]
+    h.drain()
+    assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
+    assert len(mailbox_writes(h.store, trace_id)) == 1  # the runtime dropped the duplicate
+    h.service.decisions.publish_resume(h.approval_of(trace_id))  # the trace moved past it
+    assert len(bus) == 0  # type: ignore[arg-type]
+
+
+def test_a_resume_of_another_approval_is_not_published_to_a_waiting_trace(h: Harness) -> None:
+    trace_id, _ = _paused(h)
+    earlier = {**resume_of(h.approval_of(trace_id).decided("approve", REVIEWERS[0], 0.0))}
+    earlier["approval_id"] = "an-earlier-pause-of-the-trace"
+    with pytest.raises(RejectedEnvelope):
+        h.runtime.resume(trace_id, earlier)
+    assert len(h.runtime.bus) == 0  # type: ignore[arg-type]
 
 
 # --- JSON API --------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from inboxflow.approvals.replies import parse_decision
 from inboxflow.approvals.review_mails import review_mail_path
 from inboxflow.ingest.claims import message_trace_id
 from inboxflow.mail.html_text import reply_text
+from inboxflow.mail_stamps import stamped
 from tests.harness.mail_auth import auth_line, gmail_fail, gmail_pass
 from tests.harness.thread_chat import MAILBOX, PASS, ChatWorld, chat_world, eml
 
@@ -78,7 +79,7 @@ def test_an_authorised_approve_decides_and_resumes_through_the_approval_service(
     decided = chat.approvals.get(approval.approval_id)
     assert decided is not None and decided.status == "decided"
     assert (decided.decision, decided.decided_by) == ("approve", "agent@agency.test")
-    assert decided.resumed_at is not None
+    assert len(chat.bus) == 1  # its resume, not run yet
     claim = chat.claim(gmail_id)
     assert claim["state"] == "review_reply" and claim["review_outcome"] == "decided"
     chat.bus.drain()
@@ -218,7 +219,7 @@ def test_a_crash_between_the_decision_and_its_resume_is_resumed_by_the_redeliver
         _reply(chat, approval, 2, "approve")
     chat.bus.drain()
     stored = chat.approvals.get(approval.approval_id)
-    assert stored is not None and stored.decision == "approve" and stored.resumed_at is None
+    assert stored is not None and stored.decision == "approve"
     assert chat.trace(trace_id).status == "waiting"  # nothing resumed it yet
 
     chat.notify()  # redelivered: the claim is taken over
@@ -226,8 +227,7 @@ def test_a_crash_between_the_decision_and_its_resume_is_resumed_by_the_redeliver
     resumed = chat.trace(trace_id)
     assert resumed.state["decision"] == "approve" and resumed.pause["kind"] == "customer_reply"  # type: ignore[index]
     again = chat.approvals.get(approval.approval_id)
-    assert again is not None and again.resumed_at is not None
-    assert again.decided_at == stored.decided_at  # decided once
+    assert again is not None and again.decided_at == stored.decided_at  # decided once
     assert chat.store.list("failures") == []
 
 
@@ -274,9 +274,28 @@ def test_the_review_email_is_recorded_before_it_is_sent(sqlite_chat: ChatWorld) 
     stamps = [doc["stamp"] for _, doc in sqlite_chat.store.list("outbox")]
     assert len(stamps) == 2  # one per reviewer
     for stamp in stamps:
-        doc = sqlite_chat.store.get(review_mail_path(stamp))
+        doc = stamped(sqlite_chat.store, stamp)
         assert doc is not None and doc["approval_id"] == approval.approval_id
-        assert doc["reviewer"] in approval.reviewers
+    # one document per review email: the stamp's own, no second record beside it
+    assert sqlite_chat.store.list("review_mails") == []
+
+
+def test_a_reply_to_a_review_email_recorded_before_the_stamp_held_it_still_decides(
+    chat: ChatWorld,
+) -> None:
+    """Review emails sent before a stamp's document carried the approval were recorded in
+    ``review_mails/{stamp}``: a reply to one still leads back to its approval."""
+    _, approval = _waiting_for_review(chat)
+    for path, doc in chat.store.list("mail_stamps"):
+        if doc.get("approval_id"):
+            chat.store.set(
+                f"mail_stamps/{path}", {k: v for k, v in doc.items() if k != "approval_id"}
+            )
+            chat.store.set(review_mail_path(doc["stamp"]), {"approval_id": approval.approval_id})
+    _, report = _reply(chat, approval, 2, "approve")
+    assert report.review_replies == [approval.approval_id]
+    decided = chat.approvals.get(approval.approval_id)
+    assert decided is not None and decided.decision == "approve"
 
 
 @pytest.mark.parametrize(
