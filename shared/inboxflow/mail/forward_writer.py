@@ -89,15 +89,15 @@ def read_customer(
             reason=f"{not_taken}: the forwarder is not authenticated ({checked.reason})",
         )
     own = domain_key_or_none(email.mailbox.rpartition("@")[2])
-    if own is None or _domain(checked.address) != own:
-        if not any(same_address(checked.address, source) for source in forwarders):
-            return ForwardReading(
-                customer=email.sender,
-                reason=(
-                    f"{not_taken}: {checked.address} is neither the mailbox's organisation "
-                    "nor a configured forwarding source"
-                ),
-            )
+    ours = own is not None and _domain(checked.address) == own
+    if not ours and not any(same_address(checked.address, s) for s in forwarders):
+        return ForwardReading(
+            customer=email.sender,
+            reason=(
+                f"{not_taken}: {checked.address} is neither the mailbox's organisation "
+                "nor a configured forwarding source"
+            ),
+        )
     refused = _refused_writer(writer, email.mailbox, own, checked.address, forwarders)
     if refused is not None:
         return ForwardReading(customer=email.sender, reason=f"{not_taken}: {refused}")
