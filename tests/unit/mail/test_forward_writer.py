@@ -174,3 +174,13 @@ def test_a_display_name_posing_as_an_address_or_holding_control_characters_is_re
     reading = read_customer(_forward(from_value))
     assert not reading.taken and reading.customer.address == COLLEAGUE
     assert reading.reason.endswith("its display name holds an address or control characters")
+
+
+@pytest.mark.parametrize(
+    ("forwarder", "writer"),
+    [(SOURCE, f"Desk <{SOURCE}>"), (SOURCE, "Other desk <other@helpdesk.example>")],
+)
+def test_a_forwarding_source_is_never_the_customer(forwarder: str, writer: str) -> None:
+    reading = read_customer(_forward(writer, forwarder), [SOURCE, "other@helpdesk.example"])
+    assert not reading.taken and reading.customer.address == forwarder
+    assert reading.reason.endswith("it is the forwarder or a forwarding source")
