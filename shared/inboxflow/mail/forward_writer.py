@@ -14,7 +14,11 @@ writer only when:
    configured forwarding sources (an agent profile's ``helpdesk``, the support desk's
    ``forwarders``), and
 3. the writer is one plain address of someone else: no control characters and no address in
-   its display name, not the mailbox or its domain, not the forwarder, not a forwarding source.
+   its display name, not the mailbox or its domain, not the forwarder, not a forwarding source;
+4. the forwarded message was written to us: its ``To`` names the forwarder, the mailbox, a
+   forwarding source or an address of their domains. A forward shows whom its message was
+   for; one written to others (third parties' correspondence, a notice with its recipients
+   cut) is the forwarder's material, and a person decides what to do with it.
 
 Otherwise the forwarder stays the customer, and ``reason`` says why (the graph records it).
 Gmail's auto-forwarding needs none of this: such a mail arrives From its writer.
@@ -101,6 +105,12 @@ def read_customer(
     refused = _refused_writer(writer, email.mailbox, own, checked.address, forwarders)
     if refused is not None:
         return ForwardReading(customer=email.sender, reason=f"{not_taken}: {refused}")
+    if not _written_to_us(found.to, (email.mailbox, checked.address, *forwarders)):
+        named = ", ".join(found.to) or "nobody"
+        return ForwardReading(
+            customer=email.sender,
+            reason=f"{not_taken}: the forwarded message was not written to us (To: {named})",
+        )
     return ForwardReading(
         customer=writer,
         forward=found,
@@ -123,6 +133,12 @@ def _refused_writer(
     if same_address(key, forwarder) or any(same_address(key, s) for s in forwarders):
         return "it is the forwarder or a forwarding source"
     return None
+
+
+def _written_to_us(recipients: Sequence[str], ours: Sequence[str]) -> bool:
+    """Whether ``recipients`` name one of ``ours`` or an address of their domains."""
+    domains = {d for d in (_domain(a) for a in ours) if d is not None}
+    return any(any(same_address(r, a) for a in ours) or _domain(r) in domains for r in recipients)
 
 
 def _domain(address: str) -> str | None:

@@ -9,13 +9,14 @@ among the kinds the rule tells apart. Hostile blocks never make their address th
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 from email.message import EmailMessage
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from inboxflow.mail import email_from_eml, email_from_json
+from inboxflow.mail import Email, email_from_eml, email_from_json
 from inboxflow.mail.addresses import same_address
 from inboxflow.mail.forward_writer import read_customer
 from tests.harness.mail_auth import gmail_fail, gmail_pass
@@ -34,6 +35,26 @@ FORWARDERS = {
     "forged colleague": (COLLEAGUE, gmail_fail(COLLEAGUE), False),
     "no verdict": (COLLEAGUE, None, False),
     "another server's verdict": (COLLEAGUE, gmail_pass(COLLEAGUE, "mx.evil.example"), False),
+}
+
+
+def addressed(sent: Generated, recipient: str) -> Generated:
+    """``sent`` with its forwarded message written to ``recipient`` (in a hypothesis test)."""
+    assume(sent.text.count(sent.to) == 1 and sent.html.count(sent.to) == 1)
+    return replace(
+        sent,
+        text=sent.text.replace(sent.to, recipient),
+        html=sent.html.replace(sent.to, recipient),
+        to=recipient,
+    )
+
+
+RECIPIENTS = {
+    # the forwarded message's To: (address, it is ours)
+    "the forwarder": (None, True),
+    "the mailbox": (MAILBOX, True),
+    "the organisation": ("sales@brightlane.io", True),
+    "someone else": ("", False),
 }
 
 
@@ -58,14 +79,21 @@ def _eml(sent: Generated, note: str, forwarder: str, verdict: str | None, html_o
 @given(
     forwards(),
     st.sampled_from(sorted(FORWARDERS)),
+    st.sampled_from(sorted(RECIPIENTS)),
     st.booleans(),
     st.lists(_SENTENCE, max_size=3).map(" ".join),
 )
 def test_the_writer_is_the_customer_only_when_a_trusted_forwarder_forwarded_it(
-    sent: Generated, kind: str, html_only: bool, note: str
+    sent: Generated, kind: str, recipient: str, html_only: bool, note: str
 ) -> None:
+    """Taken only from a trusted forwarder, for a message written to us."""
+    assume(sent.to != sent.address)
     assume(not sent.address.endswith(("brightlane.io", "partner-shop.example")))
-    forwarder, verdict, taken = FORWARDERS[kind]
+    assume(not sent.to.endswith(("brightlane.io", "partner-shop.example")))
+    forwarder, verdict, trusted = FORWARDERS[kind]
+    to, ours = RECIPIENTS[recipient]
+    sent = addressed(sent, forwarder if to is None else to or sent.to)
+    taken = trusted and ours
     email = email_from_eml(_eml(sent, note, forwarder, verdict, html_only))
     reading = read_customer(email, [SOURCE])
     assert reading.taken is taken, (kind, reading.reason)
@@ -83,11 +111,13 @@ def test_the_writer_is_the_customer_only_when_a_trusted_forwarder_forwarded_it(
     else:
         assert reading.customer.address == forwarder and reading.forward is None
         assert reading.reason.startswith("the forwarded message's writer")
+        if trusted:
+            assert "the forwarded message was not written to us" in reading.reason
     # trust stays with From, whoever the customer is
     assert email.from_address == forwarder
 
 
-def _forward(from_value: str, sender: str = COLLEAGUE) -> str:
+def _forward(from_value: str, sender: str = COLLEAGUE) -> Email:
     """A colleague's authenticated Gmail forward whose block's From is ``from_value``."""
     return json_email(
         sender,
@@ -97,7 +127,7 @@ def _forward(from_value: str, sender: str = COLLEAGUE) -> str:
     )
 
 
-def json_email(sender: str, body: str, verdict: bool = True) -> str:
+def json_email(sender: str, body: str, verdict: bool = True) -> Email:
     return email_from_json(
         {
             "from": sender,
