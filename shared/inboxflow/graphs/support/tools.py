@@ -1,9 +1,9 @@
 """The support desk's writing tools, each bound to the customer who wrote.
 
-| tool              | bound to                           | what it does                          |
-|-------------------|------------------------------------|---------------------------------------|
-| open_ticket       | the customer (CRM id of the sender) | opens a ticket (create-only, journal) |
-| reply_to_customer | the customer's address (the sender) | the reply in the email's thread       |
+| tool              | bound to                              | what it does                          |
+|-------------------|---------------------------------------|---------------------------------------|
+| open_ticket       | the customer (CRM id of who wrote)    | opens a ticket (create-only, journal) |
+| reply_to_customer | the customer's address (who wrote)    | the reply in the email's thread       |
 
 No model picks these calls: ``intake`` and ``act`` perform them
 (``ctx.perform``), with the customer bound from the email's sender, or from the writer
