@@ -3,10 +3,9 @@
 - ``default``: the sender, the subject and the body as they are; or, for a manual forward
   by an authenticated forwarder of the mailbox's organisation or of the profile's
   ``helpdesk``, of a message written to us (``mail/forward_writer.py``), the forwarded
-  message: its writer asks, their
-  subject and text are the inquiry, the forwarder's cover lines are a note beside it, and
-  replies go to the writer (``Inquiry.forwarded`` says whose message it is, or why the
-  forwarder stays the one who asks).
+  message: its writer asks, their subject and text are the inquiry, the forwarder's cover
+  lines are a note beside it, and replies go to the writer (``Inquiry.forwarded`` says whose
+  message it is, or why the forwarder stays the one who asks).
 - ``crisp``: a notification of the Crisp helpdesk (a head line ``New message from NAME
   (ADDRESS)`` or a labelled block ``Od:``/``Name:``/``E-mail:``..., in cs, sk, en or de,
   plain or HTML: ``crisp_layout.py``), forwarded to the mailbox: the patient's name and

@@ -27,8 +27,9 @@ The customer is the email's sender, or the writer of a message forwarded by hand
 ``mail/forward_writer.py`` takes it: the forwarder is authenticated (the configured
 authserv-id) and is the mailbox's own organisation or one of the ``forwarders`` setting, the
 block names one plain address of someone else and the forwarded message was written to us
-(``writer``; the CRM is asked about it, the ticket and the reply are theirs). Otherwise the forwarder stays the customer;
-``sender.forward`` records why. A Gmail auto-forward arrives From its writer already.
+(``writer``; the CRM is asked about it, the ticket and the reply are theirs). Otherwise the
+forwarder stays the customer; ``sender.forward`` records why. A Gmail auto-forward arrives
+From its writer already.
 """
 
 from __future__ import annotations
