@@ -7,9 +7,12 @@ The call sites (``grep -rn "check_sender\\|authserv" shared/inboxflow``):
 
 - (``routing.mismatch`` is not one: a ``forwarded_from`` rule only chooses a graph, whoever
   vouches for the sender, and grants no trust; the call sites below still decide it);
-- the agent graph's ``preprocess`` node: the crisp preprocessor reads only the helpdesk's mail;
+- the agent graph's ``preprocess`` node: the crisp preprocessor reads only the helpdesk's mail,
+  and a manual forward's writer is taken only from an authenticated forwarder
+  (``mail.forward_writer.read_customer``);
 - the assistant's ``impostor_money`` guard: a money request from an unauthenticated sender;
-- the support desk's ``intake`` node (``senders.check_trust``): a sender with a failed verdict;
+- the support desk's ``intake`` node (``senders.check_trust``): a sender with a failed verdict,
+  and a colleague's manual forward (``mail.forward_writer.read_customer``);
 - ingest's ``Dispatcher``: a reply in a trace's thread must be the customer's own;
 - ``approvals.replies.decide_by_reply`` (through ingest): a reviewer's emailed decision.
 """
@@ -135,6 +138,32 @@ def test_the_agent_preprocess_node_trusts_the_configured_server_only(
         assert (inquiry.preprocessor, inquiry.reply_to) == ("default", HELPDESK), server
 
 
+def _manual_forward(server: str) -> Email:
+    """The helpdesk forwards a patient's mail by hand, vouched for by ``server``."""
+    raw = (
+        auth_line(gmail_pass(HELPDESK, server)) + f"From: Dostupnost <{HELPDESK}>\r\n"
+        "To: lekarna@dostupnost-leku.cz\r\nSubject: Fwd: Paralen\r\n"
+        "Message-ID: <as-2@dostupnost-leku.cz>\r\nDate: Thu, 14 Jan 2027 08:41:07 +0100\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n\r\n"
+        "---------- Forwarded message ---------\r\nFrom: Jana <jana@seznam.cz>\r\n"
+        f"Date: Thu, 14 Jan 2027 at 08:12\r\nSubject: Paralen\r\nTo: <{HELPDESK}>\r\n\r\n"
+        "Is Paralen in stock?\r\n"
+    )
+    return email_from_eml(raw.encode(), mailbox="lekarna@dostupnost-leku.cz")
+
+
+def test_the_agent_takes_a_forwards_writer_from_the_configured_servers_verdict_only(
+    config: InboxflowConfig,
+) -> None:
+    inquiry = preprocess(_agent_state(_manual_forward(CONFIGURED)), _ctx(config)).update["inquiry"]
+    assert (inquiry.preprocessor, inquiry.reply_to) == ("forward", "jana@seznam.cz")
+    for server in ELSEWHERE:
+        state = _agent_state(_manual_forward(server))
+        inquiry = preprocess(state, _ctx(config)).update["inquiry"]
+        assert (inquiry.preprocessor, inquiry.reply_to) == ("default", HELPDESK), server
+        assert f"not {CONFIGURED}" in (inquiry.forwarded or ""), server
+
+
 # --- the assistant's impostor_money guard -----------------------------------------------------
 
 OWNER = "alex@brightlane.io"
@@ -192,6 +221,27 @@ def test_the_support_intake_trusts_the_configured_server_only(desk: Any) -> None
         assert trust["verdict_failed"] is (server != CONFIGURED), (server, trust)
         if server != CONFIGURED:
             assert f"not {CONFIGURED}" in trust["verdict"]
+
+
+def test_the_support_intake_takes_a_forwards_writer_from_the_configured_server_only(
+    desk: Any,
+) -> None:
+    colleague = "maya.chen@brightlane.io"
+    body = (
+        "---------- Forwarded message ---------\nFrom: Sam Okafor <sam.okafor@example.org>\n"
+        f"Date: Thu, 14 Jan 2027 at 08:12\nSubject: PDF export\nTo: <{colleague}>\n\n"
+        "How do I export a dashboard to PDF?"
+    )
+    for n, server in enumerate((CONFIGURED, *ELSEWHERE)):
+        headers = {"authentication-results": gmail_pass(colleague, server)}
+        message = support.email(
+            colleague, "Fwd: PDF export", body, f"fwd-{n}", from_address=colleague, headers=headers
+        )
+        state = support.run(desk, message)
+        expected = "cus_free_sam" if server == CONFIGURED else None
+        assert (state["customer"]["customer_id"] == "cus_free_sam") is bool(expected), server
+        if server != CONFIGURED:
+            assert f"not {CONFIGURED}" in state["sender"]["forward"]
 
 
 # --- ingest: customer replies in a trace's thread, reviewers' emailed decisions --------------

@@ -525,7 +525,7 @@ def test_support_a_reply_to_anyone_but_the_customer_is_refused(tmp_path):
         _ctx_of(runtime),
         tools=SUPPORT_TOOLS,
         subject=email,
-        bound=bound_to(email, "cus_x"),
+        bound=bound_to(email.sender, "cus_x"),
     )
     with pytest.raises(BindingRefused, match=INJECTED_RECIPIENT):
         ctx.perform("reply_to_customer", {"to": INJECTED_RECIPIENT, "subject": "Re", "body": "x"})

@@ -35,7 +35,7 @@ anyone can write a body, so it is never an authenticated sender
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.utils import getaddresses
 from typing import TYPE_CHECKING
 
@@ -128,6 +128,7 @@ class Forward:
         text: its text (the lines after the block, unquoted), or empty when only the
             headers are known (an attached message, whose text the body carries).
         layout: ``block`` (a header block in the text) or ``attached`` (message/rfc822).
+        note: what the forwarder wrote above the block (their cover lines), or empty.
     """
 
     sender: Address
@@ -136,6 +137,7 @@ class Forward:
     to: tuple[str, ...] = ()
     text: str = ""
     layout: str = "block"
+    note: str = ""
 
 
 def read_forward(text: str, subject: str = "", reply: bool = False) -> Forward | None:
@@ -157,12 +159,12 @@ def read_forward(text: str, subject: str = "", reply: bool = False) -> Forward |
             index += 1
             continue
         fields, end, depth = block
-        intro = _intro(lines, index, depth)
+        intro, top = _intro(lines, index, depth)
         named = intro is not None and intro in FORWARD_INTROS
         if forwarded_subject or (named and depth == 0) or (intro is not None and not reply):
             found = _forward(fields, lines[end:], depth)
             if found is not None:
-                return found
+                return replace(found, note="\n".join(lines[:top]).strip())
         index = end
     return None
 
@@ -242,24 +244,25 @@ def _block_at(lines: list[str], start: int) -> tuple[list[tuple[str, str]], int,
     return fields, end, depth
 
 
-def _intro(lines: list[str], start: int, depth: int) -> str | None:
+def _intro(lines: list[str], start: int, depth: int) -> tuple[str | None, int]:
     """The intro line above a block (blank lines skipped), lowercased and without its dashes
-    and colon: ``""`` for an underscore rule; None when there is none."""
+    and colon (``""`` for an underscore rule; None when there is none), and the index of the
+    first line of the forward (the intro's, else the block's): what is above is the note."""
     index = start - 1
     while index >= 0 and not _unquoted(lines[index])[1]:
         index -= 1
     if index < 0:
-        return None
+        return None, start
     line_depth, line = _unquoted(lines[index])
     if line_depth > depth:
-        return None
+        return None, start
     if _RULE.match(line):
-        return ""
+        return "", index
     if line.startswith("--") and line.endswith("--") and line.strip("-").strip():
-        return " ".join(line.strip("-").split()).lower()  # no regex: linear on any line
+        return " ".join(line.strip("-").split()).lower(), index  # no regex: linear on any line
     if line.endswith((":", "\uff1a")) and len(line) <= 80:
-        return " ".join(line.rstrip(":\uff1a").split()).lower()
-    return None
+        return " ".join(line.rstrip(":\uff1a").split()).lower(), index
+    return None, start
 
 
 def _forward(fields: list[tuple[str, str]], rest: list[str], depth: int) -> Forward | None:

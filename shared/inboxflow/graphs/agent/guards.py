@@ -97,7 +97,7 @@ def escalation_cues(state: AgentState, step: Step, ctx: NodeContext) -> Verdict 
         return None
     if step.update.get("status") in ("escalated", "error", "max_iterations"):
         return None
-    text = f"{inquiry.subject}\n{inquiry.text}"
+    text = f"{inquiry.subject}\n{inquiry.text}\n{inquiry.note}"  # a forwarder's note too
     found = [
         (kind, f"{WHAT.get(kind, kind)}: {cue}")
         for kind in state.profile.escalate_on

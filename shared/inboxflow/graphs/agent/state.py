@@ -34,15 +34,23 @@ class Inquiry(BaseModel):
     """What the preprocessor made of the email: who asks, what, and where the answer goes.
 
     Attributes:
-        preprocessor: the preprocessor that produced it (``default`` or ``crisp``).
-        sender_email: who wrote it (the patient for Crisp mail, else the email's sender).
+        preprocessor: the preprocessor that produced it (``default`` or ``crisp``), or
+            ``forward``: ``default`` read a manual forward's writer (``mail/forward_writer.py``).
+        sender_email: who wrote it (the patient for Crisp mail, the forwarded message's writer
+            for a forward, else the email's sender).
         sender_name: their name, if known.
         subject: the email's subject.
-        text: the message the agent answers (without any helpdesk wrapping).
+        text: the message the agent answers (without any helpdesk wrapping; for a forward,
+            the forwarded message without its header block).
         reply_to: where replies go.
-        via: the helpdesk address that forwarded it, if any (replies never go there).
+        via: the helpdesk address (or authenticated forwarder) that forwarded it, if any
+            (replies never go there).
         unread: why the profile's preprocessor could not read the email it is for (a Crisp
             notification without one patient or message); the run escalates with it.
+        note: what the forwarder wrote above a forwarded message (shown to the model as
+            theirs; read by the ``escalation_cues`` guard, not by the screen).
+        forwarded: how a manual forward was read: whose message it is, or why its writer
+            was not taken (``mail.forward_writer.ForwardReading.reason``); None: no forward.
     """
 
     preprocessor: str
@@ -53,6 +61,8 @@ class Inquiry(BaseModel):
     reply_to: str
     via: str | None = None
     unread: str | None = None
+    note: str = ""
+    forwarded: str | None = None
 
 
 class ToolLogEntry(BaseModel):

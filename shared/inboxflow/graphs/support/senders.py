@@ -38,6 +38,8 @@ class SenderTrust(BaseModel):
         verdict_failed: a verdict is there and does not vouch for From (forged or unverifiable).
         lookalike_of: the known domain the sender's imitates, if any.
         thread_of: the ticket (``customer:ticket``) of another customer whose thread this is.
+        forward: how a manual forward was read (``mail.forward_writer``): its writer taken as
+            the customer, or why the forwarder stays the customer; None: no forward.
     """
 
     authenticated: bool
@@ -45,6 +47,7 @@ class SenderTrust(BaseModel):
     verdict_failed: bool = False
     lookalike_of: str | None = None
     thread_of: str | None = None
+    forward: str | None = None
 
     def concerns(self) -> list[str]:
         """Why the sender may not be the customer (empty: no reason to doubt)."""
@@ -76,6 +79,7 @@ def check_trust(
     is_customer: Callable[[str], bool],
     thread_of: str | None = None,
     authserv_id: str | None = None,
+    customer: str | None = None,
 ) -> SenderTrust:
     """What the desk can tell of ``email``'s sender.
 
@@ -87,17 +91,20 @@ def check_trust(
         thread_of: another customer's ticket whose thread this message is in.
         authserv_id: the receiving server whose verdict counts (``configured_authserv_id``
             of the deployment's config; default: the environment's or ``mx.google.com``).
+        customer: the customer's address when it is not the sender's (a forward's writer):
+            the look-alike checks are of it.
     """
     checked = check_sender(email, authserv_id)
     has_verdict = bool(email.header(HEADER).strip())
-    domain = domain_of(email.sender.address)
+    address = customer or email.sender.address
+    domain = domain_of(address)
     lookalike = None
     if not known:
         own = domain_of(email.mailbox)
         if imitates(domain, own):
             lookalike = own
         else:
-            local = email.sender.address.rpartition("@")[0]
+            local = address.rpartition("@")[0]
             lookalike = next((v for v in variants(domain) if is_customer(f"{local}@{v}")), None)
     return SenderTrust(
         authenticated=checked.authenticated,

@@ -22,6 +22,10 @@ class SupportSettings(BaseModel):
         queues: the reviewers of each specialist queue (``billing``, ``technical``,
             ``general``), told once when a ticket is assigned to it; a queue not
             named here goes to ``reviewers`` (else the mailbox).
+        forwarders: addresses outside the mailbox's organisation whose authenticated
+            manual forwards are their writer's (a partner's inbox, a web-form relay): the
+            forwarded message's writer is then the customer (``mail/forward_writer.py``).
+            The mailbox's own organisation needs no entry.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -33,8 +37,9 @@ class SupportSettings(BaseModel):
     queues: dict[Literal["billing", "technical", "general"], list[str]] = Field(
         default_factory=dict
     )
+    forwarders: list[str] = Field(default_factory=list)
 
-    @field_validator("reviewers")
+    @field_validator("reviewers", "forwarders")
     @classmethod
     def _reviewers(cls, value: list[str]) -> list[str]:
         return _addresses(value)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ...mail import Email
+from ...mail import Address, Email
 from ..screen import ScreenReport
 from .crm import Customer
 from .matching import TicketMatch
@@ -86,6 +86,10 @@ class SupportState(BaseModel):
     """``{customer_id}:{ticket_id}``: the ticket this trace worked on."""
     sender: SenderTrust | None = None
     """What intake could tell of the sender (authentication, look-alike, someone else's thread)."""
+    writer: Address | None = None
+    """The customer who wrote, when it is not the email's sender: the writer of a message a
+    colleague or a configured forwarding source forwarded by hand (intake,
+    ``mail/forward_writer.py``; ``sender.forward`` says why it was taken or not)."""
     kb_relevance: dict[str, float] = Field(default_factory=dict)
     """The specialist's knowledge-base search: each source found, its relevance to the message
     (cosine similarity, best chunk), recorded by the node, never by the model."""
@@ -93,3 +97,8 @@ class SupportState(BaseModel):
     """Why a person must approve the reply before it goes out (the ``reply_needs_person`` guard)."""
     screen: ScreenReport | None = None
     """What the safety screen found in the email (intake's ``safety_screen`` guard)."""
+
+    @property
+    def customer_address(self) -> Address:
+        """Who the desk answers: a forward's writer taken by intake, else the email's sender."""
+        return self.writer or self.email.sender

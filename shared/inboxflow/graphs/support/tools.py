@@ -1,13 +1,13 @@
 """The support desk's writing tools, each bound to the customer who wrote.
 
-| tool              | bound to                           | what it does                          |
-|-------------------|------------------------------------|---------------------------------------|
-| open_ticket       | the customer (CRM id of the sender) | opens a ticket (create-only, journal) |
-| reply_to_customer | the customer's address (the sender) | the reply in the email's thread       |
+| tool              | bound to                              | what it does                          |
+|-------------------|---------------------------------------|---------------------------------------|
+| open_ticket       | the customer (CRM id of who wrote)    | opens a ticket (create-only, journal) |
+| reply_to_customer | the customer's address (who wrote)    | the reply in the email's thread       |
 
 No model picks these calls: ``intake`` and ``act`` perform them
-(``ctx.perform``), with the customer bound from the email's sender
-(:func:`bound_to`). The declarations say so, and the runtime holds it: a
+(``ctx.perform``), with the customer bound from the email's sender, or from the writer
+of a message a colleague forwarded (``SupportState.customer_address``, :func:`bound_to`). The declarations say so, and the runtime holds it: a
 ticket for anyone else, or a reply to anyone else (a reviewer's approval
 included), is refused and the trace ends ``needs_review``.
 """
@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from ...engine.bindings import Bound, bound_addresses
 from ...engine.tools import Binding, Tool, ToolRegistry
-from ...mail import Email
+from ...mail import Address, Email
 from ..kit import workspace_of
 from .settings import support_settings
 from .tickets import TicketStore
@@ -31,15 +31,19 @@ if TYPE_CHECKING:
 
 CUSTOMER = Binding("customer", description="the customer who wrote (their CRM id)")
 CUSTOMER_ADDRESS = Binding(
-    "customer_address", "to", "address", "the customer who wrote (the email's sender)"
+    "customer_address",
+    "to",
+    "address",
+    "the customer who wrote (the email's sender, or the writer of a forward intake took)",
 )
 
 
-def bound_to(email: Email, customer_id: str | None) -> Bound:
-    """Who the support tools are bound to: the sender, as an address and as a CRM id."""
+def bound_to(customer: Address, customer_id: str | None) -> Bound:
+    """Who the support tools are bound to: the customer (``SupportState.customer_address``),
+    as an address and as a CRM id."""
     return {
         CUSTOMER.subject: (customer_id,) if customer_id else (),
-        CUSTOMER_ADDRESS.subject: bound_addresses(email.sender.address),
+        CUSTOMER_ADDRESS.subject: bound_addresses(customer.address),
     }
 
 

@@ -20,18 +20,15 @@ from ....engine.step import Step
 from ....mail import Email
 from ....mail.authentication import configured_authserv_id
 from ...reply_learning import PROMPT_PREFERENCES, learnt, prompt_preferences
-from ..preprocess import PREPROCESSORS, crisp, first_message
+from ..preprocess import PREPROCESSORS, first_message
 from ..state import AgentState
 
 
 def preprocess(state: AgentState, ctx: NodeContext) -> Step:
     """Run the profile's preprocessor; start the conversation."""
     email = Email.model_validate(state.email)
-    if state.profile.preprocessor == "crisp":
-        config = ctx.ports.config
-        inquiry = crisp(email, state.profile.helpdesk, configured_authserv_id(config))
-    else:
-        inquiry = PREPROCESSORS[state.profile.preprocessor](email)
+    authserv_id = configured_authserv_id(ctx.ports.config)
+    inquiry = PREPROCESSORS[state.profile.preprocessor](email, state.profile.helpdesk, authserv_id)
     system = state.profile.system_prompt
     taught = learnt(ctx, email.mailbox)
     if taught:  # after the profile's fixed prompt: its cached prefix stays the same

@@ -19,7 +19,8 @@
   comment teaches the mailbox's drafts: :mod:`...reply_learning`). The reply is
   written once through the effect journal (a Gmail draft, or sent with
   ``auto_send``), in the email's thread, by the ``reply_to_customer`` tool,
-  bound to the sender; loop protection has the last word.
+  bound to the customer (the sender, or the writer of a forward intake took:
+  ``SupportState.customer_address``); loop protection has the last word.
   The ticket is completed (a rejected reply keeps it active).
 - ``escalate_human``: each on-call reviewer is emailed the triage once; the
   ticket is completed.
@@ -86,8 +87,8 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
                 f"confidence {triage.confidence:.2f} is below {settings.auto_respond_confidence:.2f}"
             )
         reasons.extend(state.review_reasons)
-        sender = email.sender.address
-        if settings.auto_send and (relay := unreviewed_send_refusal(ctx, sender, email)):
+        customer = state.customer_address.address
+        if settings.auto_send and (relay := unreviewed_send_refusal(ctx, customer, email)):
             reasons.append(relay)
         if reasons:
             return Step(goto=_review_pause(state, ctx, subject, body, reasons))
@@ -107,7 +108,7 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
         shown = body
         subject, body = _edited(ctx.resume.get("payload"), subject, body)
         learned = _learn(state, ctx, "approve_support_reply:approved", shown, body)
-    to = email.sender.address
+    to = state.customer_address.address
     refused = refuse_recipient(to, email)
     if refused:
         result = ActResult(
@@ -115,7 +116,7 @@ def _respond(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticket
         )
         update = {"act": result, "end_reason": f"not sent (loop protection): {refused}"}
         return Step(update=update, goto=END, status="rejected")
-    tool_ctx = replace(ctx, subject=email, bound=bound_to(email, ref.customer_id))
+    tool_ctx = replace(ctx, subject=email, bound=bound_to(state.customer_address, ref.customer_id))
     outcome = tool_ctx.perform("reply_to_customer", {"to": to, "subject": subject, "body": body})
     message_id = outcome.get("id")
     done = ticket.model_copy(deep=True)
@@ -154,8 +155,8 @@ def _learn(
         shown,
         body,
         comment=comment,
-        first_name=email.sender.first_name,
-        name=email.sender.name,
+        first_name=state.customer_address.first_name,
+        name=state.customer_address.name,
     )
 
 
@@ -173,7 +174,7 @@ def _review_pause(
         deadline_s=settings.approval_deadline_s,
         context={
             "mailbox": email.mailbox,
-            "sender": email.sender.formatted(),
+            "sender": _from_line(state),
             "subject": email.subject,
             "received_at": email.received_at.isoformat(),
             "email_text": email.body_for_model(20_000),
@@ -237,7 +238,7 @@ def _escalate(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticke
     notifier = _notifier(ctx, "escalate_human")
     subject = f"[{triage.urgency}] support escalation {state.ticket.ticket_id}: {email.subject}"
     text = (
-        f"Ticket {state.ticket.key} from {email.sender.formatted()} needs a human.\n"
+        f"Ticket {state.ticket.key} from {_from_line(state)} needs a human.\n"
         f"Customer: {_customer_line(state)}\n"
         f"Urgency: {triage.urgency}\nWhy: {triage.reasoning}\n\n"
         f"The customer wrote:\n{email.body_for_model(8000)}\n"
@@ -246,6 +247,13 @@ def _escalate(state: SupportState, ctx: NodeContext, tickets: TicketStore, ticke
     tickets.complete(ticket, "escalate_human")
     result = ActResult(action="escalate_human", status="escalated", notified=notified)
     return Step(update={"act": result}, goto=END)
+
+
+def _from_line(state: SupportState) -> str:
+    """Who wrote, as reviewers read it: the sender, or a forward's writer and its forwarder."""
+    if state.writer is None:
+        return state.email.sender.formatted()
+    return f"{state.writer.formatted()} (forwarded by {state.email.sender.formatted()})"
 
 
 def _customer_line(state: SupportState) -> str:

@@ -109,7 +109,7 @@ def specialist_node(category: IssueType) -> NodeFn:
                 "articles": json.dumps(articles, ensure_ascii=False),
                 "text": text,
                 "preferences": prompt_preferences(
-                    learnt(ctx, state.email.mailbox, state.email.sender.first_name)
+                    learnt(ctx, state.email.mailbox, state.customer_address.first_name)
                 ),
             },
         )

@@ -3,7 +3,8 @@
 | node     | intake                                                                  |
 |----------|-------------------------------------------------------------------------|
 | inputs   | email                                                                   |
-| outputs  | customer, ticket {customer_id, ticket_id, how, match}, tag, sender      |
+| outputs  | customer, ticket {customer_id, ticket_id, how, match}, tag, sender,     |
+|          | writer                                                                  |
 | LLM task | support_match_ticket (only when the customer has active tickets and the |
 |          | email is not a reply in one of their threads)                           |
 | routes   | -> translator                                                           |
@@ -21,6 +22,14 @@ ticket it opened). The
 message and the trace are added to the ticket once. What the desk can tell of the
 sender (authenticated by the configured authserv-id's verdict, a look-alike domain, someone
 else's thread) goes to ``sender``.
+
+The customer is the email's sender, or the writer of a message forwarded by hand when
+``mail/forward_writer.py`` takes it: the forwarder is authenticated (the configured
+authserv-id) and is the mailbox's own organisation or one of the ``forwarders`` setting, the
+block names one plain address of someone else and the forwarded message was written to us
+(``writer``; the CRM is asked about it, the ticket and the reply are theirs). Otherwise the
+forwarder stays the customer; ``sender.forward`` records why. A Gmail auto-forward arrives
+From its writer already.
 """
 
 from __future__ import annotations
@@ -35,9 +44,11 @@ from ....errors import NodeFailed
 from ....mail import Email
 from ....mail.addresses import address_key_or_none
 from ....mail.authentication import configured_authserv_id
+from ....mail.forward_writer import read_customer
 from ..crm import CUSTOMERS, guest_customer
 from ..matching import continued_ticket, matcher_inputs, reply_ticket
 from ..senders import check_trust
+from ..settings import support_settings
 from ..state import SupportState, TicketRef
 from ..tasks import MATCH_TICKET
 from ..tickets import Reopening, Ticket, TicketMessage, TicketStore
@@ -50,10 +61,13 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
     """Find the customer and the ticket; record the message on it."""
     email = state.email
     crm = ctx.ports.service(CUSTOMERS)
-    found = crm.find_by_email(email.sender.address)
+    authserv_id = configured_authserv_id(ctx.ports.config)
+    reading = read_customer(email, support_settings(ctx.ports).forwarders, authserv_id)
+    who = reading.customer
+    found = crm.find_by_email(who.address)
     known = found is not None
-    sender_key = address_key_or_none(email.sender.address) or email.sender.address
-    customer = found or guest_customer(sender_key, email.sender.name)
+    sender_key = address_key_or_none(who.address) or who.address
+    customer = found or guest_customer(sender_key, who.name)
     tickets = TicketStore(ctx.store)
     text = email.body_for_model(MESSAGE_CHARS)
     replied = reply_ticket(email, customer.customer_id, tickets)
@@ -62,8 +76,9 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
         known,
         lambda address: crm.find_by_email(address) is not None,
         thread_of=replied.others[0].key if replied.others and replied.own is None else None,
-        authserv_id=configured_authserv_id(ctx.ports.config),
-    )
+        authserv_id=authserv_id,
+        customer=who.address,
+    ).model_copy(update={"forward": reading.reason or None})
     ticket = replied.own
     how: Literal["thread", "reopened", "matched", "new"] = "thread"
     match = None
@@ -89,7 +104,7 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
         tool_ctx = replace(
             ctx,
             subject=email,
-            bound=bound_to(email, customer.customer_id),
+            bound=bound_to(who, customer.customer_id),
         )
         opened = tool_ctx.perform(
             "open_ticket",
@@ -113,6 +128,7 @@ def intake(state: SupportState, ctx: NodeContext) -> Step:
         "ticket": ref,
         "tag": ref.key,
         "sender": sender,
+        "writer": who if reading.taken else None,
     }
     return Step(update=update, goto="translator")
 
