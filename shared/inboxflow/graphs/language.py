@@ -109,12 +109,34 @@ def _identifier() -> LanguageIdentifier:
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
+def _scores() -> _Scores | None:
+    """The fast scoring, or None where this py3langid keeps its model otherwise (its arrays
+    are not public: then ``rank`` answers, slower and the same)."""
+    try:
+        return _Scores(_IDENTIFIER.get())
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
 _IDENTIFIER: Lazy[LanguageIdentifier] = Lazy(_identifier)
-_SCORES: Lazy[_Scores] = Lazy(lambda: _Scores(_IDENTIFIER.get()))
+_SCORES: Lazy[_Scores | None] = Lazy(_scores)
 
 
 def detect_language(text: str) -> str:
     """The ISO 639-1 code of ``text``'s language (``en``, ``es``, ``th``...), or ``und``."""
     if not any(char.isalpha() for char in text):
         return UNKNOWN
-    return _SCORES.get().language(text[:READ_CHARS])
+    scores = _SCORES.get()
+    if scores is None:
+        return by_rank(text)
+    return scores.language(text[:READ_CHARS])
+
+
+def by_rank(text: str) -> str:
+    """:func:`detect_language` through py3langid's own ``LanguageIdentifier.rank``."""
+    if not any(char.isalpha() for char in text):
+        return UNKNOWN
+    ranked = _IDENTIFIER.get().rank(text[:READ_CHARS])
+    if any(code == "en" and probability >= ENGLISH_FLOOR for code, probability in ranked):
+        return "en"
+    return str(ranked[0][0]) if ranked else UNKNOWN

@@ -14,24 +14,15 @@ from inboxflow.graphs.language import (
     _IDENTIFIER,
     _SCORES,
     AUTOMATON_DEPTH,
-    ENGLISH_FLOOR,
     READ_CHARS,
     UNKNOWN,
+    _scores,
+    by_rank,
     detect_language,
 )
 from inboxflow.mail import load_email_file, sample_inbox_dir
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def _by_rank(text: str) -> str:
-    """What detect_language answered through ``LanguageIdentifier.rank`` (before issue 42)."""
-    if not any(char.isalpha() for char in text):
-        return UNKNOWN
-    ranked = _IDENTIFIER.get().rank(text[:READ_CHARS])
-    if any(code == "en" and probability >= ENGLISH_FLOOR for code, probability in ranked):
-        return "en"
-    return str(ranked[0][0])
 
 
 def _same_as_rank(text: str) -> None:
@@ -95,7 +86,7 @@ _ALPHABETS = [
 )
 def test_probabilities_are_rank_s_bit_for_bit(text: str) -> None:
     _same_as_rank(text)
-    assert detect_language(text) == _by_rank(text)
+    assert detect_language(text) == by_rank(text)
 
 
 def test_every_eval_and_sample_email_gets_the_same_language() -> None:
@@ -105,10 +96,26 @@ def test_every_eval_and_sample_email_gets_the_same_language() -> None:
         email = load_email_file(path)
         for text in (f"{email.subject}\n{email.body_text}", email.body_text[:READ_CHARS]):
             _same_as_rank(text[:READ_CHARS])
-            assert detect_language(text) == _by_rank(text), path
+            assert detect_language(text) == by_rank(text), path
 
 
 def test_no_letters_is_undetermined_and_english_needs_its_floor() -> None:
     assert detect_language("12:30 -- 555 0100") == UNKNOWN
     assert detect_language("Thank you, see you on Monday") == "en"
     assert detect_language("Muchas gracias por su ayuda, nos vemos el lunes") == "es"
+
+
+def test_a_py3langid_without_the_model_s_arrays_answers_through_rank(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Bare:
+        """An identifier that keeps its model to itself (another py3langid version)."""
+
+        def rank(self, text: str) -> list[tuple[str, float]]:
+            return _IDENTIFIER.get().rank(text)
+
+    monkeypatch.setattr(language, "_IDENTIFIER", language.Lazy(Bare))
+    monkeypatch.setattr(language, "_SCORES", language.Lazy(_scores))
+    assert _scores() is None
+    assert detect_language("Muchas gracias por su ayuda, nos vemos el lunes") == "es"
+    assert detect_language("Thank you, see you on Monday") == "en"
