@@ -39,6 +39,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from inboxflow.adapters.inprocess_bus import InProcessBus
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
@@ -105,6 +106,7 @@ def main() -> int:
             runtime.start("pipeline", {"email": email})
         runtime.bus.drain()
         emails = emails[args.warmup :]
+        pause_s = _time_pauses(runtime)
         baseline = store.stored_bytes("traces") + store.stored_bytes("effects")
 
         profile = cProfile.Profile() if args.profile else None
@@ -140,6 +142,10 @@ def main() -> int:
         f"{node_mean:.3f} ms (target <= {ANCHOR_MS_PER_STEP / 2:.2f} ms; this machine's anchor: "
         f"bench/langgraph_anchor.py)"
     )
+    print(
+        f"of the runtime's  {pause_s[0] * 1000 / hops:.3f} ms per hop telling the approval service of "
+        f"pauses (their reviewer notifications; LangGraph's anchor ends a run at a pause instead)"
+    )
     print(f"cpu per hop       {cpu * 1000 / hops:.3f} ms (process CPU time; wall above)")
     print(
         f"stored per email  {bytes_per_email / 1024:.2f} KB of documents "
@@ -150,6 +156,25 @@ def main() -> int:
     if args.gate:
         return gate(node_mean, runtime_ms)
     return 0
+
+
+def _time_pauses(runtime: Any) -> list[float]:
+    """Time spent in the runtime's ``on_pause`` (the approval service's notifications), in
+    seconds, summed into the returned one-item list from now on."""
+    spent = [0.0]
+    on_pause = runtime.on_pause
+    if on_pause is None:
+        return spent
+
+    def timed(approval: Any) -> None:
+        started = time.perf_counter()
+        try:
+            on_pause(approval)
+        finally:
+            spent[0] += time.perf_counter() - started
+
+    runtime.on_pause = timed
+    return spent
 
 
 def gate(node_ms: float, runtime_ms: float) -> int:

@@ -111,3 +111,24 @@ def test_a_registry_may_be_a_function_returning_tools() -> None:
     graph = _graph("inboxflow.graphs.pipeline.tools:pipeline_tools", ("send_email",))
     assert "send_email" in graph.tools
     assert "get_contact" in graph.tools.names()
+
+
+def test_wiring_a_node_function_imports_no_approval_service(tmp_path) -> None:
+    # Cold start (issue 42): the approval service and its pages, sessions and digests load on a
+    # node's first pause or in the approval function, not when a node function starts.
+    script = (
+        "import sys\n"
+        "from inboxflow.entry import runtime\n"
+        "runtime()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('inboxflow.approvals.service')))\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": ":".join(sys.path),
+        "INBOXFLOW_HOME": str(tmp_path),
+        "INBOXFLOW_NODE": "pipeline.classify",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.split() == ["[]"]

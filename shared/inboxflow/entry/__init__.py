@@ -13,7 +13,6 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from .. import telemetry
-from ..approvals.service import approval_service
 from ..logs import configure_for_function
 
 if TYPE_CHECKING:
@@ -106,6 +105,7 @@ def handle_approval_request(request: Any) -> Any:
     response is returned, so the page reports a finished action.
     """
     from ..approvals.app import handle_http
+    from ..approvals.service import approval_service  # not at import: a node never needs it
     from ..approvals.task_auth import local_task_check
 
     rt = runtime()

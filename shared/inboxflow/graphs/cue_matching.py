@@ -31,10 +31,10 @@ _LATIN_END = 0x250
 
 def fold(text: str) -> str:
     """``text`` as cues are matched against it: case-folded, Latin diacritics dropped."""
-    text = unicodedata.normalize("NFKC", text).casefold().translate(_QUOTES)
-    if text.isascii():
+    text = unicodedata.normalize("NFKC", text).casefold()
+    if text.isascii():  # no curly quote, no mark: a translation would copy it unchanged
         return text
-    return text.translate(_latin_marks())
+    return text.translate(_QUOTES).translate(_latin_marks())
 
 
 def fold_one_for_one(text: str) -> str:
