@@ -58,14 +58,26 @@ RECIPIENTS = {
 }
 
 
-def _eml(sent: Generated, note: str, forwarder: str, verdict: str | None, html_only: bool) -> bytes:
+def forward_eml(
+    sent: Generated,
+    note: str,
+    forwarder: str,
+    verdict: str | None,
+    html_only: bool,
+    *,
+    mailbox: str = MAILBOX,
+    display: str = "Forwarder",
+    message_id: str = "<fwd-1@brightlane.io>",
+) -> bytes:
+    """A manual forward of ``sent`` by ``forwarder`` to ``mailbox``, ``note`` above the block,
+    with the ``Authentication-Results`` ``verdict`` (None: no verdict), HTML only or both."""
     message = EmailMessage()
     if verdict is not None:
         message["Authentication-Results"] = verdict
-    message["From"] = f"Forwarder <{forwarder}>"
-    message["To"] = MAILBOX
+    message["From"] = f"{display} <{forwarder}>"
+    message["To"] = mailbox
     message["Subject"] = sent.subject
-    message["Message-ID"] = "<fwd-1@brightlane.io>"
+    message["Message-ID"] = message_id
     page = f"<div>{html.escape(note)}</div><br>{sent.html}" if note else sent.html
     if html_only:
         message.set_content(page, subtype="html")
@@ -94,7 +106,7 @@ def test_the_writer_is_the_customer_only_when_a_trusted_forwarder_forwarded_it(
     to, ours = RECIPIENTS[recipient]
     sent = addressed(sent, forwarder if to is None else to or sent.to)
     taken = trusted and ours
-    email = email_from_eml(_eml(sent, note, forwarder, verdict, html_only))
+    email = email_from_eml(forward_eml(sent, note, forwarder, verdict, html_only))
     reading = read_customer(email, [SOURCE])
     assert reading.taken is taken, (kind, reading.reason)
     if taken:

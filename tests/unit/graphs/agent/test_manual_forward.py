@@ -9,8 +9,6 @@ languages), as plain text or HTML only, with or without a note above the block."
 
 from __future__ import annotations
 
-import html
-from email.message import EmailMessage
 from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
@@ -21,7 +19,7 @@ from inboxflow.mail import Email, email_from_eml
 from inboxflow.mail.addresses import same_address
 from tests.harness.agent import build, reply_writes, start
 from tests.harness.mail_auth import gmail_fail, gmail_pass
-from tests.unit.mail.test_forward_writer import addressed
+from tests.unit.mail.test_forward_writer import addressed, forward_eml
 from tests.unit.mail.test_forwarded import _SENTENCE, Generated, forwards
 
 HELPDESK = "info@dostupnost-leku.cz"
@@ -30,20 +28,16 @@ PATIENT = "d.okafor@outlook.example"
 
 
 def _eml(sent: Generated, note: str, verdict: str | None, html_only: bool) -> bytes:
-    message = EmailMessage()
-    if verdict is not None:
-        message["Authentication-Results"] = verdict
-    message["From"] = f"Dostupnost leku <{HELPDESK}>"
-    message["To"] = MAILBOX
-    message["Subject"] = sent.subject
-    message["Message-ID"] = "<fwd-1@dostupnost-leku.cz>"
-    page = f"<div>{html.escape(note)}</div><br>{sent.html}" if note else sent.html
-    if html_only:
-        message.set_content(page, subtype="html")
-    else:
-        message.set_content(f"{note}\n\n{sent.text}" if note else sent.text)
-        message.add_alternative(page, subtype="html")
-    return bytes(message)
+    return forward_eml(
+        sent,
+        note,
+        HELPDESK,
+        verdict,
+        html_only,
+        mailbox=MAILBOX,
+        display="Dostupnost leku",
+        message_id="<fwd-1@dostupnost-leku.cz>",
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
