@@ -76,7 +76,7 @@ def test_links_follow_the_running_serve_or_base_url(tmp_path: Path) -> None:
     finally:
         serve.send_signal(signal.SIGINT)
         serve.wait(timeout=30)
-    assert not (home / "serve.json").exists()
+    assert not (home / "serve.json").exists(), (tmp_path / "serve.log").read_text()
     # No serve runs now: the configured URL again.
     after = run_cli(
         "approvals",
@@ -86,3 +86,31 @@ def test_links_follow_the_running_serve_or_base_url(tmp_path: Path) -> None:
         env={**WIDE, "INBOXFLOW_APPROVAL_URL": "http://approvals.example.test"},
     )
     assert set(links(after.stdout)) == {"http://approvals.example.test"}, after.stdout
+
+
+def test_serve_started_as_a_background_job_stops_on_ctrl_c(tmp_path: Path) -> None:
+    """A shell's background job (``inboxflow serve &``, nohup, a CI runner) starts ``serve`` with
+    SIGINT ignored; Ctrl-C (the SIGINT a supervisor or a test sends) still stops it."""
+    home = tmp_path / "home"
+    port = free_port()
+    with (tmp_path / "serve.log").open("w") as log:
+        serve = subprocess.Popen(
+            [*CLI, "serve", "--port", str(port)],
+            cwd=tmp_path,
+            env={**os.environ, "INBOXFLOW_HOME": str(home)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while not (home / "serve.json").exists() and time.monotonic() < deadline:
+            assert serve.poll() is None, (tmp_path / "serve.log").read_text()
+            time.sleep(0.2)
+        assert (home / "serve.json").exists(), (tmp_path / "serve.log").read_text()
+        serve.send_signal(signal.SIGINT)
+        serve.wait(timeout=30)
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+    assert not (home / "serve.json").exists(), (tmp_path / "serve.log").read_text()

@@ -1,5 +1,5 @@
 """`inboxflow dev` leaves nothing behind: SIGTERM and SIGHUP stop every child as Ctrl-C
-does, the next start stops what a SIGKILLed run left, and every log lives under the
+does, and so does SIGINT when a shell's background job started `dev` with it ignored, the next start stops what a SIGKILLed run left, and every log lives under the
 home (the process tree is read from /proc)."""
 
 from __future__ import annotations
@@ -60,8 +60,16 @@ def kill_leftovers(snapshot: dict[int, int]) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-def start_dev(home: Path, cwd: Path) -> tuple[subprocess.Popen[str], dict[int, int]]:
-    """``inboxflow dev --home HOME`` once it is up (``dev.json`` written), and its process tree."""
+def ignore_sigint() -> None:
+    """What a shell's background job (``cmd &``, ``nohup``) does to what it starts."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def start_dev(
+    home: Path, cwd: Path, sigint_ignored: bool = False
+) -> tuple[subprocess.Popen[str], dict[int, int]]:
+    """``inboxflow dev --home HOME`` once it is up (``dev.json`` written), and its process tree;
+    ``sigint_ignored``: started as a background job is, with SIGINT ignored."""
     missing = {
         n: r for n, r in emulators.available().items() if r is not True and n != emulators.TASKS
     }
@@ -75,6 +83,7 @@ def start_dev(home: Path, cwd: Path) -> tuple[subprocess.Popen[str], dict[int, i
             stderr=subprocess.STDOUT,
             text=True,
             env={**os.environ, "COLUMNS": "250"},
+            preexec_fn=ignore_sigint if sigint_ignored else None,
         )
     deadline = time.monotonic() + 180
     while not (home / "dev.json").exists() and time.monotonic() < deadline:
@@ -85,12 +94,16 @@ def start_dev(home: Path, cwd: Path) -> tuple[subprocess.Popen[str], dict[int, i
     return dev, descendants(dev.pid)
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize(
+    ("signum", "sigint_ignored"),
+    [(signal.SIGTERM, False), (signal.SIGHUP, False), (signal.SIGINT, True)],
+    ids=["SIGTERM", "SIGHUP", "SIGINT-started-in-the-background"],
+)
 def test_a_signal_stops_every_process_dev_started_and_the_logs_live_under_its_home(
-    tmp_path: Path, signum: int
+    tmp_path: Path, signum: int, sigint_ignored: bool
 ) -> None:
     home = tmp_path / "cloud"
-    dev, tree = start_dev(home, tmp_path)
+    dev, tree = start_dev(home, tmp_path, sigint_ignored)
     try:
         # 2 emulator JVMs (+ their scripts), Cloud Tasks, the Gmail double, 9 function servers
         assert len(tree) >= 13, tree

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from inboxflow.dev.process_groups import ctrl_c_stops
+
 DELIVER_PATH = "/__inboxflow/deliver"
 MAX_DELIVER_BYTES = 25 * 1024 * 1024
 
@@ -106,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="also serve Google's OAuth endpoints, and write a Desktop client's JSON here",
     )
     options = parser.parse_args(argv)
+    ctrl_c_stops()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     oauth = OAuthDouble() if options.oauth_client else None
     double = GoogleApiDouble(oauth=oauth)

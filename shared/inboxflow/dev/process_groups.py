@@ -96,6 +96,16 @@ def _exists(pgid: int) -> bool:
     return True
 
 
+def ctrl_c_stops() -> None:
+    """Let SIGINT (Ctrl-C) raise ``KeyboardInterrupt`` in this process even when it was
+    started with SIGINT ignored: a background job of a non-interactive shell (``cmd &``,
+    ``nohup``, many CI runners) passes SIGINT ignored to every program it starts, and Python
+    then keeps it ignored, so a server the user started would not stop on Ctrl-C or on the
+    SIGINT a supervisor sends."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def stop_groups(pgids: list[int], grace_s: float = 10.0) -> None:
     """SIGTERM every group at once, then SIGKILL the ones still there after ``grace_s``."""
     pgids = [pgid for pgid in pgids if _exists(pgid)]  # not one already stopped

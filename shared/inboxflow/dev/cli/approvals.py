@@ -131,30 +131,32 @@ def serve(
     send reviewers' digests when due, each minute, as Cloud Scheduler's sweep does)."""
     from inboxflow.approvals.http_headers import hardened_request_handler
     from inboxflow.approvals.task_auth import describe, local_task_token
+    from inboxflow.dev.process_groups import ctrl_c_stops
     from inboxflow.redaction import redact_access_logs
 
+    ctrl_c_stops()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     redact_access_logs()  # the request log would otherwise show each link's token
     os.environ.setdefault("INBOXFLOW_APPROVAL_URL", f"http://{host}:{port}")
     rt = _runtime(home)
-    record = _record_serving(home, os.environ["INBOXFLOW_APPROVAL_URL"])
-    app = approval_app()
     stop = threading.Event()
-    token = local_task_token(rt.ports.settings.home)
-    fire_due_tasks_in_background(rt, stop, bearer=token)
-    sweep_digests_in_background(rt, stop)
-    console = cli_console()
-    console.print(
-        f"approval function on [bold]http://{host}:{port}[/bold] "
-        f"(links from `inboxflow approvals`); Ctrl-C stops"
-    )
-    console.print(describe(rt.ports.settings.home, rt.ports.settings.environ))
-    if not _loopback(host):
+    record = _record_serving(home, os.environ["INBOXFLOW_APPROVAL_URL"])
+    try:  # from here on a Ctrl-C at any point forgets the record: serve.json names a live server
+        app = approval_app()
+        token = local_task_token(rt.ports.settings.home)
+        fire_due_tasks_in_background(rt, stop, bearer=token)
+        sweep_digests_in_background(rt, stop)
+        console = cli_console()
         console.print(
-            f"[yellow]listening on {host}, not loopback only: anyone who reaches it can open "
-            "review links; /timeout and /digest still need the token[/yellow]"
+            f"approval function on [bold]http://{host}:{port}[/bold] "
+            f"(links from `inboxflow approvals`); Ctrl-C stops"
         )
-    try:
+        console.print(describe(rt.ports.settings.home, rt.ports.settings.environ))
+        if not _loopback(host):
+            console.print(
+                f"[yellow]listening on {host}, not loopback only: anyone who reaches it can open "
+                "review links; /timeout and /digest still need the token[/yellow]"
+            )
         app.run(
             host=host,
             port=port,

@@ -96,12 +96,11 @@ def dev(
     try:
         _run(console, home, exit_after, available.get(emulators.TASKS) is True)
     finally:
-        for signum in (*STOP_SIGNALS, signal.SIGINT):  # stopping is not interrupted
+        for signum in STOP_SIGNALS:  # stopping is not interrupted
             signal.signal(signum, signal.SIG_IGN)
         process_groups.stop_groups(journal.groups)
         emulators.stop_all()  # reaps the stopped emulators
         process_groups.end(journal)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 
@@ -147,11 +146,13 @@ def status(
     cli_console().print(table)
 
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""What stops ``dev`` as Ctrl-C does: SIGINT too, handled here because a shell's background job
+starts ``dev`` with SIGINT ignored (``process_groups.ctrl_c_stops``)."""
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # SIGTERM and SIGHUP stop ``dev`` as Ctrl-C does
+    raise KeyboardInterrupt  # SIGTERM, SIGHUP and SIGINT stop ``dev`` as Ctrl-C does
 
 
 def _run(console: Console, home: Path, exit_after: float, with_tasks: bool) -> None:
