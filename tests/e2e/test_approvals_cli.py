@@ -25,6 +25,29 @@ def links(output: str) -> list[str]:
     return LINK.findall(output)
 
 
+def start_serve(
+    cwd: Path, home: Path, port: int, sigint_ignored: bool = False
+) -> subprocess.Popen[bytes]:
+    """``inboxflow serve`` of ``home`` on ``port`` once ``serve.json`` names it (its output in
+    ``cwd/serve.log``); ``sigint_ignored``: started as a shell's background job is."""
+    with (cwd / "serve.log").open("w") as log:
+        serve = subprocess.Popen(
+            [*CLI, "serve", "--port", str(port)],
+            cwd=cwd,
+            env={**os.environ, "INBOXFLOW_HOME": str(home)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+            if sigint_ignored
+            else None,
+        )
+    deadline = time.monotonic() + 60
+    while not (home / "serve.json").exists() and time.monotonic() < deadline:
+        assert serve.poll() is None, (cwd / "serve.log").read_text()
+        time.sleep(0.2)
+    return serve
+
+
 def test_links_follow_the_running_serve_or_base_url(tmp_path: Path) -> None:
     home = tmp_path / "elsewhere"
     ran = run_cli(
@@ -32,19 +55,8 @@ def test_links_follow_the_running_serve_or_base_url(tmp_path: Path) -> None:
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     port = free_port()
-    with (tmp_path / "serve.log").open("w") as log:
-        serve = subprocess.Popen(
-            [*CLI, "serve", "--port", str(port)],
-            cwd=tmp_path,
-            env={**os.environ, "INBOXFLOW_HOME": str(home)},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+    serve = start_serve(tmp_path, home, port)
     try:
-        deadline = time.monotonic() + 60
-        while not (home / "serve.json").exists() and time.monotonic() < deadline:
-            assert serve.poll() is None, (tmp_path / "serve.log").read_text()
-            time.sleep(0.2)
         listed = run_cli("approvals", "--home", str(home), cwd=tmp_path, env=WIDE)
         assert listed.returncode == 0, listed.stdout + listed.stderr
         assert set(links(listed.stdout)) == {f"http://127.0.0.1:{port}"}, listed.stdout
@@ -92,21 +104,8 @@ def test_serve_started_as_a_background_job_stops_on_ctrl_c(tmp_path: Path) -> No
     """A shell's background job (``inboxflow serve &``, nohup, a CI runner) starts ``serve`` with
     SIGINT ignored; Ctrl-C (the SIGINT a supervisor or a test sends) still stops it."""
     home = tmp_path / "home"
-    port = free_port()
-    with (tmp_path / "serve.log").open("w") as log:
-        serve = subprocess.Popen(
-            [*CLI, "serve", "--port", str(port)],
-            cwd=tmp_path,
-            env={**os.environ, "INBOXFLOW_HOME": str(home)},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-        )
+    serve = start_serve(tmp_path, home, free_port(), sigint_ignored=True)
     try:
-        deadline = time.monotonic() + 60
-        while not (home / "serve.json").exists() and time.monotonic() < deadline:
-            assert serve.poll() is None, (tmp_path / "serve.log").read_text()
-            time.sleep(0.2)
         assert (home / "serve.json").exists(), (tmp_path / "serve.log").read_text()
         serve.send_signal(signal.SIGINT)
         serve.wait(timeout=30)
