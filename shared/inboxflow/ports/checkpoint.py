@@ -402,5 +402,5 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
     def step_logs(self, trace_id: str) -> builtins.list[StepLog]:
         inline = inline_log.entries(self.get(trace_path(trace_id)))
         rows = self.list(f"{trace_path(trace_id)}/{STEPS.name}", order_by="step_order")
-        entries = inline_log.merge(inline, (doc for _, doc in rows))
+        entries = inline_log.merge(inline, rows)
         return [StepLog.model_validate(doc) for doc in entries]

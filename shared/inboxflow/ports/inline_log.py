@@ -126,10 +126,11 @@ def entries(doc: dict[str, Any] | None) -> dict[int, dict[str, Any]]:
 
 
 def merge(
-    inline: dict[int, dict[str, Any]], spilled: Iterable[dict[str, Any]]
+    inline: dict[int, dict[str, Any]], spilled: Iterable[tuple[str, dict[str, Any]]]
 ) -> list[dict[str, Any]]:
-    """The log in step order: a step's spilled entry wins over its inline one (it is newer)."""
+    """The log in step order from the inline entries and the spilled ``(doc_id, entry)``:
+    a step's spilled entry wins over its inline one (it is the newer)."""
     by_step = dict(inline)
-    for entry in spilled:
-        by_step[int(entry["step_order"])] = entry
+    for doc_id, entry in spilled:
+        by_step[int(doc_id)] = entry
     return [by_step[step] for step in sorted(by_step)]

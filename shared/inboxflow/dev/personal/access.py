@@ -135,9 +135,9 @@ def _own(held: Held, person: Identifiers) -> dict[str, Any]:
 def _steps(holdings: Holdings) -> dict[str, list[dict[str, Any]]]:
     """Each trace's steps, by trace path: its spilled step documents and the entries inline
     in its checkpoint (``ports/inline_log.py``), in step order, each cut to ``STEP_FIELDS``."""
-    spilled: dict[str, list[dict[str, Any]]] = {}
+    spilled: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for held in holdings.of(STEPS):
-        spilled.setdefault(held.path.rsplit("/", 2)[0], []).append(held.doc)
+        spilled.setdefault(held.path.rsplit("/", 2)[0], []).append((held.doc_id, held.doc))
     steps: dict[str, list[dict[str, Any]]] = {}
     for trace in holdings.of(TRACES):  # their inline entries were cut by ``_own``
         merged = inline_log.merge(inline_log.entries(trace.doc), spilled.pop(trace.path, []))
