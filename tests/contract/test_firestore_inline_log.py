@@ -119,7 +119,7 @@ def test_a_hop_is_one_write_and_a_start_one(stores) -> None:
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    from firestore_ops import count_operations
+    from firestore_ops import count_operations, writes_by_collection
 
     store = stores()
     counter = count_operations(store)
@@ -131,6 +131,7 @@ def test_a_hop_is_one_write_and_a_start_one(stores) -> None:
     assert started["writes"] - before["writes"] == 1
     assert hopped["writes"] - started["writes"] == 2  # the lease, the commit
     assert hopped["reads"] - started["reads"] == 1
+    assert writes_by_collection(counter.since(before)) == {"traces": 3}  # no traces/steps
 
 
 def test_a_duplicate_delivery_commits_once(stores) -> None:

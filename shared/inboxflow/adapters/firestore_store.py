@@ -390,8 +390,8 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
             return False  # the transaction moves the inline entries out: it reads them
         fields = encode_document({**doc, **placed.fields()})
         if placed.inline:  # a field path: only the new entry is sent, the others stay
-            fields[f"{inline_log.LOG_FIELD}.{inline_log.entry_key(log.step_order)}"] = (
-                encode_value(entry)
+            fields[f"{inline_log.LOG_FIELD}.{inline_log.entry_key(log.step_order)}"] = encode_value(
+                entry
             )
         batch = self.client.batch()
         batch.update(

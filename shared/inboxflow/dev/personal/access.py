@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...personal.finder import Held, Holdings
-from ...ports import inline_log
 from ...personal.matching import Identifiers, mentioning, without_others
+from ...ports import inline_log
 from ...schema import (
     APPROVALS,
     MAILBOX_DRAFTS,
