@@ -280,3 +280,34 @@ def test_a_trace_written_before_inline_logs_keeps_its_documents(stores) -> None:
     _hop(store, "t", 2)
     assert _spilled(store, "t") == ["000000", "000001", "000002"]
     assert [e.step_order for e in store.step_logs("t")] == [0, 1, 2]
+
+
+def test_retry_keeps_the_failed_inline_entry_and_the_rerun_replaces_it(
+    stores, tmp_path: Path
+) -> None:
+    """``inboxflow retry`` records the failed step's entry (inline here) in ``retried``, and
+    the re-run's entry takes its place in the log."""
+    from inboxflow.adapters.inprocess_bus import InProcessBus
+    from inboxflow.clock import FakeClock
+    from inboxflow.dev.ops.repair import retry
+    from tests.harness.runtimes import runtime_for
+    from tests.harness.toy_graph import ATTEMPTS, OUTBOXES, TOY, Outbox
+
+    store, clock = stores(), FakeClock()
+    bus = InProcessBus(clock=clock)
+    runtime = runtime_for(tmp_path, clock=clock, graphs={"toy": TOY}, store=store, bus=bus)
+    OUTBOXES[store], ATTEMPTS[store] = Outbox(), {}
+    trace_id = runtime.start("toy", {"text": "hi", "bad_route": True})
+    bus.drain()
+    assert store.get_trace(trace_id).status == "needs_review"
+    failed = _raw(store, trace_id)["log"]["000001"]
+    assert failed["error"] and _spilled(store, trace_id) == []
+
+    clock.advance(5)
+    retry(runtime, trace_id)
+    [(_, kept)] = store.list(f"{trace_path(trace_id)}/retried")
+    assert kept == failed
+    bus.drain()
+    logs = store.step_logs(trace_id)
+    assert [e.step_order for e in logs] == [0, 1]
+    assert logs[1].started_at > failed["started_at"]  # the re-run's entry
