@@ -287,11 +287,12 @@ def test_retry_keeps_the_failed_inline_entry_and_the_rerun_replaces_it(
 ) -> None:
     """``inboxflow retry`` records the failed step's entry (inline here) in ``retried``, and
     the re-run's entry takes its place in the log."""
+    from tests.harness.runtimes import runtime_for
+    from tests.harness.toy_graph import ATTEMPTS, OUTBOXES, TOY, Outbox
+
     from inboxflow.adapters.inprocess_bus import InProcessBus
     from inboxflow.clock import FakeClock
     from inboxflow.dev.ops.repair import retry
-    from tests.harness.runtimes import runtime_for
-    from tests.harness.toy_graph import ATTEMPTS, OUTBOXES, TOY, Outbox
 
     store, clock = stores(), FakeClock()
     bus = InProcessBus(clock=clock)
