@@ -283,12 +283,15 @@ TRACES = Collection(
         "forked_from",
         "forks",
         "shadow_of",
+        "log",  # the step log's entries while they fit (``ports/inline_log.py``)
+        "log_bytes",
+        "log_spilled",
     ),
     retention=Retention(
         _TRACE_DAYS, f"{_AFTER_LAST_STEP}; a waiting one at least 7 days past its deadline"
     ),
     personal=PersonalData(
-        fields=("state", "next", "pause", "error"),
+        fields=("state", "next", "pause", "error", "log"),
         # their email, or their inquiry through a helpdesk form (the agent's Crisp mail)
         found_by=(
             *_parties("state.email"),

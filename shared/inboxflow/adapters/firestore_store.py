@@ -37,6 +37,7 @@ from google.cloud.firestore_v1.field_path import FieldPath
 
 from ..errors import Contention, RetryableError
 from ..naming import step_path, trace_path
+from ..ports import inline_log
 from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, LeaseRequest, StepLog
 from ..ports.documents import DocumentExists, Filter, Listing
 from ..schema import TTL_FIELD
@@ -56,6 +57,14 @@ _TRANSIENT: tuple[type[Exception], ...] = (
     gexc.RetryError,
 )
 _EXHAUSTED = "Failed to commit transaction"
+
+_LEASE_MASK = [
+    *(FieldPath(name).to_api_repr() for name in Checkpoint.model_fields),
+    FieldPath(EXACT_EXPIRE_AT).to_api_repr(),
+    inline_log.LOG_BYTES,
+    inline_log.LOG_SPILLED,
+]
+"""What the lease reads of a checkpoint: all of it but the inline log's entries."""
 
 
 class FirestoreUnavailable(RetryableError):
@@ -224,7 +233,12 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
             ``FIRESTORE_EMULATOR_HOST``), whose lock manager makes concurrent
             transactions on one document wait about 2 s and then abort all
             but one; production Firestore does not need it.
+
+    A trace's step-log entries live in its checkpoint document while they fit
+    (``ports/inline_log.py``): a hop writes the checkpoint and nothing else.
     """
+
+    inline_policy = inline_log.InlineLog()
 
     def __init__(
         self,
@@ -327,14 +341,17 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
 
     def create_trace(self, checkpoint: Checkpoint, start: StepLog) -> bool:
         batch = self.client.batch()  # a create-only write is its own precondition
+        doc, entry = checkpoint.model_dump(), start.model_dump()
+        placed = self.inline_policy.start(doc, entry)
+        inline = {inline_log.entry_key(0): entry} if placed.inline else {}
         batch.create(
             self.client.document(trace_path(checkpoint.trace_id)),
-            encode_document(checkpoint.model_dump()),
+            encode_document({**doc, inline_log.LOG_FIELD: inline, **placed.fields()}),
         )
-        batch.set(
-            self.client.document(step_path(checkpoint.trace_id, 0)),
-            encode_document(start.model_dump()),
-        )
+        if not placed.inline:
+            batch.set(
+                self.client.document(step_path(checkpoint.trace_id, 0)), encode_document(entry)
+            )
         try:
             with translated(f"create trace {checkpoint.trace_id}"):
                 batch.commit()
@@ -346,9 +363,10 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         ref = self.client.document(trace_path(request.trace_id))
         for _ in range(self.max_attempts):
             with translated(f"get {ref.path}"):
-                snapshot = ref.get()
+                snapshot = ref.get(field_paths=_LEASE_MASK)
             data = snapshot.to_dict() if snapshot.exists else None
             doc = decode_document(data) if data is not None else None
+            held = inline_log.Held.of(doc)
             checkpoint = request.grant(doc)
             option = self.client.write_option(last_update_time=snapshot.update_time)
             try:
@@ -357,7 +375,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
             except (gexc.FailedPrecondition, gexc.NotFound):
                 time.sleep(random.uniform(0, 0.05))
                 continue
-            return checkpoint, result.update_time
+            return checkpoint, (result.update_time, held)
         raise Contention(
             f"the checkpoint of trace {request.trace_id} changed {self.max_attempts} times"
         )
@@ -365,16 +383,27 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
     def _commit_on_mark(
         self, mark: Any, checkpoint: Checkpoint, log: StepLog, creates: Mapping[str, dict[str, Any]]
     ) -> bool:
+        update_time, held = mark
+        doc, entry = checkpoint.model_dump(), log.model_dump(exclude_defaults=True)
+        placed = self.inline_policy.place(held, doc, entry, checkpoint.updated_at)
+        if placed.evict:
+            return False  # the transaction moves the inline entries out: it reads them
+        fields = encode_document({**doc, **placed.fields()})
+        if placed.inline:  # a field path: only the new entry is sent, the others stay
+            fields[f"{inline_log.LOG_FIELD}.{inline_log.entry_key(log.step_order)}"] = encode_value(
+                entry
+            )
         batch = self.client.batch()
         batch.update(
             self.client.document(trace_path(checkpoint.trace_id)),
-            encode_document(checkpoint.model_dump()),
-            option=self.client.write_option(last_update_time=mark),
+            fields,
+            option=self.client.write_option(last_update_time=update_time),
         )
-        batch.set(
-            self.client.document(step_path(checkpoint.trace_id, log.step_order)),
-            encode_document(log.model_dump(exclude_defaults=True)),
-        )
+        if not placed.inline:
+            batch.set(
+                self.client.document(step_path(checkpoint.trace_id, log.step_order)),
+                encode_document(entry),
+            )
         for path, doc in creates.items():
             batch.set(self.client.document(path), encode_document(doc))
         try:

@@ -8,7 +8,9 @@ backend, on the documents port's primitives (``ports/documents.py``): the
 SQLite and Firestore adapters derive from it (one database holds both) and
 override the hot paths with cheaper writes.
 
-Paths: ``traces/{trace_id}`` and ``traces/{trace_id}/steps/{step:06d}``.
+Paths: ``traces/{trace_id}`` and ``traces/{trace_id}/steps/{step:06d}``; a store
+with an ``inline_policy`` keeps the step log's entries in the checkpoint
+document's ``log`` map while they fit (``ports/inline_log.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import LeaseHeld, StepMoved
 from ..naming import step_path, trace_path
 from ..schema import STEPS
+from . import inline_log
 from .documents import DocumentExists, DocumentStore, Transaction
 
 Status = Literal["running", "waiting", "done", "rejected", "failed", "needs_review"]
@@ -270,7 +273,12 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
     with a write preconditioned on the checkpoint still being as marked. When
     there is no mark, or the precondition fails (someone wrote the checkpoint
     since), the commit is the port's transaction, which checks step and owner.
+
+    ``inline_policy``: when set, step-log entries go in the checkpoint document while
+    the policy allows (``ports/inline_log.py``); every write here keeps them.
     """
+
+    inline_policy: inline_log.InlineLog | None = None
 
     def __init__(self) -> None:
         self._lease_marks: dict[tuple[str, int, str], Any] = {}
@@ -282,9 +290,21 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
 
     def create_trace(self, checkpoint: Checkpoint, start: StepLog) -> bool:
 
+        doc, entry = checkpoint.model_dump(), start.model_dump()
+        placed = self.inline_policy.start(doc, entry) if self.inline_policy is not None else None
+
         def create(tx: Transaction) -> None:
-            tx.create(trace_path(checkpoint.trace_id), checkpoint.model_dump())
-            tx.set(step_path(checkpoint.trace_id, 0), start.model_dump())
+            if placed is None:
+                tx.create(trace_path(checkpoint.trace_id), doc)
+                tx.set(step_path(checkpoint.trace_id, 0), entry)
+                return
+            inline = {inline_log.entry_key(0): entry} if placed.inline else {}
+            tx.create(
+                trace_path(checkpoint.trace_id),
+                {**doc, inline_log.LOG_FIELD: inline, **placed.fields()},
+            )
+            if not placed.inline:
+                tx.set(step_path(checkpoint.trace_id, 0), entry)
 
         try:
             self.run_transaction(create)
@@ -340,12 +360,37 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
                 raise StepMoved(
                     f"step {step} of trace {checkpoint.trace_id} was committed by another worker"
                 )
-            tx.set(trace_path(checkpoint.trace_id), checkpoint.model_dump())
-            tx.set(step_path(checkpoint.trace_id, step), log.model_dump(exclude_defaults=True))
-            for path, doc in (creates or {}).items():
-                tx.set(path, doc)
+            self._write_commit(tx, doc, checkpoint, log)
+            for path, born in (creates or {}).items():
+                tx.set(path, born)
 
         self.run_transaction(commit)
+
+    def _write_commit(
+        self, tx: Transaction, stored: dict[str, Any], checkpoint: Checkpoint, log: StepLog
+    ) -> None:
+        """Write the committed checkpoint over ``stored`` (just read) and the step's entry,
+        keeping the inline log (and moving it out when the policy says so)."""
+        trace_id, step = checkpoint.trace_id, log.step_order
+        doc, entry = checkpoint.model_dump(), log.model_dump(exclude_defaults=True)
+        if self.inline_policy is None:
+            tx.set(trace_path(trace_id), doc)
+            tx.set(step_path(trace_id, step), entry)
+            return
+        placed = self.inline_policy.place(
+            inline_log.Held.of(stored), doc, entry, checkpoint.updated_at
+        )
+        inline = inline_log.entries(stored)
+        if placed.evict:
+            for at, held in inline.items():
+                tx.set(step_path(trace_id, at), held)
+            inline = {}
+        if placed.inline:
+            inline[step] = entry
+        else:
+            tx.set(step_path(trace_id, step), entry)
+        log_map = {inline_log.entry_key(at): held for at, held in sorted(inline.items())}
+        tx.set(trace_path(trace_id), {**doc, inline_log.LOG_FIELD: log_map, **placed.fields()})
 
     def _commit_on_mark(
         self, mark: Any, checkpoint: Checkpoint, log: StepLog, creates: Mapping[str, dict[str, Any]]
@@ -355,5 +400,7 @@ class DocumentCheckpointStore(DocumentStore, CheckpointStore):
         return False
 
     def step_logs(self, trace_id: str) -> builtins.list[StepLog]:
+        inline = inline_log.entries(self.get(trace_path(trace_id)))
         rows = self.list(f"{trace_path(trace_id)}/{STEPS.name}", order_by="step_order")
-        return [StepLog.model_validate(doc) for _, doc in rows]
+        entries = inline_log.merge(inline, rows)
+        return [StepLog.model_validate(doc) for doc in entries]

@@ -56,3 +56,21 @@ def test_each_write_of_a_commit_counts_for_the_collection_ids_of_its_path() -> N
 def test_the_embedded_adapters_records_are_the_schemas() -> None:
     assert {"tasks", "outbox", "mailbox_sent"} <= ops.EMBEDDED_RECORDS
     assert not {"traces", "effects", "approvals"} & ops.EMBEDDED_RECORDS
+
+
+def test_a_commit_with_the_step_log_inline_is_one_write_to_traces() -> None:
+    """The commit's update names ``log.{step}`` as a field path: one write, to ``traces``."""
+    from google.cloud.firestore_v1.types import DocumentMask
+
+    api = _Api()
+    counter = ops.count_operations(SimpleNamespace(client=SimpleNamespace(_firestore_api=api)))
+    before = counter.snapshot()
+    mask = DocumentMask(field_paths=["state", "step", "log.`000003`", "log_bytes"])
+    api.commit(
+        request=CommitRequest(
+            writes=[Write(update=Document(name=f"{DOCS}/traces/t1"), update_mask=mask)]
+        )
+    )
+    done = counter.since(before)
+    assert done["writes"] == 1
+    assert ops.writes_by_collection(done) == {"traces": 1}

@@ -25,6 +25,7 @@ from ...engine.runtime import Runtime, fold, start_log
 from ...engine.step import END
 from ...envelope import Envelope
 from ...naming import step_path, trace_path
+from ...ports import inline_log
 from ...ports.checkpoint import Checkpoint, TraceLink
 from ...ports.documents import Transaction
 from ...schema import RETRIED
@@ -176,7 +177,8 @@ def retry(runtime: Runtime, trace_id: str) -> Envelope:
         doc = tx.get(trace_path(trace_id))
         if doc is None or doc.get("status") != "needs_review" or doc.get("step") != step + 1:
             raise RepairRefused(f"trace {trace_id} changed while retrying it: look again")
-        failed: dict[str, Any] = tx.get(step_path(trace_id, step)) or {}
+        inline = inline_log.entries(doc).get(step)  # the entry in the checkpoint, if there
+        failed: dict[str, Any] = tx.get(step_path(trace_id, step)) or inline or {}
         tx.set(f"{trace_path(trace_id)}/{RETRIED.name}/{step:06d}-{int(now * 1000):013d}", failed)
         tx.set(
             trace_path(trace_id),

@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...personal.finder import Held, Holdings
-from ...personal.matching import mentioning, without_others
+from ...personal.matching import Identifiers, mentioning, without_others
+from ...ports import inline_log
 from ...schema import (
     APPROVALS,
     MAILBOX_DRAFTS,
@@ -43,15 +44,10 @@ def access_document(holdings: Holdings, generated_at: float) -> dict[str, Any]:
     person = holdings.person
     holdings = Holdings(
         person,
-        [replace(h, doc=without_others(h.doc, _others(h), person)) for h in holdings.held],
+        [replace(h, doc=_own(h, person)) for h in holdings.held],
         holdings.mentions,
     )
-    steps: dict[str, list[dict[str, Any]]] = {}
-    for held in holdings.of(STEPS):
-        trace_path = held.path.rsplit("/", 2)[0]
-        steps.setdefault(trace_path, []).append(
-            {name: held.doc[name] for name in STEP_FIELDS if held.doc.get(name)}
-        )
+    steps = _steps(holdings)
     emails = [
         {"trace_id": h.doc_id, **dict(h.doc["state"]["email"])}
         for h in holdings.of(TRACES)
@@ -119,6 +115,36 @@ def access_document(holdings: Holdings, generated_at: float) -> dict[str, Any]:
             for name in holdings.mention_counts()
         },
     }
+
+
+def _own(held: Held, person: Identifiers) -> dict[str, Any]:
+    """A document about the person, other people's records in it cut to what is theirs;
+    a checkpoint's inline step-log entries as their step documents would be."""
+    doc = without_others(held.doc, _others(held), person)
+    inline = inline_log.entries(doc)
+    if held.collection is not TRACES or not inline:
+        return doc  # type: ignore[no-any-return]
+    others = STEPS.personal.others if STEPS.personal is not None else ()
+    log = {
+        inline_log.entry_key(step): without_others(entry, others, person)
+        for step, entry in inline.items()
+    }
+    return {**doc, inline_log.LOG_FIELD: log}
+
+
+def _steps(holdings: Holdings) -> dict[str, list[dict[str, Any]]]:
+    """Each trace's steps, by trace path: its spilled step documents and the entries inline
+    in its checkpoint (``ports/inline_log.py``), in step order, each cut to ``STEP_FIELDS``."""
+    spilled: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for held in holdings.of(STEPS):
+        spilled.setdefault(held.path.rsplit("/", 2)[0], []).append((held.doc_id, held.doc))
+    steps: dict[str, list[dict[str, Any]]] = {}
+    for trace in holdings.of(TRACES):  # their inline entries were cut by ``_own``
+        merged = inline_log.merge(inline_log.entries(trace.doc), spilled.pop(trace.path, []))
+        steps[trace.path] = [
+            {name: doc[name] for name in STEP_FIELDS if doc.get(name)} for doc in merged
+        ]
+    return steps
 
 
 def _others(held: Held) -> tuple[str, ...]:
