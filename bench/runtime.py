@@ -12,6 +12,11 @@ without the imports and warm-up a whole-process profile mixes in.
 ``GATE_RATIO`` times the runtime's own time per hop, both measured in this run: a ratio of two
 figures of one process, which a loaded or slower machine moves together, unlike a time limit.
 
+Node code per hop is the step log's ``latency_ms``: the node's function, its retries and its
+guards. The rest of a hop's time is the runtime's own: the lease, validating the state and
+merging the node's update into it, the size check, the commit, the envelopes, and the approval
+service's pause notifications (printed apart).
+
 ``--warmup`` emails run first and are not counted: the figures are per hop in a
 warm process (first-use imports and caches are cold start, measured by
 bench/cold_start.py). Besides wall time it prints the process's CPU time per
