@@ -301,10 +301,14 @@ class Runtime:
         """Handle one Pub/Sub message (the ``message`` of a push or CloudEvent).
 
         Returns the outcome for acknowledged messages; raises ``RetryableError``
-        for those Pub/Sub must redeliver.
+        for those Pub/Sub must redeliver. A message of the in-process bus carries the
+        envelope it was published from (``inprocess_bus.Published``): taken as is.
         """
+        published = getattr(message, "envelope", None)
         try:
-            envelope = decode_pubsub_message(message)
+            envelope = (
+                published if isinstance(published, Envelope) else decode_pubsub_message(message)
+            )
         except BadEnvelope as exc:
             self._record_failure(str(exc), message=message)
             self.bus.dead_letter(
