@@ -15,6 +15,11 @@ body the lease wrote, and falls back to the port's check of step and owner when
 it is not. Documents the store built or read itself are encoded and decoded with
 pydantic-core's JSON (a few times faster than ``json``); documents handed in by
 callers are still checked by ``json`` (a datetime is refused, not stringified).
+
+A commit (or a new trace) that hands the next step's lease over keeps what it wrote,
+the checkpoint's body and its model (``_Written``): the lease of that step reads the
+row as always and, when the row is still that very body, admits the delivery on the
+kept model instead of decoding and validating the same JSON again.
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ from typing import Any, TypeVar
 import pydantic_core
 from pydantic import BaseModel
 
+from ..errors import StepMoved
 from ..naming import step_path, trace_path
-from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, LeaseRequest, StepLog
+from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, Lease, LeaseRequest, StepLog
 from ..ports.documents import DocumentExists, Filter, Listing
 from ..schema import COLLECTIONS, Collection
 from . import sqlite_wal
@@ -235,6 +241,65 @@ class _SqliteTransaction:
                 )
 
 
+class _Written:
+    """The checkpoints this store wrote with a lease handed over, by trace: ``(body, model)``.
+
+    Each is read at most once (by the lease of the step it hands over); at most ``LIMIT``
+    are kept, the oldest forgotten first (a forgotten one is decoded from its row as before).
+    """
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[str, Checkpoint]] = {}
+
+    def keep(self, checkpoint: Checkpoint, body: str) -> None:
+        """Keep ``checkpoint``, written as ``body``, when it hands a lease over."""
+        if checkpoint.lease is None:
+            return
+        kept = self._kept
+        kept.pop(checkpoint.trace_id, None)
+        if len(kept) >= self.LIMIT:
+            del kept[next(iter(kept))]
+        kept[checkpoint.trace_id] = (body, checkpoint)
+
+    def take(self, trace_id: str, body: str) -> Checkpoint | None:
+        """The kept checkpoint of ``trace_id`` if the stored ``body`` is still the one it was
+        written as (a copy: the caller may change it), else None; forgotten either way."""
+        kept = self._kept.pop(trace_id, None)
+        if kept is None or kept[0] != body:
+            return None
+        return kept[1].model_copy()
+
+
+def _grant_handed(request: LeaseRequest, checkpoint: Checkpoint) -> Checkpoint:
+    """``request.grant`` on a checkpoint whose stored lease is already the request's (handed
+    over for long enough): admission, then the same lease in memory; nothing to write."""
+    if request.admit is not None:
+        request.admit(checkpoint)
+    if checkpoint.step != request.step:
+        raise StepMoved(
+            f"trace {request.trace_id} is at step {checkpoint.step}, not {request.step}", checkpoint
+        )
+    checkpoint.lease = Lease(
+        step=request.step, owner=request.owner, expires_at=request.now + request.ttl_s
+    )
+    return checkpoint
+
+
+def _covers(held: Lease | dict[str, Any] | None, request: LeaseRequest) -> bool:
+    """Whether the stored lease ``held`` is the request's for at least as long as it asks."""
+    if held is None:
+        return False
+    if isinstance(held, Lease):
+        held = held.model_dump()
+    return bool(
+        held.get("step") == request.step
+        and held.get("owner") == request.owner
+        and held.get("expires_at", 0) >= request.now + request.ttl_s
+    )
+
+
 class SqliteCheckpointStore(DocumentCheckpointStore):
     """Documents in one SQLite table, transactions as ``BEGIN IMMEDIATE``.
 
@@ -248,6 +313,7 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
         self._lock = threading.RLock()
         self._conn = connect(path, _SCHEMA)
         self._release_wal = sqlite_wal.attach(self._conn, path, self)
+        self._written = _Written()
 
     def get(self, path: str) -> dict[str, Any] | None:
         parent, doc_id = _split(path)
@@ -345,11 +411,12 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
 
     def create_trace(self, checkpoint: Checkpoint, start: StepLog) -> bool:
         trace_id = checkpoint.trace_id
+        body = _encode_known(checkpoint)
 
         def create(conn: sqlite3.Connection) -> bool:
             inserted = conn.execute(
                 "INSERT OR IGNORE INTO docs(parent, id, body) VALUES (?,?,?)",
-                (*_split(trace_path(trace_id)), _encode_known(checkpoint)),
+                (*_split(trace_path(trace_id)), body),
             )
             if inserted.rowcount != 1:
                 return False
@@ -359,7 +426,10 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
             )
             return True
 
-        return self._write(create)
+        created = self._write(create)
+        if created:
+            self._written.keep(checkpoint, body)
+        return created
 
     def _write_lease(self, request: LeaseRequest) -> tuple[Checkpoint, Any]:
         parent, doc_id = _split(trace_path(request.trace_id))
@@ -368,15 +438,13 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
                 "SELECT body FROM docs WHERE parent=? AND id=?", (parent, doc_id)
             ).fetchone()
         if row is not None:
+            # Already ours for long enough (a lease the previous step's commit handed
+            # over): admit the delivery, write nothing. Only its owner's commit moves it.
+            known = self._written.take(request.trace_id, row[0])
+            if known is not None and _covers(known.lease, request):
+                return _grant_handed(request, known), row[0]
             doc = _decode(row[0])
-            held = doc.get("lease") or {}
-            if (
-                held.get("step") == request.step
-                and held.get("owner") == request.owner
-                and held.get("expires_at", 0) >= request.now + request.ttl_s
-            ):
-                # Already ours for long enough (a lease the previous step's commit handed
-                # over): admit the delivery, write nothing. Only its owner's commit moves it.
+            if _covers(doc.get("lease"), request):
                 return request.grant(doc), row[0]
 
         def lease(conn: sqlite3.Connection) -> tuple[Checkpoint, str]:
@@ -414,7 +482,10 @@ class SqliteCheckpointStore(DocumentCheckpointStore):
             )
             return True
 
-        return self._write(commit)
+        committed = self._write(commit)
+        if committed:
+            self._written.keep(checkpoint, body)
+        return committed
 
     def stored_bytes(self, prefix: str = "") -> int:
         """Bytes of document bodies (and keys) under a path prefix: what a trace costs to keep."""

@@ -7,6 +7,7 @@ the embedded in-process bus.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -80,6 +81,9 @@ with a clear error instead of failing the commit. Large blobs belong beside the 
 HANDOFF_S = 30.0
 """How long a lease handed to the next step (``Runtime._handoff``) may wait for its delivery."""
 MAX_HANDOFFS = 100_000
+MAX_KEPT_STATES = 1024
+"""At most this many validated states wait for their next step (``Runtime._validated``);
+beyond, a step validates its state as usual."""
 
 
 class StateTooLarge(PermanentError):
@@ -124,6 +128,8 @@ class _NodeRun:
     started_at: float
     latency_ms: float
     guards: list[dict[str, str]] = field(default_factory=list)
+    model: BaseModel | None = None
+    """``state`` validated (the state model it was dumped from), when the step succeeded."""
 
 
 @dataclass
@@ -179,6 +185,13 @@ class Runtime:
     """The model shadow traces ask (``shadow:`` of inboxflow.yaml; None: the live one)."""
     _handoffs: dict[tuple[str, int], str] = field(default_factory=dict, init=False, repr=False)
     """Lease owners handed over by commits, by ``(trace_id, step)`` (see ``_handoff``)."""
+    _validated: dict[tuple[str, int], tuple[dict[str, Any], BaseModel]] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    """The state a handing-over commit wrote and its model, by the next ``(trace_id, step)``:
+    that step's node gets the model when the checkpoint it leased holds that very state
+    object (a store that kept what it wrote, ``SqliteCheckpointStore``), instead of the same
+    state validated again."""
 
     def __post_init__(self) -> None:
         # The runtime consumes its bus: the in-process bus delivers to it; a deployed bus
@@ -288,10 +301,14 @@ class Runtime:
         """Handle one Pub/Sub message (the ``message`` of a push or CloudEvent).
 
         Returns the outcome for acknowledged messages; raises ``RetryableError``
-        for those Pub/Sub must redeliver.
+        for those Pub/Sub must redeliver. A message of the in-process bus carries the
+        envelope it was published from (``inprocess_bus.Published``): taken as is.
         """
+        published = getattr(message, "envelope", None)
         try:
-            envelope = decode_pubsub_message(message)
+            envelope = (
+                published if isinstance(published, Envelope) else decode_pubsub_message(message)
+            )
         except BadEnvelope as exc:
             self._record_failure(str(exc), message=message)
             self.bus.dead_letter(
@@ -466,19 +483,29 @@ class Runtime:
     def _run_node(
         self, graph: Graph, node: Node, before: dict[str, Any], ctx: NodeContext, started_at: float
     ) -> _NodeRun:
-        """Run the node on the validated state (with its retries); a failure is kept, not raised."""
-        started = time.perf_counter()
+        """Run the node on the validated state (with its retries); a failure is kept, not raised.
+
+        ``latency_ms`` is the node's own time: its function (with its retries) and its
+        guards. The engine's work around it (validating the state, merging the update,
+        the size check) is the runtime's, as are the lease and the commit.
+        """
         error: str | None = None
         attempt = 0
         result: Step | None = None
         new_state: dict[str, Any] = before
         fired: list[dict[str, str]] = []
+        started = ended = 0.0
+        model: BaseModel | None = None
         try:
-            state = graph.state_model.model_validate(before)
-            result, attempt = self._run_with_retries(node, state, ctx)
-            result, fired = apply_guards(node.guards, state, result, ctx)
+            state = self._state_model(graph, ctx, before)
+            started = time.perf_counter()
+            try:
+                result, attempt = self._run_with_retries(node, state, ctx)
+                result, fired = apply_guards(node.guards, state, result, ctx)
+            finally:
+                ended = time.perf_counter()
             self._check_route(node, result.goto)
-            new_state = self._apply(graph, before, result.update)
+            model, new_state = self._apply(graph, before, result.update)
             _check_size(new_state, f"the state after {node.name}")
         except (NodeFailed, StateTooLarge) as exc:
             error = str(exc)
@@ -489,14 +516,22 @@ class Runtime:
             log.error(
                 "node %s crashed on trace %s:\n%s", node.name, ctx.trace_id, traceback.format_exc()
             )
-        latency_ms = round((time.perf_counter() - started) * 1000, 3)
+        latency_ms = round((ended - started) * 1000, 3)
         if error is not None:
-            new_state, result = before, None
+            new_state, result, model = before, None, None
         for guarded in fired:
             telemetry.guard_fired(ctx.trace_id, node.name, guarded["guard"], guarded["reason"])
         return _NodeRun(
-            result, max(attempt, 1), before, new_state, error, started_at, latency_ms, fired
+            result, max(attempt, 1), before, new_state, error, started_at, latency_ms, fired, model
         )
+
+    def _state_model(self, graph: Graph, ctx: NodeContext, before: dict[str, Any]) -> BaseModel:
+        """``before`` validated: the model the previous step's commit kept for this step when
+        ``before`` is the very state it dumped from it, else validated now."""
+        kept = self._validated.pop((ctx.trace_id, ctx.step), None)
+        if kept is not None and kept[0] is before:
+            return kept[1]
+        return graph.state_model.model_validate(before)
 
     def _route(
         self,
@@ -618,6 +653,8 @@ class Runtime:
         )
         if move.handoff is not None:
             self._handoffs[(trace_id, k + 1)] = move.handoff.owner
+            if ran.model is not None and len(self._validated) < MAX_KEPT_STATES:
+                self._validated[(trace_id, k + 1)] = (ran.state, ran.model)
         self.fault(f"after_commit:{node.name}")
         self.bus.publish(move.envelopes)
         if approval is not None and self.on_pause is not None:
@@ -684,19 +721,21 @@ class Runtime:
             raise RejectedEnvelope(f"unknown graph {name!r}") from None
 
     @staticmethod
-    def _apply(graph: Graph, before: dict[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
-        unknown = set(update) - set(graph.state_model.model_fields)
+    def _apply(
+        graph: Graph, before: dict[str, Any], update: Mapping[str, Any]
+    ) -> tuple[BaseModel, dict[str, Any]]:
+        """The state after ``update``: validated (the model) and as JSON-ready data."""
+        model = graph.state_model
+        known, frozen_names = _fields_of(model)
+        unknown = update.keys() - known
         if unknown:
             raise NodeFailed(f"update sets unknown state fields: {sorted(unknown)}")
-        frozen = [
-            k
-            for k in frozen_fields(graph.state_model) & update.keys()
-            if jsonable(update[k]) != before.get(k)
-        ]
+        changes = {k: jsonable(v) for k, v in update.items()}
+        frozen = [k for k in frozen_names & changes.keys() if changes[k] != before.get(k)]
         if frozen:
             raise NodeFailed(f"update changes frozen input fields: {sorted(frozen)}")
-        merged = {**before, **{k: jsonable(v) for k, v in update.items()}}
-        return graph.state_model.model_validate(merged).model_dump(mode="json")
+        validated = model.model_validate({**before, **changes})
+        return validated, validated.model_dump(mode="json")
 
     @staticmethod
     def _check_route(node: Node, goto: str | Pause) -> None:
@@ -843,6 +882,12 @@ def start_log(
 def frozen_fields(model: type[BaseModel]) -> set[str]:
     """State fields declared ``Field(frozen=True)``: inputs no step may change."""
     return {name for name, info in model.model_fields.items() if info.frozen}
+
+
+@functools.cache
+def _fields_of(model: type[BaseModel]) -> tuple[frozenset[str], frozenset[str]]:
+    """A state model's field names and its frozen ones (``frozen_fields``), read once per model."""
+    return frozenset(model.model_fields), frozenset(frozen_fields(model))
 
 
 def fold(

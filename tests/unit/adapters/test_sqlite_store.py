@@ -13,7 +13,7 @@ import pytest
 
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.errors import StepMoved
-from inboxflow.ports.checkpoint import Checkpoint, StepLog
+from inboxflow.ports.checkpoint import Checkpoint, Lease, StepLog
 from inboxflow.ports.documents import Listing
 
 
@@ -206,3 +206,50 @@ def test_an_inbox_query_is_an_index_range(tmp_path: Path) -> None:
         str(row[3]) for row in store._conn.execute("EXPLAIN QUERY PLAN " + query[0], query[1])
     )
     assert "USING INDEX docs_approvals_" in plan and "LIMIT" in query[0]
+
+
+def _handed_over(store: SqliteCheckpointStore) -> Checkpoint:
+    """Step 1 of ``tr1`` committed with step 2's lease handed to ``worker-b`` (``Runtime._handoff``)."""
+    checkpoint = _checkpoint({"text": "hi", "seen": 1})
+    store.create_trace(checkpoint, _start())
+    store.take_lease("tr1", 1, "worker-a", now=1000.0, ttl_s=60)
+    handed = Lease(step=2, owner="worker-b", expires_at=2000.0)
+    committed = checkpoint.model_copy(update={"step": 2, "node": "draft", "lease": handed})
+    store.commit_step(committed, "worker-a", _log())
+    return committed
+
+
+def test_a_handed_over_lease_is_admitted_on_the_checkpoint_the_commit_wrote(tmp_path: Path) -> None:
+    """The store keeps what its commit wrote: the next step's lease admits the delivery on it
+    (no JSON decoded again), as a copy the caller may change, and only once."""
+    store = SqliteCheckpointStore(tmp_path / "store.sqlite")
+    committed = _handed_over(store)
+    leased = store.take_lease("tr1", 2, "worker-b", now=1010.0, ttl_s=60)
+    assert leased.state == committed.state and leased.node == "draft" and leased.step == 2
+    assert leased.state is committed.state  # the kept model, not a decoded one
+    assert leased is not committed and committed.lease.owner == "worker-b"  # type: ignore[union-attr]
+    assert leased.lease == Lease(step=2, owner="worker-b", expires_at=1070.0)
+    assert store.get_trace("tr1").lease.expires_at == 2000.0  # type: ignore[union-attr]  # not written
+    again = store.take_lease("tr1", 2, "worker-b", now=1020.0, ttl_s=60)  # a redelivery: decoded
+    assert again.state == committed.state and again.state is not committed.state
+
+
+def test_a_handed_over_checkpoint_changed_since_its_commit_is_read_from_its_row(
+    tmp_path: Path,
+) -> None:
+    """Another connection rewrote the checkpoint after the commit (the lease kept): the lease
+    admits the delivery on what is stored, never on what this store wrote before."""
+    store = SqliteCheckpointStore(tmp_path / "store.sqlite")
+    other = SqliteCheckpointStore(tmp_path / "store.sqlite")
+    _handed_over(store)
+    changed = other.get("traces/tr1")
+    assert changed is not None
+    other.set("traces/tr1", {**changed, "state": {"text": "repaired"}})
+    seen: list[str] = []
+    leased = store.take_lease(
+        "tr1", 2, "worker-b", now=1010.0, ttl_s=60, admit=lambda c: seen.append(c.status)
+    )
+    assert leased.state == {"text": "repaired"}
+    other.set("traces/tr1", {**changed, "status": "needs_review"})
+    assert store.get_trace("tr1").status == "needs_review"  # type: ignore[union-attr]
+    assert seen == ["running"]  # admission saw the stored checkpoint
