@@ -32,8 +32,8 @@ _LATIN_END = 0x250
 def fold(text: str) -> str:
     """``text`` as cues are matched against it: case-folded, Latin diacritics dropped."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    if text.isascii():  # no curly quote, no mark: a translation would copy it unchanged
-        return text
+    if text.isascii() or not _folded_chars().search(text):
+        return text  # no curly quote, no Latin mark: a translation would copy it unchanged
     return text.translate(_QUOTES).translate(_latin_marks())
 
 
@@ -63,6 +63,15 @@ def _latin_marks() -> dict[int, str]:
         for code in range(0x80, _LATIN_END)
         if _fold_char(chr(code)) != chr(code)
     }
+
+
+@functools.cache
+def _folded_chars() -> re.Pattern[str]:
+    """One character :func:`fold`'s translations change (a curly quote, a Latin letter with a
+    mark): a text without one is copied unchanged, and a search for one class runs in C where
+    ``str.translate`` looks every character of a non-ASCII text up in a dict."""
+    changed = sorted({*_QUOTES, *_latin_marks()})
+    return re.compile("[" + "".join(re.escape(chr(code)) for code in changed) + "]")
 
 
 def _unspaced_script(text: str) -> bool:
