@@ -19,6 +19,7 @@ what is left is mostly the model's one matrix product, the same call as py3langi
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..lazy import Lazy
@@ -48,8 +49,7 @@ class _Scores:
     every position at once: ``AUTOMATON_DEPTH`` vector steps from the start state over the
     preceding bytes instead of a Python step per byte. The features are counted in the
     order they first occur, as ``Counter`` counts them there, so the sums add in the same
-    order and give the same float32 bits (``numpy.unique`` counts them, their first places
-    put them in that order).
+    order and give the same float32 bits.
     """
 
     def __init__(self, identifier: LanguageIdentifier) -> None:
@@ -75,20 +75,14 @@ class _Scores:
         found = self._output[states]
         return found[found >= 0]  # type: ignore[no-any-return]
 
-    def counted(self, found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The distinct features of ``found`` in the order they first occur, and how often each
-        occurs (as float32): ``Counter(found.tolist())``'s keys and values, counted in C."""
-        np = self._np
-        distinct, first, counts = np.unique(found, return_index=True, return_counts=True)
-        order = np.argsort(first)  # first places are distinct: any sort gives one order
-        return distinct[order], counts[order].astype(np.float32)
-
     def probabilities(self, text: str) -> np.ndarray:
         """Each class's probability for ``text``, as ``LanguageIdentifier._decide`` gives it."""
         np, identifier = self._np, self._identifier
         data = identifier._encode(text)
-        index, counted = self.counted(self.features(data))
-        if len(index):
+        counts = Counter(self.features(data).tolist())
+        if counts:
+            index = np.fromiter(counts.keys(), dtype=np.intp, count=len(counts))
+            counted = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
             scores = np.log1p(counted) @ identifier.nb_ptc[index] + identifier.nb_pc
         else:
             scores = np.full(len(self.classes), 0.0, dtype=np.float32)

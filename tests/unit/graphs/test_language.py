@@ -119,15 +119,3 @@ def test_a_py3langid_without_the_model_s_arrays_answers_through_rank(
     assert _scores() is None
     assert detect_language("Muchas gracias por su ayuda, nos vemos el lunes") == "es"
     assert detect_language("Thank you, see you on Monday") == "en"
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(min_value=0, max_value=40), max_size=300))
-def test_features_are_counted_as_counter_counts_them(found: list[int]) -> None:
-    from collections import Counter
-
-    index, counted = _SCORES.get().counted(np.array(found, dtype=np.intp))
-    counts = Counter(found)
-    assert index.tolist() == list(counts)
-    assert counted.dtype == np.float32
-    assert counted.tolist() == [float(n) for n in counts.values()]
