@@ -105,6 +105,21 @@ def _fold(text: str) -> str:
     return _NON_ASCII.sub(_unless_mark, decomposed)
 
 
+_SEPARATORS = str.maketrans(
+    {code: " " for code in range(128) if not _WORD.fullmatch(chr(code))}
+)
+"""Every ASCII character but ``[a-z0-9]`` to a space."""
+
+
+def _words(folded: str) -> list[str]:
+    """``_WORD.findall(folded)``: in ASCII text the separators made spaces and split there
+    (``str.translate`` copies ASCII text in C; the pattern's scan was a fifth of the
+    embedding)."""
+    if folded.isascii():
+        return folded.translate(_SEPARATORS).split()
+    return _WORD.findall(folded)
+
+
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
 
 
@@ -199,7 +214,7 @@ def _damped(count: int) -> float:
 def features(text: str) -> dict[str, float]:
     """The weighted features of a text, before hashing."""
     folded = _fold(text)
-    words = [kept for word in _WORD.findall(folded) if (kept := _kept(word))]
+    words = list(filter(None, map(_kept, _words(folded))))
     word_counts = Counter(words)  # first-seen order: the same float sums in every run
     weights = {f"w:{word}": WORD_WEIGHT * _damped(n) for word, n in word_counts.items()}
     for (first, second), n in Counter(itertools.pairwise(words)).items():

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import struct
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,17 @@ from hypothesis import strategies as st
 
 from inboxflow.adapters import offline_embedder
 from inboxflow.adapters.offline_embedder import (
+    _WORD,
+    BIGRAM_WEIGHT,
+    CONCEPT_WEIGHT,
+    TRIGRAMS_WEIGHT,
+    WORD_WEIGHT,
     OfflineEmbedder,
+    _fold,
+    _kept,
+    _trigram_keys,
+    _words,
+    concept_counts,
     _damped,
     _slot,
     _slot_codes,
@@ -49,20 +61,52 @@ def test_hashed_is_the_loop_s_sum_bit_for_bit(weights, dimensions) -> None:
     _same(weights, dimensions)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.text(max_size=600))
-def test_a_text_s_embedding_is_the_loop_s_bit_for_bit(text: str) -> None:
-    _same(list(features(text).items()), 768)
+def reference_features(text: str) -> dict[str, float]:
+    """:func:`features` as it was: the word pattern's ``findall``, ``1 + log(n)`` each time."""
+    folded = _fold(text)
+    words = [kept for word in _WORD.findall(folded) if (kept := _kept(word))]
+    word_counts = Counter(words)
+    weights = {f"w:{w}": WORD_WEIGHT * (1.0 + math.log(n)) for w, n in word_counts.items()}
+    for (first, second), n in Counter(itertools.pairwise(words)).items():
+        weights[f"b:{first}_{second}"] = BIGRAM_WEIGHT * (1.0 + math.log(n))
+    for concept, n in concept_counts(folded).items():
+        weights[f"c:{concept}"] = CONCEPT_WEIGHT * (1.0 + math.log(n))
+    for word, n in word_counts.items():
+        keys = _trigram_keys(word)
+        share = TRIGRAMS_WEIGHT * (1.0 + math.log(n)) / len(keys)
+        for key in keys:
+            weights[key] = weights.get(key, 0.0) + share
+    return weights or {"empty": 1.0}
 
 
-def test_every_eval_and_sample_email_embeds_as_the_loop_does() -> None:
+def _same_embedding(text: str) -> None:
+    weights = features(text)
+    assert list(weights.items()) == list(reference_features(text).items())
+    loop = hashed_by_loop(list(weights.items()), 768)
+    assert _bits(OfflineEmbedder().embed([text])[0]) == _bits(loop)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x17F), max_size=300) | st.text(max_size=300))
+def test_words_are_the_word_pattern_s(text: str) -> None:
+    folded = _fold(text)
+    assert _words(folded) == _WORD.findall(folded)
+    assert _words(text.lower()) == _WORD.findall(text.lower())
+
+
+def test_every_eval_and_sample_email_embeds_as_before_bit_for_bit() -> None:
     paths = sorted(ROOT.glob("evals/**/*.eml")) + sorted(sample_inbox_dir().glob("**/*.eml"))
     assert len(paths) > 100
-    embedder = OfflineEmbedder()
     for path in paths:
-        text = KnowledgeBase.email_text(load_email_file(path))
-        loop = hashed_by_loop(list(features(text).items()), 768)
-        assert _bits(embedder.embed([text])[0]) == _bits(loop), path
+        email = load_email_file(path)
+        for text in (KnowledgeBase.email_text(email), email.body_text, email.subject):
+            _same_embedding(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abc dé,'\n-x1 refund twice", max_size=200) | st.text(max_size=200))
+def test_any_text_embeds_as_before_bit_for_bit(text: str) -> None:
+    _same_embedding(text)
 
 
 def test_damped_counts_are_one_plus_the_log() -> None:
