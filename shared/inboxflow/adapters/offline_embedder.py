@@ -105,9 +105,7 @@ def _fold(text: str) -> str:
     return _NON_ASCII.sub(_unless_mark, decomposed)
 
 
-_SEPARATORS = str.maketrans(
-    {code: " " for code in range(128) if not _WORD.fullmatch(chr(code))}
-)
+_SEPARATORS = str.maketrans({code: " " for code in range(128) if not _WORD.fullmatch(chr(code))})
 """Every ASCII character but ``[a-z0-9]`` to a space."""
 
 
