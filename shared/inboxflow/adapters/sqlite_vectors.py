@@ -73,7 +73,8 @@ def normalised(vector: Sequence[float]) -> array[float]:
     with the norm from an exactly rounded sum (``math.fsum``).
     """
     values = np.asarray(vector, dtype=np.float64)
-    norm = math.sqrt(math.fsum((values * values).tolist()))
+    used = values[values != 0.0]  # the zeros add nothing to an exactly rounded sum
+    norm = math.sqrt(math.fsum((used * used).tolist()))
     scale = 1.0 / norm if norm > 0 else 0.0
     return array("f", (values * scale).astype(np.float32).tobytes())
 

@@ -32,9 +32,9 @@ _LATIN_END = 0x250
 def fold(text: str) -> str:
     """``text`` as cues are matched against it: case-folded, Latin diacritics dropped."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    if text.isascii():  # no curly quote, no mark: a translation would copy it unchanged
-        return text
-    return text.translate(_QUOTES).translate(_latin_marks())
+    if text.isascii() or not _folded_chars().search(text):
+        return text  # no curly quote, no Latin mark: a translation would copy it unchanged
+    return text.translate(_fold_table())
 
 
 def fold_one_for_one(text: str) -> str:
@@ -63,6 +63,21 @@ def _latin_marks() -> dict[int, str]:
         for code in range(0x80, _LATIN_END)
         if _fold_char(chr(code)) != chr(code)
     }
+
+
+@functools.cache
+def _fold_table() -> dict[int, str]:
+    """``_QUOTES`` and :func:`_latin_marks` in one table (their keys are apart and the quotes
+    become ASCII, which the marks leave alone): one ``str.translate``, which looks every
+    character of a non-ASCII text up in a dict, instead of two."""
+    return {**_latin_marks(), **_QUOTES}
+
+
+@functools.cache
+def _folded_chars() -> re.Pattern[str]:
+    """One character :func:`fold`'s translation changes (a curly quote, a Latin letter with a
+    mark): a text without one is copied unchanged, and a search for one class runs in C."""
+    return re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(_fold_table())) + "]")
 
 
 def _unspaced_script(text: str) -> bool:

@@ -70,3 +70,26 @@ def test_nearest_matches_brute_force_through_writes_and_reloads(tmp_path: Path, 
     assert writer.nearest(COLLECTION, vector(7), 3) == []
     writer.close()
     reader.close()
+
+
+def _normalised_over_every_slot(vector: list[float]) -> bytes:
+    """``normalised`` as it was: the norm's exact sum over every slot, zeros included."""
+    import numpy as np
+
+    values = np.asarray(vector, dtype=np.float64)
+    norm = math.sqrt(math.fsum((values * values).tolist()))
+    scale = 1.0 / norm if norm > 0 else 0.0
+    return (values * scale).astype(np.float32).tobytes()
+
+
+def test_the_norm_over_the_non_zero_slots_is_the_norm_over_all_of_them() -> None:
+    from inboxflow.adapters.sqlite_vectors import normalised
+
+    rng = random.Random(7)
+    for _ in range(500):
+        size = rng.choice([1, 3, 768])
+        vector = [
+            rng.choice([0.0, -0.0, rng.uniform(-1, 1), rng.uniform(-1e-160, 1e-160)])
+            for _ in range(size)
+        ]
+        assert normalised(vector).tobytes() == _normalised_over_every_slot(vector)

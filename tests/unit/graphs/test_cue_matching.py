@@ -168,3 +168,16 @@ def reference_fold(text: str) -> str:
     """:func:`fold` before the translation table: a Python call per character."""
     plain = unicodedata.normalize("NFKC", text).casefold().translate(_QUOTES)
     return "".join(_fold_char(ch) if ord(ch) < _LATIN_END else ch for ch in plain)
+
+
+def test_fold_translates_every_character_it_changes_even_alone_in_other_non_ascii_text():
+    # fold copies a non-ASCII text without one of the characters its translations change:
+    # each such character, alone among others that stay ("·", "東"), must still be folded.
+    from inboxflow.graphs.cue_matching import _latin_marks
+
+    changed = sorted({*_QUOTES, *_latin_marks()})
+    assert len(changed) > 250
+    for code in changed:
+        text = f"a · 東 {chr(code)} b"
+        assert fold(text) == reference_fold(text), hex(code)
+    assert fold("a · 東 b") == "a · 東 b"

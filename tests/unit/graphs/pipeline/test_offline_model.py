@@ -427,3 +427,18 @@ def test_a_time_is_searched_from_the_digits_as_re_would_search_everywhere(text: 
         everywhere = pattern.search(text)
         from_digits = pipeline_offline._from_a_digit(pattern, text)
         assert (everywhere and everywhere.span()) == (from_digits and from_digits.span())
+
+
+def test_the_name_the_to_header_gives_the_mailbox_is_kept_per_mailbox_and_header() -> None:
+    given_to = pipeline_offline._name_given_to
+    given_to.cache_clear()
+    to = '"Maya Chen" <Maya@Example.com>, Sam <sam@example.com>'
+    for address, header, name in [
+        ("maya@example.com", to, "Maya Chen"),
+        ("sam@example.com", to, "Sam"),
+        ("maya@example.com", "Sam <sam@example.com>", ""),
+        ("maya@example.com", to, "Maya Chen"),
+    ]:
+        assert given_to(address, header) == given_to.__wrapped__(address, header) == name
+    assert given_to.cache_info().hits == 1
+    assert given_to.cache_info().maxsize == pipeline_offline.NAMES_KEPT
