@@ -1,7 +1,7 @@
-"""The pydantic models a node function imports at start are built on first use
-(``defer_build``), not at import: a node builds the validators of the models it validates
-(its state, the config, the checkpoint) and no others (cold start, issue 42). Deferred,
-they validate exactly as before."""
+"""Cold start (issue 42): the pydantic models a node function imports at start are built on
+first use (``defer_build``), not at import: a node builds the validators of the models it
+validates (its state, the config, the checkpoint) and no others; deferred, they validate
+exactly as before. A node's start imports no port it does not use."""
 
 from __future__ import annotations
 
@@ -64,3 +64,25 @@ def test_deferred_models_still_refuse_bad_input() -> None:
         PlannerState.model_validate({})
     with pytest.raises(ValidationError):
         InboxflowConfig.model_validate({"unknown_key": 1})
+
+
+def test_wiring_a_node_function_imports_no_task_embedder_or_notifier_port(tmp_path) -> None:
+    # The composition root names them in annotations only: a node that schedules no task
+    # imports no ScheduledTask model (nor the embedder and notifier ports) at start.
+    script = (
+        "import sys\n"
+        "from inboxflow.entry import runtime\n"
+        "runtime()\n"
+        "print(sorted(m for m in sys.modules if m in {\n"
+        "    'inboxflow.ports.tasks', 'inboxflow.ports.embeddings', 'inboxflow.ports.notifier'}))\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": ":".join(sys.path),
+        "INBOXFLOW_HOME": str(tmp_path),
+        "INBOXFLOW_NODE": "planner.planner",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.split() == ["[]"]
