@@ -21,8 +21,10 @@ and its compiled form) unpacked in a temporary folder; ``--checkout`` runs
 
 With ``--first-event`` a node run also does what its first CloudEvent does
 before any I/O: import the node's own code (declared ``lazy``), its tools, and
-build the state model's validator, so work moved out of the start-up into the
-first event is not hidden (the floor is unchanged). ``--pydantic-floor`` adds
+build the validators of the models every first event validates (its state, the
+envelope, the email, the checkpoint, its lease and step log; models built on
+first use, ``defer_build``, are built here), so work moved out of the start-up
+into the first event is not hidden (the floor is unchanged). ``--pydantic-floor`` adds
 importing pydantic and building one model to the floor (what a node's state
 model needs in any case; the LLM floor has it already through ``google.genai``).
 ``--state-floor`` adds importing the node's graph state module instead: the
@@ -81,7 +83,10 @@ def first_event(rt):
     graph.node_tools(node_name)
     graph.state_model.model_rebuild()
     from inboxflow.envelope import Envelope
-    Envelope.model_rebuild()
+    from inboxflow.mail.model import Email
+    from inboxflow.ports.checkpoint import Checkpoint, Lease, StepLog
+    for model in (Envelope, Email, Checkpoint, Lease, StepLog):
+        model.model_rebuild()
 first_event(runtime())
 """
 

@@ -73,7 +73,9 @@ class ConfigError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Built on first use (defer_build): a node validates its InboxflowConfig, with the
+    # models it holds, but builds no validator for a part class it never validates alone.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Match(_Strict):
@@ -320,7 +322,7 @@ class Delivery(BaseModel):
         format: webhook JSON flavour (None: inferred from the URL, see ``webhook_format``).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     channel: str = DEFAULT_CHANNEL
     address: str

@@ -26,10 +26,6 @@ from .lazy import Lazy
 from .ports.bus import MessageBus
 from .ports.checkpoint import DocumentCheckpointStore
 from .ports.documents import DocumentStore
-from .ports.embeddings import Embedder
-from .ports.llm import LanguageModel
-from .ports.notifier import Notifier
-from .ports.tasks import TaskQueue
 from .ports.wired import PORT_NAMES, Ports
 from .settings import Settings
 
@@ -41,7 +37,11 @@ if TYPE_CHECKING:
     from .graphs.agent.web_search import WebSearch
     from .graphs.planner.quoting import QuotingService
     from .graphs.support.crm import CRM
+    from .ports.embeddings import Embedder
     from .ports.gmail_reader import GmailReader
+    from .ports.llm import LanguageModel
+    from .ports.notifier import Notifier
+    from .ports.tasks import TaskQueue  # its ScheduledTask model: built only where tasks are
     from .ports.vectors import VectorIndex
     from .ports.wired import Service
     from .ports.workspace import Workspace

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from email.utils import getaddresses
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .addresses import address_key_or_none, ascii_lower, same_address
 from .quoting import REPLY_PREFIX, TRIMMED_MARKER, strip_quoted
@@ -29,6 +29,8 @@ class EmailParseError(ValueError):
 
 class Address(BaseModel):
     """A mailbox: ``address`` plus an optional display name."""
+
+    model_config = ConfigDict(defer_build=True)
 
     address: str
     name: str = ""
@@ -66,6 +68,8 @@ class Attachment(BaseModel):
     (``messages.get(format="full")``), or ``attachment_id`` when ingestion had it.
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     filename: str = ""
     content_type: str = "application/octet-stream"
     size: int = 0
@@ -82,6 +86,8 @@ class Attachment(BaseModel):
 
 class CalendarInvite(BaseModel):
     """The first event of a ``text/calendar`` part (RFC 5545 / iTIP RFC 5546)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     method: str = ""
     """iTIP method: ``REQUEST``, ``CANCEL``, ``REPLY``..."""
@@ -111,6 +117,8 @@ class CalendarInvite(BaseModel):
 class ForwardedMessage(BaseModel):
     """Headers of a message forwarded as a ``message/rfc822`` part (its text is in the body)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     sender: str = ""
     to: str = ""
     subject: str = ""
@@ -125,6 +133,8 @@ class Email(BaseModel):
     Fields added after the first release all have defaults: traces stored
     before them still load.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     message_id: str
     thread_id: str

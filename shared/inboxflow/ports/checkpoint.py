@@ -37,7 +37,7 @@ SCHEMA_VERSION = 1
 class _Record(BaseModel):
     """A stored record: its JSON writes infinities and NaN as ``json`` does (``Infinity``, ``NaN``)."""
 
-    model_config = ConfigDict(ser_json_inf_nan="constants")
+    model_config = ConfigDict(ser_json_inf_nan="constants", defer_build=True)
 
 
 class Lease(_Record):

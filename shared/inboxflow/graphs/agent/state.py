@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..screen import ScreenReport
 
@@ -16,6 +16,8 @@ class ProfileSnapshot(BaseModel):
 
     Attributes mirror ``inboxflow.config.ProfileConfig``; ``system_prompt`` is the file's text.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     name: str
     model: str | None = None
@@ -53,6 +55,8 @@ class Inquiry(BaseModel):
             was not taken (``mail.forward_writer.ForwardReading.reason``); None: no forward.
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     preprocessor: str
     sender_email: str
     sender_name: str = ""
@@ -67,6 +71,8 @@ class Inquiry(BaseModel):
 
 class ToolLogEntry(BaseModel):
     """One tool call of the run: ``{tool, arguments, result, iteration}``."""
+
+    model_config = ConfigDict(defer_build=True)
 
     tool: str
     arguments: dict[str, Any]
@@ -94,6 +100,8 @@ class AgentState(BaseModel):
         reply: the reply written (draft or sent), once per trace.
         screen: what the safety screen found in the inquiry (``preprocess``'s guard).
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     schema_version: int = 1
     email: dict[str, Any] = Field(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..screen import ScreenReport
 
@@ -14,6 +14,8 @@ RunStatus = Literal["running", "ignored", "completed", "stopped", "max_iteration
 
 class ToolLogEntry(BaseModel):
     """One tool call: what was asked, what the owner decided, what it did."""
+
+    model_config = ConfigDict(defer_build=True)
 
     tool: str
     arguments: dict[str, Any]
@@ -40,6 +42,8 @@ class AssistantState(BaseModel):
         memory_updates: ``namespace@version`` of each memory change this run made.
         screen: what the safety screen found in the email (``triage_router``'s guard).
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     schema_version: int = 1
     email: dict[str, Any] = Field(frozen=True)

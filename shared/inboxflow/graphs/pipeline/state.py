@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...mail import Email
 from ..screen import ScreenReport
@@ -34,6 +34,8 @@ COMPLAINT_FLAG = "complaint_cues"
 class Classification(BaseModel):
     """What the email is, how sure we are, and why."""
 
+    model_config = ConfigDict(defer_build=True)
+
     category: Category
     confidence: float = Field(ge=0.0, le=1.0)
     evidence: list[str] = Field(default_factory=list)
@@ -54,6 +56,8 @@ class Classification(BaseModel):
 class SavedReply(BaseModel):
     """A canned answer that matches the email."""
 
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     title: str
     answer: str
@@ -63,6 +67,8 @@ class SavedReply(BaseModel):
 class TimeSlot(BaseModel):
     """A free slot in the mailbox owner's calendar."""
 
+    model_config = ConfigDict(defer_build=True)
+
     start: str
     end: str
     label: str
@@ -70,6 +76,8 @@ class TimeSlot(BaseModel):
 
 class CalendarAvailability(BaseModel):
     """Free slots found by ``check_calendar``."""
+
+    model_config = ConfigDict(defer_build=True)
 
     timezone: str = "UTC"
     duration_minutes: int = 30
@@ -79,6 +87,8 @@ class CalendarAvailability(BaseModel):
 
 class KnowledgeHit(BaseModel):
     """A knowledge-base chunk near the email: a pointer and an excerpt, not the document."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str
     """Chunk id in ``kb_chunks`` (``{source}#{nnn}``)."""
@@ -93,6 +103,8 @@ class KnowledgeHit(BaseModel):
 class SimilarEmail(BaseModel):
     """A past email near this one (from ``email_vectors``)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     message_id: str
     subject: str
     sender: str = ""
@@ -106,6 +118,8 @@ class SimilarEmail(BaseModel):
 class UpcomingEvent(BaseModel):
     """An event in the mailbox owner's calendar over the coming days."""
 
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     summary: str
     start: str
@@ -115,6 +129,8 @@ class UpcomingEvent(BaseModel):
 
 class Context(BaseModel):
     """What the agent knows beyond the email."""
+
+    model_config = ConfigDict(defer_build=True)
 
     sender_known: bool = False
     owner: dict[str, Any] | None = None
@@ -137,6 +153,8 @@ class Context(BaseModel):
 class ToolCall(BaseModel):
     """One tool the decide node chose, with its arguments."""
 
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     reason: str = ""
@@ -145,6 +163,8 @@ class ToolCall(BaseModel):
 class ToolResult(BaseModel):
     """How a read tool call went (data lands in ``context``; the full call is on the step log)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     ok: bool
     error: str | None = None
@@ -152,6 +172,8 @@ class ToolResult(BaseModel):
 
 class Draft(BaseModel):
     """The reply the agent proposes."""
+
+    model_config = ConfigDict(defer_build=True)
 
     to: str
     subject: str
@@ -162,12 +184,16 @@ class Draft(BaseModel):
 class Review(BaseModel):
     """The review gate's verdict."""
 
+    model_config = ConfigDict(defer_build=True)
+
     auto_dispatch: bool
     reasons: list[str] = Field(default_factory=list)
 
 
 class DispatchResult(BaseModel):
     """What dispatch did (or why it did nothing: ``PipelineState.end_reason``)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     status: Literal["drafted", "sent", "rejected", "refused"]
     """``refused``: loop protection forbids writing to ``to``; nothing reached the mailbox."""
@@ -183,6 +209,8 @@ class DispatchResult(BaseModel):
 
 class PipelineState(BaseModel):
     """State of the email pipeline graph."""
+
+    model_config = ConfigDict(defer_build=True)
 
     schema_version: int = SCHEMA_VERSION
     email: Email = Field(frozen=True)

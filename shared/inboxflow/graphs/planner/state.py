@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..screen import ScreenReport
 
@@ -38,6 +38,8 @@ class Message(BaseModel):
         ref: the Gmail id (or Message-ID) of an email, the tool's name for a tool message.
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["customer", "agent", "tool"]
     content: str
     at: float | None = None
@@ -46,6 +48,8 @@ class Message(BaseModel):
 
 class CustomerFacts(BaseModel):
     """What is known of the applicant, the driver (the applicant) and the vehicle."""
+
+    model_config = ConfigDict(defer_build=True)
 
     first_name: str | None = None
     last_name: str | None = None
@@ -73,6 +77,8 @@ class CustomerInfo(CustomerFacts):
 class QuoteProgress(BaseModel):
     """The quoting API's session and quote, and what was added to it."""
 
+    model_config = ConfigDict(defer_build=True)
+
     session_id: str
     quote_id: str
     drivers: int = 0
@@ -82,6 +88,8 @@ class QuoteProgress(BaseModel):
 
 class PlannedTool(BaseModel):
     """The plan for the next action: one tool and its arguments."""
+
+    model_config = ConfigDict(defer_build=True)
 
     tool_name: ToolName
     args: dict[str, Any] = Field(default_factory=dict)
@@ -97,6 +105,8 @@ class HumanFeedback(BaseModel):
         tool_name: the tool of the plan reviewed.
         reviewer: who decided.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     approved: bool = False
     comment: str | None = None
@@ -118,6 +128,8 @@ class Scratchpad(BaseModel):
         review_reasons: why the current plan goes to the agency (the review page shows them).
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     notes: list[str] = Field(default_factory=list)
     failures: dict[str, int] = Field(default_factory=dict)
     asked: list[str] = Field(default_factory=list)
@@ -129,6 +141,8 @@ class Scratchpad(BaseModel):
 
 class PlannerState(BaseModel):
     """The state of one planner trace (one customer's quote, over several emails)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     schema_version: int = 1
     email: dict[str, Any] = Field(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...mail import Address, Email
 from ..screen import ScreenReport
@@ -25,6 +25,8 @@ class TicketRef(BaseModel):
         match: the matcher's answer, when it was asked.
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     customer_id: str
     ticket_id: str
     how: Literal["thread", "reopened", "matched", "new"]
@@ -38,6 +40,8 @@ class TicketRef(BaseModel):
 
 class TranslationResult(BaseModel):
     """The translator's output: the ticket's messages in English for the agents, originals kept."""
+
+    model_config = ConfigDict(defer_build=True)
 
     original_language: str
     is_english: bool
@@ -60,6 +64,8 @@ class ActResult(BaseModel):
             (``namespace@version``).
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     action: str
     status: Literal["sent", "drafted", "rejected", "escalated", "queued"]
     message_id: str | None = None
@@ -71,6 +77,8 @@ class ActResult(BaseModel):
 
 class SupportState(BaseModel):
     """What one customer email accumulates on its way through the support graph."""
+
+    model_config = ConfigDict(defer_build=True)
 
     email: Email
     customer: Customer | None = None

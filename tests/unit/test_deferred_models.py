@@ -1,0 +1,88 @@
+"""Cold start (issue 42): the pydantic models a node function imports at start are built on
+first use (``defer_build``), not at import: a node builds the validators of the models it
+validates (its state, the config, the checkpoint) and no others; deferred, they validate
+exactly as before. A node's start imports no port it does not use."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from pydantic import ValidationError
+
+from inboxflow.config import InboxflowConfig
+from inboxflow.graphs.planner.state import PlannerState
+from inboxflow.mail.model import Address, Email
+from inboxflow.ports.checkpoint import Checkpoint
+
+DEFERRED_MODULES = (
+    "inboxflow.config",
+    "inboxflow.mail.model",
+    "inboxflow.ports.checkpoint",
+    "inboxflow.graphs.agent.state",
+    "inboxflow.graphs.assistant.state",
+    "inboxflow.graphs.pipeline.state",
+    "inboxflow.graphs.planner.state",
+    "inboxflow.graphs.support.state",
+)
+
+_BUILT_AT_IMPORT = """
+import importlib, sys
+from pydantic import BaseModel
+modules = sys.argv[1:]
+for name in modules:
+    importlib.import_module(name)
+for name in modules:
+    for value in vars(sys.modules[name]).values():
+        if (
+            isinstance(value, type) and issubclass(value, BaseModel)
+            and value.__module__ == name and value.__pydantic_complete__
+        ):
+            print(f"{name}.{value.__qualname__}")
+"""
+
+
+def test_no_model_of_a_node_functions_start_modules_is_built_at_import() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILT_AT_IMPORT, *DEFERRED_MODULES],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == []
+
+
+def test_deferred_models_still_refuse_bad_input() -> None:
+    with pytest.raises(ValidationError):
+        Address.model_validate({"address": "no-at-sign"})
+    with pytest.raises(ValidationError):
+        Email.model_validate({"message_id": 1})
+    with pytest.raises(ValidationError):
+        Checkpoint.model_validate({"trace_id": "t"})
+    with pytest.raises(ValidationError):
+        PlannerState.model_validate({})
+    with pytest.raises(ValidationError):
+        InboxflowConfig.model_validate({"unknown_key": 1})
+
+
+def test_wiring_a_node_function_imports_no_task_embedder_or_notifier_port(tmp_path) -> None:
+    # The composition root names them in annotations only: a node that schedules no task
+    # imports no ScheduledTask model (nor the embedder and notifier ports) at start.
+    script = (
+        "import sys\n"
+        "from inboxflow.entry import runtime\n"
+        "runtime()\n"
+        "print(sorted(m for m in sys.modules if m in {\n"
+        "    'inboxflow.ports.tasks', 'inboxflow.ports.embeddings', 'inboxflow.ports.notifier'}))\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": ":".join(sys.path),
+        "INBOXFLOW_HOME": str(tmp_path),
+        "INBOXFLOW_NODE": "planner.planner",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.split() == ["[]"]
