@@ -14,8 +14,9 @@ from __future__ import annotations
 from datetime import datetime
 from email.utils import getaddresses
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from ..deferred import DeferredModel
 from .addresses import address_key_or_none, ascii_lower, same_address
 from .quoting import REPLY_PREFIX, TRIMMED_MARKER, strip_quoted
 
@@ -27,10 +28,8 @@ class EmailParseError(ValueError):
     """The input is not an email we can read; the message says why."""
 
 
-class Address(BaseModel):
+class Address(DeferredModel):
     """A mailbox: ``address`` plus an optional display name."""
-
-    model_config = ConfigDict(defer_build=True)
 
     address: str
     name: str = ""
@@ -60,15 +59,13 @@ class Address(BaseModel):
         return words[0] if words else ""
 
 
-class Attachment(BaseModel):
+class Attachment(DeferredModel):
     """Attachment metadata; the bytes stay in the mailbox, never in state.
 
     A tool fetches the bytes with Gmail ``messages.attachments.get`` using the
     ``attachmentId`` of the payload part whose ``partId`` equals ``part_id``
     (``messages.get(format="full")``), or ``attachment_id`` when ingestion had it.
     """
-
-    model_config = ConfigDict(defer_build=True)
 
     filename: str = ""
     content_type: str = "application/octet-stream"
@@ -84,10 +81,8 @@ class Attachment(BaseModel):
     """An inline resource (image of a ``multipart/related`` body), not a file the sender attached."""
 
 
-class CalendarInvite(BaseModel):
+class CalendarInvite(DeferredModel):
     """The first event of a ``text/calendar`` part (RFC 5545 / iTIP RFC 5546)."""
-
-    model_config = ConfigDict(defer_build=True)
 
     method: str = ""
     """iTIP method: ``REQUEST``, ``CANCEL``, ``REPLY``..."""
@@ -114,10 +109,8 @@ class CalendarInvite(BaseModel):
         return f"[Calendar {kind}: {', '.join(parts)}]"
 
 
-class ForwardedMessage(BaseModel):
+class ForwardedMessage(DeferredModel):
     """Headers of a message forwarded as a ``message/rfc822`` part (its text is in the body)."""
-
-    model_config = ConfigDict(defer_build=True)
 
     sender: str = ""
     to: str = ""
@@ -127,14 +120,12 @@ class ForwardedMessage(BaseModel):
     part_id: str | None = None
 
 
-class Email(BaseModel):
+class Email(DeferredModel):
     """One received message.
 
     Fields added after the first release all have defaults: traces stored
     before them still load.
     """
-
-    model_config = ConfigDict(defer_build=True)
 
     message_id: str
     thread_id: str

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from ...deferred import DeferredModel
 from ..screen import ScreenReport
 
 RunStatus = Literal["running", "completed", "max_iterations", "error", "escalated"]
 
 
-class ProfileSnapshot(BaseModel):
+class ProfileSnapshot(DeferredModel):
     """The profile as it was when the trace started (a config change never alters a run).
 
     Attributes mirror ``inboxflow.config.ProfileConfig``; ``system_prompt`` is the file's text.
     """
-
-    model_config = ConfigDict(defer_build=True)
 
     name: str
     model: str | None = None
@@ -32,7 +31,7 @@ class ProfileSnapshot(BaseModel):
     escalate_on: list[str] = Field(default_factory=list)
 
 
-class Inquiry(BaseModel):
+class Inquiry(DeferredModel):
     """What the preprocessor made of the email: who asks, what, and where the answer goes.
 
     Attributes:
@@ -55,8 +54,6 @@ class Inquiry(BaseModel):
             was not taken (``mail.forward_writer.ForwardReading.reason``); None: no forward.
     """
 
-    model_config = ConfigDict(defer_build=True)
-
     preprocessor: str
     sender_email: str
     sender_name: str = ""
@@ -69,10 +66,8 @@ class Inquiry(BaseModel):
     forwarded: str | None = None
 
 
-class ToolLogEntry(BaseModel):
+class ToolLogEntry(DeferredModel):
     """One tool call of the run: ``{tool, arguments, result, iteration}``."""
-
-    model_config = ConfigDict(defer_build=True)
 
     tool: str
     arguments: dict[str, Any]
@@ -81,7 +76,7 @@ class ToolLogEntry(BaseModel):
     call_id: str = ""
 
 
-class AgentState(BaseModel):
+class AgentState(DeferredModel):
     """The state of one agent run.
 
     Attributes:
@@ -100,8 +95,6 @@ class AgentState(BaseModel):
         reply: the reply written (draft or sent), once per trace.
         screen: what the safety screen found in the inquiry (``preprocess``'s guard).
     """
-
-    model_config = ConfigDict(defer_build=True)
 
     schema_version: int = 1
     email: dict[str, Any] = Field(frozen=True)

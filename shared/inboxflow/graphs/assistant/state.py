@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from ...deferred import DeferredModel
 from ..screen import ScreenReport
 
 Classification = Literal["ignore", "notify", "respond"]
 RunStatus = Literal["running", "ignored", "completed", "stopped", "max_iterations", "error"]
 
 
-class ToolLogEntry(BaseModel):
+class ToolLogEntry(DeferredModel):
     """One tool call: what was asked, what the owner decided, what it did."""
-
-    model_config = ConfigDict(defer_build=True)
 
     tool: str
     arguments: dict[str, Any]
@@ -24,7 +23,7 @@ class ToolLogEntry(BaseModel):
     iteration: int
 
 
-class AssistantState(BaseModel):
+class AssistantState(DeferredModel):
     """The state of one assistant run.
 
     Attributes:
@@ -42,8 +41,6 @@ class AssistantState(BaseModel):
         memory_updates: ``namespace@version`` of each memory change this run made.
         screen: what the safety screen found in the email (``triage_router``'s guard).
     """
-
-    model_config = ConfigDict(defer_build=True)
 
     schema_version: int = 1
     email: dict[str, Any] = Field(frozen=True)

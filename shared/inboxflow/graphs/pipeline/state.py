@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from ...deferred import DeferredModel
 from ...mail import Email
 from ..screen import ScreenReport
 
@@ -31,10 +32,8 @@ COMPLAINT_FLAG = "complaint_cues"
 """The flag the ``complaint_review`` guard sets: complaint cues in an email of another category."""
 
 
-class Classification(BaseModel):
+class Classification(DeferredModel):
     """What the email is, how sure we are, and why."""
-
-    model_config = ConfigDict(defer_build=True)
 
     category: Category
     confidence: float = Field(ge=0.0, le=1.0)
@@ -53,10 +52,8 @@ class Classification(BaseModel):
         return self.category == "complaint" or COMPLAINT_FLAG in self.flags
 
 
-class SavedReply(BaseModel):
+class SavedReply(DeferredModel):
     """A canned answer that matches the email."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str
     title: str
@@ -64,20 +61,16 @@ class SavedReply(BaseModel):
     score: float
 
 
-class TimeSlot(BaseModel):
+class TimeSlot(DeferredModel):
     """A free slot in the mailbox owner's calendar."""
-
-    model_config = ConfigDict(defer_build=True)
 
     start: str
     end: str
     label: str
 
 
-class CalendarAvailability(BaseModel):
+class CalendarAvailability(DeferredModel):
     """Free slots found by ``check_calendar``."""
-
-    model_config = ConfigDict(defer_build=True)
 
     timezone: str = "UTC"
     duration_minutes: int = 30
@@ -85,10 +78,8 @@ class CalendarAvailability(BaseModel):
     busy_events: int = 0
 
 
-class KnowledgeHit(BaseModel):
+class KnowledgeHit(DeferredModel):
     """A knowledge-base chunk near the email: a pointer and an excerpt, not the document."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str
     """Chunk id in ``kb_chunks`` (``{source}#{nnn}``)."""
@@ -100,10 +91,8 @@ class KnowledgeHit(BaseModel):
     """Cosine distance to the email (smaller is nearer)."""
 
 
-class SimilarEmail(BaseModel):
+class SimilarEmail(DeferredModel):
     """A past email near this one (from ``email_vectors``)."""
-
-    model_config = ConfigDict(defer_build=True)
 
     message_id: str
     subject: str
@@ -115,10 +104,8 @@ class SimilarEmail(BaseModel):
     distance: float
 
 
-class UpcomingEvent(BaseModel):
+class UpcomingEvent(DeferredModel):
     """An event in the mailbox owner's calendar over the coming days."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str
     summary: str
@@ -127,10 +114,8 @@ class UpcomingEvent(BaseModel):
     attendees: list[str] = Field(default_factory=list)
 
 
-class Context(BaseModel):
+class Context(DeferredModel):
     """What the agent knows beyond the email."""
-
-    model_config = ConfigDict(defer_build=True)
 
     sender_known: bool = False
     owner: dict[str, Any] | None = None
@@ -150,30 +135,24 @@ class Context(BaseModel):
     """Parts of the context that could not be gathered, and why."""
 
 
-class ToolCall(BaseModel):
+class ToolCall(DeferredModel):
     """One tool the decide node chose, with its arguments."""
-
-    model_config = ConfigDict(defer_build=True)
 
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     reason: str = ""
 
 
-class ToolResult(BaseModel):
+class ToolResult(DeferredModel):
     """How a read tool call went (data lands in ``context``; the full call is on the step log)."""
-
-    model_config = ConfigDict(defer_build=True)
 
     name: str
     ok: bool
     error: str | None = None
 
 
-class Draft(BaseModel):
+class Draft(DeferredModel):
     """The reply the agent proposes."""
-
-    model_config = ConfigDict(defer_build=True)
 
     to: str
     subject: str
@@ -181,19 +160,15 @@ class Draft(BaseModel):
     tone: Tone
 
 
-class Review(BaseModel):
+class Review(DeferredModel):
     """The review gate's verdict."""
-
-    model_config = ConfigDict(defer_build=True)
 
     auto_dispatch: bool
     reasons: list[str] = Field(default_factory=list)
 
 
-class DispatchResult(BaseModel):
+class DispatchResult(DeferredModel):
     """What dispatch did (or why it did nothing: ``PipelineState.end_reason``)."""
-
-    model_config = ConfigDict(defer_build=True)
 
     status: Literal["drafted", "sent", "rejected", "refused"]
     """``refused``: loop protection forbids writing to ``to``; nothing reached the mailbox."""
@@ -207,10 +182,8 @@ class DispatchResult(BaseModel):
     """What the reviewer's edit or rejection taught the mailbox's drafts (``namespace@version``)."""
 
 
-class PipelineState(BaseModel):
+class PipelineState(DeferredModel):
     """State of the email pipeline graph."""
-
-    model_config = ConfigDict(defer_build=True)
 
     schema_version: int = SCHEMA_VERSION
     email: Email = Field(frozen=True)

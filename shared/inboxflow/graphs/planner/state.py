@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from ...deferred import DeferredModel
 from ..screen import ScreenReport
 
 ToolName = Literal[
@@ -27,7 +28,7 @@ ToolName = Literal[
 TOOL_NAMES: tuple[str, ...] = ToolName.__args__  # type: ignore[attr-defined]
 
 
-class Message(BaseModel):
+class Message(DeferredModel):
     """One message of the conversation.
 
     Attributes:
@@ -38,18 +39,14 @@ class Message(BaseModel):
         ref: the Gmail id (or Message-ID) of an email, the tool's name for a tool message.
     """
 
-    model_config = ConfigDict(defer_build=True)
-
     role: Literal["customer", "agent", "tool"]
     content: str
     at: float | None = None
     ref: str | None = None
 
 
-class CustomerFacts(BaseModel):
+class CustomerFacts(DeferredModel):
     """What is known of the applicant, the driver (the applicant) and the vehicle."""
-
-    model_config = ConfigDict(defer_build=True)
 
     first_name: str | None = None
     last_name: str | None = None
@@ -74,10 +71,8 @@ class CustomerInfo(CustomerFacts):
     rejected: dict[str, list[str]] = Field(default_factory=dict)
 
 
-class QuoteProgress(BaseModel):
+class QuoteProgress(DeferredModel):
     """The quoting API's session and quote, and what was added to it."""
-
-    model_config = ConfigDict(defer_build=True)
 
     session_id: str
     quote_id: str
@@ -86,16 +81,14 @@ class QuoteProgress(BaseModel):
     rate: dict[str, Any] | None = None
 
 
-class PlannedTool(BaseModel):
+class PlannedTool(DeferredModel):
     """The plan for the next action: one tool and its arguments."""
-
-    model_config = ConfigDict(defer_build=True)
 
     tool_name: ToolName
     args: dict[str, Any] = Field(default_factory=dict)
 
 
-class HumanFeedback(BaseModel):
+class HumanFeedback(DeferredModel):
     """The agency's answer to a reviewed plan (a rejection or an edit), for the planner.
 
     Attributes:
@@ -106,8 +99,6 @@ class HumanFeedback(BaseModel):
         reviewer: who decided.
     """
 
-    model_config = ConfigDict(defer_build=True)
-
     approved: bool = False
     comment: str | None = None
     edited_inputs: dict[str, Any] | None = None
@@ -115,7 +106,7 @@ class HumanFeedback(BaseModel):
     reviewer: str | None = None
 
 
-class Scratchpad(BaseModel):
+class Scratchpad(DeferredModel):
     """The planner's working notes.
 
     Attributes:
@@ -128,8 +119,6 @@ class Scratchpad(BaseModel):
         review_reasons: why the current plan goes to the agency (the review page shows them).
     """
 
-    model_config = ConfigDict(defer_build=True)
-
     notes: list[str] = Field(default_factory=list)
     failures: dict[str, int] = Field(default_factory=dict)
     asked: list[str] = Field(default_factory=list)
@@ -139,10 +128,8 @@ class Scratchpad(BaseModel):
     review_reasons: list[str] = Field(default_factory=list)
 
 
-class PlannerState(BaseModel):
+class PlannerState(DeferredModel):
     """The state of one planner trace (one customer's quote, over several emails)."""
-
-    model_config = ConfigDict(defer_build=True)
 
     schema_version: int = 1
     email: dict[str, Any] = Field(frozen=True)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from ...deferred import DeferredModel
 from ...mail import Address, Email
 from ..screen import ScreenReport
 from .crm import Customer
@@ -14,7 +15,7 @@ from .senders import SenderTrust
 from .tasks import Supervision, TriageResult
 
 
-class TicketRef(BaseModel):
+class TicketRef(DeferredModel):
     """The ticket this trace works on, and how it was chosen.
 
     Attributes:
@@ -24,8 +25,6 @@ class TicketRef(BaseModel):
             completed ticket, which it reopened), ``matched`` (the matcher), ``new``.
         match: the matcher's answer, when it was asked.
     """
-
-    model_config = ConfigDict(defer_build=True)
 
     customer_id: str
     ticket_id: str
@@ -38,10 +37,8 @@ class TicketRef(BaseModel):
         return f"{self.customer_id}:{self.ticket_id}"
 
 
-class TranslationResult(BaseModel):
+class TranslationResult(DeferredModel):
     """The translator's output: the ticket's messages in English for the agents, originals kept."""
-
-    model_config = ConfigDict(defer_build=True)
 
     original_language: str
     is_english: bool
@@ -50,7 +47,7 @@ class TranslationResult(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
-class ActResult(BaseModel):
+class ActResult(DeferredModel):
     """What ``act`` did.
 
     Attributes:
@@ -64,8 +61,6 @@ class ActResult(BaseModel):
             (``namespace@version``).
     """
 
-    model_config = ConfigDict(defer_build=True)
-
     action: str
     status: Literal["sent", "drafted", "rejected", "escalated", "queued"]
     message_id: str | None = None
@@ -75,10 +70,8 @@ class ActResult(BaseModel):
     queue: str | None = None
 
 
-class SupportState(BaseModel):
+class SupportState(DeferredModel):
     """What one customer email accumulates on its way through the support graph."""
-
-    model_config = ConfigDict(defer_build=True)
 
     email: Email
     customer: Customer | None = None
