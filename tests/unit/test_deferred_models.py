@@ -64,25 +64,3 @@ def test_deferred_models_still_refuse_bad_input() -> None:
         PlannerState.model_validate({})
     with pytest.raises(ValidationError):
         InboxflowConfig.model_validate({"unknown_key": 1})
-
-
-def test_wiring_a_node_function_imports_no_task_embedder_or_notifier_port(tmp_path) -> None:
-    # The composition root names them in annotations only: a node that schedules no task
-    # imports no ScheduledTask model (nor the embedder and notifier ports) at start.
-    script = (
-        "import sys\n"
-        "from inboxflow.entry import runtime\n"
-        "runtime()\n"
-        "print(sorted(m for m in sys.modules if m in {\n"
-        "    'inboxflow.ports.tasks', 'inboxflow.ports.embeddings', 'inboxflow.ports.notifier'}))\n"
-    )
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": ":".join(sys.path),
-        "INBOXFLOW_HOME": str(tmp_path),
-        "INBOXFLOW_NODE": "planner.planner",
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
-    )
-    assert done.stdout.split() == ["[]"]

@@ -113,22 +113,35 @@ def test_a_registry_may_be_a_function_returning_tools() -> None:
     assert "get_contact" in graph.tools.names()
 
 
-def test_wiring_a_node_function_imports_no_approval_service(tmp_path) -> None:
-    # Cold start (issue 42): the approval service and its pages, sessions and digests load on a
-    # node's first pause or in the approval function, not when a node function starts.
+def _modules_at_start(tmp_path, node: str, wanted: str) -> list[str]:
+    """The modules ``wanted`` (a Python test on ``m``) a node function's start has imported."""
     script = (
         "import sys\n"
         "from inboxflow.entry import runtime\n"
         "runtime()\n"
-        "print(sorted(m for m in sys.modules if m.startswith('inboxflow.approvals.service')))\n"
+        f"print(sorted(m for m in sys.modules if {wanted}))\n"
     )
     env = {
         "PATH": "/usr/bin:/bin",
         "PYTHONPATH": ":".join(sys.path),
         "INBOXFLOW_HOME": str(tmp_path),
-        "INBOXFLOW_NODE": "pipeline.classify",
+        "INBOXFLOW_NODE": node,
     }
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
     )
-    assert done.stdout.split() == ["[]"]
+    return done.stdout.split()
+
+
+def test_wiring_a_node_function_imports_no_approval_service(tmp_path) -> None:
+    # Cold start (issue 42): the approval service and its pages, sessions and digests load on a
+    # node's first pause or in the approval function, not when a node function starts.
+    wanted = "m.startswith('inboxflow.approvals.service')"
+    assert _modules_at_start(tmp_path, "pipeline.classify", wanted) == ["[]"]
+
+
+def test_wiring_a_node_function_imports_no_task_embedder_or_notifier_port(tmp_path) -> None:
+    # The composition root names them in annotations only: a node that schedules no task
+    # imports no ScheduledTask model (nor the embedder and notifier ports) at start.
+    ports = "{'inboxflow.ports.tasks', 'inboxflow.ports.embeddings', 'inboxflow.ports.notifier'}"
+    assert _modules_at_start(tmp_path, "planner.planner", f"m in {ports}") == ["[]"]
