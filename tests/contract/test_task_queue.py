@@ -133,6 +133,19 @@ def test_future_task_waits_for_its_time(harness: QueueHarness, receiver: Receive
     assert json.loads(request["body"]) == {"approval_id": "ap-4"}
 
 
+def test_cancel_deletes_a_pending_task_or_says_it_did_not(
+    harness: QueueHarness, receiver: Receiver
+) -> None:
+    """``cancel`` True: the task never runs; False (gcloud-tasks-emulator cannot delete):
+    it runs as scheduled. Never an error, also for a name never scheduled."""
+    run_at = time.time() + 1.5
+    assert harness.queue.schedule(_task(receiver, "ap-5-deadline", run_at, approval_id="ap-5"))
+    cancelled = harness.queue.cancel("ap-5-deadline")
+    requests = harness.wait_for(receiver, 1, timeout_s=5)
+    assert len(requests) == (0 if cancelled else 1)
+    assert harness.queue.cancel("ap-never-scheduled") is False
+
+
 # --- Cloud Tasks specifics ------------------------------------------------------------------
 
 

@@ -3,8 +3,9 @@
 Only this module imports ``google.cloud.tasks_v2``. Against
 ``gcloud-tasks-emulator`` (``CLOUD_TASKS_EMULATOR_HOST``) the client talks
 plain gRPC; that emulator neither rejects duplicate task names nor deletes
-tasks, so in emulator mode the queue checks the pending tasks (and the names
-it created itself) before creating one.
+tasks (``DeleteTask`` answers ``UNIMPLEMENTED``: ``cancel`` returns False and the
+task runs), so in emulator mode the queue checks the pending tasks (and the
+names it created itself) before creating one.
 """
 
 from __future__ import annotations
@@ -157,6 +158,17 @@ class CloudTasksQueue(TaskQueue):
             with _translated(f"create_task {request.name}"):
                 self.client.create_task(parent=self.queue_path, task=request)
         except gexc.AlreadyExists:
+            return False
+        return True
+
+    def cancel(self, name: str) -> bool:
+        """``DeleteTask`` of ``name``: False when it is gone already (``NOT_FOUND``) or the
+        server cannot delete (gcloud-tasks-emulator answers ``UNIMPLEMENTED``: the task runs)."""
+        path = self.task_path(name)
+        try:
+            with _translated(f"delete_task {path}"):
+                self.client.delete_task(name=path)
+        except (gexc.NotFound, gexc.MethodNotImplemented):
             return False
         return True
 

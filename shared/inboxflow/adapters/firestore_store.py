@@ -39,7 +39,7 @@ from ..errors import Contention, RetryableError
 from ..naming import step_path, trace_path
 from ..ports import inline_log
 from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, LeaseRequest, StepLog
-from ..ports.documents import DocumentExists, Filter, Listing
+from ..ports.documents import DocumentExists, Filter, Listing, Versioned
 from ..schema import TTL_FIELD
 
 T = TypeVar("T")
@@ -290,6 +290,38 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         encoded = encode_document(doc)
         with translated(f"set {path}"):
             self.client.document(path).set(encoded)
+
+    def get_versioned(self, path: str) -> Versioned | None:
+        with translated(f"get {path}"):
+            snapshot = self.client.document(path).get()
+        data = snapshot.to_dict() if snapshot.exists else None
+        return Versioned(decode_document(data), snapshot.update_time) if data is not None else None
+
+    def update_if_unchanged(
+        self,
+        path: str,
+        version: Any,
+        fields: dict[str, Any],
+        also: Mapping[str, dict[str, Any]] | None = None,
+    ) -> bool:
+        # One commit preconditioned on the update time read: no transaction, no read, no lock
+        # held while the caller decided (the emulator's lock manager aborts every one of
+        # several transactions that read one document and then write it).
+        encoded = encode_document(fields)
+        batch = self.client.batch()
+        batch.update(
+            self.client.document(path),
+            {FieldPath(name).to_api_repr(): value for name, value in encoded.items()},
+            option=self.client.write_option(last_update_time=version),
+        )
+        for other, doc in (also or {}).items():
+            batch.set(self.client.document(other), encode_document(doc))
+        try:
+            with translated(f"update {path} if unchanged"):
+                batch.commit()
+        except (gexc.FailedPrecondition, gexc.NotFound):
+            return False
+        return True
 
     def _query(self, collection: str, where: Iterable[Filter]) -> Any:
         """The query of the documents of ``collection`` that pass ``where``."""

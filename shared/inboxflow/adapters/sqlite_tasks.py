@@ -7,7 +7,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-from ..ports.documents import DocumentStore
+from ..ports.documents import DocumentStore, Transaction
 from ..ports.tasks import ScheduledTask, TaskQueue
 from ..schema import TASKS
 
@@ -41,6 +41,19 @@ class SqliteTaskQueue(TaskQueue):
     def schedule(self, task: ScheduledTask) -> bool:
         doc: dict[str, Any] = {**task.model_dump(), "status": "pending", "attempts": 0}
         return self.store.create(TASKS.path(task.name), doc)
+
+    def cancel(self, name: str) -> bool:
+        """Delete ``tasks/{name}`` while it is pending (a task run or failed is kept)."""
+        path = TASKS.path(name)
+
+        def delete(tx: Transaction) -> bool:
+            doc = tx.get(path)
+            if doc is None or doc.get("status") != "pending":
+                return False
+            tx.delete(path)
+            return True
+
+        return self.store.run_transaction(delete)
 
     def pending(self) -> list[ScheduledTask]:
         """Tasks not yet run, soonest first."""

@@ -29,6 +29,11 @@ MAX_SCHEDULE_AHEAD_S = 30 * 86400
 """Cloud Tasks schedules at most 30 days ahead; a longer wait re-schedules itself."""
 
 
+def task_name(approval_id: str, round_: int, hop: int) -> str:
+    """The deadline task's name: ``{approval_id}-d{round}``, ``-h{hop}`` after the first hop."""
+    return f"{approval_id}-d{round_}" + (f"-h{hop}" if hop else "")
+
+
 class Deadlines(Part):
     """Schedule each round's deadline and apply the timeout policy when it fires.
 
@@ -66,10 +71,24 @@ class Deadlines(Part):
         """
         self.schedule(approval, approval.round, 0)
 
+    def cancel_round(self, approval: Approval) -> bool:
+        """Delete the deadline task of the decided approval's round (its first hop).
+
+        Called once the decision's resume is published (``Decisions.on_published``): the
+        task would only publish it again (``on_timeout`` on a decided approval), so it is a
+        delivery, a request and two reads saved for one Cloud Tasks operation. Never
+        before the publish: a decision whose publish failed keeps its task, which publishes
+        the lost resume at the deadline. A failed or impossible delete leaves the task, which
+        then does nothing but that. A wait over 30 days in hops keeps its later hop's task.
+        """
+        if approval.status != "decided":
+            return False
+        return self.tasks.cancel(task_name(approval.approval_id, approval.round, 0))
+
     def schedule(self, approval: Approval, round_: int, hop: int) -> dict[str, Any]:
         """Schedule the deadline task of round ``round_`` (hop ``hop`` of a wait over 30 days)."""
         run_at = min(approval.deadline, self.clock.now() + MAX_SCHEDULE_AHEAD_S)
-        name = f"{approval.approval_id}-d{round_}" + (f"-h{hop}" if hop else "")
+        name = task_name(approval.approval_id, round_, hop)
         created = self.tasks.schedule(
             ScheduledTask(
                 name=name,
@@ -85,8 +104,8 @@ class Deadlines(Part):
         """The deadline task fired: apply the timeout policy if the approval is still pending.
 
         Does nothing to a decided approval (except publishing a resume that may
-        have been lost), so deleting the task on an early decision is only an
-        optimisation. A task that fires before the deadline (the 30-day hop of
+        have been lost), so deleting the task once a decision's resume is published
+        (``cancel_round``) is only an optimisation. A task that fires before the deadline (the 30-day hop of
         a long wait) re-schedules itself as hop ``hop + 1``.
 
         Raises:

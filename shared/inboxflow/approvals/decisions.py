@@ -1,12 +1,21 @@
 """Decisions: a reviewer's (by link, form, API key or reply), a customer's answer to a wait.
 
-Every decision is one transaction on ``approvals/{approval_id}``: the first to
-decide the record wins and anything later is refused (``AlreadyDecided``) or,
-for a customer's answer, kept as a later reply. The resume is published after
-the commit, and any later touch of a decided approval whose resume was not
+Every decision is one conditional write of ``approvals/{approval_id}``: the
+record is written only if it is still the version the decision's checks read
+(``DocumentStore.update_if_unchanged``), so the first to decide it wins and
+anything later is refused (``AlreadyDecided``) or, for a customer's answer,
+kept as a later reply. The write reads nothing and, on Firestore, is no
+transaction: it holds no lock while the others decide (the emulator's lock
+manager aborted every one of eight contending transactions). The token's
+record is marked used in the same write, not read again: only the write that
+decides its approval marks it. An approval already decided when it was
+checked is refused without a write. The resume is published after the
+commit, and any later touch of a decided approval whose resume was not
 published (a timeout task, a repeated POST) publishes it again; the runtime
-drops duplicate resumes. A customer's reply to a wait takes its approval the
-same way before ingest publishes it (``answer_customer_wait``).
+drops duplicate resumes. Once the resume is published, the round's deadline
+task is deleted (``on_published``): it would only have published it again. A
+customer's reply to a wait takes its approval in a transaction before ingest
+publishes it (``answer_customer_wait``).
 """
 
 from __future__ import annotations
@@ -17,21 +26,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..engine.pause_kinds import MAX_COMMENT_CHARS, EditRejected, KindLookup, PauseKind
-from ..engine.waits import (
-    Approval,
-    approval_path,
-    payload_hash,
-    read_approval,
-    resume_of,
-)
-from ..errors import RejectedEnvelope
-from ..ports.documents import Transaction
+from ..engine.waits import Approval, approval_path, payload_hash, resume_of
+from ..errors import Contention, RejectedEnvelope
 from ..schema import APPROVAL_TOKENS
 from .errors import AlreadyDecided, ApprovalError, invalid_link
 from .grounds import Grounds, Part
-from .tokens import Tokens
+from .tokens import Tokens, read_versioned
 
 log = logging.getLogger(__name__)
+
+MAX_DECIDE_ATTEMPTS = 5
+"""Writes of one decision against an approval that keeps changing while pending."""
 
 
 class Decisions(Part):
@@ -42,6 +47,10 @@ class Decisions(Part):
         tokens: verifies the reviewer's link or form token.
         resume: publishes the envelope that resumes a trace (``Runtime.resume``).
         kinds: finds a pause's declared kind (``kind_lookup`` of the runtime's graphs).
+
+    Attributes:
+        on_published: called with a decision's approval once its resume is published
+            (the service deletes the round's deadline task); its failure is logged, not raised.
     """
 
     def __init__(
@@ -55,6 +64,7 @@ class Decisions(Part):
         self.tokens = tokens
         self.resume = resume
         self.kinds = kinds
+        self.on_published: Callable[[Approval], object] | None = None
 
     def kind(self, approval: Approval) -> PauseKind:
         """The approval's declared kind, labels and outcomes filled from its context."""
@@ -95,7 +105,12 @@ class Decisions(Part):
         if claimed_reviewer is not None and claimed_reviewer != checked.token.reviewer:
             raise ApprovalError(403, "Wrong reviewer", "this link belongs to another reviewer")
         return self._decide(
-            checked.approval, checked.token.reviewer, checked.token_id, decision, edit, comment
+            (checked.approval, checked.version),
+            checked.token.reviewer,
+            (checked.token_id, checked.token.model_dump()),
+            decision,
+            edit,
+            comment,
         )
 
     def decide_as(
@@ -112,24 +127,38 @@ class Decisions(Part):
             ApprovalError: 404 no such approval, 403 not a reviewer, 400/413 as ``decide``.
             AlreadyDecided: decided before (409).
         """
-        approval = read_approval(self.store, approval_id)
-        if approval is None:
+        found = read_versioned(self.store, approval_id)
+        if found is None:
             raise ApprovalError(404, "Not found", "no such approval")
+        approval = found[0]
         if approval.status != "pending":
             raise AlreadyDecided(approval)
         if reviewer not in approval.reviewers and reviewer not in approval.escalate_to:
             raise ApprovalError(403, "Not a reviewer", "that reviewer does not review this")
-        return self._decide(approval, reviewer, None, decision, edit, comment)
+        return self._decide(found, reviewer, None, decision, edit, comment)
 
     def _decide(
         self,
-        approval: Approval,
+        found: tuple[Approval, Any],
         reviewer: str,
-        token_id: str | None,
+        token: tuple[str, dict[str, Any]] | None,
         decision: str,
         edit: Mapping[str, Any] | None,
         comment: str | None,
     ) -> Approval:
+        """Decide the approval as the caller read it (``found``: it and its version).
+
+        The decided record is written only if the approval is still the version read
+        (``update_if_unchanged``): first writer wins, and the decision reads nothing more.
+        ``token``: the id and the stored record of the link's token, marked used in the same
+        write; it is not read again, as only the write that decides its approval marks it
+        (a pending approval's tokens are unused). An approval changed meanwhile is read
+        again: decided, the decision is refused (409); still pending (an escalation), it is
+        decided against the new version.
+        """
+        approval, version = found
+        if approval.status != "pending":
+            raise AlreadyDecided(approval)  # a read whose answer is known: no write
         kind = self.kind(approval)
         choice = kind.choice(decision)
         if choice is None:
@@ -141,33 +170,43 @@ class Decisions(Part):
         note = _comment(choice.comment, choice.comment_label, comment)
         now = self.clock.now()
         approval_id = approval.approval_id
-        tpath = APPROVAL_TOKENS.path(token_id) if token_id else None
-
-        def record(tx: Transaction) -> Approval:
-            doc = tx.get(approval_path(approval_id))
-            tdoc = tx.get(tpath) if tpath else {}
-            if doc is None or tdoc is None:
-                raise invalid_link()
-            current = Approval.model_validate(doc)
-            if current.status != "pending" or tdoc.get("used_at") is not None:
-                raise AlreadyDecided(current)
-            decided = current.decided(
+        used = {APPROVAL_TOKENS.path(token[0]): {**token[1], "used_at": now}} if token else None
+        for _ in range(MAX_DECIDE_ATTEMPTS):
+            decided = approval.decided(
                 decision,
                 reviewer,
                 now,
                 comment=note,
-                edited=applied is not None and applied != current.payload,
+                edited=applied is not None and applied != approval.payload,
                 applied_payload=applied,
                 applied_payload_hash=applied_hash,
             )
-            tx.set(approval_path(approval_id), decided.model_dump())
-            if tpath:
-                tx.set(tpath, {**tdoc, "used_at": now})
-            return decided
-
-        decided = self.store.run_transaction(record)
+            path = approval_path(approval_id)
+            if self.store.update_if_unchanged(path, version, decided.model_dump(), used):
+                break
+            again = read_versioned(self.store, approval_id)
+            if again is None:
+                raise invalid_link()
+            approval, version = again
+            if approval.status != "pending":
+                raise AlreadyDecided(approval)
+        else:
+            raise Contention(f"approval {approval_id} changed {MAX_DECIDE_ATTEMPTS} times")
         log.info("approval %s: %s by %s", approval_id, decision, reviewer)
-        return self.publish_resume(decided)
+        self.publish_resume(decided)
+        self._published(decided)
+        return decided
+
+    def _published(self, decided: Approval) -> None:
+        """Tell ``on_published`` the decision's resume is out; a failure there is harmless."""
+        if self.on_published is None:
+            return
+        try:
+            self.on_published(decided)
+        except Exception:  # the deadline task stays and finds the approval decided
+            log.warning(
+                "approval %s: after-publish step failed", decided.approval_id, exc_info=True
+            )
 
     def _applied_payload(
         self,

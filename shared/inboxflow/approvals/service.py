@@ -91,6 +91,7 @@ class ApprovalService:
             grounds, notifier, self.journal, self.tokens, self.view, each=self.digests.wants_each
         )
         self.deadlines = Deadlines(grounds, tasks, self.decisions, self.after_pause)
+        self.decisions.on_published = self.deadlines.cancel_round
         self.inbox = Inbox(store, self.clock, lambda: sorted(graphs))
         self.sign_ins = SignIns(grounds)
         self.sessions = Sessions(store, self.clock)

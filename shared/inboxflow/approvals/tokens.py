@@ -9,8 +9,9 @@ instead of the link's (``records.form_token``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from ..engine.waits import Approval, read_approval
+from ..engine.waits import Approval, approval_path
 from ..schema import APPROVAL_TOKENS
 from .errors import ApprovalError, invalid_link
 from .grounds import Part
@@ -25,16 +26,32 @@ from .records import (
     token_record,
 )
 
+if TYPE_CHECKING:
+    from ..ports.documents import DocumentStore
+
 MAX_TOKEN_CHARS = 128
 
 
 @dataclass
 class Checked:
-    """An approval and the token record that opened it (``token_id``: the record's id)."""
+    """An approval and the token record that opened it (``token_id``: the record's id).
+
+    ``version``: the approval's version as read (``DocumentStore.get_versioned``); a decision
+    writes it only if it is still that one, so it reads it no second time.
+    """
 
     approval: Approval
     token: TokenRecord
     token_id: str
+    version: Any = None
+
+
+def read_versioned(store: DocumentStore, approval_id: str) -> tuple[Approval, Any] | None:
+    """An approval by id with its version, or None (also for an id that is no document name)."""
+    if not approval_id or "/" in approval_id:
+        return None
+    found = store.get_versioned(approval_path(approval_id))
+    return None if found is None else (Approval.model_validate(found.doc), found.version)
 
 
 class Tokens(Part):
@@ -66,13 +83,15 @@ class Tokens(Part):
             raise ApprovalError(400, "Link incomplete", "this link has no token")
         if len(token) > MAX_TOKEN_CHARS:
             raise invalid_link()
-        return self._checked(approval_id, token_hash(token))
+        token_id = token_hash(token)
+        return self._checked(approval_id, token_id, self.store.get(APPROVAL_TOKENS.path(token_id)))
 
-    def _checked(self, approval_id: str, token_id: str) -> Checked:
-        approval = read_approval(self.store, approval_id)
-        doc = self.store.get(APPROVAL_TOKENS.path(token_id))
-        if approval is None or doc is None:
+    def _checked(self, approval_id: str, token_id: str, doc: dict[str, Any] | None) -> Checked:
+        """The approval opened by the token record ``doc`` (read by the caller: once a request)."""
+        found = read_versioned(self.store, approval_id)
+        if found is None or doc is None:
             raise invalid_link()
+        approval, version = found
         record = TokenRecord.model_validate(doc)
         if record.approval_id != approval.approval_id or (
             record.reviewer not in approval.reviewers
@@ -81,7 +100,7 @@ class Tokens(Part):
             raise invalid_link()
         if approval.status == "pending" and self.clock.now() >= record.expires_at:
             raise ApprovalError(410, "Link expired", "this link has expired")
-        return Checked(approval, record, token_id)
+        return Checked(approval, record, token_id, version)
 
     def form_token(self, checked: Checked) -> str:
         """A short-lived token for the review page's form (writes nothing).
@@ -115,7 +134,7 @@ class Tokens(Part):
         form_key = (doc or {}).get("form_key")
         if not form_key or not form_mac_ok(approval_id, token_id, form_key, expires, mac):
             raise invalid_link()
-        checked = self._checked(approval_id, token_id)
+        checked = self._checked(approval_id, token_id, doc)
         if checked.approval.status == "pending" and self.clock.now() >= expires:
             raise ApprovalError(
                 410,

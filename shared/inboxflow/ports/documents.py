@@ -3,7 +3,9 @@
 Documents are JSON-compatible dicts. Paths alternate collection and document
 ids, Firestore style: ``tickets/{ticket_id}``, ``traces/{trace_id}/steps/{n}``.
 Adapters implement five primitives (``get``, ``create``, ``set``, ``select``
-(what ``list`` asks, as a ``Listing``), ``run_transaction``). The features keep
+(what ``list`` asks, as a ``Listing``), ``run_transaction``); a conditional
+update (``get_versioned``, ``update_if_unchanged``) has a default on the
+transaction that an adapter with write preconditions overrides. The features keep
 their records here through typed repositories (``TicketStore``,
 ``PreferenceMemory``, ``Claims``...); the step protocol has its own, narrower
 port (``ports/checkpoint.py``), which the SQLite and Firestore adapters
@@ -13,8 +15,9 @@ implement on the same database.
 from __future__ import annotations
 
 import builtins
+import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -37,6 +40,20 @@ class Listing:
     order_by: str | None = None
     descending: bool = False
     limit: int | None = None
+
+
+@dataclass(frozen=True)
+class Versioned:
+    """A document as read, and the version ``update_if_unchanged`` checks it against
+    (opaque: Firestore's update time; by default the document's own JSON)."""
+
+    doc: dict[str, Any]
+    version: Any
+
+
+def content_version(doc: dict[str, Any]) -> str:
+    """The default version of a document: its JSON, keys sorted (equal content, equal version)."""
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
 
 class DocumentExists(Exception):
@@ -110,6 +127,39 @@ class DocumentStore(ABC):
         The adapter retries ``fn`` on contention; when it gives up it raises
         ``Contention``. ``DocumentExists`` from a ``create`` propagates.
         """
+
+    def get_versioned(self, path: str) -> Versioned | None:
+        """Read one document with its version (for ``update_if_unchanged``), or None."""
+        doc = self.get(path)
+        return None if doc is None else Versioned(doc, content_version(doc))
+
+    def update_if_unchanged(
+        self,
+        path: str,
+        version: Any,
+        fields: dict[str, Any],
+        also: Mapping[str, dict[str, Any]] | None = None,
+    ) -> bool:
+        """Set the top-level ``fields`` of the document at ``path`` (its other fields stay)
+        and write each document of ``also`` whole, all at once, only if that document is
+        still at ``version`` (``get_versioned``); otherwise, or if it is gone, write nothing
+        and return False.
+
+        Where writes take a precondition (Firestore) this is one commit that reads
+        nothing and holds no lock while the caller decides: first writer wins, the others
+        learn it by the False. This default runs it as a transaction.
+        """
+
+        def write(tx: Transaction) -> bool:
+            current = tx.get(path)
+            if current is None or content_version(current) != version:
+                return False
+            tx.set(path, {**current, **fields})
+            for other, doc in (also or {}).items():
+                tx.set(other, doc)
+            return True
+
+        return self.run_transaction(write)
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

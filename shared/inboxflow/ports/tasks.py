@@ -29,5 +29,14 @@ class TaskQueue(ABC):
     def schedule(self, task: ScheduledTask) -> bool:
         """Schedule a task. Returns False if a task with that name already exists."""
 
+    @abstractmethod
+    def cancel(self, name: str) -> bool:
+        """Delete the pending task ``name`` so it never runs.
+
+        Returns False when there was none to delete (run already, deleted, never
+        scheduled, or a queue that cannot delete): callers treat cancelling as an
+        optimisation, never as what a promise rests on.
+        """
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release clients."""

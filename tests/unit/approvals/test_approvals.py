@@ -616,9 +616,10 @@ def test_deadline_escalates_to_backup_who_approves(tmp_path: Path) -> None:
     checkpoint = h.store.get_trace(trace_id)
     assert checkpoint is not None and checkpoint.status == "done"
     assert checkpoint.state["dispatch"]["approved_by"] == BACKUP
-    # The second deadline finds it decided and does nothing.
+    # The decision deleted the second round's deadline task once its resume was out.
+    assert h.tasks.pending() == []  # type: ignore[attr-defined]
     h.clock.advance(600)
-    assert h.run_due_tasks() == 1
+    assert h.run_due_tasks() == 0
     assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
 
 
@@ -636,7 +637,56 @@ def test_timeout_after_a_decision_does_nothing(h: Harness) -> None:
     trace_id, links = _paused(h)
     h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "approve"))
     h.clock.advance(3600)
-    assert h.run_due_tasks() == 1
+    # A task delivered anyway (its delete failed, or it was on its way) changes nothing.
+    response = h.client.post("/timeout", json={"approval_id": links[0].approval_id})
+    assert response.status_code == 200 and response.get_json()["action"] == "none"
+    assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
+    assert len(mailbox_writes(h.store, trace_id)) == 1
+
+
+def test_a_decision_deletes_its_deadline_task_after_publishing_the_resume(h: Harness) -> None:
+    trace_id, links = _paused(h)
+    approval_id = links[0].approval_id
+    order: list[str] = []
+    resume, cancel = h.service.resume, h.tasks.cancel
+
+    def resumed(*args: Any) -> Any:
+        order.append("resume")
+        return resume(*args)
+
+    def cancelled(name: str) -> bool:
+        order.append(f"cancel {name}")
+        return cancel(name)
+
+    h.service.resume = resumed  # type: ignore[assignment]
+    h.tasks.cancel = cancelled  # type: ignore[method-assign]
+    h.service.decisions.decide(approval_id, links[0].token, "approve")
+    assert order == ["resume", f"cancel {approval_id}-d0"]
+    assert h.tasks.pending() == []  # type: ignore[attr-defined]
+    h.drain()
+    h.clock.advance(3600)
+    assert h.run_due_tasks() == 0
+    assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
+    # A refused decision deletes nothing (it publishes nothing new either).
+    assert (
+        h.client.post(f"/a/{approval_id}", data={"form": "x", "decision": "approve"}).status_code
+        == 403
+    )
+    assert order == ["resume", f"cancel {approval_id}-d0"]
+
+
+def test_a_failed_delete_of_the_deadline_task_is_harmless(h: Harness) -> None:
+    trace_id, links = _paused(h)
+
+    def broken(name: str) -> bool:
+        raise ConnectionError("cloud tasks down")
+
+    h.tasks.cancel = broken  # type: ignore[method-assign]
+    response = h.client.post(f"/a/{links[0].approval_id}", data=h.form(links[0], "approve"))
+    assert response.status_code == 200
+    assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
+    h.clock.advance(3600)
+    assert h.run_due_tasks() == 1  # the task stayed, and finds the approval decided
     assert h.store.get_trace(trace_id).status == "done"  # type: ignore[union-attr]
     assert len(mailbox_writes(h.store, trace_id)) == 1
 
@@ -648,6 +698,8 @@ def test_lost_resume_is_published_by_the_deadline_task(h: Harness) -> None:
     with pytest.raises(ConnectionError):
         h.service.decisions.decide(links[0].approval_id, links[0].token, "approve")
     assert h.store.get_trace(trace_id).status == "waiting"  # type: ignore[union-attr]
+    # The publish failed: the deadline task that repairs it is not deleted.
+    assert [t.name for t in h.tasks.pending()] == [f"{links[0].approval_id}-d0"]  # type: ignore[attr-defined]
     h.service.resume = resume  # type: ignore[method-assign]
     h.clock.advance(3600)
     h.run_due_tasks()
