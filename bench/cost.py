@@ -27,10 +27,11 @@ the embedded adapters' own records included (``firestore_ops.EMBEDDED_RECORDS``:
 the bench's stand-ins for Cloud Tasks, the reviewers' mail channel and Gmail
 write them to Firestore). **Deployed**: those records' writes, stored bytes and
 TTL deletes taken out and what the deployment's real services charge put in
-their place: each deadline task two Cloud Tasks operations (its creation, its
-push delivery: a decision deletes no task, so every task is delivered) and the
-approval function's request at its deadline (``/timeout``: one request, the
-function time, two reads); the Gmail and Calendar APIs (reviewer mail, the
+their place: each deadline task two Cloud Tasks operations (its creation, and
+its push delivery or, for a task a decision deleted, its deletion) and, for a
+task delivered, the approval function's request at its deadline (``/timeout``:
+one request, the function time, two reads; the embedded queue's read of a
+deleted task's record comes out too); the Gmail and Calendar APIs (reviewer mail, the
 mailbox's sent, read and calendar records) charge nothing per call (quota only),
 and neither does a chat webhook (Amazon SES would: $0.10 per 1,000 emails).
 
@@ -168,7 +169,7 @@ PUBSUB_MIN_BYTES = 1000
 RUN_GRANULARITY_S = 0.1
 RETENTION_DAYS = 30
 TASK_OPERATIONS = 2
-"""Cloud Tasks operations per deadline task: its creation and its push delivery."""
+"""Cloud Tasks operations per deadline task: its creation, and its push delivery or deletion."""
 DEADLINE_READS = 2
 """What ``/timeout`` reads at a deadline: the approval, and the trace when it was decided."""
 GOAL_PER_1000 = 0.05
@@ -263,12 +264,18 @@ def storage_usd(stored_bytes: float) -> float:
 
 
 def embedded_writes(figures: dict[str, Any]) -> tuple[float, float]:
-    """Writes per email to the embedded adapters' own records, and of them to ``tasks``."""
+    """Writes per email to the embedded adapters' own records, and the deadline tasks created
+    (the writes to ``tasks`` that are not a deleted task's delete)."""
     from firestore_ops import EMBEDDED_RECORDS
 
     found = figures.get("firestore_writes_by_collection_per_email") or {}
     embedded = sum(n for c, n in found.items() if c.split("/")[0] in EMBEDDED_RECORDS)
-    return embedded, float(found.get("tasks", 0.0))
+    return embedded, float(found.get("tasks", 0.0)) - deleted_tasks(figures)
+
+
+def deleted_tasks(figures: dict[str, Any]) -> float:
+    """Deadline tasks per email a decision deleted (the embedded queue's deletes)."""
+    return float((figures.get("firestore_deletes_by_collection_per_email") or {}).get("tasks", 0.0))
 
 
 def deployed_per_email(
@@ -278,16 +285,19 @@ def deployed_per_email(
     records' writes, bytes and TTL deletes out; Cloud Tasks' operations and each deadline
     task's delivery to the approval function in (the module's docstring says why)."""
     embedded, tasks = embedded_writes(figures)
+    deleted = deleted_tasks(figures)
+    delivered = tasks - deleted
     stored = figures.get("embedded_stored_bytes_per_email", 0.0) + figures.get(
         "embedded_index_bytes_exempt_per_email", 0.0
     )
-    seconds = billed_seconds(100.0 if handler_ms is None else handler_ms) * tasks
-    delivery = tasks * (PRICES["run_request"] + DEADLINE_READS * PRICES["firestore_read"])
+    seconds = billed_seconds(100.0 if handler_ms is None else handler_ms) * delivered
+    delivery = delivered * (PRICES["run_request"] + DEADLINE_READS * PRICES["firestore_read"])
     delivery += seconds * (
         vcpu_for(256) * PRICES["run_vcpu_second"] + 256 / 1024 * PRICES["run_gib_second"]
     )
     out = dict(items)
     out["firestore writes"] -= embedded * PRICES["firestore_write"]
+    out["firestore reads"] -= deleted * PRICES["firestore_read"]  # the embedded queue's
     out["firestore TTL deletes"] -= (
         figures.get("embedded_stored_docs_per_email", 0.0) * PRICES["firestore_delete"]
     )

@@ -55,6 +55,7 @@ from firestore_ops import (
     KINDS,
     OperationCounter,
     count_operations,
+    deletes_by_collection,
     exempt_fields,
     index_entries,
     writes_by_collection,
@@ -492,6 +493,9 @@ def report(
         "firestore_per_email": per_email_ops,
         "firestore_decisions_per_email": {k: resumes[k] / emails for k in KINDS},
         "firestore_writes_by_collection_per_email": by_collection,
+        "firestore_deletes_by_collection_per_email": {
+            c: n / emails for c, n in deletes_by_collection(dict(total)).items()
+        },
         "decisions_per_email": decisions / emails,
         "final_status": dict(statuses),
         "hops_per_email": len(ran) / emails,

@@ -25,6 +25,8 @@ from inboxflow.adapters.firestore_store import FirestoreCheckpointStore
 KINDS = ("reads", "writes", "transactions", "commits", "rpcs")
 WRITES_IN = "writes in "
 """Prefix of the per-collection write counts beside ``KINDS``."""
+DELETES_IN = "deletes in "
+"""Prefix of the per-collection counts of the writes that are deletes (counted in both)."""
 EMBEDDED_RECORDS = frozenset(
     c.name
     for c in (
@@ -47,6 +49,15 @@ def writes_by_collection(counts: dict[str, float]) -> dict[str, float]:
     """The per-collection write counts among ``counts`` (a snapshot, a total), most first."""
     found = {k.removeprefix(WRITES_IN): v for k, v in counts.items() if k.startswith(WRITES_IN)}
     return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+
+
+def deletes_by_collection(counts: dict[str, float]) -> dict[str, float]:
+    """The per-collection delete counts among ``counts`` (each also one of the writes)."""
+    return {k.removeprefix(DELETES_IN): v for k, v in counts.items() if k.startswith(DELETES_IN)}
+
+
+def _is_delete(write: Any) -> bool:
+    return bool(write.get("delete") if isinstance(write, dict) else write.delete)
 
 
 def _collection(write: Any) -> str:
@@ -92,7 +103,7 @@ class OperationCounter:
 
 
 def _per_collection(counts: Counter[str]) -> dict[str, int]:
-    return {k: v for k, v in counts.items() if k.startswith(WRITES_IN)}
+    return {k: v for k, v in counts.items() if k.startswith((WRITES_IN, DELETES_IN))}
 
 
 def _streamed(responses: Iterable[Any], counter: OperationCounter, query: bool) -> Iterable[Any]:
@@ -129,6 +140,7 @@ def count_operations(store: FirestoreCheckpointStore) -> OperationCounter:
         writes = request["writes"] if isinstance(request, dict) else request.writes
         counter.add(writes=len(writes), commits=1)
         counter.add(**Counter(WRITES_IN + _collection(w) for w in writes))
+        counter.add(**Counter(DELETES_IN + _collection(w) for w in writes if _is_delete(w)))
         return response
 
     def begin(response: Any, request: Any) -> Any:

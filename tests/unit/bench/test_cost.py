@@ -40,3 +40,26 @@ def test_the_deployed_figure_takes_the_embedded_records_out_and_prices_cloud_tas
     assert deployed["deadline deliveries"] > 2.0 * request
     assert deployed["firestore reads"] == items["firestore reads"]  # nothing else moves
     assert list(deployed)[-1] == "llm tokens"
+
+
+def test_a_deleted_deadline_task_costs_its_two_operations_and_no_delivery(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Of 2 tasks, 1 deleted by its decision: 3 writes to ``tasks`` (2 created, 1 deleted) and
+    the embedded queue's read of the deleted one."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    figures = {
+        **FIGURES,
+        "firestore_per_email": {"reads": 11.0, "writes": 21.0, "transactions": 0.0},
+        "firestore_writes_by_collection_per_email": {"traces": 15.0, "tasks": 3.0, "outbox": 3.0},
+        "firestore_deletes_by_collection_per_email": {"tasks": 1.0},
+    }
+    items = cost.cost_per_email(figures, handler_ms=100)
+    deployed = cost.deployed_per_email(figures, items, handler_ms=100)
+    kept = cost.deployed_per_email(FIGURES, cost.cost_per_email(FIGURES, handler_ms=100), 100)
+    read = cost.PRICES["firestore_read"]
+    assert deployed["firestore writes"] == pytest.approx(15.0 * cost.PRICES["firestore_write"])
+    # two created: each created and then delivered or deleted (two operations)
+    assert deployed["cloud tasks"] == pytest.approx(2.0 * 2 * cost.PRICES["cloud_tasks_operation"])
+    assert deployed["deadline deliveries"] == pytest.approx(kept["deadline deliveries"] / 2)
+    assert deployed["firestore reads"] == pytest.approx(items["firestore reads"] - read)

@@ -51,6 +51,7 @@ def test_each_write_of_a_commit_counts_for_the_collection_ids_of_its_path() -> N
     done = counter.since(before)
     assert (done["writes"], done["commits"], done["reads"]) == (4, 2, 0)
     assert ops.writes_by_collection(done) == {"traces": 2, "effects": 1, "traces/steps": 1}
+    assert ops.deletes_by_collection(done) == {"effects": 1}  # the delete is also a write
 
 
 def test_the_embedded_adapters_records_are_the_schemas() -> None:
