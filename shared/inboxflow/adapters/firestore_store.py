@@ -39,7 +39,7 @@ from ..errors import Contention, RetryableError
 from ..naming import step_path, trace_path
 from ..ports import inline_log
 from ..ports.checkpoint import Checkpoint, DocumentCheckpointStore, LeaseRequest, StepLog
-from ..ports.documents import DocumentExists, Filter, Listing, Versioned
+from ..ports.documents import DocumentExists, Fields, Filter, Listing, Versioned, Writes
 from ..schema import TTL_FIELD
 
 T = TypeVar("T")
@@ -188,6 +188,16 @@ def translated(what: str) -> Iterator[None]:
         raise FirestoreUnavailable(f"Firestore {what}: {exc}") from exc
 
 
+def _committed(batch: Any, what: str) -> bool:
+    """Commit ``batch``: False when its precondition failed (the document changed or is gone)."""
+    try:
+        with translated(what):
+            batch.commit()
+    except (gexc.FailedPrecondition, gexc.NotFound):
+        return False
+    return True
+
+
 class _FirestoreTransaction:
     """The port's ``Transaction`` over a Firestore transaction: reads, then writes."""
 
@@ -298,11 +308,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         return Versioned(decode_document(data), snapshot.update_time) if data is not None else None
 
     def update_if_unchanged(
-        self,
-        path: str,
-        version: Any,
-        fields: dict[str, Any],
-        also: Mapping[str, dict[str, Any]] | None = None,
+        self, path: str, version: Any, fields: Fields, also: Writes = None
     ) -> bool:
         # One commit preconditioned on the update time read: no transaction, no read, no lock
         # held while the caller decided (the emulator's lock manager aborts every one of
@@ -316,12 +322,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
         )
         for other, doc in (also or {}).items():
             batch.set(self.client.document(other), encode_document(doc))
-        try:
-            with translated(f"update {path} if unchanged"):
-                batch.commit()
-        except (gexc.FailedPrecondition, gexc.NotFound):
-            return False
-        return True
+        return _committed(batch, f"update {path} if unchanged")
 
     def _query(self, collection: str, where: Iterable[Filter]) -> Any:
         """The query of the documents of ``collection`` that pass ``where``."""
@@ -438,12 +439,7 @@ class FirestoreCheckpointStore(DocumentCheckpointStore):
             )
         for path, doc in creates.items():
             batch.set(self.client.document(path), encode_document(doc))
-        try:
-            with translated(f"commit step {log.step_order} of {checkpoint.trace_id}"):
-                batch.commit()
-        except (gexc.FailedPrecondition, gexc.NotFound):
-            return False
-        return True
+        return _committed(batch, f"commit step {log.step_order} of {checkpoint.trace_id}")
 
     # --- transactions ----------------------------------------------------------------
 

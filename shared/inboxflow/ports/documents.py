@@ -42,6 +42,12 @@ class Listing:
     limit: int | None = None
 
 
+Fields = dict[str, Any]
+"""A document's top-level fields, or a whole document."""
+Writes = Mapping[str, dict[str, Any]] | None
+"""Whole documents by path, written beside a conditional update."""
+
+
 @dataclass(frozen=True)
 class Versioned:
     """A document as read, and the version ``update_if_unchanged`` checks it against
@@ -134,11 +140,7 @@ class DocumentStore(ABC):
         return None if doc is None else Versioned(doc, content_version(doc))
 
     def update_if_unchanged(
-        self,
-        path: str,
-        version: Any,
-        fields: dict[str, Any],
-        also: Mapping[str, dict[str, Any]] | None = None,
+        self, path: str, version: Any, fields: Fields, also: Writes = None
     ) -> bool:
         """Set the top-level ``fields`` of the document at ``path`` (its other fields stay)
         and write each document of ``also`` whole, all at once, only if that document is
