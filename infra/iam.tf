@@ -77,9 +77,9 @@ resource "google_pubsub_topic_iam_member" "approve_publishes" {
 
 # --- Cloud Tasks -------------------------------------------------------------------
 
-# Pausing nodes schedule the deadline task; approve re-schedules on escalation.
-# (Deleting a decided approval's task is only an optimisation the code does
-# not make, so nobody holds cloudtasks.taskDeleter.)
+# Pausing nodes schedule the deadline task; approve re-schedules on escalation
+# and deletes a decided approval's task once its resume is published (an
+# optimisation: a task not deleted finds the approval decided).
 resource "google_cloud_tasks_queue_iam_member" "node_enqueuer" {
   for_each = local.pausing_nodes
 
@@ -95,6 +95,14 @@ resource "google_cloud_tasks_queue_iam_member" "approve_enqueuer" {
   location = var.region
   name     = google_cloud_tasks_queue.approvals.name
   role     = "roles/cloudtasks.enqueuer"
+  member   = module.approve.service_account_member
+}
+
+resource "google_cloud_tasks_queue_iam_member" "approve_task_deleter" {
+  project  = var.project_id
+  location = var.region
+  name     = google_cloud_tasks_queue.approvals.name
+  role     = "roles/cloudtasks.taskDeleter"
   member   = module.approve.service_account_member
 }
 

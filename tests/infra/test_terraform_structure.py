@@ -340,7 +340,14 @@ def test_no_identity_has_a_role_outside_the_allowlist(infra) -> None:
     outside = roles - ROLE_ALLOWLIST
     assert not outside, f"roles outside the allowlist: {sorted(outside)}"
     assert not any(re.search(r"roles/(owner|editor|viewer)$|\.admin$", role) for role in roles)
-    assert "roles/cloudtasks.taskDeleter" not in roles  # the code never deletes tasks
+    # Only approve deletes tasks (a decided approval's deadline), on the approvals queue.
+    deleters = [
+        r
+        for r in infra.root.resources
+        if r.type == "google_cloud_tasks_queue_iam_member"
+        and r.body["role"] == "roles/cloudtasks.taskDeleter"
+    ]
+    assert [r.body["member"] for r in deleters] == ["${module.approve.service_account_member}"]
 
 
 def test_only_pausing_nodes_and_approve_schedule_tasks(infra) -> None:
@@ -358,7 +365,7 @@ def test_only_pausing_nodes_and_approve_schedule_tasks(infra) -> None:
     counts = infra.resource_counts()
     pausing = sum(node["pauses"] for node in infra.tfvars["node_functions"].values())
     assert pausing >= 1, "the pipeline's review node pauses"
-    assert counts["google_cloud_tasks_queue_iam_member"] == pausing + 1  # + approve
+    assert counts["google_cloud_tasks_queue_iam_member"] == pausing + 2  # + approve's two
     assert counts["google_service_account_iam_member"] == pausing + 1  # + approve
     # The task environment reaches pausing nodes (and approve) only.
     task_env = infra.root.locals["node_task_environment"].replace(" ", "")
