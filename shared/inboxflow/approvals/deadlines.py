@@ -105,8 +105,8 @@ class Deadlines(Part):
 
         Does nothing to a decided approval (except publishing a resume that may
         have been lost), so deleting the task once a decision's resume is published
-        (``cancel_round``) is only an optimisation. A task that fires before the deadline (the 30-day hop of
-        a long wait) re-schedules itself as hop ``hop + 1``.
+        (``cancel_round``) is only an optimisation. A task that fires before the
+        deadline (the 30-day hop of a long wait) re-schedules itself as hop ``hop + 1``.
 
         Raises:
             ApprovalError: 400 when ``hop`` is not one this approval's window can
