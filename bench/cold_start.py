@@ -23,7 +23,8 @@ With ``--first-event`` a node run also does what its first CloudEvent does
 before any I/O: import the node's own code (declared ``lazy``), its tools, and
 build the validators of the models every first event validates (its state, the
 envelope, the email, the checkpoint, its lease and step log; models built on
-first use, ``defer_build``, are built here), so work moved out of the start-up
+first use, ``defer_build``, are built here) and the JSON schemas of the tools its
+prompt lists (a ``ToolRegistry`` in the node's module: the planner's), so work moved out of the start-up
 into the first event is not hidden (the floor is unchanged). ``--pydantic-floor`` adds
 importing pydantic and building one model to the floor (what a node's state
 model needs in any case; the LLM floor has it already through ``google.genai``).
@@ -33,7 +34,7 @@ the graph validates its state with, so the ratio shows what the runtime itself
 adds.
 
     .venv/bin/python bench/cold_start.py [--runs 7] [--nodes pipeline.review ...] [--first-event]
-        [--checkout] [--pydantic-floor | --state-floor]
+        [--checkout] [--pydantic-floor | --state-floor] [--root OTHER_CHECKOUT]
     .venv/bin/python bench/cold_start.py --importtime pipeline.review   # what it pulls in
 """
 
@@ -77,10 +78,16 @@ FIRST_EVENT = """
 def first_event(rt):
     graph_name, _, node_name = rt.options.only_node.partition(".")
     graph = rt.graphs[graph_name]
-    resolve = getattr(graph.nodes[node_name].run, "resolve", None)
+    run = graph.nodes[node_name].run
+    resolve = getattr(run, "resolve", None)
     if resolve is not None:
-        resolve()
+        run = resolve()
     graph.node_tools(node_name)
+    import sys
+    from inboxflow.engine.tools import ToolRegistry
+    for value in list(vars(sys.modules[run.__module__]).values()):
+        if isinstance(value, ToolRegistry):  # a prompt listing tools: their JSON schemas
+            value.specs()
     graph.state_model.model_rebuild()
     from inboxflow.envelope import Envelope
     from inboxflow.mail.model import Email
@@ -237,7 +244,15 @@ def main() -> int:
         action="store_true",
         help="the floor also imports the node's graph state model (pydantic included)",
     )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        help="measure another checkout (its functions/, its package on PYTHONPATH) with this script",
+    )
     args = parser.parse_args()
+    if args.root:
+        global ROOT, FUNCTIONS
+        ROOT, FUNCTIONS = args.root.resolve(), args.root.resolve() / "functions"
     nodes = node_functions()
     if args.importtime:
         uses_llm = dict(nodes)

@@ -12,7 +12,10 @@ import pytest
 from pydantic import ValidationError
 
 from inboxflow.config import InboxflowConfig
+from inboxflow.engine.waits import Approval
+from inboxflow.graphs.planner.quoting import Applicant, Driver, Vehicle
 from inboxflow.graphs.planner.state import PlannerState
+from inboxflow.graphs.reply_learning import ResponseUpdate
 from inboxflow.mail.model import Address, Email
 from inboxflow.ports.checkpoint import Checkpoint
 
@@ -25,6 +28,9 @@ DEFERRED_MODULES = (
     "inboxflow.graphs.pipeline.state",
     "inboxflow.graphs.planner.state",
     "inboxflow.graphs.support.state",
+    "inboxflow.engine.waits",  # the runtime imports it; a node's first event writes no approval
+    "inboxflow.graphs.planner.quoting",  # the planner graph imports it for its QUOTING service
+    "inboxflow.graphs.reply_learning",  # a node learns only from a reviewer's edit
 )
 
 _BUILT_AT_IMPORT = """
@@ -64,3 +70,34 @@ def test_deferred_models_still_refuse_bad_input() -> None:
         PlannerState.model_validate({})
     with pytest.raises(ValidationError):
         InboxflowConfig.model_validate({"unknown_key": 1})
+
+
+def test_deferred_approval_quoting_and_learning_models_still_refuse_bad_input() -> None:
+    with pytest.raises(ValidationError):
+        Approval.model_validate({"approval_id": "a", "trace_id": "t"})
+    with pytest.raises(ValidationError):
+        Applicant.model_validate(
+            {
+                "first_name": "A",
+                "last_name": "B",
+                "email": "a@b.c",
+                "date_of_birth": "1990-01-01",
+                "zip_code": "1234",
+            }
+        )
+    with pytest.raises(ValidationError):
+        Driver.model_validate({"first_name": "A", "license_state": "ca"})
+    with pytest.raises(ValidationError):
+        Vehicle.model_validate({"vin": "short", "year": 1900, "make": "M", "model": "X"})
+    with pytest.raises(ValidationError):
+        ResponseUpdate.model_validate({"profile": {"greeting": "Hi"}, "changed": True, "why": ""})
+    applicant = Applicant.model_validate(
+        {
+            "first_name": "A",
+            "last_name": "B",
+            "email": "a@b.c",
+            "date_of_birth": "1990-01-01",
+            "zip_code": "12345",
+        }
+    )
+    assert applicant.zip_code == "12345"

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field, computed_field
 
 from .. import telemetry
+from ..deferred import DeferredModel
 from ..envelope import Envelope
 from ..errors import RejectedEnvelope
 from ..mail.addresses import address_key_or_none
@@ -60,8 +61,8 @@ def approval_path(approval_id: str) -> str:
     return APPROVALS.path(approval_id)
 
 
-class Approval(BaseModel):
-    """One pending or decided human decision.
+class Approval(DeferredModel):
+    """One pending or decided human decision (built on first use: a node's start imports it).
 
     ``payload`` is what was put up for approval and ``payload_hash`` binds
     the decision to it; ``applied_payload`` is what the reviewer approved

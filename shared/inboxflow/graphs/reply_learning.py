@@ -27,8 +27,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
+from ..deferred import DeferredModel
 from ..errors import Contention, NodeFailed
 from ..memory import DEFAULTS, Memory, PreferenceMemory
 from ..ports.llm import LLMTask, offline_heuristic
@@ -47,7 +46,7 @@ TIMEOUT_REVIEWERS = frozenset({"deadline", "timeout", None})
 # --- the update task ---------------------------------------------------------------------------
 
 
-class ResponseProfile(BaseModel):
+class ResponseProfile(DeferredModel):
     """``response_preferences``."""
 
     greeting: str
@@ -56,7 +55,7 @@ class ResponseProfile(BaseModel):
     notes: list[str]
 
 
-class ResponseUpdate(BaseModel):
+class ResponseUpdate(DeferredModel):
     """The updated response profile, whether it changed, why."""
 
     profile: ResponseProfile

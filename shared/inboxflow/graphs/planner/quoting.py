@@ -20,8 +20,9 @@ from abc import ABC, abstractmethod
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from ...deferred import DeferredModel
 from ...ports.wired import Service
 
 QuotingErrorCode = Literal[
@@ -94,7 +95,7 @@ class QuotingError(Exception):
         self.retryable = code == "unavailable"
 
 
-class Applicant(BaseModel):
+class Applicant(DeferredModel):
     """The person asking for the quote (the policy's named insured)."""
 
     first_name: str = Field(min_length=1)
@@ -104,7 +105,7 @@ class Applicant(BaseModel):
     zip_code: str = Field(pattern=r"^\d{5}$")
 
 
-class Driver(BaseModel):
+class Driver(DeferredModel):
     """A driver to be listed on the policy."""
 
     first_name: str = Field(min_length=1)
@@ -116,7 +117,7 @@ class Driver(BaseModel):
     accidents_last_5_years: int = Field(default=0, ge=0, le=20)
 
 
-class Vehicle(BaseModel):
+class Vehicle(DeferredModel):
     """A vehicle to be insured (the VIN is checked by the service, check digit included)."""
 
     vin: str = Field(min_length=17, max_length=17)
@@ -126,14 +127,14 @@ class Vehicle(BaseModel):
     annual_mileage: int = Field(default=12000, ge=0, le=200000)
 
 
-class QuoteSession(BaseModel):
+class QuoteSession(DeferredModel):
     """An open quote: what ``quote_initiate`` returns and every later call names."""
 
     session_id: str
     quote_id: str
 
 
-class Rate(BaseModel):
+class Rate(DeferredModel):
     """A rated quote. ``annual_premium_cents`` is deterministic for the same inputs."""
 
     quote_id: str
@@ -145,7 +146,7 @@ class Rate(BaseModel):
     valid_until: date
 
 
-class Quote(BaseModel):
+class Quote(DeferredModel):
     """The quote as the service holds it."""
 
     quote_id: str
