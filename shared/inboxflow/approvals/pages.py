@@ -255,12 +255,14 @@ def render_notification(view: ApprovalView, *, link: str) -> tuple[str, str, str
         ValueError: if ``link`` is not an http(s) URL.
     """
     link = _checked_url(link, absolute=True)
+    email_text = _clip(view.email_text, _NOTIFICATION_BODY_CHARS)
     context = {
         "view": view,
         "link": link,
         "fields": _fields(view),
         "details": _details(view),
-        "email_text": _clip(view.email_text, _NOTIFICATION_BODY_CHARS),
+        "email_text": email_text,
+        "quoted": _quoted(email_text["text"]),
         # replies decide approve/accept/reject only (approvals/replies.py)
         "by_email": any(c.value in ("approve", "accept", "reject") for c in view.choices),
     }
@@ -479,6 +481,17 @@ def _text(value: Any) -> str:
 
 def _clip(text: str, limit: int) -> dict[str, Any]:
     return {"text": text[:limit], "clipped": len(text) > limit, "total": len(text)}
+
+
+def _quoted(text: str) -> str:
+    """``text``'s lines as a reply quotes them: ``> `` before each, a newline after each.
+
+    Built in one join rather than by a template loop per line (a third of a notification's
+    rendering): the same characters, and ``_finalize`` cleaning the whole is cleaning each
+    line, as ``> `` and the newlines hold no hidden character (``splitlines`` has already
+    taken out the ones it splits on).
+    """
+    return "".join([f"> {line}\n" for line in text.splitlines()])
 
 
 def _notification_subject(view: ApprovalView) -> str:

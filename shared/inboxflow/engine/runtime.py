@@ -497,7 +497,7 @@ class Runtime:
         started = ended = 0.0
         model: BaseModel | None = None
         try:
-            state = self._state_model(graph, ctx, before)
+            state, settled = self._state_model(graph, ctx, before)
             started = time.perf_counter()
             try:
                 result, attempt = self._run_with_retries(node, state, ctx)
@@ -505,7 +505,7 @@ class Runtime:
             finally:
                 ended = time.perf_counter()
             self._check_route(node, result.goto)
-            model, new_state = self._apply(graph, before, result.update)
+            model, new_state = self._apply(graph, before, result.update, settled)
             _check_size(new_state, f"the state after {node.name}")
         except (NodeFailed, StateTooLarge) as exc:
             error = str(exc)
@@ -525,13 +525,17 @@ class Runtime:
             result, max(attempt, 1), before, new_state, error, started_at, latency_ms, fired, model
         )
 
-    def _state_model(self, graph: Graph, ctx: NodeContext, before: dict[str, Any]) -> BaseModel:
-        """``before`` validated: the model the previous step's commit kept for this step when
-        ``before`` is the very state it dumped from it, else validated now."""
+    def _state_model(
+        self, graph: Graph, ctx: NodeContext, before: dict[str, Any]
+    ) -> tuple[BaseModel, bool]:
+        """``before`` validated, and whether ``before`` is settled: the model the previous
+        step's commit kept for this step when ``before`` is the very state this runtime made
+        as that model's JSON (``_apply``), else validated now (not settled: read from the store,
+        where anything may have written it)."""
         kept = self._validated.pop((ctx.trace_id, ctx.step), None)
         if kept is not None and kept[0] is before:
-            return kept[1]
-        return graph.state_model.model_validate(before)
+            return kept[1], True
+        return graph.state_model.model_validate(before), False
 
     def _route(
         self,
@@ -722,9 +726,16 @@ class Runtime:
 
     @staticmethod
     def _apply(
-        graph: Graph, before: dict[str, Any], update: Mapping[str, Any]
+        graph: Graph, before: dict[str, Any], update: Mapping[str, Any], settled: bool = False
     ) -> tuple[BaseModel, dict[str, Any]]:
-        """The state after ``update``: validated (the model) and as JSON-ready data."""
+        """The state after ``update``: validated (the model) and as JSON-ready data.
+
+        The whole state is validated every time. Its JSON is dumped whole too, except when
+        ``before`` is settled (this runtime's own dump of the previous step's model: its
+        unchanged fields are what dumping them again gives) and the model has nothing that
+        makes one field's value depend on another's (``_fields_stand_alone``): then only
+        the updated fields are dumped, over ``before``.
+        """
         model = graph.state_model
         known, frozen_names = _fields_of(model)
         unknown = update.keys() - known
@@ -735,6 +746,8 @@ class Runtime:
         if frozen:
             raise NodeFailed(f"update changes frozen input fields: {sorted(frozen)}")
         validated = model.model_validate({**before, **changes})
+        if settled and _fields_stand_alone(model):
+            return validated, {**before, **validated.model_dump(mode="json", include=set(changes))}
         return validated, validated.model_dump(mode="json")
 
     @staticmethod
@@ -882,6 +895,29 @@ def start_log(
 def frozen_fields(model: type[BaseModel]) -> set[str]:
     """State fields declared ``Field(frozen=True)``: inputs no step may change."""
     return {name for name, info in model.model_fields.items() if info.frozen}
+
+
+_CROSS_FIELD = (
+    "validators",
+    "root_validators",
+    "field_validators",
+    "model_validators",
+    "field_serializers",
+    "model_serializers",
+    "computed_fields",
+)
+"""pydantic's decorators through which one field's value or JSON can depend on another's."""
+
+
+@functools.cache
+def _fields_stand_alone(model: type[BaseModel]) -> bool:
+    """Whether each field of ``model`` validates and dumps on its own: no model-level
+    validator or serialiser, no field validator (it may read the other fields), no
+    computed field, no extra fields. Read once per model."""
+    decorators = model.__pydantic_decorators__
+    return model.model_config.get("extra") != "allow" and not any(
+        getattr(decorators, name, None) for name in _CROSS_FIELD
+    )
 
 
 @functools.cache
