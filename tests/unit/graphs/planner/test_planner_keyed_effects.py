@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
 from inboxflow.dev.doubles.quoting_api import QuotingApiDouble
 from inboxflow.engine.effects import EffectJournal
+from inboxflow.ports.documents import DocumentStore
 from tests.harness.pipeline import StormBus
 from tests.harness.planner import (
     VALID_VIN,
@@ -41,16 +43,24 @@ QUOTING_TOOLS = ("quote_initiate", "add_driver", "add_vehicle", "get_rate")
 KEY = "k-" + "y" * 30
 
 
+@dataclass(frozen=True)
+class Quotes:
+    """The quoting engine and the store its quotes and idempotency records are in."""
+
+    engine: EmbeddedQuoting
+    store: DocumentStore
+
+
 @contextlib.contextmanager
-def _planner(tmp_path, over_http: bool, **kw: Any) -> Iterator[tuple[Any, EmbeddedQuoting]]:
-    """A planner runtime and the quoting engine that holds its quotes (embedded or behind HTTP)."""
+def _planner(tmp_path, over_http: bool, **kw: Any) -> Iterator[tuple[Any, Quotes]]:
+    """A planner runtime and where its quotes are (embedded, or behind the HTTP double)."""
     if not over_http:
         runtime = build(tmp_path, **kw)
-        yield runtime, EmbeddedQuoting(runtime.store, runtime.clock)
+        yield runtime, Quotes(EmbeddedQuoting(runtime.store, runtime.clock), runtime.store)
         return
     with QuotingApiDouble(clock=FakeClock(), api_key=KEY) as double:
         environ = {"INBOXFLOW_QUOTING_URL": double.url, "INBOXFLOW_QUOTING_API_KEY": KEY}
-        yield build(tmp_path, environ=environ, **kw), double.engine
+        yield build(tmp_path, environ=environ, **kw), Quotes(double.engine, double.store)
 
 
 def _quote_to_the_end(runtime) -> str:
@@ -62,15 +72,14 @@ def _quote_to_the_end(runtime) -> str:
     return trace_id
 
 
-def _one_of_everything(runtime, engine: EmbeddedQuoting, trace_id: str) -> None:
+def _one_of_everything(runtime, quotes: Quotes, trace_id: str) -> None:
     done = checkpoint(runtime, trace_id)
     assert done.status == "done", done.error
     assert len(sent(runtime, trace_id)) == 2  # the question and the summary
-    held = engine.get(done.state["quote_session"]["quote_id"])
+    held = quotes.engine.get(done.state["quote_session"]["quote_id"])
     assert (len(held.drivers), len(held.vehicles)) == (1, 1) and held.rate is not None
-    engine_store = engine._store  # noqa: SLF001 - where the service keeps its quotes
-    assert len(engine_store.list("quotes")) == 1  # one quote opened, not two
-    assert len(engine_store.list("quote_keys")) == len(QUOTING_TOOLS)  # each key applied once
+    assert len(quotes.store.list("quotes")) == 1  # one quote opened, not two
+    assert len(quotes.store.list("quote_keys")) == len(QUOTING_TOOLS)  # each key applied once
     entries = {
         doc_id.rsplit(":", 1)[1]: doc
         for doc_id, doc in runtime.store.list("effects")
@@ -87,7 +96,7 @@ def test_a_crash_at_any_point_of_a_quoting_call_does_it_once(tmp_path, over_http
     crashes: list[str] = []
     where = f"{point}:tools" if point == "before_commit" else f"{point}:{tool}"
 
-    with _planner(tmp_path, over_http) as (runtime, engine):
+    with _planner(tmp_path, over_http) as (runtime, quotes):
 
         def fault(at: str) -> None:
             # before_commit: crash the tools hop that ran this tool (its entry is done)
@@ -101,15 +110,15 @@ def test_a_crash_at_any_point_of_a_quoting_call_does_it_once(tmp_path, over_http
         runtime.fault = fault
         trace_id = _quote_to_the_end(runtime)
         assert crashes == [where]
-        _one_of_everything(runtime, engine, trace_id)
+        _one_of_everything(runtime, quotes, trace_id)
 
 
 @pytest.mark.parametrize("over_http", [False, True], ids=["embedded", "http"])
 def test_duplicate_deliveries_quote_once(tmp_path, over_http):
     bus = StormBus(clock=FakeClock(), copies=3, shuffle_seed=7)
-    with _planner(tmp_path, over_http, bus=bus) as (runtime, engine):
+    with _planner(tmp_path, over_http, bus=bus) as (runtime, quotes):
         trace_id = _quote_to_the_end(runtime)
-        _one_of_everything(runtime, engine, trace_id)
+        _one_of_everything(runtime, quotes, trace_id)
         assert runtime.bus.deliveries >= 2 * len(runtime.bus.seen)
 
 
