@@ -8,6 +8,7 @@ returns the recorded result instead of acting again.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +67,12 @@ class EffectJournal:
     same key and gets the first result, which is what a ``started`` without
     ``reconcile`` led to anyway.
 
+    A ``started`` entry carries the effect's mail **stamp** (``stamp``: 128 random
+    bits, drawn with the entry, create-only): a message the effect writes carries it
+    (``mail_stamps.stamp_for`` reads it here instead of writing a document of its
+    own), and the reconciliation that looks for the message runs only while this
+    entry exists, so the stamp lives exactly as long as it is looked up.
+
     Args:
         store: where ``effects/`` live.
         clock: time source.
@@ -120,6 +127,7 @@ class EffectJournal:
                 "started_at": self.clock.now(),
                 "attempts": 1,
                 "expire_at": call.expire_at,
+                "stamp": secrets.token_hex(16),
             }
             if not self.store.create(path, entry):
                 return self.once(call)
