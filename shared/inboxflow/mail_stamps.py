@@ -20,7 +20,21 @@ the round or the reviewer.
 
 A stamp is drawn before the message is sent (create-only, so two runs of one
 effect agree on it) and read back, never drawn again, when the effect is
-reconciled.
+reconciled. Where it is kept:
+
+- a review email's stamp (drawn with ``about``: the approval's id) in its own
+  ``mail_stamps`` document, for 90 days, since a reply finds the approval by it;
+- any other message's stamp in the effect journal's ``started`` entry of the
+  effect that writes it (``effects/{key}``, drawn with the entry:
+  ``engine/effects.py``): no write of its own. It expires with the entry (the
+  trace's retention, 30 days), which is as long as anything looks it up: only the
+  reconciliation of that effect does (``find_by_trace_key``), and it runs only
+  while the entry exists. Loop protection knows our mail by the header alone;
+  a customer's reply finds its trace by its thread, never by the stamp.
+
+A ``mail_stamps`` document already there wins (a review email's, or one drawn
+before stamps went into the journal), then the journal's entry; a write outside
+any effect (no entry) draws a ``mail_stamps`` document as before.
 """
 
 from __future__ import annotations
@@ -32,8 +46,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from .naming import effect_path
 from .ports.documents import DocumentStore
-from .schema import MAIL_STAMPS
+from .schema import EFFECTS, MAIL_STAMPS
 
 RETENTION_S = 90 * 86400
 """How long a stamp is kept: longer than any effect is reconciled or a review waits."""
@@ -66,6 +81,10 @@ def stamp_for(
     found = store.get(path)
     if found is not None:
         return str(found["stamp"])
+    if about is None:
+        journaled = _journal_stamp(store, trace_key)
+        if journaled is not None:
+            return journaled
     at = time.time() if now is None else now
     stamp = secrets.token_hex(16)
     doc: dict[str, Any] = {
@@ -87,7 +106,17 @@ def stamp_for(
 def stamp_of(store: DocumentStore, trace_key: str) -> str | None:
     """The stamp already drawn for ``trace_key``, or None (nothing was written with it)."""
     found = store.get(stamp_path(trace_key))
-    return None if found is None else str(found["stamp"])
+    return str(found["stamp"]) if found is not None else _journal_stamp(store, trace_key)
+
+
+def _journal_stamp(store: DocumentStore, trace_key: str) -> str | None:
+    """The stamp drawn with the effect journal's entry of ``trace_key``, or None."""
+    if trace_key.count(":") < 2:  # not an effect key: no journal entry to look in
+        return None
+    trace_id, step, name = trace_key.split(":", 2)
+    entry = store.get(effect_path(trace_id, int(step), name)) if step.isdigit() else None
+    stamp = entry.get("stamp") if entry is not None else None
+    return str(stamp) if stamp else None
 
 
 def stamped(store: DocumentStore, stamp: str) -> dict[str, Any] | None:
@@ -102,7 +131,13 @@ def stamped(store: DocumentStore, stamp: str) -> dict[str, Any] | None:
 def trace_key_of(store: DocumentStore, stamp: str) -> str | None:
     """The effect key a stamp was drawn for (which trace wrote a message), or None."""
     found = stamped(store, stamp)
-    return None if found is None else str(found["trace_key"])
+    if found is not None:
+        return str(found["trace_key"])
+    stamp = stamp.strip().lower()
+    if not _STAMP.fullmatch(stamp):
+        return None
+    rows = store.list(EFFECTS.name, where=[("stamp", "==", stamp)], limit=1)
+    return rows[0][0] if rows else None
 
 
 def stamped_message_id(stamp: str, domain: str = DEFAULT_DOMAIN) -> str:

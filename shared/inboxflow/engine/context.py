@@ -60,13 +60,15 @@ class NodeContext:
         reconcile: Callable[[str], dict[str, Any] | None] | None = None,
         intent: Mapping[str, Any] | None = None,
         store_only: bool = False,
+        keyed: bool = False,
     ) -> dict[str, Any]:
         """Run a side effect through the journal (exactly once per trace step and name).
 
         ``intent`` says what the effect does, for a shadow's journal to record instead
         (default: the tool call running, ``acting``). ``store_only``: ``perform`` writes
         only through ``self.store`` (a ticket opened), so a shadow performs it against
-        its held store and goes on with its result (``engine/shadow.py``).
+        its held store and goes on with its result (``engine/shadow.py``). ``keyed``: the
+        service ``perform`` calls makes it once by the effect key (``EffectJournal``).
         """
         return self.journal.run(
             self.trace_id,
@@ -77,6 +79,7 @@ class NodeContext:
             self.expire_at,
             intent or self.acting,
             store_only,
+            keyed,
         )
 
     def _handle(self, name: str, params: BaseModel) -> dict[str, Any]:

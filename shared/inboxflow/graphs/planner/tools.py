@@ -95,13 +95,18 @@ def failure(
 def _quoting(
     ctx: NodeContext, name: str, call: Callable[[QuotingService, str], BaseModel]
 ) -> dict[str, Any]:
-    """``call`` on the quoting service once (the journal's key is its idempotency key)."""
+    """``call`` on the quoting service once (the journal's key is its idempotency key).
+
+    The effect is ``keyed``: the service applies a key once and answers a repeat with
+    the first result (``QuotingService``), so the journal writes only ``done``, no
+    ``started`` before the call (one write per call, not two).
+    """
 
     def once(key: str) -> dict[str, Any]:
         return call(ctx.ports.service(QUOTING), key).model_dump(mode="json")
 
     try:
-        return success(ctx.effect(name, once))
+        return success(ctx.effect(name, once, keyed=True))
     except QuotingError as exc:
         return failure(exc.message, exc.code, exc.field, exc.retryable)
 
