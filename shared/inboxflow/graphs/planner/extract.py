@@ -25,7 +25,7 @@ from .cues import (
     STATE_NAMES,
 )
 from .dates import first_date
-from .folding import Phrases, fold
+from .folding import PhraseLists, Phrases, fold
 from .state import CustomerFacts, CustomerInfo, Message
 
 FIELD_LABELS: dict[str, str] = {
@@ -79,19 +79,31 @@ def _label_fields() -> dict[str, tuple[str, str]]:
     return table
 
 
-def _labels(name: str) -> Phrases:
-    return Phrases(p for words in LABELS[name].values() for p in words)
+def _labels(name: str) -> tuple[str, ...]:
+    return tuple(p for words in LABELS[name].values() for p in words)
 
 
 _LABEL_FIELDS = _label_fields()
-_ALL_LABELS = Phrases(w for f in LABELS.values() for ws in f.values() for w in ws)
-_LICENCE_LABELS = _labels("license_number")
-_DOB_LABELS = _labels("date_of_birth")
-_ZIP_LABELS = _labels("zip_code")
-_VIN_LABELS = _labels("vin")
-_STATE_NAMES = Phrases(STATE_NAMES)
-_MAKES = Phrases(CAR_MAKES)
-_NO_ACCIDENT_PHRASES = Phrases(NO_ACCIDENTS)
+_PHRASES = PhraseLists(
+    {
+        "labels": [w for f in LABELS.values() for ws in f.values() for w in ws],
+        "license_number": _labels("license_number"),
+        "date_of_birth": _labels("date_of_birth"),
+        "zip_code": _labels("zip_code"),
+        "vin": _labels("vin"),
+        "state_names": STATE_NAMES,
+        "car_makes": CAR_MAKES,
+        "no_accidents": NO_ACCIDENTS,
+    }
+)
+_ALL_LABELS = _PHRASES["labels"]
+_LICENCE_LABELS = _PHRASES["license_number"]
+_DOB_LABELS = _PHRASES["date_of_birth"]
+_ZIP_LABELS = _PHRASES["zip_code"]
+_VIN_LABELS = _PHRASES["vin"]
+_STATE_NAMES = _PHRASES["state_names"]
+_MAKES = _PHRASES["car_makes"]
+_NO_ACCIDENT_PHRASES = _PHRASES["no_accidents"]
 """The phrase lists, found by lookup (:class:`.folding.Phrases`): each search below reads as
 the regular expression ``(?<![a-z])(?:label|label|...)(?![a-z])`` and the like would."""
 
@@ -305,8 +317,6 @@ VEHICLE = re.compile(
 _VEHICLE_YEAR_LAST = re.compile(
     r"\b([A-Z][A-Za-z\-]+)[ \t]+([A-Za-z0-9][A-Za-z0-9\-]*)[ \t,(]+(19[5-9]\d|20\d\d)\b"
 )
-
-
 
 
 def _make(folded: str, pos: int = 0) -> Span | None:
