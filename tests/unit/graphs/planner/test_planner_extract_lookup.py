@@ -164,9 +164,37 @@ def sentences(draw: st.DrawFn) -> str:
     return draw(st.sampled_from(BULLETS)) + out
 
 
+LICENCE_LABELS = sorted({w for ws in LABELS["license_number"].values() for w in ws})
+
+
+@st.composite
+def licence_sentences(draw: st.DrawFn) -> str:
+    """A state, maybe "driver's", a licence label and its number: the shapes the state and
+    licence searches read (``MN driver's dl D-514-337``, ``Licencia de Ohio (oh)``)."""
+    state = draw(
+        st.one_of(
+            st.sampled_from(CODES), st.just("ok"), st.builds(str.title, st.sampled_from(STATES))
+        )
+    )
+    drivers = draw(st.sampled_from(("", "driver's ", "drivers ", "driver\u2019s ", "driver's\t")))
+    tail = draw(
+        st.sampled_from(
+            ("", " D-514-337-891-224", ": R4417 20583", " (IL)", " issued in OH", " since 2009")
+        )
+    )
+    words = [state + draw(st.sampled_from(SPACES)) + drivers + _phrase(draw, LICENCE_LABELS) + tail]
+    if draw(st.booleans()):
+        words.insert(0, draw(st.sampled_from(WORDS)))
+    return draw(st.sampled_from(BULLETS)) + " ".join(words)
+
+
 @st.composite
 def messages(draw: st.DrawFn) -> str:
-    lines = draw(st.lists(st.one_of(labelled_lines(), sentences()), min_size=1, max_size=6))
+    lines = draw(
+        st.lists(
+            st.one_of(labelled_lines(), sentences(), licence_sentences()), min_size=1, max_size=6
+        )
+    )
     return draw(st.sampled_from(("\n", "\r\n"))).join(lines)
 
 
@@ -224,6 +252,8 @@ def _same_reading(text: str, asked: list[str]) -> None:
 @MANY
 @given(labelled_lines(), ASKED)
 @example("Nom(s): Ruiz", [])
+@example("Licence No.: D123-456", [])  # "licence no" fails before "." ; "licence" + "no." reads
+@example("Licencia de conducir n\u00b0: X1234567", [])
 @example("- Driver\u2019s  License #: D123-456-789 (Ohio), since 2009", [])
 @example("Drivers' license: D123", [])
 @example("Date of\tbirth (YYYY-MM-DD)\uff1a1988-03-12", [])
@@ -232,7 +262,8 @@ def test_a_labelled_line_reads_as_before(line: str, asked: list[str]) -> None:
 
 
 @MANY
-@given(sentences(), ASKED)
+@given(st.one_of(sentences(), licence_sentences()), ASKED)
+@example("Ohio driver's dl D-514-337-891-224", [])
 @example("I have a MN license D-514-337-891-224 since 2011", [])
 @example("Ohio driver's license (ok) issued in new  jersey", ["license_state"])
 @example("(New Jersey) license, issued in OH", [])
