@@ -14,9 +14,10 @@ from datetime import date
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from inboxflow.graphs.cue_matching import fold_one_for_one
 from inboxflow.graphs.planner import extract as new
 from inboxflow.graphs.planner.cues import CAR_MAKES, LABELS, NO_ACCIDENTS, STATE_NAMES
-from inboxflow.graphs.planner.folding import PhraseLists, fold, phrases
+from inboxflow.graphs.planner.folding import _UNDECOMPOSED, PhraseLists, fold, phrases
 from tests.unit.graphs.planner import extract_oracle as old
 
 TODAY = date(2026, 11, 29)
@@ -303,3 +304,12 @@ def test_lists_read_together_keep_their_own_ranks() -> None:
     lists = PhraseLists({"a": ["ohio", "io"], "b": ["io", "hi"]})
     assert lists["a"].found("ohio") == ((0, 4, 0), (2, 4, 1))
     assert lists["b"].found("ohio") == ((1, 3, 0), (2, 4, 1))
+
+
+@MANY
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)), st.text(max_size=8))
+def test_an_ascii_text_folds_as_character_by_character(text: str, other: str) -> None:
+    """:func:`fold` takes an ASCII text's ``lower()``: what the folding one character for one
+    gives it (any other text still goes through it)."""
+    for written in (text, other, text + other):
+        assert fold(written) == fold_one_for_one(written).translate(_UNDECOMPOSED)
