@@ -51,7 +51,6 @@ VEHICLE_FIELDS = ("vin", "vehicle_year", "vehicle_make", "vehicle_model")
 REQUIRED_FIELDS = APPLICANT_FIELDS + DRIVER_FIELDS + VEHICLE_FIELDS
 """What a quote needs; accidents default to 0 and mileage to 12,000 when not given."""
 
-_BULLET = r"^[ \t]*(?:[*\-\u2022>]+[ \t]*)?"
 _SUFFIX = r"(?:[ \t]*(?:#|no\.?|nr\.?|number|num\.?|n[°o]))?"
 _SEP = r"[ \t]*(?:[:=\-\u2013]|\uff1a)[ \t]*"
 _ID_TOKEN = r"[a-z]{0,4}\d[a-z0-9]*"
