@@ -25,7 +25,7 @@ from .cues import (
     STATE_NAMES,
 )
 from .dates import first_date
-from .folding import fold
+from .folding import PhraseLists, Phrases, fold
 from .state import CustomerFacts, CustomerInfo, Message
 
 FIELD_LABELS: dict[str, str] = {
@@ -51,7 +51,6 @@ VEHICLE_FIELDS = ("vin", "vehicle_year", "vehicle_make", "vehicle_model")
 REQUIRED_FIELDS = APPLICANT_FIELDS + DRIVER_FIELDS + VEHICLE_FIELDS
 """What a quote needs; accidents default to 0 and mileage to 12,000 when not given."""
 
-_BULLET = r"^[ \t]*(?:[*\-\u2022>]+[ \t]*)?"
 _SUFFIX = r"(?:[ \t]*(?:#|no\.?|nr\.?|number|num\.?|n[°o]))?"
 _SEP = r"[ \t]*(?:[:=\-\u2013]|\uff1a)[ \t]*"
 _ID_TOKEN = r"[a-z]{0,4}\d[a-z0-9]*"
@@ -59,15 +58,6 @@ _ID = rf"(?<![a-z0-9])((?:{_ID_TOKEN}|[a-z]{{1,3}}(?=[ \-]\d))(?:[ \-]{_ID_TOKEN
 """A licence number over folded text: letters and digits, spaces and dashes kept whole
 (``E1234 56789 01234``, ``S530-4123-1234``, ``B 516 742 309``); every group has a digit but
 a first one of up to three letters."""
-
-
-def _alternation(phrases: Iterable[str]) -> str:
-    unique = sorted({fold(p) for p in phrases}, key=len, reverse=True)
-    return "|".join(re.escape(p).replace("\\ ", r"\s+").replace("'", "['\u2019]?") for p in unique)
-
-
-def _labels(field: str) -> str:
-    return _alternation(p for words in LABELS[field].values() for p in words)
 
 
 def _label_key(label: str) -> str:
@@ -88,50 +78,200 @@ def _label_fields() -> dict[str, tuple[str, str]]:
     return table
 
 
-_LABEL_FIELDS = _label_fields()
-_LABELLED_LINE = re.compile(
-    rf"{_BULLET}(?P<label>{_alternation(w for f in LABELS.values() for ws in f.values() for w in ws)}){_SUFFIX}(?![a-z0-9])(?:[ \t]*\([^()\n]{{0,30}}\))?{_SEP}(?P<value>.*)$"
-)
-"""``Label: value`` at the start of a line (a list bullet allowed, a note in brackets after the
-label: ``Chassisnummer (VIN):``, ``Apellido(s):``): the value is the rest of that line and
-never more, over folded text."""
+def _labels(name: str) -> tuple[str, ...]:
+    return tuple(p for words in LABELS[name].values() for p in words)
 
-_LICENCE_WORD = rf"(?<![a-z])(?:{_labels('license_number')})(?![a-z])"
-_INLINE_LICENCE = re.compile(
-    rf"{_LICENCE_WORD}{_SUFFIX}[ \t]*(?:(?:is|es|ist|est|je|e|jest)[ \t]+)?(?:[:#\-][ \t]*)?{_ID}"
+
+_LABEL_FIELDS = _label_fields()
+_PHRASES = PhraseLists(
+    {
+        "labels": [w for f in LABELS.values() for ws in f.values() for w in ws],
+        "license_number": _labels("license_number"),
+        "date_of_birth": _labels("date_of_birth"),
+        "zip_code": _labels("zip_code"),
+        "vin": _labels("vin"),
+        "state_names": STATE_NAMES,
+        "car_makes": CAR_MAKES,
+        "no_accidents": NO_ACCIDENTS,
+    }
 )
+_ALL_LABELS = _PHRASES["labels"]
+_LICENCE_LABELS = _PHRASES["license_number"]
+_DOB_LABELS = _PHRASES["date_of_birth"]
+_ZIP_LABELS = _PHRASES["zip_code"]
+_VIN_LABELS = _PHRASES["vin"]
+_STATE_NAMES = _PHRASES["state_names"]
+_MAKES = _PHRASES["car_makes"]
+_NO_ACCIDENT_PHRASES = _PHRASES["no_accidents"]
+"""The phrase lists, found by lookup (:class:`.folding.Phrases`): each search below reads as
+the regular expression ``(?<![a-z])(?:label|label|...)(?![a-z])`` and the like would."""
+
+_NO_LETTER_BEFORE = re.compile(r"(?<![a-z])")
+_NO_LETTER_AFTER = re.compile(r"(?![a-z])")
+_NO_ALNUM_BEFORE = re.compile(r"(?<![a-z0-9])")
+_NO_ALNUM_AFTER = re.compile(r"(?![a-z0-9])")
+_WORD_START = re.compile(r"\b")
+Span = tuple[int, int]
+
+
+def _first(
+    phrases: Phrases,
+    text: str,
+    pos: int = 0,
+    before: re.Pattern[str] | None = _NO_LETTER_BEFORE,
+    after: re.Pattern[str] | None = _NO_LETTER_AFTER,
+) -> tuple[int, int, re.Match[str] | None] | None:
+    """The first phrase from ``pos`` that ``before`` matches at and ``after`` matches after, as
+    ``re.search`` of ``before(?:phrase|...)after`` finds it: (start, end, the match of ``after``)."""
+    for start, end, _rank in phrases.found(text):
+        if start < pos or (before is not None and before.match(text, start) is None):
+            continue
+        rest = after.match(text, end) if after is not None else None
+        if after is None or rest is not None:
+            return start, end, rest
+    return None
+
+
+def _at(phrases: Phrases, text: str, at: int, after: re.Pattern[str]) -> Span | None:
+    """The first phrase starting at ``at`` that ``after`` matches after (no ``before``)."""
+    for start, end, _rank in phrases.found(text):
+        if start == at and after.match(text, end) is not None:
+            return start, end
+    return None
+
+
+_LINE_START = re.compile(r"[ \t]*(?:[*\-\u2022>]+[ \t]*)?")
+_SEPARATOR = re.compile(r"[:=\-\u2013\uff1a]")
+_AFTER_LABEL = re.compile(rf"{_SUFFIX}(?![a-z0-9])(?:[ \t]*\([^()\n]{{0,30}}\))?{_SEP}")
+
+
+def _labelled_line(folded: str) -> tuple[str, int] | None:
+    """``Label: value`` at the start of a line (a list bullet allowed, a note in brackets after
+    the label: ``Chassisnummer (VIN):``, ``Apellido(s):``), over folded text: the label as
+    written and where the value starts (it is the rest of that line and never more). The
+    longest label that a separator follows wins (``Nom(s):`` is the last-name label)."""
+    if _SEPARATOR.search(folded) is None:
+        return None
+    at = _LINE_START.match(folded).end()  # type: ignore[union-attr]
+    for start, end, _rank in _ALL_LABELS.found(folded):
+        if start == at and (rest := _AFTER_LABEL.match(folded, end)) is not None:
+            return folded[start:end], rest.end()
+    return None
+
+
+_INLINE_LICENCE = re.compile(
+    rf"(?![a-z]){_SUFFIX}[ \t]*(?:(?:is|es|ist|est|je|e|jest)[ \t]+)?(?:[:#\-][ \t]*)?{_ID}"
+)
+"""What follows a licence label when it gives the number (``License #: D123``)."""
 _LICENCE_NUMBER_LATER = re.compile(
-    rf"{_LICENCE_WORD}[^.\n]{{0,80}}?(?<![a-z])(?:number|numero|nummer|numer|cislo|nr|no|n[°o])"
+    r"(?![a-z])[^.\n]{0,80}?(?<![a-z])(?:number|numero|nummer|numer|cislo|nr|no|n[°o])"
     rf"\.?[ \t]*(?:is|es|ist|est|je|e|jest)?[ \t]*[:#]?[ \t]*{_ID}"
 )
-"""A sentence about the licence that gives its number after a word for "number" (``Ho la
-patente del New Jersey dal 1995, numero R4417 20583 75402``)."""
-_STATE_NAME = _alternation(STATE_NAMES)
-_STATE_AFTER = re.compile(
-    rf"\(\s*([a-z]{{2}}|{_STATE_NAME})\s*\)"
-    rf"|\b(?:issued\s+(?:in|by)|licen[cs]ed\s+in|expedida\s+en|ausgestellt\s+in|delivre\s+(?:en|au|dans)"
-    rf"|afgegeven\s+in|rilasciata\s+in|emitida\s+em|wydane\s+w|vydany\s+v)\s+({_STATE_NAME}|[a-z]{{2}})(?![a-z])"
+"""What follows a licence label in a sentence that gives its number after a word for "number"
+(``Ho la patente del New Jersey dal 1995, numero R4417 20583 75402``)."""
+
+
+def _licence_number(folded: str) -> re.Match[str] | None:
+    """The licence number a line gives after a licence label (group 1), either way above."""
+    found = _first(_LICENCE_LABELS, folded, after=_INLINE_LICENCE) or _first(
+        _LICENCE_LABELS, folded, after=_LICENCE_NUMBER_LATER
+    )
+    return found[2] if found else None
+
+
+_BRACKET_OPEN = re.compile(r"\(\s*")
+_CODE_IN_BRACKETS = re.compile(r"[a-z]{2}\s*\)")
+_BRACKET_CLOSE = re.compile(r"\s*\)")
+_ISSUED_IN = re.compile(
+    r"\b(?:issued\s+(?:in|by)|licen[cs]ed\s+in|expedida\s+en|ausgestellt\s+in|delivre\s+(?:en|au|dans)"
+    r"|afgegeven\s+in|rilasciata\s+in|emitida\s+em|wydane\s+w|vydany\s+v)\s+"
 )
-"""The state that issued a licence, written after it: ``(IL)``, ``(New Jersey)``, ``issued in OH``."""
-_STATE_BEFORE = re.compile(
-    rf"(?<![a-z])([a-z]{{2}}|{_STATE_NAME})[ \t]+(?:driver'?s[ \t]+)?(?:{_labels('license_number')})(?![a-z])"
-)
-"""The state written before the licence word: ``MN license D-514-337-891-224``, ``Ohio driver's
-license`` (a code only in capitals)."""
-_STATE_NAMED = re.compile(rf"(?<![a-z])({_STATE_NAME})(?![a-z])")
-"""A state's full name anywhere (on a line about the licence: ``Licencia de Ohio``,
-``S 482 193 67 - Massachusetts``, ``J525-3318-9047, Illinois, sinds 2011``)."""
-_STATE_FIRST = re.compile(
-    rf"^[ \t]*\(?({_STATE_NAME})\)?(?=[ \t]*(?:[,;.)]|$))|^[ \t]*([a-z]{{2}})[ \t.]*$"
-)
-"""A reply that opens with a state's name (``Ohio, licensed since 1997``), or is only its code
-(``OK, my license is ...`` is no Oklahoma)."""
+_CODE_WORD = re.compile(r"[a-z]{2}(?![a-z])")
+
+
+def _state_after(folded: str) -> Span | None:
+    """The state that issued a licence, written after it: ``(IL)``, ``(New Jersey)``, ``issued
+    in OH`` (the first place either is written)."""
+    first: tuple[int, Span] | None = None
+    for bracket in _BRACKET_OPEN.finditer(folded):
+        at = bracket.end()
+        named = (at, at + 2) if _CODE_IN_BRACKETS.match(folded, at) else None
+        named = named or _at(_STATE_NAMES, folded, at, _BRACKET_CLOSE)
+        if named:
+            first = (bracket.start(), named)
+            break
+    pos = 0
+    while (verb := _ISSUED_IN.search(folded, pos)) is not None:
+        if first is not None and verb.start() > first[0]:
+            break
+        at = verb.end()
+        named = _at(_STATE_NAMES, folded, at, _NO_LETTER_AFTER)
+        named = named or ((at, at + 2) if _CODE_WORD.match(folded, at) else None)
+        if named:
+            return named
+        pos = verb.start() + 1
+    return first[1] if first else None
+
+
+_TWO_LETTERS = re.compile(r"(?<![a-z])[a-z]{2}")
+_GAP = re.compile(r"[ \t]+")
+_DRIVERS = re.compile(r"driver'?s[ \t]+")
+
+
+def _licence_follows(folded: str, end: int) -> bool:
+    """A licence label after ``end``: ``[ \t]+(?:driver'?s[ \t]+)?(?:label|...)(?![a-z])``."""
+    gap = _GAP.match(folded, end)
+    if gap is None:
+        return False
+    drivers = _DRIVERS.match(folded, gap.end())
+    if drivers is not None and _at(_LICENCE_LABELS, folded, drivers.end(), _NO_LETTER_AFTER):
+        return True
+    return _at(_LICENCE_LABELS, folded, gap.end(), _NO_LETTER_AFTER) is not None
+
+
+def _state_before(folded: str) -> Span | None:
+    """The state written before the licence word: ``MN license D-514-337-891-224``, ``Ohio
+    driver's license`` (a code only in capitals)."""
+    named = _STATE_NAMES.found(folded)
+    starts = sorted({m.start() for m in _TWO_LETTERS.finditer(folded)} | {f[0] for f in named})
+    for start in starts:
+        if _NO_LETTER_BEFORE.match(folded, start) is None:
+            continue
+        if _TWO_LETTERS.match(folded, start) and _licence_follows(folded, start + 2):
+            return start, start + 2
+        for at, end, _rank in named:
+            if at == start and _licence_follows(folded, end):
+                return at, end
+    return None
+
+
+def _state_named(folded: str, pos: int = 0) -> Span | None:
+    """A state's full name anywhere (on a line about the licence: ``Licencia de Ohio``,
+    ``S 482 193 67 - Massachusetts``, ``J525-3318-9047, Illinois, sinds 2011``)."""
+    found = _first(_STATE_NAMES, folded, pos)
+    return found[:2] if found else None
+
+
+_STATE_LEAD = re.compile(r"[ \t]*\(?")
+_STATE_FIRST_END = re.compile(r"\)?(?=[ \t]*(?:[,;.)]|$))")
+_CODE_ONLY = re.compile(r"[ \t]*([a-z]{2})[ \t.]*$")
+
+
+def _state_first(folded: str) -> Span | None:
+    """A reply that opens with a state's name (``Ohio, licensed since 1997``), or is only its
+    code (``OK, my license is ...`` is no Oklahoma)."""
+    named = _at(_STATE_NAMES, folded, _STATE_LEAD.match(folded).end(), _STATE_FIRST_END)  # type: ignore[union-attr]
+    if named:
+        return named
+    code = _CODE_ONLY.match(folded)
+    return code.span(1) if code else None
+
+
 _SINCE_YEAR = re.compile(
     r"\b(?:since|from|desde|depuis|seit|sinds|dal|da|od(?:\s+roku)?|from\s+the\s+year)"
     r"\s+(?:(?:the\s+)?year\s+)?((?:19|20)\d\d)\b"
 )
-_LICENSED = re.compile(rf"licen[cs]|{_LICENCE_WORD}|rijbewijs|patente|habilita|prawo\s+jazdy|ridic")
-_DOB_WORD = re.compile(rf"(?<![a-z])(?:{_labels('date_of_birth')})(?![a-z])")
+_LICENSED = re.compile(r"licen[cs]|rijbewijs|patente|habilita|prawo\s+jazdy|ridic")
 _MY_NAME = re.compile(
     r"\b(?:my\s+name\s+is|i\s+am|i'm|me\s+llamo|mi\s+nombre\s+es|je\s+m'appelle|ich\s+heisse"
     r"|mein\s+name\s+ist|mijn\s+naam\s+is|ik\s+ben|mi\s+chiamo|il\s+mio\s+nome\s+e|meu\s+nome\s+e"
@@ -151,18 +291,17 @@ _NAME_BEFORE_BIRTH = re.compile(
 _ZIP_AFTER_STATE = re.compile(r"\b([A-Z]{2})[ \t]+(\d{5})(?:-\d{4})?\b")
 _ZIP_BEFORE_STATE = re.compile(r"\b(\d{5})(?:-\d{4})?[ \t]*\([^()\n]{0,40}?\b([A-Z]{2})\)")
 """``55408 (Minneapolis, MN)``: a ZIP with its state after it, in brackets."""
-_ZIP_WORD = re.compile(
-    rf"(?<![a-z])(?:{_labels('zip_code')})(?![a-z])[^\d\n]{{0,12}}(\d{{5}})(?:-\d{{4}})?\b"
-)
+_ZIP_WORD = re.compile(r"(?![a-z])[^\d\n]{0,12}(\d{5})(?:-\d{4})?\b")
+"""What follows a ZIP label in a sentence that gives the ZIP (group 1)."""
 _INLINE_VIN = re.compile(
-    rf"(?<![a-z])(?:{_labels('vin')})(?![a-z])[ \t]*(?:(?:number|is|es|ist|est|je)(?![a-z0-9]))?[ \t]*[:#\-]?[ \t]*"
+    r"(?![a-z])[ \t]*(?:(?:number|is|es|ist|est|je)(?![a-z0-9]))?[ \t]*[:#\-]?[ \t]*"
     r"((?=[a-z0-9]*\d)[a-z0-9]{6,20})\b"
 )
+"""What follows a VIN label in a sentence that gives the VIN (group 1)."""
 _BARE_VIN = re.compile(
     r"(?<![a-z0-9])((?=[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-hj-npr-z0-9]{17})(?![a-z0-9])"
 )
 _YEARS_FOR = re.compile("|".join(f"(?:{p})" for p in LICENSED_FOR))
-_NO_ACCIDENTS = re.compile(rf"\b(?:{_alternation(NO_ACCIDENTS)})")
 _ACCIDENTS = re.compile(rf"\b(\d{{1,2}})[ \t]+(?:{'|'.join(ACCIDENT_WORDS)})\b")
 _MILES = re.compile(
     rf"(\d{{1,3}}(?:[,.]\d{{3}})+|\d{{1,6}}(?:[.,]\d)?[ \t]?k|\d{{3,6}})[ \t]*(?:{'|'.join(MILE_WORDS)})\b"
@@ -179,7 +318,12 @@ _VEHICLE_YEAR_LAST = re.compile(
 )
 
 
-_MAKE = re.compile(rf"(?<![a-z0-9])({_alternation(CAR_MAKES)})(?![a-z0-9])")
+def _make(folded: str, pos: int = 0) -> Span | None:
+    """The first car make of :data:`.cues.CAR_MAKES` from ``pos``, a whole word."""
+    found = _first(_MAKES, folded, pos, _NO_ALNUM_BEFORE, _NO_ALNUM_AFTER)
+    return found[:2] if found else None
+
+
 _MODEL_WORD = re.compile(r"[ \t]+([A-Z0-9][A-Za-z0-9.\-/]*)")
 _YEAR = re.compile(r"(?<![A-Za-z0-9./\-])((?:19[5-9]|20\d)\d)(?![A-Za-z0-9]|[./\-]\d)")
 
@@ -190,11 +334,11 @@ def _vehicle(line: str, folded: str, start: int = 0) -> tuple[int | None, str, s
     Octavia 1.5 TSI, 2019``. The model is the words after the make that start with a capital
     or a digit (its trim included), up to the year or a word in lower case; the year is the
     one before the make, else the first after it on the line. None without a make and model."""
-    make = _MAKE.search(folded, start)
+    make = _make(folded, start)
     if make is None:
         return None
     words: list[str] = []
-    at = make.end()
+    at = make[1]
     while (word := _MODEL_WORD.match(line, at)) is not None:
         token = word.group(1).rstrip(".")
         if _YEAR.fullmatch(token):
@@ -203,11 +347,11 @@ def _vehicle(line: str, folded: str, start: int = 0) -> tuple[int | None, str, s
         at = word.end()
     if not words:
         return None
-    before = re.search(r"((?:19[5-9]|20\d)\d)[ \t]*$", line[: make.start()])
+    before = re.search(r"((?:19[5-9]|20\d)\d)[ \t]*$", line[: make[0]])
     clause = re.search(r"[.;!?](?:\s|$)", line[at:])
     after = _YEAR.search(line, at, at + clause.start() if clause else len(line))
     year = before or after
-    written = line[make.start() : make.end()]
+    written = line[make[0] : make[1]]
     return (int(year.group(1)) if year else None), written, " ".join(words)
 
 
@@ -232,21 +376,28 @@ def _years_since(text: str, today: date) -> int | None:
     return int(count.group(1)) if count else None
 
 
-def _state_in(line: str, match: re.Match[str] | None) -> str | None:
-    """The state a match found, as written; a two-letter code counts only in capitals
+def _state_in(line: str, span: Span | None) -> str | None:
+    """The state found at ``span``, as written; a two-letter code counts only in capitals
     (``(OK)`` is Oklahoma, ``(ok)`` is not)."""
-    if match is None:
+    if span is None:
         return None
-    index = next(i for i, group in enumerate(match.groups(), 1) if group)
-    written = line[match.start(index) : match.end(index)]
+    written = line[span[0] : span[1]]
     return None if len(written) == 2 and not written.isupper() else written
 
 
 def _licence_at(folded: str) -> int:
     """Where a line first speaks of the licence (0 when it does not): a state named after it
     is the one that issued it (``720 Washington St ... la patente del New Jersey``)."""
-    found = _LICENSED.search(folded)
-    return found.start() if found else 0
+    found = _licensed(folded)
+    return found if found is not None else 0
+
+
+def _licensed(folded: str) -> int | None:
+    """Where a line first speaks of the licence (a licence label or word), or None."""
+    word = _LICENSED.search(folded)
+    label = _first(_LICENCE_LABELS, folded)
+    starts = ([word.start()] if word else []) + ([label[0]] if label else [])
+    return min(starts) if starts else None
 
 
 def _answer_id(text: str) -> bool:
@@ -328,9 +479,7 @@ def _labelled(
         number = re.match(_ID, folded)
         if number:
             reading.offer(name, value[number.start(1) : number.end(1)], today)
-        state = _state_in(value, _STATE_AFTER.search(folded)) or _state_in(
-            value, _STATE_NAMED.search(folded)
-        )
+        state = _state_in(value, _state_after(folded)) or _state_in(value, _state_named(folded))
         if state:
             reading.offer("license_state", state, today)
         since = _SINCE_YEAR.search(folded)
@@ -338,7 +487,7 @@ def _labelled(
             reading.offer("years_licensed", today.year - int(since.group(1)), today)
     elif name == "license_state":
         if not reading.offer(name, re.split(r"[,;(]", value)[0].strip(), today):
-            state = _state_in(value, _STATE_NAMED.search(folded))
+            state = _state_in(value, _state_named(folded))
             if state:
                 reading.offer(name, state, today)
     elif name == "years_licensed":
@@ -373,10 +522,12 @@ def vehicles_named(text: str) -> list[tuple[str, str]]:
     named: list[tuple[str, str]] = []
     for line in text.splitlines():
         folded = fold(line)
-        for make in _MAKE.finditer(folded):
-            found = _vehicle(line, folded, make.start())
+        pos = 0
+        while (make := _make(folded, pos)) is not None:
+            found = _vehicle(line, folded, make[0])
             if found is not None:
                 named.append((fold(found[1]), found[2].casefold()))
+            pos = make[1]
     return named
 
 
@@ -398,17 +549,17 @@ def _sentences(reading: Reading, line: str, folded: str, asked: list[str], today
             if split:
                 reading.offer("first_name", split[0], today)
                 reading.offer("last_name", split[1], today)
-    dob = _DOB_WORD.search(folded)
+    dob = _first(_DOB_LABELS, folded)
     born = None
     if dob and not any(name in reading.values for name in ("first_name", "last_name")):
-        person = _NAME_BEFORE_BIRTH.match(line[: dob.start()])
+        person = _NAME_BEFORE_BIRTH.match(line[: dob[0]])
         split = _full_name(person.group(1)) if person else None
         if split:  # "- Derek Olsen, born June 9, 1992": the person born is the one named
             reading.offer("first_name", split[0], today)
             reading.offer("last_name", split[1], today)
     if dob:
-        language = _LABEL_FIELDS.get(_label_key(dob.group(0)), ("", "en"))[1]
-        born = first_date(line[dob.end() :], day_first=language != "en")
+        language = _LABEL_FIELDS.get(_label_key(folded[dob[0] : dob[1]]), ("", "en"))[1]
+        born = first_date(line[dob[1] :], day_first=language != "en")
         if born is not None:
             reading.offer("date_of_birth", born.isoformat(), today)
     zip_code = _ZIP_AFTER_STATE.search(line)
@@ -417,41 +568,41 @@ def _sentences(reading: Reading, line: str, folded: str, asked: list[str], today
     zip_first = _ZIP_BEFORE_STATE.search(line)
     if zip_first and state_code(zip_first.group(2)):
         reading.offer("zip_code", zip_first.group(1), today)
-    zip_word = _ZIP_WORD.search(folded)
-    if zip_word:
-        reading.offer("zip_code", zip_word.group(1), today)
-    licence = _INLINE_LICENCE.search(folded) or _LICENCE_NUMBER_LATER.search(folded)
+    zip_word = _first(_ZIP_LABELS, folded, after=_ZIP_WORD)
+    if zip_word and zip_word[2]:
+        reading.offer("zip_code", zip_word[2].group(1), today)
+    licence = _licence_number(folded)
     if licence is None and "license_number" in asked:  # the answer to the question, unlabelled
         licence = re.match(rf"[ \t]*{_ID}", folded) or next(
             (m for m in re.finditer(_ID, folded) if _answer_id(m.group(1))), None
         )
     if licence:
         reading.offer("license_number", line[licence.start(1) : licence.end(1)], today)
-    if licence or _LICENSED.search(folded) or "license_state" in asked:
+    if licence or _licensed(folded) is not None or "license_state" in asked:
         state = (
-            _state_in(line, _STATE_AFTER.search(folded))
-            or _state_in(line, _STATE_BEFORE.search(folded))
-            or _state_in(line, _STATE_FIRST.search(folded))
-            or _state_in(line, _STATE_NAMED.search(folded, _licence_at(folded)))
-            or _state_in(line, _STATE_NAMED.search(folded))
+            _state_in(line, _state_after(folded))
+            or _state_in(line, _state_before(folded))
+            or _state_in(line, _state_first(folded))
+            or _state_in(line, _state_named(folded, _licence_at(folded)))
+            or _state_in(line, _state_named(folded))
         )
         if state:
             reading.offer("license_state", state, today)
     years = _YEARS_FOR.search(folded)
     if years:
         reading.offer("years_licensed", next(g for g in years.groups() if g), today)
-    elif licence or _LICENSED.search(folded) or "years_licensed" in asked:
+    elif licence or _licensed(folded) is not None or "years_licensed" in asked:
         since = _SINCE_YEAR.search(folded)
         if since:
             reading.offer("years_licensed", today.year - int(since.group(1)), today)
-    if _NO_ACCIDENTS.search(folded):
+    if _first(_NO_ACCIDENT_PHRASES, folded, before=_WORD_START, after=None):
         reading.offer("accidents_last_5_years", 0, today)
     accidents = _ACCIDENTS.search(folded)
     if accidents:
         reading.offer("accidents_last_5_years", accidents.group(1), today)
-    vin = _INLINE_VIN.search(folded)
-    if vin:
-        reading.offer("vin", vin.group(1), today, refusable=True)
+    vin = _first(_VIN_LABELS, folded, after=_INLINE_VIN)
+    if vin and vin[2]:
+        reading.offer("vin", vin[2].group(1), today, refusable=True)
     else:
         bare = _BARE_VIN.search(folded)
         if bare:
@@ -470,7 +621,7 @@ def _sentences(reading: Reading, line: str, folded: str, asked: list[str], today
     written_date = first_date(line) if year else None
     if written_date is not None and str(written_date.year) == year:
         year = None  # "Fri, Jan 15, 2027" is a date, not a car
-    if year and not (dob and dob.start() < line.find(year)):
+    if year and not (dob and dob[0] < line.find(year)):
         reading.offer("vehicle_year", int(year), today)
         reading.offer("vehicle_make", make, today)
         reading.offer("vehicle_model", model, today)
@@ -496,12 +647,11 @@ def read_message(text: str, asked: Iterable[str] = (), today: date | None = None
     folded_lines = [fold(line) for line in lines]
     labelled: list[tuple[str, str, str, str]] = []
     for line, folded in zip(lines, folded_lines, strict=True):
-        match = _LABELLED_LINE.match(folded)
+        match = _labelled_line(folded)
         if match:
-            label = _label_key(match.group("label"))
-            name, language = _LABEL_FIELDS.get(label, (None, "en"))
+            name, language = _LABEL_FIELDS.get(_label_key(match[0]), (None, "en"))
             if name is not None:
-                at = match.start("value")
+                at = match[1]
                 labelled.append((name, language, line[at:], folded[at:]))
     named = {entry[0] for entry in labelled}
     first_from_name = "last_name" in named and "first_name" not in named
