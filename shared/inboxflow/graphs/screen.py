@@ -25,8 +25,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from ..deferred import DeferredModel
 from ..engine.guards import Verdict
 from ..engine.step import Step
 from ..errors import NodeFailed, RetryableError
@@ -60,8 +61,12 @@ FLOORS: Mapping[Kind, str] = {
 }
 """What each finding guarantees, whatever the graph's own model answers."""
 
+# Built on first use (``DeferredModel``): every node imports the screen's report with its
+# graph's state, but only a graph's first node screens (its ``safety_screen`` guard); the
+# others build the report's validator with their state and never build the answer's.
 
-class Finding(BaseModel):
+
+class Finding(DeferredModel):
     """One risk the screen found.
 
     Attributes:
@@ -75,7 +80,7 @@ class Finding(BaseModel):
     language: str
 
 
-class ScreenAnswer(BaseModel):
+class ScreenAnswer(DeferredModel):
     """The screen task's answer.
 
     Attributes:
@@ -90,7 +95,7 @@ class ScreenAnswer(BaseModel):
     readable: bool = True
 
 
-class ScreenReport(BaseModel):
+class ScreenReport(DeferredModel):
     """What the screen made of one email, as kept on the trace.
 
     Attributes:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from ...ports.llm import LLMTask, offline_heuristic
 from ..reply_learning import PROMPT_PREFERENCES
 from .state import Category
-from .tools import Weekday
+from .weekdays import Weekday
 
 # --- classify_intent ---------------------------------------------------------------------------
 

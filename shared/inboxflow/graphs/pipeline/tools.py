@@ -40,12 +40,11 @@ from ..kit import (
     bound_to,
     workspace_of,
 )
+from .weekdays import WEEKDAYS, Weekday
 
 if TYPE_CHECKING:
     from ...engine.context import NodeContext
 
-Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday"]
-WEEKDAYS: tuple[Weekday, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday")
 WORKDAY_START_H, LUNCH_H, WORKDAY_END_H = 9, 12, 17
 SLOT_STEP_MIN = 30
 
