@@ -31,6 +31,7 @@ from ..deferred import DeferredModel
 from ..engine.guards import Verdict
 from ..engine.step import Step
 from ..errors import NodeFailed, RetryableError
+from ..field_defaults import empty_list
 from ..mail import Email
 from ..ports.llm import LLMTask, offline_heuristic
 
@@ -90,7 +91,7 @@ class ScreenAnswer(DeferredModel):
             does not know, text too garbled to judge): a person reads it.
     """
 
-    findings: list[Finding] = Field(default_factory=list, max_length=12)
+    findings: list[Finding] = Field(default_factory=empty_list, max_length=12)
     language: str = "und"
     readable: bool = True
 
@@ -109,7 +110,7 @@ class ScreenReport(DeferredModel):
     """
 
     status: Literal["read", "unread", "failed"]
-    findings: list[Finding] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=empty_list)
     language: str = "und"
     model: str = ""
     reason: str = ""
