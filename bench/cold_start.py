@@ -25,7 +25,8 @@ build the validators of the models every first event validates (its state, the
 envelope, the email, the checkpoint, its lease and step log; models built on
 first use, ``defer_build``, are built here), import its guards' code, build the
 safety screen's answer and report for a node that screens (a ``safety_screen``
-guard: a graph's first node) and the JSON schemas of the tools its
+guard: a graph's first node), the answer models of the LLM tasks its module names
+(an ``LLMTask`` in the node's module) and the JSON schemas of the tools its
 prompt lists (a ``ToolRegistry`` in the node's module: the planner's), so work moved out of the start-up
 into the first event is not hidden (the floor is unchanged). ``--pydantic-floor`` adds
 importing pydantic and building one model to the floor (what a node's state
@@ -94,9 +95,12 @@ def first_event(rt):
         ScreenReport.model_rebuild()
     import sys
     from inboxflow.engine.tools import ToolRegistry
+    from inboxflow.ports.llm import LLMTask
     for value in list(vars(sys.modules[run.__module__]).values()):
         if isinstance(value, ToolRegistry):  # a prompt listing tools: their JSON schemas
             value.specs()
+        if isinstance(value, LLMTask):  # a task the node asks its model: its answer's validator
+            value.output_model.model_rebuild()
     graph.state_model.model_rebuild()
     from inboxflow.envelope import Envelope
     from inboxflow.mail.model import Email

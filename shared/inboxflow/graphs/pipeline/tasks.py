@@ -9,14 +9,19 @@
 The offline model plays each task with its heuristic in :mod:`.offline`
 (``task.offline``), imported on the first offline call only: a deployment on
 Gemini never loads the phrase tables.
+
+The output models are built on first use (``DeferredModel``): each node builds the
+schema of the task it runs, not its siblings' (classify imports this module for
+``CLASSIFY_INTENT`` alone).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from ...deferred import DeferredModel
 from ...field_defaults import empty_list
 from ...ports.llm import LLMTask, offline_heuristic
 from ..reply_learning import PROMPT_PREFERENCES
@@ -26,7 +31,7 @@ from .weekdays import Weekday
 # --- classify_intent ---------------------------------------------------------------------------
 
 
-class IntentAnswer(BaseModel):
+class IntentAnswer(DeferredModel):
     """Output schema of ``classify_intent``."""
 
     category: Category = Field(description="Exactly one of the six categories.")
@@ -109,14 +114,14 @@ CLASSIFY_INTENT: LLMTask[IntentAnswer] = LLMTask(
 ToolName = Literal["get_contact", "check_calendar", "create_draft"]
 
 
-class ToolChoice(BaseModel):
+class ToolChoice(DeferredModel):
     """One tool to use and why."""
 
     name: ToolName
     reason: str = Field(description="One sentence: why this tool is needed.")
 
 
-class ToolDecision(BaseModel):
+class ToolDecision(DeferredModel):
     """Output schema of ``decide_tools``."""
 
     tools: list[ToolChoice] = Field(
@@ -178,7 +183,7 @@ DECIDE_TOOLS: LLMTask[ToolDecision] = LLMTask(
 # --- generate_response -------------------------------------------------------------------------
 
 
-class ReplyDraft(BaseModel):
+class ReplyDraft(DeferredModel):
     """Output schema of ``generate_response``."""
 
     subject: str = Field(description="Subject of the reply.")
