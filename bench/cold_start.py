@@ -23,7 +23,10 @@ With ``--first-event`` a node run also does what its first CloudEvent does
 before any I/O: import the node's own code (declared ``lazy``), its tools, and
 build the validators of the models every first event validates (its state, the
 envelope, the email, the checkpoint, its lease and step log; models built on
-first use, ``defer_build``, are built here) and the JSON schemas of the tools its
+first use, ``defer_build``, are built here), import its guards' code, build the
+safety screen's answer and report for a node that screens (a ``safety_screen``
+guard: a graph's first node), the answer models of the LLM tasks its module names
+(an ``LLMTask`` in the node's module) and the JSON schemas of the tools its
 prompt lists (a ``ToolRegistry`` in the node's module: the planner's), so work moved out of the start-up
 into the first event is not hidden (the floor is unchanged). ``--pydantic-floor`` adds
 importing pydantic and building one model to the floor (what a node's state
@@ -83,11 +86,21 @@ def first_event(rt):
     if resolve is not None:
         run = resolve()
     graph.node_tools(node_name)
+    guards = graph.nodes[node_name].guards
+    for guard in guards:  # a node's guards run on every step: their code is imported
+        guard._check.get()
+    if any(guard.name == "safety_screen" for guard in guards):  # the first node screens
+        from inboxflow.graphs.screen import SCREEN, ScreenReport
+        SCREEN.output_model.model_rebuild()
+        ScreenReport.model_rebuild()
     import sys
     from inboxflow.engine.tools import ToolRegistry
+    from inboxflow.ports.llm import LLMTask
     for value in list(vars(sys.modules[run.__module__]).values()):
         if isinstance(value, ToolRegistry):  # a prompt listing tools: their JSON schemas
             value.specs()
+        if isinstance(value, LLMTask):  # a task the node asks its model: its answer's validator
+            value.output_model.model_rebuild()
     graph.state_model.model_rebuild()
     from inboxflow.envelope import Envelope
     from inboxflow.mail.model import Email

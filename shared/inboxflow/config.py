@@ -23,6 +23,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from .field_defaults import empty_list
 from .header_patterns import HeaderPattern, UnsupportedPattern, compile_header_pattern
 from .mail.addresses import address_key_or_none, ascii_lower, same_address
 
@@ -154,13 +155,13 @@ class Rule(_Strict):
 class MailboxRouting(_Strict):
     """A mailbox's own rules, evaluated before the global ones."""
 
-    rules: list[Rule] = Field(default_factory=list)
+    rules: list[Rule] = Field(default_factory=empty_list)
 
 
 class RoutingConfig(_Strict):
     """``routing:``: global rules and per-mailbox rules (keys: mailbox addresses)."""
 
-    rules: list[Rule] = Field(default_factory=list)
+    rules: list[Rule] = Field(default_factory=empty_list)
     mailboxes: dict[str, MailboxRouting] = Field(default_factory=dict)
 
 
@@ -197,9 +198,9 @@ class ProfileConfig(_Strict):
     system_prompt_file: str = Field(min_length=1)
     tools: list[str] = Field(min_length=1)
     preprocessor: Literal["default", "crisp"] = "default"
-    reviewers: list[str] = Field(default_factory=list)
-    helpdesk: list[str] = Field(default_factory=list)
-    escalate_on: list[Literal["medical_advice", "complaint"]] = Field(default_factory=list)
+    reviewers: list[str] = Field(default_factory=empty_list)
+    helpdesk: list[str] = Field(default_factory=empty_list)
+    escalate_on: list[Literal["medical_advice", "complaint"]] = Field(default_factory=empty_list)
 
     @model_validator(mode="after")
     def _check_helpdesk(self) -> ProfileConfig:
@@ -437,7 +438,7 @@ class ShadowConfig(_Strict):
     model: Literal["offline", "gemini"] | None = None
     gemini: GeminiConfig | None = None
     profile: str | None = Field(default=None, min_length=1)
-    graphs: list[str] = Field(default_factory=list)
+    graphs: list[str] = Field(default_factory=empty_list)
 
     @model_validator(mode="after")
     def _names_something(self) -> ShadowConfig:
@@ -489,7 +490,7 @@ class InboxflowConfig(_Strict):
     """
 
     routing: RoutingConfig = Field(default_factory=RoutingConfig)
-    profiles: list[ProfileConfig] = Field(default_factory=list)
+    profiles: list[ProfileConfig] = Field(default_factory=empty_list)
     graphs: dict[str, dict[str, Any]] = Field(default_factory=dict)
     reviewers: dict[str, ReviewerConfig] = Field(default_factory=dict)
     channels: Channels = Field(default_factory=Channels)

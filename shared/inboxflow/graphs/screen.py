@@ -25,11 +25,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from ..deferred import DeferredModel
 from ..engine.guards import Verdict
 from ..engine.step import Step
 from ..errors import NodeFailed, RetryableError
+from ..field_defaults import empty_list
 from ..mail import Email
 from ..ports.llm import LLMTask, offline_heuristic
 
@@ -60,8 +62,12 @@ FLOORS: Mapping[Kind, str] = {
 }
 """What each finding guarantees, whatever the graph's own model answers."""
 
+# Built on first use (``DeferredModel``): every node imports the screen's report with its
+# graph's state, but only a graph's first node screens (its ``safety_screen`` guard); the
+# others build the report's validator with their state and never build the answer's.
 
-class Finding(BaseModel):
+
+class Finding(DeferredModel):
     """One risk the screen found.
 
     Attributes:
@@ -75,7 +81,7 @@ class Finding(BaseModel):
     language: str
 
 
-class ScreenAnswer(BaseModel):
+class ScreenAnswer(DeferredModel):
     """The screen task's answer.
 
     Attributes:
@@ -85,12 +91,12 @@ class ScreenAnswer(BaseModel):
             does not know, text too garbled to judge): a person reads it.
     """
 
-    findings: list[Finding] = Field(default_factory=list, max_length=12)
+    findings: list[Finding] = Field(default_factory=empty_list, max_length=12)
     language: str = "und"
     readable: bool = True
 
 
-class ScreenReport(BaseModel):
+class ScreenReport(DeferredModel):
     """What the screen made of one email, as kept on the trace.
 
     Attributes:
@@ -104,7 +110,7 @@ class ScreenReport(BaseModel):
     """
 
     status: Literal["read", "unread", "failed"]
-    findings: list[Finding] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=empty_list)
     language: str = "und"
     model: str = ""
     reason: str = ""

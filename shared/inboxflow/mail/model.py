@@ -17,6 +17,7 @@ from email.utils import getaddresses
 from pydantic import Field, field_validator, model_validator
 
 from ..deferred import DeferredModel
+from ..field_defaults import empty_list
 from .addresses import address_key_or_none, ascii_lower, same_address
 from .quoting import REPLY_PREFIX, TRIMMED_MARKER, strip_quoted
 
@@ -131,29 +132,29 @@ class Email(DeferredModel):
     thread_id: str
     mailbox: str
     sender: Address
-    to: list[Address] = Field(default_factory=list)
-    cc: list[Address] = Field(default_factory=list)
+    to: list[Address] = Field(default_factory=empty_list)
+    cc: list[Address] = Field(default_factory=empty_list)
     subject: str = ""
     body_text: str = ""
     body_html: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     """Every header, names lowercased; repeated headers joined by newlines."""
     received_at: datetime
-    attachments: list[Attachment] = Field(default_factory=list)
+    attachments: list[Attachment] = Field(default_factory=empty_list)
     gmail_id: str | None = None
     """Gmail's message id: where the full message and attachment bytes stay."""
-    label_ids: list[str] = Field(default_factory=list)
+    label_ids: list[str] = Field(default_factory=empty_list)
     in_reply_to: str | None = None
     """The first id of ``In-Reply-To``, without angle brackets."""
-    references: list[str] = Field(default_factory=list)
+    references: list[str] = Field(default_factory=empty_list)
     """The ids of ``References``, oldest first, without angle brackets."""
     body_chars: int = 0
     """Characters of the body text as received (more than ``len(body_text)`` when truncated)."""
     body_truncated: bool = False
     """``body_text`` was cut for storage; the end carries a visible marker."""
     calendar: CalendarInvite | None = None
-    forwarded: list[ForwardedMessage] = Field(default_factory=list)
-    parse_warnings: list[str] = Field(default_factory=list)
+    forwarded: list[ForwardedMessage] = Field(default_factory=empty_list)
+    parse_warnings: list[str] = Field(default_factory=empty_list)
     """What was repaired or dropped while parsing (bad charset, broken MIME...)."""
     from_address: str | None = None
     """``From`` when it is one header holding exactly one well-formed address, else None.

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import LeaseHeld, StepMoved
+from ..field_defaults import empty_list
 from ..naming import step_path, trace_path
 from ..schema import STEPS
 from . import inline_log
@@ -87,7 +88,7 @@ class Checkpoint(_Record):
     step: int
     node: str
     state: dict[str, Any]
-    next: list[dict[str, Any]] = Field(default_factory=list)
+    next: list[dict[str, Any]] = Field(default_factory=empty_list)
     lease: Lease | None = None
     pause: dict[str, Any] | None = None
     error: str | None = None
@@ -97,7 +98,7 @@ class Checkpoint(_Record):
     """W3C trace context of the trace's latest span: what a resume continues (``telemetry``)."""
     forked_from: TraceLink | None = None
     """Set on a fork: the trace and step it started from."""
-    forks: list[TraceLink] = Field(default_factory=list)
+    forks: list[TraceLink] = Field(default_factory=empty_list)
     """Set on an original: the forks made of it (their trace ids and starting steps)."""
     shadow: bool = False
     """A shadow trace: its effects are held, its pauses ask nobody (``engine/shadow.py``)."""
@@ -125,8 +126,8 @@ class StepLog(_Record):
     output_patch: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Fields changed in part: an object's ``{field: {"set": {key: value}, "unset": [key]}}``,
     a list that only grew ``{field: {"append": [items]}}``."""
-    removed: list[str] = Field(default_factory=list)
-    inputs_in_checkpoint: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=empty_list)
+    inputs_in_checkpoint: list[str] = Field(default_factory=empty_list)
     """Entry 0 only: frozen input fields not repeated here; fold takes them from the checkpoint."""
     latency_ms: float = 0.0
     started_at: float
@@ -135,9 +136,9 @@ class StepLog(_Record):
     """``host:pid:delivery`` of the process that ran the step (the lease owner)."""
     error: str | None = None
     routed_to: str | None = None
-    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
-    llm_calls: list[dict[str, Any]] = Field(default_factory=list)
-    guards: list[dict[str, str]] = Field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = Field(default_factory=empty_list)
+    llm_calls: list[dict[str, Any]] = Field(default_factory=empty_list)
+    guards: list[dict[str, str]] = Field(default_factory=empty_list)
     """The node's guards that replaced its proposed step: ``{"guard": name, "reason": why}``."""
     route: TraceRoute | None = None
     """Entry 0 only: how the trace was started."""

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ...deferred import DeferredModel
+from ...field_defaults import empty_list
 from ..screen import ScreenReport
 
 Classification = Literal["ignore", "notify", "respond"]
@@ -48,12 +49,12 @@ class AssistantState(DeferredModel):
     classification: Classification | None = None
     reasoning: str = ""
     instruction: str | None = None
-    messages: list[dict[str, Any]] = Field(default_factory=list)
-    pending_calls: list[dict[str, str]] = Field(default_factory=list)
+    messages: list[dict[str, Any]] = Field(default_factory=empty_list)
+    pending_calls: list[dict[str, str]] = Field(default_factory=empty_list)
     iteration: int = 0
     status: RunStatus = "running"
     error: str | None = None
-    tool_log: list[ToolLogEntry] = Field(default_factory=list)
+    tool_log: list[ToolLogEntry] = Field(default_factory=empty_list)
     marked_read: dict[str, Any] | None = None
-    memory_updates: list[str] = Field(default_factory=list)
+    memory_updates: list[str] = Field(default_factory=empty_list)
     screen: ScreenReport | None = None

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ...deferred import DeferredModel
+from ...field_defaults import empty_list
 from ...mail import Email
 from ..screen import ScreenReport
 
@@ -37,8 +38,8 @@ class Classification(DeferredModel):
 
     category: Category
     confidence: float = Field(ge=0.0, le=1.0)
-    evidence: list[str] = Field(default_factory=list)
-    flags: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=empty_list)
+    flags: list[str] = Field(default_factory=empty_list)
     """Safety signals, e.g. ``prompt_injection``; any flag sends the draft to a human."""
     needs_reply: bool = True
     """False for a courtesy message (thanks, an acknowledgement) with nothing to answer."""
@@ -74,7 +75,7 @@ class CalendarAvailability(DeferredModel):
 
     timezone: str = "UTC"
     duration_minutes: int = 30
-    slots: list[TimeSlot] = Field(default_factory=list)
+    slots: list[TimeSlot] = Field(default_factory=empty_list)
     busy_events: int = 0
 
 
@@ -111,7 +112,7 @@ class UpcomingEvent(DeferredModel):
     summary: str
     start: str
     end: str
-    attendees: list[str] = Field(default_factory=list)
+    attendees: list[str] = Field(default_factory=empty_list)
 
 
 class Context(DeferredModel):
@@ -122,16 +123,16 @@ class Context(DeferredModel):
     """The mailbox owner's contact record (who signs the reply)."""
     contact: dict[str, Any] | None = None
     """The sender's contact record (CRM), when the sender is a contact."""
-    similar: list[SavedReply] = Field(default_factory=list)
+    similar: list[SavedReply] = Field(default_factory=empty_list)
     """Saved replies whose keywords the email mentions, best first."""
     calendar: CalendarAvailability | None = None
-    knowledge: list[KnowledgeHit] = Field(default_factory=list)
+    knowledge: list[KnowledgeHit] = Field(default_factory=empty_list)
     """Knowledge-base chunks nearest to the email (vector search), nearest first."""
-    similar_emails: list[SimilarEmail] = Field(default_factory=list)
+    similar_emails: list[SimilarEmail] = Field(default_factory=empty_list)
     """Past emails nearest to this one, nearest first (never the email itself)."""
-    upcoming_events: list[UpcomingEvent] = Field(default_factory=list)
+    upcoming_events: list[UpcomingEvent] = Field(default_factory=empty_list)
     """For meeting requests: the owner's calendar over the coming business days."""
-    retrieval_errors: list[str] = Field(default_factory=list)
+    retrieval_errors: list[str] = Field(default_factory=empty_list)
     """Parts of the context that could not be gathered, and why."""
 
 
@@ -164,7 +165,7 @@ class Review(DeferredModel):
     """The review gate's verdict."""
 
     auto_dispatch: bool
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=empty_list)
 
 
 class DispatchResult(DeferredModel):
@@ -178,7 +179,7 @@ class DispatchResult(DeferredModel):
     subject: str | None = None
     approved_by: str | None = None
     edited: bool = False
-    learned: list[str] = Field(default_factory=list)
+    learned: list[str] = Field(default_factory=empty_list)
     """What the reviewer's edit or rejection taught the mailbox's drafts (``namespace@version``)."""
 
 
@@ -190,9 +191,9 @@ class PipelineState(DeferredModel):
     """The input: set when the trace starts, never changed (stored once, in the checkpoint)."""
     classification: Classification | None = None
     context: Context | None = None
-    tool_plan: list[ToolCall] = Field(default_factory=list)
-    tool_results: list[ToolResult] = Field(default_factory=list)
-    planned_actions: list[ToolCall] = Field(default_factory=list)
+    tool_plan: list[ToolCall] = Field(default_factory=empty_list)
+    tool_results: list[ToolResult] = Field(default_factory=empty_list)
+    planned_actions: list[ToolCall] = Field(default_factory=empty_list)
     draft: Draft | None = None
     review: Review | None = None
     dispatch: DispatchResult | None = None

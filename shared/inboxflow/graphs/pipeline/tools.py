@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from ...engine.tools import Tool
+from ...field_defaults import empty_list
 from ...ports.workspace import OutgoingReply
 from ...workspace import business_day
 from ..kit import (
@@ -40,12 +41,11 @@ from ..kit import (
     bound_to,
     workspace_of,
 )
+from .weekdays import WEEKDAYS, Weekday
 
 if TYPE_CHECKING:
     from ...engine.context import NodeContext
 
-Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday"]
-WEEKDAYS: tuple[Weekday, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday")
 WORKDAY_START_H, LUNCH_H, WORKDAY_END_H = 9, 12, 17
 SLOT_STEP_MIN = 30
 
@@ -84,7 +84,7 @@ class CheckCalendarParams(BaseModel):
     )
     duration_minutes: int = Field(default=30, ge=15, le=240, description="Length of the meeting.")
     preferred_weekdays: list[Weekday] = Field(
-        default_factory=list, description="Weekdays the sender asked for, offered first."
+        default_factory=empty_list, description="Weekdays the sender asked for, offered first."
     )
     part_of_day: Literal["any", "morning", "afternoon"] = Field(
         default="any", description="Morning (9-12), afternoon (13-17) or any working hour, UTC."
@@ -171,7 +171,8 @@ class ReplyParams(BaseModel):
         default=None, description="Message-ID of the message answered (threads the reply)."
     )
     references: list[str] = Field(
-        default_factory=list, description="Message-IDs of the References of the message answered."
+        default_factory=empty_list,
+        description="Message-IDs of the References of the message answered.",
     )
     mailbox: str | None = MAILBOX_FIELD
 
@@ -226,7 +227,7 @@ class ScheduleMeetingParams(BaseModel):
     summary: str = Field(description="Title of the meeting.")
     start: datetime = Field(description="Start, ISO 8601 with an offset (e.g. 2026-01-06T14:00Z).")
     duration_minutes: int = Field(default=30, ge=15, le=480, description="Length of the meeting.")
-    attendees: list[str] = Field(default_factory=list, description="Addresses to invite.")
+    attendees: list[str] = Field(default_factory=empty_list, description="Addresses to invite.")
     description: str = Field(default="", description="Agenda or notes.")
     mailbox: str | None = MAILBOX_FIELD
 

@@ -1,0 +1,21 @@
+"""Default factories for pydantic fields that are cheap to build.
+
+Pydantic asks each ``default_factory`` for its signature (does it take the
+validated data?) every time it builds a validator holding the field. For the
+builtin ``list`` that means parsing its text signature (about 0.1 ms, 15 times
+a plain function's), and a node's first event builds its state, checkpoint,
+step log, email and config validators with dozens of such fields: a few ms of
+every cold start (issue 42). :func:`empty_list` makes the same empty list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def empty_list() -> list[Any]:
+    """A new empty list: ``Field(default_factory=empty_list)`` instead of ``list``."""
+    return []
+
+
+__all__ = ["empty_list"]
