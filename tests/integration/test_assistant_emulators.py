@@ -1,5 +1,6 @@
 """The assistant and its memory on the Firestore emulator: concurrent memory writers (several
-clients, a barrier) lose nothing; learning end to end, under duplicate delivery and a crash
+clients, a barrier) lose nothing; a change is a conditional write, no transaction (the
+emulator's lock manager livelocks read-write transactions on one document); learning end to end, under duplicate delivery and a crash
 after the Gmail call, with the checkpoint store on Firestore."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 
 from inboxflow.adapters.inprocess_bus import SimulatedCrash
 from inboxflow.clock import FakeClock
-from inboxflow.memory import PreferenceMemory
+from inboxflow.memory import HISTORY_KEEP, PreferenceMemory, memory_path
 from tests.harness.agent import build
 from tests.harness.assistant import OWNER, decide, pending, sample, sent, start, state
 from tests.harness.emulated_cloud import graph_functions
@@ -66,6 +67,31 @@ def test_concurrent_writers_on_separate_clients_lose_no_write(project):
     assert [h["version"] for h in history] == list(range(writers, 0, -1))
     for store in stores:
         store.close()
+
+
+def test_a_change_runs_no_transaction_and_history_keeps_fifty(project):
+    store = _store(project)
+    transactions: list[str] = []
+    run_transaction = store.run_transaction
+
+    def counted(fn):
+        transactions.append(fn.__name__)
+        return run_transaction(fn)
+
+    store.run_transaction = counted
+    preferences = PreferenceMemory(store, FakeClock())
+    for n in range(HISTORY_KEEP + 2):
+        preferences.update(
+            OWNER,
+            "cal_preferences",
+            lambda memory, n=n: ({**memory.profile, "notes": [str(n)]}, f"noted {n}"),
+            f"s{n}",
+        )
+    assert transactions == ["delete", "delete"]  # only the history past fifty, write-only
+    history = preferences.history(OWNER, "cal_preferences")
+    assert [h["version"] for h in history] == list(range(HISTORY_KEEP + 2, 2, -1))
+    assert len(store.list(f"{memory_path(OWNER, 'cal_preferences')}/history")) == HISTORY_KEEP
+    store.close()
 
 
 def test_learning_and_exactly_once_on_firestore(tmp_path, project):

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from inboxflow import memory as memory_module
 from inboxflow.adapters.sqlite_store import SqliteCheckpointStore
 from inboxflow.clock import FakeClock
+from inboxflow.errors import Contention
 from inboxflow.mail.model import Address
-from inboxflow.memory import DEFAULTS, HISTORY_KEEP, PreferenceMemory
+from inboxflow.memory import DEFAULTS, HISTORY_KEEP, PreferenceMemory, memory_path
 from tests.harness.agent import build
 from tests.harness.assistant import OWNER, decide, pending, sample, start, state
 
@@ -96,6 +98,83 @@ def test_history_keeps_the_last_fifty_and_reset_is_a_change(preferences):
     assert latest["why"] == "reset to the defaults"
     assert latest["before"]["notes"] == [str(n) for n in range(HISTORY_KEEP + 5)]
     assert preferences.read(OWNER, "cal_preferences").profile == DEFAULTS["cal_preferences"]
+
+
+def test_a_writer_that_always_loses_gives_up_with_nothing_written(preferences, monkeypatch):
+    waits: list[float] = []
+    monkeypatch.setattr(memory_module, "MAX_ATTEMPTS", 4)
+    monkeypatch.setattr(memory_module.random, "uniform", lambda low, high: high)
+    monkeypatch.setattr(memory_module.time, "sleep", waits.append)
+    rivals = iter(range(100))
+
+    def beaten(memory):  # another writer commits while this one is thinking, every time
+        preferences.update(OWNER, "cal_preferences", _add_note("rival"), f"rival-{next(rivals)}")
+        return _add_note("mine")(memory)
+
+    with pytest.raises(
+        Contention, match=r"'s-mine' lost to other writers 4 times \(versions read: 0, 1, 2, 3\)"
+    ):
+        preferences.update(OWNER, "cal_preferences", beaten, "s-mine")
+    memory = preferences.read(OWNER, "cal_preferences")
+    assert (memory.version, memory.profile["notes"]) == (4, ["rival"] * 4)
+    assert [h["source"] for h in preferences.history(OWNER, "cal_preferences")] == [
+        "rival-3",
+        "rival-2",
+        "rival-1",
+        "rival-0",
+    ]
+    assert preferences.source_version(OWNER, "cal_preferences", "s-mine") is None
+    assert waits == [0.02, 0.04, 0.08]  # jittered up to a doubling bound
+
+
+def test_a_document_created_but_never_changed_reads_as_the_defaults(preferences):
+    """The first writer creates the document empty at version 0 before its conditional
+    write; if it stops there, the memory is still the defaults and the next change is 1."""
+    path = memory_path(OWNER, "response_preferences")
+    preferences.store.create(
+        path,
+        {"mailbox": OWNER, "namespace": "response_preferences", "profile": {}, "version": 0},
+    )
+    memory = preferences.read(OWNER, "response_preferences")
+    assert (memory.version, memory.profile, memory.updated_at) == (
+        0,
+        DEFAULTS["response_preferences"],
+        None,
+    )
+    written = preferences.update(OWNER, "response_preferences", _add_note("a"), "s1")
+    assert written.version == 1
+    [entry] = preferences.history(OWNER, "response_preferences")
+    assert (entry["version"], entry["before"], entry["after"]["notes"]) == (
+        1,
+        DEFAULTS["response_preferences"],
+        ["a"],
+    )
+
+
+def test_old_history_left_by_a_failed_delete_is_hidden_then_deleted(preferences, monkeypatch):
+    store = preferences.store
+    for n in range(HISTORY_KEEP):
+        preferences.update(OWNER, "cal_preferences", _add_note(str(n)), f"s{n}")
+    history = f"{memory_path(OWNER, 'cal_preferences')}/history"
+
+    run_transaction = store.run_transaction
+
+    def busy_deleting(fn):  # the delete after the change fails; the change itself does not
+        if fn.__name__ == "delete":
+            raise Contention("the store is busy")
+        return run_transaction(fn)
+
+    monkeypatch.setattr(store, "run_transaction", busy_deleting)
+    written = preferences.update(OWNER, "cal_preferences", _add_note("late"), "s-late")
+    assert written.version == HISTORY_KEEP + 1
+    monkeypatch.undo()
+    assert store.get(f"{history}/000001") is not None  # left behind ...
+    kept = preferences.history(OWNER, "cal_preferences")
+    assert [h["version"] for h in kept] == list(range(HISTORY_KEEP + 1, 1, -1))  # ... not shown
+    preferences.update(OWNER, "cal_preferences", _add_note("next"), "s-next")
+    assert store.get(f"{history}/000001") is None  # the next change deletes it too
+    assert store.get(f"{history}/000002") is None
+    assert len(store.list(history)) == HISTORY_KEEP
 
 
 def test_unknown_namespace_and_bad_mailbox_are_refused(preferences):
