@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from .field_defaults import empty_list
+from .field_defaults import empty_dict, empty_list
 from .header_patterns import HeaderPattern, UnsupportedPattern, compile_header_pattern
 from .mail.addresses import address_key_or_none, ascii_lower, same_address
 
@@ -162,7 +162,7 @@ class RoutingConfig(_Strict):
     """``routing:``: global rules and per-mailbox rules (keys: mailbox addresses)."""
 
     rules: list[Rule] = Field(default_factory=empty_list)
-    mailboxes: dict[str, MailboxRouting] = Field(default_factory=dict)
+    mailboxes: dict[str, MailboxRouting] = Field(default_factory=empty_dict)
 
 
 class ProfileConfig(_Strict):
@@ -491,8 +491,8 @@ class InboxflowConfig(_Strict):
 
     routing: RoutingConfig = Field(default_factory=RoutingConfig)
     profiles: list[ProfileConfig] = Field(default_factory=empty_list)
-    graphs: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    reviewers: dict[str, ReviewerConfig] = Field(default_factory=dict)
+    graphs: dict[str, dict[str, Any]] = Field(default_factory=empty_dict)
+    reviewers: dict[str, ReviewerConfig] = Field(default_factory=empty_dict)
     channels: Channels = Field(default_factory=Channels)
     digest: DigestSchedule = Field(default_factory=DigestSchedule)
     gemini: GeminiConfig = Field(default_factory=GeminiConfig)

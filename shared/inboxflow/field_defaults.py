@@ -5,7 +5,9 @@ validated data?) every time it builds a validator holding the field. For the
 builtin ``list`` that means parsing its text signature (about 0.1 ms, 15 times
 a plain function's), and a node's first event builds its state, checkpoint,
 step log, email and config validators with dozens of such fields: a few ms of
-every cold start (issue 42). :func:`empty_list` makes the same empty list.
+every cold start (issue 42), and the first builtin asked costs about 2.7 ms more
+(``inspect`` compiles its tokenizer). :func:`empty_list` and :func:`empty_dict`
+make the same empty list and dict.
 """
 
 from __future__ import annotations
@@ -18,4 +20,9 @@ def empty_list() -> list[Any]:
     return []
 
 
-__all__ = ["empty_list"]
+def empty_dict() -> dict[Any, Any]:
+    """A new empty dict: ``Field(default_factory=empty_dict)`` instead of ``dict``."""
+    return {}
+
+
+__all__ = ["empty_dict", "empty_list"]

@@ -41,6 +41,7 @@ from pydantic import BaseModel, Field
 
 from ..engine.waits import Approval
 from ..errors import RetryableError
+from ..field_defaults import empty_list
 from ..lazy import Lazy
 from ..mail.addresses import address_key_or_none, ascii_lower
 from ..ports.documents import Filter, Transaction
@@ -104,7 +105,7 @@ class DigestRecord(BaseModel):
     seen_until: float = 0.0
     last_daily: str | None = None
     sending: DigestClaim | None = None
-    sent: list[dict[str, Any]] = Field(default_factory=list)
+    sent: list[dict[str, Any]] = Field(default_factory=empty_list)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from .. import telemetry
 from ..deferred import DeferredModel
 from ..envelope import Envelope
 from ..errors import RejectedEnvelope
+from ..field_defaults import empty_dict, empty_list
 from ..mail.addresses import address_key_or_none
 from ..ports.documents import DocumentStore, Transaction
 from ..schema import APPROVALS
@@ -80,8 +81,8 @@ class Approval(DeferredModel):
     payload: dict[str, Any]
     payload_hash: str
     reviewers: list[str]
-    escalate_to: list[str] = Field(default_factory=list)
-    context: dict[str, Any] = Field(default_factory=dict)
+    escalate_to: list[str] = Field(default_factory=empty_list)
+    context: dict[str, Any] = Field(default_factory=empty_dict)
     status: ApprovalStatus = "pending"
     deadline: float
     window_s: float
@@ -102,7 +103,7 @@ class Approval(DeferredModel):
     timed_out_at: float | None = None
     created_at: float
     expire_at: float
-    notify_errors: dict[str, str] = Field(default_factory=dict)
+    notify_errors: dict[str, str] = Field(default_factory=empty_dict)
     """Reviewers whose channel refused their notification for good, with what it said."""
 
     # Stored with the record (computed fields are dumped) for the reviewer's inbox to

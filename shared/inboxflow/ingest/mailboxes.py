@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from ..field_defaults import empty_dict
 from ..mail.addresses import address_key_or_none
 from ..ports.documents import DocumentStore, Transaction
 from ..schema import MAILBOXES
@@ -57,7 +58,7 @@ class Mailbox(BaseModel):
 
     address: str
     graph: str = DEFAULT_GRAPH
-    settings: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=empty_dict)
     history_id: int | None = None
     watch_history_id: int | None = None
     watch_expiration_ms: int | None = None

@@ -17,7 +17,7 @@ from email.utils import getaddresses
 from pydantic import Field, field_validator, model_validator
 
 from ..deferred import DeferredModel
-from ..field_defaults import empty_list
+from ..field_defaults import empty_dict, empty_list
 from .addresses import address_key_or_none, ascii_lower, same_address
 from .quoting import REPLY_PREFIX, TRIMMED_MARKER, strip_quoted
 
@@ -137,7 +137,7 @@ class Email(DeferredModel):
     subject: str = ""
     body_text: str = ""
     body_html: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = Field(default_factory=empty_dict)
     """Every header, names lowercased; repeated headers joined by newlines."""
     received_at: datetime
     attachments: list[Attachment] = Field(default_factory=empty_list)

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import LeaseHeld, StepMoved
-from ..field_defaults import empty_list
+from ..field_defaults import empty_dict, empty_list
 from ..naming import step_path, trace_path
 from ..schema import STEPS
 from . import inline_log
@@ -121,9 +121,9 @@ class StepLog(_Record):
     step_name: str
     step_order: int
     input_ref: str | None = None
-    output_delta: dict[str, Any] = Field(default_factory=dict)
+    output_delta: dict[str, Any] = Field(default_factory=empty_dict)
     """Top-level state fields replaced by the step."""
-    output_patch: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    output_patch: dict[str, dict[str, Any]] = Field(default_factory=empty_dict)
     """Fields changed in part: an object's ``{field: {"set": {key: value}, "unset": [key]}}``,
     a list that only grew ``{field: {"append": [items]}}``."""
     removed: list[str] = Field(default_factory=empty_list)

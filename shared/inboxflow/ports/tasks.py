@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..field_defaults import empty_dict
+
 
 class ScheduledTask(BaseModel):
     """An HTTP POST of ``payload`` (JSON) to ``url`` at ``run_at``.
@@ -17,7 +19,7 @@ class ScheduledTask(BaseModel):
 
     name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,500}$")
     url: str
-    payload: dict[str, Any] = Field(default_factory=dict)
+    payload: dict[str, Any] = Field(default_factory=empty_dict)
     run_at: float
     audience: str | None = None
 

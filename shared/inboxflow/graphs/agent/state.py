@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ...deferred import DeferredModel
+from ...field_defaults import empty_list
 from ..screen import ScreenReport
 
 RunStatus = Literal["running", "completed", "max_iterations", "error", "escalated"]
@@ -26,9 +27,9 @@ class ProfileSnapshot(DeferredModel):
     system_prompt: str
     tools: list[str]
     preprocessor: str = "default"
-    reviewers: list[str] = Field(default_factory=list)
-    helpdesk: list[str] = Field(default_factory=list)
-    escalate_on: list[str] = Field(default_factory=list)
+    reviewers: list[str] = Field(default_factory=empty_list)
+    helpdesk: list[str] = Field(default_factory=empty_list)
+    escalate_on: list[str] = Field(default_factory=empty_list)
 
 
 class Inquiry(DeferredModel):
@@ -101,13 +102,13 @@ class AgentState(DeferredModel):
     profile: ProfileSnapshot = Field(frozen=True)
     rule: str | None = None
     inquiry: Inquiry | None = None
-    messages: list[dict[str, Any]] = Field(default_factory=list)
-    pending_calls: list[dict[str, str]] = Field(default_factory=list)
+    messages: list[dict[str, Any]] = Field(default_factory=empty_list)
+    pending_calls: list[dict[str, str]] = Field(default_factory=empty_list)
     iteration: int = 0
     status: RunStatus = "running"
     final_message: str | None = None
     error: str | None = None
     escalation: str | None = None
-    tool_log: list[ToolLogEntry] = Field(default_factory=list)
+    tool_log: list[ToolLogEntry] = Field(default_factory=empty_list)
     reply: dict[str, Any] | None = None
     screen: ScreenReport | None = None

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ...deferred import DeferredModel
-from ...field_defaults import empty_list
+from ...field_defaults import empty_dict, empty_list
 from ...mail import Email
 from ..screen import ScreenReport
 
@@ -140,7 +140,7 @@ class ToolCall(DeferredModel):
     """One tool the decide node chose, with its arguments."""
 
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = Field(default_factory=empty_dict)
     reason: str = ""
 
 

@@ -23,6 +23,7 @@ from typing import Literal
 from pydantic import Field
 
 from ...deferred import DeferredModel
+from ...field_defaults import empty_list
 from ...ports.wired import Service
 
 QuotingErrorCode = Literal[
@@ -152,8 +153,8 @@ class Quote(DeferredModel):
     quote_id: str
     session_id: str
     applicant: Applicant
-    drivers: list[Driver] = Field(default_factory=list)
-    vehicles: list[Vehicle] = Field(default_factory=list)
+    drivers: list[Driver] = Field(default_factory=empty_list)
+    vehicles: list[Vehicle] = Field(default_factory=empty_list)
     rate: Rate | None = None
 
 

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ...field_defaults import empty_list
+
 if TYPE_CHECKING:
     from ...ports.wired import Ports
 
@@ -29,7 +31,7 @@ class PlannerSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    reviewers: list[str] = Field(default_factory=list)
+    reviewers: list[str] = Field(default_factory=empty_list)
     review_tools: list[str] = Field(
         default_factory=lambda: ["add_vehicle", "prepare_final_summary"]
     )

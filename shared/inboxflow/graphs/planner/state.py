@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ...deferred import DeferredModel
+from ...field_defaults import empty_dict, empty_list
 from ..screen import ScreenReport
 
 ToolName = Literal[
@@ -68,7 +69,7 @@ class CustomerInfo(CustomerFacts):
     """The facts, and the values found wrong (by the agency or the quoting service) by field:
     the same value read again from an old message is not used again."""
 
-    rejected: dict[str, list[str]] = Field(default_factory=dict)
+    rejected: dict[str, list[str]] = Field(default_factory=empty_dict)
 
 
 class QuoteProgress(DeferredModel):
@@ -85,7 +86,7 @@ class PlannedTool(DeferredModel):
     """The plan for the next action: one tool and its arguments."""
 
     tool_name: ToolName
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, Any] = Field(default_factory=empty_dict)
 
 
 class HumanFeedback(DeferredModel):
@@ -119,13 +120,13 @@ class Scratchpad(DeferredModel):
         review_reasons: why the current plan goes to the agency (the review page shows them).
     """
 
-    notes: list[str] = Field(default_factory=list)
-    failures: dict[str, int] = Field(default_factory=dict)
-    asked: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=empty_list)
+    failures: dict[str, int] = Field(default_factory=empty_dict)
+    asked: list[str] = Field(default_factory=empty_list)
     wait_deadline_at: float | None = None
     reminders_sent: int = 0
     plans: int = 0
-    review_reasons: list[str] = Field(default_factory=list)
+    review_reasons: list[str] = Field(default_factory=empty_list)
 
 
 class PlannerState(DeferredModel):
@@ -135,7 +136,7 @@ class PlannerState(DeferredModel):
     email: dict[str, Any] = Field(frozen=True)
     """The first email (JSON form of ``mail.Email``): its thread carries the conversation."""
     goal: str = ""
-    messages: list[Message] = Field(default_factory=list)
+    messages: list[Message] = Field(default_factory=empty_list)
     customer_info: CustomerInfo = Field(default_factory=CustomerInfo)
     quote_session: QuoteProgress | None = None
     planned_tool_inputs: PlannedTool | None = None
@@ -148,10 +149,10 @@ class PlannerState(DeferredModel):
     review_draft: str | None = None
     """The email the pending agency review shows (an ``ask_customer`` plan's), what its edit
     is compared with."""
-    memory_updates: list[str] = Field(default_factory=list)
+    memory_updates: list[str] = Field(default_factory=empty_list)
     """What the agency's decisions taught the mailbox's drafts (``namespace@version``)."""
     awaiting_customer_reply: bool = False
-    seen_reply_ids: list[str] = Field(default_factory=list)
+    seen_reply_ids: list[str] = Field(default_factory=empty_list)
     end_reason: str | None = None
     screen: ScreenReport | None = None
     """What the safety screen found in the first email (the planner node's ``safety_screen``)."""

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ...field_defaults import empty_dict, empty_list
+
 if TYPE_CHECKING:
     from ...ports.wired import Ports
 
@@ -30,14 +32,14 @@ class SupportSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    reviewers: list[str] = Field(default_factory=list)
+    reviewers: list[str] = Field(default_factory=empty_list)
     auto_respond_confidence: float = Field(default=0.8, ge=0.0, le=1.0)
     auto_send: bool = False
     approval_deadline_s: float = Field(default=24 * 3600, gt=0)
     queues: dict[Literal["billing", "technical", "general"], list[str]] = Field(
-        default_factory=dict
+        default_factory=empty_dict
     )
-    forwarders: list[str] = Field(default_factory=list)
+    forwarders: list[str] = Field(default_factory=empty_list)
 
     @field_validator("reviewers", "forwarders")
     @classmethod

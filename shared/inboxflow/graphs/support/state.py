@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from ...deferred import DeferredModel
+from ...field_defaults import empty_dict, empty_list
 from ...mail import Address, Email
 from ..screen import ScreenReport
 from .crm import Customer
@@ -44,7 +45,7 @@ class TranslationResult(DeferredModel):
     is_english: bool
     original_messages: list[str]
     translated_messages: list[str]
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=empty_list)
 
 
 class ActResult(DeferredModel):
@@ -64,9 +65,9 @@ class ActResult(DeferredModel):
     action: str
     status: Literal["sent", "drafted", "rejected", "escalated", "queued"]
     message_id: str | None = None
-    notified: list[str] = Field(default_factory=list)
+    notified: list[str] = Field(default_factory=empty_list)
     approved_by: str | None = None
-    learned: list[str] = Field(default_factory=list)
+    learned: list[str] = Field(default_factory=empty_list)
     queue: str | None = None
 
 
@@ -91,10 +92,10 @@ class SupportState(DeferredModel):
     """The customer who wrote, when it is not the email's sender: the writer of a message a
     colleague or a configured forwarding source forwarded by hand (intake,
     ``mail/forward_writer.py``; ``sender.forward`` says why it was taken or not)."""
-    kb_relevance: dict[str, float] = Field(default_factory=dict)
+    kb_relevance: dict[str, float] = Field(default_factory=empty_dict)
     """The specialist's knowledge-base search: each source found, its relevance to the message
     (cosine similarity, best chunk), recorded by the node, never by the model."""
-    review_reasons: list[str] = Field(default_factory=list)
+    review_reasons: list[str] = Field(default_factory=empty_list)
     """Why a person must approve the reply before it goes out (the ``reply_needs_person`` guard)."""
     screen: ScreenReport | None = None
     """What the safety screen found in the email (intake's ``safety_screen`` guard)."""

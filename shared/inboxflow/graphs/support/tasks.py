@@ -18,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ...field_defaults import empty_list
 from ...ports.llm import LLMTask, offline_heuristic
 from ..reply_learning import PROMPT_PREFERENCES
 
@@ -128,7 +129,7 @@ class Supervision(BaseModel):
     urgency: Urgency
     issue_type: IssueType
     requires_escalation: bool
-    signals: list[Signal] = Field(default_factory=list)
+    signals: list[Signal] = Field(default_factory=empty_list)
     reasoning: str = ""
 
 
@@ -186,7 +187,7 @@ class TriageResult(BaseModel):
     extracted_info: ExtractedInfo
     recommended_action: Action
     suggested_response: str = ""
-    relevant_articles: list[str] = Field(default_factory=list)
+    relevant_articles: list[str] = Field(default_factory=empty_list)
     reasoning: str = ""
     confidence: float = Field(default=0.0, ge=0.0, le=1.0)
 

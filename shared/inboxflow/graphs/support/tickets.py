@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ...field_defaults import empty_dict, empty_list
 from ...ports.documents import DocumentStore
 from ...schema import TICKETS
 
@@ -56,7 +57,7 @@ class Assignment(BaseModel):
     queue: str
     assigned_at: str
     trace_id: str
-    notified: list[str] = Field(default_factory=list)
+    notified: list[str] = Field(default_factory=empty_list)
 
 
 class Reopening(BaseModel):
@@ -102,17 +103,17 @@ class Ticket(BaseModel):
     customer_id: str
     status: TicketStatus = "active"
     subject: str = ""
-    thread_ids: list[str] = Field(default_factory=list)
-    messages: list[TicketMessage] = Field(default_factory=list)
-    traces: list[str] = Field(default_factory=list)
-    working: dict[str, Any] = Field(default_factory=dict)
+    thread_ids: list[str] = Field(default_factory=empty_list)
+    messages: list[TicketMessage] = Field(default_factory=empty_list)
+    traces: list[str] = Field(default_factory=empty_list)
+    working: dict[str, Any] = Field(default_factory=empty_dict)
     outcome: str | None = None
     opened_by: str = ""
     customer_known: bool = True
     customer_email: str = ""
     assigned_queue: str | None = None
     assignment: Assignment | None = None
-    reopenings: list[Reopening] = Field(default_factory=list)
+    reopenings: list[Reopening] = Field(default_factory=empty_list)
 
     @property
     def key(self) -> str:
