@@ -1,5 +1,7 @@
 """The planner's rule reading as it was before session 16 (one regular expression per phrase list),
 kept as the oracle of test_planner_extract_lookup.py: the reading by lookup must read the same.
+Only the reading is kept (``read_message``, ``vehicles_named`` and the patterns the test compares);
+merging, asking and rejecting did not change and live in ``extract.py`` alone.
 
 What the customer told us, read from their emails by rules (the offline model's reading).
 
@@ -29,30 +31,6 @@ from inboxflow.graphs.planner.cues import (
 )
 from inboxflow.graphs.planner.dates import first_date
 from inboxflow.graphs.planner.folding import fold
-from inboxflow.graphs.planner.state import CustomerFacts, CustomerInfo, Message
-
-FIELD_LABELS: dict[str, str] = {
-    "first_name": "Your first name",
-    "last_name": "Your last name",
-    "date_of_birth": "Your date of birth (YYYY-MM-DD)",
-    "zip_code": "The ZIP code where the car is kept",
-    "license_number": "Your driver's license number",
-    "license_state": "The state that issued your license (two letters, e.g. CA)",
-    "years_licensed": "How many years you have been licensed",
-    "vin": "The vehicle identification number (VIN, 17 characters)",
-    "vehicle_year": "The car's model year",
-    "vehicle_make": "The car's make (e.g. Honda)",
-    "vehicle_model": "The car's model (e.g. Civic)",
-    "annual_mileage": "About how many miles a year you drive",
-    "accidents_last_5_years": "How many accidents you had in the last 5 years",
-}
-"""Every field the planner may ask for, as the question email names it."""
-
-APPLICANT_FIELDS = ("first_name", "last_name", "date_of_birth", "zip_code")
-DRIVER_FIELDS = ("license_number", "license_state", "years_licensed")
-VEHICLE_FIELDS = ("vin", "vehicle_year", "vehicle_make", "vehicle_model")
-REQUIRED_FIELDS = APPLICANT_FIELDS + DRIVER_FIELDS + VEHICLE_FIELDS
-"""What a quote needs; accidents default to 0 and mileage to 12,000 when not given."""
 
 _BULLET = r"^[ \t]*(?:[*\-\u2022>]+[ \t]*)?"
 _SUFFIX = r"(?:[ \t]*(?:#|no\.?|nr\.?|number|num\.?|n[°o]))?"
@@ -530,129 +508,3 @@ def read_message(text: str, asked: Iterable[str] = (), today: date | None = None
     for line, folded in zip(lines, folded_lines, strict=True):
         _sentences(reading, line, folded, asked, today)
     return reading
-
-
-def _asked(content: str) -> list[str]:
-    """The fields a question of ours asked for (its lines name them as :data:`FIELD_LABELS`)."""
-    return [name for name, label in FIELD_LABELS.items() if label in content]
-
-
-def extract(
-    messages: Iterable[Message], known: CustomerInfo, sender: str = "", today: date | None = None
-) -> CustomerInfo:
-    """``known`` updated with what the customer's messages state (later ones win).
-
-    Each message fills only what it states: a reply that gives the licence keeps the name
-    given in the first email. A value that fails its check (a VIN's check digit) is not
-    taken: it clears the field and joins ``rejected``, so the customer is asked again.
-
-    Args:
-        messages: the conversation; the customer's messages are read, ours tell what was asked.
-        known: what is known so far (its ``rejected`` values are never taken again).
-        sender: the customer's address (their email on the quote).
-        today: the date ages and "licensed since 2009" are counted on (default: today).
-    """
-    info = known.model_copy(deep=True)
-    if sender and not info.email:
-        info.email = sender
-    asked: list[str] = []
-    for message in messages:
-        if message.role == "agent":
-            asked = _asked(message.content)
-            continue
-        if message.role != "customer":
-            continue
-        reading = read_message(message.content, asked, today)
-        for name, value in reading.values.items():
-            if str(value) in info.rejected.get(name, []):
-                continue
-            setattr(info, name, value)
-        for name, (raw, _problem) in reading.refused.items():
-            refused = _as_rejected(raw)
-            values = info.rejected.setdefault(name, [])
-            if refused not in values:
-                values.append(refused)
-            setattr(info, name, None)
-        asked = []
-    return info
-
-
-def _as_rejected(raw: str) -> str:
-    """A refused value as ``rejected`` keeps it (upper case, no spaces: ``1FTFW1E50MFA12345``)."""
-    return re.sub(r"[\s-]", "", raw).upper()
-
-
-def refusal(name: str, value: str) -> str | None:
-    """Why a refused value of ``name`` cannot be taken (for the question), or None."""
-    return checked(name, value).problem
-
-
-def merged(known: CustomerInfo, read: CustomerFacts, today: date | None = None) -> CustomerInfo:
-    """``known`` with what a model read (its structured ``customer_info``), through the checks.
-
-    What the model leaves out is kept (a reply fills only what it adds); each value it gives
-    meets :func:`.checks.checked` as a rule-read one does: a VIN that fails its check digit
-    is refused (``rejected``, asked again), another value that fails is not taken; a value
-    found wrong before is never taken again.
-    """
-    info = known.model_copy(deep=True)
-    for name, value in read.model_dump().items():
-        if value is None or name == "email":
-            continue
-        result = checked(name, value, today)
-        if result.value is None:
-            if name in REFUSABLE and result.problem:
-                refused = _as_rejected(str(value))
-                values = info.rejected.setdefault(name, [])
-                if refused not in values:
-                    values.append(refused)
-                setattr(info, name, None)
-            continue
-        if str(result.value) in info.rejected.get(name, []):
-            continue
-        setattr(info, name, result.value)
-    if read.email and not info.email:
-        info.email = read.email
-    return info
-
-
-def missing(info: CustomerInfo, fields: Iterable[str] = REQUIRED_FIELDS) -> list[str]:
-    """The fields of ``fields`` not known yet, in order."""
-    return [name for name in fields if getattr(info, name) in (None, "")]
-
-
-_MENTIONS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
-    (re.compile(r"\bvin\b|identification number", re.I), ("vin",)),
-    (re.compile(r"birth|\bdob\b|\bage\b", re.I), ("date_of_birth",)),
-    (re.compile(r"\bzip\b|postal", re.I), ("zip_code",)),
-    (re.compile(r"licen[cs]e", re.I), ("license_number", "license_state")),
-    (re.compile(r"mileage|miles", re.I), ("annual_mileage",)),
-    (re.compile(r"accident", re.I), ("accidents_last_5_years",)),
-    (
-        re.compile(r"\bmake\b|\bmodel\b|vehicle year|model year", re.I),
-        ("vehicle_make", "vehicle_model", "vehicle_year"),
-    ),
-    (re.compile(r"\bname\b", re.I), ("first_name", "last_name")),
-)
-
-
-def fields_named(comment: str) -> list[str]:
-    """The customer fields a reviewer's comment is about ("VIN is incorrect" -> ``vin``)."""
-    named: list[str] = []
-    for pattern, fields in _MENTIONS:
-        if pattern.search(comment):
-            named += [name for name in fields if name not in named]
-    return named
-
-
-def reject(info: CustomerInfo, fields: Iterable[str]) -> CustomerInfo:
-    """``info`` with the current values of ``fields`` marked wrong and cleared."""
-    changed = info.model_copy(deep=True)
-    for name in fields:
-        value = getattr(changed, name)
-        if value not in (None, ""):
-            values = changed.rejected.setdefault(name, [])
-            if str(value) not in values:
-                values.append(str(value))
-        setattr(changed, name, None)
-    return changed
